@@ -1,0 +1,3 @@
+from mlhidden.cli import main
+
+main()

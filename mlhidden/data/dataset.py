@@ -1,0 +1,63 @@
+"""The in-memory form of a multi-label dataset, shared by every loader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A multi-label dataset: features ``X`` and a binary label matrix ``Y``.
+
+    ``X`` is a float64 ``numpy.ndarray`` or a ``scipy.sparse.csr_matrix`` (sparse ARFF stays
+    sparse); missing values are NaN and are imputed inside each training split, never here.
+    ``Y`` is a dense ``int8`` array of shape (n_samples, n_labels) holding 0/1.
+    ``sha256`` is the checksum of the source file (None for generated data), and is part of the
+    results-store key so that results from different data versions never mix.
+    """
+
+    name: str
+    X: object
+    Y: np.ndarray
+    feature_names: tuple = ()
+    label_names: tuple = ()
+    source: str | None = None
+    sha256: str | None = None
+    params: dict = field(default_factory=dict)
+
+    @property
+    def n_samples(self) -> int:
+        return self.Y.shape[0]
+
+    @property
+    def n_labels(self) -> int:
+        return self.Y.shape[1]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def label_cardinality(self) -> float:
+        return float(self.Y.sum(axis=1).mean()) if self.n_samples else 0.0
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    @cached_property
+    def checksum(self) -> str:
+        """The store key for this data: the file's sha256, or a digest of the generator's arrays."""
+        if self.sha256:
+            return self.sha256
+        import hashlib
+
+        digest = hashlib.sha256()
+        X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
+        digest.update(np.ascontiguousarray(X, dtype=np.float64).tobytes())
+        digest.update(np.ascontiguousarray(self.Y, dtype=np.int8).tobytes())
+        return digest.hexdigest()

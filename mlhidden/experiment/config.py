@@ -1,0 +1,254 @@
+"""Run configs: YAML in, a validated ``RunConfig`` out, or one ``UserError`` line naming file:line.
+
+A config is validated entirely before anything runs: unknown keys, unknown methods or
+parameters, wrong types. Datasets are checked when they are loaded, which also happens before
+the first unit runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from mlhidden.data.transforms import TRANSFORMS
+from mlhidden.errors import UserError
+from mlhidden.experiment.splits import TRAIN_FRACTION
+from mlhidden.methods.base_learners import resolved_base_params
+from mlhidden.methods.registry import get_entry, resolve_method
+
+TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction")
+METHOD_KEYS = ("name", "label", "params", "base", "sweep")
+DATASET_KEYS = ("name", "label", "params", "transform", "sweep")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A dataset in a config: a registry or generator name, or a path to a MEKA ARFF file.
+
+    ``params`` go to a generator (or ``labels`` to an ARFF reader), ``transform`` to
+    :mod:`mlhidden.data.transforms`. ``label`` names it in tables (None: the dataset's own name);
+    ``group`` and ``sweep`` say which sweep point of which entry it is.
+    """
+
+    name: str
+    params: dict = field(default_factory=dict)
+    transform: dict = field(default_factory=dict)
+    label: str | None = None
+    group: str | None = None
+    sweep: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A configured method: ``label`` is its column in the tables, ``resolved`` its full identity."""
+
+    label: str
+    name: str
+    params: dict
+    base: object
+    resolved: dict
+    group: str | None = None
+    sweep: dict = field(default_factory=dict)
+
+    @property
+    def params_hash(self) -> str:
+        return canonical_hash(self.resolved)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    name: str
+    datasets: tuple
+    methods: tuple
+    splits: int = 10
+    seed: int = 0
+    n_jobs: int | None = None
+    train_fraction: float = TRAIN_FRACTION
+    source: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "datasets": [asdict(d) for d in self.datasets],
+            "methods": [{"label": m.label, "group": m.group or m.label, "sweep": m.sweep, **m.resolved} for m in self.methods],
+            "splits": self.splits,
+            "seed": self.seed,
+            "train_fraction": self.train_fraction,
+        }
+
+    @property
+    def config_hash(self) -> str:
+        return canonical_hash(self.to_dict())
+
+
+def canonical_hash(value) -> str:
+    """A short stable digest of a JSON-able value (sorted keys), used in store keys."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class _LineTracker:
+    """Builds plain Python values from a YAML node tree, remembering the line of every path."""
+
+    def __init__(self):
+        self.lines: dict[tuple, int] = {}
+
+    def build(self, node, path=()):
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            result = {}
+            for key_node, value_node in node.value:
+                key = yaml.safe_load(yaml.serialize(key_node))
+                self.lines[path + (key,)] = key_node.start_mark.line + 1
+                result[key] = self.build(value_node, path + (key,))
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
+        return yaml.safe_load(yaml.serialize(node))
+
+
+def _parse_yaml(path: Path):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError("config file not found", path=path, hint="check the path given to --config") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read config: {exc}", path=path) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise UserError(f"invalid YAML: {problem}", path=path, line=mark.line + 1 if mark else None) from None
+    tracker = _LineTracker()
+    return (tracker.build(node) if node is not None else None), tracker.lines
+
+
+def _mapping(entry, key, where, fail) -> dict:
+    value = entry.get(key) or {}
+    if not isinstance(value, Mapping):
+        fail(f"'{key}' must be a mapping", where + (key,))
+    return dict(value)
+
+
+def _sweep_values(values, where, fail) -> list:
+    """A sweep axis: a list of values, or ``{range: [start, stop]}`` / ``{range: stop}``."""
+    if isinstance(values, Mapping) and set(values) == {"range"}:
+        bounds = values["range"]
+        bounds = [bounds] if isinstance(bounds, int) else bounds
+        if not isinstance(bounds, list) or not 1 <= len(bounds) <= 3 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+            fail("a sweep range must be {range: stop} or {range: [start, stop(, step)]} with integers", where)
+        values = list(range(*bounds))
+    if not isinstance(values, list) or not values:
+        fail("a sweep axis must be a non-empty list of values or {range: ...}", where)
+    return values
+
+
+def _sweep_points(entry, where, fail) -> list:
+    """Every point of an entry's ``sweep`` grid (one empty point when it has none)."""
+    sweep = _mapping(entry, "sweep", where, fail)
+    axes = [(name, _sweep_values(values, where + ("sweep", name), fail)) for name, values in sweep.items()]
+    return [dict(zip([name for name, _ in axes], combination)) for combination in itertools.product(*[v for _, v in axes])]
+
+
+def _point_label(label: str, point: dict) -> str:
+    return f"{label} [{', '.join(f'{k}={v}' for k, v in point.items())}]"
+
+
+def load_config(path, *, splits=None, seed=None, n_jobs=None) -> RunConfig:
+    """Read and validate a run config; command-line overrides win over the file."""
+    path = Path(path)
+    data, lines = _parse_yaml(path)
+    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs)
+
+
+def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None) -> RunConfig:
+    """Validate a config mapping (as read from YAML) into a ``RunConfig``."""
+    lines = lines or {}
+
+    def fail(message, where=(), hint=None):
+        line = next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)
+        raise UserError(message, path=source, line=line, hint=hint)
+
+    if not isinstance(data, Mapping):
+        fail("a config must be a mapping with 'datasets' and 'methods'", hint="see configs/smoke.yaml")
+    unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
+    if unknown:
+        fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"valid keys: {', '.join(TOP_LEVEL_KEYS)}")
+    for key in ("datasets", "methods"):
+        if not isinstance(data.get(key), list) or not data[key]:
+            fail(f"'{key}' must be a non-empty list", (key,), hint="see configs/smoke.yaml")
+
+    def integer(key, value, minimum):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            fail(f"'{key}' must be an integer >= {minimum}, got {value!r}", (key,))
+        return value
+
+    n_splits = integer("splits", data.get("splits", 10) if splits is None else splits, 1)
+    run_seed = integer("seed", data.get("seed", 0) if seed is None else seed, 0)
+    jobs = data.get("n_jobs") if n_jobs is None else n_jobs
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
+        fail(f"'n_jobs' must be a non-zero integer (-1 = all cores), got {jobs!r}", ("n_jobs",))
+    fraction = data.get("train_fraction", TRAIN_FRACTION)
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
+        fail(f"'train_fraction' must be a number between 0 and 1, got {fraction!r}", ("train_fraction",))
+
+    datasets = []
+    for i, entry in enumerate(data["datasets"]):
+        where = ("datasets", i)
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+            fail("a dataset entry must be a name, a path, or {name: ..., params: {...}}", where)
+        bad = [k for k in entry if k not in DATASET_KEYS]
+        if bad:
+            fail(f"unknown key '{bad[0]}' in dataset entry", where + (bad[0],), hint=f"valid keys: {', '.join(DATASET_KEYS)}")
+        params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
+        for point in _sweep_points(entry, where, fail):
+            point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
+            point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
+            label = entry.get("label")
+            if point or (label is None and (point_params or point_transform)):
+                label = _point_label(label or entry["name"], {**point_params, **point_transform} if not point else point)
+            datasets.append(DatasetSpec(entry["name"], point_params, point_transform, label, entry.get("label") or entry["name"], point))
+
+    methods = []
+    for i, entry in enumerate(data["methods"]):
+        where = ("methods", i)
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+            fail("a method entry must be a name or {name: ..., params: {...}, base: ...}", where)
+        bad = [k for k in entry if k not in METHOD_KEYS]
+        if bad:
+            fail(f"unknown key '{bad[0]}' in method entry", where + (bad[0],), hint=f"valid keys: {', '.join(METHOD_KEYS)}")
+        params = _mapping(entry, "params", where, fail)
+        group = str(entry.get("label") or entry["name"])
+        for point in _sweep_points(entry, where, fail):
+            point_params = {**params, **point}
+            checks = (
+                (("name",), lambda: get_entry(entry["name"])),
+                (("base",), lambda: entry.get("base") is None or resolved_base_params(entry["base"])),
+                (("sweep",) if point else ("params",), lambda: resolve_method(entry["name"], point_params, entry.get("base"))),
+            )
+            for key, check in checks:
+                try:
+                    resolved = check()
+                except UserError as exc:
+                    fail(exc.message, where + key, hint=exc.hint)
+            label = _point_label(group, point) if point else group
+            methods.append(MethodSpec(label, entry["name"], point_params, entry.get("base"), resolved, group, point))
+
+    for kind, labels, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
+        duplicates = sorted({x for x in labels if labels.count(x) > 1})
+        if duplicates:
+            fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
+
+    name = data.get("name") or (Path(source).stem if source else "run")
+    return RunConfig(str(name), tuple(datasets), tuple(methods), n_splits, run_seed, jobs, float(fraction), None if source is None else str(source))

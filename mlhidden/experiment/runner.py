@@ -1,0 +1,201 @@
+"""The experiment protocol: datasets × methods × splits as independent units, run with joblib.
+
+A unit fits one method on one split's training part and evaluates it on the test part. Units
+only depend on their own seeds, so the numbers are the same whatever ``n_jobs`` or backend; the
+parent process writes each finished unit to the store as soon as it arrives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import traceback
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.impute import SimpleImputer
+
+from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
+from mlhidden.data.transforms import apply_transforms
+from mlhidden.experiment.config import MethodSpec, RunConfig
+from mlhidden.experiment.metrics import evaluate
+from mlhidden.experiment.splits import Split, method_seed, split_for
+from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
+from mlhidden.methods.registry import make_method
+
+
+def _has_missing(X) -> bool:
+    values = X.data if sp.issparse(X) else X
+    return bool(np.isnan(values).any())
+
+
+def _impute(X_train, X_test):
+    """Mean-impute NaN with statistics of the training rows only."""
+    if not (_has_missing(X_train) or _has_missing(X_test)):
+        return X_train, X_test
+    imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
+    return imputer.transform(X_train), imputer.transform(X_test)
+
+
+def run_unit(X, Y, split: Split, method: MethodSpec, seed: int) -> dict:
+    """Fit and evaluate one method on one split; never raises (a failure is a result too).
+
+    The method sees the labels in the split's random order; predictions are put back into the
+    original order before scoring.
+    """
+    result = {"status": "ok", "error": "", "n_warnings": 0}
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            X_train, X_test = _impute(X[split.train], X[split.test])
+            estimator = make_method(method.name, method.params, method.base, random_state=seed)
+            start = time.perf_counter()
+            estimator.fit(X_train, Y[split.train][:, split.label_order])
+            result["train_seconds"] = time.perf_counter() - start
+            start = time.perf_counter()
+            predicted = np.asarray(estimator.predict(X_test))
+            result["test_seconds"] = time.perf_counter() - start
+        Y_pred = np.empty_like(predicted)
+        Y_pred[:, split.label_order] = predicted
+        result.update(evaluate(Y[split.test], Y_pred))
+        result["n_warnings"] = len(caught)
+    except Exception as exc:  # a failing unit is recorded, the run goes on
+        result = {
+            "status": "failed",
+            "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
+            "n_warnings": 0,
+        }
+    return result
+
+
+@dataclass
+class DatasetPlan:
+    """A loaded dataset of the run and its splits."""
+
+    dataset: Dataset = field(repr=False)
+    splits: list = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.dataset.name
+
+    @property
+    def sha256(self) -> str:
+        return self.dataset.checksum
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    n_units: int = 0
+    n_skipped: int = 0
+    n_done: int = 0
+    n_failed: int = 0
+    unavailable: dict = field(default_factory=dict)
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], dict]:
+    """Load every dataset of the config (before any unit runs); user-supplied ones may be missing."""
+    plans, unavailable = [], {}
+    for spec in config.datasets:
+        try:
+            data = apply_transforms(load_dataset(spec.name, data_dir=data_dir, params=spec.params or None), spec.transform)
+        except DatasetUnavailable as exc:
+            unavailable[spec.label or spec.name] = exc.message
+            continue
+        if spec.label:
+            data = dataclasses.replace(data, name=spec.label)
+        splits = [
+            split_for(config.seed, data.name, i, data.n_samples, data.n_labels, config.train_fraction)
+            for i in range(config.splits)
+        ]
+        plans.append(DatasetPlan(data, splits))
+    return plans, unavailable
+
+
+def run_experiment(
+    config: RunConfig,
+    run_dir,
+    *,
+    data_dir=None,
+    n_jobs=None,
+    fresh: bool = False,
+    on_unit: Callable[[dict, int, int], None] | None = None,
+) -> RunSummary:
+    """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes."""
+    run_dir = Path(run_dir)
+    plans, unavailable = load_datasets(config, data_dir)
+    if fresh:
+        remove_store(run_dir)
+    summary = RunSummary(run_dir, unavailable=unavailable)
+    started = time.perf_counter()
+    with ResultStore(run_dir) as store:
+        store.set_meta("config", config_record(config))
+        store.set_meta("unavailable", unavailable)
+        store.set_meta("started_at", now())
+        for name, reason in unavailable.items():
+            store.record_dataset(name, status=reason)
+        for plan in plans:
+            d = plan.dataset
+            store.record_dataset(
+                d.name, sha256=plan.sha256, source=d.source, n_samples=d.n_samples, n_labels=d.n_labels,
+                n_features=d.n_features, label_cardinality=d.label_cardinality,
+            )
+        store.set_meta("dataset_order", [p.name for p in plans] + list(unavailable))
+
+        done = store.done_keys()
+        todo = []
+        for plan in plans:
+            for split in plan.splits:
+                for method in config.methods:
+                    key = {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
+                           "params_hash": method.params_hash, "split": split.index, "seed": split.seed}
+                    summary.n_units += 1
+                    if unit_key(key) in done:
+                        summary.n_skipped += 1
+                    else:
+                        todo.append((plan, split, method, key))
+
+        jobs = config.n_jobs if n_jobs is None else n_jobs
+        tasks = (
+            delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index))
+            for plan, split, method, key in todo
+        )
+        try:
+            for key, method_label, result in Parallel(n_jobs=jobs or -1, return_as="generator_unordered")(tasks):
+                row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
+                store.write_unit(row)
+                summary.n_done += 1
+                summary.n_failed += result["status"] == "failed"
+                if on_unit is not None:
+                    on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        summary.seconds = time.perf_counter() - started
+        store.set_meta("finished_at", now())
+    return summary
+
+
+def _keyed_unit(key, X, Y, split, method, seed):
+    return key, method.label, run_unit(X, Y, split, method, seed)
+
+
+def _resolved(config: RunConfig, key: dict) -> dict:
+    return next(m.resolved for m in config.methods if m.name == key["method"] and m.params_hash == key["params_hash"])
+
+
+def config_record(config: RunConfig) -> dict:
+    """What the store keeps of a config: enough to rebuild every table without the YAML file."""
+    record = config.to_dict()
+    for method, spec in zip(record["methods"], config.methods):
+        method["params_hash"] = spec.params_hash
+    record["config_hash"] = config.config_hash
+    return record

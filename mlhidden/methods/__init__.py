@@ -1,0 +1,32 @@
+"""Multi-label methods as scikit-learn estimators, and the registry that names them."""
+
+from mlhidden.methods.base import MultiLabelClassifier
+from mlhidden.methods.br import BR
+from mlhidden.methods.cc import CC
+from mlhidden.methods.ccasl import CCASL, CCASLAML, CCASLBR
+from mlhidden.methods.expansion import ELM, RBFBR
+from mlhidden.methods.forest import ForestBR
+from mlhidden.methods.lp import LP
+from mlhidden.methods.mlp import MLP
+from mlhidden.methods.pcc import PCC
+from mlhidden.methods.registry import METHODS, make_method, resolve_method
+from mlhidden.methods.stacking import MBR
+
+__all__ = [
+    "BR",
+    "CC",
+    "CCASL",
+    "CCASLAML",
+    "CCASLBR",
+    "ELM",
+    "LP",
+    "MBR",
+    "METHODS",
+    "MLP",
+    "PCC",
+    "RBFBR",
+    "ForestBR",
+    "MultiLabelClassifier",
+    "make_method",
+    "resolve_method",
+]

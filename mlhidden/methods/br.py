@@ -1,0 +1,69 @@
+"""Binary relevance: one independent base model per label."""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from mlhidden.methods.base import MultiLabelClassifier
+from mlhidden.methods.base_learners import fit_binary, positive_proba
+
+
+class BR(MultiLabelClassifier):
+    """Binary relevance (BR): one base classifier per label, each ignoring the others.
+
+    The baseline of the paper (Section 1, Table 6). A label that is constant in the training
+    data gets a constant model rather than an error.
+
+    Parameters
+    ----------
+    estimator : estimator, str, dict or None, default=None
+        The base learner: an unfitted scikit-learn classifier, or a base-learner spec
+        (``"logistic"``, ``{name: random_forest, params: {...}}``); None means ``"logistic"``.
+    n_jobs : int or None, default=None
+        Labels fitted in parallel (joblib); results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seeds each label's base learner (one draw per label, in label order).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted classifiers, one per label.
+    n_labels_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlhidden.methods import BR
+    >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [1., 1.]] * 5)
+    >>> Y = np.array([[0, 0], [1, 0], [1, 0], [1, 1]] * 5)
+    >>> BR().fit(X, Y).predict(X[:4]).tolist()
+    [[0, 0], [1, 0], [1, 0], [1, 1]]
+    """
+
+    def __init__(self, estimator=None, n_jobs=None, random_state=None):
+        self.estimator = estimator
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X = self._check_X(X, reset=True)
+        Y = self._check_Y(Y, X.shape[0])
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(np.iinfo(np.int32).max, size=Y.shape[1])
+        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+            delayed(fit_binary)(self.estimator, X, Y[:, j], np.random.RandomState(seeds[j])) for j in range(Y.shape[1])
+        )
+        self.n_labels_ = Y.shape[1]
+        return self
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return np.column_stack([positive_proba(model, X) for model in self.estimators_])
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return np.column_stack([model.predict(X) for model in self.estimators_]).astype(np.int8)

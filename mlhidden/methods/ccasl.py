@@ -1,0 +1,316 @@
+"""Classifier chains augmented with synthetic labels (CCASL) and its stacked variants (Section 4)."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from mlhidden.methods.base import MultiLabelClassifier
+from mlhidden.methods.cc import CC
+from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
+from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
+from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
+from mlhidden.methods.synthetic import (
+    SCALING_OPTIONS,
+    ThresholdUnits,
+    draw_label_subsets,
+    meta_labels,
+    most_common_combinations,
+)
+
+SYNTHETIC_CONSTRAINTS = {
+    "estimator": ESTIMATOR_CONSTRAINT,
+    "n_synthetic": [None, Interval(Integral, 0, None, closed="left")],
+    "weight_std": [Interval(Real, 0, None, closed="neither")],
+    "connectivity": [Interval(Real, 0, 1, closed="right")],
+    "threshold_std": [Interval(Real, 0, None, closed="left")],
+    "input_scaling": [SCALING_OPTIONS, None],
+}
+
+
+class SyntheticLabelsMixin:
+    """Builds the cascaded synthetic labels z_1..z_K of Section 4.1 from the estimator's parameters.
+
+    Every CCASL variant calls this first in ``fit``, so for the same ``random_state`` they all
+    build the same synthetic layer.
+    """
+
+    def _synthetic_labels(self, X, n_labels: int, rng) -> np.ndarray:
+        """Fit ``units_`` (K = n_synthetic, default L) on X and return z on the training rows."""
+        n_units = n_labels if self.n_synthetic is None else self.n_synthetic
+        self.units_ = ThresholdUnits(
+            n_units=n_units,
+            cascade=True,
+            weight_std=self.weight_std,
+            connectivity=self.connectivity,
+            threshold_std=self.threshold_std,
+            input_scaling=self.input_scaling,
+            random_state=draw_seed(rng),
+        )
+        self.n_synthetic_ = n_units
+        return self.units_.fit_transform(X)
+
+
+class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
+    """Classifier chain augmented with synthetic labels (CCASL, Section 4.1).
+
+    K random cascaded threshold units of x (see :class:`~mlhidden.methods.synthetic.ThresholdUnits`)
+    become synthetic labels z_1..z_K placed before the real labels; a classifier chain is trained
+    on ``[z_1..z_K, y_1..y_L]`` (labels in the order given) and its last L outputs are the
+    prediction. The synthetic labels of test rows are predicted by the chain like any label.
+    With ``inference="mc"`` this is PCCASL (Figs. 4 and 7): the chain over [z, y] is searched by
+    Monte-Carlo sampling as in :class:`~mlhidden.methods.PCC`.
+
+    Parameters
+    ----------
+    estimator : estimator, str, dict or None, default=None
+        The base learner or a base-learner spec; None means ``"logistic"``.
+    n_synthetic : int or None, default=None
+        Number of synthetic labels K; None means L (the paper's K = L).
+    weight_std : float, default=0.2
+        Standard deviation of the random weights (the paper's N(0, 0.2); immaterial for TLUs).
+    connectivity : float, default=0.9
+        Probability that a weight is kept (the paper's Bernoulli(0.9) mask).
+    threshold_std : float, default=0.1
+        Threshold noise as a fraction of the activation's standard deviation.
+    input_scaling : {"auto", "standard", "maxabs"} or None, default="auto"
+        Scaling of x before the random projection ("auto": standard if dense, max-abs if sparse).
+    inference : {"greedy", "mc", "exact"}, default="greedy"
+        Greedy CC inference (CCASL), Monte-Carlo search (PCCASL) or exhaustive search.
+    n_samples : int, default=50
+        Monte-Carlo samples per test row (``inference="mc"``).
+    max_exact_labels : int, default=16
+        Longest chain (K + L) that ``inference="exact"`` accepts.
+    n_jobs : int or None, default=None
+        Chain links fitted in parallel.
+    random_state : int, RandomState or None, default=None
+        Seeds the synthetic layer (drawn first), then the chain.
+
+    Attributes
+    ----------
+    units_ : ThresholdUnits, the fitted synthetic layer.
+    n_synthetic_ : int, K.
+    chain_ : CC or PCC, the chain over [z, y].
+
+    References
+    ----------
+    Paper Section 4.1, Fig. 4 (PCCASL) and Tables 6-7.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlhidden.methods import CCASL
+    >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [1., 1.]] * 5)
+    >>> Y = np.array([[0, 0, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0]] * 5)  # OR, AND, XOR
+    >>> CCASL(random_state=0).fit(X, Y).predict(X[:4]).shape
+    (4, 3)
+    """
+
+    _parameter_constraints = {
+        **SYNTHETIC_CONSTRAINTS,
+        **INFERENCE_CONSTRAINTS,
+        "inference": [StrOptions({"greedy", "mc", "exact"})],
+    }
+
+    def __init__(
+        self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
+        input_scaling="auto", inference="greedy", n_samples=50, max_exact_labels=16, n_jobs=None, random_state=None,
+    ):
+        self.estimator = estimator
+        self.n_synthetic = n_synthetic
+        self.weight_std = weight_std
+        self.connectivity = connectivity
+        self.threshold_std = threshold_std
+        self.input_scaling = input_scaling
+        self.inference = inference
+        self.n_samples = n_samples
+        self.max_exact_labels = max_exact_labels
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        self._validate_params()
+        X = self._check_X(X, reset=True)
+        Y = self._check_Y(Y, X.shape[0])
+        rng = check_random_state(self.random_state)
+        Z = self._synthetic_labels(X, Y.shape[1], rng)
+        seed = draw_seed(rng)
+        if self.inference == "greedy":
+            chain = CC(self.estimator, n_jobs=self.n_jobs, random_state=seed)
+        else:
+            chain = PCC(
+                self.estimator, inference=self.inference, n_samples=self.n_samples,
+                max_exact_labels=self.max_exact_labels, n_jobs=self.n_jobs, random_state=seed,
+            )
+        self.chain_ = chain.fit(X, np.hstack([Z, Y]))
+        self.n_labels_ = Y.shape[1]
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.chain_.predict(X)[:, self.n_synthetic_ :]
+
+    def predict_proba(self, X):
+        """The chain's marginals of the real labels (greedy: conditional on earlier predictions)."""
+        check_is_fitted(self)
+        return self.chain_.predict_proba(X)[:, self.n_synthetic_ :]
+
+
+class CCASLBR(SyntheticLabelsMixin, StackedBR):
+    """CCASL as a middle layer under a meta BR with the input as skip connection (CCASL+BR, Section 4.2).
+
+    The middle layer is CCASL's chain over ``[z, y]``; all its outputs (predicted z and y)
+    and x feed one more BR, whose outputs are unconnected (Fig. 5). This is :class:`MBR` with
+    CCASL in place of the first BR.
+
+    Parameters
+    ----------
+    estimator : estimator, str, dict or None, default=None
+        Base learner of the chain and the meta BR; None means ``"logistic"``.
+    n_synthetic, weight_std, connectivity, threshold_std, input_scaling
+        The synthetic layer, as in :class:`CCASL`.
+    skip_input : bool, default=True
+        Whether the meta BR also sees x.
+    meta_cv : int or None, default=None
+        None: the meta BR learns from the middle layer's predictions on the training rows;
+        k: from k-fold out-of-fold predictions (the synthetic layer is built once, on all rows).
+    meta_input : {"predict", "proba"}, default="predict"
+        Whether the meta BR sees the chain's 0/1 outputs or its link probabilities.
+    n_jobs : int or None, default=None
+    random_state : int, RandomState or None, default=None
+        Seeds the synthetic layer (drawn first, as in CCASL), the chain and the meta BR.
+
+    Attributes
+    ----------
+    units_ : ThresholdUnits
+    n_synthetic_ : int
+    middle_ : CC, the chain over [z, y].
+    meta_ : BR, the output layer.
+
+    References
+    ----------
+    Paper Section 4.2, Fig. 5; Tables 6-7 (C.+BR).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlhidden.methods import CCASLBR
+    >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [1., 1.]] * 5)
+    >>> Y = np.array([[0, 0, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0]] * 5)  # OR, AND, XOR
+    >>> CCASLBR(random_state=0).fit(X, Y).predict(X[:4]).tolist()
+    [[0, 0, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0]]
+    """
+
+    _parameter_constraints = {**SYNTHETIC_CONSTRAINTS, **STACK_CONSTRAINTS}
+
+    def __init__(
+        self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
+        input_scaling="auto", skip_input=True, meta_cv=None, meta_input="predict", n_jobs=None, random_state=None,
+    ):
+        self.estimator = estimator
+        self.n_synthetic = n_synthetic
+        self.weight_std = weight_std
+        self.connectivity = connectivity
+        self.threshold_std = threshold_std
+        self.input_scaling = input_scaling
+        self.skip_input = skip_input
+        self.meta_cv = meta_cv
+        self.meta_input = meta_input
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        self._validate_params()
+        X = self._check_X(X, reset=True)
+        Y = self._check_Y(Y, X.shape[0])
+        rng = check_random_state(self.random_state)
+        targets = self._middle_targets(X, Y, rng)
+        return self._fit_stack(CC(self.estimator, n_jobs=self.n_jobs), X, targets, Y, rng)
+
+    def _middle_targets(self, X, Y, rng):
+        """The chain's labels: [z, y]."""
+        return np.hstack([self._synthetic_labels(X, Y.shape[1], rng), Y])
+
+
+AML_POSITIONS = ("after_synthetic", "before_synthetic", "after_labels")
+
+
+class CCASLAML(CCASLBR):
+    """CCASL+BR whose middle chain also holds meta labels from label subsets (CCASL+AML, Section 4.3).
+
+    K' random label subsets S_k (|S_k| = min(subset_size, L)) each give a meta label
+    ``z'_k = [y_{S_k} == y*_{S_k}]``, y* being the most common combination of S_k in the
+    training rows. By default the chain is ``[z, z', y]``: the meta labels sit between the
+    synthetic and the real labels, so that they are predicted from x and z, and both the real
+    labels' links and the output layer can use them (the "votes" of Section 4.3). The meta BR
+    sees x and every middle output (z, z', y), as in CCASL+BR.
+
+    Parameters
+    ----------
+    estimator, n_synthetic, weight_std, connectivity, threshold_std, input_scaling
+        As in :class:`CCASLBR`.
+    n_meta : int or None, default=None
+        Number of meta labels K'; None means 2L.
+    subset_size : int, default=3
+        |S_k|, capped at L.
+    aml_position : {"after_synthetic", "before_synthetic", "after_labels"}, default="after_synthetic"
+        Where the meta labels sit in the chain: ``[z, z', y]``, ``[z', z, y]`` or ``[z, y, z']``.
+    skip_input, meta_cv, meta_input, n_jobs, random_state
+        As in :class:`CCASLBR`; the synthetic layer is drawn first, then the subsets.
+
+    Attributes
+    ----------
+    units_ : ThresholdUnits
+    n_synthetic_ : int
+    subsets_ : ndarray of int, shape (K', |S|), the label subsets.
+    combinations_ : ndarray of int8, shape (K', |S|), their most common combinations y*.
+    middle_ : CC, the chain.
+    meta_ : BR, the output layer.
+
+    References
+    ----------
+    Paper Section 4.3, Fig. 6 and Table 4 (K' = 2L, |S_k| = 3); Tables 6-7 (C.+AML).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlhidden.methods import CCASLAML
+    >>> X = np.array([[0., 0.], [0., 1.], [1., 0.], [1., 1.]] * 5)
+    >>> Y = np.array([[0, 0, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0]] * 5)  # OR, AND, XOR
+    >>> CCASLAML(random_state=0).fit(X, Y).predict(X[:4]).tolist()
+    [[0, 0, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0]]
+    """
+
+    _parameter_constraints = {
+        **CCASLBR._parameter_constraints,
+        "n_meta": [None, Interval(Integral, 0, None, closed="left")],
+        "subset_size": [Interval(Integral, 1, None, closed="left")],
+        "aml_position": [StrOptions(set(AML_POSITIONS))],
+    }
+
+    def __init__(
+        self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
+        input_scaling="auto", n_meta=None, subset_size=3, aml_position="after_labels", skip_input=True,
+        meta_cv=None, meta_input="predict", n_jobs=None, random_state=None,
+    ):
+        super().__init__(
+            estimator, n_synthetic, weight_std, connectivity, threshold_std, input_scaling,
+            skip_input, meta_cv, meta_input, n_jobs, random_state,
+        )
+        self.n_meta = n_meta
+        self.subset_size = subset_size
+        self.aml_position = aml_position
+
+    def _middle_targets(self, X, Y, rng):
+        """The chain's labels: z, z' and y in the order ``aml_position`` says."""
+        Z = self._synthetic_labels(X, Y.shape[1], rng)
+        n_meta = 2 * Y.shape[1] if self.n_meta is None else self.n_meta
+        self.subsets_ = draw_label_subsets(n_meta, Y.shape[1], self.subset_size, rng)
+        self.combinations_ = most_common_combinations(Y, self.subsets_)
+        Z_meta = meta_labels(Y, self.subsets_, self.combinations_)
+        blocks = {"after_synthetic": [Z, Z_meta, Y], "before_synthetic": [Z_meta, Z, Y], "after_labels": [Z, Y, Z_meta]}
+        return np.hstack(blocks[self.aml_position])

@@ -1,0 +1,192 @@
+"""Probabilistic inference in a fitted classifier chain: Monte-Carlo search and exhaustive search.
+
+A chain defines p(y | x) = prod_j p(y_j | x, y_1..y_{j-1}) (paper eq. 3). Both searches score
+many candidate label vectors per test row, so they run link by link over a block of
+(rows x candidates) at once. Logistic links are scored as a fixed x-part (one product with X
+for all links) plus the weights of the labels drawn so far; other base learners are asked for
+``predict_proba`` on the stacked inputs ``[x, y_1..y_{j-1}]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, log_expit
+from sklearn.dummy import DummyClassifier
+from sklearn.linear_model import LogisticRegression
+
+from mlhidden.methods.base import hstack_features
+from mlhidden.methods.base_learners import positive_proba
+
+# Array elements (candidates x links) held per block; bounds the working memory (~16 MB each).
+BLOCK_ELEMENTS = 1 << 21
+
+
+def _is_constant(model) -> bool:
+    return isinstance(model, DummyClassifier) and len(model.classes_) == 1
+
+
+class LinearLinks:
+    """Chain links that are logistic models or constants, scored as x-part plus label-part.
+
+    The x-part of every link is computed once for all test rows; a label drawn as 1 then adds
+    its weights to the later links' log-odds (labels drawn as 0 add nothing). A constant link
+    (a label with one class in training) has log-odds of +inf or -inf.
+    """
+
+    def __init__(self, models, X):
+        n_features, self.n_links = X.shape[1], len(models)
+        x_weights = np.zeros((n_features, self.n_links))
+        intercepts = np.zeros(self.n_links)
+        self.label_weights = np.zeros((self.n_links, self.n_links))
+        for j, model in enumerate(models):
+            if _is_constant(model):
+                intercepts[j] = np.inf if model.classes_[0] == 1 else -np.inf
+                continue
+            coef = np.ravel(model.coef_)
+            x_weights[:, j] = coef[:n_features]
+            self.label_weights[:j, j] = coef[n_features:]
+            intercepts[j] = model.intercept_[0]
+        self.x_logits = np.asarray(X @ x_weights) + intercepts
+
+    @staticmethod
+    def supports(models) -> bool:
+        return all(
+            _is_constant(m) or (isinstance(m, LogisticRegression) and list(m.classes_) == [0, 1]) for m in models
+        )
+
+    def begin(self, rows, repeats: int):
+        """Start a block: each row of ``rows`` becomes ``repeats`` consecutive candidates."""
+        self._logits = np.repeat(self.x_logits[rows], repeats, axis=0)
+
+    def expand(self, copies: int):
+        """Each current candidate becomes ``copies`` consecutive candidates."""
+        self._logits = np.repeat(self._logits, copies, axis=0)
+
+    def link(self, j: int, labels):
+        """``(p, log p, log(1 - p))`` of y_j = 1 for every candidate of the block."""
+        logits = self._logits[:, j]
+        return expit(logits), log_expit(logits), log_expit(-logits)
+
+    def observe(self, j: int, values):
+        """Record the value each candidate took at link ``j``."""
+        hit = np.flatnonzero(values)
+        if hit.size and j + 1 < self.n_links:
+            self._logits[hit, j + 1 :] += self.label_weights[j, j + 1 :]
+
+
+class GenericLinks:
+    """Chain links of any base learner: ``predict_proba`` on ``[x, y_1..y_{j-1}]`` per candidate."""
+
+    def __init__(self, models, X):
+        self.models, self.X, self.n_links = models, X, len(models)
+
+    def begin(self, rows, repeats: int):
+        self._X = self.X[np.repeat(rows, repeats)]
+
+    def expand(self, copies: int):
+        self._X = self._X[np.repeat(np.arange(self._X.shape[0]), copies)]
+
+    def link(self, j: int, labels):
+        p = positive_proba(self.models[j], hstack_features(self._X, labels[:, :j]))
+        with np.errstate(divide="ignore"):
+            return p, np.log(p), np.log1p(-p)
+
+    def observe(self, j: int, values):
+        pass
+
+
+def chain_links(models, X):
+    """The fastest exact scorer for these fitted links (in chain order) on test inputs X."""
+    return (LinearLinks if LinearLinks.supports(models) else GenericLinks)(models, X)
+
+
+def _blocks(n_rows: int, elements_per_row: int):
+    size = max(1, BLOCK_ELEMENTS // max(1, elements_per_row))
+    for start in range(0, n_rows, size):
+        yield np.arange(start, min(start + size, n_rows))
+
+
+def monte_carlo_search(models, X, n_samples: int, rng: np.random.RandomState):
+    """Approximate MAP label vectors by sampling the chain (Read, Martino & Luengo 2014).
+
+    For each test row, ``n_samples`` label vectors are drawn from the chain, link by link
+    (y_j = 1 when a uniform u_j < p(y_j = 1 | x, y_<j)); the greedy CC vector (y_j = 1 when
+    p > 0.5) is one more candidate, and the candidate of highest joint probability wins (the
+    greedy one, then the earlier sample, on ties). The uniforms are one (n_rows, n_samples,
+    n_links) array drawn in C order block by block, so the result does not depend on blocking.
+
+    Parameters
+    ----------
+    models : list of fitted binary classifiers in chain order; link j takes ``[x, y_<j]``.
+    X : ndarray or CSR matrix of shape (n_rows, n_features)
+    n_samples : int
+    rng : numpy.random.RandomState
+
+    Returns
+    -------
+    best : ndarray of int8, shape (n_rows, n_links)
+        The most probable candidate, in chain order.
+    marginals : ndarray of shape (n_rows, n_links)
+        The fraction of the samples with y_j = 1 (the greedy candidate is not a sample).
+    """
+    n_rows, n_links = X.shape[0], len(models)
+    links = chain_links(models, X)
+    per_row = n_samples + 1
+    best = np.zeros((n_rows, n_links), dtype=np.int8)
+    marginals = np.zeros((n_rows, n_links))
+    for rows in _blocks(n_rows, per_row * n_links):
+        thresholds = np.empty((rows.size, per_row, n_links))
+        thresholds[:, 0, :] = 0.5
+        thresholds[:, 1:, :] = rng.random_sample((rows.size, n_samples, n_links))
+        thresholds = thresholds.reshape(-1, n_links)
+        links.begin(rows, per_row)
+        labels = np.zeros((rows.size * per_row, n_links), dtype=np.int8)
+        log_joint = np.zeros(rows.size * per_row)
+        for j in range(n_links):
+            p, log_p1, log_p0 = links.link(j, labels)
+            values = p > thresholds[:, j]
+            labels[:, j] = values
+            log_joint += np.where(values, log_p1, log_p0)
+            links.observe(j, values)
+        labels = labels.reshape(rows.size, per_row, n_links)
+        winner = log_joint.reshape(rows.size, per_row).argmax(axis=1)
+        best[rows] = labels[np.arange(rows.size), winner]
+        marginals[rows] = labels[:, 1:, :].mean(axis=1)
+    return best, marginals
+
+
+def exact_search(models, X):
+    """The exact MAP label vector and exact marginals, by enumerating all 2^L label vectors.
+
+    The enumeration grows one link at a time (each partial vector branches into y_j = 0 and
+    y_j = 1), so every link is evaluated once per distinct prefix.
+
+    Returns
+    -------
+    best : ndarray of int8, shape (n_rows, n_links)
+        In chain order; the first maximum on ties, enumerating y_j = 0 before y_j = 1.
+    marginals : ndarray of shape (n_rows, n_links)
+        Exact p(y_j = 1 | x) under the chain.
+    """
+    n_rows, n_links = X.shape[0], len(models)
+    links = chain_links(models, X)
+    n_vectors = 2**n_links
+    best = np.zeros((n_rows, n_links), dtype=np.int8)
+    marginals = np.zeros((n_rows, n_links))
+    for rows in _blocks(n_rows, n_vectors * n_links):
+        links.begin(rows, 1)
+        labels = np.zeros((rows.size, n_links), dtype=np.int8)
+        log_joint = np.zeros(rows.size)
+        for j in range(n_links):
+            p, log_p1, log_p0 = links.link(j, labels)
+            links.expand(2)
+            labels = np.repeat(labels, 2, axis=0)
+            labels[1::2, j] = 1
+            log_joint = np.column_stack([log_joint + log_p0, log_joint + log_p1]).ravel()
+            links.observe(j, labels[:, j])
+        labels = labels.reshape(rows.size, n_vectors, n_links)
+        log_joint = log_joint.reshape(rows.size, n_vectors)
+        best[rows] = labels[np.arange(rows.size), log_joint.argmax(axis=1)]
+        weights = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
+        marginals[rows] = np.einsum("rv,rvj->rj", weights, labels) / weights.sum(axis=1, keepdims=True)
+    return best, marginals

@@ -1,0 +1,106 @@
+"""Critical-difference diagrams (Demšar 2006, Fig. 1) for the Nemenyi test.
+
+The average ranks lie on an axis with rank 1 on the right, so better methods sit to the right;
+the better half of the methods is labelled on the right, the other half on the left. The critical
+difference is drawn as a bar above the axis, and each group of methods that are not significantly
+different is joined by a thick bar. The figure is drawn with matplotlib's Agg canvas on a
+:class:`~matplotlib.figure.Figure` of its own, so no pyplot state is touched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from mlhidden.report.statistics import cliques
+
+WIDTH = 7.0  # inches
+FONT_SIZE = 9
+LABEL_ROW = 0.24  # inches between label rows
+CLIQUE_ROW = 0.11  # inches between clique bars
+AXIS_MARGIN = 0.2  # fraction of the width left on each side of the rank axis for the labels
+
+
+def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -> list:
+    """Draw the critical-difference diagram of ``avg_ranks`` and save it as PNG and PDF.
+
+    Parameters
+    ----------
+    avg_ranks : pandas.Series or mapping
+        Method -> average rank (1 = best); at least 2 methods.
+    cd : float
+        The critical difference; methods whose ranks differ by less are joined.
+    path_stem : str or os.PathLike
+        The output path without suffix: ``<path_stem>.png`` and ``<path_stem>.pdf`` are written.
+    title : str, optional
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and the PDF.
+    """
+    ranks = pd.Series(avg_ranks, dtype=float).sort_values(kind="stable")
+    k = len(ranks)
+    if k < 2:
+        raise ValueError(f"a critical-difference diagram needs at least 2 methods, not {k}")
+    groups = [group for group in cliques(ranks, cd) if len(group) > 1]
+    n_left = k // 2  # the worse half, labelled on the left
+    n_rows = max(n_left, k - n_left)
+    bottom = -(0.2 + len(groups) * CLIQUE_ROW + 0.1 + n_rows * LABEL_ROW)
+    top = 0.75
+    figure = Figure(figsize=(WIDTH, top - bottom))
+    FigureCanvasAgg(figure)
+    ax = figure.add_axes((AXIS_MARGIN, 0, 1 - 2 * AXIS_MARGIN, 1))
+    ax.set_xlim(k, 1)
+    ax.set_ylim(bottom, top)
+    ax.set_axis_off()
+    line = {"color": "black", "linewidth": 0.8, "clip_on": False}
+
+    ax.plot([1, k], [0, 0], **line)
+    for tick in range(1, k + 1):
+        ax.plot([tick, tick], [0, 0.08], **line)
+        ax.text(tick, 0.11, str(tick), ha="center", va="bottom", fontsize=FONT_SIZE)
+    for half in range(1, k):
+        ax.plot([half + 0.5, half + 0.5], [0, 0.04], **line)
+
+    cd_y = 0.45
+    ax.plot([k, k - cd], [cd_y, cd_y], **{**line, "linewidth": 1.2})
+    for end in (k, k - cd):
+        ax.plot([end, end], [cd_y - 0.04, cd_y + 0.04], **line)
+    ax.text(k - cd / 2, cd_y + 0.06, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=FONT_SIZE)
+
+    first_label_y = -(0.2 + len(groups) * CLIQUE_ROW + 0.1)
+    for i, (method, rank) in enumerate(ranks.items()):
+        on_right = i < k - n_left
+        row = i if on_right else k - 1 - i
+        y = first_label_y - row * LABEL_ROW
+        end = 1 - 0.04 * (k - 1) if on_right else k + 0.04 * (k - 1)
+        ax.plot([rank, rank, end], [0, y, y], **line)
+        ax.text(
+            end,
+            y,
+            f" {method} ({rank:.2f}) " if on_right else f" ({rank:.2f}) {method} ",
+            ha="left" if on_right else "right",
+            va="center",
+            fontsize=FONT_SIZE,
+        )
+
+    spread = 0.015 * (k - 1)
+    for j, group in enumerate(groups):
+        y = -(0.2 + j * CLIQUE_ROW)
+        ax.plot([ranks[group[0]] - spread, ranks[group[-1]] + spread], [y, y], color="black", linewidth=3.5,
+                solid_capstyle="butt", clip_on=False)
+
+    if title:
+        ax.text((1 + k) / 2, top, title, ha="center", va="bottom", fontsize=FONT_SIZE + 1)
+
+    stem = Path(path_stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [Path(f"{stem}.png"), Path(f"{stem}.pdf")]
+    figure.savefig(paths[0], dpi=200, bbox_inches="tight", pad_inches=0.05)
+    # No creation date in the PDF, so that rebuilding a report gives the same bytes.
+    figure.savefig(paths[1], bbox_inches="tight", pad_inches=0.05, metadata={"CreationDate": None})
+    return paths

@@ -1,0 +1,311 @@
+"""Writers for results tables: CSV files, LaTeX (booktabs), Markdown and terminal text.
+
+Every text format shows the paper's cells, ``0.52 9``: the mean over the splits, then the
+method's rank on that dataset. A new text format is one function ``MetricTable -> str`` added to
+:data:`TABLE_WRITERS`; the metrics that get text tables are :data:`HEADLINE_METRICS`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+from tabulate import SEPARATING_LINE, tabulate
+
+from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
+
+PARTIAL_MARK = "†"
+NO_VALUE = "-"
+NOT_AVAILABLE = "n/a"
+AVG_RANK = "avg rank"
+
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    PARTIAL_MARK: r"\dag{}",
+}
+MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"}
+
+
+def latex_escape(text) -> str:
+    """``text`` with LaTeX's special characters made literal (and † as ``\\dag``)."""
+    return "".join(LATEX_SPECIALS.get(char, char) for char in str(text))
+
+
+def markdown_escape(text) -> str:
+    """``text`` with the characters that would break a pipe table or start emphasis made literal."""
+    return "".join(MARKDOWN_SPECIALS.get(char, char) for char in str(text))
+
+
+@dataclass(frozen=True)
+class _Style:
+    escape: Callable[[str], str]
+    bold: Callable[[str], str]
+
+
+LATEX = _Style(latex_escape, lambda text: rf"\textbf{{{text}}}")
+MARKDOWN = _Style(markdown_escape, lambda text: f"**{text}**")
+PLAIN = _Style(str, str)
+
+
+def format_rank(rank: float) -> str:
+    """A rank as the paper shows it: whole ranks as integers ("2"), tied half ranks as "2.5"."""
+    if math.isnan(rank):
+        return NO_VALUE
+    return str(int(rank)) if float(rank).is_integer() else f"{rank:.1f}"
+
+
+def format_avg_rank(rank: float) -> str:
+    return NO_VALUE if math.isnan(rank) else f"{rank:.2f}"
+
+
+def table_title(table: MetricTable) -> str:
+    return f"{table.metric.title}: mean over splits and rank per dataset (1 = best)"
+
+
+def _cell(table: MetricTable, dataset: str, method: str, style: _Style) -> str:
+    """"value rank", with the value in bold if best, "failed rank" or "value rank †" if partly failed."""
+    state = table.cell_state(dataset, method)
+    if state == "missing":
+        return NO_VALUE
+    if state == "failed":
+        parts = ["failed"]
+    else:
+        value = style.escape(table.metric.format(table.means.at[dataset, method]))
+        parts = [style.bold(value) if table.is_best(dataset, method) else value]
+    rank = table.ranks.at[dataset, method]
+    if not math.isnan(rank):
+        parts.append(format_rank(rank))
+    if state == "partial":
+        parts.append(style.escape(PARTIAL_MARK))
+    return " ".join(parts)
+
+
+def _body(table: MetricTable, style: _Style) -> list:
+    """``(dataset, cells)`` per row; ``cells`` is None for an unavailable dataset."""
+    return [
+        (
+            dataset,
+            None
+            if dataset in table.unavailable
+            else [_cell(table, dataset, method, style) for method in table.methods],
+        )
+        for dataset in table.datasets
+    ]
+
+
+def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
+    """The footnotes a table needs: partly failed cells, failed cells, unranked rows.
+
+    ``unavailable=False`` leaves out the unavailable datasets, for formats whose row says why.
+    """
+    notes = []
+    states = {(d, m): table.cell_state(d, m) for d in table.datasets for m in table.methods}
+    for (dataset, method), state in states.items():
+        if state == "partial":
+            n_failed, n_splits = table.n_failed.at[dataset, method], table.n_splits.at[dataset, method]
+            notes.append(
+                f"{PARTIAL_MARK} {method} on {dataset}: {n_failed} of {n_splits} splits failed;"
+                f" the mean is over the other {n_splits - n_failed}"
+            )
+    if "failed" in states.values():
+        notes.append("failed: every split failed; ranked last (ties share the average rank)")
+    incomplete = [d for d in table.datasets if any(states[d, m] == "missing" for m in table.methods)]
+    if incomplete:
+        notes.append(f"not ranked, as some cells have no result yet ({NO_VALUE}): {', '.join(incomplete)}")
+    if unavailable:
+        notes.extend(f"{dataset}: {reason}; not ranked" for dataset, reason in table.unavailable.items())
+    return notes
+
+
+def to_latex(table: MetricTable, caption: str | None = None, label: str | None = None) -> str:
+    """A booktabs LaTeX table (needs ``\\usepackage{booktabs}``) in a ``table`` float.
+
+    Parameters
+    ----------
+    table : MetricTable
+    caption : str, optional
+        Used verbatim, so it may hold LaTeX; by default the metric's title and how to read cells.
+    label : str, optional
+        By default ``tab:<metric column>``.
+    """
+    if caption is None:
+        caption = latex_escape(
+            f"{table.metric.title}: mean over the splits, then the method's rank on the dataset"
+            " (1 = best; ties share the average rank)."
+        )
+    label = f"tab:{table.metric.column}" if label is None else label
+    width = len(table.methods)
+    lines = [
+        r"\begin{table}",
+        r"\centering",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{l{'r' * width}}}",
+        r"\toprule",
+        " & ".join(["Dataset", *map(latex_escape, table.methods)]) + r" \\",
+        r"\midrule",
+    ]
+    for dataset, cells in _body(table, LATEX):
+        if cells is None:
+            cells = [rf"\multicolumn{{{width}}}{{c}}{{{latex_escape(table.unavailable[dataset])}}}"]
+        lines.append(" & ".join([latex_escape(dataset), *cells]) + r" \\")
+    lines += [
+        r"\midrule",
+        " & ".join([AVG_RANK, *map(format_avg_rank, table.avg_rank)]) + r" \\",
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
+    notes = [latex_escape(note) for note in table_notes(table, unavailable=False)]
+    if notes:
+        lines += [r"\par\smallskip\footnotesize", " \\\\\n".join(notes)]
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def _plain_rows(table: MetricTable, style: _Style) -> list:
+    rows = [
+        [style.escape(dataset), *(cells or [NOT_AVAILABLE] * len(table.methods))]
+        for dataset, cells in _body(table, style)
+    ]
+    return rows + [[AVG_RANK, *map(format_avg_rank, table.avg_rank)]]
+
+
+def _tabulate(table: MetricTable, rows: list, style: _Style, tablefmt: str) -> str:
+    return tabulate(
+        rows,
+        headers=["Dataset", *map(style.escape, table.methods)],
+        tablefmt=tablefmt,
+        colalign=("left", *["right"] * len(table.methods)),
+        disable_numparse=True,
+    )
+
+
+def to_markdown(table: MetricTable) -> str:
+    """A Markdown section: the title as a heading, a pipe table with bold best values, the notes."""
+    text = f"## {table_title(table)}\n\n{_tabulate(table, _plain_rows(table, MARKDOWN), MARKDOWN, 'pipe')}\n"
+    notes = table_notes(table)
+    if notes:
+        text += "\n" + "".join(f"- {markdown_escape(note)}\n" for note in notes)
+    return text
+
+
+def to_terminal(table: MetricTable, tablefmt: str = "simple") -> str:
+    """Plain text for a terminal: a title line, the table (any tabulate format), the notes."""
+    rows = _plain_rows(table, PLAIN)
+    if tablefmt == "simple":
+        rows.insert(-1, SEPARATING_LINE)
+    body = _tabulate(table, rows, PLAIN, tablefmt)
+    return "\n".join([table_title(table), body, *table_notes(table)]) + "\n"
+
+
+# A new text format: one function MetricTable -> str here, keyed by its file suffix.
+TABLE_WRITERS: dict[str, Callable[[MetricTable], str]] = {"tex": to_latex, "md": to_markdown}
+
+
+def wide_frame(table: MetricTable) -> pd.DataFrame:
+    """One row per dataset and an avg rank row; per method its mean, std, rank and split counts.
+
+    ``status`` is "ok" for a ranked row, the reason for an unavailable dataset, and says so when
+    a row has cells without any result and so is not ranked.
+    """
+    ranked = set(table.ranked_datasets)
+    status = [
+        table.unavailable.get(d, "ok" if d in ranked else "incomplete (not ranked)") for d in table.datasets
+    ]
+    frame = pd.DataFrame({"dataset": list(table.datasets), "status": status})
+    for method in table.methods:
+        frame[method] = table.means[method].to_numpy()
+        frame[f"{method} std"] = table.std[method].to_numpy()
+        frame[f"{method} rank"] = table.ranks[method].to_numpy()
+        frame[f"{method} n_splits"] = table.n_splits[method].to_numpy()
+        frame[f"{method} n_failed"] = table.n_failed[method].to_numpy()
+    avg_row = {"dataset": AVG_RANK, "status": ""}
+    avg_row.update({f"{method} rank": table.avg_rank[method] for method in table.methods})
+    frame = pd.concat([frame, pd.DataFrame([avg_row])], ignore_index=True)
+    count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed"))]
+    return frame.astype({column: "Int64" for column in count_columns})
+
+
+def _write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _write_frame(path: Path, frame: pd.DataFrame) -> Path:
+    frame.to_csv(path, index=False, lineterminator="\n")
+    return path
+
+
+def _write_csvs(units: pd.DataFrame, tables: dict, out_dir: Path) -> list:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [_write_frame(out_dir / "units.csv", units)]
+    paths += [_write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
+    return paths
+
+
+def write_csv(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None) -> list:
+    """Write ``units.csv`` (all columns, in table order) and a wide ``<metric>.csv`` per metric.
+
+    Returns the paths written.
+    """
+    tables = metric_tables(units, datasets, methods, unavailable)
+    return _write_csvs(sort_units(units, datasets, methods, unavailable), tables, Path(out_dir))
+
+
+def problem_lines(units: pd.DataFrame, datasets, methods, unavailable=None) -> list:
+    """One line per unavailable dataset and per (dataset, method, error) of the failed units.
+
+    Only the first line of each error is kept: the full text is in ``units.csv``.
+    """
+    lines = [f"{dataset}: {reason}" for dataset, reason in (unavailable or {}).items()]
+    units = sort_units(units, datasets, methods, unavailable)
+    failed = units[units["status"] == "failed"]
+    first_lines = failed["error"].fillna("").astype(str).str.strip().str.split("\n").str[0]
+    failed = failed.assign(error=first_lines.replace("", "(no error text)"))
+    for (dataset, method, error), group in failed.groupby(["dataset", "method", "error"], sort=False):
+        splits = ", ".join(map(str, group["split"]))
+        lines.append(f"{method} on {dataset} failed (split{'s' if len(group) > 1 else ''} {splits}): {error}")
+    return lines
+
+
+def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None) -> list:
+    """Write every report file into ``out_dir`` and return their paths.
+
+    That is ``units.csv`` and a wide CSV per metric; for each of :data:`HEADLINE_METRICS` one file
+    per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
+    unavailable datasets and the failed units.
+    """
+    out_dir = Path(out_dir)
+    tables = metric_tables(units, datasets, methods, unavailable)
+    paths = _write_csvs(sort_units(units, datasets, methods, unavailable), tables, out_dir)
+    for column in HEADLINE_METRICS:
+        for suffix, writer in TABLE_WRITERS.items():
+            paths.append(_write_text(out_dir / f"{column}.{suffix}", writer(tables[column])))
+    sections = ["# Results\n", *(to_markdown(tables[column]) for column in HEADLINE_METRICS)]
+    problems = problem_lines(units, datasets, methods, unavailable)
+    if problems:
+        sections.append("## Problems\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in problems))
+    paths.append(_write_text(out_dir / "tables.md", "\n".join(sections)))
+    return paths
+
+
+def render_terminal_summary(units: pd.DataFrame, datasets, methods, unavailable=None) -> str:
+    """The headline tables as plain text for printing, then the unavailable datasets and failures."""
+    tables = metric_tables(units, datasets, methods, unavailable, metrics=HEADLINE_METRICS)
+    sections = [to_terminal(tables[column]) for column in HEADLINE_METRICS]
+    problems = problem_lines(units, datasets, methods, unavailable)
+    if problems:
+        sections.append("\n".join(["Problems:", *(f"  {line}" for line in problems)]) + "\n")
+    return "\n".join(sections)

@@ -1,0 +1,589 @@
+"""Significance tests over datasets for one metric's table, as Demšar (2006) recommends.
+
+For k methods on N datasets, with the average ranks of a :class:`MetricTable` (ties averaged,
+1 = best, times ascending):
+
+- the Friedman test with the Iman–Davenport correction, whose F statistic is less conservative
+  than the chi-square one;
+- the Nemenyi post-hoc test: two methods differ significantly when their average ranks differ by
+  at least the critical difference (CD), at α = 0.05 and 0.10;
+- Wilcoxon signed-rank tests of every method against a control method on the datasets' means,
+  with Holm's step-down correction for the k - 1 comparisons.
+
+Only the complete (ranked) datasets take part; partly failed cells keep their mean, fully failed
+cells rank last in the Friedman/Nemenyi tests and leave that dataset out of their Wilcoxon pair.
+
+References
+----------
+J. Demšar. Statistical comparisons of classifiers over multiple data sets. JMLR 7 (2006) 1-30.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from tabulate import tabulate
+
+from mlhidden.errors import UserError
+from mlhidden.report.formats import format_avg_rank, markdown_escape
+from mlhidden.report.tables import HEADLINE_METRICS, RANK_DECIMALS, MetricTable, metric_tables
+
+NEMENYI_ALPHAS = (0.05, 0.10)
+WILCOXON_ALPHA = 0.05
+# Demšar's treatment of ties with the control: half of the zero differences' ranks go to each side.
+WILCOXON_ZERO_METHOD = "zsplit"
+PLUS_MINUS = "±"
+
+STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
+
+Per metric, over the datasets where every method has a result: the Friedman test on the
+average ranks with the Iman–Davenport F statistic; the Nemenyi post-hoc test (two methods differ
+when their average ranks differ by at least the critical difference CD); and Wilcoxon
+signed-rank tests of every method against a control on the datasets' means, Holm-corrected.
+Ranks: 1 = best, ties averaged, times ranked ascending.
+"""
+
+
+@dataclass(frozen=True)
+class FriedmanTest:
+    """The Friedman test on average ranks, with the Iman–Davenport F statistic.
+
+    Attributes
+    ----------
+    chi2 : float
+        Friedman's statistic, chi-square with k - 1 df under the null hypothesis (no tie
+        correction, as in Demšar 2006, which makes it slightly conservative when ranks tie).
+    chi2_p_value : float
+    f : float
+        The Iman–Davenport statistic (N - 1) chi2 / (N (k - 1) - chi2); infinite when every
+        dataset ranks the methods in the same order without ties.
+    p_value : float
+        Of ``f`` under the F distribution with ``df`` degrees of freedom: the test's verdict.
+    df : tuple of int
+        (k - 1, (k - 1)(N - 1)).
+    """
+
+    chi2: float
+    chi2_p_value: float
+    f: float
+    p_value: float
+    df: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class NemenyiTest:
+    """All pairwise comparisons by average rank at one significance level.
+
+    Attributes
+    ----------
+    alpha : float
+    q : float
+        The critical value: the studentized range quantile for k means and infinite df, / sqrt 2.
+    cd : float
+        The critical difference q sqrt(k (k + 1) / (6 N)).
+    significant : pandas.DataFrame
+        methods x methods, True where the average ranks differ by at least ``cd``.
+    cliques : tuple of tuple of str
+        The maximal groups of methods whose average ranks all differ by less than ``cd``, best
+        first, each in rank order; a method significantly different from all others is a group
+        of its own.
+    """
+
+    alpha: float
+    q: float
+    cd: float
+    significant: pd.DataFrame
+    cliques: tuple
+
+
+@dataclass(frozen=True)
+class WilcoxonComparison:
+    """One method against the control: Wilcoxon signed-rank test on the datasets' means.
+
+    Attributes
+    ----------
+    method : str
+    n_datasets : int
+        Datasets where both have a mean (a fully failed cell has none).
+    rank_sum_better, rank_sum_worse : float
+        Demšar's R+ and R-: the rank sums of the datasets where the control is better or worse,
+        each with half the ranks of the ties.
+    statistic : float
+        min(R+, R-).
+    p_value : float
+        Two-sided; NaN when there is no dataset to compare on.
+    p_holm : float
+        Holm-adjusted over the control's comparisons.
+    significant : bool
+        ``p_holm`` at most :data:`WILCOXON_ALPHA`.
+    direction : str
+        How the control does against ``method``: "better", "worse" or "equal" (R+ = R-).
+    """
+
+    method: str
+    n_datasets: int
+    rank_sum_better: float
+    rank_sum_worse: float
+    statistic: float
+    p_value: float
+    p_holm: float
+    significant: bool
+    direction: str
+
+
+@dataclass(frozen=True, eq=False)
+class SignificanceReport:
+    """Every test for one metric's table (see the module docstring).
+
+    Attributes
+    ----------
+    table : MetricTable
+        The table tested.
+    datasets : tuple of str
+        The complete datasets the tests are over (N of them).
+    avg_ranks : pandas.Series
+        Per method, its mean rank over ``datasets``.
+    friedman : FriedmanTest or None
+    nemenyi : tuple of NemenyiTest
+        One per level in :data:`NEMENYI_ALPHAS`.
+    control : str or None
+    wilcoxon : tuple of WilcoxonComparison
+        One per method other than the control, in table order.
+    not_applicable : str or None
+        Why there are no tests (fewer than 2 complete datasets or methods); None when there are.
+    """
+
+    table: MetricTable
+    datasets: tuple
+    avg_ranks: pd.Series
+    friedman: FriedmanTest | None = None
+    nemenyi: tuple = ()
+    control: str | None = None
+    wilcoxon: tuple = ()
+    not_applicable: str | None = None
+
+    @property
+    def excluded(self) -> tuple:
+        """The table's datasets that are not tested: unavailable, or with cells lacking any result."""
+        return tuple(dataset for dataset in self.table.datasets if dataset not in self.datasets)
+
+    def sentences(self) -> list:
+        """The findings in words: Nemenyi per α, then Wilcoxon–Holm, one sentence per significant pair.
+
+        Nemenyi differences are only claimed at the levels where the Friedman test rejects; a level
+        that rejects nothing, or finds no pair, says so in one sentence.
+        """
+        lines = []
+        for test in self.nemenyi:
+            if self.friedman.p_value > test.alpha:
+                lines.append(
+                    f"At α = {test.alpha:.2f} the Friedman test does not reject equal performance"
+                    f" (p = {_format_p(self.friedman.p_value)}), so no pairwise difference is claimed."
+                )
+                continue
+            pairs = significant_pairs(test.significant, self.avg_ranks)
+            if not pairs:
+                lines.append(
+                    f"At α = {test.alpha:.2f} no two methods' average ranks differ by the CD ({test.cd:.2f})"
+                    " or more: the Nemenyi test finds no significant pair."
+                )
+            for better, worse in pairs:
+                lines.append(
+                    f"At α = {test.alpha:.2f}, {better} ranks significantly better than {worse}"
+                    f" (avg ranks {self.avg_ranks[better]:.2f} vs {self.avg_ranks[worse]:.2f}, CD {test.cd:.2f})."
+                )
+        for comparison in self.wilcoxon:
+            if comparison.significant:
+                lines.append(
+                    f"Wilcoxon–Holm at α = {WILCOXON_ALPHA:.2f}: {self.control} is significantly"
+                    f" {comparison.direction} than {comparison.method} on the means of"
+                    f" {comparison.n_datasets} datasets (adjusted p = {_format_p(comparison.p_holm)})."
+                )
+        return lines
+
+    def to_markdown(self) -> str:
+        """A section: the Friedman verdict, a per-method table, the Nemenyi groups, the sentences."""
+        title = self.table.metric.title
+        text = f"## {markdown_escape(title)}: significance over datasets\n\n"
+        if self.excluded:
+            text += f"Not tested (no complete row): {markdown_escape(', '.join(self.excluded))}.\n\n"
+        if self.not_applicable:
+            return text + f"Tests not applicable: {markdown_escape(self.not_applicable)}.\n"
+        friedman = self.friedman
+        n, k = len(self.datasets), len(self.table.methods)
+        text += (
+            f"Friedman test over N = {n} datasets and k = {k} methods: χ²_F = {friedman.chi2:.2f}"
+            f" (p = {_format_p(friedman.chi2_p_value)}); Iman–Davenport F_F = {friedman.f:.2f}"
+            f" with ({friedman.df[0]}, {friedman.df[1]}) df, p = {_format_p(friedman.p_value)}.\n\n"
+        )
+        rows = []
+        by_method = {comparison.method: comparison for comparison in self.wilcoxon}
+        for method in self.table.methods:
+            row = [markdown_escape(method), format_avg_rank(self.avg_ranks[method])]
+            comparison = by_method.get(method)
+            if comparison is None:
+                row += ["control", "", "", "", ""]
+            else:
+                row += [
+                    f"{comparison.rank_sum_better:g} / {comparison.rank_sum_worse:g}",
+                    _format_p(comparison.p_value),
+                    _format_p(comparison.p_holm),
+                    comparison.direction,
+                    "yes" if comparison.significant else "no",
+                ]
+            rows.append(row)
+        headers = [
+            "Method",
+            "avg rank",
+            f"R+ / R- vs {markdown_escape(self.control)}",
+            "Wilcoxon p",
+            "Holm p",
+            "control is",
+            f"significant (α = {WILCOXON_ALPHA:.2f})",
+        ]
+        alignment = ("left", "right", "right", "right", "right", "left", "left")
+        text += tabulate(rows, headers=headers, tablefmt="pipe", colalign=alignment, disable_numparse=True) + "\n\n"
+        text += (
+            f"R+ / R-: rank sums of the datasets where {markdown_escape(self.control)} is better / worse"
+            f" (zero differences split between them, zero_method='{WILCOXON_ZERO_METHOD}');"
+            " Holm's correction is over the comparisons with the control.\n\n"
+        )
+        for test in self.nemenyi:
+            groups = "; ".join("{" + ", ".join(clique) + "}" for clique in test.cliques)
+            text += (
+                f"- Nemenyi at α = {test.alpha:.2f}: CD = {test.cd:.2f} (q = {test.q:.3f});"
+                f" groups not significantly different: {markdown_escape(groups)}\n"
+            )
+        sentences = self.sentences()
+        if sentences:
+            text += "\n" + "".join(f"- {markdown_escape(sentence)}\n" for sentence in sentences)
+        return text
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict; non-finite numbers (an infinite F_F, a missing p) become None."""
+        data = {
+            "metric": self.table.metric.column,
+            "title": self.table.metric.title,
+            "higher_is_better": self.table.metric.higher_is_better,
+            "datasets": list(self.datasets),
+            "excluded_datasets": list(self.excluded),
+            "methods": list(self.table.methods),
+            "avg_ranks": {method: _finite(rank) for method, rank in self.avg_ranks.items()},
+            "not_applicable": self.not_applicable,
+        }
+        if self.not_applicable:
+            return data
+        data["friedman"] = {
+            "chi2": _finite(self.friedman.chi2),
+            "chi2_p_value": _finite(self.friedman.chi2_p_value),
+            "iman_davenport_f": _finite(self.friedman.f),
+            "p_value": _finite(self.friedman.p_value),
+            "df": list(self.friedman.df),
+        }
+        data["nemenyi"] = [
+            {
+                "alpha": test.alpha,
+                "q": test.q,
+                "cd": test.cd,
+                "significant_pairs": significant_pairs(test.significant, self.avg_ranks),
+                "cliques": [list(clique) for clique in test.cliques],
+            }
+            for test in self.nemenyi
+        ]
+        data["wilcoxon"] = {
+            "control": self.control,
+            "zero_method": WILCOXON_ZERO_METHOD,
+            "alpha": WILCOXON_ALPHA,
+            "comparisons": [
+                {
+                    "method": comparison.method,
+                    "n_datasets": comparison.n_datasets,
+                    "rank_sum_better": comparison.rank_sum_better,
+                    "rank_sum_worse": comparison.rank_sum_worse,
+                    "statistic": _finite(comparison.statistic),
+                    "p_value": _finite(comparison.p_value),
+                    "p_holm": _finite(comparison.p_holm),
+                    "significant": comparison.significant,
+                    "direction": comparison.direction,
+                }
+                for comparison in self.wilcoxon
+            ],
+        }
+        return data
+
+
+def _finite(value) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _format_p(p: float) -> str:
+    """A p-value with two significant digits, in scientific notation below 0.001."""
+    if math.isnan(p):
+        return "-"
+    return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
+
+
+def friedman_test(ranks) -> FriedmanTest:
+    """Friedman and Iman–Davenport tests on an N datasets x k methods matrix of within-row ranks.
+
+    The ranks are used as given (not re-ranked), so their direction and tie handling are the
+    table's. The rank-sum form 12 / (N k (k+1)) sum S_j^2 - 3 N (k+1) equals Demšar's
+    12 N / (k (k+1)) [sum R_j^2 - k (k+1)^2 / 4] with S_j = N R_j, and is exact in floating point
+    for half-integer ranks, so a perfect agreement gives exactly N (k - 1) and an infinite F_F.
+    """
+    ranks = np.asarray(ranks, dtype=float)
+    n, k = ranks.shape
+    if n < 2 or k < 2:
+        raise ValueError(f"the Friedman test needs at least 2 datasets and 2 methods, not {n} and {k}")
+    rank_sums = ranks.sum(axis=0)
+    chi2 = 12 * np.sum(rank_sums**2) / (n * k * (k + 1)) - 3 * n * (k + 1)
+    chi2 = max(float(chi2), 0.0)
+    df = (k - 1, (k - 1) * (n - 1))
+    denominator = n * (k - 1) - chi2
+    if denominator <= 0:
+        f, p_value = math.inf, 0.0
+    else:
+        f = (n - 1) * chi2 / denominator
+        p_value = float(stats.f.sf(f, *df))
+    return FriedmanTest(chi2=chi2, chi2_p_value=float(stats.chi2.sf(chi2, k - 1)), f=f, p_value=p_value, df=df)
+
+
+def nemenyi_q(k: int, alpha: float) -> float:
+    """Nemenyi's critical value for k methods: the studentized range quantile (infinite df) / sqrt 2."""
+    if k < 2:
+        raise ValueError(f"the Nemenyi test needs at least 2 methods, not {k}")
+    return float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2))
+
+
+def critical_difference(k: int, n: int, alpha: float) -> float:
+    """Nemenyi's critical difference of average ranks for k methods on n datasets."""
+    return nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6 * n))
+
+
+def cliques(avg_ranks, cd: float) -> tuple:
+    """The maximal groups of methods whose average ranks all differ by less than ``cd``.
+
+    With methods sorted by average rank, each group is a run from one method to the last one
+    within ``cd`` of it; runs inside an earlier run are not maximal and are dropped.
+
+    Parameters
+    ----------
+    avg_ranks : pandas.Series or mapping
+        Method -> average rank.
+    cd : float
+
+    Returns
+    -------
+    tuple of tuple of str
+        Best group first, each group in rank order (ties in the given order).
+    """
+    ranks = pd.Series(avg_ranks, dtype=float).sort_values(kind="stable")
+    names, values = list(ranks.index), ranks.to_numpy()
+    groups, last_end = [], -1
+    for start, value in enumerate(values):
+        end = start
+        while end + 1 < len(values) and values[end + 1] - value < cd:
+            end += 1
+        if end > last_end:
+            groups.append(tuple(names[start : end + 1]))
+            last_end = end
+    return tuple(groups)
+
+
+def nemenyi_test(avg_ranks: pd.Series, n_datasets: int, alpha: float) -> NemenyiTest:
+    """Pairwise Nemenyi comparisons of ``avg_ranks`` over ``n_datasets`` at level ``alpha``."""
+    k = len(avg_ranks)
+    q, cd = nemenyi_q(k, alpha), critical_difference(k, n_datasets, alpha)
+    values = avg_ranks.to_numpy(dtype=float)
+    significant = pd.DataFrame(
+        np.abs(values[:, None] - values[None, :]) >= cd, index=avg_ranks.index, columns=avg_ranks.index
+    )
+    return NemenyiTest(alpha=alpha, q=q, cd=cd, significant=significant, cliques=cliques(avg_ranks, cd))
+
+
+def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list:
+    """``[better, worse]`` for each significant pair, better by average rank, best pairs first."""
+    ordered = list(avg_ranks.sort_values(kind="stable").index)
+    return [
+        [better, worse]
+        for i, better in enumerate(ordered)
+        for worse in ordered[i + 1 :]
+        if significant.at[better, worse]
+    ]
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values, in the input order.
+
+    The i-th smallest of m p-values is multiplied by m - i + 1 (i from 1), then each adjusted
+    value is raised to the largest one before it, so that rejections are monotone; capped at 1.
+    NaN p-values (no test) stay NaN and do not count in m.
+    """
+    p_values = np.asarray(p_values, dtype=float)
+    adjusted = np.full_like(p_values, np.nan)
+    tested = np.flatnonzero(~np.isnan(p_values))
+    order = tested[np.argsort(p_values[tested], kind="stable")]
+    m = len(order)
+    steps = p_values[order] * (m - np.arange(m))
+    adjusted[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
+    return adjusted
+
+
+def wilcoxon_against_control(table: MetricTable, datasets, control: str) -> tuple:
+    """Wilcoxon signed-rank tests of ``control`` against every other method, Holm-corrected.
+
+    The differences are taken so that a positive one means the control is better (for times:
+    faster), and rounded as the table's ranks are, so that float noise does not split ties.
+    """
+    sign = 1.0 if table.metric.higher_is_better else -1.0
+    means = table.means.loc[list(datasets)]
+    results = []
+    for method in table.methods:
+        if method == control:
+            continue
+        differences = (sign * (means[control] - means[method])).dropna().round(RANK_DECIMALS).to_numpy()
+        results.append((method, *_signed_rank_test(differences)))
+    adjusted = holm([p_value for *_, p_value in results])
+    comparisons = []
+    for (method, n, better, worse, statistic, p_value), p_holm in zip(results, adjusted):
+        direction = "better" if better > worse else "worse" if worse > better else "equal"
+        comparisons.append(
+            WilcoxonComparison(
+                method=method,
+                n_datasets=n,
+                rank_sum_better=better,
+                rank_sum_worse=worse,
+                statistic=statistic,
+                p_value=p_value,
+                p_holm=float(p_holm),
+                significant=bool(p_holm <= WILCOXON_ALPHA),
+                direction=direction,
+            )
+        )
+    return tuple(comparisons)
+
+
+def _signed_rank_test(differences: np.ndarray) -> tuple:
+    """(n, R+, R-, min(R+, R-), two-sided p) for paired differences, zero differences split."""
+    n = len(differences)
+    if n == 0:
+        return 0, 0.0, 0.0, math.nan, math.nan
+    ranks = stats.rankdata(np.abs(differences))
+    ties = ranks[differences == 0].sum() / 2
+    better = float(ranks[differences > 0].sum() + ties)
+    worse = float(ranks[differences < 0].sum() + ties)
+    result = stats.wilcoxon(differences, zero_method=WILCOXON_ZERO_METHOD)
+    return n, better, worse, float(result.statistic), float(result.pvalue)
+
+
+def significance_report(table: MetricTable, control: str | None = None) -> SignificanceReport:
+    """Friedman, Nemenyi and Wilcoxon–Holm tests over the complete datasets of ``table``.
+
+    Parameters
+    ----------
+    table : MetricTable
+    control : str, optional
+        The method the others are compared with in the Wilcoxon tests; by default the one with
+        the best average rank (the first in table order on a tie).
+
+    Returns
+    -------
+    SignificanceReport
+        With ``not_applicable`` set, and no tests, when there are fewer than 2 complete datasets
+        or fewer than 2 methods.
+    """
+    if control is not None and control not in table.methods:
+        raise UserError(f"unknown control method '{control}'", hint=f"choose one of: {', '.join(table.methods)}")
+    datasets = tuple(table.ranked_datasets)
+    ranks = table.ranks.loc[list(datasets)]
+    avg_ranks = ranks.mean(axis=0).rename("avg rank")
+    n, k = len(datasets), len(table.methods)
+    if n < 2 or k < 2:
+        reason = (
+            f"{n} complete dataset{'s' if n != 1 else ''} and {k} method{'s' if k != 1 else ''};"
+            " the tests need at least 2 of each"
+        )
+        return SignificanceReport(table=table, datasets=datasets, avg_ranks=avg_ranks, not_applicable=reason)
+    control = control or avg_ranks.idxmin()
+    return SignificanceReport(
+        table=table,
+        datasets=datasets,
+        avg_ranks=avg_ranks,
+        friedman=friedman_test(ranks.to_numpy()),
+        nemenyi=tuple(nemenyi_test(avg_ranks, n, alpha) for alpha in NEMENYI_ALPHAS),
+        control=control,
+        wilcoxon=wilcoxon_against_control(table, datasets, control),
+    )
+
+
+def format_mean_std(table: MetricTable, dataset: str, method: str) -> str:
+    """A cell's mean with its spread over the ok splits, "0.52 ± 0.03", for tables with ``--std``.
+
+    Both numbers use the metric's display format. A cell with a single ok split has no standard
+    deviation and shows the mean alone. Only cells with a mean (state "ok" or "partial") have one.
+    """
+    mean, std = table.means.at[dataset, method], table.std.at[dataset, method]
+    if math.isnan(mean):
+        raise ValueError(f"{method} on {dataset} has no mean (cell state '{table.cell_state(dataset, method)}')")
+    text = table.metric.format(mean)
+    return text if math.isnan(std) else f"{text} {PLUS_MINUS} {table.metric.format(std)}"
+
+
+def write_statistics(
+    units: pd.DataFrame,
+    out_dir,
+    datasets,
+    methods,
+    unavailable=None,
+    control: str | None = None,
+    metrics=HEADLINE_METRICS,
+) -> list:
+    """Write ``statistics.md``, ``statistics.json`` and ``cd_<metric>.png``/``.pdf`` into ``out_dir``.
+
+    Parameters
+    ----------
+    units, datasets, methods, unavailable
+        As for :func:`mlhidden.report.tables.metric_table`.
+    out_dir : str or os.PathLike
+    control : str, optional
+        The Wilcoxon control for every metric; by default each metric's best average rank.
+    metrics : sequence of str
+        The metrics to test.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written; a metric whose tests are not applicable gets no diagram.
+    """
+    # matplotlib is only loaded when a diagram is drawn.
+    from mlhidden.report.cd_diagram import plot_cd_diagram
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tables = metric_tables(units, datasets, methods, unavailable, metrics=metrics)
+    reports = {column: significance_report(table, control) for column, table in tables.items()}
+    paths, sections = [], [STATISTICS_PREAMBLE]
+    for column, report in reports.items():
+        section = report.to_markdown()
+        if not report.not_applicable:
+            test = report.nemenyi[0]
+            metric_title = report.table.metric.title
+            title = f"{metric_title}: Nemenyi, α = {test.alpha:.2f}, N = {len(report.datasets)} datasets"
+            diagram = plot_cd_diagram(report.avg_ranks, test.cd, out_dir / f"cd_{column}", title)
+            paths += diagram
+            section += f"\n![Critical-difference diagram, {markdown_escape(metric_title)}]({diagram[0].name})\n"
+        sections.append(section)
+    markdown = out_dir / "statistics.md"
+    markdown.write_text("\n".join(sections), encoding="utf-8")
+    summary = out_dir / "statistics.json"
+    document = {column: report.to_dict() for column, report in reports.items()}
+    summary.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    return [markdown, summary, *paths]
+

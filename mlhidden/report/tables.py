@@ -1,0 +1,272 @@
+"""Results tables: per-dataset means over splits, per-dataset ranks and the average rank.
+
+The input is the tidy ``units`` frame, one row per (dataset, method, split) unit with columns
+``dataset``, ``method``, ``split``, ``status`` ("ok" or "failed"), ``error`` and one float column per
+metric in :data:`METRICS` (NaN for failed units). Tables follow the configured order of datasets
+and methods, never alphabetical order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from mlhidden.errors import UserError
+
+UNIT_KEYS = ("dataset", "method", "split")
+UNIT_STATUSES = ("ok", "failed")
+
+# Means closer than this are one value: float noise must not split a real tie.
+RANK_DECIMALS = 12
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How one metric column is titled, ranked and displayed.
+
+    Parameters
+    ----------
+    column : str
+        The column of ``units`` holding the per-split value.
+    title : str
+        The display title.
+    higher_is_better : bool
+        Scores rank descending (rank 1 = highest); times rank ascending (rank 1 = fastest).
+    is_time : bool
+        Times are shown with fewer decimals the longer they are (see :meth:`format`).
+    """
+
+    column: str
+    title: str
+    higher_is_better: bool = True
+    is_time: bool = False
+
+    def format(self, value: float) -> str:
+        """The display text of a mean.
+
+        Scores get 2 decimals, as in the paper. Times in seconds get whole seconds from 10 s up
+        (the paper shows integer seconds), one decimal from 1 s and two below 1 s, so that fast
+        methods do not all read "0".
+        """
+        if not self.is_time or value < 1:
+            return f"{value:.2f}"
+        return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
+METRICS: dict[str, Metric] = {
+    metric.column: metric
+    for metric in (
+        Metric("exact_match", "Exact match"),
+        Metric("hamming_score", "Hamming score"),
+        Metric("micro_f1", "Micro F1"),
+        Metric("macro_f1", "Macro F1"),
+        Metric("example_f1", "Example F1"),
+        Metric("jaccard", "Jaccard index"),
+        Metric("train_seconds", "Train time (s)", higher_is_better=False, is_time=True),
+        Metric("test_seconds", "Test time (s)", higher_is_better=False, is_time=True),
+        Metric("total_seconds", "Time (s)", higher_is_better=False, is_time=True),
+    )
+}
+
+# The paper's tables: exact match and Hamming score (Table tab:results) and time (tab:scalability).
+HEADLINE_METRICS = ("exact_match", "hamming_score", "total_seconds")
+
+
+def get_metric(metric: str | Metric) -> Metric:
+    """The :class:`Metric` for a column name (a :class:`Metric` is returned as is)."""
+    if isinstance(metric, Metric):
+        return metric
+    try:
+        return METRICS[metric]
+    except KeyError:
+        raise UserError(f"unknown metric '{metric}'", hint=f"valid metrics: {', '.join(METRICS)}") from None
+
+
+@dataclass(frozen=True, eq=False)
+class MetricTable:
+    """One metric over datasets x methods: means over the ok splits, ranks and average rank.
+
+    Cells are in one of five states (see :meth:`cell_state`): "ok"; "partial" (some splits
+    failed: the mean is over the ok ones and the cell is flagged); "failed" (every split
+    failed: no mean, and the worst rank, shared with other failed cells, so that failing never
+    pays); "missing" (no unit at all, e.g. a run still in progress: its dataset is not ranked);
+    "unavailable" (the dataset could not be run: its row says why and is not ranked).
+
+    Attributes
+    ----------
+    metric : Metric
+        What the values are.
+    datasets : tuple of str
+        Row order: the configured datasets, then any unavailable ones not among them.
+    methods : tuple of str
+        Column order.
+    means, std : pandas.DataFrame
+        datasets x methods mean and sample standard deviation (ddof=1) over the ok splits; NaN
+        where there is none.
+    n_splits, n_failed : pandas.DataFrame
+        datasets x methods counts of units and of failed units.
+    ranks : pandas.DataFrame
+        datasets x methods rank within each ranked dataset, 1 = best, ties averaged; NaN on rows
+        that are not ranked.
+    avg_rank : pandas.Series
+        Per method, the mean rank over the ranked datasets.
+    per_split : pandas.DataFrame
+        The long per-unit values (dataset, method, split, status, value), for statistical tests.
+    unavailable : dict
+        Dataset name -> why it could not be run.
+    """
+
+    metric: Metric
+    datasets: tuple
+    methods: tuple
+    means: pd.DataFrame
+    std: pd.DataFrame
+    n_splits: pd.DataFrame
+    n_failed: pd.DataFrame
+    ranks: pd.DataFrame
+    avg_rank: pd.Series
+    per_split: pd.DataFrame
+    unavailable: dict
+
+    @property
+    def ranked_datasets(self) -> list:
+        """The datasets that take part in the ranking, in row order."""
+        return [dataset for dataset in self.datasets if not self.ranks.loc[dataset].isna().all()]
+
+    def cell_state(self, dataset: str, method: str) -> str:
+        """One of "ok", "partial", "failed", "missing", "unavailable" (see the class docstring)."""
+        if dataset in self.unavailable:
+            return "unavailable"
+        n_splits = self.n_splits.at[dataset, method]
+        n_failed = self.n_failed.at[dataset, method]
+        if n_splits == 0:
+            return "missing"
+        if n_failed == n_splits or math.isnan(self.means.at[dataset, method]):
+            return "failed"
+        return "partial" if n_failed else "ok"
+
+    def is_best(self, dataset: str, method: str) -> bool:
+        """Whether this cell holds the best mean of its (ranked) dataset; ties are all best."""
+        # Failed cells rank below every cell with a mean, so the row's best rank is a mean's.
+        ranks = self.ranks.loc[dataset]
+        return self.cell_state(dataset, method) in ("ok", "partial") and ranks[method] == ranks.min()
+
+
+def _unique(names, what: str) -> list:
+    names = list(names)
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"{what} listed more than once: {', '.join(map(str, duplicates))}")
+    return names
+
+
+def table_rows(datasets, unavailable=None) -> list:
+    """Row order: ``datasets`` as given, then unavailable datasets that are not among them."""
+    rows = _unique(datasets, "datasets")
+    return rows + [name for name in (unavailable or {}) if name not in rows]
+
+
+def sort_units(units: pd.DataFrame, datasets, methods, unavailable=None) -> pd.DataFrame:
+    """The units of the listed datasets and methods, checked, in table order (dataset, method, split).
+
+    Units of datasets or methods not listed are left out: the tables report the configured run.
+    """
+    datasets, methods = table_rows(datasets, unavailable), _unique(methods, "methods")
+    if not methods:
+        raise ValueError("no methods to report")
+    missing = [column for column in (*UNIT_KEYS, "status", "error") if column not in units.columns]
+    if missing:
+        raise ValueError(f"units lack column(s) {', '.join(missing)}")
+    units = units[units["dataset"].isin(datasets) & units["method"].isin(methods)]
+    bad_status = sorted(set(units["status"]) - set(UNIT_STATUSES))
+    if bad_status:
+        raise ValueError(f"unit status must be 'ok' or 'failed', not {', '.join(map(repr, bad_status))}")
+    duplicated = units.duplicated(list(UNIT_KEYS))
+    if duplicated.any():
+        first = units[duplicated].iloc[0]
+        where = f"{first['dataset']} / {first['method']} / split {first['split']}"
+        raise ValueError(f"unit reported twice: {where}")
+    clash = sorted(set(units["dataset"]) & set(unavailable or {}))
+    if clash:
+        raise ValueError(f"dataset(s) marked unavailable but with results: {', '.join(clash)}")
+    positions = units.assign(
+        _dataset=units["dataset"].map({name: i for i, name in enumerate(datasets)}),
+        _method=units["method"].map({name: i for i, name in enumerate(methods)}),
+    )
+    ordered = positions.sort_values(["_dataset", "_method", "split"]).drop(columns=["_dataset", "_method"])
+    return ordered.reset_index(drop=True)
+
+
+def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=None) -> MetricTable:
+    """Means, ranks and average rank of one metric over datasets x methods.
+
+    Parameters
+    ----------
+    units : pandas.DataFrame
+        The tidy per-unit results (see the module docstring).
+    metric : str or Metric
+        A key of :data:`METRICS`, or a :class:`Metric`.
+    datasets, methods : sequence of str
+        Row and column order.
+    unavailable : dict, optional
+        Dataset name -> reason, for datasets that could not be run (they have no units).
+
+    Returns
+    -------
+    MetricTable
+    """
+    metric = get_metric(metric)
+    unavailable = dict(unavailable or {})
+    rows = table_rows(datasets, unavailable)
+    methods = _unique(methods, "methods")
+    units = sort_units(units, datasets, methods, unavailable)
+    if metric.column not in units.columns:
+        raise ValueError(f"units lack the metric column '{metric.column}'")
+
+    per_split = units[list(UNIT_KEYS) + ["status"]].assign(value=units[metric.column].astype(float))
+    ok = per_split[per_split["status"] == "ok"].groupby(["dataset", "method"])["value"]
+
+    def grid(series: pd.Series, fill=None) -> pd.DataFrame:
+        frame = series.unstack("method").reindex(index=rows, columns=methods)
+        frame = frame.rename_axis(index="dataset", columns="method")
+        return frame if fill is None else frame.fillna(fill).astype(int)
+
+    cells = per_split.assign(failed=per_split["status"] == "failed").groupby(["dataset", "method"])
+    means = grid(ok.mean())
+    n_splits = grid(cells.size(), fill=0)
+    n_failed = grid(cells["failed"].sum(), fill=0)
+
+    ranked = [
+        dataset
+        for dataset in rows
+        if dataset not in unavailable and (n_splits.loc[dataset] > 0).all()
+    ]
+    ranks = (
+        means.loc[ranked]
+        .round(RANK_DECIMALS)
+        .rank(axis=1, method="average", ascending=not metric.higher_is_better, na_option="bottom")
+        .reindex(index=rows)
+    )
+    return MetricTable(
+        metric=metric,
+        datasets=tuple(rows),
+        methods=tuple(methods),
+        means=means,
+        std=grid(ok.std()),
+        n_splits=n_splits,
+        n_failed=n_failed,
+        ranks=ranks,
+        avg_rank=ranks.mean(axis=0).rename("avg rank"),
+        per_split=per_split,
+        unavailable=unavailable,
+    )
+
+
+def metric_tables(units: pd.DataFrame, datasets, methods, unavailable=None, metrics=tuple(METRICS)) -> dict:
+    """``{column: MetricTable}`` for each metric in ``metrics``."""
+    return {
+        get_metric(metric).column: metric_table(units, metric, datasets, methods, unavailable)
+        for metric in metrics
+    }

@@ -1,0 +1,309 @@
+"""MEKA ARFF reading and writing: header conventions, encodings, sparse data and every user error."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mlhidden.data import Dataset, read_arff, write_arff
+from mlhidden.errors import UserError
+
+DENSE = """\
+% a comment before the relation
+@relation 'Tiny: -C 2'
+
+@attribute a {0,1}
+@attribute b {0,1}
+@attribute x numeric
+@attribute y real
+
+@data
+1,0,0.5,-1
+0,1,1.5,2e3
+% a comment between rows
+
+1,1,?,0
+"""
+
+SPARSE = """\
+@relation "Sparse: -C -2 -split-percentage 50"
+@attribute x1 numeric
+@attribute x2 numeric
+@attribute x3 numeric
+@attribute l1 {0,1}
+@attribute l2 {0,1}
+@data
+{0 0.5,3 1}
+{}
+{1 ?,2 7,4 1}
+{2 0,3 1,4 1}
+"""
+
+
+def write(tmp_path, text, name="data.arff"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(path, **kwargs) -> UserError:
+    with pytest.raises(UserError) as caught:
+        read_arff(path, **kwargs)
+    return caught.value
+
+
+def test_dense_labels_first(tmp_path):
+    path = write(tmp_path, DENSE)
+    data = read_arff(path)
+    assert data.name == "Tiny"
+    assert data.label_names == ("a", "b") and data.feature_names == ("x", "y")
+    np.testing.assert_array_equal(data.Y, [[1, 0], [0, 1], [1, 1]])
+    assert data.Y.dtype == np.int8
+    np.testing.assert_array_equal(data.X, [[0.5, -1.0], [1.5, 2000.0], [np.nan, 0.0]])
+    assert isinstance(data.X, np.ndarray) and data.X.dtype == np.float64
+    assert data.source == str(path)
+    assert data.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_sparse_labels_last_stays_sparse(tmp_path):
+    data = read_arff(write(tmp_path, SPARSE))
+    assert data.name == "Sparse"
+    assert data.label_names == ("l1", "l2")
+    assert isinstance(data.X, sp.csr_matrix) and data.X.dtype == np.float64
+    np.testing.assert_array_equal(data.X.toarray(), [[0.5, 0, 0], [0, 0, 0], [0, np.nan, 7], [0, 0, 0]])
+    assert data.X.nnz == 3  # explicit zeros are not stored
+    np.testing.assert_array_equal(data.Y, [[1, 0], [0, 0], [0, 1], [1, 1]])
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_relation_quotes_and_extra_options(tmp_path, quote):
+    text = DENSE.replace("@relation 'Tiny: -C 2'", f"@relation {quote}My data: -R -C 2 -split-percentage 50{quote}")
+    data = read_arff(write(tmp_path, text))
+    assert data.name == "My data" and data.n_labels == 2
+
+
+@pytest.mark.parametrize("suffix, compress", [(".arff.gz", gzip.compress), (".arff.bz2", bz2.compress)])
+def test_compressed_files(tmp_path, suffix, compress):
+    plain = read_arff(write(tmp_path, SPARSE))
+    path = tmp_path / f"data{suffix}"
+    path.write_bytes(compress(SPARSE.encode()))
+    data = read_arff(path)
+    np.testing.assert_array_equal(data.X.toarray(), plain.X.toarray())
+    np.testing.assert_array_equal(data.Y, plain.Y)
+    assert data.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() != plain.sha256
+
+
+def test_nominal_features_one_hot_and_binary_by_name(tmp_path):
+    text = """@relation 'N: -C 1'
+@attribute label {1,0}
+@attribute colour {red,green,blue}
+@attribute flag {1,0}
+@attribute bit {0,1}
+@data
+1,green,1,0
+0,blue,0,1
+0,?,?,1
+"""
+    data = read_arff(write(tmp_path, text))
+    assert data.feature_names == ("colour=red", "colour=green", "colour=blue", "flag", "bit")
+    np.testing.assert_array_equal(data.X, [[0, 1, 0, 1, 0], [0, 0, 1, 0, 1], [np.nan, np.nan, np.nan, np.nan, 1]])
+    np.testing.assert_array_equal(data.Y, [[1], [0], [0]])
+
+
+def test_sparse_omitted_nominal_is_first_declared_value(tmp_path):
+    text = """@relation 'W: -C 1'
+@attribute label {1,0}
+@attribute colour {red,green}
+@attribute flag {1,0}
+@attribute x numeric
+@data
+{3 2}
+{0 0,1 green,2 0}
+"""
+    data = read_arff(write(tmp_path, text))
+    assert data.is_sparse
+    np.testing.assert_array_equal(data.Y, [[1], [0]])
+    np.testing.assert_array_equal(data.X.toarray(), [[1, 0, 1, 2], [0, 1, 0, 0]])
+
+
+def test_numeric_labels_with_0_1_values(tmp_path):
+    text = "@relation 'R: -C 1'\n@attribute l numeric\n@attribute x numeric\n@data\n1,3\n0.0,4\n"
+    np.testing.assert_array_equal(read_arff(write(tmp_path, text)).Y, [[1], [0]])
+
+
+def test_labels_argument_supplies_and_overrides(tmp_path):
+    no_option = write(tmp_path, DENSE.replace("'Tiny: -C 2'", "Tiny"), "plain.arff")
+    error = error_of(no_option)
+    assert error.path == str(no_option) and error.line == 2 and error.hint == "add -C N to @relation or pass --labels N"
+    data = read_arff(no_option, labels=1)
+    assert data.name == "Tiny" and data.label_names == ("a",)
+    first = read_arff(write(tmp_path, DENSE), labels=1)
+    assert first.label_names == ("a",) and first.feature_names == ("b", "x", "y")
+    last = read_arff(write(tmp_path, SPARSE), labels=-1)
+    assert last.label_names == ("l2",) and last.feature_names == ("x1", "x2", "x3", "l1")
+    with pytest.raises(UserError, match="label count 5 does not fit 5 attributes"):
+        read_arff(write(tmp_path, SPARSE), labels=5)
+
+
+@pytest.mark.parametrize("count", ["0", "4", "-4", "9", "two"])
+def test_label_count_must_fit_attributes(tmp_path, count):
+    path = write(tmp_path, DENSE.replace("-C 2", f"-C {count}"))
+    error = error_of(path)
+    assert error.path == str(path) and error.line == 2
+
+
+def test_numeric_label_value_2_is_refused_with_its_line(tmp_path):
+    text = "@relation 'R: -C 1'\n@attribute lab numeric\n@attribute x numeric\n@data\n1,3\n\n2,4\n"
+    error = error_of(write(tmp_path, text))
+    assert "lab" in error.message and "2" in error.message and error.line == 7
+
+
+def test_missing_label_is_refused(tmp_path):
+    text = "@relation 'R: -C -1'\n@attribute x numeric\n@attribute lab {0,1}\n@data\n{0 1}\n{1 ?}\n"
+    error = error_of(write(tmp_path, text))
+    assert "lab" in error.message and "missing" in error.message and error.line == 6
+
+
+def test_undeclared_nominal_label_value_names_the_attribute(tmp_path):
+    header = "@relation 'R: -C 2'\n@attribute first {0,1}\n@attribute second {0,1}\n@attribute x numeric\n"
+    text = header + "@data\n1,0,3\n0,2,4\n"
+    error = error_of(write(tmp_path, text))
+    assert "'second'" in error.message and "'2'" in error.message and error.line == 7
+
+
+def test_non_binary_nominal_label_is_refused_at_its_declaration(tmp_path):
+    text = "@relation 'R: -C 1'\n@attribute colour {a,b}\n@attribute x numeric\n@data\na,1\n"
+    error = error_of(write(tmp_path, text))
+    assert "colour" in error.message and error.line == 2
+
+
+@pytest.mark.parametrize("declaration", ["@attribute when date 'yyyy-MM-dd'", "@attribute note string"])
+def test_unsupported_attribute_types(tmp_path, declaration):
+    text = f"@relation 'R: -C 1'\n@attribute l {{0,1}}\n{declaration}\n@data\n1,'2020-01-01'\n"
+    error = error_of(write(tmp_path, text))
+    assert "not supported" in error.message and error.line == 3
+    assert ("when" in error.message) or ("note" in error.message)
+
+
+def test_duplicate_attribute_names(tmp_path):
+    text = "@relation 'R: -C 1'\n@attribute l {0,1}\n@attribute x numeric\n@attribute x numeric\n@data\n1,2,3\n"
+    error = error_of(write(tmp_path, text))
+    assert "duplicate" in error.message and error.line == 4
+
+
+def test_wrong_number_of_values_names_the_line(tmp_path):
+    text = "@relation 'R: -C 1'\n@attribute l {0,1}\n@attribute x numeric\n@data\n1,2\n0,3,4\n"
+    error = error_of(write(tmp_path, text))
+    assert error.line == 6 and "malformed" in error.message
+
+
+def test_sparse_index_beyond_the_attributes(tmp_path):
+    error = error_of(write(tmp_path, SPARSE.replace("{1 ?,2 7,4 1}", "{9 ?,2 7,4 1}")))
+    assert "index 9" in error.message and error.line == 10
+
+
+@pytest.mark.parametrize("source, old, new, line", [(DENSE, "2e3", "-1e999", 11), (SPARSE, "2 7", "2 inf", 10)])
+def test_infinite_feature_values_are_refused(tmp_path, source, old, new, line):
+    error = error_of(write(tmp_path, source.replace(old, new)))
+    assert "infinite" in error.message and error.line == line
+
+
+def test_non_numeric_value(tmp_path):
+    text = "@relation 'R: -C 1'\n@attribute l {0,1}\n@attribute x numeric\n@data\n1,abc\n"
+    assert error_of(write(tmp_path, text)).line == 5
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("empty.arff", b""),
+        ("latin1.arff", "@relation 'R: -C 1'\n@attribute caf\u00e9 {0,1}\n".encode("latin-1")),
+        ("garbage.arff", bytes(range(256)) * 4),
+        ("truncated.arff.bz2", bz2.compress(SPARSE.encode())[:-20]),
+        ("truncated.arff.gz", gzip.compress(SPARSE.encode())[:-20]),
+        ("notgzip.arff.gz", SPARSE.encode()),
+        ("nodata.arff", b"@relation 'R: -C 1'\n@attribute l {0,1}\n@attribute x numeric\n"),
+        ("norows.arff", b"@relation 'R: -C 1'\n@attribute l {0,1}\n@attribute x numeric\n@data\n"),
+    ],
+)
+def test_bad_files_give_user_errors_naming_the_file(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert error_of(path).path == str(path)
+
+
+def test_missing_file_and_bad_labels_argument(tmp_path):
+    assert "cannot read" in error_of(tmp_path / "absent.arff").message
+    assert "integer" in error_of(write(tmp_path, DENSE), labels="2").message
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_damaged_text_never_escapes_as_a_traceback(tmp_path, data):
+    """Any edit of a valid file either still reads or raises UserError, never anything else."""
+    source = data.draw(st.sampled_from([DENSE, SPARSE]))
+    start = data.draw(st.integers(0, len(source)))
+    stop = data.draw(st.integers(start, min(len(source), start + 12)))
+    insert = data.draw(st.text(alphabet="{}',\" ?%@-0123456789abC\n", max_size=6))
+    path = write(tmp_path, source[:start] + insert + source[stop:], "fuzz.arff")
+    try:
+        read_arff(path)
+    except UserError:
+        pass
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=200))
+def test_random_bytes_give_user_errors(tmp_path, content):
+    path = tmp_path / "random.arff.bz2"
+    path.write_bytes(content)
+    with pytest.raises(UserError):
+        read_arff(path)
+
+
+def test_write_then_read_dense_with_missing(tmp_path):
+    data = Dataset(
+        name="Round trip",
+        X=np.array([[0.1, np.nan], [1e-300, -2.5]]),
+        Y=np.array([[1, 0, 1], [0, 0, 1]], dtype=np.int8),
+        feature_names=("f one", "f,2"),
+        label_names=("A", "B", "C"),
+    )
+    path = tmp_path / "out.arff"
+    write_arff(data, path)
+    back = read_arff(path)
+    assert (back.name, back.feature_names, back.label_names) == (data.name, data.feature_names, data.label_names)
+    np.testing.assert_array_equal(back.X, data.X)
+    np.testing.assert_array_equal(back.Y, data.Y)
+
+
+def test_write_then_read_sparse(tmp_path):
+    X = sp.random(30, 12, density=0.2, format="csr", random_state=np.random.RandomState(1))
+    Y = (np.random.RandomState(2).rand(30, 4) < 0.3).astype(np.int8)
+    data = Dataset(
+        name="S",
+        X=X,
+        Y=Y,
+        feature_names=tuple(f"x{i}" for i in range(12)),
+        label_names=tuple(f"y{i}" for i in range(4)),
+    )
+    path = tmp_path / "sparse.arff"
+    write_arff(data, path)
+    back = read_arff(path)
+    assert back.is_sparse
+    np.testing.assert_array_equal(back.X.toarray(), X.toarray())
+    np.testing.assert_array_equal(back.Y, Y)
+
+
+def test_real_dense_music_file(mirror_dir):
+    data = read_arff(mirror_dir / "Music.arff")
+    assert (data.name, data.n_samples, data.n_labels, data.n_features) == ("Music", 592, 6, 71)
+    assert data.label_names[0] == "amazed-suprised" and not data.is_sparse
+    assert not np.isnan(data.X).any()

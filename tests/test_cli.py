@@ -1,0 +1,101 @@
+"""The real CLI through Click's runner: outputs written, errors as one line with exit code 2."""
+
+import pytest
+from click.testing import CliRunner
+
+from mlhidden.cli import cli
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_run_writes_store_and_tables_and_report_rebuilds_them(runner, tmp_path):
+    out = tmp_path / "smoke"
+    result = runner.invoke(cli, ["run", "--config", "configs/smoke.yaml", "--out", str(out), "--n-jobs", "1", "--splits", "3", "--quiet"])
+    assert result.exit_code == 0, result.output
+    for name in ("store.sqlite", "units.csv", "exact_match.csv", "exact_match.tex", "exact_match.md",
+                 "hamming_score.tex", "total_seconds.tex", "tables.md"):
+        assert (out / name).is_file(), name
+    assert "avg rank" in result.output and "Logical" in result.output
+    tex = (out / "exact_match.tex").read_text()
+    (out / "exact_match.tex").unlink()
+    again = runner.invoke(cli, ["report", str(out)])
+    assert again.exit_code == 0, again.output
+    assert (out / "exact_match.tex").read_text() == tex
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["run", "--config", "nope.yaml"], "nope.yaml: config file not found"),
+        (["report", "/nonexistent/run"], "no results store here"),
+        (["datasets", "info", "NoSuchData"], "NoSuchData"),
+    ],
+)
+def test_user_errors_are_one_line_with_exit_code_2(runner, args, fragment):
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 2
+    assert fragment in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_bad_config_names_the_valid_methods(runner, tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("datasets: [Logical]\nmethods: [BR, XCC]\n")
+    result = runner.invoke(cli, ["run", "--config", str(config), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert f"{config}:2: unknown method 'XCC' (valid methods: BR, CC" in result.output
+    assert not (tmp_path / "out").exists(), "nothing is written for an invalid config"
+
+
+def test_methods_lists_the_registry(runner):
+    result = runner.invoke(cli, ["methods"])
+    assert result.exit_code == 0
+    assert "BR" in result.output and "order=None" in result.output and "logistic" in result.output
+
+
+EXPECTED_TABLE = {
+    # name: (N, L, D, LC)
+    "Music": (592, 6, 71, "1.87"), "Scene": (2407, 6, 294, "1.07"), "Yeast": (2417, 14, 103, "4.24"),
+    "Medical": (978, 45, 1449, "1.25"), "Enron": (1702, 53, 1001, "3.38"), "Reuters": (6000, 103, 500, "1.46"),
+    "OHSUMED": (13929, 23, 1002, "1.66"), "Bibtex": (7395, 159, 1836, "2.40"), "Corel5k": (5000, 374, 499, "3.52"),
+}
+
+
+def test_datasets_list_reproduces_the_registry_table(runner, mirror_dir):
+    result = runner.invoke(cli, ["datasets", "list", "--data-dir", str(mirror_dir)])
+    assert result.exit_code == 0, result.output
+    lines = {line.split("|")[1].strip(): line for line in result.output.splitlines() if line.startswith("|")}
+    for name, (n, l, d, lc) in EXPECTED_TABLE.items():
+        cells = [c.strip() for c in lines[name].split("|")]
+        assert str(n) in cells and str(l) in cells and str(d) in cells and lc in cells, lines[name]
+    assert "not available (put MediaMill.arff in the data path)" in lines["MediaMill"]
+
+
+def test_datasets_verify_and_fetch(runner, mirror_dir, tmp_path):
+    fetched = runner.invoke(cli, ["datasets", "fetch", "Music", "--mirror", str(mirror_dir), "--data-dir", str(tmp_path)])
+    assert fetched.exit_code == 0, fetched.output
+    assert (tmp_path / "Music.arff").read_bytes() == (mirror_dir / "Music.arff").read_bytes()
+    verified = runner.invoke(cli, ["datasets", "verify", "Music", "--data-dir", str(tmp_path)])
+    assert verified.exit_code == 0 and "ok" in verified.output
+    (tmp_path / "Music.arff").write_bytes(b"@relation broken\n")
+    corrupted = runner.invoke(cli, ["datasets", "verify", "Music", "--data-dir", str(tmp_path)])
+    assert corrupted.exit_code == 1 and "mismatch" in corrupted.output
+
+
+def test_report_with_statistics_writes_tests_and_diagrams(runner, tmp_path, mirror_dir):
+    config = tmp_path / "two.yaml"
+    config.write_text("name: two\ndatasets: [Logical, Music, Scene]\nmethods: [BR, CC]\nsplits: 2\n")
+    out = tmp_path / "two"
+    result = runner.invoke(cli, ["run", "--config", str(config), "--out", str(out), "--data-dir", str(mirror_dir), "--quiet", "--n-jobs", "2"])
+    assert result.exit_code == 0, result.output
+    stats = runner.invoke(cli, ["report", str(out), "--stats", "--control", "CC"])
+    assert stats.exit_code == 0, stats.output
+    text = (out / "statistics.md").read_text()
+    assert "Friedman" in text and "Nemenyi" in text and "Wilcoxon" in text
+    assert (out / "cd_exact_match.png").read_bytes().startswith(b"\x89PNG")
+    bad = runner.invoke(cli, ["report", str(out), "--stats", "--control", "NOPE"])
+    assert bad.exit_code == 2 and "unknown control method 'NOPE'" in bad.output

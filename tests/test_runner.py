@@ -1,0 +1,141 @@
+"""The protocol end to end on Logical: storing, resuming, failures, determinism, interrupts."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
+
+SCORE_COLUMNS = ["dataset", "method", "split", "status", "exact_match", "hamming_score", "micro_f1", "macro_f1", "example_f1", "jaccard"]
+
+
+def logical_config(splits=4, methods=("BR", "CC")):
+    return parse_config({"name": "t", "datasets": ["Logical"], "methods": list(methods), "splits": splits})
+
+
+def scores(run_dir):
+    units = load_results(run_dir).units
+    return units[SCORE_COLUMNS].sort_values(["dataset", "method", "split"]).reset_index(drop=True)
+
+
+def test_run_stores_every_unit_and_resume_skips_them(tmp_path):
+    config = logical_config()
+    first = run_experiment(config, tmp_path, n_jobs=1)
+    assert (first.n_units, first.n_done, first.n_skipped, first.n_failed) == (8, 8, 0, 0)
+    second = run_experiment(config, tmp_path, n_jobs=1)
+    assert (second.n_done, second.n_skipped) == (0, 8)
+    units = load_results(tmp_path).units
+    assert len(units) == 8 and set(units["method"]) == {"BR", "CC"}
+    assert units["exact_match"].between(0, 1).all()
+    assert (units["train_seconds"] > 0).all()
+
+
+def test_results_do_not_depend_on_n_jobs(tmp_path):
+    config = logical_config(splits=6)
+    run_experiment(config, tmp_path / "one", n_jobs=1)
+    run_experiment(config, tmp_path / "two", n_jobs=2)
+    pd.testing.assert_frame_equal(scores(tmp_path / "one"), scores(tmp_path / "two"))
+
+
+def test_br_cannot_solve_logical(tmp_path):
+    """XOR is not linearly separable, so independent logistic models miss about half the examples."""
+    run_experiment(logical_config(splits=10, methods=("BR",)), tmp_path, n_jobs=1)
+    units = load_results(tmp_path).units
+    assert units["exact_match"].mean() <= 0.6 and units["hamming_score"].mean() < 0.9
+
+
+def test_failing_unit_is_stored_and_others_go_on(tmp_path):
+    config = parse_config({
+        "datasets": ["Logical"], "splits": 2,
+        "methods": ["BR", {"name": "CC", "base": {"name": "logistic", "params": {"C": -1.0}}}],
+    })
+    summary = run_experiment(config, tmp_path, n_jobs=1)
+    assert summary.n_failed == 2 and summary.n_done == 4
+    units = load_results(tmp_path).units
+    failed = units[units.status == "failed"]
+    assert set(failed["method"]) == {"CC"} and failed["error"].str.contains("InvalidParameterError").all()
+    assert units[units.status == "ok"]["exact_match"].notna().all()
+    rerun = run_experiment(config, tmp_path, n_jobs=1)
+    assert rerun.n_skipped == 2 and rerun.n_done == 2, "failed units are retried, ok ones kept"
+
+
+def test_fresh_discards_stored_units(tmp_path):
+    config = logical_config(splits=2)
+    run_experiment(config, tmp_path, n_jobs=1)
+    again = run_experiment(config, tmp_path, n_jobs=1, fresh=True)
+    assert again.n_done == 4 and again.n_skipped == 0
+
+
+def test_changed_parameters_are_new_units_and_old_ones_are_not_reported(tmp_path):
+    run_experiment(logical_config(splits=2), tmp_path, n_jobs=1)
+    changed = parse_config({"datasets": ["Logical"], "splits": 2, "methods": ["BR", {"name": "CC", "params": {"order": [2, 1, 0]}}]})
+    summary = run_experiment(changed, tmp_path, n_jobs=1)
+    assert summary.n_skipped == 2 and summary.n_done == 2
+    with ResultStore(tmp_path) as store:
+        assert len(store.units()) == 6
+    assert len(load_results(tmp_path).units) == 4
+
+
+def test_store_from_another_schema_is_refused(tmp_path):
+    from mlhidden.errors import UserError
+
+    ResultStore(tmp_path).close()
+    with sqlite3.connect(tmp_path / STORE_FILE) as conn:
+        conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    with pytest.raises(UserError, match="schema version 99"):
+        ResultStore(tmp_path)
+
+
+KILL_CONFIG = """
+name: killme
+datasets: [Logical]
+methods: [BR, CC]
+splits: {splits}
+"""
+
+
+def _stored(run_dir):
+    path = run_dir / STORE_FILE
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path, timeout=1) as conn:
+            return conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_killed_run_resumes_to_the_same_tables(tmp_path):
+    splits = 60
+    config_path = tmp_path / "kill.yaml"
+    config_path.write_text(KILL_CONFIG.format(splits=splits))
+    command = [sys.executable, "-m", "mlhidden", "run", "--config", str(config_path), "--n-jobs", "1", "--quiet"]
+
+    killed = tmp_path / "killed"
+    process = subprocess.Popen(command + ["--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while _stored(killed) < 10 and time.time() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    stored = _stored(killed)
+    assert 10 <= stored < 2 * splits, "the kill must land mid-run"
+
+    resumed = subprocess.run(command + ["--out", str(killed)], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{2 * splits - stored} unit(s) run, {stored} already stored" in resumed.stderr
+
+    clean = tmp_path / "clean"
+    subprocess.run(command + ["--out", str(clean)], check=True, capture_output=True, timeout=300)
+    pd.testing.assert_frame_equal(scores(killed), scores(clean))
+    for table in ("exact_match.csv", "hamming_score.csv"):
+        assert (killed / table).read_text() == (clean / table).read_text()

@@ -1,0 +1,23 @@
+import numpy as np
+
+from mlhidden.experiment.splits import method_seed, split_for
+
+
+def test_split_is_sixty_forty_partition_with_label_permutation():
+    split = split_for(0, "Music", 3, 592, 6)
+    assert len(split.train) == 355 and len(split.test) == 237
+    assert np.array_equal(np.sort(np.concatenate([split.train, split.test])), np.arange(592))
+    assert sorted(split.label_order) == list(range(6))
+
+
+def test_split_depends_only_on_run_seed_dataset_and_index():
+    a = split_for(7, "Scene", 2, 100, 6)
+    b = split_for(7, "Scene", 2, 100, 6)
+    assert np.array_equal(a.train, b.train) and np.array_equal(a.label_order, b.label_order)
+    others = [split_for(8, "Scene", 2, 100, 6), split_for(7, "Yeast", 2, 100, 6), split_for(7, "Scene", 3, 100, 6)]
+    assert all(not np.array_equal(a.train, o.train) for o in others)
+
+
+def test_method_seed_is_shared_by_methods_but_not_by_splits():
+    assert method_seed(0, "Music", 0) == method_seed(0, "Music", 0)
+    assert method_seed(0, "Music", 0) != method_seed(0, "Music", 1)
