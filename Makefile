@@ -5,11 +5,10 @@ BIN := $(VENV)/bin
 DATA_MIRROR ?= ../shared/datasets
 DATA_DIR ?= datasets
 N_JOBS ?= -1
-REPRODUCE_CONFIGS ?= configs/smoke.yaml configs/paper.yaml
 
 export MLHIDDEN_DATA := $(abspath $(DATA_DIR))
 
-.PHONY: venv test test-all smoke datasets reproduce clean
+.PHONY: venv test test-all fuzz smoke datasets reproduce bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +26,11 @@ test: venv
 test-all: venv
 	$(BIN)/python -m pytest -q -m ''
 
+## make fuzz: the ARFF reader fuzz tests with FUZZ_EXAMPLES examples each (the default suite runs 120)
+FUZZ_EXAMPLES ?= 20000
+fuzz: venv
+	MLHIDDEN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz_arff.py --hypothesis-show-statistics
+
 ## make smoke: the Logical smoke run, tables under results/smoke/
 smoke: venv
 	$(BIN)/mlhidden run --config configs/smoke.yaml --out results/smoke --n-jobs $(N_JOBS) --quiet
@@ -35,12 +39,14 @@ smoke: venv
 datasets: venv
 	$(BIN)/mlhidden datasets fetch --mirror $(DATA_MIRROR) --data-dir $(DATA_DIR)
 
-## make reproduce: the paper's experiments, tables under results/<config name>/
+## make reproduce: every table and figure of the paper and results/REPORT.md (QUICK=1: a few minutes, under results/quick/)
 reproduce: venv datasets
-	@for config in $(REPRODUCE_CONFIGS); do \
-		echo "== $$config"; \
-		$(BIN)/mlhidden run --config $$config --n-jobs $(N_JOBS) --quiet || exit $$?; \
-	done
+	$(BIN)/mlhidden reproduce $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
+
+## make bench: speed vs scikit-learn on split 0 of the real datasets -> benchmarks/results.md (BENCH_ARGS=--quick: a minute)
+BENCH_ARGS ?=
+bench: venv
+	MLHIDDEN_TEST_MIRROR=$(abspath $(DATA_MIRROR)) $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

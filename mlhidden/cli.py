@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from tabulate import tabulate
 
 from mlhidden import __version__
 from mlhidden.errors import UserError
+from mlhidden.experiment.backends import BACKENDS
 
 
 class _Group(click.Group):
@@ -29,32 +31,54 @@ def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
 
 
-def _progress(quiet: bool):
-    def report(row, done, total):
-        if quiet:
-            return
-        status = "ok" if row["status"] == "ok" else "FAILED: " + row["error"].splitlines()[0]
-        seconds = (row.get("train_seconds") or 0) + (row.get("test_seconds") or 0)
-        click.echo(f"[{done:>{len(str(total))}}/{total}] {row['dataset']} · {row['label']} · split {row['split']}: {status} ({seconds:.2f} s)", err=True)
-
-    return report
-
-
-def _write_and_print(run_dir: Path, stats: bool = False, control: str | None = None) -> None:
+def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control: str | None = None) -> None:
+    """Write the tables of one run, or of several merged, into ``out_dir`` and print them with a provenance footer."""
+    from mlhidden.experiment.provenance import provenance_lines
     from mlhidden.experiment.store import load_results
     from mlhidden.report import render_terminal_summary, write_reports, write_statistics
 
-    results = load_results(run_dir)
-    tables = (results.units, run_dir, results.datasets, results.methods, results.unavailable)
-    paths = write_reports(*tables)
+    results = load_results(run_dirs)
+    footer = provenance_lines(results.provenance)
+    tables = (results.units, out_dir, results.datasets, results.methods, results.unavailable)
+    paths = write_reports(*tables, provenance=footer)
     if stats:
         paths += write_statistics(*tables, control=control)
     click.echo(render_terminal_summary(results.units, results.datasets, results.methods, results.unavailable))
     if results.missing:
         click.echo(f"{results.missing} unit(s) of this config are not in the store yet: re-run the same command to finish them.")
-    click.echo(f"wrote {len(paths)} files to {run_dir}/")
+    for line in footer:
+        click.echo(f"provenance: {line}")
+    click.echo(f"wrote {len(paths)} files to {out_dir}/")
 
 
+class _StopSignals:
+    """While active, SIGTERM stops a run the way Ctrl-C does: both raise ``KeyboardInterrupt``.
+
+    The runner answers that by keeping every stored unit and returning, so a job scheduler's
+    SIGTERM loses no finished work either. ``signum`` is the signal that arrived (exit code 128 + it).
+    """
+
+    def __init__(self):
+        self.signum = signal.SIGINT
+        self._previous = {}
+
+    def _stop(self, signum, frame):
+        self.signum = signum
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        self._previous = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc_info):
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+
+
+_LABELS = click.option(
+    "--labels", type=int, default=None, metavar="N",
+    help="Label count of datasets given as ARFF paths: the first N attributes, or the last |N| if negative (supplies or overrides -C).",
+)
 _STATS = click.option("--stats", is_flag=True, help="Also write statistics.md/.json and critical-difference diagrams (Friedman, Nemenyi, Wilcoxon-Holm).")
 _CONTROL = click.option("--control", default=None, help="Control method for the Wilcoxon tests (default: best average rank).")
 
@@ -67,17 +91,35 @@ _CONTROL = click.option("--control", default=None, help="Control method for the 
 @click.option("--splits", type=int, default=None, help="Number of random 60/40 splits (overrides the config).")
 @click.option("--seed", type=int, default=None, help="Run seed (overrides the config).")
 @click.option("--fresh", is_flag=True, help="Discard stored units and start over (default: resume).")
-@click.option("-q", "--quiet", is_flag=True, help="No per-unit progress lines.")
+@_LABELS
+@click.option("--backend", type=click.Choice(BACKENDS), default="loky", show_default=True, help="Where units compute: loky processes on this machine, or the dask cluster at --scheduler.")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Address of a running dask scheduler (tcp://HOST:8786), for --backend dask.")
+@click.option("-v", "--verbose", is_flag=True, help="One line per finished unit.")
+@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
 @_STATS
 @_CONTROL
-def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, quiet, stats, control):
-    """Run every unit of a config not already stored, then write the tables."""
-    from mlhidden.experiment.config import load_config
-    from mlhidden.experiment.runner import run_experiment
+def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, verbose, quiet, stats, control):
+    """Run every unit of a config not already stored, then write the tables.
 
-    config = load_config(config_path, splits=splits, seed=seed, n_jobs=n_jobs)
+    Progress goes to stderr: a live bar on a terminal, plain periodic lines otherwise. Ctrl-C or
+    SIGTERM stops cleanly: finished units stay stored, and the same command resumes.
+    """
+    from mlhidden.experiment.config import load_config
+    from mlhidden.experiment.progress import RunProgress
+    from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
+
+    config = load_config(config_path, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
     run_dir = Path(out) if out else Path("results") / config.name
-    summary = run_experiment(config, run_dir, data_dir=data_dir, fresh=fresh, on_unit=_progress(quiet))
+    stop = _StopSignals()
+    try:
+        with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
+            summary = run_experiment(
+                config, run_dir, data_dir=data_dir, fresh=fresh, on_start=progress.start, on_unit=progress.unit,
+                backend=backend, scheduler=scheduler,
+            )
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.", err=True)
+        sys.exit(128 + stop.signum)
     for name, reason in summary.unavailable.items():
         click.echo(f"{name}: {reason}", err=True)
     if summary.interrupted:
@@ -86,24 +128,73 @@ def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, quiet, stats, c
             "re-run the same command to resume.",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(128 + stop.signum)
     click.echo(
         f"{summary.n_done} unit(s) run, {summary.n_skipped} already stored, {summary.n_failed} failed, "
         f"{summary.seconds:.1f} s.",
         err=True,
     )
-    _write_and_print(run_dir, stats, control)
-    if summary.n_failed:
+    if summary.not_run:
+        click.echo(
+            f"{len(summary.not_run)} unit(s) not run: their workers were lost on {MAX_ATTEMPTS} attempts; "
+            "re-run the same command to run them.",
+            err=True,
+        )
+    _write_and_print([run_dir], run_dir, stats, control)
+    if summary.n_failed or summary.not_run:
         sys.exit(1)
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Where to write the tables (default: the run directory; required to merge).")
 @_STATS
 @_CONTROL
-def report(run_dir, stats, control):
-    """Rebuild every table of a run from its results store alone."""
-    _write_and_print(Path(run_dir), stats, control)
+def report(run_dirs, out, stats, control):
+    """Rebuild every table of a run from its results store alone; several RUN_DIRS merge into one table.
+
+    Merging puts methods run on different days or clusters side by side. Runs that split a
+    shared dataset differently (run seed, splits, train fraction or data) are refused.
+    """
+    if len(run_dirs) > 1 and out is None:
+        raise UserError("merging several runs needs --out DIR for the merged tables", hint="each run directory keeps its own tables")
+    _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control)
+
+
+@cli.command()
+@click.option("--quick", is_flag=True, help="3 splits, datasets with N x D <= 1.5M, 10 synthetic datasets of each kind: minutes, not hours.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the paper's configs.")
+@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
+def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
+    """Run every paper config, then write REPORT.md (tables next to the paper's, claims C1-C8), tables and figures.
+
+    Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
+    """
+    from mlhidden.experiment.progress import RunProgress
+    from mlhidden.report.reproduction import REPORT_FILE
+    from mlhidden.report.reproduction import reproduce as reproduce_paper
+
+    def progress(name):
+        click.echo(f"== {name}", err=True)
+        return RunProgress(bar=False if quiet else None)
+
+    out_dir = Path(out) if out else Path("results") / ("quick" if quick else "")
+    stop = _StopSignals()
+    try:
+        with stop:
+            result = reproduce_paper(out_dir, quick=quick, data_dir=data_dir, n_jobs=n_jobs, config_dir=config_dir, progress=progress)
+    except KeyboardInterrupt:
+        result = None
+    if result is None or result.interrupted:
+        click.echo(f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.", err=True)
+        sys.exit(128 + stop.signum)
+    click.echo(f"wrote {out_dir / REPORT_FILE} and {len(result.paths) - 1} more files in {result.seconds:.0f} s")
+    if result.n_failed:
+        click.echo(f"{result.n_failed} unit(s) failed or were not run: see the run tables; re-run the same command to retry them.", err=True)
+        sys.exit(1)
 
 
 @cli.group(cls=_Group)
@@ -139,11 +230,12 @@ def datasets_verify(names, data_dir):
 @datasets.command("info")
 @click.argument("name")
 @_DATA_DIR
-def datasets_info(name, data_dir):
+@_LABELS
+def datasets_info(name, data_dir, labels):
     """Load one dataset (registry name, generator or ARFF path) and describe it."""
     from mlhidden.data import load_dataset
 
-    data = load_dataset(name, data_dir=data_dir)
+    data = load_dataset(name, data_dir=data_dir, params=None if labels is None else {"labels": labels})
     density = data.X.nnz / max(data.X.shape[0] * data.X.shape[1], 1) if data.is_sparse else None
     rows = [
         ("name", data.name), ("source", data.source or "generated"), ("sha256", data.checksum),
@@ -158,10 +250,10 @@ def datasets_info(name, data_dir):
 
 @datasets.command("fetch")
 @click.argument("names", nargs=-1)
-@click.option("--mirror", required=True, type=click.Path(file_okay=False), help="Folder holding the dataset files.")
+@click.option("--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files.")
 @_DATA_DIR
 def datasets_fetch(names, mirror, data_dir):
-    """Copy dataset files from a mirror folder into the data path, verifying checksums."""
+    """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches."""
     from mlhidden.data import copy_from_mirror
 
     click.echo(tabulate(copy_from_mirror(mirror, data_dir, names or None), headers="keys", tablefmt="github"))

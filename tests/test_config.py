@@ -13,7 +13,7 @@ def write(tmp_path, text):
 def test_valid_config_resolves_defaults_and_overrides(tmp_path):
     path = write(tmp_path, """
 name: demo
-datasets: [Logical, {name: Logical2, params: {jitter: 0.1}}]
+datasets: [Logical, {name: Logical, label: Logical2, params: {jitter: 0.1}}]
 methods:
   - name: BR
   - name: CC

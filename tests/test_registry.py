@@ -20,6 +20,7 @@ from mlhidden.data import (
     resolve_data_dir,
     verify_datasets,
 )
+from mlhidden.data.generated import GENERATORS
 from mlhidden.errors import UserError
 
 # Measured on the mirror (independently of the manifest): name -> file, N, L, D, LC, sha256 prefix, sparse.
@@ -272,7 +273,7 @@ def test_verify_datasets_reports_each_file(tmp_path, mirror_dir):
 
 def test_dataset_table_on_the_mirror(mirror_dir, mirror_datasets):
     rows = {row["name"]: row for row in dataset_table(mirror_dir)}
-    assert list(rows) == [*EXPECTED, "MediaMill", "Logical"]
+    assert list(rows) == [*EXPECTED, "MediaMill", *GENERATORS]
     for name, (file, n, labels, features, cardinality, sha_prefix, _) in EXPECTED.items():
         assert rows[name] == {
             "name": name,

@@ -1,13 +1,7 @@
 """The protocol end to end on Logical: storing, resuming, failures, determinism, interrupts."""
 
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -93,49 +87,3 @@ def test_store_from_another_schema_is_refused(tmp_path):
         conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
     with pytest.raises(UserError, match="schema version 99"):
         ResultStore(tmp_path)
-
-
-KILL_CONFIG = """
-name: killme
-datasets: [Logical]
-methods: [BR, CC]
-splits: {splits}
-"""
-
-
-def _stored(run_dir):
-    path = run_dir / STORE_FILE
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(path, timeout=1) as conn:
-            return conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-
-
-def test_killed_run_resumes_to_the_same_tables(tmp_path):
-    splits = 60
-    config_path = tmp_path / "kill.yaml"
-    config_path.write_text(KILL_CONFIG.format(splits=splits))
-    command = [sys.executable, "-m", "mlhidden", "run", "--config", str(config_path), "--n-jobs", "1", "--quiet"]
-
-    killed = tmp_path / "killed"
-    process = subprocess.Popen(command + ["--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while _stored(killed) < 10 and time.time() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    stored = _stored(killed)
-    assert 10 <= stored < 2 * splits, "the kill must land mid-run"
-
-    resumed = subprocess.run(command + ["--out", str(killed)], capture_output=True, text=True, timeout=300)
-    assert resumed.returncode == 0, resumed.stderr
-    assert f"{2 * splits - stored} unit(s) run, {stored} already stored" in resumed.stderr
-
-    clean = tmp_path / "clean"
-    subprocess.run(command + ["--out", str(clean)], check=True, capture_output=True, timeout=300)
-    pd.testing.assert_frame_equal(scores(killed), scores(clean))
-    for table in ("exact_match.csv", "hamming_score.csv"):
-        assert (killed / table).read_text() == (clean / table).read_text()

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from mlhidden.data.dataset import Dataset
 from mlhidden.errors import UserError
 
-READER_VERSION = 1
+READER_VERSION = 2
 """Bumped whenever the arrays ``read_arff`` returns for the same file bytes change (keys the cache)."""
 
 LABELS_HINT = "add -C N to @relation or pass --labels N"
@@ -33,6 +33,9 @@ _DECOMPRESSORS = {".gz": gzip.decompress, ".bz2": bz2.decompress}
 _CLASS_OPTION = re.compile(r"(?:^|\s)-C\s+(\S+)")
 _LINE_SUFFIX = re.compile(r",?\s*(?:at|in)\s+line\s+-?\d+\s*\.?:?")
 _BINARY_NAMES = {"0": 0.0, "1": 1.0}
+_DECLARATION = re.compile(r"@attribute\s+(\".*\"|'.*'|\S+)\s+(\S+)", re.IGNORECASE)
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_SPARSE_INDEX = re.compile(r"(?:^\s*\{|,)\s*(\d+)\s")
 # liac-arff reports some malformed input as built-in exceptions instead of ArffException.
 _PARSE_ERRORS = (arff.ArffException, ValueError, TypeError, IndexError, KeyError, OverflowError)
 
@@ -111,7 +114,10 @@ def read_arff(path, labels=None) -> Dataset:
     lines = _text_lines(path, stored)
     layout = _scan_layout(lines)
     if layout.data_line is None:
-        raise UserError("no @data section found; this is not an ARFF file", path=path)
+        raise UserError(
+            "no @data section found; this is not an ARFF file", path=path,
+            hint="an ARFF file declares @relation and @attribute lines, then @data and one row per line",
+        )
     sparse = _is_sparse(lines, layout)
     relation, attributes, raw = _decode(path, lines, layout, sparse)
     name, n_labels = _meka_relation(path, relation, layout, labels)
@@ -197,12 +203,16 @@ def _text_lines(path: Path, stored: bytes) -> list[str]:
             content = decompress(stored)
         except (OSError, EOFError, ValueError, zlib.error) as error:
             kind = path.suffix.lower().lstrip(".")
-            raise UserError(f"not a valid {kind} file (truncated or corrupt: {error})", path=path) from None
+            raise UserError(
+                f"not a valid {kind} file (truncated or corrupt: {error})", path=path, hint="copy or download it again"
+            ) from None
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = content[: error.start].count(b"\n") + 1
-        raise UserError("not UTF-8 text (binary or wrongly encoded file)", path=path, line=line) from None
+        raise UserError(
+            "not UTF-8 text (binary or wrongly encoded file)", path=path, line=line, hint="save the file as UTF-8 text"
+        ) from None
     if not text.strip():
         raise UserError("the file is empty", path=path)
     return text.split("\n")
@@ -273,34 +283,40 @@ def _decode(path: Path, lines, layout: _Layout, sparse: bool):
             )
     except (ValueError, TypeError) as error:
         raise UserError(f"malformed ARFF: unreadable data values ({error})", path=path) from None
-    rows, attribute_index, _ = triplets
-    beyond = np.flatnonzero(attribute_index >= len(attributes))
-    if len(beyond):
-        raise UserError(
-            f"sparse entry for attribute index {attribute_index[beyond[0]]}, "
-            f"but the indices run 0..{len(attributes) - 1}",
-            path=path,
-            line=layout.row_lines[rows[beyond[0]]],
-        )
+    for line in layout.row_lines if sparse else ():
+        problem = _sparse_index_problem(lines[line - 1], len(attributes))
+        if problem is not None:
+            raise UserError(problem[0], path=path, line=line, hint=problem[1])
     return parsed["relation"], attributes, triplets
 
 
 def _parse_error(path: Path, lines, layout: _Layout, error: Exception, line: int) -> UserError:
     """Turn a liac-arff failure into a UserError that says what is wrong in the user's terms."""
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    if _has_unclosed_quote(text):
+        return UserError(
+            f"unterminated quote in {text[:60]!r}", path=path, line=line, hint="close it, or escape a quote in a value as \\'"
+        )
+    declared = _DECLARATION.match(text)
     if isinstance(error, arff.BadAttributeType):
-        declared = re.match(r"@attribute\s+(\".*\"|'.*'|\S+)\s+(\S+)", text, re.IGNORECASE)
         kind = declared.group(2).lower() if declared else "?"
         what = f"attribute {declared.group(1)} has type '{kind}'" if declared else "unreadable attribute type"
         return UserError(
             f"{what}, which is not supported (use numeric or nominal {{...}} attributes)", path=path, line=line
         )
-    if isinstance(error, arff.BadAttributeName):
-        return UserError(f"duplicate attribute name: {_describe(error, line)}", path=path, line=line)
-    if isinstance(error, arff.BadNominalValue):
-        located = _locate_bad_nominal(lines, layout, text)
-        if located:
-            return UserError(located, path=path, line=line)
+    if isinstance(error, arff.BadAttributeName) and declared:
+        earlier = {n: _DECLARATION.match(lines[n - 1].strip()) for n in layout.attribute_lines if n < line}
+        first = next((n for n, match in earlier.items() if match and match.group(1) == declared.group(1)), "?")
+        return UserError(
+            f"duplicate attribute name {declared.group(1)} (first declared on line {first})",
+            path=path,
+            line=line,
+            hint="rename one of them",
+        )
+    if layout.data_line is not None and line > layout.data_line:
+        explained = _explain_row(lines, layout, text)
+        if explained is not None:
+            return UserError(explained[0], path=path, line=line, hint=explained[1])
     return UserError(f"malformed ARFF: {_describe(error, line)}", path=path, line=line)
 
 
@@ -313,26 +329,75 @@ def _describe(error: Exception, line: int) -> str:
     return _LINE_SUFFIX.sub("", text).strip() or type(error).__name__
 
 
-def _locate_bad_nominal(lines, layout: _Layout, row: str) -> str | None:
-    """Name the attribute and value of an undeclared nominal value in one data row, if they can be found.
+def _has_unclosed_quote(text: str) -> bool:
+    """Whether a quote is left open once every complete quoted string is removed."""
+    return bool(re.search(r"['\"]", _QUOTED.sub("", text)))
 
-    liac-arff only says that some value is undeclared; re-reading the row with every attribute
-    typed as a string recovers which one.
+
+def _explain_row(lines, layout: _Layout, row: str) -> tuple[str, str] | None:
+    """Which value of a data row liac-arff refused, and why, as ``(message, hint)``; None if unclear.
+
+    liac-arff only says that some value is wrong; splitting the row with its own tokenizer (so the
+    values are those it saw) and checking each against its declaration recovers which one.
     """
     try:
-        header = arff.loads("\n".join(lines[: layout.data_line]))
-        n_attributes = len(header["attributes"])
-        as_strings = "@relation row\n" + "".join(f"@attribute a{i} string\n" for i in range(n_attributes))
-        sparse = row.startswith("{")
-        decoded = arff.loads(f"{as_strings}@data\n{row}\n", return_type=arff.LOD if sparse else arff.DENSE)["data"][0]
+        attributes = arff.loads("\n".join(lines[: layout.data_line]))["attributes"]
+        values = arff._parse_values(row)
     except _PARSE_ERRORS:
         return None
-    entries = decoded.items() if sparse else enumerate(decoded)
+    if isinstance(values, dict):
+        problem = _sparse_index_problem(row, len(attributes))
+        if problem is not None:
+            return problem
+        entries = sorted(values.items())
+    elif len(values) != len(attributes):
+        return (
+            f"malformed data row: {len(values)} values, but {len(attributes)} attributes are declared",
+            "give one value per attribute, ? for a missing one",
+        )
+    else:
+        entries = enumerate(values)
     for i, value in entries:
-        name, kind = header["attributes"][i]
-        if isinstance(kind, list) and value is not None and value not in kind:
+        name, kind = attributes[i]
+        if value is None:
+            continue
+        if isinstance(kind, list) and value not in kind:
             declared = ",".join(map(str, kind))
-            return f"value '{value}' of attribute '{name}' is not one of its declared values {{{declared}}}"
+            return (
+                f"value '{value}' of attribute '{name}' is not one of its declared values {{{declared}}}",
+                "correct the value or add it to the @attribute declaration",
+            )
+        if not isinstance(kind, list) and not _is_number(value):
+            return f"value '{value}' of numeric attribute '{name}' is not a number", "use a number, or ? for missing"
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _sparse_index_problem(row: str, n_attributes: int) -> tuple[str, str] | None:
+    """What is wrong with the attribute indices of one sparse row, as ``(message, hint)``, or None.
+
+    Weka refuses a row whose indices do not increase; liac-arff would silently sort them and keep
+    only the last value of a repeated index, so the indices are checked on the text.
+    """
+    if "'" in row or '"' in row:
+        row = _QUOTED.sub("''", row)
+    indices = [int(index) for index in _SPARSE_INDEX.findall(row)]
+    for previous, index in zip([-1, *indices], indices):
+        if index >= n_attributes:
+            return (
+                f"sparse entry for attribute index {index}, but the indices run 0..{n_attributes - 1}",
+                "sparse indices count the attributes from 0",
+            )
+        if index <= previous:
+            what = "appears twice" if index == previous else f"comes after index {previous}"
+            return f"attribute index {index} {what} in a sparse row", "list each index once, in increasing order"
     return None
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from mlhidden.data.dataset import Dataset
+from mlhidden.data.synthetic import make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 
 _LOGICAL_INPUTS = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
@@ -57,5 +58,9 @@ def make_logical(jitter=0.0, random_state=None) -> Dataset:
     )
 
 
-GENERATORS = {"Logical": make_logical}
+GENERATORS = {
+    "Logical": make_logical,
+    "SyntheticComplex": make_synthetic_complex,
+    "SyntheticSimple": make_synthetic_simple,
+}
 """Generated datasets by name; ``load_dataset`` passes its ``params`` to the function."""

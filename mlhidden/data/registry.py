@@ -12,8 +12,12 @@ import dataclasses
 import functools
 import hashlib
 import inspect
+import http.client
 import os
 import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
 from importlib import resources
 from pathlib import Path
 
@@ -30,6 +34,7 @@ DATA_ENV = "MLHIDDEN_DATA"
 CACHE_ENV = "MLHIDDEN_CACHE"
 MISSING_HINT = "run `make datasets` or pass --data-dir / set MLHIDDEN_DATA"
 _CHUNK = 1 << 20
+HTTP_TIMEOUT_SECONDS = 60
 
 
 class DatasetUnavailable(UserError):
@@ -188,58 +193,107 @@ def verify_datasets(data_dir=None, names=None) -> list[dict]:
     return rows
 
 
-def copy_from_mirror(mirror_dir, data_dir=None, names=None) -> list[dict]:
-    """Copy the registry files found in ``mirror_dir`` into the data path, verified by sha256.
+def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
+    """Copy or download the registry files of a mirror into the data path, verified by sha256.
 
-    Each copy is written to a temporary file and renamed into place, so an interrupted copy
-    leaves no partial file. Files already present with the right checksum are left alone.
+    Each file is streamed into a temporary file beside its destination while it is hashed, and
+    renamed into place only when the checksum is the manifest's, so an interrupted or corrupted
+    transfer leaves nothing behind. Files already present with the right checksum are left alone.
 
     Parameters
     ----------
-    mirror_dir : str or os.PathLike
-        A folder holding the dataset files (e.g. the project's shared mirror).
+    mirror : str or os.PathLike
+        A folder holding the dataset files (e.g. the project's shared mirror), or an http(s)
+        base URL under which each file is ``<mirror>/<file name>``.
     data_dir : str or os.PathLike, optional
         The destination (see :func:`resolve_data_dir`); created if needed.
     names : iterable of str, optional
-        Registry names to copy (default: all).
+        Registry names to fetch (default: all).
 
     Returns
     -------
     list of dict
-        Rows with keys name, file, status ("copied", "already present", "missing in mirror" or
-        "not available (...)").
+        Rows with keys name, file, status ("copied", "downloaded", "already present", "missing
+        in mirror" or "not available (...)").
 
     Raises
     ------
     UserError
-        The mirror folder does not exist, or a mirror file's checksum differs from the manifest
-        (that file is not copied).
+        The mirror folder does not exist, the server cannot be reached or answers with an error,
+        or a mirror file's checksum differs from the manifest (that file is not written).
     """
-    mirror_dir = Path(mirror_dir)
-    if not mirror_dir.is_dir():
-        raise UserError("the dataset mirror folder does not exist", path=mirror_dir)
+    open_source, fetched = _mirror(mirror)
     data_dir = resolve_data_dir(data_dir)
     rows = []
     for entry in _select(names):
-        source, target = mirror_dir / entry.file, data_dir / entry.file
+        target = data_dir / entry.file
         if target.is_file() and entry.sha256 is not None and _sha256(target) == entry.sha256:
             status = "already present"
-        elif not source.is_file():
+        elif (source := open_source(entry.file)) is None:
             status = entry.unavailable_status if entry.user_supplied else "missing in mirror"
         else:
-            content = source.read_bytes()
-            found = hashlib.sha256(content).hexdigest()
-            if entry.sha256 is not None and found != entry.sha256:
-                raise UserError(
-                    f"{entry.name}: the mirror's copy has sha256 {found}, expected {entry.sha256}; not copied",
-                    path=source,
-                    hint="the mirror file is damaged or another version: restore it from the manifest's source",
-                )
+            stream, origin = source
             data_dir.mkdir(parents=True, exist_ok=True)
-            _write_atomically(target, content)
-            status = "copied"
+            with stream:
+                write_atomically(target, functools.partial(_copy_verified, stream, entry, origin))
+            status = fetched
         rows.append({"name": entry.name, "file": entry.file, "status": status})
     return rows
+
+
+def _mirror(mirror):
+    """``(open, status)``: ``open(file name)`` gives ``(binary stream, location)``, or None when the mirror lacks the file."""
+    text = str(mirror)
+    if text.lower().startswith(("http://", "https://")):
+        base = text.rstrip("/") + "/"
+
+        def open_url(file):
+            url = base + urllib.parse.quote(file)
+            try:
+                return urllib.request.urlopen(url, timeout=HTTP_TIMEOUT_SECONDS), url
+            except urllib.error.HTTPError as exc:
+                exc.close()
+                if exc.code == 404:
+                    return None
+                raise UserError(f"the mirror answered HTTP {exc.code} ({exc.reason})", path=url) from None
+            except OSError as exc:
+                reason = getattr(exc, "reason", exc)
+                raise UserError(f"cannot reach the mirror: {reason}", path=url, hint="check the URL and the network") from None
+
+        return open_url, "downloaded"
+    folder = Path(mirror)
+    if not folder.is_dir():
+        raise UserError("the dataset mirror folder does not exist", path=folder, hint="give a folder or an http(s) base URL")
+
+    def open_file(file):
+        path = folder / file
+        return (open(path, "rb"), path) if path.is_file() else None
+
+    return open_file, "copied"
+
+
+def _copy_verified(stream, entry: RegistryEntry, origin, out) -> None:
+    """Copy ``stream`` to ``out`` while hashing it; refuse (UserError) a checksum other than the manifest's."""
+    digest = hashlib.sha256()
+    while True:
+        try:
+            chunk = stream.read(_CHUNK)
+        except (OSError, http.client.HTTPException) as exc:
+            raise UserError(f"{entry.name}: reading the mirror's copy failed: {exc}", path=origin, hint="try again") from None
+        if not chunk:
+            break
+        digest.update(chunk)
+        out.write(chunk)
+    owed = getattr(stream, "length", None)  # bytes an HTTP response announced but never sent
+    if owed:
+        raise UserError(f"{entry.name}: the download ended {owed} bytes early", path=origin, hint="try again")
+    found = digest.hexdigest()
+    if entry.sha256 is not None and found != entry.sha256:
+        raise UserError(
+            f"{entry.name}: the mirror's copy has sha256 {found}, expected {entry.sha256}; not copied",
+            path=origin,
+            hint="the mirror file is damaged or another version: restore it from the manifest's source",
+        )
 
 
 def _match(named: dict, spec: str):
@@ -390,20 +444,20 @@ def _write_cache(cache_path: Path, dataset: Dataset) -> None:
         arrays["X"] = dataset.X
     try:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(cache_path, arrays)
+        write_atomically(cache_path, lambda stream: np.savez(stream, **arrays))
     except OSError:
         pass
 
 
-def _write_atomically(path: Path, content) -> None:
-    """Write bytes (or a dict of arrays, as .npz) to a temporary file beside ``path``, then rename it into place."""
+def write_atomically(path: Path, write) -> None:
+    """Call ``write(binary stream)`` on a temporary file beside ``path``, then rename it into place.
+
+    If ``write`` raises, the temporary file is removed and ``path`` is untouched.
+    """
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
-            if isinstance(content, dict):
-                np.savez(stream, **content)
-            else:
-                stream.write(content)
+            write(stream)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

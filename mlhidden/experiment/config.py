@@ -1,13 +1,14 @@
 """Run configs: YAML in, a validated ``RunConfig`` out, or one ``UserError`` line naming file:line.
 
-A config is validated entirely before anything runs: unknown keys, unknown methods or
-parameters, wrong types. Datasets are checked when they are loaded, which also happens before
-the first unit runs.
+A config is validated entirely before anything runs: unknown keys, unknown methods, datasets,
+base learners or parameters, wrong types, dataset paths that do not exist. The contents of
+dataset files are checked when they are loaded, which also happens before the first unit runs.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import itertools
 import json
 from collections.abc import Mapping
@@ -16,12 +17,15 @@ from pathlib import Path
 
 import yaml
 
+from mlhidden.data.generated import GENERATORS
+from mlhidden.data.registry import registry_entries
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError
 from mlhidden.experiment.splits import TRAIN_FRACTION
-from mlhidden.methods.base_learners import resolved_base_params
+from mlhidden.methods.base_learners import make_base_learner
 from mlhidden.methods.registry import get_entry, resolve_method
 
+LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
 DATASET_KEYS = ("name", "label", "params", "transform", "sweep")
@@ -130,6 +134,18 @@ def _parse_yaml(path: Path):
     return (tracker.build(node) if node is not None else None), tracker.lines
 
 
+def _entry(entry, where, kind, keys, forms, fail) -> dict:
+    """A dataset or method entry as a mapping with a string ``name`` and only known keys."""
+    if isinstance(entry, str):
+        entry = {"name": entry}
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+        fail(f"a {kind} entry must be {forms}", where)
+    bad = [k for k in entry if k not in keys]
+    if bad:
+        fail(f"unknown key '{bad[0]}' in {kind} entry", where + (bad[0],), hint=f"valid keys: {', '.join(keys)}")
+    return entry
+
+
 def _mapping(entry, key, where, fail) -> dict:
     value = entry.get(key) or {}
     if not isinstance(value, Mapping):
@@ -161,18 +177,59 @@ def _point_label(label: str, point: dict) -> str:
     return f"{label} [{', '.join(f'{k}={v}' for k, v in point.items())}]"
 
 
-def load_config(path, *, splits=None, seed=None, n_jobs=None) -> RunConfig:
+def _dataset_names() -> list[str]:
+    return [entry.name for entry in registry_entries()] + list(GENERATORS)
+
+
+def _dataset_kind(name: str) -> str | None:
+    """What a config's dataset name refers to: "generator", "registry" or "file"; None for nothing."""
+    if name.lower() in (known.lower() for known in GENERATORS):
+        return "generator"
+    if name.lower() in (entry.name.lower() for entry in registry_entries()):
+        return "registry"
+    return "file" if Path(name).is_file() else None
+
+
+def _dataset_params_problem(name: str, kind: str, params: dict) -> str | None:
+    """Why the loader would refuse ``params`` for this dataset, or None; decided without loading it."""
+    if kind == "generator":
+        signature = inspect.signature(next(g for known, g in GENERATORS.items() if known.lower() == name.lower()))
+        try:
+            signature.bind(**params)
+        except TypeError:
+            return f"{name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+    elif kind == "registry" and params:
+        return f"{name} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
+    elif kind == "file":
+        unknown = sorted(set(params) - {"labels"})
+        if unknown:
+            return f"an ARFF file takes only the parameter 'labels', got {', '.join(unknown)}"
+        count = params.get("labels")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count == 0):
+            return f"'labels' must be a non-zero integer ({LABELS_MEANING}), got {count!r}"
+    return None
+
+
+def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
     """Read and validate a run config; command-line overrides win over the file."""
     path = Path(path)
     data, lines = _parse_yaml(path)
-    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs)
+    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
 
 
-def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None) -> RunConfig:
-    """Validate a config mapping (as read from YAML) into a ``RunConfig``."""
+def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+    """Validate a config mapping (as read from YAML) into a ``RunConfig``.
+
+    ``splits``, ``seed`` and ``n_jobs`` override the config's values; ``labels`` becomes the
+    ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
+    relation has no ``-C``, or an override of it).
+    """
     lines = lines or {}
 
     def fail(message, where=(), hint=None):
+        """Raise a UserError at the config line of ``where``; ``where=None`` blames a command-line option."""
+        if where is None:
+            raise UserError(message, hint=hint)
         line = next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)
         raise UserError(message, path=source, line=line, hint=hint)
 
@@ -185,56 +242,63 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
         if not isinstance(data.get(key), list) or not data[key]:
             fail(f"'{key}' must be a non-empty list", (key,), hint="see configs/smoke.yaml")
 
-    def integer(key, value, minimum):
+    def integer(key, override, default, minimum):
+        value = data.get(key, default) if override is None else override
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            fail(f"'{key}' must be an integer >= {minimum}, got {value!r}", (key,))
+            name, where = (f"'{key}'", (key,)) if override is None else (f"--{key.replace('_', '-')}", None)
+            fail(f"{name} must be an integer >= {minimum}, got {value!r}", where)
         return value
 
-    n_splits = integer("splits", data.get("splits", 10) if splits is None else splits, 1)
-    run_seed = integer("seed", data.get("seed", 0) if seed is None else seed, 0)
+    n_splits = integer("splits", splits, 10, 1)
+    run_seed = integer("seed", seed, 0, 0)
     jobs = data.get("n_jobs") if n_jobs is None else n_jobs
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
-        fail(f"'n_jobs' must be a non-zero integer (-1 = all cores), got {jobs!r}", ("n_jobs",))
+        name, where = ("'n_jobs'", ("n_jobs",)) if n_jobs is None else ("--n-jobs", None)
+        fail(f"{name} must be a non-zero integer (-1 = all cores), got {jobs!r}", where)
     fraction = data.get("train_fraction", TRAIN_FRACTION)
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
         fail(f"'train_fraction' must be a number between 0 and 1, got {fraction!r}", ("train_fraction",))
 
+    if labels is not None and (isinstance(labels, bool) or not isinstance(labels, int) or labels == 0):
+        fail(f"--labels must be a non-zero integer, got {labels!r}", None, hint=LABELS_MEANING)
     datasets = []
     for i, entry in enumerate(data["datasets"]):
         where = ("datasets", i)
-        if isinstance(entry, str):
-            entry = {"name": entry}
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
-            fail("a dataset entry must be a name, a path, or {name: ..., params: {...}}", where)
-        bad = [k for k in entry if k not in DATASET_KEYS]
-        if bad:
-            fail(f"unknown key '{bad[0]}' in dataset entry", where + (bad[0],), hint=f"valid keys: {', '.join(DATASET_KEYS)}")
+        entry = _entry(entry, where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
         params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
+        kind = _dataset_kind(entry["name"])
+        if kind is None:
+            fail(
+                f"unknown dataset '{entry['name']}' (not a dataset name and no such file)", where + ("name",),
+                hint=f"use one of {', '.join(_dataset_names())} or the path of a MEKA ARFF file, relative to the current folder",
+            )
+        if labels is not None and kind == "file":
+            params["labels"] = labels
         for point in _sweep_points(entry, where, fail):
             point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
             point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
+            problem = _dataset_params_problem(entry["name"], kind, point_params)
+            if problem is not None:
+                fail(problem, where + (("sweep",) if point else ("params",)))
             label = entry.get("label")
             if point or (label is None and (point_params or point_transform)):
                 label = _point_label(label or entry["name"], {**point_params, **point_transform} if not point else point)
             datasets.append(DatasetSpec(entry["name"], point_params, point_transform, label, entry.get("label") or entry["name"], point))
 
+    if labels is not None and not any(_dataset_kind(d.name) == "file" for d in datasets):
+        fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
+
     methods = []
     for i, entry in enumerate(data["methods"]):
         where = ("methods", i)
-        if isinstance(entry, str):
-            entry = {"name": entry}
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
-            fail("a method entry must be a name or {name: ..., params: {...}, base: ...}", where)
-        bad = [k for k in entry if k not in METHOD_KEYS]
-        if bad:
-            fail(f"unknown key '{bad[0]}' in method entry", where + (bad[0],), hint=f"valid keys: {', '.join(METHOD_KEYS)}")
+        entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
         params = _mapping(entry, "params", where, fail)
         group = str(entry.get("label") or entry["name"])
         for point in _sweep_points(entry, where, fail):
             point_params = {**params, **point}
             checks = (
                 (("name",), lambda: get_entry(entry["name"])),
-                (("base",), lambda: entry.get("base") is None or resolved_base_params(entry["base"])),
+                (("base",), lambda: entry.get("base") is None or make_base_learner(entry["base"])),
                 (("sweep",) if point else ("params",), lambda: resolve_method(entry["name"], point_params, entry.get("base"))),
             )
             for key, check in checks:
@@ -245,8 +309,8 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
             label = _point_label(group, point) if point else group
             methods.append(MethodSpec(label, entry["name"], point_params, entry.get("base"), resolved, group, point))
 
-    for kind, labels, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
-        duplicates = sorted({x for x in labels if labels.count(x) > 1})
+    for kind, names, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
+        duplicates = sorted({x for x in names if names.count(x) > 1})
         if duplicates:
             fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
 

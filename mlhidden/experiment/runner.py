@@ -18,13 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from sklearn.impute import SimpleImputer
 
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
+from mlhidden.experiment.backends import ExecutionBackend
+from mlhidden.errors import UserError
 from mlhidden.experiment.config import MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
+from mlhidden.experiment.provenance import describe_run, finish_run, write_run_json
 from mlhidden.experiment.splits import Split, method_seed, split_for
 from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
 from mlhidden.methods.registry import make_method
@@ -92,6 +95,8 @@ class DatasetPlan:
 
 @dataclass
 class RunSummary:
+    """What a run did. ``not_run`` holds the keys of units whose workers were lost on every attempt."""
+
     run_dir: Path
     n_units: int = 0
     n_skipped: int = 0
@@ -100,6 +105,11 @@ class RunSummary:
     unavailable: dict = field(default_factory=dict)
     interrupted: bool = False
     seconds: float = 0.0
+    n_resubmitted: int = 0
+    not_run: list = field(default_factory=list)
+
+    def unit_counts(self) -> dict:
+        return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
 
 
 def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], dict]:
@@ -113,6 +123,8 @@ def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], 
             continue
         if spec.label:
             data = dataclasses.replace(data, name=spec.label)
+        if data.n_samples < 2:
+            raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
         splits = [
             split_for(config.seed, data.name, i, data.n_samples, data.n_labels, config.train_fraction)
             for i in range(config.splits)
@@ -129,18 +141,28 @@ def run_experiment(
     n_jobs=None,
     fresh: bool = False,
     on_unit: Callable[[dict, int, int], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> RunSummary:
-    """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes."""
+    """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
+
+    ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
+    ``on_start(n_units, n_skipped)`` is called once before the first unit, ``on_unit(row, done,
+    n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
+    """
     run_dir = Path(run_dir)
     plans, unavailable = load_datasets(config, data_dir)
     if fresh:
         remove_store(run_dir)
     summary = RunSummary(run_dir, unavailable=unavailable)
     started = time.perf_counter()
-    with ResultStore(run_dir) as store:
-        store.set_meta("config", config_record(config))
+    with ExecutionBackend(backend, scheduler) as executor, ResultStore(run_dir) as store:
+        record = config_record(config)
+        started_at = now()
+        store.set_meta("config", record)
         store.set_meta("unavailable", unavailable)
-        store.set_meta("started_at", now())
+        store.set_meta("started_at", started_at)
         for name, reason in unavailable.items():
             store.record_dataset(name, status=reason)
         for plan in plans:
@@ -164,28 +186,69 @@ def run_experiment(
                     else:
                         todo.append((plan, split, method, key))
 
+        provenance = describe_run(record, {p.name: p.sha256 for p in plans}, unavailable, executor.describe(), started_at)
+        write_run_json(run_dir, provenance)
+        if on_start is not None:
+            on_start(summary.n_units, summary.n_skipped)
         jobs = config.n_jobs if n_jobs is None else n_jobs
-        tasks = (
-            delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index))
-            for plan, split, method, key in todo
-        )
         try:
-            for key, method_label, result in Parallel(n_jobs=jobs or -1, return_as="generator_unordered")(tasks):
-                row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
-                store.write_unit(row)
-                summary.n_done += 1
-                summary.n_failed += result["status"] == "failed"
-                if on_unit is not None:
-                    on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
+            _run_units(todo, config, jobs, executor, store, summary, on_unit)
         except KeyboardInterrupt:
             summary.interrupted = True
         summary.seconds = time.perf_counter() - started
-        store.set_meta("finished_at", now())
+        finished_at = now()
+        store.set_meta("finished_at", finished_at)
+        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted))
     return summary
 
 
+MAX_ATTEMPTS = 3
+
+
+def _run_units(todo, config, n_jobs, executor, store, summary, on_unit):
+    """Run the units of ``todo``, storing each exactly once.
+
+    A dask scheduler reruns the tasks of a lost worker (killed, out of memory) by itself; when
+    it gives up on one (``KilledWorker``), or a loky worker dies, joblib abandons the whole pass.
+    The units that have not come back are then resubmitted, up to ``MAX_ATTEMPTS`` passes, and
+    those still missing are listed in ``summary.not_run`` rather than dropped. A unit that
+    comes back twice is stored once.
+    """
+    pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
+    shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
+    for attempt in range(MAX_ATTEMPTS):
+        if not pending:
+            break
+        if attempt:
+            summary.n_resubmitted += len(pending)
+        tasks = [
+            delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index))
+            for plan, split, method, key in pending.values()
+        ]
+        try:
+            with executor.parallel_config(shared):
+                for key, method_label, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(tasks):
+                    if pending.pop(unit_key(key), None) is None:
+                        continue
+                    row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
+                    store.write_unit(row)
+                    summary.n_done += 1
+                    summary.n_failed += result["status"] == "failed"
+                    if on_unit is not None:
+                        on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
+        except executor.lost_worker_errors:
+            continue
+    summary.not_run = [key for *_, key in pending.values()]
+
+
 def _keyed_unit(key, X, Y, split, method, seed):
-    return key, method.label, run_unit(X, Y, split, method, seed)
+    """One unit as a parallel task; the method's own joblib calls run sequentially inside it.
+
+    Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
+    ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
+    """
+    with parallel_config(backend="sequential"):
+        return key, method.label, run_unit(X, Y, split, method, seed)
 
 
 def _resolved(config: RunConfig, key: dict) -> dict:

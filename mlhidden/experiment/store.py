@@ -9,8 +9,9 @@ parameter hash, so results from another data version or parameter setting never 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pandas as pd
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.metrics import SCORES
+from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.splits import split_seed
 
 SCHEMA_VERSION = 1
@@ -56,26 +58,38 @@ class ResultStore:
             raise UserError("no results store here", path=self.path, hint="give the run directory that `mlhidden run` wrote")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            self._check_schema(create)
+        except BaseException:
+            self._conn.close()
+            raise
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._check_schema(create)
-
-    def _check_schema(self, create: bool):
-        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "meta" in tables:
-            row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            version = int(row[0]) if row else None
-            if version != SCHEMA_VERSION:
-                raise UserError(
-                    f"results store has schema version {version}, this mlhidden writes {SCHEMA_VERSION}",
-                    path=self.path, hint="use the mlhidden version that wrote it, or re-run with --fresh",
-                )
-        elif tables or not create:
-            raise UserError("not an mlhidden results store", path=self.path, hint="re-run with --fresh or choose another --out")
         with self._transaction():
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 self._conn.execute(statement)
             self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def _check_schema(self, create: bool):
+        """Refuse (UserError) a file that is not a store of this schema version, only reading it.
+
+        A refused store is left byte for byte as it was: the journal mode is switched to WAL and
+        the tables are created only after this check.
+        """
+        try:
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() if "meta" in tables else None
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"not an SQLite results store ({exc})", path=self.path, hint="move the file away or re-run with --fresh") from None
+        if "meta" in tables:
+            if row is None or str(row[0]) != str(SCHEMA_VERSION):
+                found = "no schema version (it predates versioning)" if row is None else f"schema version {row[0]}"
+                raise UserError(
+                    f"results store has {found}; this mlhidden reads and writes only schema version {SCHEMA_VERSION}",
+                    path=self.path, hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
+                )
+        elif tables or not create:
+            raise UserError("not an mlhidden results store", path=self.path, hint="re-run with --fresh or choose another --out")
 
     def _transaction(self):
         conn = self._conn
@@ -148,7 +162,11 @@ def expected_keys(config_record: dict, dataset_checksums: dict) -> dict:
 
 @dataclass
 class RunResults:
-    """What a report needs, read from a store alone: units in table order, and what is missing."""
+    """What a report needs, read from stores alone: units in table order, and what is missing.
+
+    ``checksums`` maps each available dataset to the checksum of its data; ``provenance`` maps
+    each run directory read to its ``run.json`` record (None when it has none).
+    """
 
     units: pd.DataFrame
     datasets: list
@@ -156,14 +174,34 @@ class RunResults:
     unavailable: dict
     config: dict
     missing: int
+    checksums: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
 
 
-def load_results(run_dir) -> RunResults:
-    """The units of the store's config (not of earlier configs in the same directory).
+# A unit as a table sees it: its store key (with the registry name) and its table label.
+MERGE_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed", "method")
+
+
+def load_results(run_dirs) -> RunResults:
+    """The units of a run's config (not of earlier configs in the same directory), or of several runs merged.
 
     ``units['method']`` holds the method's table label; ``missing`` counts units the config asks
     for that are not stored (an interrupted run).
+
+    Parameters
+    ----------
+    run_dirs : str, os.PathLike or list of them
+        One run directory, or several to merge into one table (see :func:`merge_results`).
     """
+    if isinstance(run_dirs, (str, os.PathLike)):
+        run_dirs = [run_dirs]
+    runs = {str(run_dir): _load_run(run_dir) for run_dir in run_dirs}
+    if not runs:
+        raise ValueError("load_results needs at least one run directory")
+    return next(iter(runs.values())) if len(runs) == 1 else merge_results(runs)
+
+
+def _load_run(run_dir) -> RunResults:
     with ResultStore(run_dir, create=False) as store:
         config = store.get_meta("config")
         if config is None:
@@ -175,7 +213,7 @@ def load_results(run_dir) -> RunResults:
     checksums = {r.name: r.sha256 for r in datasets.itertuples() if r.status == "ok"}
     wanted = expected_keys(config, checksums)
     keys = list(zip(*(units[c] for c in KEY_COLUMNS)))
-    units = units[[k in wanted for k in keys]].copy()
+    units = units[pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)].copy()
     units["registry_name"] = units["method"]
     units["method"] = units["label"]
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
@@ -186,7 +224,71 @@ def load_results(run_dir) -> RunResults:
         unavailable,
         config,
         len(wanted) - len(units),
+        checksums,
+        {str(run_dir): read_run_json(run_dir)},
     )
+
+
+def merge_results(runs: dict) -> RunResults:
+    """Several runs' results as one table, e.g. methods run on different days or clusters.
+
+    A table row compares methods only if they saw the same splits, so runs that share a dataset
+    must have split it alike: the same data (checksum), run seed, number of splits and train
+    fraction, hence the same split seeds. A method label must also mean the same method and
+    parameters in every run. Either mismatch is refused with a ``UserError``. A unit stored by
+    several runs is kept once (a successful copy before a failed one).
+
+    Parameters
+    ----------
+    runs : dict
+        Run directory -> its :class:`RunResults`, in the order their datasets and methods should
+        appear.
+    """
+    splits_of, method_of = {}, {}
+    for run_dir, run in runs.items():
+        for dataset, checksum in run.checksums.items():
+            protocol = (checksum, run.config["train_fraction"], _split_seeds(run.config, dataset))
+            description = (
+                f"seed {run.config['seed']}, {run.config['splits']} splits, train fraction "
+                f"{run.config['train_fraction']}, data sha256 {checksum[:12]}"
+            )
+            first_dir, first_protocol, first_description = splits_of.setdefault(dataset, (run_dir, protocol, description))
+            if protocol != first_protocol:
+                raise UserError(
+                    f"cannot merge {first_dir} and {run_dir}: they split {dataset} differently"
+                    f" ({first_description} vs {description})",
+                    hint="merge only runs made with the same data, seed, splits and train_fraction",
+                )
+        for method in run.config["methods"]:
+            identity = (method["name"], method["params_hash"])
+            first_dir, first_identity = method_of.setdefault(method["label"], (run_dir, identity))
+            if identity != first_identity:
+                raise UserError(
+                    f"cannot merge {first_dir} and {run_dir}: method '{method['label']}' has different settings in each",
+                    hint="give one of them another label in its config and run it again",
+                )
+    units = pd.concat([run.units for run in runs.values()], ignore_index=True)
+    failed_last = units.assign(_failed=units["status"] != "ok").sort_values("_failed", kind="stable")
+    units = failed_last.drop_duplicates(list(MERGE_KEY)).drop(columns="_failed").sort_index().reset_index(drop=True)
+    checksums = {d: c for run in runs.values() for d, c in run.checksums.items()}
+    wanted = {
+        (*key, label) for run in runs.values() for key, label in expected_keys(run.config, run.checksums).items()
+    }
+    stored = set(zip(*(units[c] for c in MERGE_KEY)))
+    return RunResults(
+        units,
+        list(dict.fromkeys(d for run in runs.values() for d in run.datasets)),
+        list(dict.fromkeys(m for run in runs.values() for m in run.methods)),
+        {d: reason for run in runs.values() for d, reason in run.unavailable.items() if d not in checksums},
+        {"name": "merged", "runs": {run_dir: run.config for run_dir, run in runs.items()}},
+        len(wanted - stored),
+        checksums,
+        {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
+    )
+
+
+def _split_seeds(config: dict, dataset: str) -> tuple:
+    return tuple(split_seed(config["seed"], dataset, i) for i in range(config["splits"]))
 
 
 def unit_key(unit: dict) -> tuple:

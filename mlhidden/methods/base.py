@@ -19,6 +19,13 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         return (self.predict_proba(X) >= 0.5).astype(np.int8)
 
+    @property
+    def classes_(self):
+        """The classes of each label, ``[0, 1]``: scikit-learn's multi-output convention, which
+        its scorers (``make_scorer``, ``cross_validate``) read. Available after ``fit``."""
+        check_is_fitted(self, "n_labels_")
+        return [np.array([0, 1])] * self.n_labels_
+
     def _check_X(self, X, *, reset: bool):
         """Validate X: CSR sparse stays sparse, dense becomes float64; NaN must be imputed first."""
         if sp.issparse(X):

@@ -9,13 +9,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import fit_binary, positive_proba
+from mlhidden.methods.batched_logistic import batchable_logistic, fit_logistic_models
 
 
 class BR(MultiLabelClassifier):
     """Binary relevance (BR): one base classifier per label, each ignoring the others.
 
     The baseline of the paper (Section 1, Table 6). A label that is constant in the training
-    data gets a constant model rather than an error.
+    data gets a constant model rather than an error. With a plain logistic base learner all
+    labels are fitted as one batched problem (:mod:`~mlhidden.methods.batched_logistic`).
 
     Parameters
     ----------
@@ -52,9 +54,12 @@ class BR(MultiLabelClassifier):
         Y = self._check_Y(Y, X.shape[0])
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=Y.shape[1])
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_binary)(self.estimator, X, Y[:, j], np.random.RandomState(seeds[j])) for j in range(Y.shape[1])
-        )
+        if batchable_logistic(self.estimator):
+            self.estimators_ = fit_logistic_models(self.estimator, X, Y, seeds)
+        else:
+            self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+                delayed(fit_binary)(self.estimator, X, Y[:, j], np.random.RandomState(seeds[j])) for j in range(Y.shape[1])
+            )
         self.n_labels_ = Y.shape[1]
         return self
 

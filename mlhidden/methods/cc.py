@@ -8,7 +8,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
-from mlhidden.methods.base_learners import fit_binary, positive_proba
+from mlhidden.methods.base_learners import fit_binary
+from mlhidden.methods.batched_logistic import batchable_logistic, fit_logistic_models
+from mlhidden.methods.inference import greedy_search
 
 
 def resolve_order(order, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
@@ -30,10 +32,11 @@ def resolve_order(order, n_labels: int, rng: np.random.RandomState) -> np.ndarra
 
 
 class CC(MultiLabelClassifier):
-    """Classifier chain (CC) with greedy inference (paper eq. 4).
+    """Classifier chain (CC) with greedy inference (paper eq. 3).
 
     Link ``j`` predicts label ``order[j]`` from ``[x, y_order[0], ..., y_order[j-1]]``. Links
-    are trained on the true labels, so they are independent given Y and are fitted in parallel;
+    are trained on the true labels, so they are independent given Y and are fitted in parallel
+    (with a plain logistic base learner, as one batched problem with a triangular mask);
     at prediction time each link consumes the previous links' hard predictions.
 
     Parameters
@@ -77,14 +80,20 @@ class CC(MultiLabelClassifier):
         """Fit the links on checked X and Y, drawing the order and the seeds from ``rng``."""
         self.order_ = resolve_order(self.order, Y.shape[1], rng)
         seeds = rng.randint(np.iinfo(np.int32).max, size=Y.shape[1])
-        augmented = hstack_features(X, Y[:, self.order_])
-        n_features = X.shape[1]
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_binary)(
-                self.estimator, augmented[:, : n_features + j], Y[:, label], np.random.RandomState(seeds[j])
+        chained = Y[:, self.order_]
+        if batchable_logistic(self.estimator):
+            self.estimators_ = fit_logistic_models(
+                self.estimator, X, chained, seeds, extra=chained, n_extra_used=np.arange(Y.shape[1])
             )
-            for j, label in enumerate(self.order_)
-        )
+        else:
+            augmented = hstack_features(X, chained)
+            n_features = X.shape[1]
+            self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+                delayed(fit_binary)(
+                    self.estimator, augmented[:, : n_features + j], chained[:, j], np.random.RandomState(seeds[j])
+                )
+                for j in range(Y.shape[1])
+            )
         self.n_labels_ = Y.shape[1]
         return self
 
@@ -92,13 +101,9 @@ class CC(MultiLabelClassifier):
         """Greedy pass down the chain: hard predictions and the marginal each link gave."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
-        hard = np.zeros((X.shape[0], self.n_labels_), dtype=np.int8)
-        proba = np.zeros((X.shape[0], self.n_labels_))
-        for j, (label, model) in enumerate(zip(self.order_, self.estimators_)):
-            inputs = hstack_features(X, hard[:, self.order_[:j]])
-            hard[:, label] = model.predict(inputs)
-            proba[:, label] = positive_proba(model, inputs)
-        return hard, proba
+        hard, proba = greedy_search(self.estimators_, X)
+        in_label_order = np.argsort(self.order_)
+        return hard[:, in_label_order], proba[:, in_label_order]
 
     def predict(self, X):
         return self._infer(X)[0]

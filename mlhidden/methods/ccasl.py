@@ -10,9 +10,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier
+from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.cc import CC
 from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
-from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
 from mlhidden.methods.synthetic import (
     SCALING_OPTIONS,
@@ -62,7 +62,7 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
     become synthetic labels z_1..z_K placed before the real labels; a classifier chain is trained
     on ``[z_1..z_K, y_1..y_L]`` (labels in the order given) and its last L outputs are the
     prediction. The synthetic labels of test rows are predicted by the chain like any label.
-    With ``inference="mc"`` this is PCCASL (Figs. 4 and 7): the chain over [z, y] is searched by
+    With ``inference="mc"`` this is PCCASL (Figs. 11 and 12): the chain over [z, y] is searched by
     Monte-Carlo sampling as in :class:`~mlhidden.methods.PCC`.
 
     Parameters
@@ -98,7 +98,7 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
 
     References
     ----------
-    Paper Section 4.1, Fig. 4 (PCCASL) and Tables 6-7.
+    Paper Section 4.1 and Fig. 7; Figs. 11-12 (PCCASL); Tables 7-8.
 
     Examples
     --------
@@ -164,7 +164,7 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
     """CCASL as a middle layer under a meta BR with the input as skip connection (CCASL+BR, Section 4.2).
 
     The middle layer is CCASL's chain over ``[z, y]``; all its outputs (predicted z and y)
-    and x feed one more BR, whose outputs are unconnected (Fig. 5). This is :class:`MBR` with
+    and x feed one more BR, whose outputs are unconnected (Fig. 9). This is :class:`MBR` with
     CCASL in place of the first BR.
 
     Parameters
@@ -193,7 +193,7 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
 
     References
     ----------
-    Paper Section 4.2, Fig. 5; Tables 6-7 (C.+BR).
+    Paper Section 4.2 and Fig. 9; Tables 7-8 (C.+BR).
 
     Examples
     --------
@@ -236,18 +236,21 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
         return np.hstack([self._synthetic_labels(X, Y.shape[1], rng), Y])
 
 
-AML_POSITIONS = ("after_synthetic", "before_synthetic", "after_labels")
+AML_POSITIONS = ("output_layer", "after_labels", "after_synthetic", "before_synthetic")
 
 
 class CCASLAML(CCASLBR):
-    """CCASL+BR whose middle chain also holds meta labels from label subsets (CCASL+AML, Section 4.3).
+    """CCASL+BR plus meta labels from label subsets (CCASL+AML, Section 4.3).
 
     K' random label subsets S_k (|S_k| = min(subset_size, L)) each give a meta label
     ``z'_k = [y_{S_k} == y*_{S_k}]``, y* being the most common combination of S_k in the
-    training rows. By default the chain is ``[z, z', y]``: the meta labels sit between the
-    synthetic and the real labels, so that they are predicted from x and z, and both the real
-    labels' links and the output layer can use them (the "votes" of Section 4.3). The meta BR
-    sees x and every middle output (z, z', y), as in CCASL+BR.
+    training rows. By default (``aml_position="output_layer"``) the meta labels are computed
+    from the middle chain's predicted labels and given to the output layer next to x and the
+    chain's outputs: a z'_k that fires "votes" for its combination, a non-linear feature of the
+    predicted labels that the linear output BR cannot build itself. This costs no models, as in
+    the paper's running times (Table 8: C.+AML about as fast as C.+BR). The other positions
+    make the meta labels labels of the middle chain, learned like the synthetic ones: after the
+    real labels ``[z, y, z']``, between ``[z, z', y]``, or first ``[z', z, y]``.
 
     Parameters
     ----------
@@ -257,8 +260,9 @@ class CCASLAML(CCASLBR):
         Number of meta labels K'; None means 2L.
     subset_size : int, default=3
         |S_k|, capped at L.
-    aml_position : {"after_synthetic", "before_synthetic", "after_labels"}, default="after_synthetic"
-        Where the meta labels sit in the chain: ``[z, z', y]``, ``[z', z, y]`` or ``[z, y, z']``.
+    aml_position : {"output_layer", "after_labels", "after_synthetic", "before_synthetic"}, \
+default="output_layer"
+        Computed from the predicted labels for the output layer, or chained at that position.
     skip_input, meta_cv, meta_input, n_jobs, random_state
         As in :class:`CCASLBR`; the synthetic layer is drawn first, then the subsets.
 
@@ -273,7 +277,7 @@ class CCASLAML(CCASLBR):
 
     References
     ----------
-    Paper Section 4.3, Fig. 6 and Table 4 (K' = 2L, |S_k| = 3); Tables 6-7 (C.+AML).
+    Paper Section 4.3, Fig. 10 and Table 5 (K' = 2L, |S_k| = 3); Tables 7-8 (C.+AML).
 
     Examples
     --------
@@ -294,7 +298,7 @@ class CCASLAML(CCASLBR):
 
     def __init__(
         self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
-        input_scaling="auto", n_meta=None, subset_size=3, aml_position="after_labels", skip_input=True,
+        input_scaling="auto", n_meta=None, subset_size=3, aml_position="output_layer", skip_input=True,
         meta_cv=None, meta_input="predict", n_jobs=None, random_state=None,
     ):
         super().__init__(
@@ -306,11 +310,24 @@ class CCASLAML(CCASLBR):
         self.aml_position = aml_position
 
     def _middle_targets(self, X, Y, rng):
-        """The chain's labels: z, z' and y in the order ``aml_position`` says."""
+        """The chain's labels: z and y, and z' where ``aml_position`` puts them in the chain."""
         Z = self._synthetic_labels(X, Y.shape[1], rng)
         n_meta = 2 * Y.shape[1] if self.n_meta is None else self.n_meta
         self.subsets_ = draw_label_subsets(n_meta, Y.shape[1], self.subset_size, rng)
         self.combinations_ = most_common_combinations(Y, self.subsets_)
         Z_meta = meta_labels(Y, self.subsets_, self.combinations_)
-        blocks = {"after_synthetic": [Z, Z_meta, Y], "before_synthetic": [Z_meta, Z, Y], "after_labels": [Z, Y, Z_meta]}
+        blocks = {
+            "output_layer": [Z, Y],
+            "after_labels": [Z, Y, Z_meta],
+            "after_synthetic": [Z, Z_meta, Y],
+            "before_synthetic": [Z_meta, Z, Y],
+        }
         return np.hstack(blocks[self.aml_position])
+
+    def _output_layer_inputs(self, outputs):
+        """The chain's outputs, plus the meta labels of its predicted y when they are not chained."""
+        if self.aml_position != "output_layer":
+            return outputs
+        K, L = self.n_synthetic_, outputs.shape[1] - self.n_synthetic_
+        predicted = (outputs[:, K : K + L] >= 0.5).astype(np.int8)
+        return np.hstack([outputs, meta_labels(predicted, self.subsets_, self.combinations_)])

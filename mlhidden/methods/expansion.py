@@ -116,7 +116,7 @@ class ELM(BasisBR):
 
     The hidden layer is CCASL's synthetic layer without the cascade (unit k sees only x):
     random masked weights and TLUs with the data-dependent random thresholds of Section 4.1,
-    K = 2L units (Table 4). The output layer is BR on the hidden units only, as in an ELM
+    K = 2L units (Table 5). The output layer is BR on the hidden units only, as in an ELM
     (the paper's ELM results, well below BR's, fit a network without a skip connection).
 
     Parameters
@@ -141,7 +141,7 @@ class ELM(BasisBR):
 
     References
     ----------
-    Paper Section 4.4 (ELMs), Table 4 (K = 2L, TLU), Tables 6-7.
+    Paper Section 4.4 (ELMs), Table 5 (K = 2L, TLU), Tables 7-8.
 
     Examples
     --------
@@ -155,7 +155,7 @@ class ELM(BasisBR):
 
     _parameter_constraints = {
         **SYNTHETIC_CONSTRAINTS,
-        "n_hidden": [None, Interval(Integral, 0, None, closed="left")],
+        "n_hidden": [None, Interval(Integral, 1, None, closed="left")],
         "cascade": ["boolean"],
         "include_input": ["boolean"],
     }
@@ -215,7 +215,7 @@ class RBFBR(BasisBR):
 
     References
     ----------
-    Paper Section 2, Table 3 and Fig. 3(e).
+    Paper Section 2, Table 3 and Fig. 4(e).
 
     Examples
     --------

@@ -16,7 +16,7 @@ def _supports_multi_output(estimator) -> bool:
 
 
 class ForestBR(MultiLabelClassifier):
-    """BR_RF: binary relevance with random forests (paper Tables 6-7).
+    """BR_RF: binary relevance with random forests (paper Tables 7-8).
 
     By default one scikit-learn forest is fitted on the whole label matrix (its trees split on
     all labels at once, and predict every label's probability); the paper's running times
@@ -42,7 +42,7 @@ class ForestBR(MultiLabelClassifier):
 
     References
     ----------
-    Paper Section 5, Tables 6-8 (BR_RF); Fig. 8 (CC_RF is :class:`CC` with this base).
+    Paper Section 5, Tables 7-8 (BR_RF); Fig. 12 (CC_RF is :class:`CC` with this base).
 
     Examples
     --------

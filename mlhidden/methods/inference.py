@@ -1,6 +1,6 @@
 """Probabilistic inference in a fitted classifier chain: Monte-Carlo search and exhaustive search.
 
-A chain defines p(y | x) = prod_j p(y_j | x, y_1..y_{j-1}) (paper eq. 3). Both searches score
+A chain defines p(y | x) = prod_j p(y_j | x, y_1..y_{j-1}) (paper eq. 2). Both searches score
 many candidate label vectors per test row, so they run link by link over a block of
 (rows x candidates) at once. Logistic links are scored as a fixed x-part (one product with X
 for all links) plus the weights of the labels drawn so far; other base learners are asked for
@@ -10,6 +10,7 @@ for all links) plus the weights of the labels drawn so far; other base learners 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit, log_expit
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
@@ -32,6 +33,9 @@ class LinearLinks:
     its weights to the later links' log-odds (labels drawn as 0 add nothing). A constant link
     (a label with one class in training) has log-odds of +inf or -inf.
     """
+
+    # Array elements per candidate besides its labels and log-odds (none: x is not copied).
+    input_width = 0
 
     def __init__(self, models, X):
         n_features, self.n_links = X.shape[1], len(models)
@@ -73,12 +77,23 @@ class LinearLinks:
         if hit.size and j + 1 < self.n_links:
             self._logits[hit, j + 1 :] += self.label_weights[j, j + 1 :]
 
+    def greedy(self):
+        """CC's greedy pass over all rows: y_j = [log-odds > 0] (LogisticRegression.predict)."""
+        self.begin(np.arange(self.x_logits.shape[0]), 1)
+        hard = np.zeros(self.x_logits.shape, dtype=np.int8)
+        for j in range(self.n_links):
+            hard[:, j] = self._logits[:, j] > 0
+            self.observe(j, hard[:, j])
+        return hard, expit(self._logits)
+
 
 class GenericLinks:
     """Chain links of any base learner: ``predict_proba`` on ``[x, y_1..y_{j-1}]`` per candidate."""
 
     def __init__(self, models, X):
         self.models, self.X, self.n_links = models, X, len(models)
+        # Every candidate carries a copy of its row of X.
+        self.input_width = X.nnz // max(1, X.shape[0]) + 1 if sp.issparse(X) else X.shape[1]
 
     def begin(self, rows, repeats: int):
         self._X = self.X[np.repeat(rows, repeats)]
@@ -98,6 +113,23 @@ class GenericLinks:
 def chain_links(models, X):
     """The fastest exact scorer for these fitted links (in chain order) on test inputs X."""
     return (LinearLinks if LinearLinks.supports(models) else GenericLinks)(models, X)
+
+
+def greedy_search(models, X):
+    """CC's greedy inference (eq. 3): hard predictions and each link's p(y_j = 1 | x, y_<j), chain order.
+
+    Each link consumes the previous links' hard predictions (``model.predict``); logistic links
+    take the vectorised path, which needs the product with X only once.
+    """
+    if LinearLinks.supports(models):
+        return LinearLinks(models, X).greedy()
+    hard = np.zeros((X.shape[0], len(models)), dtype=np.int8)
+    proba = np.zeros(hard.shape)
+    for j, model in enumerate(models):
+        inputs = hstack_features(X, hard[:, :j])
+        hard[:, j] = model.predict(inputs)
+        proba[:, j] = positive_proba(model, inputs)
+    return hard, proba
 
 
 def _blocks(n_rows: int, elements_per_row: int):
@@ -134,7 +166,7 @@ def monte_carlo_search(models, X, n_samples: int, rng: np.random.RandomState):
     per_row = n_samples + 1
     best = np.zeros((n_rows, n_links), dtype=np.int8)
     marginals = np.zeros((n_rows, n_links))
-    for rows in _blocks(n_rows, per_row * n_links):
+    for rows in _blocks(n_rows, per_row * (n_links + links.input_width)):
         thresholds = np.empty((rows.size, per_row, n_links))
         thresholds[:, 0, :] = 0.5
         thresholds[:, 1:, :] = rng.random_sample((rows.size, n_samples, n_links))
@@ -173,7 +205,7 @@ def exact_search(models, X):
     n_vectors = 2**n_links
     best = np.zeros((n_rows, n_links), dtype=np.int8)
     marginals = np.zeros((n_rows, n_links))
-    for rows in _blocks(n_rows, n_vectors * n_links):
+    for rows in _blocks(n_rows, n_vectors * (n_links + links.input_width)):
         links.begin(rows, 1)
         labels = np.zeros((rows.size, n_links), dtype=np.int8)
         log_joint = np.zeros(rows.size)

@@ -72,7 +72,7 @@ class LP(MultiLabelClassifier):
         return proba
 
     def predict_proba(self, X):
-        return self._class_proba(X) @ self.label_vectors_
+        return np.clip(self._class_proba(X) @ self.label_vectors_, 0.0, 1.0)  # sums may round above 1
 
     def predict(self, X):
         return self.label_vectors_[self._class_proba(X).argmax(axis=1)]

@@ -37,7 +37,7 @@ def search_chain(models, X, inference: str, n_samples: int, seed: int):
 
 
 class PCC(CC):
-    """Probabilistic classifier chain (PCC): CC's links, prediction = argmax_y p(y | x) (eq. 3).
+    """Probabilistic classifier chain (PCC): CC's links, prediction = argmax_y p(y | x) (eq. 2).
 
     The links are trained exactly as in :class:`CC`. Prediction searches for the label vector
     of highest joint probability ``p(y_1 | x) prod_j p(y_j | x, y_<j)``: by Monte-Carlo sampling
@@ -71,7 +71,7 @@ class PCC(CC):
 
     References
     ----------
-    Paper Section 1, eq. (3); Table 3 (exact) and Tables 6-7 (Monte-Carlo, M = 50).
+    Paper Section 1, eq. (2); Table 3 (exact) and Tables 7-8 (Monte-Carlo, M = 50).
 
     Examples
     --------
@@ -110,8 +110,7 @@ class PCC(CC):
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         best, marginals = search_chain(self.estimators_, X, self.inference, self.n_samples, self.inference_seed_)
-        in_label_order = np.empty_like(self.order_)
-        in_label_order[self.order_] = np.arange(self.n_labels_)
+        in_label_order = np.argsort(self.order_)
         return best[:, in_label_order], marginals[:, in_label_order]
 
     def predict(self, X):

@@ -48,7 +48,7 @@ class MethodEntry:
 
 METHODS: dict[str, MethodEntry] = {
     "BR": MethodEntry(BR, "binary relevance: one independent base model per label"),
-    "CC": MethodEntry(CC, "classifier chain, greedy inference (eq. 4)"),
+    "CC": MethodEntry(CC, "classifier chain, greedy inference (eq. 3)"),
     "PCC": MethodEntry(PCC, "probabilistic CC: Monte-Carlo search for the most probable vector (M=50)"),
     "CCASL": MethodEntry(CCASL, "CC with K=L cascaded synthetic labels first (Sec. 4.1)"),
     "PCCASL": MethodEntry(CCASL, "CCASL with PCC's Monte-Carlo inference", params={"inference": "mc"}),

@@ -64,7 +64,12 @@ class StackedBR(MultiLabelClassifier):
         return self
 
     def _meta_features(self, X, outputs):
-        return hstack_features(X, outputs) if self.skip_input else outputs
+        hidden = self._output_layer_inputs(outputs)
+        return hstack_features(X, hidden) if self.skip_input else hidden
+
+    def _output_layer_inputs(self, outputs):
+        """What the output layer sees of the middle layer's outputs: all of them."""
+        return outputs
 
     def _meta_inputs(self, X):
         check_is_fitted(self)
@@ -107,7 +112,7 @@ class MBR(StackedBR):
 
     References
     ----------
-    Paper Section 1 (MBR) and Table 3; the output layer of CCASL+BR and CCASL+AML (Section 4.2).
+    Paper Section 1 (MBR); the output layer of CCASL+BR and CCASL+AML (Section 4.2).
 
     Examples
     --------

@@ -224,13 +224,14 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
     status = [
         table.unavailable.get(d, "ok" if d in ranked else "incomplete (not ranked)") for d in table.datasets
     ]
-    frame = pd.DataFrame({"dataset": list(table.datasets), "status": status})
+    columns = {"dataset": list(table.datasets), "status": status}
     for method in table.methods:
-        frame[method] = table.means[method].to_numpy()
-        frame[f"{method} std"] = table.std[method].to_numpy()
-        frame[f"{method} rank"] = table.ranks[method].to_numpy()
-        frame[f"{method} n_splits"] = table.n_splits[method].to_numpy()
-        frame[f"{method} n_failed"] = table.n_failed[method].to_numpy()
+        columns[method] = table.means[method].to_numpy()
+        columns[f"{method} std"] = table.std[method].to_numpy()
+        columns[f"{method} rank"] = table.ranks[method].to_numpy()
+        columns[f"{method} n_splits"] = table.n_splits[method].to_numpy()
+        columns[f"{method} n_failed"] = table.n_failed[method].to_numpy()
+    frame = pd.DataFrame(columns)
     avg_row = {"dataset": AVG_RANK, "status": ""}
     avg_row.update({f"{method} rank": table.avg_rank[method] for method in table.methods})
     frame = pd.concat([frame, pd.DataFrame([avg_row])], ignore_index=True)
@@ -280,23 +281,35 @@ def problem_lines(units: pd.DataFrame, datasets, methods, unavailable=None) -> l
     return lines
 
 
-def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None) -> list:
+def latex_comment(lines) -> str:
+    """``lines`` as LaTeX comment lines (``% ...``), which a document including the table ignores."""
+    return "".join(f"% {' '.join(str(line).split())}\n" for line in lines)
+
+
+def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=()) -> list:
     """Write every report file into ``out_dir`` and return their paths.
 
     That is ``units.csv`` and a wide CSV per metric; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
-    unavailable datasets and the failed units.
+    unavailable datasets and the failed units. ``provenance`` lines (what produced the results)
+    head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
+    still says where it came from.
     """
     out_dir = Path(out_dir)
     tables = metric_tables(units, datasets, methods, unavailable)
     paths = _write_csvs(sort_units(units, datasets, methods, unavailable), tables, out_dir)
     for column in HEADLINE_METRICS:
         for suffix, writer in TABLE_WRITERS.items():
-            paths.append(_write_text(out_dir / f"{column}.{suffix}", writer(tables[column])))
+            text = writer(tables[column])
+            if suffix == "tex":
+                text = latex_comment(provenance) + text
+            paths.append(_write_text(out_dir / f"{column}.{suffix}", text))
     sections = ["# Results\n", *(to_markdown(tables[column]) for column in HEADLINE_METRICS)]
     problems = problem_lines(units, datasets, methods, unavailable)
     if problems:
         sections.append("## Problems\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in problems))
+    if provenance:
+        sections.append("## Provenance\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in provenance))
     paths.append(_write_text(out_dir / "tables.md", "\n".join(sections)))
     return paths
 

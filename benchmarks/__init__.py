@@ -1,0 +1,1 @@
+"""Speed benchmarks of mlhidden's methods against the obvious scikit-learn routes (``make bench``)."""

@@ -1,0 +1,330 @@
+"""Time mlhidden's methods against the obvious scikit-learn routes on split 0 of real datasets.
+
+Run with ``make bench`` or ``python -m benchmarks.run``. Everything runs in one process, ours and
+the peer alternating within each repetition, so that the machine's load affects both alike:
+only the ratios measured in the same run mean anything (absolute seconds are for the trend).
+
+Comparisons (train + test seconds, peak RSS, share of identical test predictions):
+
+- ``BR`` vs ``MultiOutputClassifier(LogisticRegression())``;
+- ``CC`` vs ``ClassifierChain(LogisticRegression())`` in the same order;
+- ``PCC`` Monte-Carlo inference (M = 50) vs a per-instance sampling loop drawing the same
+  uniforms, on the first ``--pcc-rows`` test rows;
+
+and ``CCASL``, ``CCASL+AML``, ``MLP``, ``BR_RF`` on their own. scikit-learn's wrappers refuse a
+label with one class in the training part, so the comparisons use the labels that have both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import psutil
+import scipy
+import scipy.sparse as sp
+import sklearn
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
+
+from mlhidden.data import Dataset, load_dataset
+from mlhidden.experiment.splits import method_seed, split_for
+from mlhidden.methods.base import hstack_features
+from mlhidden.methods.base_learners import positive_proba
+from mlhidden.methods.registry import make_method
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ("Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "MediaMill-synthetic")
+QUICK_DATASETS = ("Medical", "Corel5k")
+ALONE = ("CCASL", "CCASL+AML", "MLP", "BR_RF")
+RUN_SEED = 0
+# The targets of the speed issue: (speed-up of ours over the peer, identical predictions).
+TARGETS = {"BR": (3.0, 0.995), "CC": (3.0, 0.995), "PCC": (50.0, 0.995)}
+TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PCC": DATASETS}
+
+
+def make_mediamill_like(n_samples=43907, n_features=120, n_labels=101, random_state=0) -> Dataset:
+    """Dense data of MediaMill's shape and label skew: label j is a noisy linear threshold of x.
+
+    Label frequencies fall off like MediaMill's (a few frequent labels, many rare ones, about
+    4.4 labels per row), which is what makes logistic regressions slow to converge.
+    """
+    rng = np.random.RandomState(random_state)
+    X = rng.standard_normal((n_samples, n_features))
+    scores = X @ rng.standard_normal((n_features, n_labels)) / np.sqrt(n_features)
+    scores += 0.5 * rng.standard_normal(scores.shape)
+    frequency = np.clip(0.75 * np.arange(1, n_labels + 1) ** -0.9, 0.002, 0.75)
+    Y = (scores > np.quantile(scores, 1 - frequency, axis=0)).astype(np.int8)
+    return Dataset("MediaMill-synthetic", X, Y, params={"random_state": random_state})
+
+
+@dataclass
+class Measurement:
+    """Medians over repetitions of one method on one dataset."""
+
+    seconds: list = field(default_factory=list)
+    train: list = field(default_factory=list)
+    test: list = field(default_factory=list)
+    peak_rss: list = field(default_factory=list)
+    prediction: np.ndarray | None = None
+
+    def add(self, train, test, rss, prediction):
+        self.train.append(train)
+        self.test.append(test)
+        self.seconds.append(train + test)
+        self.peak_rss.append(rss)
+        self.prediction = prediction
+
+    def median(self, attr="seconds") -> float:
+        return statistics.median(getattr(self, attr))
+
+
+class PeakRSS:
+    """The process's peak resident memory while the block runs, sampled every few milliseconds."""
+
+    def __enter__(self):
+        self._process = psutil.Process()
+        self.peak = self._process.memory_info().rss
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.wait(0.005):
+            self.peak = max(self.peak, self._process.memory_info().rss)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._process.memory_info().rss)
+
+
+def timed_fit_predict(estimator, X_train, Y_train, X_test):
+    """Train seconds, test seconds, peak RSS (bytes) and the test predictions."""
+    with PeakRSS() as rss, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        estimator.fit(X_train, Y_train)
+        middle = time.perf_counter()
+        predicted = np.asarray(estimator.predict(X_test))
+        end = time.perf_counter()
+    return middle - start, end - middle, rss.peak, predicted
+
+
+def per_instance_mc(models, X, uniforms) -> np.ndarray:
+    """PCC's Monte-Carlo search the straightforward way: row by row, link by link, ``predict_proba``.
+
+    Candidate 0 is the greedy vector (threshold 0.5), candidates 1..M use ``uniforms[row]``, as in
+    :func:`mlhidden.methods.inference.monte_carlo_search`; returns the best vectors in chain order.
+    """
+    n_rows, n_samples, n_links = uniforms.shape
+    best = np.zeros((n_rows, n_links), dtype=np.int8)
+    for row in range(n_rows):
+        thresholds = np.vstack([np.full(n_links, 0.5), uniforms[row]])
+        inputs = X[np.full(n_samples + 1, row)]
+        labels = np.zeros((n_samples + 1, n_links), dtype=np.int8)
+        log_joint = np.zeros(n_samples + 1)
+        for j, model in enumerate(models):
+            p = positive_proba(model, hstack_features(inputs, labels[:, :j]))
+            values = p > thresholds[:, j]
+            labels[:, j] = values
+            with np.errstate(divide="ignore"):
+                log_joint += np.log(np.where(values, p, 1.0 - p))
+        best[row] = labels[np.argmax(log_joint)]
+    return best
+
+
+def load_split(name: str, data_dir: Path):
+    """Split 0 of a dataset as the runner makes it: train/test parts, labels in the split's order."""
+    dataset = make_mediamill_like() if name == "MediaMill-synthetic" else load_dataset(name, data_dir=data_dir)
+    split = split_for(RUN_SEED, dataset.name, 0, dataset.n_samples, dataset.n_labels)
+    X_train, X_test = dataset.X[split.train], dataset.X[split.test]
+    values = X_train.data if sp.issparse(X_train) else X_train
+    if np.isnan(values).any():
+        imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
+        X_train, X_test = imputer.transform(X_train), imputer.transform(X_test)
+    Y = dataset.Y[:, split.label_order]
+    seed = method_seed(RUN_SEED, dataset.name, 0)
+    return dataset, X_train, X_test, Y[split.train], Y[split.test], seed
+
+
+def agreement(ours, peer):
+    """Shares of identical test predictions: label entries and whole rows."""
+    same = np.asarray(ours) == np.asarray(peer)
+    return float(same.mean()), float(same.all(axis=1).mean())
+
+
+def bench_dataset(name, data_dir, repeats, pcc_rows, alone, log):
+    dataset, X_train, X_test, Y_train, Y_test, seed = load_split(name, data_dir)
+    varying = np.flatnonzero(Y_train.min(axis=0) != Y_train.max(axis=0))
+    Yv = Y_train[:, varying]
+    log(f"{name}: train {X_train.shape}, test {X_test.shape[0]}, {Yv.shape[1]}/{Y_train.shape[1]} labels with both classes")
+    info = {
+        "n_train": X_train.shape[0],
+        "n_test": X_test.shape[0],
+        "n_features": X_train.shape[1],
+        "n_labels": Y_train.shape[1],
+        "n_compared": Yv.shape[1],
+        "sparse": sp.issparse(X_train),
+    }
+    pairs = {
+        "BR": (lambda: make_method("BR", random_state=seed), lambda: MultiOutputClassifier(LogisticRegression())),
+        "CC": (lambda: make_method("CC", random_state=seed), lambda: ClassifierChain(LogisticRegression())),
+    }
+    compared = {key: (Measurement(), Measurement()) for key in pairs}
+    pcc_ours, pcc_peer = Measurement(), Measurement()
+    pcc = make_method("PCC", random_state=seed).fit(X_train, Yv)
+    rows = min(pcc_rows, X_test.shape[0])
+    uniforms = np.random.RandomState(pcc.inference_seed_).random_sample((rows, pcc.n_samples, Yv.shape[1]))
+    for repeat in range(repeats):
+        for key, (ours, peer) in pairs.items():
+            for factory, measurement in ((ours, compared[key][0]), (peer, compared[key][1])):
+                measurement.add(*timed_fit_predict(factory(), X_train, Yv, X_test))
+            log(f"  {key} rep {repeat + 1}: ours {compared[key][0].seconds[-1]:.2f}s, sklearn {compared[key][1].seconds[-1]:.2f}s")
+        with PeakRSS() as rss:
+            start = time.perf_counter()
+            predicted = pcc.predict(X_test)
+            pcc_ours.add(0.0, (time.perf_counter() - start) / X_test.shape[0], rss.peak, predicted[:rows])
+        with PeakRSS() as rss:
+            start = time.perf_counter()
+            best = per_instance_mc(pcc.estimators_, X_test, uniforms)
+            pcc_peer.add(0.0, (time.perf_counter() - start) / rows, rss.peak, best[:, np.argsort(pcc.order_)])
+        log(f"  PCC-MC rep {repeat + 1}: ours {pcc_ours.test[-1] * 1e3:.3f} ms/row, loop {pcc_peer.test[-1] * 1e3:.1f} ms/row")
+    compared["PCC"] = (pcc_ours, pcc_peer)
+    solo = {}
+    for method in alone:
+        solo[method] = Measurement()
+        for repeat in range(repeats):
+            solo[method].add(*timed_fit_predict(make_method(method, random_state=seed), X_train, Y_train, X_test))
+            log(f"  {method} rep {repeat + 1}: {solo[method].seconds[-1]:.2f}s")
+    return info, compared, solo
+
+
+def machine_info() -> list[str]:
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = psutil.virtual_memory().total / 2**30
+    return [
+        f"- date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
+        f"- machine: {platform.platform()}, {cpu}, {os.cpu_count()} logical cores, {memory:.1f} GiB RAM, load average {os.getloadavg()[0]:.2f} at start",
+        f"- python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn {sklearn.__version__}",
+        f"- command: `{' '.join(['python -m benchmarks.run', *sys.argv[1:]])}`",
+    ]
+
+
+def mib(value) -> str:
+    return f"{value / 2**20:.0f}"
+
+
+def render(results, args, started) -> str:
+    lines = ["# mlhidden speed benchmark", "", *machine_info(), f"- wall time of this benchmark: {time.perf_counter() - started:.0f} s", ""]
+    lines += [
+        "Split 0 of each dataset (run seed 0), labels in the split's order. Ours and the peer alternate",
+        f"within each of {args.repeats} repetition(s) in one process; figures are medians. The machine is",
+        "shared and noisy: compare the ratios, not the absolute seconds. Comparisons use the labels with",
+        "both classes in the training part (scikit-learn's wrappers refuse the others).",
+        "",
+        "## BR and CC vs scikit-learn (train + test)",
+        "",
+        "| dataset | method | ours s | sklearn s | speed-up | identical entries | identical rows | ours peak RSS MiB | sklearn peak RSS MiB |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    verdicts = []
+    for name, (info, compared, _) in results.items():
+        for key in ("BR", "CC", "PCC"):
+            ours, peer = compared[key]
+            speedup = peer.median("test" if key == "PCC" else "seconds") / ours.median("test" if key == "PCC" else "seconds")
+            entries, rows = agreement(ours.prediction, peer.prediction)
+            if key != "PCC":
+                lines.append(
+                    f"| {name} | {key} | {ours.median():.2f} | {peer.median():.2f} | {speedup:.1f}x | {entries:.4%} | {rows:.2%} | "
+                    f"{mib(max(ours.peak_rss))} | {mib(max(peer.peak_rss))} |"
+                )
+            if name in TARGET_DATASETS[key]:
+                need_speed, need_same = TARGETS[key]
+                met = speedup >= need_speed and entries >= need_same
+                verdicts.append(f"- {key} on {name}: {speedup:.1f}x (target {need_speed:g}x), {entries:.3%} identical entries -> {'met' if met else 'NOT met'}")
+    lines += [
+        "",
+        "## PCC Monte-Carlo inference (M = 50) vs a per-instance sampling loop",
+        "",
+        f"Same fitted chain, same uniforms; the loop runs on the first {args.pcc_rows} test rows, ours on the whole",
+        "test set (per-row times compared); identical = same MAP vector on the loop's rows.",
+        "",
+        "| dataset | labels | ours ms/row | loop ms/row | speed-up | identical entries | identical rows |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, (info, compared, _) in results.items():
+        ours, peer = compared["PCC"]
+        entries, rows = agreement(ours.prediction, peer.prediction)
+        lines.append(
+            f"| {name} | {info['n_compared']} | {ours.median('test') * 1e3:.3f} | {peer.median('test') * 1e3:.1f} | "
+            f"{peer.median('test') / ours.median('test'):.0f}x | {entries:.4%} | {rows:.2%} |"
+        )
+    lines += [
+        "",
+        "## Other methods on their own (all labels; absolute figures, for the trend)",
+        "",
+        "| dataset | method | train s | test s | peak RSS MiB |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for name, (info, _, solo) in results.items():
+        for method, measurement in solo.items():
+            lines.append(f"| {name} | {method} | {measurement.median('train'):.2f} | {measurement.median('test'):.2f} | {mib(max(measurement.peak_rss))} |")
+    lines += ["", "## Datasets", "", "| dataset | train rows | test rows | features | labels | compared labels | X |", "|---|---:|---:|---:|---:|---:|---|"]
+    for name, (info, _, _) in results.items():
+        lines.append(
+            f"| {name} | {info['n_train']} | {info['n_test']} | {info['n_features']} | {info['n_labels']} | {info['n_compared']} | "
+            f"{'sparse' if info['sparse'] else 'dense'} |"
+        )
+    lines += ["", "## Targets", "", *(verdicts or ["- (no target dataset in this run)"]), ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", help=f"comma-separated (default: {','.join(DATASETS)})")
+    parser.add_argument("--repeats", type=int, default=3, help="repetitions per measurement (median reported)")
+    parser.add_argument("--pcc-rows", type=int, default=100, help="test rows for the per-instance PCC loop")
+    parser.add_argument("--alone", default=",".join(ALONE), help="methods timed on their own ('' for none)")
+    parser.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK_DATASETS)}; 1 repetition; 20 PCC rows")
+    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("MLHIDDEN_TEST_MIRROR", PROJECT_ROOT.parent / "shared" / "datasets")))
+    parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "benchmarks" / "results.md")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.repeats, args.pcc_rows = 1, 20
+    names = args.datasets.split(",") if args.datasets else list(QUICK_DATASETS if args.quick else DATASETS)
+    alone = [m for m in args.alone.split(",") if m]
+    started = time.perf_counter()
+
+    def log(message):
+        print(f"[{time.perf_counter() - started:7.1f}s] {message}", flush=True)
+
+    results = {}
+    for name in names:
+        results[name] = bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, log)
+        text = render(results, args, started)
+        args.out.write_text(text)  # after every dataset, so an interrupted run keeps what it measured
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

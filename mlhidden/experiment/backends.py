@@ -1,0 +1,145 @@
+"""Where a run's units compute: joblib's loky processes on this machine, or a dask.distributed cluster.
+
+Both go through joblib's ``Parallel``, so the runner's code and the numbers are the same on
+either; only the place the units compute changes. The dask backend connects to a cluster that
+is already running (``dask scheduler`` plus ``dask worker`` processes with mlhidden installed),
+so a config moves from a laptop to a cluster without a change.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from concurrent.futures import CancelledError
+from concurrent.futures.process import BrokenProcessPool
+
+import joblib
+from joblib._dask import DaskDistributedBackend
+
+from mlhidden.errors import UserError
+
+BACKENDS = ("loky", "dask")
+DASK_EXTRA_HINT = "install the extra: pip install 'mlhidden[dask]'"
+
+
+def _identity(value):
+    return value
+
+
+class _DaskBackend(DaskDistributedBackend):
+    """joblib's dask backend, made safe for losing workers.
+
+    - joblib learns that a task ended through a callback, which its dask backend only calls for
+      tasks that returned; a task the scheduler marks as failed (``KilledWorker``: its workers
+      died too often) would leave ``Parallel`` waiting forever. Here that error goes through
+      the callback too, so ``Parallel`` raises it and the runner can resubmit the lost units.
+    - joblib runs a call whose backend offers a single worker in the calling process. With one
+      worker thread left (the other one lost and restarting), the units would silently move
+      from the cluster to the client, so at least two are always reported.
+    - The ``shared`` arrays (the datasets) become tasks that return them, not scattered data:
+      the scheduler keeps their input and recomputes them if every worker holding a copy is
+      lost, where scattered data would be gone and the units needing it cancelled.
+    """
+
+    def __init__(self, client, shared=()):
+        super().__init__(client=client)
+        self._shared = list(shared)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            self.data_futures = {id(array): client.submit(_identity, array, pure=False) for array in self._shared}
+
+    def effective_n_jobs(self, n_jobs):
+        return max(super().effective_n_jobs(n_jobs), 2)
+
+    def submit(self, func, callback=None):
+        future = super().submit(func, callback)
+        if callback is not None:
+
+            def report_error(done):
+                if done.exception() is not None:
+                    callback(done.exception())
+
+            future.add_done_callback(report_error)
+        return future
+
+
+class ExecutionBackend:
+    """The joblib backend a run's units go to: ``loky`` here, or ``dask`` on an existing cluster.
+
+    Entering the context connects to the dask scheduler once per run; :meth:`parallel_config`
+    then points joblib's ``Parallel`` at the backend for one pass over the units.
+
+    Parameters
+    ----------
+    name : {"loky", "dask"}, default="loky"
+        ``loky``: worker processes on this machine. ``dask``: the workers of the cluster whose
+        scheduler is at ``scheduler``, through joblib's dask backend.
+    scheduler : str, optional
+        The address of a running dask scheduler, such as ``tcp://10.0.0.5:8786``; required by
+        ``dask``, and meaningless (so refused) with ``loky``.
+    timeout : float, default=30
+        Seconds to wait for the scheduler to answer.
+
+    Attributes
+    ----------
+    lost_worker_errors : tuple of exception types
+        What joblib raises when a worker dies under a unit (killed, out of memory, its machine
+        gone), as opposed to a bug: the runner resubmits the units that did not come back.
+    """
+
+    def __init__(self, name: str = "loky", scheduler: str | None = None, timeout: float = 30):
+        if name not in BACKENDS:
+            raise UserError(f"unknown backend '{name}'", hint=f"use one of {', '.join(BACKENDS)}")
+        if name == "dask" and not scheduler:
+            raise UserError(
+                "the dask backend needs the address of a running scheduler",
+                hint="pass --scheduler tcp://HOST:8786 (start one with `dask scheduler` and `dask worker`)",
+            )
+        if name != "dask" and scheduler:
+            raise UserError(f"--scheduler is only used with --backend dask, not {name}")
+        self.name = name
+        self.scheduler = scheduler
+        self.timeout = timeout
+        self._client = None
+        self.lost_worker_errors = (BrokenProcessPool,)
+
+    def __enter__(self):
+        if self.name == "dask":
+            self._connect()
+        return self
+
+    def __exit__(self, *exc):
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _connect(self):
+        try:
+            from distributed import Client, KilledWorker
+        except ImportError:
+            raise UserError("the dask backend needs dask.distributed", hint=DASK_EXTRA_HINT) from None
+        try:
+            self._client = Client(self.scheduler, timeout=self.timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise UserError(
+                f"cannot reach the dask scheduler at {self.scheduler}: {exc}",
+                hint="check the address and that `dask scheduler` is running",
+            ) from None
+        self.lost_worker_errors = (KilledWorker, CancelledError)
+
+    def parallel_config(self, shared=()):
+        """A ``joblib.parallel_config`` context for one pass over the units.
+
+        ``shared`` lists the large arrays many units read (the datasets): on dask they are sent
+        to the cluster once per pass rather than with every unit.
+        """
+        if self.name == "dask":
+            return joblib.parallel_config(backend=_DaskBackend(self._client, shared))
+        return joblib.parallel_config(backend="loky")
+
+    def describe(self) -> dict:
+        """Where the units compute, for the run's provenance record."""
+        if self.name == "dask":
+            threads = self._client.nthreads() if self._client is not None else {}
+            return {"name": "dask", "scheduler": self.scheduler, "workers": len(threads), "threads": sum(threads.values())}
+        return {"name": "loky", "cores": os.cpu_count()}

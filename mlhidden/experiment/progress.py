@@ -1,0 +1,180 @@
+"""A run's progress on stderr: a live bar on a terminal, plain periodic lines in logs.
+
+On a terminal the bar shows units done / total, failures, elapsed time and the ETA, redrawn in
+place. When the stream is not a terminal (CI logs, ``nohup``), or with ``--quiet``, redrawing
+would fill the log with carriage returns, so a plain status line is printed at the start, every
+``interval`` seconds and at the end instead. ``verbose`` adds one line per finished unit in
+either mode.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+import time
+
+BAR_REFRESH_SECONDS = 0.5
+PLAIN_INTERVAL_SECONDS = 30.0
+BAR_WIDTH = 30
+MIN_BAR_WIDTH = 10
+CLEAR_LINE = "\r\x1b[K"
+
+
+def format_duration(seconds: float | None) -> str:
+    """``m:ss`` or ``h:mm:ss``; ``?`` when unknown."""
+    if seconds is None:
+        return "?"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def unit_line(row: dict, done: int, total: int) -> str:
+    """``[ 3/40] Music · BR · split 2: ok (0.52 s)``, or the first line of the error."""
+    status = "ok" if row["status"] == "ok" else "FAILED: " + row["error"].splitlines()[0]
+    seconds = (row.get("train_seconds") or 0) + (row.get("test_seconds") or 0)
+    return f"[{done:>{len(str(total))}}/{total}] {row['dataset']} · {row['label']} · split {row['split']}: {status} ({seconds:.2f} s)"
+
+
+class RunProgress:
+    """Shows a run's progress; give :meth:`start` to the runner as ``on_start`` and :meth:`unit` as ``on_unit``.
+
+    Use it as a context manager around the run: leaving it stops the refresh thread and ends
+    the display with a final status.
+
+    Parameters
+    ----------
+    stream : text stream, optional
+        Where to write (default: ``sys.stderr``).
+    bar : bool, optional
+        Draw a live bar; by default exactly when ``stream`` is a terminal.
+    verbose : bool, default=False
+        Also write one line per finished unit.
+    interval : float, default=30
+        Seconds between plain status lines.
+    clock : callable, default=time.monotonic
+        Seconds since an arbitrary origin.
+
+    Attributes
+    ----------
+    total, done, failed : int
+        Units of the run, units finished (already stored ones included) and failed units.
+    """
+
+    def __init__(self, stream=None, *, bar=None, verbose=False, interval=PLAIN_INTERVAL_SECONDS, clock=time.monotonic):
+        self.stream = sys.stderr if stream is None else stream
+        self.bar = _is_terminal(self.stream) if bar is None else bar
+        self.verbose = verbose
+        self.interval = interval
+        self.clock = clock
+        self.total = self.done = self.failed = 0
+        self._skipped = 0
+        self._started = None
+        self._last_line = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *_):
+        self.close(show_final=exc_type is None)
+
+    def start(self, total: int, skipped: int) -> None:
+        """The run has ``total`` units, ``skipped`` of them already stored; start the clock."""
+        with self._lock:
+            self.total, self.done, self._skipped = total, skipped, skipped
+            self._started = self._last_line = self.clock()
+            self._show_status()
+        self._thread = threading.Thread(target=self._refresh, name="mlhidden-progress", daemon=True)
+        self._thread.start()
+
+    def unit(self, row: dict, done: int, total: int) -> None:
+        """One unit finished (``done`` counts every finished unit of the run, stored ones included)."""
+        with self._lock:
+            self.done, self.total = done, total
+            self.failed += row["status"] == "failed"
+            if self.verbose:
+                self._write_line(unit_line(row, done, total))
+            if self.bar:
+                self._draw_bar()
+
+    def tick(self) -> None:
+        """Redraw the bar, or print a plain line if ``interval`` seconds passed since the last one."""
+        with self._lock:
+            if self._started is None:
+                return
+            if self.bar:
+                self._draw_bar()
+            elif self.clock() - self._last_line >= self.interval:
+                self._show_status()
+
+    def close(self, show_final: bool = True) -> None:
+        """Stop refreshing; end the bar's line, or print the final plain line."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            if self._started is None:
+                return
+            if show_final:
+                self._show_status()
+            if self.bar:
+                self.stream.write("\n")
+                self.stream.flush()
+            self._started = None
+
+    def eta(self, now: float) -> float | None:
+        """Seconds left at the pace of the units run so far in this session; None before the first."""
+        ran = self.done - self._skipped
+        if ran <= 0:
+            return None
+        return (now - self._started) / ran * (self.total - self.done)
+
+    def status(self, now: float) -> str:
+        """``12/40 units (30%), 1 failed, 0:12 elapsed, ETA 0:28``."""
+        percent = 100 * self.done // self.total if self.total else 100
+        return (
+            f"{self.done}/{self.total} units ({percent}%), {self.failed} failed, "
+            f"{format_duration(now - self._started)} elapsed, ETA {format_duration(self.eta(now))}"
+        )
+
+    def bar_line(self, now: float, columns: int) -> str:
+        """The status after a ``[####------]`` bar, fitted to ``columns - 1`` so the line never wraps.
+
+        The bar keeps its width unless the terminal is too narrow for it and the status.
+        """
+        text = self.status(now)
+        width = max(MIN_BAR_WIDTH, min(BAR_WIDTH, columns - len(text) - 4))
+        filled = width * self.done // self.total if self.total else width
+        return f"[{'#' * filled}{'-' * (width - filled)}] {text}"[: max(columns - 1, 1)]
+
+    def _show_status(self):
+        if self.bar:
+            self._draw_bar()
+        else:
+            self._last_line = self.clock()
+            self._write_line(f"progress: {self.status(self._last_line)}")
+
+    def _draw_bar(self):
+        columns = shutil.get_terminal_size(fallback=(80, 24)).columns
+        self.stream.write(CLEAR_LINE + self.bar_line(self.clock(), columns))
+        self.stream.flush()
+
+    def _write_line(self, text: str):
+        self.stream.write((CLEAR_LINE if self.bar else "") + text + "\n")
+        self.stream.flush()
+
+    def _refresh(self):
+        period = BAR_REFRESH_SECONDS if self.bar else min(self.interval, 1.0)
+        while not self._stop.wait(period):
+            self.tick()
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,168 @@
+"""Provenance: the ``run.json`` every run directory gets, and the report footer made from it.
+
+``run.json`` answers "what produced these numbers?" long after the run: the resolved config and
+its hash, the mlhidden version and git commit, Python and the key package versions, the data's
+checksums, the seeds, the machine and backend, when the run started and ended, and how many
+units were done, failed, skipped (already stored) or not run. It is written when the run starts
+(``status: running``) and rewritten when it ends, each time atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import mlhidden
+from mlhidden.data.registry import write_atomically
+from mlhidden.experiment.splits import method_seed, split_seed
+
+RUN_JSON = "run.json"
+FORMAT_VERSION = 1
+KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
+UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
+_GIB = 1 << 30
+
+
+def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend: dict, started_at: str) -> dict:
+    """Everything about a run that is known before its first unit, with ``status: running``.
+
+    Parameters
+    ----------
+    config_record : dict
+        The resolved config as the store keeps it (with ``config_hash``).
+    datasets : dict
+        Dataset name -> checksum of the data the units use.
+    unavailable : dict
+        Dataset name -> why it could not be loaded.
+    backend : dict
+        Where the units compute (:meth:`ExecutionBackend.describe`).
+    started_at : str
+        ISO 8601 time, UTC.
+    """
+    run_seed, n_splits = config_record["seed"], config_record["splits"]
+    return {
+        "format": FORMAT_VERSION,
+        "status": "running",
+        "config_hash": config_record["config_hash"],
+        "config": config_record,
+        "command": list(sys.argv),
+        "mlhidden": {"version": mlhidden.__version__, **git_revision()},
+        "python": {"version": platform.python_version(), "implementation": platform.python_implementation()},
+        "packages": package_versions(),
+        "datasets": dict(datasets),
+        "unavailable": dict(unavailable),
+        "seeds": {
+            "run_seed": run_seed,
+            "train_fraction": config_record["train_fraction"],
+            "split_seeds": {name: [split_seed(run_seed, name, i) for i in range(n_splits)] for name in datasets},
+            "method_seeds": {name: [method_seed(run_seed, name, i) for i in range(n_splits)] for name in datasets},
+        },
+        "machine": machine(),
+        "backend": dict(backend),
+        "started_at": started_at,
+        "finished_at": None,
+        "units": dict.fromkeys(UNIT_COUNTS, 0),
+    }
+
+
+def finish_run(record: dict, units: dict, finished_at: str, *, interrupted: bool = False) -> dict:
+    """``record`` with the end time, the unit counts and the final status.
+
+    The status is ``interrupted`` (Ctrl-C), ``incomplete`` (units not run: their workers were
+    lost too often) or ``finished`` (every unit ran, some may have failed).
+    """
+    status = "interrupted" if interrupted else "incomplete" if units.get("not_run") else "finished"
+    return {**record, "status": status, "finished_at": finished_at, "units": {k: int(units.get(k, 0)) for k in UNIT_COUNTS}}
+
+
+def write_run_json(run_dir, record: dict) -> Path:
+    """Write ``run_dir/run.json`` through a temporary file, so a reader never sees half of it."""
+    path = Path(run_dir) / RUN_JSON
+    text = json.dumps(record, indent=2, sort_keys=True) + "\n"
+    write_atomically(path, lambda stream: stream.write(text.encode("utf-8")))
+    return path
+
+
+def read_run_json(run_dir) -> dict | None:
+    """The run's provenance record, or None for a run directory without one (an older mlhidden)."""
+    path = Path(run_dir) / RUN_JSON
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def git_revision() -> dict:
+    """The commit of the mlhidden checkout this code runs from, and whether it has local changes.
+
+    Both are None for an installed copy: a git repository around site-packages is not ours.
+    """
+    package_root = Path(mlhidden.__file__).resolve().parent.parent
+
+    def git(*args):
+        try:
+            done = subprocess.run(["git", *args], cwd=package_root, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    toplevel = git("rev-parse", "--show-toplevel")
+    if toplevel is None or Path(toplevel).resolve() != package_root:
+        return {"git_commit": None, "git_dirty": None}
+    changes = git("status", "--porcelain", "--untracked-files=no")
+    return {"git_commit": git("rev-parse", "HEAD"), "git_dirty": None if changes is None else bool(changes)}
+
+
+def package_versions() -> dict:
+    """The installed versions of the packages that decide the numbers (absent ones left out)."""
+    versions = {}
+    for name in KEY_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def machine() -> dict:
+    """The host the run was started on: name, platform, cores and physical memory (bytes, if known)."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        memory = None
+    return {"hostname": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(), "memory_bytes": memory}
+
+
+def provenance_line(record: dict) -> str:
+    """One line (ASCII, so it can sit in a LaTeX comment) saying what produced a run's results."""
+    code = f"mlhidden {record['mlhidden']['version']}"
+    if record["mlhidden"].get("git_commit"):
+        code += f" (git {record['mlhidden']['git_commit'][:12]}{', modified' if record['mlhidden'].get('git_dirty') else ''})"
+    rank = {name: i for i, name in enumerate(KEY_PACKAGES)}
+    in_order = sorted(record["packages"].items(), key=lambda item: rank.get(item[0], len(rank)))
+    packages = ", ".join(f"{name} {version}" for name, version in in_order)
+    host = record["machine"]
+    memory = f", {host['memory_bytes'] / _GIB:.1f} GiB" if host.get("memory_bytes") else ""
+    backend = record["backend"]
+    where = f"dask at {backend['scheduler']} ({backend['workers']} workers)" if backend["name"] == "dask" else backend["name"]
+    units = record["units"]
+    counts = ", ".join(f"{units[key]} {key.replace('_', ' ')}" for key in UNIT_COUNTS[1:])
+    return (
+        f"run {record['config']['name']} (config {record['config_hash']}, seed {record['seeds']['run_seed']}): "
+        f"{code}; Python {record['python']['version']}, {packages}; "
+        f"{host['cores']} cores{memory}, backend {where}; "
+        f"{record['started_at']} to {record['finished_at'] or '(not finished)'}, {record['status']}; "
+        f"{units['total']} units: {counts}"
+    )
+
+
+def provenance_lines(records: dict) -> list:
+    """Footer lines for a report: one per run (prefixed by its directory when several are merged)."""
+    present = {run_dir: record for run_dir, record in records.items() if record is not None}
+    if len(records) == 1:
+        return [provenance_line(record) for record in present.values()]
+    return [f"{run_dir}: {provenance_line(record)}" for run_dir, record in present.items()]

@@ -1,0 +1,221 @@
+"""The reproduction's figures: sweep line plots and two-dimensional data plots, as PNG and PDF.
+
+A sweep plot is drawn from a run's stored units and config record alone (see :func:`sweep_frame`):
+one line per method with a band of one standard deviation over the splits. The data plots show
+the generated datasets themselves, which their generators rebuild from the stored parameters.
+Every figure is a :class:`~matplotlib.figure.Figure` on its own Agg canvas, so no pyplot state is
+touched.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from mlhidden.data.generated import make_logical
+from mlhidden.data.synthetic import draw_network
+from mlhidden.methods.base_learners import make_base_learner
+
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+# Label vectors y1y2 of two-label data: light region colours and strong point colours, same hue.
+REGION_COLOURS = ("#d9d9d9", "#c6dbef", "#fdd0a2", "#c7e9c0")
+POINT_COLOURS = ("#636363", "#2171b5", "#d94801", "#238b45")
+GRID_STEPS = 300
+MAX_TICKS = 20  # sweeps with more integer points keep matplotlib's own ticks
+
+
+def save_figure(figure: Figure, path_stem) -> list:
+    """Write ``<path_stem>.png`` and ``<path_stem>.pdf`` and return their paths."""
+    stem = Path(path_stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [Path(f"{stem}.png"), Path(f"{stem}.pdf")]
+    figure.savefig(paths[0], dpi=150, bbox_inches="tight")
+    # No creation date in the PDF, so that regenerating a figure gives the same bytes.
+    figure.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None})
+    return paths
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    figure = Figure(figsize=(width, height))
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def sweep_frame(units: pd.DataFrame, config: dict, metric: str) -> pd.DataFrame:
+    """Mean and spread over the splits of each sweep point, from a run's units and config record.
+
+    Each (dataset, method) entry of the run must sit at a sweep point with exactly one swept
+    value, from its dataset entry (e.g. ``first_labels``) or its method entry (e.g.
+    ``n_synthetic``); that value is the x coordinate. Entries are grouped into lines by their
+    method's group and into panels by their dataset's group (the config entries they came from).
+
+    Parameters
+    ----------
+    units : pandas.DataFrame
+        The run's units as :func:`~mlhidden.experiment.store.load_results` returns them.
+    config : dict
+        The run's config record (the store's ``config`` meta).
+    metric : str
+        The metric column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns panel, line, parameter, x, mean, std (ddof=1, NaN for one split) and n (ok
+        splits), in config order of panels and lines and ascending x.
+    """
+    datasets = {spec["label"] or spec["name"]: spec for spec in config["datasets"]}
+    methods = {spec["label"]: spec for spec in config["methods"]}
+    rows = []
+    for (dataset, method), group in units[units["status"] == "ok"].groupby(["dataset", "method"], sort=False):
+        point = {**datasets[dataset]["sweep"], **methods[method]["sweep"]}
+        if len(point) != 1:
+            raise ValueError(f"{method} on {dataset} has swept values {point}; a sweep plot needs exactly one")
+        (parameter, x), = point.items()
+        values = group[metric].astype(float)
+        rows.append({
+            "panel": datasets[dataset]["group"], "line": methods[method]["group"], "parameter": parameter, "x": x,
+            "mean": values.mean(), "std": values.std(), "n": len(values),
+        })
+    frame = pd.DataFrame(rows, columns=["panel", "line", "parameter", "x", "mean", "std", "n"])
+    panel_order = list(dict.fromkeys(spec["group"] for spec in config["datasets"]))
+    line_order = list(dict.fromkeys(spec["group"] for spec in config["methods"]))
+    frame["panel"] = pd.Categorical(frame["panel"], panel_order, ordered=True)
+    frame["line"] = pd.Categorical(frame["line"], line_order, ordered=True)
+    frame = frame.sort_values(["panel", "line", "x"]).reset_index(drop=True)
+    return frame.astype({"panel": str, "line": str})
+
+
+def plot_sweep(frame: pd.DataFrame, path_stem, *, y_label: str, x_label: str, title: str | None = None, limits=(0.0, 1.0)) -> list:
+    """One panel per dataset group, one line per method: the mean over the splits and a ±1 sd band.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        As :func:`sweep_frame` returns it.
+    path_stem : str or os.PathLike
+        Output path without suffix.
+    y_label, x_label : str
+    title : str, optional
+        Put above the panels.
+    limits : (float, float) or None
+        The range of the values (scores lie in [0, 1]): bands are cut there, so that they do not
+        suggest impossible values.
+    """
+    panels = list(dict.fromkeys(frame["panel"]))
+    figure = _new_figure(5.0 * len(panels) + 2.0, 4.0)
+    axes = figure.subplots(1, len(panels), squeeze=False)[0]
+    colours = [f"C{i}" for i in range(10)]
+    for ax, panel in zip(axes, panels):
+        in_panel = frame[frame["panel"] == panel]
+        for (line, points), colour, marker in zip(in_panel.groupby("line", sort=False), itertools.cycle(colours), itertools.cycle(MARKERS)):
+            x, mean, spread = points["x"].to_numpy(float), points["mean"].to_numpy(), points["std"].fillna(0).to_numpy()
+            low, high = mean - spread, mean + spread
+            if limits is not None:
+                low, high = np.clip(low, *limits), np.clip(high, *limits)
+            ax.plot(x, mean, color=colour, marker=marker, markersize=4, linewidth=1.4, label=line)
+            ax.fill_between(x, low, high, color=colour, alpha=0.1, linewidth=0)
+        ax.set_title(panel, fontsize=10)
+        ax.set_xlabel(x_label)
+        ax.grid(True, linewidth=0.4, alpha=0.5)
+        xs = sorted(set(in_panel["x"]))
+        if len(xs) <= MAX_TICKS and all(isinstance(v, (int, np.integer)) for v in xs):
+            ax.set_xticks(xs)
+    axes[0].set_ylabel(y_label)
+    axes[-1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, frameon=False)
+    if title:
+        figure.suptitle(title, fontsize=11)
+    return save_figure(figure, path_stem)
+
+
+def _grid(X, margin=0.05):
+    """A GRID_STEPS x GRID_STEPS mesh covering the 2-D points ``X`` with a small margin."""
+    low, high = X.min(axis=0), X.max(axis=0)
+    pad = margin * (high - low)
+    xs, ys = (np.linspace(low[i] - pad[i], high[i] + pad[i], GRID_STEPS) for i in range(2))
+    mesh_x, mesh_y = np.meshgrid(xs, ys)
+    return mesh_x, mesh_y, np.column_stack([mesh_x.ravel(), mesh_y.ravel()])
+
+
+def _point_handle(colour, label: str) -> Line2D:
+    """A legend entry for scatter points of one colour."""
+    return Line2D([], [], linestyle="none", marker="o", markersize=5, color=colour, label=label)
+
+
+def _label_vector_codes(Y) -> np.ndarray:
+    """0..3 for the label vectors 00, 01, 10, 11 of two-label rows."""
+    return 2 * np.asarray(Y)[:, 0] + np.asarray(Y)[:, 1]
+
+
+def plot_synthetic_2d(datasets, path_stem, *, max_points: int = 600) -> list:
+    """Scatter plots of two-dimensional, two-label synthetic datasets over their true label regions.
+
+    Parameters
+    ----------
+    datasets : sequence of (str, Dataset)
+        Titles and generated datasets with D = 2 and L = 2 whose ``params`` rebuild them with
+        :func:`~mlhidden.data.synthetic.draw_network`.
+    path_stem : str or os.PathLike
+    max_points : int
+        At most this many points are drawn per dataset (the first ones), so that they stay visible.
+    """
+    n_columns = min(len(datasets), 2)
+    n_rows = -(-len(datasets) // n_columns)
+    figure = _new_figure(4.2 * n_columns + 1.2, 3.8 * n_rows)
+    axes = figure.subplots(n_rows, n_columns, squeeze=False).ravel()
+    regions, points = ListedColormap(REGION_COLOURS), ListedColormap(POINT_COLOURS)
+    for ax, (title, data) in zip(axes, datasets):
+        if data.n_features != 2 or data.n_labels != 2:
+            raise ValueError(f"{title}: a 2-D plot needs D = 2 and L = 2, not D = {data.n_features}, L = {data.n_labels}")
+        _, network = draw_network(**data.params)
+        mesh_x, mesh_y, grid = _grid(data.X)
+        truth = _label_vector_codes(network.labels(grid)).reshape(mesh_x.shape)
+        ax.pcolormesh(mesh_x, mesh_y, truth, cmap=regions, vmin=-0.5, vmax=3.5, shading="auto", rasterized=True)
+        shown = slice(0, max_points)
+        ax.scatter(*data.X[shown].T, c=_label_vector_codes(data.Y[shown]), cmap=points, vmin=-0.5, vmax=3.5, s=7, linewidths=0)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("$x_1$")
+        ax.set_ylabel("$x_2$")
+    for ax in axes[len(datasets):]:
+        ax.set_axis_off()
+    handles = [_point_handle(POINT_COLOURS[code], f"{code >> 1}{code & 1}") for code in range(4)]
+    figure.legend(handles=handles, title="$y_1y_2$", loc="center right", frameon=False)
+    figure.subplots_adjust(right=0.86, hspace=0.35, wspace=0.3)
+    return save_figure(figure, path_stem)
+
+
+def plot_logical(path_stem, *, jitter: float = 0.06) -> list:
+    """The Logical problem per label, with the decision regions of BR's logistic regression.
+
+    Each panel shows the four inputs (jittered so that the five copies of each are visible)
+    coloured by one label, over the region where a logistic regression fitted to that label on
+    the 20 examples predicts 1: OR and AND are linearly separable, XOR is not.
+    """
+    data = make_logical()
+    shown = make_logical(jitter=jitter, random_state=0)
+    figure = _new_figure(11.0, 3.6)
+    axes = figure.subplots(1, data.n_labels)
+    mesh_x, mesh_y, grid = _grid(np.vstack([data.X, [[-0.25, -0.25], [1.25, 1.25]]]), margin=0.0)
+    regions, points = ListedColormap(("#f0f0f0", "#c6dbef")), ListedColormap(("#636363", "#2171b5"))
+    for j, (ax, name) in enumerate(zip(axes, data.label_names)):
+        model = make_base_learner("logistic").fit(data.X, data.Y[:, j])
+        accuracy = float(np.mean(model.predict(data.X) == data.Y[:, j]))
+        predicted = model.predict(grid).reshape(mesh_x.shape)
+        ax.pcolormesh(mesh_x, mesh_y, predicted, cmap=regions, vmin=-0.5, vmax=1.5, shading="auto", rasterized=True)
+        ax.scatter(*shown.X.T, c=shown.Y[:, j], cmap=points, vmin=-0.5, vmax=1.5, s=18, linewidths=0)
+        ax.set_title(f"{name}: logistic regression accuracy {accuracy:.2f}", fontsize=9)
+        ax.set_xlabel("$x_1$")
+        ax.set_xticks([0, 1])
+        ax.set_yticks([0, 1])
+    axes[0].set_ylabel("$x_2$")
+    handles = [_point_handle(colour, str(value)) for value, colour in enumerate(points.colors)]
+    figure.legend(handles=handles, title="label", loc="center right", frameon=False)
+    figure.subplots_adjust(right=0.9, wspace=0.3)
+    return save_figure(figure, path_stem)

@@ -1,0 +1,158 @@
+"""Stopping a real ``mlhidden run`` process mid-run loses no finished unit, and re-running finishes it.
+
+Ctrl-C (SIGINT to the whole process group, workers included) and SIGTERM stop cleanly: the
+finished units are stored, the message says how to resume, the exit code is 128 + the signal.
+``kill -9`` gives no chance to clean up; the store must still be intact. In every case the same
+command then completes the run, and its tables equal those of a run that was never stopped. A
+process dying inside a store write, between its insert and its commit, leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
+
+N_SPLITS = 25
+N_UNITS = 2 * N_SPLITS
+CONFIG = f"name: stopme\ndatasets: [Logical]\nmethods: [BR, CC]\nsplits: {N_SPLITS}\n"
+SCORES = ["dataset", "method", "split", "seed", "status", "exact_match", "hamming_score", "micro_f1", "macro_f1"]
+TABLES = ("exact_match.csv", "hamming_score.csv", "exact_match.tex", "exact_match.md")
+
+
+def _command(config: Path, out: Path, n_jobs: int) -> list[str]:
+    return [sys.executable, "-m", "mlhidden", "run", "--config", str(config), "--out", str(out), "--n-jobs", str(n_jobs), "-q"]
+
+
+def _stored(run_dir: Path) -> int:
+    """Units in the store, read the way a second process would (0 while it does not exist yet)."""
+    try:
+        with sqlite3.connect(run_dir / STORE_FILE, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _scores(run_dir: Path) -> pd.DataFrame:
+    units = load_results(run_dir).units
+    return units[SCORES].sort_values(["method", "split"]).reset_index(drop=True)
+
+
+def _table(path: Path) -> list[str]:
+    """A table's lines without its LaTeX comments (the provenance footer, with dates and timings)."""
+    return [line for line in path.read_text().splitlines() if not line.startswith("%")]
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("config") / "stopme.yaml"
+    path.write_text(CONFIG)
+    return path
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(config, tmp_path_factory) -> Path:
+    run_dir = tmp_path_factory.mktemp("uninterrupted") / "run"
+    subprocess.run(_command(config, run_dir, 2), check=True, capture_output=True, timeout=300)
+    return run_dir
+
+
+@pytest.mark.parametrize(
+    "stop, whole_group, n_jobs",
+    [
+        pytest.param(signal.SIGINT, True, 2, id="ctrl-c"),
+        pytest.param(signal.SIGTERM, False, 1, id="sigterm"),
+        pytest.param(signal.SIGKILL, False, 2, id="kill-9"),
+    ],
+)
+def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, config, uninterrupted, tmp_path):
+    run_dir = tmp_path / "run"
+    process = subprocess.Popen(
+        _command(config, run_dir, n_jobs), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while _stored(run_dir) < 5 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert process.poll() is None, "the run ended before it could be stopped"
+        (os.killpg if whole_group else os.kill)(process.pid, stop)
+        process.wait(timeout=120)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # the workers a kill -9 of their parent leaves behind
+        except ProcessLookupError:
+            pass
+        _, stderr = process.communicate(timeout=60)
+    stored = _stored(run_dir)
+    assert 5 <= stored < N_UNITS, "the stop must land mid-run"
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    if stop == signal.SIGKILL:
+        assert process.returncode == -signal.SIGKILL
+    else:
+        assert process.returncode == 128 + stop
+        assert "Traceback" not in stderr
+        assert f"interrupted: {stored} of {N_UNITS} units are stored in {run_dir}; re-run the same command to resume." in stderr
+
+    resumed = subprocess.run(_command(config, run_dir, n_jobs), capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert re.search(rf"^{N_UNITS - stored} unit\(s\) run, {stored} already stored, 0 failed", resumed.stderr, re.MULTILINE)
+    pd.testing.assert_frame_equal(_scores(run_dir), _scores(uninterrupted))
+    for table in TABLES:
+        assert _table(run_dir / table) == _table(uninterrupted / table), table
+
+
+CRASH_BEFORE_COMMIT = """
+import json, os, sys
+from mlhidden.experiment.store import ResultStore
+
+
+class CrashAtCommit:
+    '''The store's connection, except that the process dies the moment a transaction would commit.'''
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def execute(self, statement, *args):
+        if statement == "COMMIT":
+            os._exit(9)
+        return self.connection.execute(statement, *args)
+
+
+store = ResultStore(sys.argv[1])
+store._conn = CrashAtCommit(store._conn)
+store.write_unit(json.loads(sys.argv[2]))
+"""
+
+
+def _unit(split: int) -> dict:
+    return {
+        "dataset": "Logical", "dataset_sha256": "0" * 64, "method": "BR", "params_hash": "p", "split": split,
+        "seed": split, "label": "BR", "params_json": "{}", "status": "ok", "error": "", "exact_match": 0.5,
+    }
+
+
+def test_a_crash_inside_a_write_leaves_the_store_as_it_was(tmp_path):
+    """The process dies after inserting a unit but before committing: that unit is absent, the rest intact."""
+    with ResultStore(tmp_path) as store:
+        store.write_unit(_unit(0))
+    crashed = subprocess.run([sys.executable, "-c", CRASH_BEFORE_COMMIT, str(tmp_path), json.dumps(_unit(1))], timeout=120)
+    assert crashed.returncode == 9
+    with sqlite3.connect(tmp_path / STORE_FILE) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    with ResultStore(tmp_path) as store:
+        assert store.units()["split"].tolist() == [0]
+        store.write_unit(_unit(1))
+        assert sorted(store.units()["split"]) == [0, 1]

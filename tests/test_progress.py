@@ -1,0 +1,149 @@
+"""Progress display: the live bar on a terminal, plain periodic lines otherwise, per-unit lines with -v."""
+
+import io
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+
+from mlhidden.experiment.progress import CLEAR_LINE, RunProgress, format_duration, unit_line
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def row(status="ok", split=0, error=""):
+    return {"dataset": "Music", "label": "BR", "split": split, "status": status, "error": error,
+            "train_seconds": 0.25, "test_seconds": 0.25}
+
+
+@pytest.mark.parametrize("seconds, text", [(None, "?"), (0, "0:00"), (75.4, "1:15"), (3725, "1:02:05")])
+def test_format_duration(seconds, text):
+    assert format_duration(seconds) == text
+
+
+def test_plain_lines_at_start_every_interval_and_at_the_end():
+    stream, clock = io.StringIO(), FakeClock()
+    with RunProgress(stream, bar=False, interval=30, clock=clock) as progress:
+        progress.start(10, 2)
+        clock.now = 8.0
+        for done in range(3, 7):
+            progress.unit(row(status="failed" if done == 4 else "ok", error="ValueError: boom"), done, 10)
+        progress.tick()
+        assert stream.getvalue() == "progress: 2/10 units (20%), 0 failed, 0:00 elapsed, ETA ?\n", "nothing before the interval"
+        clock.now = 30.0
+        progress.tick()
+        progress.tick()
+    lines = stream.getvalue().splitlines()
+    # 4 units in 30 s at this pace leaves 4 units: 30 s more; stored units do not count towards the pace.
+    assert lines == [
+        "progress: 2/10 units (20%), 0 failed, 0:00 elapsed, ETA ?",
+        "progress: 6/10 units (60%), 1 failed, 0:30 elapsed, ETA 0:30",
+        "progress: 6/10 units (60%), 1 failed, 0:30 elapsed, ETA 0:30",
+    ]
+    assert "\r" not in stream.getvalue()
+
+
+def test_verbose_adds_one_line_per_unit_with_its_error():
+    stream = io.StringIO()
+    with RunProgress(stream, bar=False, verbose=True, clock=FakeClock()) as progress:
+        progress.start(12, 0)
+        progress.unit(row(split=2), 1, 12)
+        progress.unit(row(status="failed", split=3, error="ValueError: boom\nTraceback ..."), 2, 12)
+    lines = stream.getvalue().splitlines()
+    assert lines[1] == "[ 1/12] Music · BR · split 2: ok (0.50 s)"
+    assert lines[2] == "[ 2/12] Music · BR · split 3: FAILED: ValueError: boom (0.50 s)"
+    assert unit_line(row(), 7, 8) == "[7/8] Music · BR · split 0: ok (0.50 s)"
+
+
+@pytest.mark.parametrize(
+    "columns, bar",
+    [
+        (120, "[" + "#" * 15 + "-" * 15 + "]"),
+        (80, "[" + "#" * 13 + "-" * 14 + "]"),
+        (40, "[" + "#" * 5 + "-" * 5 + "]"),
+    ],
+)
+def test_bar_redraws_in_place_fits_the_terminal_and_ends_with_a_newline(monkeypatch, columns, bar):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    stream, clock = io.StringIO(), FakeClock()
+    with RunProgress(stream, bar=True, verbose=True, clock=clock) as progress:
+        progress.start(4, 0)
+        clock.now = 2.0
+        progress.unit(row(), 1, 4)
+        progress.unit(row(split=1), 2, 4)
+    text = stream.getvalue()
+    assert text.endswith("\n") and text.count("\n") == 3, "two unit lines and the end of the bar"
+    frames = [frame for frame in text.replace("\n", "").split(CLEAR_LINE) if frame.startswith(("[#", "[-"))]
+    full = bar + " 2/4 units (50%), 0 failed, 0:02 elapsed, ETA 0:02"
+    assert frames[-1] == full[: columns - 1], "the bar shrinks, then the line is cut, so that it never wraps"
+    assert all(len(frame) <= columns - 1 for frame in frames)
+    assert "[1/4] Music · BR · split 0: ok (0.50 s)" in text
+
+
+def test_nothing_is_printed_for_a_run_that_never_started():
+    stream = io.StringIO()
+    with RunProgress(stream, bar=True):
+        pass
+    assert stream.getvalue() == ""
+
+
+def smoke_command(tmp_path, extra):
+    return [sys.executable, "-m", "mlhidden", "run", "--config", "configs/smoke.yaml", "--splits", "2",
+            "--n-jobs", "1", "--out", str(tmp_path / "out"), *extra]
+
+
+def read_terminal(tmp_path, extra):
+    """Run the smoke config with stderr on a pseudo-terminal; return what the terminal received."""
+    controller, terminal = pty.openpty()
+    try:
+        process = subprocess.Popen(smoke_command(tmp_path, extra), cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=terminal)
+    finally:
+        os.close(terminal)
+    chunks = []
+    try:
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # EIO: the run ended and closed its side
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(controller)
+    assert process.wait(timeout=120) == 0
+    return b"".join(chunks).decode()
+
+
+def test_smoke_run_draws_a_bar_on_a_terminal(tmp_path):
+    text = read_terminal(tmp_path, [])
+    assert CLEAR_LINE + "[" in text
+    assert "4/4 units (100%), 0 failed" in text and "ETA" in text
+    assert "progress:" not in text
+
+
+def test_smoke_run_prints_plain_lines_with_quiet_even_on_a_terminal(tmp_path):
+    text = read_terminal(tmp_path, ["--quiet"])
+    assert "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA ?" in text
+    assert "progress: 4/4 units (100%), 0 failed" in text
+    assert CLEAR_LINE not in text
+
+
+def test_smoke_run_prints_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
+    done = subprocess.run(smoke_command(tmp_path, ["-v"]), cwd=PROJECT_ROOT, capture_output=True, timeout=120)
+    assert done.returncode == 0
+    lines = done.stderr.decode().splitlines()
+    assert lines[0] == "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA ?"
+    assert sum(line.startswith("[") and ": ok (" in line for line in lines) == 4, "one line per unit with -v"
+    assert any(line.startswith("progress: 4/4 units (100%), 0 failed") for line in lines)
+    assert "\r" not in done.stderr.decode()

@@ -1,0 +1,124 @@
+"""run.json: written at the start and the end of every run, checked field by field against the real things."""
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from datetime import datetime
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import mlhidden
+from mlhidden.cli import cli
+from mlhidden.data import make_logical, registry_entries
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.provenance import RUN_JSON, provenance_line, read_run_json
+from mlhidden.experiment.runner import config_record, run_experiment
+from mlhidden.experiment.splits import method_seed
+from mlhidden.experiment.store import load_results
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+CONFIG = {"name": "prov", "datasets": ["Music", "Logical"], "methods": ["BR"], "splits": 2, "seed": 7}
+
+
+def git(*args):
+    done = subprocess.run(["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+@pytest.fixture(scope="module")
+def provenance_run(tmp_path_factory, mirror_dir):
+    """A real run of Music and Logical, with the run.json seen when the first unit is about to start."""
+    run_dir = tmp_path_factory.mktemp("prov")
+    config = parse_config(CONFIG)
+    at_start = []
+    summary = run_experiment(
+        config, run_dir, data_dir=mirror_dir, n_jobs=1, on_start=lambda total, skipped: at_start.append(read_run_json(run_dir))
+    )
+    return config, summary, at_start[0], read_run_json(run_dir), run_dir
+
+
+def test_run_json_is_written_before_the_first_unit(provenance_run):
+    config, _, at_start, _, _ = provenance_run
+    assert at_start["status"] == "running" and at_start["finished_at"] is None
+    assert at_start["units"] == {"total": 0, "done": 0, "failed": 0, "skipped": 0, "not_run": 0}
+    assert at_start["config_hash"] == config.config_hash
+
+
+def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenance_run, mirror_dir):
+    config, summary, _, record, run_dir = provenance_run
+    assert record["format"] == 1 and record["status"] == "finished"
+    assert record["config"] == json.loads(json.dumps(config_record(config)))
+    assert record["config_hash"] == config.config_hash == record["config"]["config_hash"]
+
+    head = git("rev-parse", "HEAD")
+    assert record["mlhidden"] == {
+        "version": mlhidden.__version__,
+        "git_commit": head,
+        "git_dirty": None if head is None else bool(git("status", "--porcelain", "--untracked-files=no")),
+    }
+    assert record["python"]["version"] == platform.python_version()
+    for package in ("numpy", "scipy", "scikit-learn", "joblib", "pandas", "liac-arff"):
+        assert record["packages"][package] == metadata.version(package)
+
+    music_sha = hashlib.sha256((mirror_dir / "Music.arff").read_bytes()).hexdigest()
+    assert music_sha == next(e.sha256 for e in registry_entries() if e.name == "Music")
+    assert record["datasets"] == {"Music": music_sha, "Logical": make_logical().checksum}
+    assert record["unavailable"] == {}
+
+    units = load_results(run_dir).units
+    seeds = record["seeds"]
+    assert (seeds["run_seed"], seeds["train_fraction"]) == (7, 0.6)
+    for dataset in ("Music", "Logical"):
+        stored = units[units.dataset == dataset].sort_values("split")["seed"].tolist()
+        assert seeds["split_seeds"][dataset] == stored
+        assert seeds["method_seeds"][dataset] == [method_seed(7, dataset, i) for i in range(2)]
+
+    assert record["machine"]["cores"] == os.cpu_count()
+    assert record["machine"]["memory_bytes"] > 2**28
+    assert record["backend"] == {"name": "loky", "cores": os.cpu_count()}
+    started, finished = (datetime.fromisoformat(record[key]) for key in ("started_at", "finished_at"))
+    assert started <= finished and started.tzinfo is not None
+    assert record["units"] == summary.unit_counts() == {"total": 4, "done": 4, "failed": 0, "skipped": 0, "not_run": 0}
+
+
+def test_a_resumed_run_counts_stored_units_as_skipped(provenance_run, mirror_dir):
+    config, _, _, first, run_dir = provenance_run
+    run_experiment(parse_config(CONFIG), run_dir, data_dir=mirror_dir, n_jobs=1)
+    again = read_run_json(run_dir)
+    assert again["units"] == {"total": 4, "done": 0, "failed": 0, "skipped": 4, "not_run": 0}
+    assert again["started_at"] >= first["started_at"]
+
+
+def test_an_interrupted_run_says_so(tmp_path):
+    def interrupt(row, done, total):
+        raise KeyboardInterrupt
+
+    summary = run_experiment(parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 3}), tmp_path, n_jobs=1, on_unit=interrupt)
+    record = read_run_json(tmp_path)
+    assert summary.interrupted and record["status"] == "interrupted"
+    assert record["units"]["done"] == 1 and record["finished_at"] is not None
+
+
+def test_report_prints_provenance_and_latex_tables_carry_it(tmp_path):
+    out = tmp_path / "smoke"
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["run", "--config", "configs/smoke.yaml", "--out", str(out), "--n-jobs", "1", "--splits", "2", "--quiet"])
+    assert ran.exit_code == 0, ran.output
+    line = provenance_line(read_run_json(out))
+    assert line.startswith("run smoke (config ") and "4 units: 4 done, 0 failed, 0 skipped, 0 not run" in line
+    assert line.isascii(), "LaTeX comments should stay ASCII"
+
+    reported = runner.invoke(cli, ["report", str(out)])
+    assert reported.exit_code == 0
+    assert f"provenance: {line}" in reported.output.splitlines()
+    for table in ("exact_match.tex", "hamming_score.tex", "total_seconds.tex"):
+        tex = (out / table).read_text()
+        assert tex.startswith(f"% {line}\n\\begin{{table}}")
+    tables_md = (out / "tables.md").read_text()
+    assert tables_md.rstrip().endswith("## Provenance\n\n- " + line.replace("_", "\\_"))
+    assert (out / RUN_JSON).is_file()
