@@ -31,7 +31,7 @@ def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
 
 
-def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control: str | None = None) -> None:
+def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control: str | None = None, std: bool = False) -> None:
     """Write the tables of one run, or of several merged, into ``out_dir`` and print them with a provenance footer."""
     from mlhidden.experiment.provenance import provenance_lines
     from mlhidden.experiment.store import load_results
@@ -40,10 +40,10 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
     results = load_results(run_dirs)
     footer = provenance_lines(results.provenance)
     tables = (results.units, out_dir, results.datasets, results.methods, results.unavailable)
-    paths = write_reports(*tables, provenance=footer)
+    paths = write_reports(*tables, provenance=footer, std=std)
     if stats:
         paths += write_statistics(*tables, control=control)
-    click.echo(render_terminal_summary(results.units, results.datasets, results.methods, results.unavailable))
+    click.echo(render_terminal_summary(results.units, results.datasets, results.methods, results.unavailable, std=std))
     if results.missing:
         click.echo(f"{results.missing} unit(s) of this config are not in the store yet: re-run the same command to finish them.")
     for line in footer:
@@ -81,6 +81,7 @@ _LABELS = click.option(
 )
 _STATS = click.option("--stats", is_flag=True, help="Also write statistics.md/.json and critical-difference diagrams (Friedman, Nemenyi, Wilcoxon-Holm).")
 _CONTROL = click.option("--control", default=None, help="Control method for the Wilcoxon tests (default: best average rank).")
+_STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank' (standard deviation over the splits) in the text tables.")
 
 
 @cli.command()
@@ -98,7 +99,8 @@ _CONTROL = click.option("--control", default=None, help="Control method for the 
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
 @_STATS
 @_CONTROL
-def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, verbose, quiet, stats, control):
+@_STD
+def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, verbose, quiet, stats, control, std):
     """Run every unit of a config not already stored, then write the tables.
 
     Progress goes to stderr: a live bar on a terminal, plain periodic lines otherwise. Ctrl-C or
@@ -140,7 +142,7 @@ def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend
             "re-run the same command to run them.",
             err=True,
         )
-    _write_and_print([run_dir], run_dir, stats, control)
+    _write_and_print([run_dir], run_dir, stats, control, std)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
 
@@ -150,7 +152,8 @@ def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Where to write the tables (default: the run directory; required to merge).")
 @_STATS
 @_CONTROL
-def report(run_dirs, out, stats, control):
+@_STD
+def report(run_dirs, out, stats, control, std):
     """Rebuild every table of a run from its results store alone; several RUN_DIRS merge into one table.
 
     Merging puts methods run on different days or clusters side by side. Runs that split a
@@ -158,7 +161,7 @@ def report(run_dirs, out, stats, control):
     """
     if len(run_dirs) > 1 and out is None:
         raise UserError("merging several runs needs --out DIR for the merged tables", hint="each run directory keeps its own tables")
-    _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control)
+    _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control, std)
 
 
 @cli.command()

@@ -287,3 +287,25 @@ def test_bad_inputs_are_refused():
         metric_table(units, "exact_match", DATASETS, METHODS, {"Scene": "gone"})
     with pytest.raises(ValueError, match="more than once"):
         metric_table(units, "exact_match", DATASETS, ["BR", "BR"])
+
+
+def test_std_cells_show_mean_and_spread_in_every_text_format(tmp_path):
+    table = metric_table(make_units(WORKED), "exact_match", DATASETS, METHODS)
+    spread = f"{np.std([0.2, 0.4], ddof=1):.2f}"
+    markdown = to_markdown(table, std=True)
+    assert "mean ± std over splits" in markdown
+    assert markdown_cells(markdown)["Scene"] == [f"0.30 ± {spread} 2", "0.20 ± 0.00 3", "**0.40 ± 0.00** 1", "0.10 ± 0.00 4"]
+    assert f"0.30 $\\pm$ {spread} 2 &" in to_latex(table, std=True)
+    assert f"0.30 ± {spread} 2" in to_terminal(table, std=True)
+    # Without the flag the cells are the paper's "mean rank".
+    assert markdown_cells(to_markdown(table))["Scene"][0] == "0.30 2"
+
+    paths = write_reports(make_units(WORKED), tmp_path, DATASETS, METHODS, std=True)
+    assert f"0.30 ± {spread} 2" in (tmp_path / "tables.md").read_text(encoding="utf-8")
+    assert "$\\pm$" in (tmp_path / "exact_match.tex").read_text(encoding="utf-8")
+    # The per-split values behind every mean and std are in units.csv.
+    units = pd.read_csv(tmp_path / "units.csv")
+    scene_br = units[(units["dataset"] == "Scene") & (units["method"] == "BR")]
+    assert scene_br["split"].tolist() == [0, 1] and scene_br["exact_match"].tolist() == [0.2, 0.4]
+    assert tmp_path / "units.csv" in paths
+    assert f"0.30 ± {spread} 2" in render_terminal_summary(make_units(WORKED), DATASETS, METHODS, std=True)

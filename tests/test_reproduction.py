@@ -27,6 +27,8 @@ from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import split_for, split_seed
 from mlhidden.experiment.store import ResultStore
 from mlhidden.report.figures import plot_sweep, sweep_frame
+from mlhidden.report.statistics import significance_report
+from mlhidden.report.tables import metric_table
 from mlhidden.report.reproduction import (
     CLAIMS,
     FAILS,
@@ -37,6 +39,7 @@ from mlhidden.report.reproduction import (
     PAPER_CONFIGS,
     QUICK,
     evaluate_claims,
+    paper_units,
     reference_results,
     reproduce,
     write_report,
@@ -367,6 +370,77 @@ def test_medical_chain_claim_reads_the_refits(tmp_path, slope, verdict):
     assert claim.verdict == verdict
     first, last = 0.9 + slope * 4.5, 0.9 + slope * 34.5
     assert f"CCASL: {first:.3f} over the first quarter of the chain, {last:.3f} over the last" in claim.evidence
+
+
+# The paper's 'avg rank' rows (Tables 'results' and 'scalability'), as printed.
+PAPER_AVG_RANKS = {
+    "exact_match": [6.95, 4.55, 4.23, 4.05, 3.45, 2.55, 8.27, 5.09, 5.86],
+    "hamming_score": [5.82, 6.27, 6.86, 5.64, 3.68, 3.50, 5.73, 1.32, 6.18],
+    "total_seconds": [2.86, 3.23, 7.73, 4.86, 6.09, 6.73, 1.95, 2.64, 8.91],
+}
+
+
+def paper_significance(metric):
+    units = paper_units(reference_results())
+    table = metric_table(units, metric, list(dict.fromkeys(units["dataset"])), PAPER_METHODS)
+    return significance_report(table, "CCASL+AML")
+
+
+@pytest.mark.parametrize("metric", list(PAPER_AVG_RANKS))
+def test_paper_numbers_as_units_rank_as_the_paper_does(metric):
+    report = paper_significance(metric)
+    assert len(report.datasets) == 11 and report.control == "CCASL+AML"
+    np.testing.assert_allclose(report.avg_ranks.to_numpy(), PAPER_AVG_RANKS[metric], atol=0.005)
+    # Only the ranks move: every shown value is the paper's.
+    shown = report.table.means.map(report.table.metric.format)
+    paper = reference_results().query("table in ('results', 'scalability')")
+    paper = paper[paper["metric"] == ("time_seconds" if metric == "total_seconds" else metric)]
+    assert all(shown.at[row.dataset, row.method] == report.table.metric.format(row.value) for row in paper.itertuples())
+
+
+def test_report_states_which_of_the_paper_rank_differences_are_significant(tmp_path):
+    write_report(tmp_path)
+    report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
+    section = report.split("## Statistical significance")[1].split("\n## ")[0]
+    ours, theirs = section.split("### The paper's own numbers")
+    assert "Not run: no results for run 'paper'" in ours
+    exact = paper_significance("exact_match")
+    assert exact.friedman.p_value < 0.05
+    cd = exact.nemenyi[0].cd
+    gap = exact.avg_ranks["ELM"] - exact.avg_ranks["CCASL+AML"]
+    sentence = f"At α = 0.05, CCASL+AML ranks significantly better than ELM (avg ranks 2.55 vs 8.27, CD {cd:.2f})."
+    assert (sentence in theirs) == (gap >= cd)
+    assert f"p = {exact.friedman.p_value:.1e}" in theirs
+    for title in ("Exact match", "Hamming score", "Time (s)"):
+        assert f"#### {title}: significance over datasets" in theirs
+    for metric in PAPER_AVG_RANKS:
+        assert f"](figures/cd_reference_{metric}.png)" in theirs
+        assert (tmp_path / "figures" / f"cd_reference_{metric}.pdf").is_file()
+
+
+def test_report_tests_our_paper_run_against_the_control(tmp_path):
+    order = ["CCASL+AML", "CCASL+BR", "PCC", "CC", "CCASL", "BR_RF", "MLP", "BR", "ELM"]
+    paper_run(tmp_path, order, "BR_RF", TIMES)
+    paths = write_report(tmp_path)
+    ours = (tmp_path / "REPORT.md").read_text(encoding="utf-8").split("### Our paper run")[1].split("### The paper's")[0]
+    assert "Friedman test over N = 2 datasets and k = 9 methods" in ours
+    assert "R+ / R- vs CCASL+AML" in ours
+    assert tmp_path / "figures" / "cd_paper_exact_match.png" in paths
+    assert "](figures/cd_paper_total_seconds.png)" in ours
+
+
+def test_report_command_std_flag_shows_the_spread(tmp_path):
+    run_dir = fake_run(
+        tmp_path, "spread", {"datasets": ["Music", "Scene"], "methods": ["BR", "CC"], "splits": 2},
+        lambda dataset, method, split: {"exact_match": 0.2 + 0.2 * split},
+    )
+    result = CliRunner().invoke(cli, ["report", str(run_dir), "--std"])
+    assert result.exit_code == 0, result.output
+    spread = f"{np.std([0.2, 0.4], ddof=1):.2f}"
+    assert f"0.30 ± {spread} 1.5" in result.output
+    assert f"**0.30 ± {spread}** 1.5" in (run_dir / "tables.md").read_text(encoding="utf-8")
+    plain = CliRunner().invoke(cli, ["report", str(run_dir)])
+    assert plain.exit_code == 0 and "±" not in plain.output
 
 
 def test_every_claim_is_not_evaluated_without_runs(tmp_path):

@@ -15,13 +15,13 @@ from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.statistics import (
     cliques,
     critical_difference,
-    format_mean_std,
     friedman_test,
     holm,
     nemenyi_q,
     significance_report,
     write_statistics,
 )
+from mlhidden.report.formats import format_mean_std
 from mlhidden.report.tables import HEADLINE_METRICS, METRICS, metric_table
 
 

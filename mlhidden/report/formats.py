@@ -1,7 +1,8 @@
 """Writers for results tables: CSV files, LaTeX (booktabs), Markdown and terminal text.
 
 Every text format shows the paper's cells, ``0.52 9``: the mean over the splits, then the
-method's rank on that dataset. A new text format is one function ``MetricTable -> str`` added to
+method's rank on that dataset; with ``std=True`` the spread over the splits follows the mean,
+``0.52 ± 0.03 9``. A new text format is one function ``(MetricTable, *, std) -> str`` added to
 :data:`TABLE_WRITERS`; the metrics that get text tables are :data:`HEADLINE_METRICS`.
 """
 
@@ -18,6 +19,7 @@ from tabulate import SEPARATING_LINE, tabulate
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
 
 PARTIAL_MARK = "†"
+PLUS_MINUS = "±"
 NO_VALUE = "-"
 NOT_AVAILABLE = "n/a"
 AVG_RANK = "avg rank"
@@ -34,6 +36,7 @@ LATEX_SPECIALS = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     PARTIAL_MARK: r"\dag{}",
+    PLUS_MINUS: r"$\pm$",
 }
 MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"}
 
@@ -70,19 +73,37 @@ def format_avg_rank(rank: float) -> str:
     return NO_VALUE if math.isnan(rank) else f"{rank:.2f}"
 
 
-def table_title(table: MetricTable) -> str:
-    return f"{table.metric.title}: mean over splits and rank per dataset (1 = best)"
+def format_mean_std(table: MetricTable, dataset: str, method: str) -> str:
+    """A cell's mean with its spread over the ok splits, "0.52 ± 0.03", for tables with ``std``.
+
+    Both numbers use the metric's display format. A cell with a single ok split has no standard
+    deviation and shows the mean alone. Only cells with a mean (state "ok" or "partial") have one.
+    """
+    mean, std = table.means.at[dataset, method], table.std.at[dataset, method]
+    if math.isnan(mean):
+        raise ValueError(f"{method} on {dataset} has no mean (cell state '{table.cell_state(dataset, method)}')")
+    text = table.metric.format(mean)
+    return text if math.isnan(std) else f"{text} {PLUS_MINUS} {table.metric.format(std)}"
 
 
-def _cell(table: MetricTable, dataset: str, method: str, style: _Style) -> str:
-    """"value rank", with the value in bold if best, "failed rank" or "value rank †" if partly failed."""
+def table_title(table: MetricTable, std: bool = False) -> str:
+    spread = f" {PLUS_MINUS} std" if std else ""
+    return f"{table.metric.title}: mean{spread} over splits and rank per dataset (1 = best)"
+
+
+def _cell(table: MetricTable, dataset: str, method: str, style: _Style, std: bool) -> str:
+    """"value rank", with the value in bold if best, "failed rank" or "value rank †" if partly failed.
+
+    With ``std`` the value is "mean ± std" (see :func:`format_mean_std`).
+    """
     state = table.cell_state(dataset, method)
     if state == "missing":
         return NO_VALUE
     if state == "failed":
         parts = ["failed"]
     else:
-        value = style.escape(table.metric.format(table.means.at[dataset, method]))
+        text = format_mean_std(table, dataset, method) if std else table.metric.format(table.means.at[dataset, method])
+        value = style.escape(text)
         parts = [style.bold(value) if table.is_best(dataset, method) else value]
     rank = table.ranks.at[dataset, method]
     if not math.isnan(rank):
@@ -92,14 +113,14 @@ def _cell(table: MetricTable, dataset: str, method: str, style: _Style) -> str:
     return " ".join(parts)
 
 
-def _body(table: MetricTable, style: _Style) -> list:
+def _body(table: MetricTable, style: _Style, std: bool) -> list:
     """``(dataset, cells)`` per row; ``cells`` is None for an unavailable dataset."""
     return [
         (
             dataset,
             None
             if dataset in table.unavailable
-            else [_cell(table, dataset, method, style) for method in table.methods],
+            else [_cell(table, dataset, method, style, std) for method in table.methods],
         )
         for dataset in table.datasets
     ]
@@ -129,7 +150,7 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
     return notes
 
 
-def to_latex(table: MetricTable, caption: str | None = None, label: str | None = None) -> str:
+def to_latex(table: MetricTable, caption: str | None = None, label: str | None = None, *, std: bool = False) -> str:
     """A booktabs LaTeX table (needs ``\\usepackage{booktabs}``) in a ``table`` float.
 
     Parameters
@@ -139,10 +160,13 @@ def to_latex(table: MetricTable, caption: str | None = None, label: str | None =
         Used verbatim, so it may hold LaTeX; by default the metric's title and how to read cells.
     label : str, optional
         By default ``tab:<metric column>``.
+    std : bool
+        Show each mean's standard deviation over the splits, "0.52 $\\pm$ 0.03".
     """
     if caption is None:
+        spread = f" {PLUS_MINUS} standard deviation" if std else ""
         caption = latex_escape(
-            f"{table.metric.title}: mean over the splits, then the method's rank on the dataset"
+            f"{table.metric.title}: mean{spread} over the splits, then the method's rank on the dataset"
             " (1 = best; ties share the average rank)."
         )
     label = f"tab:{table.metric.column}" if label is None else label
@@ -157,7 +181,7 @@ def to_latex(table: MetricTable, caption: str | None = None, label: str | None =
         " & ".join(["Dataset", *map(latex_escape, table.methods)]) + r" \\",
         r"\midrule",
     ]
-    for dataset, cells in _body(table, LATEX):
+    for dataset, cells in _body(table, LATEX, std):
         if cells is None:
             cells = [rf"\multicolumn{{{width}}}{{c}}{{{latex_escape(table.unavailable[dataset])}}}"]
         lines.append(" & ".join([latex_escape(dataset), *cells]) + r" \\")
@@ -174,10 +198,10 @@ def to_latex(table: MetricTable, caption: str | None = None, label: str | None =
     return "\n".join(lines) + "\n"
 
 
-def _plain_rows(table: MetricTable, style: _Style) -> list:
+def _plain_rows(table: MetricTable, style: _Style, std: bool) -> list:
     rows = [
         [style.escape(dataset), *(cells or [NOT_AVAILABLE] * len(table.methods))]
-        for dataset, cells in _body(table, style)
+        for dataset, cells in _body(table, style, std)
     ]
     return rows + [[AVG_RANK, *map(format_avg_rank, table.avg_rank)]]
 
@@ -192,26 +216,33 @@ def _tabulate(table: MetricTable, rows: list, style: _Style, tablefmt: str) -> s
     )
 
 
-def to_markdown(table: MetricTable) -> str:
-    """A Markdown section: the title as a heading, a pipe table with bold best values, the notes."""
-    text = f"## {table_title(table)}\n\n{_tabulate(table, _plain_rows(table, MARKDOWN), MARKDOWN, 'pipe')}\n"
+def to_markdown(table: MetricTable, *, std: bool = False) -> str:
+    """A Markdown section: the title as a heading, a pipe table with bold best values, the notes.
+
+    ``std`` adds each mean's standard deviation over the splits.
+    """
+    body = _tabulate(table, _plain_rows(table, MARKDOWN, std), MARKDOWN, "pipe")
+    text = f"## {table_title(table, std)}\n\n{body}\n"
     notes = table_notes(table)
     if notes:
         text += "\n" + "".join(f"- {markdown_escape(note)}\n" for note in notes)
     return text
 
 
-def to_terminal(table: MetricTable, tablefmt: str = "simple") -> str:
-    """Plain text for a terminal: a title line, the table (any tabulate format), the notes."""
-    rows = _plain_rows(table, PLAIN)
+def to_terminal(table: MetricTable, tablefmt: str = "simple", *, std: bool = False) -> str:
+    """Plain text for a terminal: a title line, the table (any tabulate format), the notes.
+
+    ``std`` adds each mean's standard deviation over the splits.
+    """
+    rows = _plain_rows(table, PLAIN, std)
     if tablefmt == "simple":
         rows.insert(-1, SEPARATING_LINE)
     body = _tabulate(table, rows, PLAIN, tablefmt)
-    return "\n".join([table_title(table), body, *table_notes(table)]) + "\n"
+    return "\n".join([table_title(table, std), body, *table_notes(table)]) + "\n"
 
 
-# A new text format: one function MetricTable -> str here, keyed by its file suffix.
-TABLE_WRITERS: dict[str, Callable[[MetricTable], str]] = {"tex": to_latex, "md": to_markdown}
+# A new text format: one function (MetricTable, *, std) -> str here, keyed by its file suffix.
+TABLE_WRITERS: dict[str, Callable[..., str]] = {"tex": to_latex, "md": to_markdown}
 
 
 def wide_frame(table: MetricTable) -> pd.DataFrame:
@@ -286,25 +317,26 @@ def latex_comment(lines) -> str:
     return "".join(f"% {' '.join(str(line).split())}\n" for line in lines)
 
 
-def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=()) -> list:
+def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False) -> list:
     """Write every report file into ``out_dir`` and return their paths.
 
     That is ``units.csv`` and a wide CSV per metric; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
     unavailable datasets and the failed units. ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
-    still says where it came from.
+    still says where it came from. ``std`` adds each mean's standard deviation over the splits
+    to the text tables (the CSVs always have it, and ``units.csv`` every split's value).
     """
     out_dir = Path(out_dir)
     tables = metric_tables(units, datasets, methods, unavailable)
     paths = _write_csvs(sort_units(units, datasets, methods, unavailable), tables, out_dir)
     for column in HEADLINE_METRICS:
         for suffix, writer in TABLE_WRITERS.items():
-            text = writer(tables[column])
+            text = writer(tables[column], std=std)
             if suffix == "tex":
                 text = latex_comment(provenance) + text
             paths.append(_write_text(out_dir / f"{column}.{suffix}", text))
-    sections = ["# Results\n", *(to_markdown(tables[column]) for column in HEADLINE_METRICS)]
+    sections = ["# Results\n", *(to_markdown(tables[column], std=std) for column in HEADLINE_METRICS)]
     problems = problem_lines(units, datasets, methods, unavailable)
     if problems:
         sections.append("## Problems\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in problems))
@@ -314,10 +346,13 @@ def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=N
     return paths
 
 
-def render_terminal_summary(units: pd.DataFrame, datasets, methods, unavailable=None) -> str:
-    """The headline tables as plain text for printing, then the unavailable datasets and failures."""
+def render_terminal_summary(units: pd.DataFrame, datasets, methods, unavailable=None, std=False) -> str:
+    """The headline tables as plain text for printing, then the unavailable datasets and failures.
+
+    ``std`` adds each mean's standard deviation over the splits.
+    """
     tables = metric_tables(units, datasets, methods, unavailable, metrics=HEADLINE_METRICS)
-    sections = [to_terminal(tables[column]) for column in HEADLINE_METRICS]
+    sections = [to_terminal(tables[column], std=std) for column in HEADLINE_METRICS]
     problems = problem_lines(units, datasets, methods, unavailable)
     if problems:
         sections.append("\n".join(["Problems:", *(f"  {line}" for line in problems)]) + "\n")

@@ -43,6 +43,7 @@ from mlhidden.experiment.store import ResultStore, load_results, now, store_exis
 from mlhidden.methods.registry import make_method
 from mlhidden.report.figures import plot_logical, plot_sweep, plot_synthetic_2d, sweep_frame
 from mlhidden.report.formats import format_rank, latex_escape, markdown_escape, write_reports
+from mlhidden.report.statistics import markdown_with_diagram, significance_report
 from mlhidden.report.tables import METRICS, metric_table
 
 PAPER_CONFIGS = ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count")
@@ -90,6 +91,17 @@ PERFECT = 1.0 - 1e-9
 
 HOLDS, FAILS, NOT_EVALUATED = "holds", "does not hold", "not evaluated"
 FLAG = "⚠"
+
+# Our headline metrics -> (the paper's table, its metric name there) in reference_results.csv.
+PAPER_TABLES = {
+    "exact_match": ("results", "exact_match"),
+    "hamming_score": ("results", "hamming_score"),
+    "total_seconds": ("scalability", "time_seconds"),
+}
+# The Wilcoxon control of the significance section: the method the paper proposes.
+SIGNIFICANCE_CONTROL = "CCASL+AML"
+# Far below the paper's display precision, far above the rank rounding (tables.RANK_DECIMALS).
+RANK_TIE_BREAK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -721,9 +733,8 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         "table of the run, with standard deviations and LaTeX versions: `paper/tables.md`.\n\n",
     ]
     comparisons = []
-    for metric, table_name in (("exact_match", "results"), ("hamming_score", "results"), ("total_seconds", "scalability")):
+    for metric, (table_name, paper_metric) in PAPER_TABLES.items():
         table = metric_table(run.units, metric, run.datasets, run.methods, run.unavailable)
-        paper_metric = "time_seconds" if table.metric.is_time else metric
         paper = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)].set_index(["dataset", "method"])
         rows, table_comparisons = {}, []
         for dataset in table.datasets:
@@ -750,6 +761,69 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         parts.append(_markdown(pd.DataFrame.from_dict(rows, orient="index", columns=list(table.methods)), "Dataset"))
         parts.append("\n" if table.metric.is_time else f"\n{_flag_note(table_comparisons)}\n\n")
     return Section("".join(parts), comparisons)
+
+
+def paper_units(reference: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Tables 'results' and 'scalability' as units, one split per (dataset, method) cell.
+
+    The paper prints only each cell's mean over its splits; as units, its numbers go through the
+    same :func:`~mlhidden.report.tables.metric_table` and significance tests as ours. Its means
+    are rounded (2 decimals, whole seconds), which ties many cells its ranks tell apart, so each
+    value is raised by a multiple of :data:`RANK_TIE_BREAK` that orders them as its printed ranks do:
+    the ranks are then the paper's own (its average ranks to the printed digit), and the shown values
+    unchanged; the Wilcoxon tests see two such tied means as differing by the least amount.
+    """
+    columns = []
+    for metric, (table_name, paper_metric) in PAPER_TABLES.items():
+        rows = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)]
+        # Upwards only, so that no zero turns into "-0.00": better scores gain more, slower times more.
+        steps = rows["rank"].max() - rows["rank"] if METRICS[metric].higher_is_better else rows["rank"]
+        values = rows["value"] + RANK_TIE_BREAK * steps
+        columns.append(values.set_axis(pd.MultiIndex.from_frame(rows[["dataset", "method"]])).rename(metric))
+    return pd.concat(columns, axis=1).reset_index().assign(split=0, status="ok", error="")
+
+
+def _significance_sections(units, datasets, methods, unavailable, stem: str, figures_dir: Path) -> tuple:
+    """Per metric of :data:`PAPER_TABLES`: the tests' Markdown with its CD diagram, and the files drawn."""
+    parts, paths = [], []
+    for metric in PAPER_TABLES:
+        table = metric_table(units, metric, datasets, methods, unavailable)
+        report = significance_report(table, SIGNIFICANCE_CONTROL if SIGNIFICANCE_CONTROL in table.methods else None)
+        text, drawn = markdown_with_diagram(report, figures_dir / f"cd_{stem}_{metric}", figures_dir.parent, level=4)
+        parts.append(text + "\n")
+        paths += drawn
+    return parts, paths
+
+
+def significance_section(runs: Runs, reference: pd.DataFrame, figures_dir: Path) -> Section:
+    """Friedman, Nemenyi and Wilcoxon–Holm tests of our paper run and of the paper's own numbers."""
+    parts = [
+        "## Statistical significance of the rank differences (Demšar 2006)\n\n",
+        "Per table, over the datasets where every method has a result: the Friedman test on the ranks with the "
+        "Iman–Davenport F statistic; the Nemenyi test, under which two methods differ when their average ranks differ "
+        "by at least the critical difference CD (at α = 0.05 and 0.10; the diagrams join methods closer than the CD "
+        f"at 0.05); and Wilcoxon signed-rank tests of {SIGNIFICANCE_CONTROL} against every other method on the "
+        "per-dataset means, Holm-corrected. The bullet points say in words which differences are significant. "
+        "`mlhidden report RUN --stats` writes the same tests for any run.\n\n",
+        "### Our paper run\n\n",
+    ]
+    run = runs["paper"]
+    if run is None:
+        parts.append(f"Not run: {_missing_run('paper')}.\n\n")
+        paths = []
+    else:
+        ours, paths = _significance_sections(run.units, run.datasets, run.methods, run.unavailable, "paper", figures_dir)
+        parts += ours
+    units = paper_units(reference)
+    datasets, methods = list(dict.fromkeys(units["dataset"])), list(dict.fromkeys(units["method"]))
+    parts.append(
+        "### The paper's own numbers (Table 'results' and Table 'scalability')\n\n"
+        "The same tests on the paper's published means (one value per dataset), ranked as the paper ranks them: its "
+        "per-dataset ranks order the cells that its rounded values tie, and real ties share their average rank (which "
+        "the paper prints rounded down). The average ranks are then exactly the paper's 'avg rank' rows.\n\n"
+    )
+    theirs, drawn = _significance_sections(units, datasets, methods, None, "reference", figures_dir)
+    return Section("".join(parts + theirs), paths=paths + drawn)
 
 
 def _fmt_metric(table, value) -> str:
@@ -1018,6 +1092,7 @@ def write_report(out_dir) -> list:
     claims = [claim(runs, reference) for claim in CLAIMS]
     sections = [
         results_section(runs, reference),
+        significance_section(runs, reference, figures_dir),
         logical_section(runs, reference, tables_dir, figures_dir),
         synthetic_section(runs, reference, tables_dir),
         synthetic_2d_section(runs, reference, tables_dir, figures_dir),

@@ -38,7 +38,6 @@ NEMENYI_ALPHAS = (0.05, 0.10)
 WILCOXON_ALPHA = 0.05
 # Demšar's treatment of ties with the control: half of the zero differences' ranks go to each side.
 WILCOXON_ZERO_METHOD = "zsplit"
-PLUS_MINUS = "±"
 
 STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
 
@@ -207,10 +206,13 @@ class SignificanceReport:
                 )
         return lines
 
-    def to_markdown(self) -> str:
-        """A section: the Friedman verdict, a per-method table, the Nemenyi groups, the sentences."""
+    def to_markdown(self, level: int = 2) -> str:
+        """A section: the Friedman verdict, a per-method table, the Nemenyi groups, the sentences.
+
+        ``level`` is the heading level, for sections inside a larger document.
+        """
         title = self.table.metric.title
-        text = f"## {markdown_escape(title)}: significance over datasets\n\n"
+        text = f"{'#' * level} {markdown_escape(title)}: significance over datasets\n\n"
         if self.excluded:
             text += f"Not tested (no complete row): {markdown_escape(', '.join(self.excluded))}.\n\n"
         if self.not_applicable:
@@ -523,17 +525,26 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
     )
 
 
-def format_mean_std(table: MetricTable, dataset: str, method: str) -> str:
-    """A cell's mean with its spread over the ok splits, "0.52 ± 0.03", for tables with ``--std``.
+def markdown_with_diagram(report: SignificanceReport, path_stem, root, level: int = 2) -> tuple:
+    """The report's Markdown section, ending with its critical-difference diagram at the first α.
 
-    Both numbers use the metric's display format. A cell with a single ok split has no standard
-    deviation and shows the mean alone. Only cells with a mean (state "ok" or "partial") have one.
+    The diagram is drawn to ``<path_stem>.png`` and ``.pdf`` and linked by its path relative to
+    ``root``, the folder of the Markdown file. Returns ``(markdown, paths written)``; a report
+    whose tests are not applicable gets no diagram.
     """
-    mean, std = table.means.at[dataset, method], table.std.at[dataset, method]
-    if math.isnan(mean):
-        raise ValueError(f"{method} on {dataset} has no mean (cell state '{table.cell_state(dataset, method)}')")
-    text = table.metric.format(mean)
-    return text if math.isnan(std) else f"{text} {PLUS_MINUS} {table.metric.format(std)}"
+    # matplotlib is only loaded when a diagram is drawn.
+    from mlhidden.report.cd_diagram import plot_cd_diagram
+
+    section = report.to_markdown(level)
+    if report.not_applicable:
+        return section, []
+    test = report.nemenyi[0]
+    metric_title = report.table.metric.title
+    title = f"{metric_title}: Nemenyi, α = {test.alpha:.2f}, N = {len(report.datasets)} datasets"
+    diagram = plot_cd_diagram(report.avg_ranks, test.cd, path_stem, title)
+    link = Path(diagram[0]).relative_to(root).as_posix()
+    section += f"\n![Critical-difference diagram, {markdown_escape(metric_title)}]({link})\n"
+    return section, diagram
 
 
 def write_statistics(
@@ -562,24 +573,15 @@ def write_statistics(
     list of pathlib.Path
         The files written; a metric whose tests are not applicable gets no diagram.
     """
-    # matplotlib is only loaded when a diagram is drawn.
-    from mlhidden.report.cd_diagram import plot_cd_diagram
-
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = metric_tables(units, datasets, methods, unavailable, metrics=metrics)
     reports = {column: significance_report(table, control) for column, table in tables.items()}
     paths, sections = [], [STATISTICS_PREAMBLE]
     for column, report in reports.items():
-        section = report.to_markdown()
-        if not report.not_applicable:
-            test = report.nemenyi[0]
-            metric_title = report.table.metric.title
-            title = f"{metric_title}: Nemenyi, α = {test.alpha:.2f}, N = {len(report.datasets)} datasets"
-            diagram = plot_cd_diagram(report.avg_ranks, test.cd, out_dir / f"cd_{column}", title)
-            paths += diagram
-            section += f"\n![Critical-difference diagram, {markdown_escape(metric_title)}]({diagram[0].name})\n"
+        section, diagram = markdown_with_diagram(report, out_dir / f"cd_{column}", out_dir)
         sections.append(section)
+        paths += diagram
     markdown = out_dir / "statistics.md"
     markdown.write_text("\n".join(sections), encoding="utf-8")
     summary = out_dir / "statistics.json"
