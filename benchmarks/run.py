@@ -65,7 +65,8 @@ def make_mediamill_like(n_samples=43907, n_features=120, n_labels=101, random_st
     scores = X @ rng.standard_normal((n_features, n_labels)) / np.sqrt(n_features)
     scores += 0.5 * rng.standard_normal(scores.shape)
     frequency = np.clip(0.75 * np.arange(1, n_labels + 1) ** -0.9, 0.002, 0.75)
-    Y = (scores > np.quantile(scores, 1 - frequency, axis=0)).astype(np.int8)
+    thresholds = np.array([np.quantile(scores[:, j], 1 - f) for j, f in enumerate(frequency)])
+    Y = (scores > thresholds).astype(np.int8)
     return Dataset("MediaMill-synthetic", X, Y, params={"random_state": random_state})
 
 

@@ -250,7 +250,8 @@ class CCASLAML(CCASLBR):
     predicted labels that the linear output BR cannot build itself. This costs no models, as in
     the paper's running times (Table 8: C.+AML about as fast as C.+BR). The other positions
     make the meta labels labels of the middle chain, learned like the synthetic ones: after the
-    real labels ``[z, y, z']``, between ``[z, z', y]``, or first ``[z', z, y]``.
+    real labels ``[z, y, z']``, between ``[z, z', y]``, or first ``[z', z, y]``. Either way the
+    meta labels are encoded as their complements ``1 - z'_k`` (see ``_meta_units``).
 
     Parameters
     ----------
@@ -315,7 +316,7 @@ default="output_layer"
         n_meta = 2 * Y.shape[1] if self.n_meta is None else self.n_meta
         self.subsets_ = draw_label_subsets(n_meta, Y.shape[1], self.subset_size, rng)
         self.combinations_ = most_common_combinations(Y, self.subsets_)
-        Z_meta = meta_labels(Y, self.subsets_, self.combinations_)
+        Z_meta = self._meta_units(Y)
         blocks = {
             "output_layer": [Z, Y],
             "after_labels": [Z, Y, Z_meta],
@@ -329,5 +330,14 @@ default="output_layer"
         if self.aml_position != "output_layer":
             return outputs
         K, L = self.n_synthetic_, outputs.shape[1] - self.n_synthetic_
-        predicted = (outputs[:, K : K + L] >= 0.5).astype(np.int8)
-        return np.hstack([outputs, meta_labels(predicted, self.subsets_, self.combinations_)])
+        return np.hstack([outputs, self._meta_units((outputs[:, K : K + L] >= 0.5).astype(np.int8))])
+
+    def _meta_units(self, Y):
+        """The meta labels of label rows Y, encoded as 1 - z'_k = [y_{S_k} != y*_{S_k}].
+
+        The complement carries the same information, and a base learner with an intercept
+        fits the same model on it; but it is sparse where y* is the all-zero combination, as it
+        is for rare labels (on Corel5k z' is 1 in 98% of the rows), which makes the links and
+        the output layer that see it several times cheaper.
+        """
+        return 1 - meta_labels(Y, self.subsets_, self.combinations_)
