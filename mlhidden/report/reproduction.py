@@ -521,27 +521,29 @@ def _ranks_text(ranks: pd.Series) -> str:
     return ", ".join(f"{method} {rank:.2f}" for method, rank in ranks.items())
 
 
-def claim_exact_match_ranks(runs: Runs, reference: pd.DataFrame) -> Claim:
-    statement = "Exact-match average rank (Table 'results'): CCASL+AML best, CCASL+BR second, ELM worst"
+def _rank_claim(runs: Runs, key: str, statement: str, metric: str, holds) -> Claim:
+    """A claim about the paper run's average ranks on ``metric``; ``holds(ranks)`` decides it."""
     run = runs["paper"]
     if run is None:
-        return _not_evaluated("C3", statement, _missing_run("paper"))
-    ranks, n = _avg_ranks(run, "exact_match")
+        return _not_evaluated(key, statement, _missing_run("paper"))
+    ranks, n = _avg_ranks(run, metric)
     if not n:
-        return _not_evaluated("C3", statement, "no dataset of the paper run has every method's result")
-    holds = list(ranks.index[:2]) == ["CCASL+AML", "CCASL+BR"] and ranks.index[-1] == "ELM"
-    return Claim("C3", statement, _verdict(holds), f"average ranks over {n} datasets: {_ranks_text(ranks)}")
+        return _not_evaluated(key, statement, "no dataset of the paper run has every method's result")
+    return Claim(key, statement, _verdict(holds(ranks)), f"average ranks over {n} datasets: {_ranks_text(ranks)}")
+
+
+def claim_exact_match_ranks(runs: Runs, reference: pd.DataFrame) -> Claim:
+    return _rank_claim(
+        runs, "C3", "Exact-match average rank (Table 'results'): CCASL+AML best, CCASL+BR second, ELM worst",
+        "exact_match", lambda ranks: list(ranks.index[:2]) == ["CCASL+AML", "CCASL+BR"] and ranks.index[-1] == "ELM",
+    )
 
 
 def claim_hamming_ranks(runs: Runs, reference: pd.DataFrame) -> Claim:
-    statement = "Hamming-score average rank (Table 'results'): BR_RF best"
-    run = runs["paper"]
-    if run is None:
-        return _not_evaluated("C4", statement, _missing_run("paper"))
-    ranks, n = _avg_ranks(run, "hamming_score")
-    if not n:
-        return _not_evaluated("C4", statement, "no dataset of the paper run has every method's result")
-    return Claim("C4", statement, _verdict(ranks.index[0] == "BR_RF"), f"average ranks over {n} datasets: {_ranks_text(ranks)}")
+    return _rank_claim(
+        runs, "C4", "Hamming-score average rank (Table 'results'): BR_RF best",
+        "hamming_score", lambda ranks: ranks.index[0] == "BR_RF",
+    )
 
 
 def _first_perfect(points: pd.DataFrame):
