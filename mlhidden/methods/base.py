@@ -26,6 +26,13 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "n_labels_")
         return [np.array([0, 1])] * self.n_labels_
 
+    def _fit_input(self, X, Y):
+        """The start of every ``fit``: parameters checked (where declared), X and Y validated."""
+        if hasattr(self, "_parameter_constraints"):
+            self._validate_params()
+        X = self._check_X(X, reset=True)
+        return X, self._check_Y(Y, X.shape[0])
+
     def _check_X(self, X, *, reset: bool):
         """Validate X: CSR sparse stays sparse, dense becomes float64; NaN must be imputed first."""
         if sp.issparse(X):

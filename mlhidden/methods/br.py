@@ -50,8 +50,7 @@ class BR(MultiLabelClassifier):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=Y.shape[1])
         if batchable_logistic(self.estimator):

@@ -72,8 +72,7 @@ class CC(MultiLabelClassifier):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         return self._fit_chain(X, Y, check_random_state(self.random_state))
 
     def _fit_chain(self, X, Y, rng):

@@ -133,9 +133,7 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         Z = self._synthetic_labels(X, Y.shape[1], rng)
         seed = draw_seed(rng)
@@ -224,9 +222,7 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         targets = self._middle_targets(X, Y, rng)
         return self._fit_stack(CC(self.estimator, n_jobs=self.n_jobs), X, targets, Y, rng)

@@ -86,9 +86,7 @@ class BasisBR(MultiLabelClassifier):
     """
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         self.basis_ = self._make_basis(Y.shape[1], draw_seed(rng))
         features = self._features(X, self.basis_.fit_transform(X))

@@ -63,9 +63,7 @@ class ForestBR(MultiLabelClassifier):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         spec = "random_forest" if self.estimator is None else self.estimator
         if self.per_label:

@@ -51,9 +51,7 @@ class LP(MultiLabelClassifier):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         self.label_vectors_, classes = np.unique(Y, axis=0, return_inverse=True)
         self.estimator_ = fit_binary(self.estimator, X, classes.ravel(), check_random_state(self.random_state))
         self.n_labels_ = Y.shape[1]

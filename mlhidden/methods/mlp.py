@@ -143,9 +143,7 @@ class MLP(MultiLabelClassifier):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         self.offset_, self.scale_ = column_scaling(X, self.input_scaling)
         X = apply_scaling(X, self.offset_, self.scale_)

@@ -95,9 +95,7 @@ class PCC(CC):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         if self.inference == "exact":
             check_exact_size(Y.shape[1], self.max_exact_labels)
         rng = check_random_state(self.random_state)

@@ -135,8 +135,6 @@ class MBR(StackedBR):
         self.random_state = random_state
 
     def fit(self, X, Y):
-        self._validate_params()
-        X = self._check_X(X, reset=True)
-        Y = self._check_Y(Y, X.shape[0])
+        X, Y = self._fit_input(X, Y)
         middle = BR(self.estimator, n_jobs=self.n_jobs)
         return self._fit_stack(middle, X, Y, Y, check_random_state(self.random_state))
