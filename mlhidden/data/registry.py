@@ -123,25 +123,62 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
     """
     params = dict(params or {})
     name = str(spec)
-    generator_name = _match(GENERATORS, name)
-    if generator_name is not None:
-        return _generate(generator_name, GENERATORS[generator_name], params)
-    entries = _entries_by_name()
-    registry_name = _match(entries, name)
-    if registry_name is not None:
-        if params:
-            raise UserError(f"{registry_name} is read from a file and takes no parameters, got {sorted(params)}")
-        return _load_entry(entries[registry_name], resolve_data_dir(data_dir))
+    kind = dataset_kind(name)
+    if kind is None:
+        raise UserError(
+            f"unknown dataset '{name}' (not a dataset name and no such file)",
+            hint=f"use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
+        )
+    problem = dataset_params_problem(name, params)
+    if problem is not None:
+        raise UserError(problem, path=spec if kind == "file" else None)
+    if kind == "generator":
+        generator_name = _match(GENERATORS, name)
+        return GENERATORS[generator_name](**params)
+    if kind == "registry":
+        return _load_entry(_entries_by_name()[_match(_entries_by_name(), name)], resolve_data_dir(data_dir))
     path = Path(spec)
-    if path.is_file():
-        labels = params.pop("labels", None)
-        if params:
-            raise UserError(f"an ARFF file takes only the parameter 'labels', got {sorted(params)}", path=path)
-        return _load_file(str(path.resolve()), _sha256(path), labels)
-    raise UserError(
-        f"unknown dataset '{name}' (not a dataset name and no such file)",
-        hint=f"use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
-    )
+    return _load_file(str(path.resolve()), _sha256(path), params.get("labels"))
+
+
+LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
+
+
+def dataset_kind(spec) -> str | None:
+    """What a dataset spec names: "generator", "registry" or "file" (an existing path); None for nothing."""
+    name = str(spec)
+    if _match(GENERATORS, name) is not None:
+        return "generator"
+    if _match(_entries_by_name(), name) is not None:
+        return "registry"
+    return "file" if Path(name).is_file() else None
+
+
+def dataset_params_problem(spec, params) -> str | None:
+    """Why :func:`load_dataset` would refuse ``params`` for ``spec``, or None; decided without loading."""
+    name, params, kind = str(spec), dict(params or {}), dataset_kind(spec)
+    if kind == "generator":
+        generator_name = _match(GENERATORS, name)
+        signature = inspect.signature(GENERATORS[generator_name])
+        try:
+            signature.bind(**params)
+        except TypeError:
+            return f"{generator_name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+    elif kind == "registry" and params:
+        return f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
+    elif kind == "file":
+        unknown = sorted(set(params) - {"labels"})
+        if unknown:
+            return f"an ARFF file takes only the parameter 'labels', got {', '.join(unknown)}"
+        count = params.get("labels")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count == 0):
+            return f"'labels' must be a non-zero integer ({LABELS_MEANING}), got {count!r}"
+    return None
+
+
+def dataset_names() -> list[str]:
+    """Every name :func:`load_dataset` knows: the registry's, then the generators'."""
+    return _all_names()
 
 
 def dataset_table(data_dir=None) -> list[dict]:
@@ -321,15 +358,6 @@ def _select(names) -> list[RegistryEntry]:
             raise UserError(f"unknown dataset '{name}'", hint=f"registry datasets are {', '.join(by_name)}")
         selected.append(by_name[key])
     return selected
-
-
-def _generate(name: str, generator, params: dict) -> Dataset:
-    try:
-        inspect.signature(generator).bind(**params)
-    except TypeError:
-        accepted = ", ".join(inspect.signature(generator).parameters)
-        raise UserError(f"{name} takes the parameters {accepted}; got {', '.join(sorted(params))}") from None
-    return generator(**params)
 
 
 def _file_status(entry: RegistryEntry, data_dir: Path) -> tuple[Path, str | None, str]:

@@ -8,7 +8,6 @@ dataset files are checked when they are loaded, which also happens before the fi
 from __future__ import annotations
 
 import hashlib
-import inspect
 import itertools
 import json
 from collections.abc import Mapping
@@ -17,15 +16,13 @@ from pathlib import Path
 
 import yaml
 
-from mlhidden.data.generated import GENERATORS
-from mlhidden.data.registry import registry_entries
+from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError
 from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.methods.base_learners import make_base_learner
 from mlhidden.methods.registry import get_entry, resolve_method
 
-LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
 DATASET_KEYS = ("name", "label", "params", "transform", "sweep")
@@ -177,39 +174,6 @@ def _point_label(label: str, point: dict) -> str:
     return f"{label} [{', '.join(f'{k}={v}' for k, v in point.items())}]"
 
 
-def _dataset_names() -> list[str]:
-    return [entry.name for entry in registry_entries()] + list(GENERATORS)
-
-
-def _dataset_kind(name: str) -> str | None:
-    """What a config's dataset name refers to: "generator", "registry" or "file"; None for nothing."""
-    if name.lower() in (known.lower() for known in GENERATORS):
-        return "generator"
-    if name.lower() in (entry.name.lower() for entry in registry_entries()):
-        return "registry"
-    return "file" if Path(name).is_file() else None
-
-
-def _dataset_params_problem(name: str, kind: str, params: dict) -> str | None:
-    """Why the loader would refuse ``params`` for this dataset, or None; decided without loading it."""
-    if kind == "generator":
-        signature = inspect.signature(next(g for known, g in GENERATORS.items() if known.lower() == name.lower()))
-        try:
-            signature.bind(**params)
-        except TypeError:
-            return f"{name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
-    elif kind == "registry" and params:
-        return f"{name} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
-    elif kind == "file":
-        unknown = sorted(set(params) - {"labels"})
-        if unknown:
-            return f"an ARFF file takes only the parameter 'labels', got {', '.join(unknown)}"
-        count = params.get("labels")
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count == 0):
-            return f"'labels' must be a non-zero integer ({LABELS_MEANING}), got {count!r}"
-    return None
-
-
 def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
     """Read and validate a run config; command-line overrides win over the file."""
     path = Path(path)
@@ -266,18 +230,18 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
         where = ("datasets", i)
         entry = _entry(entry, where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
         params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
-        kind = _dataset_kind(entry["name"])
+        kind = dataset_kind(entry["name"])
         if kind is None:
             fail(
                 f"unknown dataset '{entry['name']}' (not a dataset name and no such file)", where + ("name",),
-                hint=f"use one of {', '.join(_dataset_names())} or the path of a MEKA ARFF file, relative to the current folder",
+                hint=f"use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to the current folder",
             )
         if labels is not None and kind == "file":
             params["labels"] = labels
         for point in _sweep_points(entry, where, fail):
             point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
             point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
-            problem = _dataset_params_problem(entry["name"], kind, point_params)
+            problem = dataset_params_problem(entry["name"], point_params)
             if problem is not None:
                 fail(problem, where + (("sweep",) if point else ("params",)))
             label = entry.get("label")
@@ -285,7 +249,7 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
                 label = _point_label(label or entry["name"], {**point_params, **point_transform} if not point else point)
             datasets.append(DatasetSpec(entry["name"], point_params, point_transform, label, entry.get("label") or entry["name"], point))
 
-    if labels is not None and not any(_dataset_kind(d.name) == "file" for d in datasets):
+    if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
 
     methods = []

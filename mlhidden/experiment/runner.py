@@ -25,7 +25,7 @@ from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import MethodSpec, RunConfig
+from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.provenance import describe_run, finish_run, write_run_json
 from mlhidden.experiment.splits import Split, method_seed, split_for
@@ -112,17 +112,21 @@ class RunSummary:
         return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
 
 
+def load_dataset_spec(spec: DatasetSpec, data_dir=None) -> Dataset:
+    """A config's dataset entry as the units see it: loaded, transformed, named by its label."""
+    data = apply_transforms(load_dataset(spec.name, data_dir=data_dir, params=spec.params or None), spec.transform)
+    return dataclasses.replace(data, name=spec.label) if spec.label else data
+
+
 def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], dict]:
     """Load every dataset of the config (before any unit runs); user-supplied ones may be missing."""
     plans, unavailable = [], {}
     for spec in config.datasets:
         try:
-            data = apply_transforms(load_dataset(spec.name, data_dir=data_dir, params=spec.params or None), spec.transform)
+            data = load_dataset_spec(spec, data_dir)
         except DatasetUnavailable as exc:
             unavailable[spec.label or spec.name] = exc.message
             continue
-        if spec.label:
-            data = dataclasses.replace(data, name=spec.label)
         if data.n_samples < 2:
             raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
         splits = [

@@ -31,13 +31,12 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from mlhidden.data import load_dataset, registry_entries
+from mlhidden.data import registry_entries
 from mlhidden.data.generated import make_logical
-from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import RunConfig, load_config
+from mlhidden.experiment.config import DatasetSpec, RunConfig, load_config
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines
-from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.runner import load_dataset_spec, run_experiment
 from mlhidden.experiment.splits import make_split, method_seed, split_for
 from mlhidden.experiment.store import ResultStore, load_results, now, store_exists
 from mlhidden.methods.registry import make_method
@@ -276,7 +275,7 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         name = spec["label"] or spec["name"]
         if spec["group"] not in groups or name not in results.checksums:
             continue
-        data = apply_transforms(load_dataset(spec["name"], data_dir=data_dir, params=spec["params"] or None), spec["transform"])
+        data = load_dataset_spec(DatasetSpec(**spec), data_dir)
         for method in (m for m in config["methods"] if m["label"] in methods):
             for index in range(config["splits"]):
                 split = split_for(config["seed"], name, index, data.n_samples, data.n_labels, config["train_fraction"])
@@ -903,7 +902,7 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
     exact, base = tables
     run = runs["synthetic_2d"]
     specs = [spec for spec in run.config["datasets"] if (spec["label"] or spec["name"]) in set(run.datasets)]
-    datasets = [(spec["label"] or spec["name"], load_dataset(spec["name"], params=spec["params"])) for spec in specs]
+    datasets = [(spec["label"] or spec["name"], load_dataset_spec(DatasetSpec(**spec))) for spec in specs]
     paths = plot_synthetic_2d(datasets, figures_dir / "synthetic_2d")
     paths += write_table(exact, exact.map(_fmt), tables_dir / "synthetic_2d_exact_match", "Fig. results_syn1: exact match (ours)", "Dataset")
     parts = [
