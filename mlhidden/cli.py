@@ -95,12 +95,13 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 @_LABELS
 @click.option("--backend", type=click.Choice(BACKENDS), default="loky", show_default=True, help="Where units compute: loky processes on this machine, or the dask cluster at --scheduler.")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Address of a running dask scheduler (tcp://HOST:8786), for --backend dask.")
+@click.option("--no-shared-fits", "share_fits", is_flag=True, flag_value=False, default=True, help="Every method fits all its parts itself (default: reuse identical fits made by other methods on the same split).")
 @click.option("-v", "--verbose", is_flag=True, help="One line per finished unit.")
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
 @_STATS
 @_CONTROL
 @_STD
-def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, verbose, quiet, stats, control, std):
+def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, verbose, quiet, stats, control, std):
     """Run every unit of a config not already stored, then write the tables.
 
     Progress goes to stderr: a live bar on a terminal, plain periodic lines otherwise. Ctrl-C or
@@ -117,7 +118,7 @@ def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend
         with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
             summary = run_experiment(
                 config, run_dir, data_dir=data_dir, fresh=fresh, on_start=progress.start, on_unit=progress.unit,
-                backend=backend, scheduler=scheduler,
+                backend=backend, scheduler=scheduler, share_fits=share_fits,
             )
     except KeyboardInterrupt:
         click.echo(f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.", err=True)

@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 from mlhidden.data import load_dataset, make_logical
 from mlhidden.errors import UserError
 from mlhidden.experiment.splits import split_for
-from mlhidden.methods import CC, CCASL, CCASLAML, CCASLBR, LP, MLP, PCC, ForestBR
+from mlhidden.methods import CC, CCASL, CCASLAML, CCASLBR, LP, MLP, PCC, ForestBR, inference
 from mlhidden.methods.base_learners import positive_proba
 from mlhidden.methods.registry import METHODS, make_method, resolve_method
 
@@ -390,8 +390,16 @@ def reference_monte_carlo(pcc, X):
     return np.array(best)[:, inverse], np.array(marginals)[:, inverse]
 
 
-@pytest.mark.parametrize("estimator", ["logistic", DecisionTreeClassifier(max_depth=3)], ids=["linear", "generic"])
-def test_monte_carlo_matches_a_per_row_loop_drawing_the_same_samples(estimator, music):
+# Logistic chains add their label weights in groups of LINK_GROUP links; a group of 2 makes
+# Music's 6 labels cross group boundaries (the default group is longer than the chain).
+INFERENCE_CASES = [("logistic", None), ("logistic", 2), (DecisionTreeClassifier(max_depth=3), None)]
+INFERENCE_IDS = ["linear", "linear-groups-of-2", "generic"]
+
+
+@pytest.mark.parametrize(("estimator", "link_group"), INFERENCE_CASES, ids=INFERENCE_IDS)
+def test_monte_carlo_matches_a_per_row_loop_drawing_the_same_samples(estimator, link_group, music, monkeypatch):
+    if link_group:
+        monkeypatch.setattr(inference, "LINK_GROUP", link_group)
     X_train, Y_train, X_test, _, _ = split_data(music)
     pcc = PCC(estimator, order="random", n_samples=10, random_state=0).fit(X_train, Y_train)
     rows = X_test[:25]
@@ -400,6 +408,18 @@ def test_monte_carlo_matches_a_per_row_loop_drawing_the_same_samples(estimator, 
     np.testing.assert_allclose(pcc.predict_proba(rows), marginals)
     if estimator == "logistic":
         assert not np.array_equal(pcc.predict(rows), CC.predict(pcc, rows)), "sampling found better vectors than greedy"
+
+
+@pytest.mark.parametrize("link_group", [None, 2, 4])
+def test_greedy_inference_matches_predicting_link_by_link(link_group, music, monkeypatch):
+    if link_group:
+        monkeypatch.setattr(inference, "LINK_GROUP", link_group)
+    X_train, Y_train, X_test, _, _ = split_data(music)
+    cc = CC(order="random", random_state=0).fit(X_train, Y_train)
+    expected = np.zeros((X_test.shape[0], len(cc.estimators_)), dtype=int)
+    for j, model in enumerate(cc.estimators_):
+        expected[:, j] = model.predict(np.hstack([X_test, expected[:, :j]]))
+    np.testing.assert_array_equal(cc.predict(X_test), expected[:, np.argsort(cc.order_)])
 
 
 def test_monte_carlo_is_vectorised(music):
@@ -416,8 +436,10 @@ def test_monte_carlo_is_vectorised(music):
     assert loop_seconds / vectorised_seconds >= 50, (loop_seconds, vectorised_seconds)
 
 
-@pytest.mark.parametrize("estimator", ["logistic", DecisionTreeClassifier(max_depth=3)], ids=["linear", "generic"])
-def test_exact_inference_equals_brute_force(estimator, music):
+@pytest.mark.parametrize(("estimator", "link_group"), INFERENCE_CASES, ids=INFERENCE_IDS)
+def test_exact_inference_equals_brute_force(estimator, link_group, music, monkeypatch):
+    if link_group:
+        monkeypatch.setattr(inference, "LINK_GROUP", link_group)
     X_train, Y_train, X_test, _, _ = split_data(music)
     Y_train = Y_train[:, :4]
     pcc = PCC(estimator, order=[2, 0, 3, 1], inference="exact", random_state=0).fit(X_train, Y_train)

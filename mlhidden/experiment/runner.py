@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import time
 import traceback
 import warnings
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from mlhidden.experiment.provenance import describe_run, finish_run, write_run_j
 from mlhidden.experiment.splits import Split, method_seed, split_for
 from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
 from mlhidden.methods.registry import make_method
+from mlhidden.methods.shared_fits import shared_fits
 
 
 def _has_missing(X) -> bool:
@@ -46,11 +49,13 @@ def _impute(X_train, X_test):
     return imputer.transform(X_train), imputer.transform(X_test)
 
 
-def run_unit(X, Y, split: Split, method: MethodSpec, seed: int) -> dict:
+def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None) -> dict:
     """Fit and evaluate one method on one split; never raises (a failure is a result too).
 
     The method sees the labels in the split's random order; predictions are put back into the
-    original order before scoring.
+    original order before scoring. With ``shared_dir``, fits that another method of the run
+    already made on the same inputs are reused (:mod:`mlhidden.methods.shared_fits`); the train
+    time still counts them at what they cost, and ``reused_seconds`` says how much that was.
     """
     result = {"status": "ok", "error": "", "n_warnings": 0}
     try:
@@ -59,8 +64,10 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int) -> dict:
             X_train, X_test = _impute(X[split.train], X[split.test])
             estimator = make_method(method.name, method.params, method.base, random_state=seed)
             start = time.perf_counter()
-            estimator.fit(X_train, Y[split.train][:, split.label_order])
-            result["train_seconds"] = time.perf_counter() - start
+            with shared_fits(shared_dir) if shared_dir else nullcontext() as shared:
+                estimator.fit(X_train, Y[split.train][:, split.label_order])
+            result["reused_seconds"] = shared.reused_seconds if shared else 0.0
+            result["train_seconds"] = time.perf_counter() - start + result["reused_seconds"]
             start = time.perf_counter()
             predicted = np.asarray(estimator.predict(X_test))
             result["test_seconds"] = time.perf_counter() - start
@@ -106,6 +113,7 @@ class RunSummary:
     interrupted: bool = False
     seconds: float = 0.0
     n_resubmitted: int = 0
+    reused_seconds: float = 0.0
     not_run: list = field(default_factory=list)
 
     def unit_counts(self) -> dict:
@@ -148,10 +156,13 @@ def run_experiment(
     on_start: Callable[[int, int], None] | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
+    share_fits: bool = True,
 ) -> RunSummary:
     """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
 
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
+    ``share_fits`` lets methods reuse identical fits made by others on the same split, through
+    ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
     ``on_start(n_units, n_skipped)`` is called once before the first unit, ``on_unit(row, done,
     n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
     """
@@ -180,8 +191,8 @@ def run_experiment(
         done = store.done_keys()
         todo = []
         for plan in plans:
-            for split in plan.splits:
-                for method in config.methods:
+            for method in config.methods:  # method-major, so a fit to share is usually ready before its reuse
+                for split in plan.splits:
                     key = {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
                            "params_hash": method.params_hash, "split": split.index, "seed": split.seed}
                     summary.n_units += 1
@@ -195,21 +206,31 @@ def run_experiment(
         if on_start is not None:
             on_start(summary.n_units, summary.n_skipped)
         jobs = config.n_jobs if n_jobs is None else n_jobs
+        shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
+        _remove_shared_fits(run_dir)
         try:
-            _run_units(todo, config, jobs, executor, store, summary, on_unit)
+            _run_units(todo, config, jobs, executor, store, summary, on_unit, shared_dir)
         except KeyboardInterrupt:
             summary.interrupted = True
+        _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
         finished_at = now()
         store.set_meta("finished_at", finished_at)
-        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted))
+        write_run_json(run_dir, finish_run(
+            provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted, reused_fit_seconds=summary.reused_seconds,
+        ))
     return summary
 
 
 MAX_ATTEMPTS = 3
+SHARED_FITS_DIR = "shared_fits"
 
 
-def _run_units(todo, config, n_jobs, executor, store, summary, on_unit):
+def _remove_shared_fits(run_dir: Path):
+    shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
+
+
+def _run_units(todo, config, n_jobs, executor, store, summary, on_unit, shared_dir):
     """Run the units of ``todo``, storing each exactly once.
 
     A dask scheduler reruns the tasks of a lost worker (killed, out of memory) by itself; when
@@ -226,7 +247,7 @@ def _run_units(todo, config, n_jobs, executor, store, summary, on_unit):
         if attempt:
             summary.n_resubmitted += len(pending)
         tasks = [
-            delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index))
+            delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index), shared_dir)
             for plan, split, method, key in pending.values()
         ]
         try:
@@ -238,6 +259,7 @@ def _run_units(todo, config, n_jobs, executor, store, summary, on_unit):
                     store.write_unit(row)
                     summary.n_done += 1
                     summary.n_failed += result["status"] == "failed"
+                    summary.reused_seconds += result.get("reused_seconds", 0.0)
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
         except executor.lost_worker_errors:
@@ -245,14 +267,14 @@ def _run_units(todo, config, n_jobs, executor, store, summary, on_unit):
     summary.not_run = [key for *_, key in pending.values()]
 
 
-def _keyed_unit(key, X, Y, split, method, seed):
+def _keyed_unit(key, X, Y, split, method, seed, shared_dir):
     """One unit as a parallel task; the method's own joblib calls run sequentially inside it.
 
     Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
     ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
     """
     with parallel_config(backend="sequential"):
-        return key, method.label, run_unit(X, Y, split, method, seed)
+        return key, method.label, run_unit(X, Y, split, method, seed, shared_dir)
 
 
 def _resolved(config: RunConfig, key: dict) -> dict:

@@ -28,6 +28,7 @@ from sklearn.linear_model import LogisticRegression
 
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, fit_binary, seed_estimator
+from mlhidden.methods.shared_fits import reuse_or_fit
 
 # Solvers whose objective is the one minimised here (saga/liblinear differ in detail).
 SMOOTH_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky")
@@ -239,8 +240,11 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
     template._validate_params()  # the same parameter errors as LogisticRegression.fit
     params = template.get_params()
     extra_mask = None if extra is None else np.arange(extra.shape[1])[:, None] < n_extra_used[varying]
-    fit = fit_batched_logistic(
-        X, Y[:, varying], extra=extra, extra_mask=extra_mask, C=params["C"], tol=params["tol"], max_iter=params["max_iter"]
+    targets, settings = Y[:, varying], {"C": params["C"], "tol": params["tol"], "max_iter": params["max_iter"]}
+    fit = reuse_or_fit(
+        "logistic",
+        lambda: fit_batched_logistic(X, targets, extra=extra, extra_mask=extra_mask, **settings),
+        X, targets, extra, extra_mask, sorted(settings.items()),
     )
     models = []
     for label in range(n_targets):

@@ -20,6 +20,8 @@ from mlhidden.methods.base_learners import positive_proba
 
 # Array elements (candidates x links) held per block; bounds the working memory (~16 MB each).
 BLOCK_ELEMENTS = 1 << 21
+# Links whose label-part is brought up to date by one matrix product (see LinearLinks).
+LINK_GROUP = 16
 
 
 def _is_constant(model) -> bool:
@@ -31,7 +33,13 @@ class LinearLinks:
 
     The x-part of every link is computed once for all test rows; a label drawn as 1 then adds
     its weights to the later links' log-odds (labels drawn as 0 add nothing). A constant link
-    (a label with one class in training) has log-odds of +inf or -inf.
+    (a label with one class in training) has log-odds of +inf or -inf. The log-odds of a block
+    are held link-major, so each link reads one contiguous row.
+
+    The label-part is added in groups of ``LINK_GROUP`` links: inside a group, a label drawn as
+    1 adds its weights to the group's later links; when a group starts, one sparse product
+    (candidates x earlier labels, the 1s only) adds the weights of every label drawn before it.
+    Labels are mostly 0, so this costs what the scattered updates cost, in one C loop.
     """
 
     # Array elements per candidate besides its labels and log-odds (none: x is not copied).
@@ -60,31 +68,50 @@ class LinearLinks:
 
     def begin(self, rows, repeats: int):
         """Start a block: each row of ``rows`` becomes ``repeats`` consecutive candidates."""
-        self._logits = np.repeat(self.x_logits[rows], repeats, axis=0)
+        self._logits = np.repeat(self.x_logits[rows].T, repeats, axis=1)
+        self._hits = []
 
     def expand(self, copies: int):
         """Each current candidate becomes ``copies`` consecutive candidates."""
-        self._logits = np.repeat(self._logits, copies, axis=0)
+        self._logits = np.repeat(self._logits, copies, axis=1)
+        self._hits = [(hit[:, None] * copies + np.arange(copies)).ravel() for hit in self._hits]
+
+    def _logits_of(self, j: int):
+        """Link ``j``'s log-odds for every candidate, given the labels observed before it."""
+        if j and j % LINK_GROUP == 0:
+            n_candidates = self._logits.shape[1]
+            drawn = sp.csc_matrix(
+                (np.ones(sum(map(len, self._hits))), np.concatenate(self._hits), np.cumsum([0, *map(len, self._hits)])),
+                shape=(n_candidates, j),
+            )
+            self._logits[j : j + LINK_GROUP] += (drawn @ self.label_weights[:j, j : j + LINK_GROUP]).T
+        return self._logits[j]
 
     def link(self, j: int, labels):
-        """``(p, log p, log(1 - p))`` of y_j = 1 for every candidate of the block."""
-        logits = self._logits[:, j]
-        return expit(logits), log_expit(logits), log_expit(-logits)
+        """p(y_j = 1) for every candidate of the block (``labels``: the values so far)."""
+        self._link_logits = self._logits_of(j)
+        return expit(self._link_logits)
+
+    def log_likelihood(self, values):
+        """log p(y_j = value) at the link last scored, for each candidate's value."""
+        return log_expit(np.where(values, self._link_logits, -self._link_logits))
 
     def observe(self, j: int, values):
         """Record the value each candidate took at link ``j``."""
+        group_end = (j // LINK_GROUP + 1) * LINK_GROUP
         hit = np.flatnonzero(values)
-        if hit.size and j + 1 < self.n_links:
-            self._logits[hit, j + 1 :] += self.label_weights[j, j + 1 :]
+        self._hits.append(hit)
+        if hit.size and j + 1 < min(group_end, self.n_links):
+            self._logits[j + 1 : group_end, hit] += self.label_weights[j, j + 1 : group_end, None]
 
     def greedy(self):
         """CC's greedy pass over all rows: y_j = [log-odds > 0] (LogisticRegression.predict)."""
         self.begin(np.arange(self.x_logits.shape[0]), 1)
-        hard = np.zeros(self.x_logits.shape, dtype=np.int8)
+        hard = np.zeros(self._logits.shape, dtype=np.int8)
         for j in range(self.n_links):
-            hard[:, j] = self._logits[:, j] > 0
-            self.observe(j, hard[:, j])
-        return hard, expit(self._logits)
+            hard[j] = self._logits_of(j) > 0
+            self.observe(j, hard[j])
+        return np.ascontiguousarray(hard.T), expit(self._logits.T)
 
 
 class GenericLinks:
@@ -102,9 +129,12 @@ class GenericLinks:
         self._X = self._X[np.repeat(np.arange(self._X.shape[0]), copies)]
 
     def link(self, j: int, labels):
-        p = positive_proba(self.models[j], hstack_features(self._X, labels[:, :j]))
+        self._p = positive_proba(self.models[j], hstack_features(self._X, labels[:, :j]))
+        return self._p
+
+    def log_likelihood(self, values):
         with np.errstate(divide="ignore"):
-            return p, np.log(p), np.log1p(-p)
+            return np.where(values, np.log(self._p), np.log1p(-self._p))
 
     def observe(self, j: int, values):
         pass
@@ -167,20 +197,19 @@ def monte_carlo_search(models, X, n_samples: int, rng: np.random.RandomState):
     best = np.zeros((n_rows, n_links), dtype=np.int8)
     marginals = np.zeros((n_rows, n_links))
     for rows in _blocks(n_rows, per_row * (n_links + links.input_width)):
-        thresholds = np.empty((rows.size, per_row, n_links))
-        thresholds[:, 0, :] = 0.5
-        thresholds[:, 1:, :] = rng.random_sample((rows.size, n_samples, n_links))
-        thresholds = thresholds.reshape(-1, n_links)
+        thresholds = np.empty((n_links, rows.size, per_row))  # link-major: one row per link
+        thresholds[:, :, 0] = 0.5
+        thresholds[:, :, 1:] = rng.random_sample((rows.size, n_samples, n_links)).transpose(2, 0, 1)
+        thresholds = thresholds.reshape(n_links, -1)
         links.begin(rows, per_row)
-        labels = np.zeros((rows.size * per_row, n_links), dtype=np.int8)
+        labels = np.zeros((n_links, rows.size * per_row), dtype=np.int8)
         log_joint = np.zeros(rows.size * per_row)
         for j in range(n_links):
-            p, log_p1, log_p0 = links.link(j, labels)
-            values = p > thresholds[:, j]
-            labels[:, j] = values
-            log_joint += np.where(values, log_p1, log_p0)
+            values = links.link(j, labels.T) > thresholds[j]
+            labels[j] = values
+            log_joint += links.log_likelihood(values)
             links.observe(j, values)
-        labels = labels.reshape(rows.size, per_row, n_links)
+        labels = labels.T.reshape(rows.size, per_row, n_links)
         winner = log_joint.reshape(rows.size, per_row).argmax(axis=1)
         best[rows] = labels[np.arange(rows.size), winner]
         marginals[rows] = labels[:, 1:, :].mean(axis=1)
@@ -210,7 +239,8 @@ def exact_search(models, X):
         labels = np.zeros((rows.size, n_links), dtype=np.int8)
         log_joint = np.zeros(rows.size)
         for j in range(n_links):
-            p, log_p1, log_p0 = links.link(j, labels)
+            links.link(j, labels)
+            log_p0, log_p1 = links.log_likelihood(False), links.log_likelihood(True)
             links.expand(2)
             labels = np.repeat(labels, 2, axis=0)
             labels[1::2, j] = 1

@@ -1,0 +1,73 @@
+"""Run a command and report its wall time and the peak RSS of its whole process tree.
+
+``/usr/bin/time`` reports the largest single process, but a joblib run spreads its memory over
+worker processes, so the figure that matters for "does it fit on a laptop" is the sum over the
+tree, sampled here from ``/proc`` once a second.
+
+    python -m benchmarks.peak_rss [--log FILE] -- make reproduce
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _children_by_parent():
+    children = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def tree_rss_bytes(root_pid):
+    """Resident memory summed over ``root_pid`` and all its descendants."""
+    children = _children_by_parent()
+    total, pending = 0, [root_pid]
+    while pending:
+        pid = pending.pop()
+        pending.extend(children.get(pid, ()))
+        try:
+            resident_pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+        except OSError:
+            continue
+        total += resident_pages * PAGE_SIZE
+    return total
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log", help="append the summary line to this file")
+    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("give the command to run after --")
+    start = time.monotonic()
+    process = subprocess.Popen(command)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_rss_bytes(process.pid))
+        time.sleep(args.interval)
+    wall = time.monotonic() - start
+    summary = (f"command: {' '.join(command)}\nexit code: {process.returncode}\n"
+               f"wall time: {wall:.0f} s ({wall / 60:.1f} min)\npeak tree RSS: {peak / 2**30:.2f} GiB\n")
+    sys.stderr.write(summary)
+    if args.log:
+        with open(args.log, "a") as log:
+            log.write(summary)
+    return process.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

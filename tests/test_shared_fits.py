@@ -1,0 +1,79 @@
+"""Fits shared between methods on a split: really reused, and the results bit-identical to fitting alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from mlhidden.data import load_dataset
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.metrics import SCORES
+from mlhidden.experiment.runner import SHARED_FITS_DIR, run_experiment, run_unit
+from mlhidden.experiment.splits import method_seed, split_for
+from mlhidden.experiment.store import KEY_COLUMNS, load_results
+from mlhidden.methods.shared_fits import digest
+
+# (method that fits the piece first, method that reuses it)
+SHARING_PAIRS = [("CC", "PCC"), ("CCASL", "CCASL+BR"), ("CCASL", "CCASL+AML"), ("CCASL", "PCCASL"), ("BR", "MBR")]
+
+
+@pytest.fixture(scope="module")
+def music_split(mirror_dir):
+    music = load_dataset("Music", data_dir=mirror_dir)
+    return music, split_for(0, "Music", 0, music.n_samples, music.n_labels)
+
+
+def _unit(data, split, name, shared_dir=None):
+    method = parse_config({"name": "t", "datasets": ["Logical"], "methods": [name]}).methods[0]
+    result = run_unit(data.X, data.Y, split, method, method_seed(0, data.name, split.index), shared_dir)
+    assert result["status"] == "ok", result["error"]
+    return result
+
+
+@pytest.mark.parametrize(("first", "reuser"), SHARING_PAIRS)
+def test_a_reused_fit_gives_the_same_results_as_fitting_alone(first, reuser, music_split, tmp_path):
+    data, split = music_split
+    alone = _unit(data, split, reuser)
+    _unit(data, split, first, tmp_path)
+    shared = _unit(data, split, reuser, tmp_path)
+    assert alone["reused_seconds"] == 0 and shared["reused_seconds"] > 0
+    assert {k: shared[k] for k in SCORES} == {k: alone[k] for k in SCORES}
+    assert shared["train_seconds"] >= shared["reused_seconds"]
+
+
+def test_methods_that_fit_different_pieces_share_nothing(music_split, tmp_path):
+    data, split = music_split
+    _unit(data, split, "CC", tmp_path)
+    assert _unit(data, split, "BR", tmp_path)["reused_seconds"] == 0
+    assert _unit(data, split, "ELM", tmp_path)["reused_seconds"] == 0
+
+
+def test_a_run_with_shared_fits_stores_what_a_run_without_them_stores(tmp_path, mirror_dir):
+    config = parse_config({
+        "name": "shared", "datasets": ["Logical", "Music", "Medical"], "splits": 2, "seed": 5,
+        "methods": ["BR", "CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML", "MBR"],
+    })
+    summaries = {share: run_experiment(config, tmp_path / str(share), data_dir=mirror_dir, n_jobs=2, share_fits=share) for share in (True, False)}
+    assert summaries[True].reused_seconds > 0 and summaries[False].reused_seconds == 0
+    assert not (tmp_path / "True" / SHARED_FITS_DIR).exists()
+    scores = [
+        load_results(tmp_path / str(share)).units[[*KEY_COLUMNS, "status", *SCORES]].sort_values(list(KEY_COLUMNS)).reset_index(drop=True)
+        for share in (True, False)
+    ]
+    assert (scores[0]["status"] == "ok").all()
+    pd.testing.assert_frame_equal(scores[0], scores[1], check_exact=True)
+
+
+def test_the_digest_tells_arrays_apart_by_content_shape_and_type():
+    a = np.arange(6, dtype=float).reshape(2, 3)
+    assert digest(a) == digest(a.copy()) == digest(np.asfortranarray(a))
+    assert digest(a) != digest(a.reshape(3, 2))
+    assert digest(a) != digest(a.astype(np.float32))
+    assert digest(a) != digest(sp.csr_matrix(a))
+    assert digest(sp.csr_matrix(a)) == digest(sp.csc_matrix(a))
+    assert digest(a, None) != digest(None, a)
+    changed = a.copy()
+    changed[1, 2] += 1e-12
+    assert digest(a) != digest(changed)
