@@ -18,13 +18,13 @@ from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
 
 from mlhidden.cli import cli
-from mlhidden.data import load_dataset
+from mlhidden.data import load_dataset, make_logical
 from mlhidden.data.generated import GENERATORS
 from mlhidden.data.synthetic import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.runner import config_record
-from mlhidden.experiment.splits import split_for, split_seed
+from mlhidden.experiment.splits import split_seed
 from mlhidden.experiment.store import ResultStore
 from mlhidden.report.figures import plot_sweep, sweep_frame
 from mlhidden.report.statistics import significance_report
@@ -34,7 +34,6 @@ from mlhidden.report.reproduction import (
     FAILS,
     HOLDS,
     LABEL_ACCURACY_FILE,
-    LOGICAL_XOR,
     NOT_EVALUATED,
     PAPER_CONFIGS,
     QUICK,
@@ -291,34 +290,42 @@ def test_synthetic_claim(tmp_path, complex_means, verdict):
     assert f"complex (2 datasets): BR 0.550, CC {complex_means['CC']:.3f}, CCASL {complex_means['CCASL']:.3f}" in claim.evidence
 
 
-def logical_run(out_dir, cc_when_xor_first):
-    """Table 3 as the paper has it, except CC with XOR first in the chain scores ``cc_when_xor_first``."""
+def logical_run(out_dir, cc_xor_first):
+    """Table 3 as the paper has it, except CC with XOR first in the chain (model c) scores ``cc_xor_first``."""
     paper = reference_results()
     paper = paper[paper["table"] == "logical"].pivot_table(index="method", columns="metric", values="value")
 
     def value(dataset, method, split):
-        order = split_for(0, dataset, split, 20, 3).label_order.tolist()
-        if method in ("CC", "PCC"):
-            position = "first" if order[0] == LOGICAL_XOR else "last" if order[-1] == LOGICAL_XOR else "middle"
-            if method == "CC" and position == "first":
-                return {"exact_match": cc_when_xor_first, "hamming_score": cc_when_xor_first}
-            model = {"CC": "CC (b)", "PCC": "PCC (c)"}[method]
-        else:
-            model = method
-        return dict(paper.loc[model])
+        if method == "CC (c)":
+            return {"exact_match": cc_xor_first, "hamming_score": cc_xor_first}
+        return dict(paper.loc[method])
 
-    methods = ["BR", "CC", {"name": "PCC", "params": {"inference": "exact"}}, "LP", "BR_phi"]
-    return fake_run(out_dir, "logical", {"datasets": ["Logical"], "methods": methods, "splits": 30}, value)
+    return fake_run(out_dir, "logical", {"datasets": ["Logical"], "methods": LOGICAL_METHODS, "splits": 10, "shuffle_labels": False}, value)
 
 
-def test_logical_claim_groups_chains_by_where_xor_sits(tmp_path):
-    logical_run(tmp_path / "agree", cc_when_xor_first=0.47)
-    logical_run(tmp_path / "differ", cc_when_xor_first=1.0)
+LOGICAL_METHODS = [
+    "BR", {"name": "CC", "label": "CC (b)", "params": {"order": [0, 1, 2]}}, {"name": "CC", "label": "CC (c)", "params": {"order": [2, 0, 1]}},
+    {"name": "PCC", "label": "PCC (c)", "params": {"inference": "exact", "order": [2, 0, 1]}}, "LP", "BR_phi",
+]
+
+
+def test_logical_claim_compares_each_chain_order_with_the_paper(tmp_path):
+    logical_run(tmp_path / "agree", cc_xor_first=0.47)
+    logical_run(tmp_path / "differ", cc_xor_first=1.0)
     agree, differ = claims_of(tmp_path / "agree")["C1"], claims_of(tmp_path / "differ")["C1"]
     # CC (c)'s Hamming score is 0.83 in the paper; 0.47 for both is off by more than 0.05.
     assert agree.verdict == FAILS and agree.evidence.startswith("1 of 12 values") and "CC (c) hamming score 0.47 (paper 0.83)" in agree.evidence
     assert differ.verdict == FAILS and "CC (c) exact match 1.00 (paper 0.47)" in differ.evidence
     assert "CC (b)" not in agree.evidence + differ.evidence
+
+
+def test_logical_config_fixes_the_paper_models_chain_orders():
+    config = load_config(CONFIGS / "logical.yaml")
+    assert not config.shuffle_labels
+    assert [m.label for m in config.methods] == [m if isinstance(m, str) else m["label"] for m in LOGICAL_METHODS]
+    xor = make_logical().label_names.index("XOR")
+    orders = {m.label: m.params.get("order") for m in config.methods}
+    assert orders["CC (b)"][-1] == xor and orders["CC (c)"][0] == xor and orders["PCC (c)"] == orders["CC (c)"]
 
 
 def hidden_nodes_run(out_dir, aml_at_one):
@@ -475,8 +482,8 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
         assert f"**{claim.verdict}**" in row
     # The refits are the stored units again.
     accuracy = pd.read_csv(tmp_path / "synthetic_2d" / LABEL_ACCURACY_FILE)
-    assert set(accuracy["method"]) == {"BR", "CC"} and accuracy["split"].nunique() == QUICK.max_splits
-    assert "12 of 12 refits reproduce the stored exact match" in report
+    assert set(accuracy["method"]) == {"BR", "CC (1,2)", "CC (2,1)"} and accuracy["split"].nunique() == QUICK.max_splits
+    assert "18 of 18 refits reproduce the stored exact match" in report
     for table in ("logical", "synthetic_2d_exact_match", "synthetic_2d_base_accuracy", "hidden_nodes"):
         assert all((tmp_path / "tables" / f"{table}.{suffix}").is_file() for suffix in ("csv", "md", "tex"))
     # A second call resumes: nothing runs again, and the report is rebuilt.

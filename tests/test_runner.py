@@ -5,7 +5,11 @@ import sqlite3
 import pandas as pd
 import pytest
 
+from mlhidden.data import make_logical
 from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.metrics import evaluate
+from mlhidden.experiment.splits import method_seed, split_for
+from mlhidden.methods import CC
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
 
@@ -87,3 +91,17 @@ def test_store_from_another_schema_is_refused(tmp_path):
         conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
     with pytest.raises(UserError, match="schema version 99"):
         ResultStore(tmp_path)
+
+
+def test_with_shuffle_labels_false_a_chain_follows_its_own_order(tmp_path):
+    """Table 3's models: the labels stay in file order, so a CC ``order`` is the chain the paper names."""
+    methods = [{"name": "CC", "label": f"CC {order}", "params": {"order": order}} for order in ([0, 1, 2], [2, 0, 1])]
+    config = parse_config({"datasets": ["Logical"], "methods": methods, "splits": 3, "shuffle_labels": False})
+    run_experiment(config, tmp_path / "run", n_jobs=1)
+    stored = load_results(tmp_path / "run").units.set_index(["method", "split"])["exact_match"]
+    data = make_logical()
+    for order in ([0, 1, 2], [2, 0, 1]):
+        for index in range(3):
+            split = split_for(0, "Logical", index, data.n_samples, data.n_labels, shuffle_labels=False)
+            model = CC(order=order, random_state=method_seed(0, "Logical", index)).fit(data.X[split.train], data.Y[split.train])
+            assert stored[f"CC {order}", index] == evaluate(data.Y[split.test], model.predict(data.X[split.test]))["exact_match"]

@@ -21,3 +21,10 @@ def test_split_depends_only_on_run_seed_dataset_and_index():
 def test_method_seed_is_shared_by_methods_but_not_by_splits():
     assert method_seed(0, "Music", 0) == method_seed(0, "Music", 0)
     assert method_seed(0, "Music", 0) != method_seed(0, "Music", 1)
+
+
+def test_without_label_shuffling_the_labels_keep_their_order_and_the_rows_their_split():
+    shuffled = split_for(7, "Scene", 2, 100, 6)
+    fixed = split_for(7, "Scene", 2, 100, 6, shuffle_labels=False)
+    assert fixed.label_order.tolist() == list(range(6)) and shuffled.label_order.tolist() != list(range(6))
+    assert np.array_equal(fixed.train, shuffled.train) and np.array_equal(fixed.test, shuffled.test)

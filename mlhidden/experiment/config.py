@@ -23,7 +23,7 @@ from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.methods.base_learners import make_base_learner
 from mlhidden.methods.registry import get_entry, resolve_method
 
-TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction")
+TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
 DATASET_KEYS = ("name", "label", "params", "transform", "sweep")
 
@@ -72,6 +72,7 @@ class RunConfig:
     n_jobs: int | None = None
     train_fraction: float = TRAIN_FRACTION
     source: str | None = None
+    shuffle_labels: bool = True
 
     def to_dict(self) -> dict:
         return {
@@ -81,6 +82,7 @@ class RunConfig:
             "splits": self.splits,
             "seed": self.seed,
             "train_fraction": self.train_fraction,
+            "shuffle_labels": self.shuffle_labels,
         }
 
     @property
@@ -222,6 +224,9 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     fraction = data.get("train_fraction", TRAIN_FRACTION)
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
         fail(f"'train_fraction' must be a number between 0 and 1, got {fraction!r}", ("train_fraction",))
+    shuffle = data.get("shuffle_labels", True)
+    if not isinstance(shuffle, bool):
+        fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
 
     if labels is not None and (isinstance(labels, bool) or not isinstance(labels, int) or labels == 0):
         fail(f"--labels must be a non-zero integer, got {labels!r}", None, hint=LABELS_MEANING)
@@ -279,4 +284,6 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
             fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
 
     name = data.get("name") or (Path(source).stem if source else "run")
-    return RunConfig(str(name), tuple(datasets), tuple(methods), n_splits, run_seed, jobs, float(fraction), None if source is None else str(source))
+    return RunConfig(
+        str(name), tuple(datasets), tuple(methods), n_splits, run_seed, jobs, float(fraction), None if source is None else str(source), shuffle
+    )

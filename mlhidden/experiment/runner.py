@@ -31,7 +31,7 @@ from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.provenance import describe_run, finish_run, write_run_json
 from mlhidden.experiment.splits import Split, method_seed, split_for
-from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
+from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.shared_fits import shared_fits
 
@@ -138,7 +138,7 @@ def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], 
         if data.n_samples < 2:
             raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
         splits = [
-            split_for(config.seed, data.name, i, data.n_samples, data.n_labels, config.train_fraction)
+            split_for(config.seed, data.name, i, data.n_samples, data.n_labels, config.train_fraction, config.shuffle_labels)
             for i in range(config.splits)
         ]
         plans.append(DatasetPlan(data, splits))
@@ -174,6 +174,12 @@ def run_experiment(
     started = time.perf_counter()
     with ExecutionBackend(backend, scheduler) as executor, ResultStore(run_dir) as store:
         record = config_record(config)
+        stored = store.get_meta("config")
+        if stored is not None and split_protocol(stored) != split_protocol(record):
+            raise UserError(
+                f"the stored units were split with {split_protocol(stored)}; this config asks for {split_protocol(record)}",
+                path=store.path, hint="re-run with --fresh to start over, or choose another --out",
+            )
         started_at = now()
         store.set_meta("config", record)
         store.set_meta("unavailable", unavailable)

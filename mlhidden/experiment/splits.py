@@ -31,17 +31,20 @@ class Split:
     label_order: np.ndarray
 
 
-def make_split(n_samples: int, n_labels: int, seed: int, index: int = 0, train_fraction: float = TRAIN_FRACTION) -> Split:
+def make_split(
+    n_samples: int, n_labels: int, seed: int, index: int = 0, train_fraction: float = TRAIN_FRACTION, shuffle_labels: bool = True
+) -> Split:
     """A random ``train_fraction`` train/test partition plus a random label order, from ``seed``.
 
-    The training part has at least one row and the test part at least one row.
+    The training part has at least one row and the test part at least one row. With
+    ``shuffle_labels=False`` the labels keep their order (the partition is the same).
     """
     if n_samples < 2:
         raise ValueError(f"need at least 2 samples to split, got {n_samples}")
     rng = np.random.RandomState(seed)
     rows = rng.permutation(n_samples)
     n_train = min(max(int(round(train_fraction * n_samples)), 1), n_samples - 1)
-    label_order = rng.permutation(n_labels)
+    label_order = rng.permutation(n_labels) if shuffle_labels else np.arange(n_labels)
     return Split(index, seed, np.sort(rows[:n_train]), np.sort(rows[n_train:]), label_order)
 
 
@@ -50,9 +53,12 @@ def split_seed(run_seed: int, dataset_name: str, index: int) -> int:
     return derive_seed(run_seed, "split", dataset_name, index)
 
 
-def split_for(run_seed: int, dataset_name: str, index: int, n_samples: int, n_labels: int, train_fraction: float = TRAIN_FRACTION) -> Split:
+def split_for(
+    run_seed: int, dataset_name: str, index: int, n_samples: int, n_labels: int,
+    train_fraction: float = TRAIN_FRACTION, shuffle_labels: bool = True,
+) -> Split:
     """Split ``index`` of a dataset in a run."""
-    return make_split(n_samples, n_labels, split_seed(run_seed, dataset_name, index), index, train_fraction)
+    return make_split(n_samples, n_labels, split_seed(run_seed, dataset_name, index), index, train_fraction, shuffle_labels)
 
 
 def method_seed(run_seed: int, dataset_name: str, index: int) -> int:

@@ -247,17 +247,14 @@ def merge_results(runs: dict) -> RunResults:
     splits_of, method_of = {}, {}
     for run_dir, run in runs.items():
         for dataset, checksum in run.checksums.items():
-            protocol = (checksum, run.config["train_fraction"], _split_seeds(run.config, dataset))
-            description = (
-                f"seed {run.config['seed']}, {run.config['splits']} splits, train fraction "
-                f"{run.config['train_fraction']}, data sha256 {checksum[:12]}"
-            )
+            protocol = (checksum, split_protocol(run.config), _split_seeds(run.config, dataset))
+            description = f"seed {run.config['seed']}, {run.config['splits']} splits, {split_protocol(run.config)}, data sha256 {checksum[:12]}"
             first_dir, first_protocol, first_description = splits_of.setdefault(dataset, (run_dir, protocol, description))
             if protocol != first_protocol:
                 raise UserError(
                     f"cannot merge {first_dir} and {run_dir}: they split {dataset} differently"
                     f" ({first_description} vs {description})",
-                    hint="merge only runs made with the same data, seed, splits and train_fraction",
+                    hint="merge only runs made with the same data, seed, splits, train_fraction and shuffle_labels",
                 )
         for method in run.config["methods"]:
             identity = (method["name"], method["params_hash"])
@@ -285,6 +282,16 @@ def merge_results(runs: dict) -> RunResults:
         checksums,
         {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
     )
+
+
+def split_protocol(config: dict) -> str:
+    """How a run's config splits every dataset, beyond the seeds: train fraction and label order.
+
+    Unit keys hold the split seed, not these, so runs (or a resumed run) may only share units
+    when these agree. Runs stored before ``shuffle_labels`` existed shuffled.
+    """
+    order = "shuffled labels" if config.get("shuffle_labels", True) else "labels in file order"
+    return f"train fraction {config['train_fraction']}, {order}"
 
 
 def _split_seeds(config: dict, dataset: str) -> tuple:

@@ -32,7 +32,6 @@ import pandas as pd
 from tabulate import tabulate
 
 from mlhidden.data import registry_entries
-from mlhidden.data.generated import make_logical
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import DatasetSpec, RunConfig, load_config
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines
@@ -59,27 +58,22 @@ DEVIATION = 0.05
 PAPER_DATASET_NAMES = {"Ohsumed": "OHSUMED", "M.Mill": "MediaMill"}
 
 # Per-label accuracies the report needs: run -> (dataset groups, method labels) to refit.
-LABEL_ACCURACY_REFITS = {"synthetic_2d": (("complex 2-D",), ("BR", "CC")), "paper": (("Medical",), ("CC", "CCASL"))}
-
-# Table 3's models: paper column -> (method label in logical.yaml, where XOR must sit in the chain).
-LOGICAL_MODELS = {
-    "BR": ("BR", None),
-    "CC (b)": ("CC", "last"),
-    "CC (c)": ("CC", "first"),
-    "PCC (c)": ("PCC", "first"),
-    "LP": ("LP", None),
-    "BR_phi": ("BR_phi", None),
+LABEL_ACCURACY_REFITS = {
+    "synthetic_2d": (("complex 2-D",), ("BR", "CC (1,2)", "CC (2,1)")),
+    "paper": (("Medical",), ("CC", "CCASL")),
 }
-LOGICAL_XOR = make_logical().label_names.index("XOR")
 
-# Fig. "results_syn1": CC columns by the chain order of the split (0-based label indices).
-SYNTHETIC_2D_CC_ORDERS = {"CC (1,2)": (0, 1), "CC (2,1)": (1, 0)}
-# Its base classifiers: column -> (method, label, chain order the accuracy is taken from or None for all).
+# Table 3's models, named as in logical.yaml and in the paper's table.
+LOGICAL_MODELS = ("BR", "CC (b)", "CC (c)", "PCC (c)", "LP", "BR_phi")
+
+# Fig. "results_syn1": its exact-match columns (method labels of synthetic_2d.yaml), and its base
+# classifiers: column -> (method label, label index whose accuracy it is).
+SYNTHETIC_2D_METHODS = ("BR", "CC (1,2)", "CC (2,1)", "CCASL")
 SYNTHETIC_2D_BASE_CLASSIFIERS = {
-    "h1(x) of BR": ("BR", 0, None),
-    "h2(x) of BR": ("BR", 1, None),
-    "h1(x,y2) of CC": ("CC", 0, (1, 0)),
-    "h2(x,y1) of CC": ("CC", 1, (0, 1)),
+    "h1(x) of BR": ("BR", 0),
+    "h2(x) of BR": ("BR", 1),
+    "h1(x,y2) of CC": ("CC (2,1)", 0),
+    "h2(x,y1) of CC": ("CC (1,2)", 1),
 }
 
 CCASL_METHODS = ("CCASL", "CCASL+BR", "CCASL+AML")
@@ -278,7 +272,9 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         data = load_dataset_spec(DatasetSpec(**spec), data_dir)
         for method in (m for m in config["methods"] if m["label"] in methods):
             for index in range(config["splits"]):
-                split = split_for(config["seed"], name, index, data.n_samples, data.n_labels, config["train_fraction"])
+                split = split_for(
+                    config["seed"], name, index, data.n_samples, data.n_labels, config["train_fraction"], config.get("shuffle_labels", True)
+                )
                 estimator = make_method(method["name"], method["params"], method.get("base"), random_state=method_seed(config["seed"], name, index))
                 estimator.fit(data.X[split.train], data.Y[split.train][:, split.label_order])
                 truth = data.Y[split.test][:, split.label_order]
@@ -335,35 +331,15 @@ def ok_units(run) -> pd.DataFrame:
     return run.units[run.units["status"] == "ok"]
 
 
-def label_orders(runs: Runs, name: str) -> dict:
-    """(dataset, split) -> the label order (chain order) that split gave the methods."""
-    run, shapes = runs[name], runs.shapes(name)
-    orders = {}
-    for dataset, index, seed in run.units[["dataset", "split", "seed"]].drop_duplicates().itertuples(index=False):
-        n_samples, n_labels = int(shapes.at[dataset, "n_samples"]), int(shapes.at[dataset, "n_labels"])
-        split = make_split(n_samples, n_labels, int(seed), int(index), run.config["train_fraction"])
-        orders[dataset, index] = tuple(int(label) for label in split.label_order)
-    return orders
-
-
-def _xor_position(order: tuple) -> str:
-    position = order.index(LOGICAL_XOR)
-    return "first" if position == 0 else "last" if position == len(order) - 1 else "middle"
-
-
 def logical_table(runs: Runs) -> pd.DataFrame | None:
     """Table 3: per paper model, mean exact match and Hamming score over its splits, and their count."""
     run = runs["logical"]
     if run is None:
         return None
-    orders = label_orders(runs, "logical")
     units = ok_units(run)
-    units = units.assign(xor=[_xor_position(orders[d, s]) for d, s in zip(units["dataset"], units["split"])])
     rows = {}
-    for model, (method, xor) in LOGICAL_MODELS.items():
-        chosen = units[units["method"] == method]
-        if xor is not None:
-            chosen = chosen[chosen["xor"] == xor]
+    for model in LOGICAL_MODELS:
+        chosen = units[units["method"] == model]
         rows[model] = {"exact_match": chosen["exact_match"].mean(), "hamming_score": chosen["hamming_score"].mean(), "n_splits": len(chosen)}
     return pd.DataFrame(rows).T.astype({"n_splits": int})
 
@@ -388,30 +364,22 @@ def synthetic_table(runs: Runs) -> pd.DataFrame | None:
 
 
 def synthetic_2d_tables(runs: Runs) -> tuple | None:
-    """Fig. "results_syn1": exact match per dataset (CC per chain order) and base-classifier accuracies."""
+    """Fig. "results_syn1": exact match per dataset and method (CC in each order) and base-classifier accuracies."""
     run = runs["synthetic_2d"]
     if run is None:
         return None
-    orders = label_orders(runs, "synthetic_2d")
     units = ok_units(run)
-    units = units.assign(order=[orders[d, s] for d, s in zip(units["dataset"], units["split"])])
-    columns = {"BR": ("BR", None), **{column: ("CC", order) for column, order in SYNTHETIC_2D_CC_ORDERS.items()}, "CCASL": ("CCASL", None)}
-    exact = {}
-    for column, (method, order) in columns.items():
-        chosen = units[units["method"] == method]
-        if order is not None:
-            chosen = chosen[chosen["order"] == order]
-        exact[column] = chosen.groupby("dataset", sort=False)["exact_match"].mean()
+    exact = {
+        method: units[units["method"] == method].groupby("dataset", sort=False)["exact_match"].mean()
+        for method in SYNTHETIC_2D_METHODS
+    }
     exact = pd.DataFrame(exact).reindex([d for d in run.datasets if d in set(units["dataset"])])
     accuracy = runs.label_accuracy("synthetic_2d")
     if accuracy is None:
         return exact, None
-    accuracy = accuracy.assign(order=[orders[d, s] for d, s in zip(accuracy["dataset"], accuracy["split"])])
     base = {}
-    for column, (method, label, order) in SYNTHETIC_2D_BASE_CLASSIFIERS.items():
+    for column, (method, label) in SYNTHETIC_2D_BASE_CLASSIFIERS.items():
         chosen = accuracy[(accuracy["method"] == method) & (accuracy["label"] == label)]
-        if order is not None:
-            chosen = chosen[chosen["order"] == order]
         base[column] = chosen.groupby("dataset", sort=False)["accuracy"].mean()
     return exact, pd.DataFrame(base).reindex(list(dict.fromkeys(accuracy["dataset"])))
 
@@ -490,7 +458,7 @@ def claim_logical(runs: Runs, reference: pd.DataFrame) -> Claim:
     if deviations:
         return Claim("C1", statement, FAILS, f"{len(deviations)} of {len(paper)} values differ by more than {DEVIATION}: " + "; ".join(deviations))
     if missing:
-        return _not_evaluated("C1", statement, f"no split put XOR where {', '.join(sorted(set(missing)))} needs it")
+        return _not_evaluated("C1", statement, f"no results for {', '.join(sorted(set(missing)))}")
     return Claim("C1", statement, HOLDS, f"all {len(paper)} values within {DEVIATION} of the paper's")
 
 
@@ -854,9 +822,9 @@ def logical_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, figur
     text = (
         title
         + f"![The Logical problem]({_relative(paths[0], figures_dir.parent)})\n\n"
-        + "Ours (the paper's in parentheses). CC and PCC chain the labels in each split's random order; CC (b) is CC "
-        "over the splits whose chain has XOR last, after OR and AND, CC (c) and PCC (c) over those with XOR first "
-        "(PCC with exact inference). `splits` counts the splits behind each column.\n\n"
+        + "Ours (the paper's in parentheses). The labels keep their order (OR, AND, XOR) in every split: CC (b) "
+        "chains XOR last, after OR and AND; CC (c) and PCC (c) chain XOR first (PCC with exact inference). "
+        "`splits` counts the splits behind each column.\n\n"
         + _markdown(pd.DataFrame(compared, index=index), "Metric") + "\n" + _flag_note(comparisons) + "\n"
     )
     return Section(text, comparisons, paths)
@@ -909,8 +877,7 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
         title,
         f"![Two-dimensional synthetic data]({_relative(paths[0], figures_dir.parent)})\n\n",
         "Points: the first 600 examples, coloured by their label vector y1y2; background: the true label vector of the "
-        "generating network. Exact match, mean over the splits (CC (1,2) over the splits that chain y1 first, CC (2,1) "
-        "over those that chain y2 first):\n\n",
+        "generating network. Exact match, mean over the splits (CC (1,2) chains y1 first, CC (2,1) y2 first):\n\n",
         _markdown(exact.map(_fmt), "Dataset"),
     ]
     if base is not None:
@@ -1010,7 +977,7 @@ def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
     for name in ("logical", "paper"):
         if runs[name] is not None and "Logical" in runs[name].checksums:
             shape = runs.shapes(name).loc["Logical"]
-            split = make_split(int(shape["n_samples"]), int(shape["n_labels"]), 0, 0, runs[name].config["train_fraction"])
+            split = make_split(int(shape["n_samples"]), int(shape["n_labels"]), 0, 0, runs[name].config["train_fraction"], False)
             lines.append(
                 f"- **Logical** has {int(shape['n_samples'])} examples: a split trains on {len(split.train)} and tests on "
                 f"{len(split.test)}, so one wrong test example costs {1 / len(split.test):.3f} exact match, and a training "
@@ -1018,8 +985,9 @@ def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
             )
             break
     lines.append(
-        "- **Protocol**: every split draws a random label order, as in the paper; CC and PCC follow it, so chain orders "
-        "vary over the splits. Tables 3 and 'results_syn1' pick the splits by chain order instead of fixing one order."
+        "- **Protocol**: every split draws a random label order, as in the paper, and CC and PCC chain the labels in "
+        "it; Table 3 and Fig. 'results_syn1' compare given chain orders, so their configs keep the labels' order "
+        "(`shuffle_labels: false`) and name each chain's order."
     )
     lines.append(
         "- **Synthetic data**: the paper describes its generators in one sentence; ours follow it (random inputs, "
