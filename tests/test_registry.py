@@ -22,6 +22,8 @@ from mlhidden.data import (
 )
 from mlhidden.data.generated import GENERATORS
 from mlhidden.errors import UserError
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.runner import run_experiment
 
 # Measured on the mirror (independently of the manifest): name -> file, N, L, D, LC, sha256 prefix, sparse.
 EXPECTED = {
@@ -311,3 +313,22 @@ def test_dataset_table_reports_missing_and_mismatched_files(tmp_path):
     assert (rows["Music"]["status"], rows["Music"]["available"], rows["Music"]["N"]) == ("missing", False, 592)
     assert (rows["Scene"]["status"], rows["Scene"]["available"]) == ("checksum mismatch", False)
     assert rows["Scene"]["sha256"] == hashlib.sha256(b"junk").hexdigest()[:12]
+
+
+def test_a_run_parses_each_file_once_whatever_its_number_of_units(tmp_path, monkeypatch, mirror_dir):
+    """Units get the parent's arrays; the file is read once per run, and not at all once cached."""
+    monkeypatch.setenv(registry.CACHE_ENV, str(tmp_path / "cache"))
+    parsed = []
+    real_read_arff = registry.read_arff
+
+    def counting_read_arff(path, *args, **kwargs):
+        parsed.append(Path(path).name)
+        return real_read_arff(path, *args, **kwargs)
+
+    monkeypatch.setattr(registry, "read_arff", counting_read_arff)
+    config = parse_config({"datasets": ["Music", "Medical"], "methods": ["BR", "CC", "LP"], "splits": 3})
+    for run in ("first", "second"):
+        registry._load_file.cache_clear()
+        summary = run_experiment(config, tmp_path / run, data_dir=mirror_dir, n_jobs=1)  # units in this process: all reads counted
+        assert summary.n_done == 18 and summary.n_failed == 0
+    assert sorted(parsed) == ["Medical.arff", "Music.arff"]
