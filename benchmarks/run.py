@@ -13,6 +13,10 @@ Comparisons (train + test seconds, peak RSS, share of identical test predictions
 
 and ``CCASL``, ``CCASL+AML``, ``MLP``, ``BR_RF`` on their own. scikit-learn's wrappers refuse a
 label with one class in the training part, so the comparisons use the labels that have both.
+
+Shared fits: the methods that train the same pieces on a split (``CC`` and ``PCC``; ``CCASL``,
+``CCASL+BR`` and ``CCASL+AML``) fitted one after the other, each alone vs sharing fits as a run
+does, with the share of identical predictions (it must be all of them).
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ import statistics
 import sys
 import threading
 import time
+import tempfile
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +49,7 @@ from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
 from mlhidden.methods.registry import make_method
+from mlhidden.methods.shared_fits import shared_fits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "MediaMill-synthetic")
@@ -52,6 +59,18 @@ RUN_SEED = 0
 # The targets of the speed issue: (speed-up of ours over the peer, identical predictions).
 TARGETS = {"BR": (3.0, 0.995), "CC": (3.0, 0.995), "PCC": (50.0, 0.995)}
 TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PCC": DATASETS}
+# Methods of the paper's config that share fits, in the config's (and so the run's) order.
+SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
+
+
+def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
+    """Seconds to fit and predict ``methods`` one after the other, their predictions, and the seconds reused."""
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        with shared_fits(folder) if share else nullcontext() as shared:
+            predictions = {m: np.asarray(make_method(m, random_state=seed).fit(X_train, Y_train).predict(X_test)) for m in methods}
+        return time.perf_counter() - start, predictions, shared.reused_seconds if share else 0.0
 
 
 def make_mediamill_like(n_samples=43907, n_features=120, n_labels=101, random_state=0) -> Dataset:
@@ -167,7 +186,7 @@ def agreement(ours, peer):
     return float(same.mean()), float(same.all(axis=1).mean())
 
 
-def bench_dataset(name, data_dir, repeats, pcc_rows, alone, log):
+def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
     dataset, X_train, X_test, Y_train, Y_test, seed = load_split(name, data_dir)
     varying = np.flatnonzero(Y_train.min(axis=0) != Y_train.max(axis=0))
     Yv = Y_train[:, varying]
@@ -204,13 +223,22 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, log):
             pcc_peer.add(0.0, (time.perf_counter() - start) / rows, rss.peak, best[:, np.argsort(pcc.order_)])
         log(f"  PCC-MC rep {repeat + 1}: ours {pcc_ours.test[-1] * 1e3:.3f} ms/row, loop {pcc_peer.test[-1] * 1e3:.1f} ms/row")
     compared["PCC"] = (pcc_ours, pcc_peer)
+    sharing = {"alone": [], "shared": [], "reused": [], "identical": []}
+    for repeat in range(repeats if share_methods else 0):
+        alone_seconds, alone_predictions, _ = fit_methods_in_turn(share_methods, X_train, Y_train, X_test, seed, share=False)
+        shared_seconds, shared_predictions, reused = fit_methods_in_turn(share_methods, X_train, Y_train, X_test, seed, share=True)
+        sharing["alone"].append(alone_seconds)
+        sharing["shared"].append(shared_seconds)
+        sharing["reused"].append(reused)
+        sharing["identical"].append(all(np.array_equal(alone_predictions[m], shared_predictions[m]) for m in share_methods))
+        log(f"  shared fits rep {repeat + 1}: alone {alone_seconds:.1f}s, shared {shared_seconds:.1f}s (reused {reused:.1f}s)")
     solo = {}
     for method in alone:
         solo[method] = Measurement()
         for repeat in range(repeats):
             solo[method].add(*timed_fit_predict(make_method(method, random_state=seed), X_train, Y_train, X_test))
             log(f"  {method} rep {repeat + 1}: {solo[method].seconds[-1]:.2f}s")
-    return info, compared, solo
+    return info, compared, solo, sharing
 
 
 def machine_info() -> list[str]:
@@ -249,7 +277,7 @@ def render(results, args, started) -> str:
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     verdicts = []
-    for name, (info, compared, _) in results.items():
+    for name, (info, compared, _, _) in results.items():
         for key in ("BR", "CC", "PCC"):
             ours, peer = compared[key]
             speedup = peer.median("test" if key == "PCC" else "seconds") / ours.median("test" if key == "PCC" else "seconds")
@@ -273,7 +301,7 @@ def render(results, args, started) -> str:
         "| dataset | labels | ours ms/row | loop ms/row | speed-up | identical entries | identical rows |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, (info, compared, _) in results.items():
+    for name, (info, compared, _, _) in results.items():
         ours, peer = compared["PCC"]
         entries, rows = agreement(ours.prediction, peer.prediction)
         lines.append(
@@ -287,11 +315,28 @@ def render(results, args, started) -> str:
         "| dataset | method | train s | test s | peak RSS MiB |",
         "|---|---|---:|---:|---:|",
     ]
-    for name, (info, _, solo) in results.items():
+    for name, (info, _, solo, _) in results.items():
         for method, measurement in solo.items():
             lines.append(f"| {name} | {method} | {measurement.median('train'):.2f} | {measurement.median('test'):.2f} | {mib(max(measurement.peak_rss))} |")
+    lines += [
+        "",
+        f"## Shared fits: {', '.join(args.share_methods)} fitted and evaluated in turn (all labels)",
+        "",
+        "Each method fitting everything itself vs sharing identical fits through a folder, as `mlhidden run` does;",
+        "reused = the compute seconds the shared fits stood for; identical = every method's test predictions equal.",
+        "",
+        "| dataset | alone s | shared s | speed-up | reused s | identical |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for name, (_, _, _, sharing) in results.items():
+        if sharing["alone"]:
+            alone, shared = statistics.median(sharing["alone"]), statistics.median(sharing["shared"])
+            lines.append(
+                f"| {name} | {alone:.1f} | {shared:.1f} | {alone / shared:.2f}x | {statistics.median(sharing['reused']):.1f} | "
+                f"{'yes' if all(sharing['identical']) else 'NO'} |"
+            )
     lines += ["", "## Datasets", "", "| dataset | train rows | test rows | features | labels | compared labels | X |", "|---|---:|---:|---:|---:|---:|---|"]
-    for name, (info, _, _) in results.items():
+    for name, (info, _, _, _) in results.items():
         lines.append(
             f"| {name} | {info['n_train']} | {info['n_test']} | {info['n_features']} | {info['n_labels']} | {info['n_compared']} | "
             f"{'sparse' if info['sparse'] else 'dense'} |"
@@ -306,6 +351,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3, help="repetitions per measurement (median reported)")
     parser.add_argument("--pcc-rows", type=int, default=100, help="test rows for the per-instance PCC loop")
     parser.add_argument("--alone", default=",".join(ALONE), help="methods timed on their own ('' for none)")
+    parser.add_argument("--share-methods", default=",".join(SHARING_METHODS), help="methods timed in turn with and without shared fits ('' for none)")
     parser.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK_DATASETS)}; 1 repetition; 20 PCC rows")
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("MLHIDDEN_TEST_MIRROR", PROJECT_ROOT.parent / "shared" / "datasets")))
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "benchmarks" / "results.md")
@@ -314,6 +360,7 @@ def main(argv=None):
         args.repeats, args.pcc_rows = 1, 20
     names = args.datasets.split(",") if args.datasets else list(QUICK_DATASETS if args.quick else DATASETS)
     alone = [m for m in args.alone.split(",") if m]
+    args.share_methods = [m for m in args.share_methods.split(",") if m]
     started = time.perf_counter()
 
     def log(message):
@@ -321,7 +368,7 @@ def main(argv=None):
 
     results = {}
     for name in names:
-        results[name] = bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, log)
+        results[name] = bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log)
         text = render(results, args, started)
         args.out.write_text(text)  # after every dataset, so an interrupted run keeps what it measured
     print(text)
