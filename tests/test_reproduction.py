@@ -8,6 +8,7 @@ the real datasets (the whole quick run is marked slow).
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 from pathlib import Path
 
@@ -486,9 +487,15 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     assert "18 of 18 refits reproduce the stored exact match" in report
     for table in ("logical", "synthetic_2d_exact_match", "synthetic_2d_base_accuracy", "hidden_nodes"):
         assert all((tmp_path / "tables" / f"{table}.{suffix}").is_file() for suffix in ("csv", "md", "tex"))
-    # A second call resumes: nothing runs again, and the report is rebuilt.
+    # A second call resumes: nothing runs again, the report is rebuilt, and the wall times still
+    # count the invocation that computed the units.
+    first_log = json.loads((tmp_path / "reproduction.json").read_text())
     again = reproduce(tmp_path, quick=True, data_dir=mirror_dir, n_jobs=2, config_dir=CONFIGS, names=names)
     assert all(s.n_done == 0 and s.n_skipped == s.n_units for s in again.summaries.values())
+    second_log = json.loads((tmp_path / "reproduction.json").read_text())
+    for name in names:
+        assert second_log["runs"][name]["wall_seconds"] >= first_log["runs"][name]["wall_seconds"]
+    assert second_log["wall_seconds"] > second_log["invocation_seconds"]
 
 
 @pytest.mark.slow

@@ -200,6 +200,8 @@ def reproduce(
     configs = paper_configs(config_dir, names, quick)
     result = Reproduction(out_dir)
     started, started_at = time.perf_counter(), now()
+    earlier = _read_run_log(out_dir)
+    earlier_runs = earlier["runs"] if earlier and earlier["quick"] == quick else {}
     log = {"quick": quick, "started_at": started_at, "runs": {}}
     for config in configs:
         run_dir = out_dir / config.name
@@ -217,16 +219,24 @@ def reproduce(
         result.paths += write_run_tables(run_dir)
         if config.name in LABEL_ACCURACY_REFITS:
             result.paths.append(write_label_accuracies(run_dir, *LABEL_ACCURACY_REFITS[config.name], data_dir=data_dir))
-        log["runs"][config.name] = {"wall_seconds": time.perf_counter() - run_started, "units": summary.unit_counts()}
+        wall = time.perf_counter() - run_started
+        if summary.n_skipped and config.name in earlier_runs:
+            wall += earlier_runs[config.name]["wall_seconds"]  # the invocations that computed the stored units
+        log["runs"][config.name] = {"wall_seconds": wall, "units": summary.unit_counts()}
     result.seconds = time.perf_counter() - started
     log.update(
-        finished_at=now(), wall_seconds=result.seconds, machine=machine(), packages=package_versions(),
-        python=platform.python_version(),
+        finished_at=now(), invocation_seconds=result.seconds, wall_seconds=sum(r["wall_seconds"] for r in log["runs"].values()),
+        machine=machine(), packages=package_versions(), python=platform.python_version(),
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / RUN_LOG_FILE).write_text(json.dumps(log, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     result.paths += write_report(out_dir)
     return result
+
+
+def _read_run_log(out_dir) -> dict | None:
+    path = Path(out_dir) / RUN_LOG_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def write_run_tables(run_dir) -> list:
@@ -1001,8 +1011,7 @@ def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
 def run_information(out_dir: Path, runs: Runs) -> str:
     """Wall time, unit time, machine and package versions of the reproduction."""
     lines = ["## Run information\n"]
-    path = out_dir / RUN_LOG_FILE
-    log = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    log = _read_run_log(out_dir)
     if log is None:
         lines.append("No `reproduction.json`: these results were not produced by `mlhidden reproduce`.\n")
     else:
@@ -1010,7 +1019,8 @@ def run_information(out_dir: Path, runs: Runs) -> str:
         host = log["machine"]
         memory = f", {host['memory_bytes'] / 2**30:.1f} GiB memory" if host.get("memory_bytes") else ""
         lines.append(
-            f"{mode} from {log['started_at']} to {log['finished_at']}: wall time {_duration(log['wall_seconds'])} on "
+            f"{mode}, last invoked from {log['started_at']} to {log['finished_at']}; wall time to compute every stored "
+            f"unit {_duration(log['wall_seconds'])} on "
             f"{host['cores']} cores{memory} ({host['platform']}); Python {log['python']}, "
             + ", ".join(f"{name} {version}" for name, version in sorted(log["packages"].items()))
             + ".\n"
@@ -1026,10 +1036,11 @@ def run_information(out_dir: Path, runs: Runs) -> str:
             name, f"{len(run.units)}", f"{int((~ok).sum())}", f"{run.missing}", _duration(wall) if wall is not None else "-",
             _duration(float(run.units["total_seconds"].sum())), f"{run.config['splits']}",
         ])
-    lines.append(tabulate(rows, headers=["run", "units", "failed", "missing", "wall time (this invocation)", "sum of unit times", "splits"], tablefmt="pipe", disable_numparse=True))
+    lines.append(tabulate(rows, headers=["run", "units", "failed", "missing", "wall time", "sum of unit times", "splits"], tablefmt="pipe", disable_numparse=True))
     lines.append(
-        "\nWall time counts only the units this invocation ran (stored units are skipped); the sum of unit times is "
-        "single-core train + test time of every stored unit."
+        "\nA run's wall time adds up the invocations that computed its stored units (a resumed run adds to the "
+        "earlier time; a run started afresh starts from zero); the sum of unit times is single-core train + test "
+        "time of every stored unit."
     )
     return "\n".join(lines) + "\n"
 
