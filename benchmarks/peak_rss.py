@@ -1,8 +1,10 @@
-"""Run a command and report its wall time and the peak RSS of its whole process tree.
+"""Run a command and report its wall time and the peak memory of its whole process tree.
 
 ``/usr/bin/time`` reports the largest single process, but a joblib run spreads its memory over
 worker processes, so the figure that matters for "does it fit on a laptop" is the sum over the
-tree, sampled here from ``/proc`` once a second.
+tree, sampled here from ``/proc`` once a second: RSS (pages shared between processes, such as
+memory-mapped arrays, count once per process) and PSS (shared pages split between the processes
+that map them, so the sum is the memory really used).
 
     python -m benchmarks.peak_rss [--log FILE] -- make reproduce
 """
@@ -29,19 +31,27 @@ def _children_by_parent():
     return children
 
 
-def tree_rss_bytes(root_pid):
-    """Resident memory summed over ``root_pid`` and all its descendants."""
+def _pss_bytes(pid) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def tree_memory_bytes(root_pid) -> tuple[int, int]:
+    """(RSS, PSS) summed over ``root_pid`` and all its descendants."""
     children = _children_by_parent()
-    total, pending = 0, [root_pid]
+    rss = pss = 0
+    pending = [root_pid]
     while pending:
         pid = pending.pop()
         pending.extend(children.get(pid, ()))
         try:
-            resident_pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+            rss += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_SIZE
+            pss += _pss_bytes(pid)
         except OSError:
             continue
-        total += resident_pages * PAGE_SIZE
-    return total
+    return rss, pss
 
 
 def main(argv=None):
@@ -55,13 +65,15 @@ def main(argv=None):
         parser.error("give the command to run after --")
     start = time.monotonic()
     process = subprocess.Popen(command)
-    peak = 0
+    peak_rss = peak_pss = 0
     while process.poll() is None:
-        peak = max(peak, tree_rss_bytes(process.pid))
+        rss, pss = tree_memory_bytes(process.pid)
+        peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
         time.sleep(args.interval)
     wall = time.monotonic() - start
     summary = (f"command: {' '.join(command)}\nexit code: {process.returncode}\n"
-               f"wall time: {wall:.0f} s ({wall / 60:.1f} min)\npeak tree RSS: {peak / 2**30:.2f} GiB\n")
+               f"wall time: {wall:.0f} s ({wall / 60:.1f} min)\n"
+               f"peak tree RSS: {peak_rss / 2**30:.2f} GiB\npeak tree PSS: {peak_pss / 2**30:.2f} GiB\n")
     sys.stderr.write(summary)
     if args.log:
         with open(args.log, "a") as log:
