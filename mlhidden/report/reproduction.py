@@ -1040,7 +1040,8 @@ def run_information(out_dir: Path, runs: Runs) -> str:
     lines.append(
         "\nA run's wall time adds up the invocations that computed its stored units (a resumed run adds to the "
         "earlier time; a run started afresh starts from zero); the sum of unit times is single-core train + test "
-        "time of every stored unit."
+        "time of every stored unit, a fit shared between methods counted in each method that uses it (what sharing "
+        "saved is `reused_fit_seconds` in the run's `run.json`)."
     )
     return "\n".join(lines) + "\n"
 
