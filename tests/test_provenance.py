@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 from datetime import datetime
 from importlib import metadata
@@ -86,12 +87,25 @@ def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenan
     assert record["units"] == summary.unit_counts() == {"total": 4, "done": 4, "failed": 0, "skipped": 0, "not_run": 0}
 
 
-def test_a_resumed_run_counts_stored_units_as_skipped(provenance_run, mirror_dir):
+def test_a_resumed_run_counts_stored_units_as_skipped(provenance_run, mirror_dir, tmp_path):
     config, _, _, first, run_dir = provenance_run
-    run_experiment(parse_config(CONFIG), run_dir, data_dir=mirror_dir, n_jobs=1)
-    again = read_run_json(run_dir)
-    assert again["units"] == {"total": 4, "done": 0, "failed": 0, "skipped": 4, "not_run": 0}
+    resumed = tmp_path / "resumed"
+    shutil.copytree(run_dir, resumed)
+    run_experiment(parse_config({**CONFIG, "methods": ["BR", "CC"]}), resumed, data_dir=mirror_dir, n_jobs=1)
+    again = read_run_json(resumed)
+    assert again["units"] == {"total": 8, "done": 4, "failed": 0, "skipped": 4, "not_run": 0}
     assert again["started_at"] >= first["started_at"]
+
+
+def test_an_invocation_with_nothing_to_compute_keeps_the_record_of_the_one_that_computed(provenance_run, mirror_dir, tmp_path):
+    """Re-running a finished run only rebuilds tables; its run.json still says how the units were made."""
+    _, _, _, first, run_dir = provenance_run
+    finished = tmp_path / "finished"
+    shutil.copytree(run_dir, finished)
+    before = (finished / RUN_JSON).read_bytes()
+    summary = run_experiment(parse_config(CONFIG), finished, data_dir=mirror_dir, n_jobs=1)
+    assert summary.n_skipped == summary.n_units == 4 and summary.n_done == 0
+    assert (finished / RUN_JSON).read_bytes() == before and first["units"]["done"] == 4
 
 
 def test_an_interrupted_run_says_so(tmp_path):

@@ -29,7 +29,7 @@ from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
-from mlhidden.experiment.provenance import describe_run, finish_run, write_run_json
+from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.splits import Split, method_seed, split_for
 from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
 from mlhidden.methods.registry import make_method
@@ -208,7 +208,10 @@ def run_experiment(
                         todo.append((plan, split, method, key))
 
         provenance = describe_run(record, {p.name: p.sha256 for p in plans}, unavailable, executor.describe(), started_at)
-        write_run_json(run_dir, provenance)
+        # With nothing left to compute, the record of the invocation that computed the units stands.
+        keep_record = not todo and _finished_record(run_dir, summary.n_units)
+        if not keep_record:
+            write_run_json(run_dir, provenance)
         if on_start is not None:
             on_start(summary.n_units, summary.n_skipped)
         jobs = config.n_jobs if n_jobs is None else n_jobs
@@ -220,12 +223,19 @@ def run_experiment(
             summary.interrupted = True
         _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
-        finished_at = now()
-        store.set_meta("finished_at", finished_at)
-        write_run_json(run_dir, finish_run(
-            provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted, reused_fit_seconds=summary.reused_seconds,
-        ))
+        if not keep_record:
+            finished_at = now()
+            store.set_meta("finished_at", finished_at)
+            write_run_json(run_dir, finish_run(
+                provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted, reused_fit_seconds=summary.reused_seconds,
+            ))
     return summary
+
+
+def _finished_record(run_dir: Path, n_units: int) -> bool:
+    """Whether run_dir's run.json records a finished run of ``n_units`` units."""
+    record = read_run_json(run_dir)
+    return record is not None and record.get("status") == "finished" and record["units"]["total"] == n_units
 
 
 MAX_ATTEMPTS = 3
