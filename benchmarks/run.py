@@ -3,6 +3,8 @@
 Run with ``make bench`` or ``python -m benchmarks.run``. Everything runs in one process, ours and
 the peer alternating within each repetition, so that the machine's load affects both alike:
 only the ratios measured in the same run mean anything (absolute seconds are for the trend).
+Both sides get one BLAS/OpenMP thread, as every unit of a run has: with more, a peer whose
+threads spin-wait on a busy machine looks several times slower than it is.
 
 Comparisons (train + test seconds, peak RSS, share of identical test predictions):
 
@@ -43,6 +45,7 @@ import sklearn
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
+from threadpoolctl import threadpool_limits
 
 from mlhidden.data import Dataset, load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
@@ -267,7 +270,7 @@ def render(results, args, started) -> str:
     lines = ["# mlhidden speed benchmark", "", *machine_info(), f"- wall time of this benchmark: {time.perf_counter() - started:.0f} s", ""]
     lines += [
         "Split 0 of each dataset (run seed 0), labels in the split's order. Ours and the peer alternate",
-        f"within each of {args.repeats} repetition(s) in one process; figures are medians. The machine is",
+        f"within each of {args.repeats} repetition(s) in one process, one BLAS thread each; figures are medians. The machine is",
         "shared and noisy: compare the ratios, not the absolute seconds. Comparisons use the labels with",
         "both classes in the training part (scikit-learn's wrappers refuse the others).",
         "",
@@ -368,7 +371,8 @@ def main(argv=None):
 
     results = {}
     for name in names:
-        results[name] = bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log)
+        with threadpool_limits(1):
+            results[name] = bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log)
         text = render(results, args, started)
         args.out.write_text(text)  # after every dataset, so an interrupted run keeps what it measured
     print(text)
