@@ -219,7 +219,7 @@ def reproduce(
         result.paths += write_run_tables(run_dir)
         if config.name in LABEL_ACCURACY_REFITS:
             result.paths.append(write_label_accuracies(run_dir, *LABEL_ACCURACY_REFITS[config.name], data_dir=data_dir))
-        wall = time.perf_counter() - run_started
+        wall = time.perf_counter() - run_started if summary.n_done else 0.0
         if summary.n_skipped and config.name in earlier_runs:
             wall += earlier_runs[config.name]["wall_seconds"]  # the invocations that computed the stored units
         log["runs"][config.name] = {"wall_seconds": wall, "units": summary.unit_counts()}
