@@ -44,6 +44,8 @@ class CompactForest:
         self.classes = [np.asarray(c) for c in classes]
         self.n_features = n_features
         self.binary = np.array([len(c) == 2 for c in self.classes])
+        self.has_positive = np.array([(c == 1).any() for c in self.classes])
+        self.positive_column = np.array([np.flatnonzero(c == 1)[0] if (c == 1).any() else 0 for c in self.classes])
         self.skeletons, self.positive, self.negative_fixes = [], [], []
 
     @classmethod
@@ -72,9 +74,7 @@ class CompactForest:
         skeleton.__setstate__({**state, "values": np.zeros((len(nodes), 1, 1))})
         leaf = nodes["left_child"] == -1
         outputs = np.arange(len(self.classes))
-        positive_column = np.array([np.flatnonzero(c == 1)[0] if (c == 1).any() else 0 for c in self.classes])
-        has_positive = np.array([(c == 1).any() for c in self.classes])
-        p1 = np.where(has_positive, values[:, outputs, positive_column], 0.0) * leaf[:, None]
+        p1 = np.where(self.has_positive, values[:, outputs, self.positive_column], 0.0) * leaf[:, None]
         p0 = values[:, outputs, 0]
         # For binary labels a leaf's p0 is almost always exactly 1 - p1; keep the ones where it is not.
         rows, columns = np.nonzero(leaf[:, None] & self.binary & (p0 != 1.0 - p1))

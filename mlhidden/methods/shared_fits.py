@@ -15,15 +15,15 @@ time at the seconds it took to compute, so time tables stay each method's own co
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+from mlhidden.data.registry import write_atomically
 
 _active = None
 
@@ -72,9 +72,7 @@ class SharedFits:
         """Write atomically; a folder we cannot write to only means no reuse."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".tmp", delete=False) as file:
-                pickle.dump(record, file, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(file.name, path)
+            write_atomically(path, lambda stream: pickle.dump(record, stream, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             pass
 
