@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
@@ -70,6 +71,13 @@ def test_stops_where_sklearn_lbfgs_stops(medical):
         sk = LogisticRegression().fit(X, Y[:, j])
         default_gap = objective(X, Y[:, j], sk.coef_.ravel(), sk.intercept_[0], 1.0) - best
         assert objective(X, Y[:, j], fit.coef[:, j], fit.intercept[j], 1.0) - best <= max(10 * default_gap, 1e-7)
+
+
+def test_unconverged_targets_warn_as_sklearn_does(medical):
+    X, Y, _, _ = medical
+    with pytest.warns(ConvergenceWarning, match=r"for 12 of 12 targets \(max_iter=2\)"):
+        models = fit_logistic_models({"name": "logistic", "params": {"max_iter": 2}}, X, Y, seeds=np.arange(Y.shape[1]))
+    assert [m.n_iter_[0] for m in models] == [2] * 12
 
 
 def test_dense_inputs_match_sklearn(music):

@@ -25,10 +25,12 @@ gradient is at most ``tol`` in size, the test ``LogisticRegression(solver="lbfgs
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from mlhidden.methods.base import hstack_features
@@ -315,6 +317,13 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
         lambda: fit_batched_logistic(X, targets, extra=extra, extra_mask=extra_mask, **settings),
         X, targets, extra, extra_mask, sorted(settings.items()),
     )
+    if not fit.converged.all():
+        warnings.warn(
+            f"lbfgs failed to converge for {np.count_nonzero(~fit.converged)} of {fit.converged.size} targets "
+            f"(max_iter={params['max_iter']}); increase max_iter or scale the data",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     models = []
     for label in range(n_targets):
         rng = np.random.RandomState(seeds[label])
