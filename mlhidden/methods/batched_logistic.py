@@ -195,9 +195,10 @@ class _Batch:
                 break
             t[pending] *= 0.5
             theta[:, pending] = self.theta[:, pending] + t[pending] * d[:, pending]
-            Z[:, pending] = self.Z[:, pending] + t[pending] * dZ[:, pending]
-            Z_pending, Y_pending = np.take(Z, pending, axis=1), np.take(self.Y, pending, axis=1)
-            f[pending], residual[:, pending] = self.evaluate(Z_pending, theta[:, pending], np.flatnonzero(Y_pending))
+            Z_pending = np.take(self.Z, pending, axis=1) + t[pending] * np.take(dZ, pending, axis=1)
+            Z[:, pending] = Z_pending
+            positives = np.flatnonzero(np.take(self.Y, pending, axis=1))
+            f[pending], residual[:, pending] = self.evaluate(Z_pending, theta[:, pending], positives)
             pending = pending[f[pending] > self.f[pending] + ARMIJO * t[pending] * slope[pending]]
         failed = np.zeros(self.index.size, dtype=bool)
         failed[pending] = True
