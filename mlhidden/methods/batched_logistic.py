@@ -156,13 +156,17 @@ class _History:
 
 
 class _Batch:
-    """The columns still being fitted: their weights, scores, objective, gradient and history."""
+    """The columns still being fitted: their weights, scores, objective, gradient and history.
+
+    A column's final weights go to ``result`` when it stops.
+    """
 
     def __init__(self, design, Theta, Y, mask, penalty, lam):
         self.design, self.penalty, self.lam = design, penalty, lam
+        self.result = Theta
         self.index = np.arange(Y.shape[1])
         self.live = np.ones(Y.shape[1], dtype=bool)
-        self.theta, self.Y, self.mask = Theta, Y, mask
+        self.theta, self.Y, self.mask = Theta.copy(), Y, mask
         self.positives = np.flatnonzero(Y)
         self.Z = design.forward(Theta)
         self.f, residual = self.evaluate(self.Z, self.theta, self.positives)
@@ -210,7 +214,8 @@ class _Batch:
         return failed
 
     def freeze(self, stop):
-        """Stop the columns marked in ``stop``; drop the frozen ones once there are enough."""
+        """Stop the columns marked in ``stop`` at their weights; drop the frozen ones once there are enough."""
+        self.result[:, self.index[stop]] = self.theta[:, stop]
         self.live &= ~stop
         if (~self.live).sum() >= COMPACT_SHARE * self.index.size:
             keep = self.live
@@ -261,20 +266,16 @@ def fit_batched_logistic(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, 
     Theta[-1] = np.log(prior / (1.0 - prior))
     n_iter = np.zeros(n_targets, dtype=int)
     converged = np.zeros(n_targets, dtype=bool)
-    batch = _Batch(design, Theta.copy(), Y, mask, penalty, 1.0 / (C * n_samples))
+    batch = _Batch(design, Theta, Y, mask, penalty, 1.0 / (C * n_samples))
     for _ in range(max_iter):
         done = batch.live & (np.abs(batch.grad).max(axis=0) <= tol)
         converged[batch.index[done]] = True
-        Theta[:, batch.index[done]] = batch.theta[:, done]
         batch.freeze(done)
         if not batch.live.any():
             break
         n_iter[batch.index[batch.live]] += 1
-        failed = batch.step() & batch.live
-        Theta[:, batch.index[failed]] = batch.theta[:, failed]
-        batch.freeze(failed)
-    else:
-        Theta[:, batch.index[batch.live]] = batch.theta[:, batch.live]
+        batch.freeze(batch.step() & batch.live)
+    batch.freeze(batch.live)
     return LogisticFit(Theta[:-1], Theta[-1].copy(), n_iter, converged)
 
 
