@@ -125,6 +125,10 @@ class CrashAtCommit:
     def __init__(self, connection):
         self.connection = connection
 
+    @property
+    def in_transaction(self):
+        return self.connection.in_transaction
+
     def execute(self, statement, *args):
         if statement == "COMMIT":
             os._exit(9)
@@ -156,3 +160,35 @@ def test_a_crash_inside_a_write_leaves_the_store_as_it_was(tmp_path):
         assert store.units()["split"].tolist() == [0]
         store.write_unit(_unit(1))
         assert sorted(store.units()["split"]) == [0, 1]
+
+
+class InterruptAtFirstCommit:
+    """The store's connection, except that a signal's KeyboardInterrupt arrives as the first transaction commits."""
+
+    def __init__(self, connection):
+        self.connection, self.interrupted = connection, False
+
+    @property
+    def in_transaction(self):
+        return self.connection.in_transaction
+
+    def execute(self, statement, *args):
+        if statement == "COMMIT" and not self.interrupted:
+            self.interrupted = True
+            raise KeyboardInterrupt
+        return self.connection.execute(statement, *args)
+
+
+def test_an_interrupt_inside_a_write_leaves_the_store_usable(tmp_path):
+    """Ctrl-C landing between a unit's insert and its commit: that unit is in flight (not stored, as the
+    run does not count it), and the run's closing writes still work."""
+    with ResultStore(tmp_path) as store:
+        store.write_unit(_unit(0))
+        connection, store._conn = store._conn, InterruptAtFirstCommit(store._conn)
+        with pytest.raises(KeyboardInterrupt):
+            store.write_unit(_unit(1))
+        store.set_meta("finished_at", "now")
+        store._conn = connection
+        assert store.get_meta("finished_at") == "now"
+    with ResultStore(tmp_path) as store:
+        assert store.units()["split"].tolist() == [0]

@@ -9,6 +9,7 @@ so a config moves from a laptop to a cluster without a change.
 from __future__ import annotations
 
 import os
+import signal
 import warnings
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
@@ -24,6 +25,13 @@ DASK_EXTRA_HINT = "install the extra: pip install 'mlhidden[dask]'"
 
 def _identity(value):
     return value
+
+
+def _ignore_interrupts():
+    """Run in each loky worker as it starts: Ctrl-C reaches the whole process group, and only the
+    parent acts on it (it stops the run, keeping what is stored, and ends the workers), so a
+    worker must not die with a traceback from wherever the signal found it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class _DaskBackend(DaskDistributedBackend):
@@ -135,7 +143,7 @@ class ExecutionBackend:
         """
         if self.name == "dask":
             return joblib.parallel_config(backend=_DaskBackend(self._client, shared))
-        return joblib.parallel_config(backend="loky")
+        return joblib.parallel_config(backend="loky", initializer=_ignore_interrupts)
 
     def describe(self) -> dict:
         """Where the units compute, for the run's provenance record."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import signal
 import time
 import traceback
 import warnings
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -238,6 +239,20 @@ def _finished_record(run_dir: Path, n_units: int) -> bool:
     return record is not None and record.get("status") == "finished" and record["units"]["total"] == n_units
 
 
+@contextmanager
+def _stop_signals_deferred():
+    """Ctrl-C or SIGTERM arriving while a unit is stored and counted takes effect right after, so
+    the store and the run's counts (the "N of M units are stored" line) agree."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 MAX_ATTEMPTS = 3
 SHARED_FITS_DIR = "shared_fits"
 
@@ -272,10 +287,11 @@ def _run_units(todo, config, n_jobs, executor, store, summary, on_unit, shared_d
                     if pending.pop(unit_key(key), None) is None:
                         continue
                     row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
-                    store.write_unit(row)
-                    summary.n_done += 1
-                    summary.n_failed += result["status"] == "failed"
-                    summary.reused_seconds += result.get("reused_seconds", 0.0)
+                    with _stop_signals_deferred():
+                        store.write_unit(row)
+                        summary.n_done += 1
+                        summary.n_failed += result["status"] == "failed"
+                        summary.reused_seconds += result.get("reused_seconds", 0.0)
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
         except executor.lost_worker_errors:

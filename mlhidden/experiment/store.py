@@ -96,6 +96,8 @@ class ResultStore:
 
         class _Tx:
             def __enter__(self):
+                if conn.in_transaction:  # one that Ctrl-C or SIGTERM cut short: its unit counts as in flight
+                    conn.execute("ROLLBACK")
                 conn.execute("BEGIN IMMEDIATE")
 
             def __exit__(self, exc_type, *_):
