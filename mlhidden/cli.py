@@ -265,16 +265,17 @@ def datasets_fetch(names, mirror, data_dir):
 
 @cli.command()
 def methods():
-    """Every registered method with its parameters and defaults."""
-    from mlhidden.methods.registry import METHODS
+    """Every method known by name, where it comes from, its parameters and defaults."""
     from mlhidden.methods.base_learners import BASE_LEARNERS
+    from mlhidden.methods.registry import registered_methods
 
     rows = []
-    for name, entry in METHODS.items():
+    for name, entry in registered_methods().items():
         params = ", ".join(f"{k}={v!r}" for k, v in entry.defaults().items()) or "-"
-        rows.append((name, entry.summary, params, entry.base if entry.takes_base else "-"))
-    click.echo(tabulate(rows, headers=("method", "what it is", "parameters (defaults)", "base learner"), tablefmt="github"))
-    click.echo(f"\nbase learners: {', '.join(BASE_LEARNERS)}, or any scikit-learn classifier by import path")
+        rows.append((name, entry.source, entry.summary, params, entry.base if entry.takes_base else "-"))
+    click.echo(tabulate(rows, headers=("method", "source", "what it is", "parameters (defaults)", "base learner"), tablefmt="github"))
+    click.echo("\nany other estimator with fit(X, Y) and predict(X) by import path, e.g. sklearn.neighbors.KNeighborsClassifier or mypkg.module:MyMethod")
+    click.echo(f"base learners: {', '.join(BASE_LEARNERS)}, or any scikit-learn classifier by import path")
 
 
 main = cli

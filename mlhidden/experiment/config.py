@@ -21,7 +21,7 @@ from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError
 from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.methods.base_learners import make_base_learner
-from mlhidden.methods.registry import get_entry, resolve_method
+from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, resolve_method
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
@@ -56,10 +56,25 @@ class MethodSpec:
     resolved: dict
     group: str | None = None
     sweep: dict = field(default_factory=dict)
+    entry: MethodEntry | None = field(default=None, compare=False, repr=False)
 
     @property
     def params_hash(self) -> str:
         return canonical_hash(self.resolved)
+
+    def make(self, random_state=None):
+        """The unfitted estimator of one unit, built from the entry resolved when the config was read.
+
+        Workers (loky processes, dask) build it without looking the name up again, so methods
+        registered from Python or given by import path work there as in this process.
+        """
+        return build_method(self.entry, self.resolved, random_state)
+
+    def record(self) -> dict:
+        """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
+        for a method that is not built in, the package and version providing it."""
+        provider = self.entry.provider() if self.entry is not None else None
+        return {"label": self.label, "group": self.group or self.label, "sweep": self.sweep, **self.resolved, **({"provider": provider} if provider else {})}
 
 
 @dataclass(frozen=True)
@@ -78,7 +93,7 @@ class RunConfig:
         return {
             "name": self.name,
             "datasets": [asdict(d) for d in self.datasets],
-            "methods": [{"label": m.label, "group": m.group or m.label, "sweep": m.sweep, **m.resolved} for m in self.methods],
+            "methods": [m.record() for m in self.methods],
             "splits": self.splits,
             "seed": self.seed,
             "train_fraction": self.train_fraction,
@@ -190,15 +205,7 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
     relation has no ``-C``, or an override of it).
     """
-    lines = lines or {}
-
-    def fail(message, where=(), hint=None):
-        """Raise a UserError at the config line of ``where``; ``where=None`` blames a command-line option."""
-        if where is None:
-            raise UserError(message, hint=hint)
-        line = next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)
-        raise UserError(message, path=source, line=line, hint=hint)
-
+    fail = _failure_at(source, lines or {})
     if not isinstance(data, Mapping):
         fail("a config must be a mapping with 'datasets' and 'methods'", hint="see configs/smoke.yaml")
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
@@ -207,6 +214,39 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     for key in ("datasets", "methods"):
         if not isinstance(data.get(key), list) or not data[key]:
             fail(f"'{key}' must be a non-empty list", (key,), hint="see configs/smoke.yaml")
+    settings = _run_settings(data, fail, splits=splits, seed=seed, n_jobs=n_jobs)
+    if labels is not None and (isinstance(labels, bool) or not isinstance(labels, int) or labels == 0):
+        fail(f"--labels must be a non-zero integer, got {labels!r}", None, hint=LABELS_MEANING)
+    datasets = [spec for i, entry in enumerate(data["datasets"]) for spec in _dataset_specs(entry, ("datasets", i), labels, fail)]
+    if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
+        fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
+    methods = [spec for i, entry in enumerate(data["methods"]) for spec in _method_specs(entry, ("methods", i), fail)]
+    for kind, names, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
+        duplicates = sorted({x for x in names if names.count(x) > 1})
+        if duplicates:
+            fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
+    name = data.get("name") or (Path(source).stem if source else "run")
+    return RunConfig(str(name), tuple(datasets), tuple(methods), source=None if source is None else str(source), **settings)
+
+
+def _failure_at(source, lines: dict):
+    """``fail(message, where, hint)``: raise a UserError at the config line of the key path ``where``.
+
+    ``where=None`` blames a command-line option (no line); a path without a line of its own takes
+    the line of its nearest parent.
+    """
+
+    def fail(message, where=(), hint=None):
+        if where is None:
+            raise UserError(message, hint=hint)
+        line = next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)
+        raise UserError(message, path=source, line=line, hint=hint)
+
+    return fail
+
+
+def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
+    """The run-wide settings (splits, seed, n_jobs, train fraction, label shuffling), options winning."""
 
     def integer(key, override, default, minimum):
         value = data.get(key, default) if override is None else override
@@ -215,8 +255,7 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
             fail(f"{name} must be an integer >= {minimum}, got {value!r}", where)
         return value
 
-    n_splits = integer("splits", splits, 10, 1)
-    run_seed = integer("seed", seed, 0, 0)
+    settings = {"splits": integer("splits", splits, 10, 1), "seed": integer("seed", seed, 0, 0)}
     jobs = data.get("n_jobs") if n_jobs is None else n_jobs
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
         name, where = ("'n_jobs'", ("n_jobs",)) if n_jobs is None else ("--n-jobs", None)
@@ -227,63 +266,61 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     shuffle = data.get("shuffle_labels", True)
     if not isinstance(shuffle, bool):
         fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
+    return {**settings, "n_jobs": jobs, "train_fraction": float(fraction), "shuffle_labels": shuffle}
 
-    if labels is not None and (isinstance(labels, bool) or not isinstance(labels, int) or labels == 0):
-        fail(f"--labels must be a non-zero integer, got {labels!r}", None, hint=LABELS_MEANING)
-    datasets = []
-    for i, entry in enumerate(data["datasets"]):
-        where = ("datasets", i)
-        entry = _entry(entry, where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
-        params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
-        kind = dataset_kind(entry["name"])
-        if kind is None:
-            fail(
-                f"unknown dataset '{entry['name']}' (not a dataset name and no such file)", where + ("name",),
-                hint=f"use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to the current folder",
-            )
-        if labels is not None and kind == "file":
-            params["labels"] = labels
-        for point in _sweep_points(entry, where, fail):
-            point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
-            point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
-            problem = dataset_params_problem(entry["name"], point_params)
-            if problem is not None:
-                fail(problem, where + (("sweep",) if point else ("params",)))
-            label = entry.get("label")
-            if point or (label is None and (point_params or point_transform)):
-                label = _point_label(label or entry["name"], {**point_params, **point_transform} if not point else point)
-            datasets.append(DatasetSpec(entry["name"], point_params, point_transform, label, entry.get("label") or entry["name"], point))
 
-    if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
-        fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
+def _dataset_specs(entry, where, labels, fail) -> list:
+    """The datasets of one config entry: one per sweep point, each checked."""
+    entry = _entry(entry, where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
+    params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
+    kind = dataset_kind(entry["name"])
+    if kind is None:
+        fail(
+            f"unknown dataset '{entry['name']}' (not a dataset name and no such file)", where + ("name",),
+            hint=f"use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to the current folder",
+        )
+    if labels is not None and kind == "file":
+        params["labels"] = labels
+    specs = []
+    for point in _sweep_points(entry, where, fail):
+        point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
+        point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
+        problem = dataset_params_problem(entry["name"], point_params)
+        if problem is not None:
+            fail(problem, where + (("sweep",) if point else ("params",)))
+        label = entry.get("label")
+        if point or (label is None and (point_params or point_transform)):
+            label = _point_label(label or entry["name"], {**point_params, **point_transform} if not point else point)
+        specs.append(DatasetSpec(entry["name"], point_params, point_transform, label, entry.get("label") or entry["name"], point))
+    return specs
 
-    methods = []
-    for i, entry in enumerate(data["methods"]):
-        where = ("methods", i)
-        entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
-        params = _mapping(entry, "params", where, fail)
-        group = str(entry.get("label") or entry["name"])
-        for point in _sweep_points(entry, where, fail):
-            point_params = {**params, **point}
-            checks = (
-                (("name",), lambda: get_entry(entry["name"])),
-                (("base",), lambda: entry.get("base") is None or make_base_learner(entry["base"])),
-                (("sweep",) if point else ("params",), lambda: resolve_method(entry["name"], point_params, entry.get("base"))),
-            )
-            for key, check in checks:
-                try:
-                    resolved = check()
-                except UserError as exc:
-                    fail(exc.message, where + key, hint=exc.hint)
-            label = _point_label(group, point) if point else group
-            methods.append(MethodSpec(label, entry["name"], point_params, entry.get("base"), resolved, group, point))
 
-    for kind, names, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
-        duplicates = sorted({x for x in names if names.count(x) > 1})
-        if duplicates:
-            fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
+def _method_specs(entry, where, fail) -> list:
+    """The methods of one config entry: one per sweep point, each resolved.
 
-    name = data.get("name") or (Path(source).stem if source else "run")
-    return RunConfig(
-        str(name), tuple(datasets), tuple(methods), n_splits, run_seed, jobs, float(fraction), None if source is None else str(source), shuffle
-    )
+    Each problem is reported at its own line: the name (unknown, not importable, not a method),
+    the base learner (unknown, bad parameter, not a classifier, no probabilities where the
+    method needs them), the parameters (or the sweep).
+    """
+    entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
+    params = _mapping(entry, "params", where, fail)
+    group = str(entry.get("label") or entry["name"])
+    base = entry.get("base")
+
+    def at(key, check):
+        try:
+            return check()
+        except UserError as exc:
+            fail(exc.message, where + key, hint=exc.hint)
+
+    method_entry = at(("name",), lambda: get_entry(entry["name"]))
+    if base is not None:
+        at(("base",), lambda: make_base_learner(base))
+    specs = []
+    for point in _sweep_points(entry, where, fail):
+        point_params = {**params, **point}
+        resolved = at(("sweep",) if point else ("params",), lambda: resolve_method(entry["name"], point_params, base))
+        at(("base",) if base is not None else ("name",), lambda: check_method_base(method_entry, resolved))
+        label = _point_label(group, point) if point else group
+        specs.append(MethodSpec(label, entry["name"], point_params, base, resolved, group, point, method_entry))
+    return specs

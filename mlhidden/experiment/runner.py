@@ -33,7 +33,6 @@ from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.splits import Split, method_seed, split_for
 from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
-from mlhidden.methods.registry import make_method
 from mlhidden.methods.shared_fits import shared_fits
 
 
@@ -63,7 +62,7 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             X_train, X_test = _impute(X[split.train], X[split.test])
-            estimator = make_method(method.name, method.params, method.base, random_state=seed)
+            estimator = method.make(random_state=seed)
             start = time.perf_counter()
             with shared_fits(shared_dir) if shared_dir else nullcontext() as shared:
                 estimator.fit(X_train, Y[split.train][:, split.label_order])

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from mlhidden.methods.base_learners import check_base_learner
 
 
 class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
@@ -14,6 +17,8 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     ``score`` (from ``ClassifierMixin``) is then exact match, scikit-learn's subset accuracy.
     Subclasses implement ``fit`` and ``predict_proba`` (marginal P(y_j = 1 | x), shape (n, L));
     methods whose prediction is not a threshold of the marginals (chains) override ``predict``.
+    Methods built from a base learner (an ``estimator`` parameter) say whether they read its
+    probabilities in ``_needs_probabilities``.
     """
 
     def predict(self, X):
@@ -26,42 +31,44 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "n_labels_")
         return [np.array([0, 1])] * self.n_labels_
 
+    def _needs_probabilities(self) -> bool:
+        """Whether the method reads its base learner's ``predict_proba`` (PCC's search does)."""
+        return False
+
     def _fit_input(self, X, Y):
-        """The start of every ``fit``: parameters checked (where declared), X and Y validated."""
+        """The start of every ``fit``: parameters and base learner checked, X and Y validated."""
         if hasattr(self, "_parameter_constraints"):
             self._validate_params()
+        if "estimator" in self.get_params(deep=False):
+            check_base_learner(self.estimator, needs_probabilities=self._needs_probabilities(), method=type(self).__name__)
         X = self._check_X(X, reset=True)
         return X, self._check_Y(Y, X.shape[0])
 
     def _check_X(self, X, *, reset: bool):
-        """Validate X: CSR sparse stays sparse, dense becomes float64; NaN must be imputed first."""
-        if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64)
-            values = X.data
-        else:
-            X = np.asarray(X, dtype=np.float64)
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
-            values = X
-        if not np.isfinite(values).all():
-            raise ValueError("X contains NaN or infinity; impute missing values before fitting")
-        if reset:
-            self.n_features_in_ = X.shape[1]
-        else:
-            check_is_fitted(self)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with {self.n_features_in_}")
-        return X
+        """Validate X (scikit-learn's checks and messages): sparse becomes CSR, dense float64.
 
-    @staticmethod
-    def _check_Y(Y, n_samples: int) -> np.ndarray:
-        Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
+        NaN is refused: impute missing values first (the runner does, with training means).
+        """
+        if not reset:
+            check_is_fitted(self)
+        X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
+        return sp.csr_matrix(X) if sp.issparse(X) else X
+
+    def _check_Y(self, Y, n_samples: int) -> np.ndarray:
+        """Validate Y: a 0/1 label matrix (sparse is made dense, a vector is one label)."""
+        if Y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        Y = check_array(Y, accept_sparse="csr", ensure_2d=False, dtype=None, input_name="Y")
+        Y = Y.toarray() if sp.issparse(Y) else Y
         if Y.ndim == 1:
             Y = Y.reshape(-1, 1)
         if Y.ndim != 2 or Y.shape[0] != n_samples:
             raise ValueError(f"Y must have shape (n_samples, n_labels) with n_samples={n_samples}, got {Y.shape}")
         if not np.isin(Y, (0, 1)).all():
-            raise ValueError("Y must be a binary (0/1) label matrix")
+            kind = type_of_target(Y)
+            if kind.startswith("multiclass"):
+                raise ValueError(f"Only binary classification is supported. The target is {kind}: Y must be a 0/1 label matrix")
+            raise ValueError(f"Unknown label type: {kind} with values {np.unique(Y)[:5].tolist()}. Y must be a 0/1 label matrix")
         return Y.astype(np.int8)
 
     def __sklearn_tags__(self):
@@ -69,6 +76,8 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = False
+        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_label = True
         return tags
 
 

@@ -1,28 +1,31 @@
 """Base learners by name: the binary classifiers that every multi-label method is built from.
 
-A base-learner spec is a name (``"logistic"``), a dotted import path to any scikit-learn
-classifier (``"sklearn.svm.LinearSVC"``), or a mapping ``{name: ..., params: {...}}``.
+A base-learner spec is a name (``"logistic"``), an import path to any scikit-learn classifier
+(``"sklearn.svm.LinearSVC"``), or a mapping ``{name: ..., params: {...}}``. A meta-estimator's
+``estimator`` parameter may itself be a spec: ``{name: sklearn.calibration.CalibratedClassifierCV,
+params: {estimator: sklearn.svm.LinearSVC}}`` gives a linear SVM probabilities.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Mapping
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import HasMethods
 
 from mlhidden.errors import UserError
+from mlhidden.methods.imports import import_object, is_import_path
 
 BASE_LEARNERS = {
     "logistic": (LogisticRegression, {"C": 1.0}),
     "random_forest": (RandomForestClassifier, {"n_estimators": 100}),
 }
+CALIBRATION_HINT = "wrap it: {name: sklearn.calibration.CalibratedClassifierCV, params: {estimator: ...}}"
 
 # What an ``estimator`` parameter accepts: an estimator, a spec (name or mapping), or None.
 ESTIMATOR_CONSTRAINT = [HasMethods(["fit"]), str, Mapping, None]
@@ -48,25 +51,33 @@ def parse_base_spec(spec) -> tuple[str, dict]:
 def _resolve_class(name: str):
     if name in BASE_LEARNERS:
         return BASE_LEARNERS[name]
-    if "." in name:
-        module_name, _, attr = name.rpartition(".")
-        try:
-            cls = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError):
-            cls = None
-        if inspect.isclass(cls) and hasattr(cls, "fit") and hasattr(cls, "get_params"):
-            return cls, {}
-    raise UserError(
-        f"unknown base learner '{name}'",
-        hint=f"valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC",
-    )
+    if not is_import_path(name):
+        raise UserError(
+            f"unknown base learner '{name}'",
+            hint=f"valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC",
+        )
+    cls = import_object(name, "base learner")
+    if not (inspect.isclass(cls) and hasattr(cls, "fit") and hasattr(cls, "get_params")):
+        raise UserError(f"base learner '{name}' is not a scikit-learn estimator class", hint="name a class with fit and get_params")
+    return cls, {}
+
+
+def _nested(cls, params: dict) -> dict:
+    """``params`` with an ``estimator`` spec (of a meta-estimator such as CalibratedClassifierCV) built."""
+    if "estimator" in params and isinstance(params["estimator"], (str, Mapping)):
+        return {**params, "estimator": make_base_learner(params["estimator"])}
+    return params
 
 
 def make_base_learner(spec=None):
-    """Build an unfitted base learner from a spec, with our defaults under the user's params."""
+    """Build an unfitted base learner from a spec, with our defaults under the user's params.
+
+    Everything is checked here, before any fit: the class, the parameter names and values (by
+    the class's own declared constraints), and that it is a classifier.
+    """
     name, params = parse_base_spec(spec)
     cls, defaults = _resolve_class(name)
-    valid = set(cls().get_params())
+    valid = {p.name for p in inspect.signature(cls).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     unknown = set(params) - valid
     if unknown:
         raise UserError(
@@ -74,16 +85,38 @@ def make_base_learner(spec=None):
             hint=f"valid: {', '.join(sorted(valid))}",
         )
     try:
-        return cls(**{**defaults, **params})
+        learner = cls(**_nested(cls, {**defaults, **params}))
+        if hasattr(learner, "_parameter_constraints"):
+            learner._validate_params()
     except (TypeError, ValueError) as exc:
-        raise UserError(f"base learner '{name}': {exc}") from None
+        raise UserError(f"base learner '{name}': {exc}".splitlines()[0]) from None
+    if not is_classifier(learner):
+        raise UserError(f"base learner '{name}' is not a classifier", hint="multi-label methods are built from binary classifiers, e.g. logistic or sklearn.svm.LinearSVC")
+    return learner
 
 
 def resolved_base_params(spec) -> dict:
     """The full ``{name, params}`` of a spec with defaults filled in, for hashing and display."""
     name, params = parse_base_spec(spec)
     cls, defaults = _resolve_class(name)
+    if "estimator" in params and isinstance(params["estimator"], (str, Mapping)):
+        params["estimator"] = resolved_base_params(params["estimator"])
     return {"name": name, "params": {**defaults, **params}}
+
+
+def check_base_learner(estimator, *, needs_probabilities: bool, method: str = "this method"):
+    """Refuse a base learner that is not a classifier, or lacks ``predict_proba`` where it is read.
+
+    ``estimator`` is an estimator or a spec (checked by :func:`make_base_learner`). Raises
+    ``ValueError`` (``UserError`` for a bad spec).
+    """
+    learner = make_base_learner(estimator) if estimator is None or isinstance(estimator, (str, Mapping)) else estimator
+    if not is_classifier(learner):
+        raise ValueError(f"the base learner {type(learner).__name__} is not a classifier")
+    if needs_probabilities and not hasattr(learner, "predict_proba"):
+        raise ValueError(
+            f"{method} reads its base learner's probabilities, and {type(learner).__name__} has no predict_proba ({CALIBRATION_HINT})"
+        )
 
 
 def as_estimator(estimator):

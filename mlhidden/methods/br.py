@@ -44,7 +44,7 @@ class BR(MultiLabelClassifier):
     [[0, 0], [1, 0], [1, 0], [1, 1]]
     """
 
-    def __init__(self, estimator=None, n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -65,7 +65,7 @@ class CC(MultiLabelClassifier):
     [[0, 0, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0]]
     """
 
-    def __init__(self, estimator=None, order=None, n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, order=None, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.order = order
         self.n_jobs = n_jobs

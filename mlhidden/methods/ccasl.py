@@ -7,7 +7,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
@@ -117,7 +116,7 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
     }
 
     def __init__(
-        self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
+        self, estimator=None, *, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
         input_scaling="auto", inference="greedy", n_samples=50, max_exact_labels=16, n_jobs=None, random_state=None,
     ):
         self.estimator = estimator
@@ -131,6 +130,9 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         self.max_exact_labels = max_exact_labels
         self.n_jobs = n_jobs
         self.random_state = random_state
+
+    def _needs_probabilities(self) -> bool:
+        return self.inference != "greedy"
 
     def fit(self, X, Y):
         X, Y = self._fit_input(X, Y)
@@ -149,12 +151,12 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         return self
 
     def predict(self, X):
-        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
         return self.chain_.predict(X)[:, self.n_synthetic_ :]
 
     def predict_proba(self, X):
         """The chain's marginals of the real labels (greedy: conditional on earlier predictions)."""
-        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
         return self.chain_.predict_proba(X)[:, self.n_synthetic_ :]
 
 
@@ -206,7 +208,7 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
     _parameter_constraints = {**SYNTHETIC_CONSTRAINTS, **STACK_CONSTRAINTS}
 
     def __init__(
-        self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
+        self, estimator=None, *, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
         input_scaling="auto", skip_input=True, meta_cv=None, meta_input="predict", n_jobs=None, random_state=None,
     ):
         self.estimator = estimator
@@ -294,13 +296,14 @@ default="output_layer"
     }
 
     def __init__(
-        self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
+        self, estimator=None, *, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
         input_scaling="auto", n_meta=None, subset_size=3, aml_position="output_layer", skip_input=True,
         meta_cv=None, meta_input="predict", n_jobs=None, random_state=None,
     ):
         super().__init__(
-            estimator, n_synthetic, weight_std, connectivity, threshold_std, input_scaling,
-            skip_input, meta_cv, meta_input, n_jobs, random_state,
+            estimator, n_synthetic=n_synthetic, weight_std=weight_std, connectivity=connectivity,
+            threshold_std=threshold_std, input_scaling=input_scaling, skip_input=skip_input,
+            meta_cv=meta_cv, meta_input=meta_input, n_jobs=n_jobs, random_state=random_state,
         )
         self.n_meta = n_meta
         self.subset_size = subset_size

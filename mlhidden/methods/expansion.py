@@ -103,10 +103,12 @@ class BasisBR(MultiLabelClassifier):
         return self._features(X, self.basis_.transform(X))
 
     def predict_proba(self, X):
-        return self.br_.predict_proba(self._expand(X))
+        expanded = self._expand(X)
+        return self.br_.predict_proba(expanded)
 
     def predict(self, X):
-        return self.br_.predict(self._expand(X))
+        expanded = self._expand(X)
+        return self.br_.predict(expanded)
 
 
 class ELM(BasisBR):
@@ -159,7 +161,7 @@ class ELM(BasisBR):
     }
 
     def __init__(
-        self, estimator=None, n_hidden=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
+        self, estimator=None, *, n_hidden=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
         input_scaling="auto", cascade=False, include_input=False, n_jobs=None, random_state=None,
     ):
         self.estimator = estimator
@@ -231,7 +233,7 @@ class RBFBR(BasisBR):
         "include_input": ["boolean"],
     }
 
-    def __init__(self, estimator=None, n_centers=100, gamma=None, include_input=False, n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, n_centers=100, gamma=None, include_input=False, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.n_centers = n_centers
         self.gamma = gamma

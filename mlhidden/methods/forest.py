@@ -62,7 +62,7 @@ class ForestBR(MultiLabelClassifier):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, "per_label": ["boolean"], "compact": ["boolean"]}
 
-    def __init__(self, estimator=None, per_label=False, compact=True, n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, per_label=False, compact=True, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.per_label = per_label
         self.compact = compact

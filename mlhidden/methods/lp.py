@@ -46,7 +46,7 @@ class LP(MultiLabelClassifier):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT}
 
-    def __init__(self, estimator=None, random_state=None):
+    def __init__(self, estimator=None, *, random_state=None):
         self.estimator = estimator
         self.random_state = random_state
 
@@ -73,4 +73,5 @@ class LP(MultiLabelClassifier):
         return np.clip(self._class_proba(X) @ self.label_vectors_, 0.0, 1.0)  # sums may round above 1
 
     def predict(self, X):
-        return self.label_vectors_[self._class_proba(X).argmax(axis=1)]
+        most_probable = self._class_proba(X).argmax(axis=1)
+        return self.label_vectors_[most_probable]

@@ -130,7 +130,7 @@ class MLP(MultiLabelClassifier):
     }
 
     def __init__(
-        self, n_hidden=None, max_hidden=100, learning_rate=0.1, n_epochs=1000, momentum=0.9,
+        self, *, n_hidden=None, max_hidden=100, learning_rate=0.1, n_epochs=1000, momentum=0.9,
         validation_fraction=0.4, input_scaling="auto", random_state=None,
     ):
         self.n_hidden = n_hidden

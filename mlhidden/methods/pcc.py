@@ -85,7 +85,7 @@ class PCC(CC):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, **INFERENCE_CONSTRAINTS}
 
-    def __init__(self, estimator=None, order=None, inference="mc", n_samples=50, max_exact_labels=16, n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, order=None, inference="mc", n_samples=50, max_exact_labels=16, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.order = order
         self.inference = inference
@@ -93,6 +93,9 @@ class PCC(CC):
         self.max_exact_labels = max_exact_labels
         self.n_jobs = n_jobs
         self.random_state = random_state
+
+    def _needs_probabilities(self) -> bool:
+        return True
 
     def fit(self, X, Y):
         X, Y = self._fit_input(X, Y)

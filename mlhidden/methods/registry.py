@@ -1,18 +1,31 @@
-"""Config names -> estimators. A new method is one class plus one line in ``METHODS``."""
+"""Config names -> estimators: the paper's methods, methods of installed packages, import paths.
+
+A new built-in method is one class plus one line in ``METHODS``. Any other estimator is named in
+a config by its import path (``sklearn.neighbors.KNeighborsClassifier``,
+``mypkg.module:MyMethod``), or by the name an installed package gives it in the
+``mlhidden.methods`` entry-point group. Either way it must follow the ``fit(X, Y)`` /
+``predict(X)`` contract, which is checked before anything runs.
+"""
 
 from __future__ import annotations
 
+import difflib
+import functools
 import inspect
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from importlib import metadata
 
 from mlhidden.errors import UserError
-from mlhidden.methods.base_learners import make_base_learner, resolved_base_params
+from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
 from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
 from mlhidden.methods.ccasl import CCASL, CCASLAML, CCASLBR
 from mlhidden.methods.expansion import ELM, RBFBR
+from mlhidden.methods.external import ExternalMethod
 from mlhidden.methods.forest import ForestBR
+from mlhidden.methods.imports import import_object, is_import_path, provider
 from mlhidden.methods.lp import LP
 from mlhidden.methods.mlp import MLP
 from mlhidden.methods.pcc import PCC
@@ -20,30 +33,40 @@ from mlhidden.methods.stacking import MBR
 
 # Constructor parameters the protocol sets itself; they are not part of a method's identity.
 RUNTIME_PARAMS = ("estimator", "random_state", "n_jobs")
+ENTRY_POINT_GROUP = "mlhidden.methods"
+BUILTIN_SOURCE = "mlhidden"
 
 
 @dataclass(frozen=True)
 class MethodEntry:
-    """A registered method: its class, preset parameters and default base learner."""
+    """A registered method: its class, preset parameters, default base learner and where it comes from.
+
+    ``source`` is what ``mlhidden methods`` shows: ``mlhidden`` for the paper's methods, the
+    providing package and version for the others.
+    """
 
     cls: type
     summary: str
     params: dict = field(default_factory=dict)
     base: object = "logistic"
+    source: str = BUILTIN_SOURCE
 
     def defaults(self) -> dict:
         """Every tunable constructor parameter with its default (presets applied)."""
-        signature = inspect.signature(self.cls.__init__)
-        values = {
-            name: p.default
-            for name, p in signature.parameters.items()
-            if name != "self" and name not in RUNTIME_PARAMS and p.kind is p.POSITIONAL_OR_KEYWORD
-        }
-        return {**values, **self.params}
+        return {**_signature_defaults(self.cls), **self.params}
 
     @property
     def takes_base(self) -> bool:
         return "estimator" in inspect.signature(self.cls.__init__).parameters
+
+    @property
+    def builtin(self) -> bool:
+        """One of this package's methods, which need no adapting to the protocol."""
+        return self.cls.__module__.startswith("mlhidden.")
+
+    def provider(self) -> dict | None:
+        """The package (and version) providing a method that is not built in, for ``run.json``."""
+        return None if self.builtin else provider(self.cls)
 
 
 METHODS: dict[str, MethodEntry] = {
@@ -64,11 +87,98 @@ METHODS: dict[str, MethodEntry] = {
 }
 
 
-def get_entry(name: str) -> MethodEntry:
+def _signature_defaults(cls) -> dict:
+    signature = inspect.signature(cls.__init__)
+    return {
+        name: p.default
+        for name, p in signature.parameters.items()
+        if name != "self" and name not in RUNTIME_PARAMS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+
+
+def _plain(value):
+    """``value`` if it is plain data (what a YAML config can hold), else a stable name for it.
+
+    A method's identity holds its defaults; a default such as a function or an object has no
+    stable JSON form, and a config cannot set it anyway.
+    """
     try:
-        return METHODS[name]
-    except KeyError:
-        raise UserError(f"unknown method '{name}'", hint=f"valid methods: {', '.join(METHODS)}") from None
+        json.dumps(value, allow_nan=True)
+        return value
+    except (TypeError, ValueError):
+        kind = value if inspect.isclass(value) or callable(value) else type(value)
+        return f"<{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', repr(kind))}>"
+
+
+def contract_problem(cls) -> str | None:
+    """What keeps ``cls`` from being run as a method (``fit(X, Y)``, ``predict(X)``, parameters), if anything."""
+    if not inspect.isclass(cls):
+        return f"is a {type(cls).__name__}, not an estimator class"
+    if not all(callable(getattr(cls, m, None)) for m in ("fit", "get_params", "set_params")):
+        return "is not a scikit-learn estimator (it needs fit, get_params and set_params)"
+    if not callable(getattr(cls, "predict", None)):
+        return "has no predict(X)"
+    positional = [
+        p for p in list(inspect.signature(cls.fit).parameters.values())[1:]
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in positional):
+        return "has no fit(X, Y): its fit takes no label matrix"
+    if len(positional) >= 2 and positional[1].default is None:
+        return f"is unsupervised: its fit(X, {positional[1].name}=None) does not need labels"
+    return None
+
+
+def _external_entry(cls, name: str, source: str) -> MethodEntry:
+    problem = contract_problem(cls)
+    if problem is not None:
+        raise UserError(f"method '{name}' {problem}", hint="a method is a class with fit(X, Y) and predict(X), e.g. sklearn.neighbors.KNeighborsClassifier")
+    summary = (inspect.getdoc(cls) or cls.__name__).splitlines()[0]
+    return MethodEntry(cls, summary, source=source)
+
+
+def _imported_entry(path: str) -> MethodEntry:
+    cls = import_object(path, "method")
+    origin = provider(cls) if inspect.isclass(cls) else {"package": None}
+    source = f"{origin['package']} {origin['version']}" if origin["package"] else "import path"
+    return _external_entry(cls, path, source)
+
+
+@functools.lru_cache(maxsize=None)
+def entry_point_methods() -> dict[str, MethodEntry]:
+    """Methods that installed packages register in the ``mlhidden.methods`` entry-point group.
+
+    An entry point names a method class (or a ``MethodEntry``): ``my_method = "mypkg.module:MyMethod"``.
+    """
+    found = {}
+    for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        source = f"{point.dist.name} {point.dist.version} (entry point)" if point.dist else "entry point"
+        try:
+            loaded = point.load()
+        except Exception as exc:  # a broken plugin is its author's to fix; say which one
+            raise UserError(f"cannot load method '{point.name}' from {source}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+        found[point.name] = loaded if isinstance(loaded, MethodEntry) else _external_entry(loaded, point.name, source)
+    return found
+
+
+def registered_methods() -> dict[str, MethodEntry]:
+    """Every method known by name: the built-in ones, then those of installed packages (a built-in name wins)."""
+    return {**METHODS, **{name: entry for name, entry in entry_point_methods().items() if name not in METHODS}}
+
+
+def get_entry(name: str) -> MethodEntry:
+    """The registry entry for a config's method name: a registered name or an import path."""
+    known = registered_methods()
+    if name in known:
+        return known[name]
+    if is_import_path(name):
+        return _imported_entry(name)
+    close = difflib.get_close_matches(name, list(known), n=1) or [k for k in known if k.lower() == name.lower()]
+    guess = f"did you mean '{close[0]}'? " if close else ""
+    raise UserError(
+        f"unknown method '{name}'",
+        hint=f"{guess}valid methods: {', '.join(known)}, or an import path such as sklearn.neighbors.KNeighborsClassifier",
+    )
 
 
 def resolve_method(name: str, params: Mapping | None = None, base=None) -> dict:
@@ -86,35 +196,58 @@ def resolve_method(name: str, params: Mapping | None = None, base=None) -> dict:
             f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}",
             hint=f"valid: {', '.join(sorted(defaults)) or 'none'}",
         )
-    resolved = {"name": name, "params": {**defaults, **params}}
-    _check_values(name, entry, resolved["params"])
+    resolved = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
     if entry.takes_base:
         resolved["base"] = resolved_base_params(entry.base if base is None else base)
     elif base is not None:
         raise UserError(f"method '{name}' takes no base learner", hint="remove 'base' from its entry")
+    _check_values(name, build_method(entry, resolved))
     return resolved
 
 
-def _check_values(name: str, entry: MethodEntry, params: dict):
+def _check_values(name: str, estimator):
     """Check parameter values against the class's declared constraints, before anything runs."""
-    if not hasattr(entry.cls, "_parameter_constraints"):
+    inner = estimator.estimator if isinstance(estimator, ExternalMethod) else estimator
+    if not hasattr(inner, "_parameter_constraints"):
         return
     try:
-        entry.cls(**params)._validate_params()
+        inner._validate_params()
     except (TypeError, ValueError) as exc:
-        raise UserError(f"method '{name}': {exc}") from None
+        raise UserError(f"method '{name}': {exc}".splitlines()[0]) from None
 
 
-def make_method(name: str, params: Mapping | None = None, base=None, random_state=None):
-    """Build an unfitted estimator for a configured method."""
-    resolved = resolve_method(name, params, base)
-    entry = METHODS[name]
-    kwargs = dict(resolved["params"])
-    if entry.takes_base:
+def check_method_base(entry: MethodEntry, resolved: dict):
+    """Refuse a base learner the method cannot use: one without ``predict_proba`` where the method
+    reads probabilities (PCC, PCCASL, exact inference, ``meta_input: proba``)."""
+    estimator = build_method(entry, resolved)
+    if not entry.builtin or "base" not in resolved:
+        return
+    try:
+        check_base_learner(estimator.estimator, needs_probabilities=estimator._needs_probabilities(), method=resolved["name"])
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def build_method(entry: MethodEntry, resolved: dict, random_state=None):
+    """An unfitted estimator from a registry entry and its resolved description: what a unit fits.
+
+    Only parameters that differ from the class's defaults are passed, so the class fills in its
+    own defaults (some have no plain form). A method that is not built in is wrapped in
+    :class:`~mlhidden.methods.external.ExternalMethod`.
+    """
+    defaults = {k: _plain(v) for k, v in _signature_defaults(entry.cls).items()}
+    kwargs = {k: v for k, v in resolved["params"].items() if k not in defaults or defaults[k] != v}
+    if entry.takes_base and "base" in resolved:
         kwargs["estimator"] = make_base_learner(resolved["base"])
     if "random_state" in inspect.signature(entry.cls.__init__).parameters:
         kwargs["random_state"] = random_state
     try:
-        return entry.cls(**kwargs)
+        estimator = entry.cls(**kwargs)
     except (TypeError, ValueError) as exc:
-        raise UserError(f"method '{name}': {exc}") from None
+        raise UserError(f"method '{resolved['name']}': {exc}".splitlines()[0]) from None
+    return estimator if entry.builtin else ExternalMethod(estimator)
+
+
+def make_method(name: str, params: Mapping | None = None, base=None, random_state=None):
+    """Build an unfitted estimator for a configured method."""
+    return build_method(get_entry(name), resolve_method(name, params, base), random_state)

@@ -50,6 +50,9 @@ class StackedBR(MultiLabelClassifier):
     ``skip_input``, ``meta_cv``, ``meta_input`` and ``n_jobs``.
     """
 
+    def _needs_probabilities(self) -> bool:
+        return self.meta_input == "proba"
+
     def _fit_stack(self, middle, X, T, Y, rng):
         """Fit ``middle`` (unfitted, seeded here) on (X, T) and the meta BR on its outputs for Y."""
         middle = clone(middle).set_params(random_state=draw_seed(rng))
@@ -78,10 +81,12 @@ class StackedBR(MultiLabelClassifier):
 
     def predict_proba(self, X):
         """The meta BR's marginals, shape (n, L)."""
-        return self.meta_.predict_proba(self._meta_inputs(X))
+        inputs = self._meta_inputs(X)
+        return self.meta_.predict_proba(inputs)
 
     def predict(self, X):
-        return self.meta_.predict(self._meta_inputs(X))
+        inputs = self._meta_inputs(X)
+        return self.meta_.predict(inputs)
 
 
 class MBR(StackedBR):
@@ -126,7 +131,7 @@ class MBR(StackedBR):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, **STACK_CONSTRAINTS}
 
-    def __init__(self, estimator=None, skip_input=True, meta_cv=None, meta_input="predict", n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, skip_input=True, meta_cv=None, meta_input="predict", n_jobs=None, random_state=None):
         self.estimator = estimator
         self.skip_input = skip_input
         self.meta_cv = meta_cv
