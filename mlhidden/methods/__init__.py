@@ -5,11 +5,12 @@ from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
 from mlhidden.methods.ccasl import CCASL, CCASLAML, CCASLBR
 from mlhidden.methods.expansion import ELM, RBFBR
+from mlhidden.methods.external import ExternalMethod
 from mlhidden.methods.forest import ForestBR
 from mlhidden.methods.lp import LP
 from mlhidden.methods.mlp import MLP
 from mlhidden.methods.pcc import PCC
-from mlhidden.methods.registry import METHODS, make_method, resolve_method
+from mlhidden.methods.registry import METHODS, MethodEntry, make_method, resolve_method
 from mlhidden.methods.stacking import MBR
 
 __all__ = [
@@ -19,10 +20,12 @@ __all__ = [
     "CCASLAML",
     "CCASLBR",
     "ELM",
+    "ExternalMethod",
     "ForestBR",
     "LP",
     "MBR",
     "METHODS",
+    "MethodEntry",
     "MLP",
     "MultiLabelClassifier",
     "PCC",

@@ -5,11 +5,18 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, clone
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 
 def _dense(values) -> np.ndarray:
     return np.asarray(values.toarray() if sp.issparse(values) else values)
+
+
+def _positive_column(proba, classes, n_rows: int) -> np.ndarray:
+    """P(y = 1) from one label's (n, n_classes) probabilities, whatever classes it saw."""
+    classes = list(np.asarray(classes))
+    return _dense(proba)[:, classes.index(1)] if 1 in classes else np.zeros(n_rows)
 
 
 class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
@@ -61,7 +68,8 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self.n_labels_ = Y.shape[1]
         self.estimator_ = None
         if self.varying_labels_.size:
-            self.estimator_ = clone(self.estimator).fit(X, Y[:, self.varying_labels_])
+            target = Y[:, self.varying_labels_]
+            self.estimator_ = clone(self.estimator).fit(X, target[:, 0] if target.shape[1] == 1 else target)
         return self
 
     def _assemble(self, n_rows: int, varying_part) -> np.ndarray:
@@ -81,11 +89,12 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         proba = None
         if self.estimator_ is not None:
             proba = self.estimator_.predict_proba(X)
+            classes = getattr(self.estimator_, "classes_", None)
             if isinstance(proba, list):
-                classes = self.estimator_.classes_
-                proba = np.column_stack([_dense(p)[:, list(c).index(1)] if 1 in c else np.zeros(X.shape[0]) for p, c in zip(proba, classes)])
-            proba = _dense(proba)
-        return self._assemble(X.shape[0], proba)
+                proba = np.column_stack([_positive_column(p, c, X.shape[0]) for p, c in zip(proba, classes)])
+            elif self.varying_labels_.size == 1 and classes is not None:
+                proba = _positive_column(proba, classes, X.shape[0])
+        return self._assemble(X.shape[0], None if proba is None else _dense(proba))
 
     @property
     def classes_(self):
@@ -95,7 +104,7 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.estimator.__sklearn_tags__().input_tags.sparse
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = False
         return tags
