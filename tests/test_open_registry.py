@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -111,6 +112,19 @@ def test_a_method_registered_from_python_runs_in_worker_processes(tmp_path, monk
     assert len(frequency) == 3 and (frequency["status"] == "ok").all()
     assert json.loads(frequency["params_json"].iloc[0])["params"] == {"threshold": 0.4}
     assert read_run_json(tmp_path / "run")["config"]["methods"][1]["provider"]["module"] == __name__
+
+
+def test_a_method_registered_from_python_runs_on_a_dask_cluster(tmp_path, monkeypatch):
+    """The config carries the class to the cluster's workers; the numbers are those of loky's."""
+    monkeypatch.setitem(METHODS, "Frequency", MethodEntry(LabelFrequency, "each label's training majority"))
+    config = parse_config({"datasets": ["Logical"], "methods": ["Frequency", "CC"], "splits": 2})
+    run_experiment(config, tmp_path / "loky", n_jobs=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster:
+        summary = run_experiment(config, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
+    assert summary.n_done == 4 and summary.n_failed == 0
+    columns = ["method", "split", "status", "exact_match", "hamming_score"]
+    on_dask, on_loky = (load_results(tmp_path / run).units[columns].sort_values(["method", "split"]).reset_index(drop=True) for run in ("dask", "loky"))
+    pd.testing.assert_frame_equal(on_dask, on_loky, check_exact=True)
 
 
 def test_an_entry_point_method_is_listed_run_resumed_and_merged(plugin_site, tmp_path):

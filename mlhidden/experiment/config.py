@@ -47,16 +47,17 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A configured method: ``label`` is its column in the tables, ``resolved`` its full identity."""
+    """A configured method: ``label`` is its column in the tables, ``resolved`` its full identity,
+    ``entry`` the registry entry it was resolved from (its class, which workers build it from)."""
 
     label: str
     name: str
     params: dict
     base: object
     resolved: dict
+    entry: MethodEntry = field(compare=False, repr=False)
     group: str | None = None
     sweep: dict = field(default_factory=dict)
-    entry: MethodEntry | None = field(default=None, compare=False, repr=False)
 
     @property
     def params_hash(self) -> str:
@@ -73,7 +74,7 @@ class MethodSpec:
     def record(self) -> dict:
         """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
         for a method that is not built in, the package and version providing it."""
-        provider = self.entry.provider() if self.entry is not None else None
+        provider = self.entry.provider()
         return {"label": self.label, "group": self.group or self.label, "sweep": self.sweep, **self.resolved, **({"provider": provider} if provider else {})}
 
 
@@ -322,5 +323,5 @@ def _method_specs(entry, where, fail) -> list:
         resolved = at(("sweep",) if point else ("params",), lambda: resolve_method(entry["name"], point_params, base))
         at(("base",) if base is not None else ("name",), lambda: check_method_base(method_entry, resolved))
         label = _point_label(group, point) if point else group
-        specs.append(MethodSpec(label, entry["name"], point_params, base, resolved, group, point, method_entry))
+        specs.append(MethodSpec(label, entry["name"], point_params, base, resolved, method_entry, group, point))
     return specs

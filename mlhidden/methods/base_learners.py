@@ -62,9 +62,14 @@ def _resolve_class(name: str):
     return cls, {}
 
 
-def _nested(cls, params: dict) -> dict:
+def _is_spec(value) -> bool:
+    """Whether ``value`` is a base-learner spec (a name or a mapping) rather than an estimator."""
+    return isinstance(value, (str, Mapping))
+
+
+def _nested(params: dict) -> dict:
     """``params`` with an ``estimator`` spec (of a meta-estimator such as CalibratedClassifierCV) built."""
-    if "estimator" in params and isinstance(params["estimator"], (str, Mapping)):
+    if _is_spec(params.get("estimator")):
         return {**params, "estimator": make_base_learner(params["estimator"])}
     return params
 
@@ -85,7 +90,7 @@ def make_base_learner(spec=None):
             hint=f"valid: {', '.join(sorted(valid))}",
         )
     try:
-        learner = cls(**_nested(cls, {**defaults, **params}))
+        learner = cls(**_nested({**defaults, **params}))
         if hasattr(learner, "_parameter_constraints"):
             learner._validate_params()
     except (TypeError, ValueError) as exc:
@@ -99,7 +104,7 @@ def resolved_base_params(spec) -> dict:
     """The full ``{name, params}`` of a spec with defaults filled in, for hashing and display."""
     name, params = parse_base_spec(spec)
     cls, defaults = _resolve_class(name)
-    if "estimator" in params and isinstance(params["estimator"], (str, Mapping)):
+    if _is_spec(params.get("estimator")):
         params["estimator"] = resolved_base_params(params["estimator"])
     return {"name": name, "params": {**defaults, **params}}
 
@@ -110,7 +115,7 @@ def check_base_learner(estimator, *, needs_probabilities: bool, method: str = "t
     ``estimator`` is an estimator or a spec (checked by :func:`make_base_learner`). Raises
     ``ValueError`` (``UserError`` for a bad spec).
     """
-    learner = make_base_learner(estimator) if estimator is None or isinstance(estimator, (str, Mapping)) else estimator
+    learner = make_base_learner(estimator) if estimator is None or _is_spec(estimator) else estimator
     if not is_classifier(learner):
         raise ValueError(f"the base learner {type(learner).__name__} is not a classifier")
     if needs_probabilities and not hasattr(learner, "predict_proba"):
@@ -121,7 +126,7 @@ def check_base_learner(estimator, *, needs_probabilities: bool, method: str = "t
 
 def as_estimator(estimator):
     """An unfitted copy of ``estimator``, which may be a fitted estimator, a spec or None."""
-    if estimator is None or isinstance(estimator, (str, Mapping)):
+    if estimator is None or _is_spec(estimator):
         return make_base_learner(estimator)
     return clone(estimator)
 

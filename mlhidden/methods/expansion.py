@@ -51,7 +51,7 @@ class RandomRBF(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_centers=100, gamma=None, random_state=None):
+    def __init__(self, *, n_centers=100, gamma=None, random_state=None):
         self.n_centers = n_centers
         self.gamma = gamma
         self.random_state = random_state

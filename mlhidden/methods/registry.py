@@ -167,7 +167,12 @@ def registered_methods() -> dict[str, MethodEntry]:
 
 
 def get_entry(name: str) -> MethodEntry:
-    """The registry entry for a config's method name: a registered name or an import path."""
+    """The registry entry for a config's method name: a registered name or an import path.
+
+    Built-in names are found without loading any package's entry points.
+    """
+    if name in METHODS:
+        return METHODS[name]
     known = registered_methods()
     if name in known:
         return known[name]

@@ -109,7 +109,7 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_units=1, cascade=True, weight_std=0.2, connectivity=0.9, threshold_std=0.1, input_scaling="auto", random_state=None):
+    def __init__(self, *, n_units=1, cascade=True, weight_std=0.2, connectivity=0.9, threshold_std=0.1, input_scaling="auto", random_state=None):
         self.n_units = n_units
         self.cascade = cascade
         self.weight_std = weight_std
