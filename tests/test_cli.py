@@ -47,7 +47,7 @@ def test_bad_config_names_the_valid_methods(runner, tmp_path):
     config.write_text("datasets: [Logical]\nmethods: [BR, XCC]\n")
     result = runner.invoke(cli, ["run", "--config", str(config), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
-    assert f"{config}:2: unknown method 'XCC' (valid methods: BR, CC" in result.output
+    assert f"{config}:2: unknown method 'XCC' (did you mean 'CC'? valid methods: BR, CC" in result.output
     assert not (tmp_path / "out").exists(), "nothing is written for an invalid config"
 
 
@@ -55,6 +55,7 @@ def test_methods_lists_the_registry(runner):
     result = runner.invoke(cli, ["methods"])
     assert result.exit_code == 0
     assert "BR" in result.output and "order=None" in result.output and "logistic" in result.output
+    assert "| BR        | mlhidden |" in result.output and "sklearn.neighbors.KNeighborsClassifier" in result.output
 
 
 EXPECTED_TABLE = {

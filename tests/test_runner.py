@@ -54,13 +54,13 @@ def test_br_cannot_solve_logical(tmp_path):
 def test_failing_unit_is_stored_and_others_go_on(tmp_path):
     config = parse_config({
         "datasets": ["Logical"], "splits": 2,
-        "methods": ["BR", {"name": "CC", "base": {"name": "logistic", "params": {"C": -1.0}}}],
+        "methods": ["BR", {"name": "PCC", "params": {"inference": "exact", "max_exact_labels": 2}}],  # L = 3: fit refuses
     })
     summary = run_experiment(config, tmp_path, n_jobs=1)
     assert summary.n_failed == 2 and summary.n_done == 4
     units = load_results(tmp_path).units
     failed = units[units.status == "failed"]
-    assert set(failed["method"]) == {"CC"} and failed["error"].str.contains("InvalidParameterError").all()
+    assert set(failed["method"]) == {"PCC"} and failed["error"].str.startswith("ValueError: exact inference enumerates 2^3").all()
     assert units[units.status == "ok"]["exact_match"].notna().all()
     rerun = run_experiment(config, tmp_path, n_jobs=1)
     assert rerun.n_skipped == 2 and rerun.n_done == 2, "failed units are retried, ok ones kept"
