@@ -24,26 +24,19 @@ from mlhidden.data.generated import GENERATORS
 from mlhidden.data.synthetic import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
+from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import split_seed
 from mlhidden.experiment.store import ResultStore
-from mlhidden.report.figures import plot_sweep, sweep_frame
+from mlhidden.report.claims import CLAIMS, FAILS, HOLDS, NOT_EVALUATED
+from mlhidden.report.evidence import sweep_frame
+from mlhidden.report.figures import plot_sweep
+from mlhidden.report.paper import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, reference_results
+from mlhidden.report.paper_report import evaluate_claims, write_report
+from mlhidden.report.reproduction import reproduce
+from mlhidden.report.sections import paper_units
 from mlhidden.report.statistics import significance_report
 from mlhidden.report.tables import metric_table
-from mlhidden.report.reproduction import (
-    CLAIMS,
-    FAILS,
-    HOLDS,
-    LABEL_ACCURACY_FILE,
-    NOT_EVALUATED,
-    PAPER_CONFIGS,
-    QUICK,
-    evaluate_claims,
-    paper_units,
-    reference_results,
-    reproduce,
-    write_report,
-)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = PROJECT_ROOT / "configs"
@@ -140,7 +133,8 @@ def test_make_reproduce_passes_quick_to_the_cli():
 def test_reproduce_without_configs_is_a_one_line_user_error(tmp_path):
     result = CliRunner().invoke(cli, ["reproduce", "--configs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
-    assert result.output.strip().splitlines() == [f"error: {tmp_path / 'nowhere' / 'paper.yaml'}: paper config not found (run from the project root or pass --configs DIR)"]
+    missing = tmp_path / "nowhere" / "paper.yaml"
+    assert result.output.strip().splitlines() == [f"error: {missing}: paper config not found (run from the project root or pass --configs DIR)"]
 
 
 def test_reference_csv_holds_the_shared_paper_numbers(mirror_dir):
@@ -169,7 +163,7 @@ def test_sweep_frame_and_plot(tmp_path):
         [{"dataset": "Logical", "method": m.label, "split": s, "status": "ok", "exact_match": 0.25 * m.sweep[next(iter(m.sweep))] + 0.1 * s}
          for m in config.methods for s in range(2)]
     )
-    frame = sweep_frame(units, record, "exact_match")
+    frame = sweep_frame(units, RunRecord.from_record(record), "exact_match")
     assert frame[["line", "x"]].values.tolist() == [["CCASL", 1], ["CCASL", 2], ["ELM", 1], ["ELM", 2]]
     np.testing.assert_allclose(frame["mean"], [0.3, 0.55, 0.3, 0.55])
     np.testing.assert_allclose(frame["std"], np.sqrt(0.005))
@@ -178,7 +172,7 @@ def test_sweep_frame_and_plot(tmp_path):
     assert paths[0].read_bytes().startswith(b"\x89PNG") and paths[1].read_bytes().startswith(b"%PDF")
     record["methods"][0]["sweep"] = {}
     with pytest.raises(ValueError, match="exactly one"):
-        sweep_frame(units, record, "exact_match")
+        sweep_frame(units, RunRecord.from_record(record), "exact_match")
 
 
 # ------------------------------------------------------------------------------------- claims

@@ -1,4 +1,4 @@
-"""Results reporting: means and ranks per dataset (``tables``) and their written forms (``formats``)."""
+"""Results reporting: means and ranks per dataset (``tables``), their written forms (``formats``), significance tests."""
 
 from mlhidden.report.formats import (
     TABLE_WRITERS,
@@ -9,7 +9,8 @@ from mlhidden.report.formats import (
     write_csv,
     write_reports,
 )
-from mlhidden.report.statistics import SignificanceReport, significance_report, write_statistics
+from mlhidden.report.significance import write_statistics
+from mlhidden.report.statistics import SignificanceReport, significance_report
 from mlhidden.report.tables import HEADLINE_METRICS, METRICS, Metric, MetricTable, metric_table
 
 __all__ = [
