@@ -1,7 +1,8 @@
-"""The paper's claims C1-C8, each decided from :class:`~mlhidden.report.evidence.Evidence`.
+"""The paper's claims C1-C8, each decided from the :class:`Evidence` it needs.
 
 Every ``claim_*`` is a pure function ``(evidence, reference) -> Claim``: no file is read, nothing
-is fitted or drawn, so a claim can be tested on evidence made by hand. A claim whose evidence is
+is fitted or drawn, so a claim can be tested on evidence made by hand
+(:func:`mlhidden.report.evidence.gather_evidence` makes it from the stores). A claim whose evidence is
 missing is "not evaluated" and says why; otherwise it "holds" or "does not hold", with our
 numbers.
 """
@@ -9,13 +10,11 @@ numbers.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from mlhidden.report.evidence import Evidence
-from mlhidden.report.paper import DEVIATION
 from mlhidden.report.tables import METRICS
 
 HOLDS, FAILS, NOT_EVALUATED = "holds", "does not hold", "not evaluated"
@@ -25,6 +24,53 @@ LARGE_DATASET_SAMPLES = 5000
 ABOUT_TWICE = (1.5, 3.0)
 ORDER_OF_MAGNITUDE = 10.0
 PERFECT = 1.0 - 1e-9
+DEVIATION = 0.05
+"""Our value and the paper's differ notably when they are further apart than this."""
+# The metrics whose average ranks the paper claims something about.
+RANKED_METRICS = ("exact_match", "hamming_score")
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """A run's average ranks on one metric, best first, over the datasets where every method has a result."""
+
+    ranks: pd.Series
+    n_datasets: int
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the claims are decided on; None where the run behind a field has no store.
+
+    Attributes
+    ----------
+    logical : pandas.DataFrame or None
+        Table 3 (:func:`~mlhidden.report.evidence.logical_table`).
+    synthetic : pandas.DataFrame or None
+        Table 4 (:func:`~mlhidden.report.evidence.synthetic_table`).
+    paper_ranks : dict or None
+        Metric -> :class:`RankSummary` of the paper run, for :data:`RANKED_METRICS`.
+    paper_times : pandas.DataFrame or None
+        The paper run's mean train + test seconds, ranked datasets x methods.
+    paper_sizes : pandas.Series or None
+        The paper run's n_samples by dataset.
+    hidden_nodes, label_count : pandas.DataFrame or None
+        The sweeps' exact match (:func:`~mlhidden.report.evidence.sweep_frame`).
+    label_count_bases : dict
+        The label-count run's method groups -> base learner name (None without one).
+    medical_chain : pandas.DataFrame or None
+        Medical's accuracy per chain position (:func:`~mlhidden.report.evidence.chain_accuracy`).
+    """
+
+    logical: pd.DataFrame | None = None
+    synthetic: pd.DataFrame | None = None
+    paper_ranks: dict | None = None
+    paper_times: pd.DataFrame | None = None
+    paper_sizes: pd.Series | None = None
+    hidden_nodes: pd.DataFrame | None = None
+    label_count: pd.DataFrame | None = None
+    label_count_bases: dict = field(default_factory=dict)
+    medical_chain: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True)

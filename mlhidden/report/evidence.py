@@ -2,7 +2,8 @@
 
 :class:`Runs` reads the run directories under one folder; the functions below turn them into the
 numbers the paper's tables and figures hold (Table 3, Table 4, the sweeps, the chain accuracies),
-and :func:`gather_evidence` collects what the claims decide on into one :class:`Evidence`.
+and :func:`gather_evidence` collects what the claims decide on into one
+:class:`~mlhidden.report.claims.Evidence`.
 
 Every aggregate is taken over units in table order (configured datasets and methods, then split),
 never in the order they arrived in the store, so a re-run writes the same bytes.
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +20,7 @@ import pandas as pd
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results, store_exists
+from mlhidden.report.claims import RANKED_METRICS, Evidence, RankSummary
 from mlhidden.report.paper import (
     LABEL_ACCURACY_FILE,
     LOGICAL_MODELS,
@@ -27,8 +28,6 @@ from mlhidden.report.paper import (
     SYNTHETIC_2D_METHODS,
 )
 from mlhidden.report.tables import METRICS, metric_table, sort_units
-
-RANKED_METRICS = ("exact_match", "hamming_score")
 
 
 class Runs:
@@ -200,49 +199,6 @@ def run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFram
     """The sweep frame of run ``name``, or None when it has no store."""
     run = runs[name]
     return None if run is None else sweep_frame(run.units, runs.record(name), metric)
-
-
-@dataclass(frozen=True)
-class RankSummary:
-    """A run's average ranks on one metric, best first, over the datasets where every method has a result."""
-
-    ranks: pd.Series
-    n_datasets: int
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the claims are decided on; None where the run behind a field has no store.
-
-    Attributes
-    ----------
-    logical : pandas.DataFrame or None
-        Table 3 (:func:`logical_table`).
-    synthetic : pandas.DataFrame or None
-        Table 4 (:func:`synthetic_table`).
-    paper_ranks : dict or None
-        Metric -> :class:`RankSummary` of the paper run, for :data:`RANKED_METRICS`.
-    paper_times : pandas.DataFrame or None
-        The paper run's mean train + test seconds, ranked datasets x methods.
-    paper_sizes : pandas.Series or None
-        The paper run's n_samples by dataset.
-    hidden_nodes, label_count : pandas.DataFrame or None
-        The sweeps' exact match (:func:`sweep_frame`).
-    label_count_bases : dict
-        The label-count run's method groups -> base learner name (None without one).
-    medical_chain : pandas.DataFrame or None
-        Medical's accuracy per chain position (:func:`chain_accuracy`).
-    """
-
-    logical: pd.DataFrame | None = None
-    synthetic: pd.DataFrame | None = None
-    paper_ranks: dict | None = None
-    paper_times: pd.DataFrame | None = None
-    paper_sizes: pd.Series | None = None
-    hidden_nodes: pd.DataFrame | None = None
-    label_count: pd.DataFrame | None = None
-    label_count_bases: dict = field(default_factory=dict)
-    medical_chain: pd.DataFrame | None = None
 
 
 def gather_evidence(runs: Runs) -> Evidence:

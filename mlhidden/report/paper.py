@@ -28,9 +28,6 @@ LABEL_ACCURACY_FILE = "label_accuracy.csv"
 COMPARISON_FILE = "comparison.csv"
 REFERENCE_FILE = "reference_results.csv"
 
-DEVIATION = 0.05
-"""Our value and the paper's differ notably when they are further apart than this."""
-
 # The paper's spelling of our dataset names, in reference_results.csv.
 PAPER_DATASET_NAMES = {"Ohsumed": "OHSUMED", "M.Mill": "MediaMill"}
 

@@ -14,12 +14,11 @@ import pandas as pd
 from mlhidden.experiment.provenance import package_versions
 from mlhidden.experiment.splits import make_split
 from mlhidden.experiment.status import OK
-from mlhidden.report.claims import decide_claims
+from mlhidden.report.claims import DEVIATION, decide_claims
 from mlhidden.report.evidence import Evidence, Runs, gather_evidence
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.paper import (
     COMPARISON_FILE,
-    DEVIATION,
     PAPER_CONFIGS,
     QUICK,
     REPORT_FILE,

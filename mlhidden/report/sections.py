@@ -16,11 +16,11 @@ import pandas as pd
 
 from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.status import OK
-from mlhidden.report.claims import missing_run
+from mlhidden.report.claims import DEVIATION, missing_run
 from mlhidden.report.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
 from mlhidden.report.figures import plot_logical, plot_sweep, plot_synthetic_2d
 from mlhidden.report.formats import format_number, format_rank, markdown_escape, markdown_frame, write_table
-from mlhidden.report.paper import DEVIATION, PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
+from mlhidden.report.paper import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.report.significance import markdown_with_diagram
 from mlhidden.report.statistics import significance_report
 from mlhidden.report.tables import METRICS, metric_table
