@@ -311,15 +311,16 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
-def _write_frame(path: Path, frame: pd.DataFrame) -> Path:
+def write_frame(path: Path, frame: pd.DataFrame) -> Path:
+    """``frame`` as a CSV file without its index, "\\n" line ends on every platform."""
     frame.to_csv(path, index=False, lineterminator="\n")
     return path
 
 
 def _write_csvs(units: pd.DataFrame, tables: dict, out_dir: Path) -> list:
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [_write_frame(out_dir / "units.csv", units)]
-    paths += [_write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
+    paths = [write_frame(out_dir / "units.csv", units)]
+    paths += [write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
     return paths
 
 

@@ -16,7 +16,7 @@ from mlhidden.experiment.splits import make_split
 from mlhidden.experiment.status import OK
 from mlhidden.report.claims import DEVIATION, decide_claims
 from mlhidden.report.evidence import Evidence, Runs, gather_evidence
-from mlhidden.report.formats import markdown_escape, pipe_table
+from mlhidden.report.formats import markdown_escape, pipe_table, write_frame
 from mlhidden.report.paper import (
     COMPARISON_FILE,
     PAPER_CONFIGS,
@@ -197,8 +197,7 @@ def write_report(out_dir) -> list:
     claims = decide_claims(evidence, reference)
     sections = _sections(runs, evidence, reference, tables_dir, figures_dir)
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
-    comparison_path = out_dir / COMPARISON_FILE
-    comparisons.to_csv(comparison_path, index=False, lineterminator="\n")
+    comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)
     log = read_run_log(out_dir)
     header = [
         "# Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)\n",

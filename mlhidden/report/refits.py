@@ -19,6 +19,7 @@ from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.experiment.store import load_results
 from mlhidden.experiment.units import fit_unit
+from mlhidden.report.formats import write_frame
 from mlhidden.report.paper import LABEL_ACCURACY_FILE
 
 LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "accuracy", "exact_match"]
@@ -64,6 +65,4 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
                         "dataset": name, "method": method.label, "split": index, "position": position,
                         "label": int(label), "accuracy": float(np.mean(correct[:, label])), "exact_match": exact,
                     })
-    path = run_dir / LABEL_ACCURACY_FILE
-    pd.DataFrame(rows, columns=LABEL_ACCURACY_COLUMNS).to_csv(path, index=False, lineterminator="\n")
-    return path
+    return write_frame(run_dir / LABEL_ACCURACY_FILE, pd.DataFrame(rows, columns=LABEL_ACCURACY_COLUMNS))
