@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -68,7 +70,7 @@ def test_run_record_reads_back_the_stored_config():
     })
     record = RunRecord.from_record(config_record(config))
     assert [spec.table_name for spec in record.datasets] == ["L", "Scene"]
-    assert record.datasets[0].spec() == config.datasets[0]
+    assert dataclasses.asdict(record.datasets[0]) == dataclasses.asdict(config.datasets[0])
     assert record.method("CC (a)").name == "CC" and record.method("CC (a)").params_hash == config.methods[1].params_hash
     assert record.dataset("Scene").name == "Scene"
     assert (record.splits, record.seed, record.shuffle_labels) == (3, 7, False)

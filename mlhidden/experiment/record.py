@@ -7,51 +7,33 @@ each entry are known in this one place rather than wherever a report reads the d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from mlhidden.experiment.config import DatasetSpec
+from mlhidden.experiment.config import DatasetSpec, MethodSpec
 
 # Runs stored before ``shuffle_labels`` existed shuffled their labels.
 STORED_SHUFFLE_LABELS_DEFAULT = True
+# A stored method entry is its resolved identity (methods.registry.resolve_method) plus label, group and sweep.
+RESOLVED_KEYS = ("name", "params", "base")
 
 
 @dataclass(frozen=True)
-class DatasetRecord:
-    """A dataset entry of a stored config (see :class:`~mlhidden.experiment.config.DatasetSpec`)."""
-
-    name: str
-    params: dict = field(default_factory=dict)
-    transform: dict = field(default_factory=dict)
-    label: str | None = None
-    group: str | None = None
-    sweep: dict = field(default_factory=dict)
+class DatasetRecord(DatasetSpec):
+    """A dataset entry of a stored config: the config's own entry, which the units were loaded from."""
 
     @property
     def table_name(self) -> str:
         """The dataset's name in the store and the tables: its label, else its registry name."""
         return self.label or self.name
 
-    def spec(self) -> DatasetSpec:
-        """The config entry again, for loading the dataset as the units saw it."""
-        return DatasetSpec(self.name, self.params, self.transform, self.label, self.group, self.sweep)
-
-
-@dataclass(frozen=True)
-class MethodRecord:
-    """A method entry of a stored config: its table label, registry name and resolved settings."""
-
-    label: str
-    name: str
-    params: dict
-    base: object
-    params_hash: str
-    group: str
-    sweep: dict = field(default_factory=dict)
-
 
 @dataclass(frozen=True)
 class RunRecord:
-    """A stored run's config: datasets and methods in config order, the split protocol, the seed."""
+    """A stored run's config: datasets and methods in config order, the split protocol, the seed.
+
+    The methods are :class:`~mlhidden.experiment.config.MethodSpec` again, whose ``params_hash``
+    is the stored one.
+    """
 
     name: str
     datasets: tuple
@@ -68,9 +50,9 @@ class RunRecord:
             name=record["name"],
             datasets=tuple(DatasetRecord(**spec) for spec in record["datasets"]),
             methods=tuple(
-                MethodRecord(
+                MethodSpec(
                     label=m["label"], name=m["name"], params=m["params"], base=m.get("base"),
-                    params_hash=m["params_hash"], group=m["group"], sweep=m.get("sweep", {}),
+                    resolved={key: m[key] for key in RESOLVED_KEYS if key in m}, group=m["group"], sweep=m.get("sweep", {}),
                 )
                 for m in record["methods"]
             ),
@@ -84,6 +66,6 @@ class RunRecord:
         """The entry whose table name is ``table_name``."""
         return next(spec for spec in self.datasets if spec.table_name == table_name)
 
-    def method(self, label: str) -> MethodRecord:
+    def method(self, label: str) -> MethodSpec:
         """The entry whose table label is ``label``."""
         return next(method for method in self.methods if method.label == label)

@@ -51,7 +51,7 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         name = spec.table_name
         if spec.group not in groups or name not in results.checksums:
             continue
-        data = load_dataset_spec(spec.spec(), data_dir)
+        data = load_dataset_spec(spec, data_dir)
         for method in (m for m in record.methods if m.label in methods):
             for index in range(record.splits):
                 split = split_for(

@@ -261,7 +261,7 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
     exact, base = tables
     run = runs["synthetic_2d"]
     specs = [spec for spec in runs.record("synthetic_2d").datasets if spec.table_name in set(run.datasets)]
-    paths = plot_synthetic_2d([(spec.table_name, load_dataset_spec(spec.spec())) for spec in specs], figures_dir / "synthetic_2d")
+    paths = plot_synthetic_2d([(spec.table_name, load_dataset_spec(spec)) for spec in specs], figures_dir / "synthetic_2d")
     paths += write_table(exact, exact.map(format_number), tables_dir / "synthetic_2d_exact_match", "Fig. results_syn1: exact match (ours)", "Dataset")
     parts = [
         title,
