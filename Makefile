@@ -18,9 +18,11 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-## make test: the default test suite (what CI runs)
+## make test: lint (ruff), then the default test suite with coverage per package (what CI runs)
 test: venv
-	$(BIN)/python -m pytest -q
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q --cov --cov-report=term:skip-covered
+	$(BIN)/python tools/coverage_by_package.py
 
 ## make test-all: also the slow tests (every method on every mirror dataset, ...)
 test-all: venv

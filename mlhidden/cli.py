@@ -178,7 +178,7 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
     Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
     """
     from mlhidden.experiment.progress import RunProgress
-    from mlhidden.report.reproduction import REPORT_FILE
+    from mlhidden.report.paper import REPORT_FILE
     from mlhidden.report.reproduction import reproduce as reproduce_paper
 
     def progress(name):

@@ -21,7 +21,7 @@ from mlhidden.report import (
     write_csv,
     write_reports,
 )
-from mlhidden.report.formats import format_rank, latex_escape
+from mlhidden.report.formats import format_number, format_rank, latex_escape, write_table
 
 ERROR = "RuntimeError: solver diverged\nTraceback line that must not be shown"
 MEDIAMILL_REASON = "not available (put MediaMill.arff in the data path)"
@@ -309,3 +309,23 @@ def test_std_cells_show_mean_and_spread_in_every_text_format(tmp_path):
     assert scene_br["split"].tolist() == [0, 1] and scene_br["exact_match"].tolist() == [0.2, 0.4]
     assert tmp_path / "units.csv" in paths
     assert f"0.30 ± {spread} 2" in render_terminal_summary(make_units(WORKED), DATASETS, METHODS, std=True)
+
+
+def test_any_table_of_display_text_renders_escaped_markdown_and_latex(tmp_path):
+    shown = pd.DataFrame({"CC (1,2)": ["0.50", "-"], "a_b": ["x|y", "100%"]}, index=["set & co", "plain"])
+    numbers = pd.DataFrame({"CC (1,2)": [0.5, math.nan]}, index=shown.index)
+    csv, md, tex = write_table(numbers, shown, tmp_path / "sub" / "demo", "Demo: 50% of *it*", "Data")
+    assert md.read_text(encoding="utf-8") == (
+        "Demo: 50% of *it*\n\n"
+        "| Data     | CC (1,2)   | a\\_b   |\n"
+        "|:---------|:-----------|:-------|\n"
+        "| set & co | 0.50       | x\\|y   |\n"
+        "| plain    | -          | 100%   |\n"
+    )
+    assert tex.read_text(encoding="utf-8").splitlines() == [
+        r"\begin{table}", r"\centering", r"\caption{Demo: 50\% of *it*}", r"\label{tab:demo}",
+        r"\begin{tabular}{lrr}", r"\toprule", r"Data & CC (1,2) & a\_b \\", r"\midrule",
+        r"set \& co & 0.50 & x|y \\", r"plain & - & 100\% \\", r"\bottomrule", r"\end{tabular}", r"\end{table}",
+    ]
+    assert csv.read_text(encoding="utf-8") == ',"CC (1,2)"\nset & co,0.5\nplain,\n'
+    assert format_number(math.nan) == format_number(None) == "-" and format_number(0.1234, 3) == "0.123"

@@ -24,26 +24,19 @@ from mlhidden.data.generated import GENERATORS
 from mlhidden.data.synthetic import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
+from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import split_seed
 from mlhidden.experiment.store import ResultStore
-from mlhidden.report.figures import plot_sweep, sweep_frame
+from mlhidden.report.claims import CLAIMS, FAILS, HOLDS, NOT_EVALUATED
+from mlhidden.report.evidence import sweep_frame
+from mlhidden.report.figures import plot_sweep
+from mlhidden.report.paper import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, reference_results
+from mlhidden.report.paper_report import evaluate_claims, write_report
+from mlhidden.report.reproduction import reproduce
+from mlhidden.report.sections import paper_units
 from mlhidden.report.statistics import significance_report
 from mlhidden.report.tables import metric_table
-from mlhidden.report.reproduction import (
-    CLAIMS,
-    FAILS,
-    HOLDS,
-    LABEL_ACCURACY_FILE,
-    NOT_EVALUATED,
-    PAPER_CONFIGS,
-    QUICK,
-    evaluate_claims,
-    paper_units,
-    reference_results,
-    reproduce,
-    write_report,
-)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = PROJECT_ROOT / "configs"
@@ -140,7 +133,8 @@ def test_make_reproduce_passes_quick_to_the_cli():
 def test_reproduce_without_configs_is_a_one_line_user_error(tmp_path):
     result = CliRunner().invoke(cli, ["reproduce", "--configs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
-    assert result.output.strip().splitlines() == [f"error: {tmp_path / 'nowhere' / 'paper.yaml'}: paper config not found (run from the project root or pass --configs DIR)"]
+    missing = tmp_path / "nowhere" / "paper.yaml"
+    assert result.output.strip().splitlines() == [f"error: {missing}: paper config not found (run from the project root or pass --configs DIR)"]
 
 
 def test_reference_csv_holds_the_shared_paper_numbers(mirror_dir):
@@ -169,7 +163,7 @@ def test_sweep_frame_and_plot(tmp_path):
         [{"dataset": "Logical", "method": m.label, "split": s, "status": "ok", "exact_match": 0.25 * m.sweep[next(iter(m.sweep))] + 0.1 * s}
          for m in config.methods for s in range(2)]
     )
-    frame = sweep_frame(units, record, "exact_match")
+    frame = sweep_frame(units, RunRecord.from_record(record), "exact_match")
     assert frame[["line", "x"]].values.tolist() == [["CCASL", 1], ["CCASL", 2], ["ELM", 1], ["ELM", 2]]
     np.testing.assert_allclose(frame["mean"], [0.3, 0.55, 0.3, 0.55])
     np.testing.assert_allclose(frame["std"], np.sqrt(0.005))
@@ -178,21 +172,23 @@ def test_sweep_frame_and_plot(tmp_path):
     assert paths[0].read_bytes().startswith(b"\x89PNG") and paths[1].read_bytes().startswith(b"%PDF")
     record["methods"][0]["sweep"] = {}
     with pytest.raises(ValueError, match="exactly one"):
-        sweep_frame(units, record, "exact_match")
+        sweep_frame(units, RunRecord.from_record(record), "exact_match")
 
 
 # ------------------------------------------------------------------------------------- claims
 
 
-def fake_run(out_dir, name, config_data, value, shapes=None):
+def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
     """Store a run of ``config_data`` under ``out_dir/name`` whose units score ``value(dataset, method, split)``.
 
     ``value`` returns a dict of metric values (missing scores default to the exact match, times
     to 1 s). ``shapes`` gives (n_samples, n_labels, n_features) per dataset (default (20, 3, 2)).
+    ``reverse`` stores the units in the reverse of config order, as units arriving out of order do.
     """
     config = parse_config({"name": name, **config_data})
     run_dir = Path(out_dir) / name
     shapes = shapes or {}
+    units = []
     with ResultStore(run_dir) as store:
         store.set_meta("config", config_record(config))
         store.set_meta("unavailable", {})
@@ -205,11 +201,13 @@ def fake_run(out_dir, name, config_data, value, shapes=None):
                 for split in range(config.splits):
                     values = value(dataset, method.label, split)
                     metrics = {score: values.get(score, values["exact_match"]) for score in SCORES}
-                    store.write_unit({
+                    units.append({
                         "dataset": dataset, "dataset_sha256": f"sha-{dataset}", "method": method.name, "params_hash": method.params_hash,
                         "split": split, "seed": split_seed(config.seed, dataset, split), "label": method.label, "params_json": "{}",
                         "status": "ok", "error": "", **metrics, "train_seconds": values.get("seconds", 1.0), "test_seconds": 0.0,
                     })
+        for unit in reversed(units) if reverse else units:
+            store.write_unit(unit)
     return run_dir
 
 
@@ -449,6 +447,24 @@ def test_report_command_std_flag_shows_the_spread(tmp_path):
     assert f"**0.30 ± {spread}** 1.5" in (run_dir / "tables.md").read_text(encoding="utf-8")
     plain = CliRunner().invoke(cli, ["report", str(run_dir)])
     assert plain.exit_code == 0 and "±" not in plain.output
+
+
+def test_report_files_do_not_depend_on_the_order_units_were_stored(tmp_path):
+    # Means of these three splits differ in the last digit with the order they are summed in.
+    scores = (0.994, 0.982, 0.9)
+    for order, reverse in (("config_order", False), ("reversed", True)):
+        hidden_nodes = {"datasets": ["Logical"], "methods": [{"name": "ELM", "sweep": {"n_hidden": [1, 2]}}], "splits": 3}
+        fake_run(tmp_path / order, "hidden_nodes", hidden_nodes, lambda d, m, s: {"exact_match": scores[s]}, reverse=reverse)
+        logical = {"datasets": ["Logical"], "methods": LOGICAL_METHODS, "splits": 3, "shuffle_labels": False}
+        fake_run(tmp_path / order, "logical", logical, lambda d, m, s: {"exact_match": scores[s], "hamming_score": scores[2 - s]}, reverse=reverse)
+        write_report(tmp_path / order)
+    written = {
+        path.relative_to(tmp_path / "config_order") for path in (tmp_path / "config_order").rglob("*")
+        if path.suffix in (".md", ".csv", ".tex")
+    }
+    assert {Path("REPORT.md"), Path("tables/logical.csv"), Path("tables/hidden_nodes.csv")} <= written
+    for path in written:
+        assert (tmp_path / "config_order" / path).read_bytes() == (tmp_path / "reversed" / path).read_bytes(), path
 
 
 def test_every_claim_is_not_evaluated_without_runs(tmp_path):

@@ -12,6 +12,8 @@ from scipy import integrate, optimize, stats
 
 from mlhidden.errors import UserError
 from mlhidden.report.cd_diagram import plot_cd_diagram
+from mlhidden.report.formats import format_mean_std
+from mlhidden.report.significance import significance_dict, significance_markdown, write_statistics
 from mlhidden.report.statistics import (
     cliques,
     critical_difference,
@@ -19,9 +21,7 @@ from mlhidden.report.statistics import (
     holm,
     nemenyi_q,
     significance_report,
-    write_statistics,
 )
-from mlhidden.report.formats import format_mean_std
 from mlhidden.report.tables import HEADLINE_METRICS, METRICS, metric_table
 
 
@@ -101,8 +101,8 @@ def test_demsar_nemenyi_finds_nothing_at_05_and_two_groups_at_10(demsar):
     significant = {(a, b) for a in DEMSAR_METHODS for b in DEMSAR_METHODS if at_10.significant.at[a, b]}
     assert significant == {("C4.5", "C4.5+m"), ("C4.5+m", "C4.5"), ("C4.5", "C4.5+m+cf"), ("C4.5+m+cf", "C4.5")}
     assert at_10.cliques == (("C4.5+m+cf", "C4.5+m", "C4.5+cf"), ("C4.5+cf", "C4.5"))
-    assert demsar.to_dict()["nemenyi"][1]["significant_pairs"] == [["C4.5+m+cf", "C4.5"], ["C4.5+m", "C4.5"]]
-    markdown = demsar.to_markdown()
+    assert significance_dict(demsar)["nemenyi"][1]["significant_pairs"] == [["C4.5+m+cf", "C4.5"], ["C4.5+m", "C4.5"]]
+    markdown = significance_markdown(demsar)
     assert "At α = 0.10, C4.5+m+cf ranks significantly better than C4.5 (avg ranks 1.96 vs 3.14, CD 1.12)." in markdown
     assert "At α = 0.05, C4.5" not in markdown
     assert "At α = 0.05 no two methods' average ranks differ by the CD (1.25) or more" in markdown
@@ -130,7 +130,9 @@ def test_nemenyi_q_matches_demsar_table_5a(alpha):
 def _q_by_integration(k: int, alpha: float) -> float:
     """The range of k standard normals: P(range <= q) = k int phi(z) [Phi(z) - Phi(z - q)]^(k-1) dz."""
     def cdf(q):
-        density = lambda z: k * stats.norm.pdf(z) * (stats.norm.cdf(z) - stats.norm.cdf(z - q)) ** (k - 1)
+        def density(z):
+            return k * stats.norm.pdf(z) * (stats.norm.cdf(z) - stats.norm.cdf(z - q)) ** (k - 1)
+
         return integrate.quad(density, -np.inf, np.inf, epsabs=1e-12)[0]
 
     return optimize.brentq(lambda q: cdf(q) - (1 - alpha), 1, 10, xtol=1e-10) / math.sqrt(2)
@@ -169,14 +171,14 @@ def test_all_ranks_equal_gives_p_one_and_one_group():
     assert (report.friedman.chi2, report.friedman.f, report.friedman.p_value) == (0, 0, 1)
     assert all(test.cliques == (("A", "B", "C"),) for test in report.nemenyi)
     assert [(c.direction, c.p_value, c.significant) for c in report.wilcoxon] == [("equal", 1, False)] * 2
-    assert "does not reject equal performance" in report.to_markdown()
+    assert "does not reject equal performance" in significance_markdown(report)
 
 
 def test_perfect_agreement_gives_infinite_f_and_valid_json():
     rows = {f"d{i}": [0.9, 0.5, 0.1] for i in range(6)}
     report = significance_report(table_of(rows, ["A", "B", "C"]))
     assert report.friedman.chi2 == 12 and report.friedman.f == math.inf and report.friedman.p_value == 0
-    data = json.loads(json.dumps(report.to_dict(), allow_nan=False))
+    data = json.loads(json.dumps(significance_dict(report), allow_nan=False))
     assert data["friedman"]["iman_davenport_f"] is None and data["friedman"]["chi2"] == 12
 
 
@@ -202,7 +204,7 @@ def test_times_rank_ascending_so_the_fastest_is_best():
     against_c = time.wilcoxon[1]
     assert (against_c.method, against_c.direction, against_c.rank_sum_better) == ("C", "better", 55)
     assert against_c.significant
-    assert "At α = 0.05, A ranks significantly better than C (avg ranks 1.00 vs 3.00, CD 1.05)." in time.to_markdown()
+    assert "At α = 0.05, A ranks significantly better than C (avg ranks 1.00 vs 3.00, CD 1.05)." in significance_markdown(time)
     score = significance_report(table_of(seconds, ["A", "B", "C"], "exact_match"), control="A")
     assert score.avg_ranks.tolist() == [3, 2, 1]
     assert score.wilcoxon[1].direction == "worse" and score.wilcoxon[1].significant
@@ -223,14 +225,14 @@ def test_fewer_than_two_complete_datasets_is_not_applicable(tmp_path):
     report = significance_report(table)
     assert report.friedman is None and report.nemenyi == () and report.wilcoxon == ()
     assert report.datasets == ("d1",) and report.excluded == ("d2", "Big")
-    assert "Tests not applicable: 1 complete dataset and 2 methods" in report.to_markdown()
-    assert report.to_dict()["not_applicable"].startswith("1 complete dataset")
+    assert "Tests not applicable: 1 complete dataset and 2 methods" in significance_markdown(report)
+    assert significance_dict(report)["not_applicable"].startswith("1 complete dataset")
     paths = write_statistics(make_units(cells), tmp_path, ["d1", "d2"], ["A", "B"], {"Big": "not available"})
     assert sorted(p.name for p in paths) == ["statistics.json", "statistics.md"]
     only_a = metric_table(make_units({("d1", "A"): [0.5]}), "exact_match", ["d1"], ["A", "B"])
     nothing_complete = significance_report(only_a)
     assert nothing_complete.datasets == ()
-    assert json.loads(json.dumps(nothing_complete.to_dict(), allow_nan=False))["avg_ranks"] == {"A": None, "B": None}
+    assert json.loads(json.dumps(significance_dict(nothing_complete), allow_nan=False))["avg_ranks"] == {"A": None, "B": None}
     one_method = significance_report(table_of({"d1": [0.5], "d2": [0.6]}, ["A"]))
     assert one_method.not_applicable == "2 complete datasets and 1 method; the tests need at least 2 of each"
 

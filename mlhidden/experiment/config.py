@@ -48,14 +48,15 @@ class DatasetSpec:
 @dataclass(frozen=True)
 class MethodSpec:
     """A configured method: ``label`` is its column in the tables, ``resolved`` its full identity,
-    ``entry`` the registry entry it was resolved from (its class, which workers build it from)."""
+    ``entry`` the registry entry it was resolved from (its class, which workers build it from;
+    None in a stored run's record, where it is looked up by name when first built)."""
 
     label: str
     name: str
     params: dict
     base: object
     resolved: dict
-    entry: MethodEntry = field(compare=False, repr=False)
+    entry: MethodEntry | None = field(compare=False, repr=False)
     group: str | None = None
     sweep: dict = field(default_factory=dict)
 
@@ -69,7 +70,7 @@ class MethodSpec:
         Workers (loky processes, dask) build it without looking the name up again, so methods
         registered from Python or given by import path work there as in this process.
         """
-        return build_method(self.entry, self.resolved, random_state)
+        return build_method(self.entry or get_entry(self.name), self.resolved, random_state)
 
     def record(self) -> dict:
         """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and

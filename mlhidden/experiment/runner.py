@@ -15,69 +15,44 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed, parallel_config
-from sklearn.impute import SimpleImputer
 
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
-from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.errors import UserError
+from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.splits import Split, method_seed, split_for
+from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
-from mlhidden.methods.shared_fits import shared_fits
-
-
-def _has_missing(X) -> bool:
-    values = X.data if sp.issparse(X) else X
-    return bool(np.isnan(values).any())
-
-
-def _impute(X_train, X_test):
-    """Mean-impute NaN with statistics of the training rows only."""
-    if not (_has_missing(X_train) or _has_missing(X_test)):
-        return X_train, X_test
-    imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
-    return imputer.transform(X_train), imputer.transform(X_test)
+from mlhidden.experiment.units import fit_unit
 
 
 def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None) -> dict:
-    """Fit and evaluate one method on one split; never raises (a failure is a result too).
+    """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
 
-    The method sees the labels in the split's random order; predictions are put back into the
-    original order before scoring. With ``shared_dir``, fits that another method of the run
-    already made on the same inputs are reused (:mod:`mlhidden.methods.shared_fits`); the train
-    time still counts them at what they cost, and ``reused_seconds`` says how much that was.
+    A failure is a result too. The train time counts fits reused through ``shared_dir`` at
+    what they cost, and ``reused_seconds`` says how much that was.
     """
-    result = {"status": "ok", "error": "", "n_warnings": 0}
+    result = {"status": OK, "error": "", "n_warnings": 0}
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            X_train, X_test = _impute(X[split.train], X[split.test])
-            estimator = method.make(random_state=seed)
-            start = time.perf_counter()
-            with shared_fits(shared_dir) if shared_dir else nullcontext() as shared:
-                estimator.fit(X_train, Y[split.train][:, split.label_order])
-            result["reused_seconds"] = shared.reused_seconds if shared else 0.0
-            result["train_seconds"] = time.perf_counter() - start + result["reused_seconds"]
-            start = time.perf_counter()
-            predicted = np.asarray(estimator.predict(X_test))
-            result["test_seconds"] = time.perf_counter() - start
-        Y_pred = np.empty_like(predicted)
-        Y_pred[:, split.label_order] = predicted
-        result.update(evaluate(Y[split.test], Y_pred))
+            fitted = fit_unit(X, Y, split, method, seed, shared_dir)
+        result.update(
+            train_seconds=fitted.train_seconds, test_seconds=fitted.test_seconds, reused_seconds=fitted.reused_seconds
+        )
+        result.update(evaluate(Y[split.test], fitted.predicted))
         result["n_warnings"] = len(caught)
     except Exception as exc:  # a failing unit is recorded, the run goes on
         result = {
-            "status": "failed",
+            "status": FAILED,
             "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
             "n_warnings": 0,
         }
@@ -289,7 +264,7 @@ def _run_units(todo, config, n_jobs, executor, store, summary, on_unit, shared_d
                     with _stop_signals_deferred():
                         store.write_unit(row)
                         summary.n_done += 1
-                        summary.n_failed += result["status"] == "failed"
+                        summary.n_failed += result["status"] == FAILED
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)

@@ -20,7 +20,9 @@ import pandas as pd
 from mlhidden.errors import UserError
 from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.provenance import read_run_json
+from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.splits import split_seed
+from mlhidden.experiment.status import OK
 
 SCHEMA_VERSION = 1
 STORE_FILE = "store.sqlite"
@@ -122,7 +124,7 @@ class ResultStore:
         row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
-    def record_dataset(self, name, *, sha256=None, source=None, n_samples=None, n_labels=None, n_features=None, label_cardinality=None, status="ok"):
+    def record_dataset(self, name, *, sha256=None, source=None, n_samples=None, n_labels=None, n_features=None, label_cardinality=None, status=OK):
         with self._transaction():
             self._conn.execute(
                 "INSERT OR REPLACE INTO datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -144,7 +146,7 @@ class ResultStore:
 
     def done_keys(self) -> set:
         """Keys of the units that finished successfully (failed ones are retried on resume)."""
-        query = f"SELECT {', '.join(KEY_COLUMNS)} FROM units WHERE status='ok'"
+        query = f"SELECT {', '.join(KEY_COLUMNS)} FROM units WHERE status='{OK}'"
         return {tuple(r) for r in self._conn.execute(query)}
 
     def units(self) -> pd.DataFrame:
@@ -212,7 +214,7 @@ def _load_run(run_dir) -> RunResults:
         order = store.get_meta("dataset_order", [])
         datasets = store.datasets()
         units = store.units()
-    checksums = {r.name: r.sha256 for r in datasets.itertuples() if r.status == "ok"}
+    checksums = {r.name: r.sha256 for r in datasets.itertuples() if r.status == OK}
     wanted = expected_keys(config, checksums)
     keys = list(zip(*(units[c] for c in KEY_COLUMNS)))
     units = units[pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)].copy()
@@ -267,7 +269,7 @@ def merge_results(runs: dict) -> RunResults:
                     hint="give one of them another label in its config and run it again",
                 )
     units = pd.concat([run.units for run in runs.values()], ignore_index=True)
-    failed_last = units.assign(_failed=units["status"] != "ok").sort_values("_failed", kind="stable")
+    failed_last = units.assign(_failed=units["status"] != OK).sort_values("_failed", kind="stable")
     units = failed_last.drop_duplicates(list(MERGE_KEY)).drop(columns="_failed").sort_index().reset_index(drop=True)
     checksums = {d: c for run in runs.values() for d, c in run.checksums.items()}
     wanted = {
@@ -290,9 +292,9 @@ def split_protocol(config: dict) -> str:
     """How a run's config splits every dataset, beyond the seeds: train fraction and label order.
 
     Unit keys hold the split seed, not these, so runs (or a resumed run) may only share units
-    when these agree. Runs stored before ``shuffle_labels`` existed shuffled.
+    when these agree.
     """
-    order = "shuffled labels" if config.get("shuffle_labels", True) else "labels in file order"
+    order = "shuffled labels" if RunRecord.from_record(config).shuffle_labels else "labels in file order"
     return f"train fraction {config['train_fraction']}, {order}"
 
 

@@ -1,31 +1,33 @@
-"""Results reporting: means and ranks per dataset (``tables``) and their written forms (``formats``)."""
+"""Results reporting: means and ranks per dataset (``tables``), their written forms (``formats``), significance tests.
 
-from mlhidden.report.formats import (
-    TABLE_WRITERS,
-    render_terminal_summary,
-    to_latex,
-    to_markdown,
-    to_terminal,
-    write_csv,
-    write_reports,
-)
-from mlhidden.report.statistics import SignificanceReport, significance_report, write_statistics
-from mlhidden.report.tables import HEADLINE_METRICS, METRICS, Metric, MetricTable, metric_table
+The names below are loaded on first use, so that importing one module of the package (say the
+claims, which need neither tabulate nor matplotlib) does not load every other.
+"""
 
-__all__ = [
-    "HEADLINE_METRICS",
-    "METRICS",
-    "Metric",
-    "MetricTable",
-    "TABLE_WRITERS",
-    "metric_table",
-    "render_terminal_summary",
-    "to_latex",
-    "to_markdown",
-    "to_terminal",
-    "write_csv",
-    "write_reports",
-    "write_statistics",
-    "SignificanceReport",
-    "significance_report",
-]
+from importlib import import_module
+
+_EXPORTS = {
+    "TABLE_WRITERS": "formats",
+    "render_terminal_summary": "formats",
+    "to_latex": "formats",
+    "to_markdown": "formats",
+    "to_terminal": "formats",
+    "write_csv": "formats",
+    "write_reports": "formats",
+    "write_statistics": "significance",
+    "SignificanceReport": "statistics",
+    "significance_report": "statistics",
+    "HEADLINE_METRICS": "tables",
+    "METRICS": "tables",
+    "Metric": "tables",
+    "MetricTable": "tables",
+    "metric_table": "tables",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'mlhidden.report' has no attribute '{name}'")
+    return getattr(import_module(f"mlhidden.report.{_EXPORTS[name]}"), name)

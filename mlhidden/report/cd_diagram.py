@@ -3,18 +3,15 @@
 The average ranks lie on an axis with rank 1 on the right, so better methods sit to the right;
 the better half of the methods is labelled on the right, the other half on the left. The critical
 difference is drawn as a bar above the axis, and each group of methods that are not significantly
-different is joined by a thick bar. The figure is drawn with matplotlib's Agg canvas on a
-:class:`~matplotlib.figure.Figure` of its own, so no pyplot state is touched.
+different is joined by a thick bar. The figure is drawn and saved through :mod:`mlhidden.report.figures`,
+so no pyplot state is touched.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
+from mlhidden.report.figures import new_figure, save_figure
 from mlhidden.report.statistics import cliques
 
 WIDTH = 7.0  # inches
@@ -22,6 +19,8 @@ FONT_SIZE = 9
 LABEL_ROW = 0.24  # inches between label rows
 CLIQUE_ROW = 0.11  # inches between clique bars
 AXIS_MARGIN = 0.2  # fraction of the width left on each side of the rank axis for the labels
+DPI = 200
+PAD_INCHES = 0.05
 
 
 def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -> list:
@@ -51,8 +50,7 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
     n_rows = max(n_left, k - n_left)
     bottom = -(0.2 + len(groups) * CLIQUE_ROW + 0.1 + n_rows * LABEL_ROW)
     top = 0.75
-    figure = Figure(figsize=(WIDTH, top - bottom))
-    FigureCanvasAgg(figure)
+    figure = new_figure(WIDTH, top - bottom)
     ax = figure.add_axes((AXIS_MARGIN, 0, 1 - 2 * AXIS_MARGIN, 1))
     ax.set_xlim(k, 1)
     ax.set_ylim(bottom, top)
@@ -97,10 +95,4 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
     if title:
         ax.text((1 + k) / 2, top, title, ha="center", va="bottom", fontsize=FONT_SIZE + 1)
 
-    stem = Path(path_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [Path(f"{stem}.png"), Path(f"{stem}.pdf")]
-    figure.savefig(paths[0], dpi=200, bbox_inches="tight", pad_inches=0.05)
-    # No creation date in the PDF, so that rebuilding a report gives the same bytes.
-    figure.savefig(paths[1], bbox_inches="tight", pad_inches=0.05, metadata={"CreationDate": None})
-    return paths
+    return save_figure(figure, path_stem, dpi=DPI, pad_inches=PAD_INCHES)

@@ -1,10 +1,10 @@
-"""The reproduction's figures: sweep line plots and two-dimensional data plots, as PNG and PDF.
+"""The one figure layer: every figure is made by :func:`new_figure` and saved by :func:`save_figure`.
 
-A sweep plot is drawn from a run's stored units and config record alone (see :func:`sweep_frame`):
-one line per method with a band of one standard deviation over the splits. The data plots show
-the generated datasets themselves, which their generators rebuild from the stored parameters.
-Every figure is a :class:`~matplotlib.figure.Figure` on its own Agg canvas, so no pyplot state is
-touched.
+The reproduction's figures are here too: sweep line plots (from a
+:func:`~mlhidden.report.evidence.sweep_frame`: one line per method with a band of one standard
+deviation over the splits) and plots of the generated datasets themselves, which their generators
+rebuild from the stored parameters. Every figure is a :class:`~matplotlib.figure.Figure` on its own
+Agg canvas, so no pyplot state is touched.
 """
 
 from __future__ import annotations
@@ -31,66 +31,26 @@ GRID_STEPS = 300
 MAX_TICKS = 20  # sweeps with more integer points keep matplotlib's own ticks
 
 
-def save_figure(figure: Figure, path_stem) -> list:
-    """Write ``<path_stem>.png`` and ``<path_stem>.pdf`` and return their paths."""
+def save_figure(figure: Figure, path_stem, *, dpi: int = 150, pad_inches: float | None = None) -> list:
+    """Write ``<path_stem>.png`` (at ``dpi``) and ``<path_stem>.pdf`` and return their paths.
+
+    Every figure of the package is saved here, cropped to its drawing plus ``pad_inches``
+    (matplotlib's default when None). The PDF has no creation date, so that regenerating a figure
+    gives the same bytes.
+    """
     stem = Path(path_stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [Path(f"{stem}.png"), Path(f"{stem}.pdf")]
-    figure.savefig(paths[0], dpi=150, bbox_inches="tight")
-    # No creation date in the PDF, so that regenerating a figure gives the same bytes.
-    figure.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None})
+    figure.savefig(paths[0], dpi=dpi, bbox_inches="tight", pad_inches=pad_inches)
+    figure.savefig(paths[1], bbox_inches="tight", pad_inches=pad_inches, metadata={"CreationDate": None})
     return paths
 
 
-def _new_figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
+    """A figure of ``width`` x ``height`` inches on its own Agg canvas, outside pyplot's state."""
     figure = Figure(figsize=(width, height))
     FigureCanvasAgg(figure)
     return figure
-
-
-def sweep_frame(units: pd.DataFrame, config: dict, metric: str) -> pd.DataFrame:
-    """Mean and spread over the splits of each sweep point, from a run's units and config record.
-
-    Each (dataset, method) entry of the run must sit at a sweep point with exactly one swept
-    value, from its dataset entry (e.g. ``first_labels``) or its method entry (e.g.
-    ``n_synthetic``); that value is the x coordinate. Entries are grouped into lines by their
-    method's group and into panels by their dataset's group (the config entries they came from).
-
-    Parameters
-    ----------
-    units : pandas.DataFrame
-        The run's units as :func:`~mlhidden.experiment.store.load_results` returns them.
-    config : dict
-        The run's config record (the store's ``config`` meta).
-    metric : str
-        The metric column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns panel, line, parameter, x, mean, std (ddof=1, NaN for one split) and n (ok
-        splits), in config order of panels and lines and ascending x.
-    """
-    datasets = {spec["label"] or spec["name"]: spec for spec in config["datasets"]}
-    methods = {spec["label"]: spec for spec in config["methods"]}
-    rows = []
-    for (dataset, method), group in units[units["status"] == "ok"].groupby(["dataset", "method"], sort=False):
-        point = {**datasets[dataset]["sweep"], **methods[method]["sweep"]}
-        if len(point) != 1:
-            raise ValueError(f"{method} on {dataset} has swept values {point}; a sweep plot needs exactly one")
-        (parameter, x), = point.items()
-        values = group[metric].astype(float)
-        rows.append({
-            "panel": datasets[dataset]["group"], "line": methods[method]["group"], "parameter": parameter, "x": x,
-            "mean": values.mean(), "std": values.std(), "n": len(values),
-        })
-    frame = pd.DataFrame(rows, columns=["panel", "line", "parameter", "x", "mean", "std", "n"])
-    panel_order = list(dict.fromkeys(spec["group"] for spec in config["datasets"]))
-    line_order = list(dict.fromkeys(spec["group"] for spec in config["methods"]))
-    frame["panel"] = pd.Categorical(frame["panel"], panel_order, ordered=True)
-    frame["line"] = pd.Categorical(frame["line"], line_order, ordered=True)
-    frame = frame.sort_values(["panel", "line", "x"]).reset_index(drop=True)
-    return frame.astype({"panel": str, "line": str})
 
 
 def plot_sweep(frame: pd.DataFrame, path_stem, *, y_label: str, x_label: str, title: str | None = None, limits=(0.0, 1.0)) -> list:
@@ -99,7 +59,7 @@ def plot_sweep(frame: pd.DataFrame, path_stem, *, y_label: str, x_label: str, ti
     Parameters
     ----------
     frame : pandas.DataFrame
-        As :func:`sweep_frame` returns it.
+        As :func:`~mlhidden.report.evidence.sweep_frame` returns it.
     path_stem : str or os.PathLike
         Output path without suffix.
     y_label, x_label : str
@@ -110,7 +70,7 @@ def plot_sweep(frame: pd.DataFrame, path_stem, *, y_label: str, x_label: str, ti
         suggest impossible values.
     """
     panels = list(dict.fromkeys(frame["panel"]))
-    figure = _new_figure(5.0 * len(panels) + 2.0, 4.0)
+    figure = new_figure(5.0 * len(panels) + 2.0, 4.0)
     axes = figure.subplots(1, len(panels), squeeze=False)[0]
     colours = [f"C{i}" for i in range(10)]
     for ax, panel in zip(axes, panels):
@@ -168,7 +128,7 @@ def plot_synthetic_2d(datasets, path_stem, *, max_points: int = 600) -> list:
     """
     n_columns = min(len(datasets), 2)
     n_rows = -(-len(datasets) // n_columns)
-    figure = _new_figure(4.2 * n_columns + 1.2, 3.8 * n_rows)
+    figure = new_figure(4.2 * n_columns + 1.2, 3.8 * n_rows)
     axes = figure.subplots(n_rows, n_columns, squeeze=False).ravel()
     regions, points = ListedColormap(REGION_COLOURS), ListedColormap(POINT_COLOURS)
     for ax, (title, data) in zip(axes, datasets):
@@ -200,7 +160,7 @@ def plot_logical(path_stem, *, jitter: float = 0.06) -> list:
     """
     data = make_logical()
     shown = make_logical(jitter=jitter, random_state=0)
-    figure = _new_figure(11.0, 3.6)
+    figure = new_figure(11.0, 3.6)
     axes = figure.subplots(1, data.n_labels)
     mesh_x, mesh_y, grid = _grid(np.vstack([data.X, [[-0.25, -0.25], [1.25, 1.25]]]), margin=0.0)
     regions, points = ListedColormap(("#f0f0f0", "#c6dbef")), ListedColormap(("#636363", "#2171b5"))

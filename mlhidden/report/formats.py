@@ -1,21 +1,24 @@
-"""Writers for results tables: CSV files, LaTeX (booktabs), Markdown and terminal text.
+"""The one rendering layer: every Markdown, LaTeX and CSV table the package writes comes from here.
 
-Every text format shows the paper's cells, ``0.52 9``: the mean over the splits, then the
-method's rank on that dataset; with ``std=True`` the spread over the splits follows the mean,
+Results tables show the paper's cells, ``0.52 9``: the mean over the splits, then the method's
+rank on that dataset; with ``std=True`` the spread over the splits follows the mean,
 ``0.52 ± 0.03 9``. A new text format is one function ``(MetricTable, *, std) -> str`` added to
-:data:`TABLE_WRITERS`; the metrics that get text tables are :data:`HEADLINE_METRICS`.
+:data:`TABLE_WRITERS`; the metrics that get text tables are :data:`HEADLINE_METRICS`. Any other
+table (the reproduction's, the significance tests') is rows of display text rendered by
+:func:`pipe_table`, :func:`markdown_frame`, :func:`latex_frame` or written by :func:`write_table`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
+from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
 
 PARTIAL_MARK = "†"
@@ -73,6 +76,52 @@ def format_avg_rank(rank: float) -> str:
     return NO_VALUE if math.isnan(rank) else f"{rank:.2f}"
 
 
+def format_number(value, digits: int = 2) -> str:
+    """A value with ``digits`` decimals, or :data:`NO_VALUE` for None and NaN."""
+    return NO_VALUE if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def pipe_table(rows, headers, colalign=None) -> str:
+    """A Markdown pipe table of display text (no trailing newline); cells are used as given."""
+    return tabulate(rows, headers=headers, tablefmt="pipe", colalign=colalign, disable_numparse=True)
+
+
+def markdown_frame(frame: pd.DataFrame, index_name: str = "") -> str:
+    """A frame of display text as a Markdown pipe table, its index as the first column, escaped."""
+    headers = [index_name, *map(str, frame.columns)]
+    rows = [[markdown_escape(index), *(markdown_escape(v) for v in row)] for index, row in zip(frame.index, frame.to_numpy())]
+    return pipe_table(rows, [markdown_escape(h) for h in headers]) + "\n"
+
+
+def _booktabs(caption: str, label: str, header: list, rows: list, footer: list = ()) -> list:
+    """The lines of a booktabs ``table`` float up to ``\\bottomrule``: one left column, the rest right."""
+    lines = [
+        r"\begin{table}", r"\centering", rf"\caption{{{caption}}}", rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{l{'r' * (len(header) - 1)}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule",
+    ]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    if footer:
+        lines += [r"\midrule", *(" & ".join(row) + r" \\" for row in footer)]
+    return [*lines, r"\bottomrule", r"\end{tabular}"]
+
+
+def latex_frame(frame: pd.DataFrame, caption: str, label: str, index_name: str = "") -> str:
+    """A frame of display text as a booktabs LaTeX table; caption and every cell are escaped."""
+    header = [latex_escape(h) for h in [index_name, *frame.columns]]
+    rows = [[latex_escape(v) for v in [index, *row]] for index, row in zip(frame.index, frame.to_numpy())]
+    return "\n".join([*_booktabs(latex_escape(caption), label, header, rows), r"\end{table}"]) + "\n"
+
+
+def write_table(numbers: pd.DataFrame, shown: pd.DataFrame, stem: Path, caption: str, index_name: str = "") -> list:
+    """``numbers`` as ``<stem>.csv``; ``shown`` (display text) as ``<stem>.md`` and ``<stem>.tex``."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_suffix(".csv"), stem.with_suffix(".md"), stem.with_suffix(".tex")]
+    numbers.to_csv(paths[0], lineterminator="\n")
+    paths[1].write_text(f"{caption}\n\n{markdown_frame(shown, index_name)}", encoding="utf-8")
+    paths[2].write_text(latex_frame(shown, caption, f"tab:{stem.name}", index_name), encoding="utf-8")
+    return paths
+
+
 def format_mean_std(table: MetricTable, dataset: str, method: str) -> str:
     """A cell's mean with its spread over the ok splits, "0.52 ± 0.03", for tables with ``std``.
 
@@ -97,10 +146,10 @@ def _cell(table: MetricTable, dataset: str, method: str, style: _Style, std: boo
     With ``std`` the value is "mean ± std" (see :func:`format_mean_std`).
     """
     state = table.cell_state(dataset, method)
-    if state == "missing":
+    if state == MISSING:
         return NO_VALUE
-    if state == "failed":
-        parts = ["failed"]
+    if state == FAILED:
+        parts = [FAILED]
     else:
         text = format_mean_std(table, dataset, method) if std else table.metric.format(table.means.at[dataset, method])
         value = style.escape(text)
@@ -108,7 +157,7 @@ def _cell(table: MetricTable, dataset: str, method: str, style: _Style, std: boo
     rank = table.ranks.at[dataset, method]
     if not math.isnan(rank):
         parts.append(format_rank(rank))
-    if state == "partial":
+    if state == PARTIAL:
         parts.append(style.escape(PARTIAL_MARK))
     return " ".join(parts)
 
@@ -134,15 +183,15 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
     notes = []
     states = {(d, m): table.cell_state(d, m) for d in table.datasets for m in table.methods}
     for (dataset, method), state in states.items():
-        if state == "partial":
+        if state == PARTIAL:
             n_failed, n_splits = table.n_failed.at[dataset, method], table.n_splits.at[dataset, method]
             notes.append(
                 f"{PARTIAL_MARK} {method} on {dataset}: {n_failed} of {n_splits} splits failed;"
                 f" the mean is over the other {n_splits - n_failed}"
             )
-    if "failed" in states.values():
+    if FAILED in states.values():
         notes.append("failed: every split failed; ranked last (ties share the average rank)")
-    incomplete = [d for d in table.datasets if any(states[d, m] == "missing" for m in table.methods)]
+    incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in table.methods)]
     if incomplete:
         notes.append(f"not ranked, as some cells have no result yet ({NO_VALUE}): {', '.join(incomplete)}")
     if unavailable:
@@ -171,26 +220,13 @@ def to_latex(table: MetricTable, caption: str | None = None, label: str | None =
         )
     label = f"tab:{table.metric.column}" if label is None else label
     width = len(table.methods)
-    lines = [
-        r"\begin{table}",
-        r"\centering",
-        rf"\caption{{{caption}}}",
-        rf"\label{{{label}}}",
-        rf"\begin{{tabular}}{{l{'r' * width}}}",
-        r"\toprule",
-        " & ".join(["Dataset", *map(latex_escape, table.methods)]) + r" \\",
-        r"\midrule",
-    ]
+    rows = []
     for dataset, cells in _body(table, LATEX, std):
         if cells is None:
             cells = [rf"\multicolumn{{{width}}}{{c}}{{{latex_escape(table.unavailable[dataset])}}}"]
-        lines.append(" & ".join([latex_escape(dataset), *cells]) + r" \\")
-    lines += [
-        r"\midrule",
-        " & ".join([AVG_RANK, *map(format_avg_rank, table.avg_rank)]) + r" \\",
-        r"\bottomrule",
-        r"\end{tabular}",
-    ]
+        rows.append([latex_escape(dataset), *cells])
+    footer = [[AVG_RANK, *map(format_avg_rank, table.avg_rank)]]
+    lines = _booktabs(caption, label, ["Dataset", *map(latex_escape, table.methods)], rows, footer)
     notes = [latex_escape(note) for note in table_notes(table, unavailable=False)]
     if notes:
         lines += [r"\par\smallskip\footnotesize", " \\\\\n".join(notes)]
@@ -253,7 +289,7 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
     """
     ranked = set(table.ranked_datasets)
     status = [
-        table.unavailable.get(d, "ok" if d in ranked else "incomplete (not ranked)") for d in table.datasets
+        table.unavailable.get(d, OK if d in ranked else "incomplete (not ranked)") for d in table.datasets
     ]
     columns = {"dataset": list(table.datasets), "status": status}
     for method in table.methods:
@@ -275,15 +311,16 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
-def _write_frame(path: Path, frame: pd.DataFrame) -> Path:
+def write_frame(path: Path, frame: pd.DataFrame) -> Path:
+    """``frame`` as a CSV file without its index, "\\n" line ends on every platform."""
     frame.to_csv(path, index=False, lineterminator="\n")
     return path
 
 
 def _write_csvs(units: pd.DataFrame, tables: dict, out_dir: Path) -> list:
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [_write_frame(out_dir / "units.csv", units)]
-    paths += [_write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
+    paths = [write_frame(out_dir / "units.csv", units)]
+    paths += [write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
     return paths
 
 
@@ -303,7 +340,7 @@ def problem_lines(units: pd.DataFrame, datasets, methods, unavailable=None) -> l
     """
     lines = [f"{dataset}: {reason}" for dataset, reason in (unavailable or {}).items()]
     units = sort_units(units, datasets, methods, unavailable)
-    failed = units[units["status"] == "failed"]
+    failed = units[units["status"] == FAILED]
     first_lines = failed["error"].fillna("").astype(str).str.strip().str.split("\n").str[0]
     failed = failed.assign(error=first_lines.replace("", "(no error text)"))
     for (dataset, method, error), group in failed.groupby(["dataset", "method", "error"], sort=False):

@@ -20,33 +20,20 @@ J. Demšar. Statistical comparisons of classifiers over multiple data sets. JMLR
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
-from tabulate import tabulate
 
 from mlhidden.errors import UserError
-from mlhidden.report.formats import format_avg_rank, markdown_escape
-from mlhidden.report.tables import HEADLINE_METRICS, RANK_DECIMALS, MetricTable, metric_tables
+from mlhidden.report.tables import RANK_DECIMALS, MetricTable
 
 NEMENYI_ALPHAS = (0.05, 0.10)
 WILCOXON_ALPHA = 0.05
 # Demšar's treatment of ties with the control: half of the zero differences' ranks go to each side.
 WILCOXON_ZERO_METHOD = "zsplit"
-
-STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
-
-Per metric, over the datasets where every method has a result: the Friedman test on the
-average ranks with the Iman–Davenport F statistic; the Nemenyi post-hoc test (two methods differ
-when their average ranks differ by at least the critical difference CD); and Wilcoxon
-signed-rank tests of every method against a control on the datasets' means, Holm-corrected.
-Ranks: 1 = best, ties averaged, times ranked ascending.
-"""
 
 
 @dataclass(frozen=True)
@@ -171,165 +158,6 @@ class SignificanceReport:
     def excluded(self) -> tuple:
         """The table's datasets that are not tested: unavailable, or with cells lacking any result."""
         return tuple(dataset for dataset in self.table.datasets if dataset not in self.datasets)
-
-    def sentences(self) -> list:
-        """The findings in words: Nemenyi per α, then Wilcoxon–Holm, one sentence per significant pair.
-
-        Nemenyi differences are only claimed at the levels where the Friedman test rejects; a level
-        that rejects nothing, or finds no pair, says so in one sentence.
-        """
-        lines = []
-        for test in self.nemenyi:
-            if self.friedman.p_value > test.alpha:
-                lines.append(
-                    f"At α = {test.alpha:.2f} the Friedman test does not reject equal performance"
-                    f" (p = {_format_p(self.friedman.p_value)}), so no pairwise difference is claimed."
-                )
-                continue
-            pairs = significant_pairs(test.significant, self.avg_ranks)
-            if not pairs:
-                lines.append(
-                    f"At α = {test.alpha:.2f} no two methods' average ranks differ by the CD ({test.cd:.2f})"
-                    " or more: the Nemenyi test finds no significant pair."
-                )
-            for better, worse in pairs:
-                lines.append(
-                    f"At α = {test.alpha:.2f}, {better} ranks significantly better than {worse}"
-                    f" (avg ranks {self.avg_ranks[better]:.2f} vs {self.avg_ranks[worse]:.2f}, CD {test.cd:.2f})."
-                )
-        for comparison in self.wilcoxon:
-            if comparison.significant:
-                lines.append(
-                    f"Wilcoxon–Holm at α = {WILCOXON_ALPHA:.2f}: {self.control} is significantly"
-                    f" {comparison.direction} than {comparison.method} on the means of"
-                    f" {comparison.n_datasets} datasets (adjusted p = {_format_p(comparison.p_holm)})."
-                )
-        return lines
-
-    def to_markdown(self, level: int = 2) -> str:
-        """A section: the Friedman verdict, a per-method table, the Nemenyi groups, the sentences.
-
-        ``level`` is the heading level, for sections inside a larger document.
-        """
-        title = self.table.metric.title
-        text = f"{'#' * level} {markdown_escape(title)}: significance over datasets\n\n"
-        if self.excluded:
-            text += f"Not tested (no complete row): {markdown_escape(', '.join(self.excluded))}.\n\n"
-        if self.not_applicable:
-            return text + f"Tests not applicable: {markdown_escape(self.not_applicable)}.\n"
-        friedman = self.friedman
-        n, k = len(self.datasets), len(self.table.methods)
-        text += (
-            f"Friedman test over N = {n} datasets and k = {k} methods: χ²_F = {friedman.chi2:.2f}"
-            f" (p = {_format_p(friedman.chi2_p_value)}); Iman–Davenport F_F = {friedman.f:.2f}"
-            f" with ({friedman.df[0]}, {friedman.df[1]}) df, p = {_format_p(friedman.p_value)}.\n\n"
-        )
-        rows = []
-        by_method = {comparison.method: comparison for comparison in self.wilcoxon}
-        for method in self.table.methods:
-            row = [markdown_escape(method), format_avg_rank(self.avg_ranks[method])]
-            comparison = by_method.get(method)
-            if comparison is None:
-                row += ["control", "", "", "", ""]
-            else:
-                row += [
-                    f"{comparison.rank_sum_better:g} / {comparison.rank_sum_worse:g}",
-                    _format_p(comparison.p_value),
-                    _format_p(comparison.p_holm),
-                    comparison.direction,
-                    "yes" if comparison.significant else "no",
-                ]
-            rows.append(row)
-        headers = [
-            "Method",
-            "avg rank",
-            f"R+ / R- vs {markdown_escape(self.control)}",
-            "Wilcoxon p",
-            "Holm p",
-            "control is",
-            f"significant (α = {WILCOXON_ALPHA:.2f})",
-        ]
-        alignment = ("left", "right", "right", "right", "right", "left", "left")
-        text += tabulate(rows, headers=headers, tablefmt="pipe", colalign=alignment, disable_numparse=True) + "\n\n"
-        text += (
-            f"R+ / R-: rank sums of the datasets where {markdown_escape(self.control)} is better / worse"
-            f" (zero differences split between them, zero_method='{WILCOXON_ZERO_METHOD}');"
-            " Holm's correction is over the comparisons with the control.\n\n"
-        )
-        for test in self.nemenyi:
-            groups = "; ".join("{" + ", ".join(clique) + "}" for clique in test.cliques)
-            text += (
-                f"- Nemenyi at α = {test.alpha:.2f}: CD = {test.cd:.2f} (q = {test.q:.3f});"
-                f" groups not significantly different: {markdown_escape(groups)}\n"
-            )
-        sentences = self.sentences()
-        if sentences:
-            text += "\n" + "".join(f"- {markdown_escape(sentence)}\n" for sentence in sentences)
-        return text
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dict; non-finite numbers (an infinite F_F, a missing p) become None."""
-        data = {
-            "metric": self.table.metric.column,
-            "title": self.table.metric.title,
-            "higher_is_better": self.table.metric.higher_is_better,
-            "datasets": list(self.datasets),
-            "excluded_datasets": list(self.excluded),
-            "methods": list(self.table.methods),
-            "avg_ranks": {method: _finite(rank) for method, rank in self.avg_ranks.items()},
-            "not_applicable": self.not_applicable,
-        }
-        if self.not_applicable:
-            return data
-        data["friedman"] = {
-            "chi2": _finite(self.friedman.chi2),
-            "chi2_p_value": _finite(self.friedman.chi2_p_value),
-            "iman_davenport_f": _finite(self.friedman.f),
-            "p_value": _finite(self.friedman.p_value),
-            "df": list(self.friedman.df),
-        }
-        data["nemenyi"] = [
-            {
-                "alpha": test.alpha,
-                "q": test.q,
-                "cd": test.cd,
-                "significant_pairs": significant_pairs(test.significant, self.avg_ranks),
-                "cliques": [list(clique) for clique in test.cliques],
-            }
-            for test in self.nemenyi
-        ]
-        data["wilcoxon"] = {
-            "control": self.control,
-            "zero_method": WILCOXON_ZERO_METHOD,
-            "alpha": WILCOXON_ALPHA,
-            "comparisons": [
-                {
-                    "method": comparison.method,
-                    "n_datasets": comparison.n_datasets,
-                    "rank_sum_better": comparison.rank_sum_better,
-                    "rank_sum_worse": comparison.rank_sum_worse,
-                    "statistic": _finite(comparison.statistic),
-                    "p_value": _finite(comparison.p_value),
-                    "p_holm": _finite(comparison.p_holm),
-                    "significant": comparison.significant,
-                    "direction": comparison.direction,
-                }
-                for comparison in self.wilcoxon
-            ],
-        }
-        return data
-
-
-def _finite(value) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def _format_p(p: float) -> str:
-    """A p-value with two significant digits, in scientific notation below 0.001."""
-    if math.isnan(p):
-        return "-"
-    return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
 
 
 def friedman_test(ranks) -> FriedmanTest:
@@ -523,69 +351,3 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         control=control,
         wilcoxon=wilcoxon_against_control(table, datasets, control),
     )
-
-
-def markdown_with_diagram(report: SignificanceReport, path_stem, root, level: int = 2) -> tuple:
-    """The report's Markdown section, ending with its critical-difference diagram at the first α.
-
-    The diagram is drawn to ``<path_stem>.png`` and ``.pdf`` and linked by its path relative to
-    ``root``, the folder of the Markdown file. Returns ``(markdown, paths written)``; a report
-    whose tests are not applicable gets no diagram.
-    """
-    # matplotlib is only loaded when a diagram is drawn.
-    from mlhidden.report.cd_diagram import plot_cd_diagram
-
-    section = report.to_markdown(level)
-    if report.not_applicable:
-        return section, []
-    test = report.nemenyi[0]
-    metric_title = report.table.metric.title
-    title = f"{metric_title}: Nemenyi, α = {test.alpha:.2f}, N = {len(report.datasets)} datasets"
-    diagram = plot_cd_diagram(report.avg_ranks, test.cd, path_stem, title)
-    link = Path(diagram[0]).relative_to(root).as_posix()
-    section += f"\n![Critical-difference diagram, {markdown_escape(metric_title)}]({link})\n"
-    return section, diagram
-
-
-def write_statistics(
-    units: pd.DataFrame,
-    out_dir,
-    datasets,
-    methods,
-    unavailable=None,
-    control: str | None = None,
-    metrics=HEADLINE_METRICS,
-) -> list:
-    """Write ``statistics.md``, ``statistics.json`` and ``cd_<metric>.png``/``.pdf`` into ``out_dir``.
-
-    Parameters
-    ----------
-    units, datasets, methods, unavailable
-        As for :func:`mlhidden.report.tables.metric_table`.
-    out_dir : str or os.PathLike
-    control : str, optional
-        The Wilcoxon control for every metric; by default each metric's best average rank.
-    metrics : sequence of str
-        The metrics to test.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written; a metric whose tests are not applicable gets no diagram.
-    """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tables = metric_tables(units, datasets, methods, unavailable, metrics=metrics)
-    reports = {column: significance_report(table, control) for column, table in tables.items()}
-    paths, sections = [], [STATISTICS_PREAMBLE]
-    for column, report in reports.items():
-        section, diagram = markdown_with_diagram(report, out_dir / f"cd_{column}", out_dir)
-        sections.append(section)
-        paths += diagram
-    markdown = out_dir / "statistics.md"
-    markdown.write_text("\n".join(sections), encoding="utf-8")
-    summary = out_dir / "statistics.json"
-    document = {column: report.to_dict() for column, report in reports.items()}
-    summary.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
-    return [markdown, summary, *paths]
-

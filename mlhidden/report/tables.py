@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mlhidden.errors import UserError
+from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 
 UNIT_KEYS = ("dataset", "method", "split")
-UNIT_STATUSES = ("ok", "failed")
 
 # Means closer than this are one value: float noise must not split a real tie.
 RANK_DECIMALS = 12
@@ -138,20 +138,20 @@ class MetricTable:
     def cell_state(self, dataset: str, method: str) -> str:
         """One of "ok", "partial", "failed", "missing", "unavailable" (see the class docstring)."""
         if dataset in self.unavailable:
-            return "unavailable"
+            return UNAVAILABLE
         n_splits = self.n_splits.at[dataset, method]
         n_failed = self.n_failed.at[dataset, method]
         if n_splits == 0:
-            return "missing"
+            return MISSING
         if n_failed == n_splits or math.isnan(self.means.at[dataset, method]):
-            return "failed"
-        return "partial" if n_failed else "ok"
+            return FAILED
+        return PARTIAL if n_failed else OK
 
     def is_best(self, dataset: str, method: str) -> bool:
         """Whether this cell holds the best mean of its (ranked) dataset; ties are all best."""
         # Failed cells rank below every cell with a mean, so the row's best rank is a mean's.
         ranks = self.ranks.loc[dataset]
-        return self.cell_state(dataset, method) in ("ok", "partial") and ranks[method] == ranks.min()
+        return self.cell_state(dataset, method) in (OK, PARTIAL) and ranks[method] == ranks.min()
 
 
 def _unique(names, what: str) -> list:
@@ -182,7 +182,7 @@ def sort_units(units: pd.DataFrame, datasets, methods, unavailable=None) -> pd.D
     units = units[units["dataset"].isin(datasets) & units["method"].isin(methods)]
     bad_status = sorted(set(units["status"]) - set(UNIT_STATUSES))
     if bad_status:
-        raise ValueError(f"unit status must be 'ok' or 'failed', not {', '.join(map(repr, bad_status))}")
+        raise ValueError(f"unit status must be {' or '.join(map(repr, UNIT_STATUSES))}, not {', '.join(map(repr, bad_status))}")
     duplicated = units.duplicated(list(UNIT_KEYS))
     if duplicated.any():
         first = units[duplicated].iloc[0]
@@ -226,14 +226,14 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         raise ValueError(f"units lack the metric column '{metric.column}'")
 
     per_split = units[list(UNIT_KEYS) + ["status"]].assign(value=units[metric.column].astype(float))
-    ok = per_split[per_split["status"] == "ok"].groupby(["dataset", "method"])["value"]
+    ok = per_split[per_split["status"] == OK].groupby(["dataset", "method"])["value"]
 
     def grid(series: pd.Series, fill=None) -> pd.DataFrame:
         frame = series.unstack("method").reindex(index=rows, columns=methods)
         frame = frame.rename_axis(index="dataset", columns="method")
         return frame if fill is None else frame.fillna(fill).astype(int)
 
-    cells = per_split.assign(failed=per_split["status"] == "failed").groupby(["dataset", "method"])
+    cells = per_split.assign(failed=per_split["status"] == FAILED).groupby(["dataset", "method"])
     means = grid(ok.mean())
     n_splits = grid(cells.size(), fill=0)
     n_failed = grid(cells["failed"].sum(), fill=0)

@@ -1,0 +1,76 @@
+"""One unit's fit and prediction: the single path the runner and every refit of a stored unit take.
+
+A unit fits one method on one split's training part, with the labels in the split's order, and
+predicts its test part. Inputs missing in either part are mean-imputed from the training rows.
+Because the runner and the report's refits (:mod:`mlhidden.report.refits`) both call
+:func:`fit_unit`, a refit with a unit's stored seed is that unit again.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.impute import SimpleImputer
+
+from mlhidden.experiment.splits import Split
+from mlhidden.methods.shared_fits import shared_fits
+
+
+@dataclass(frozen=True)
+class FittedUnit:
+    """What :func:`fit_unit` returns.
+
+    Attributes
+    ----------
+    predicted : numpy.ndarray
+        Test predictions with the labels back in the dataset's order.
+    train_seconds, test_seconds : float
+        Fit and predict times; the train time counts fits reused from other methods at what
+        they cost.
+    reused_seconds : float
+        The part of ``train_seconds`` that reused fits saved.
+    """
+
+    predicted: np.ndarray
+    train_seconds: float
+    test_seconds: float
+    reused_seconds: float = 0.0
+
+
+def _has_missing(X) -> bool:
+    values = X.data if sp.issparse(X) else X
+    return bool(np.isnan(values).any())
+
+
+def impute(X_train, X_test):
+    """Mean-impute NaN with statistics of the training rows only."""
+    if not (_has_missing(X_train) or _has_missing(X_test)):
+        return X_train, X_test
+    imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
+    return imputer.transform(X_train), imputer.transform(X_test)
+
+
+def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None) -> FittedUnit:
+    """Fit ``method`` (anything with ``name``, ``params`` and ``base``) on a split and predict its test rows.
+
+    The method sees the labels in ``split.label_order``; the predictions are put back into the
+    dataset's order. With ``shared_dir``, fits another method of the run already made on the same
+    inputs are reused (:mod:`mlhidden.methods.shared_fits`). Errors propagate.
+    """
+    X_train, X_test = impute(X[split.train], X[split.test])
+    estimator = method.make(random_state=seed)
+    start = time.perf_counter()
+    with shared_fits(shared_dir) if shared_dir else nullcontext() as shared:
+        estimator.fit(X_train, Y[split.train][:, split.label_order])
+    reused = shared.reused_seconds if shared else 0.0
+    train_seconds = time.perf_counter() - start + reused
+    start = time.perf_counter()
+    in_split_order = np.asarray(estimator.predict(X_test))
+    test_seconds = time.perf_counter() - start
+    predicted = np.empty_like(in_split_order)
+    predicted[:, split.label_order] = in_split_order
+    return FittedUnit(predicted, train_seconds, test_seconds, reused)

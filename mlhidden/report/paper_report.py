@@ -1,0 +1,226 @@
+"""REPORT.md: the claims table, the sections, what explains our differences, and how the runs went.
+
+:func:`write_report` reads only the run stores under a folder, their refits and the paper's
+numbers, so every number in REPORT.md is computed and the report can be rebuilt at any time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from mlhidden.experiment.provenance import package_versions
+from mlhidden.experiment.splits import make_split
+from mlhidden.experiment.status import OK
+from mlhidden.report.claims import DEVIATION, decide_claims
+from mlhidden.report.evidence import Evidence, Runs, gather_evidence
+from mlhidden.report.formats import markdown_escape, pipe_table, write_frame
+from mlhidden.report.paper import (
+    COMPARISON_FILE,
+    PAPER_CONFIGS,
+    QUICK,
+    REPORT_FILE,
+    read_run_log,
+    reference_results,
+)
+from mlhidden.report.sections import (
+    COMPARISON_COLUMNS,
+    logical_section,
+    medical_section,
+    results_section,
+    significance_section,
+    sweep_section,
+    synthetic_2d_section,
+    synthetic_section,
+)
+
+SWEEPS = {
+    "hidden_nodes": (
+        "## Fig. 'contrast': hidden nodes on Logical", "hidden nodes K",
+        "K synthetic labels for the CCASL methods (PCCASL: 10 Monte-Carlo samples), K hidden units for ELM and MLP.",
+    ),
+    "label_count": (
+        "## Fig. 'labup': Scene with its first L labels", "labels L",
+        "BR_RF and CC_RF use random forests, the others logistic regression.",
+    ),
+}
+"""The sweep sections: run name -> (title, x-axis label, what the lines are)."""
+
+
+def evaluate_claims(out_dir) -> list:
+    """Every claim of :data:`~mlhidden.report.claims.CLAIMS` decided from the runs under ``out_dir``."""
+    return decide_claims(gather_evidence(Runs(out_dir)), reference_results())
+
+
+def claims_markdown(claims: list) -> str:
+    """The claims as a Markdown table: key, statement, verdict in bold, our numbers."""
+    rows = [[claim.key, markdown_escape(claim.statement), f"**{claim.verdict}**", markdown_escape(claim.evidence)] for claim in claims]
+    return pipe_table(rows, ["", "claim", "verdict", "our numbers"]) + "\n"
+
+
+def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
+    """What we know about why our numbers differ from the paper's: data, learners, machine.
+
+    Dataset shapes that differ from the paper's table are listed, so a reader can tell a
+    different file from a different method.
+    """
+    lines = ["## Where our numbers differ, and what we know about why\n"]
+    paper_shapes = reference[reference["table"] == "datasets"].pivot_table(index="dataset", columns="metric", values="value", sort=False)
+    run = runs["paper"]
+    if run is not None:
+        shapes = runs.shapes("paper")
+        for dataset in run.datasets:
+            if dataset in run.unavailable:
+                lines.append(f"- **{dataset}**: {run.unavailable[dataset]}; the paper's numbers for it have nothing to compare with.")
+                continue
+            if dataset not in paper_shapes.index:
+                continue
+            ours, theirs = shapes.loc[dataset], paper_shapes.loc[dataset]
+            differing = [
+                f"{key} {ours[key]:.{2 if key == 'label_cardinality' else 0}f} (paper {theirs[key]:.{2 if key == 'label_cardinality' else 0}f})"
+                for key in ("n_samples", "n_labels", "n_features", "label_cardinality")
+                if abs(float(ours[key]) - float(theirs[key])) > (0.005 if key == "label_cardinality" else 0)
+            ]
+            if differing:
+                lines.append(f"- **{dataset}**: our file differs from the paper's dataset table: {', '.join(differing)}.")
+        bases = sorted({json.dumps(m.base, sort_keys=True) for m in runs.record("paper").methods if m.base})
+        lines.append(
+            "- **Base learners** (scikit-learn " + package_versions().get("scikit-learn", "?") + "): "
+            + "; ".join(f"`{b}`" for b in bases)
+            + ". The paper used the scikit-learn of its day (before 0.22: liblinear logistic regression with a "
+            "penalised intercept, forests of 10 trees by default) with settings it does not state; we use today's "
+            "defaults unless a parameter is set. No method was tuned towards the paper's numbers."
+        )
+    for name in ("logical", "paper"):
+        if runs[name] is not None and "Logical" in runs[name].checksums:
+            shape = runs.shapes(name).loc["Logical"]
+            split = make_split(int(shape["n_samples"]), int(shape["n_labels"]), 0, 0, runs.record(name).train_fraction, False)
+            lines.append(
+                f"- **Logical** has {int(shape['n_samples'])} examples: a split trains on {len(split.train)} and tests on "
+                f"{len(split.test)}, so one wrong test example costs {1 / len(split.test):.3f} exact match, and a training "
+                "part may miss an input combination. The paper does not say how it evaluated Table 3."
+            )
+            break
+    lines.append(
+        "- **Protocol**: every split draws a random label order, as in the paper, and CC and PCC chain the labels in "
+        "it; Table 3 and Fig. 'results_syn1' compare given chain orders, so their configs keep the labels' order "
+        "(`shuffle_labels: false`) and name each chain's order."
+    )
+    lines.append(
+        "- **Synthetic data**: the paper describes its generators in one sentence; ours follow it (random inputs, "
+        "ReLU hidden layer, threshold units) with choices it leaves open, so Table 4 and Fig. 'results_syn1' compare "
+        "trends, not values."
+    )
+    lines.append("- **Times** come from another machine and implementation; compare ranks and ratios, not seconds.")
+    return "\n".join(lines) + "\n"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
+
+
+def run_information(out_dir: Path, runs: Runs) -> str:
+    """Wall time, unit time, machine and package versions of the reproduction."""
+    lines = ["## Run information\n"]
+    log = read_run_log(out_dir)
+    if log is None:
+        lines.append("No `reproduction.json`: these results were not produced by `mlhidden reproduce`.\n")
+    else:
+        mode = "`mlhidden reproduce --quick`" if log["quick"] else "`mlhidden reproduce`"
+        host = log["machine"]
+        memory = f", {host['memory_bytes'] / 2**30:.1f} GiB memory" if host.get("memory_bytes") else ""
+        lines.append(
+            f"{mode}, last invoked from {log['started_at']} to {log['finished_at']}; wall time to compute every stored "
+            f"unit {_duration(log['wall_seconds'])} on "
+            f"{host['cores']} cores{memory} ({host['platform']}); Python {log['python']}, "
+            + ", ".join(f"{name} {version}" for name, version in sorted(log["packages"].items()))
+            + ".\n"
+        )
+    rows = []
+    for name in PAPER_CONFIGS:
+        run = runs[name]
+        if run is None:
+            continue
+        wall = (log or {}).get("runs", {}).get(name, {}).get("wall_seconds")
+        ok = run.units["status"] == OK
+        rows.append([
+            name, f"{len(run.units)}", f"{int((~ok).sum())}", f"{run.missing}", _duration(wall) if wall is not None else "-",
+            _duration(float(run.units["total_seconds"].sum())), f"{runs.record(name).splits}",
+        ])
+    lines.append(pipe_table(rows, ["run", "units", "failed", "missing", "wall time", "sum of unit times", "splits"]))
+    lines.append(
+        "\nA run's wall time adds up the invocations that computed its stored units (a resumed run adds to the "
+        "earlier time; a run started afresh starts from zero); the sum of unit times is single-core train + test "
+        "time of every stored unit, a fit shared between methods counted in each method that uses it (what sharing "
+        "saved is `reused_fit_seconds` in the run's `run.json`)."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _sections(runs: Runs, evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> list:
+    sweeps = [
+        sweep_section(
+            getattr(evidence, name), runs.record(name).splits if runs[name] is not None else None, name,
+            title, x_label, intro, tables_dir, figures_dir,
+        )
+        for name, (title, x_label, intro) in SWEEPS.items()
+    ]
+    return [
+        results_section(runs, reference),
+        significance_section(runs, reference, figures_dir),
+        logical_section(evidence, reference, tables_dir, figures_dir),
+        synthetic_section(evidence, reference, tables_dir),
+        synthetic_2d_section(runs, reference, tables_dir, figures_dir),
+        *sweeps,
+        medical_section(runs, evidence, tables_dir, figures_dir),
+    ]
+
+
+def write_report(out_dir) -> list:
+    """Write REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs.
+
+    Runs that are missing are reported as not run and their claims as not evaluated.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    out_dir = Path(out_dir)
+    tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
+    runs, reference = Runs(out_dir), reference_results()
+    evidence = gather_evidence(runs)
+    claims = decide_claims(evidence, reference)
+    sections = _sections(runs, evidence, reference, tables_dir, figures_dir)
+    comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
+    comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)
+    log = read_run_log(out_dir)
+    header = [
+        "# Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)\n",
+        "Generated by `mlhidden reproduce` from the result stores in this folder and the paper's numbers in "
+        "`mlhidden/report/reference_results.csv`; no number here is typed by hand. Rebuild it with the same command "
+        "(stored units are not run again).\n",
+    ]
+    if log is not None and log["quick"]:
+        header.append(
+            f"**Quick mode**: at most {QUICK.max_splits} splits, only datasets with N x D ≤ {QUICK.max_cells:,}, at most "
+            f"{QUICK.max_sweep_points} points of each dataset sweep. Numbers are rougher than the paper's protocol allows; "
+            "run `make reproduce` for the full experiments.\n"
+        )
+    flagged = int(comparisons["flagged"].sum())
+    header += [
+        "## Claims\n",
+        "Each row is decided from the stored results by `mlhidden/report/claims.py`.\n",
+        claims_markdown(claims),
+        f"Over all tables, {flagged} of {int(comparisons['difference'].notna().sum())} compared scores differ from the "
+        f"paper's by more than {DEVIATION} (`{COMPARISON_FILE}` lists every comparison).\n",
+    ]
+    body = [section.markdown for section in sections]
+    text = "\n".join([*header, *body, differences_section(runs, reference), run_information(out_dir, runs)])
+    report = out_dir / REPORT_FILE
+    report.write_text(text, encoding="utf-8")
+    return [report, comparison_path, *(path for section in sections for path in section.paths)]

@@ -1,0 +1,68 @@
+"""Refits of stored units, for the per-label accuracies the store does not keep.
+
+The store keeps a unit's scores, not its predictions, but the paper also reads the accuracy of
+single labels (Fig. "results_syn1", the Medical chain). A refit takes the unit's own split,
+label order and method seed through the runner's own :func:`~mlhidden.experiment.units.fit_unit`,
+so it is the stored unit again; its exact match is written too, for the report to check against
+the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mlhidden.experiment.record import RunRecord
+from mlhidden.experiment.runner import load_dataset_spec
+from mlhidden.experiment.splits import method_seed, split_for
+from mlhidden.experiment.store import load_results
+from mlhidden.experiment.units import fit_unit
+from mlhidden.report.formats import write_frame
+from mlhidden.report.paper import LABEL_ACCURACY_FILE
+
+LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "accuracy", "exact_match"]
+
+
+def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
+    """Refit some units of a run and write each label's test accuracy to ``label_accuracy.csv``.
+
+    Parameters
+    ----------
+    run_dir : str or os.PathLike
+    groups : sequence of str
+        Dataset groups (config entries) of the run to refit.
+    methods : sequence of str
+        Method labels to refit.
+    data_dir : str or os.PathLike, optional
+
+    Returns
+    -------
+    pathlib.Path
+        The CSV: one row per (dataset, method, split, chain position) with the label's index in
+        the dataset, its accuracy, and the unit's exact match.
+    """
+    run_dir = Path(run_dir)
+    results = load_results(run_dir)
+    record = RunRecord.from_record(results.config)
+    rows = []
+    for spec in record.datasets:
+        name = spec.table_name
+        if spec.group not in groups or name not in results.checksums:
+            continue
+        data = load_dataset_spec(spec, data_dir)
+        for method in (m for m in record.methods if m.label in methods):
+            for index in range(record.splits):
+                split = split_for(
+                    record.seed, name, index, data.n_samples, data.n_labels, record.train_fraction, record.shuffle_labels
+                )
+                fitted = fit_unit(data.X, data.Y, split, method, method_seed(record.seed, name, index))
+                correct = fitted.predicted == data.Y[split.test]
+                exact = float(np.mean(np.all(correct, axis=1)))
+                for position, label in enumerate(split.label_order):
+                    rows.append({
+                        "dataset": name, "method": method.label, "split": index, "position": position,
+                        "label": int(label), "accuracy": float(np.mean(correct[:, label])), "exact_match": exact,
+                    })
+    return write_frame(run_dir / LABEL_ACCURACY_FILE, pd.DataFrame(rows, columns=LABEL_ACCURACY_COLUMNS))

@@ -1,0 +1,337 @@
+"""REPORT.md's sections on the paper's tables and figures, each next to the paper's numbers.
+
+A section takes evidence (:mod:`mlhidden.report.evidence`), draws its figures through
+:mod:`mlhidden.report.figures`, writes its tables through :mod:`mlhidden.report.formats`, and
+returns a :class:`Section`: its Markdown, the comparison rows it adds to ``comparison.csv`` and the
+files it wrote.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from mlhidden.experiment.runner import load_dataset_spec
+from mlhidden.experiment.status import OK
+from mlhidden.report.claims import DEVIATION, missing_run
+from mlhidden.report.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
+from mlhidden.report.figures import plot_logical, plot_sweep, plot_synthetic_2d
+from mlhidden.report.formats import format_number, format_rank, markdown_escape, markdown_frame, write_table
+from mlhidden.report.paper import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
+from mlhidden.report.significance import markdown_with_diagram
+from mlhidden.report.statistics import significance_report
+from mlhidden.report.tables import METRICS, metric_table
+
+FLAG = "⚠"
+# The Wilcoxon control of the significance section: the method the paper proposes.
+SIGNIFICANCE_CONTROL = "CCASL+AML"
+# Far below the paper's display precision, far above the rank rounding (tables.RANK_DECIMALS).
+RANK_TIE_BREAK = 1e-9
+COMPARISON_COLUMNS = ["table", "metric", "dataset", "method", "ours", "paper", "difference", "flagged"]
+
+
+@dataclass
+class Section:
+    """A part of REPORT.md, the comparison rows it contributes and the files it wrote."""
+
+    markdown: str
+    comparisons: list = field(default_factory=list)
+    paths: list = field(default_factory=list)
+
+
+def _comparison(table, metric, dataset, method, ours, paper, flagged: bool = True) -> dict:
+    difference = ours - paper if not (math.isnan(ours) or math.isnan(paper)) else math.nan
+    return {
+        "table": table, "metric": metric, "dataset": dataset, "method": method, "ours": ours, "paper": paper,
+        "difference": difference, "flagged": bool(flagged and not math.isnan(difference) and abs(difference) > DEVIATION),
+    }
+
+
+def _flag_note(rows: list) -> str:
+    flagged = sum(row["flagged"] for row in rows)
+    compared = sum(not math.isnan(row["difference"]) for row in rows)
+    return f"{flagged} of {compared} values differ from the paper's by more than {DEVIATION} ({FLAG})."
+
+
+def _compared(row: dict, digits: int = 2) -> str:
+    """"ours (paper's)" with the flag when they differ by more than DEVIATION."""
+    return f"{format_number(row['ours'], digits)} ({format_number(row['paper'], digits)})" + (f" {FLAG}" if row["flagged"] else "")
+
+
+def _relative(path: Path, root: Path) -> str:
+    return Path(path).relative_to(root).as_posix()
+
+
+def _format_metric(table, value) -> str:
+    return "-" if math.isnan(value) else table.metric.format(value)
+
+
+def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
+    """Table "results" (exact match, Hamming score) and Table "scalability" (time) next to the paper's.
+
+    Each cell holds our mean and rank, then the paper's; scores further than DEVIATION from the
+    paper's are flagged (times are not: they come from another machine).
+    """
+    title = "## Table 'results' and Table 'scalability': the real datasets\n\n"
+    run = runs["paper"]
+    if run is None:
+        return Section(title + f"Not run: {missing_run('paper')}.\n")
+    parts = [
+        title,
+        "Each cell: our mean over the splits and our rank on the dataset, then the paper's value and rank in "
+        f"parentheses; {FLAG} marks a score more than {DEVIATION} from the paper's. The average rank is over the "
+        "datasets we ranked; the paper's is recomputed from its per-dataset ranks on those same datasets. Every "
+        "table of the run, with standard deviations and LaTeX versions: `paper/tables.md`.\n\n",
+    ]
+    comparisons = []
+    for metric, (table_name, paper_metric) in PAPER_TABLES.items():
+        table = metric_table(run.units, metric, run.datasets, run.methods, run.unavailable)
+        paper = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)].set_index(["dataset", "method"])
+        rows, table_comparisons = {}, []
+        for dataset in table.datasets:
+            if dataset in table.unavailable:
+                rows[dataset] = [table.unavailable[dataset], *[""] * (len(table.methods) - 1)]
+                continue
+            cells = []
+            for method in table.methods:
+                row = _comparison(
+                    table_name, paper_metric, dataset, method, table.means.at[dataset, method],
+                    paper["value"].get((dataset, method), math.nan), flagged=not table.metric.is_time,
+                )
+                table_comparisons.append(row)
+                ours = f"{_format_metric(table, row['ours'])} {format_rank(table.ranks.at[dataset, method])}"
+                theirs = f"{format_number(row['paper'], 0 if table.metric.is_time else 2)} {format_rank(paper['rank'].get((dataset, method), math.nan))}"
+                cells.append(f"{ours} ({theirs})" + (f" {FLAG}" if row["flagged"] else ""))
+            rows[dataset] = cells
+        paper_ranks = paper["rank"].unstack("method").reindex(index=table.ranked_datasets, columns=list(table.methods))
+        rows["avg rank"] = [f"{table.avg_rank[m]:.2f} ({paper_ranks[m].mean():.2f})" for m in table.methods]
+        comparisons += table_comparisons
+        parts.append(f"### {table.metric.title} (Table '{table_name}')\n\n")
+        if table.metric.is_time:
+            parts.append("Train plus test seconds per unit; the paper's come from another machine, so compare ranks and ratios.\n\n")
+        parts.append(markdown_frame(pd.DataFrame.from_dict(rows, orient="index", columns=list(table.methods)), "Dataset"))
+        parts.append("\n" if table.metric.is_time else f"\n{_flag_note(table_comparisons)}\n\n")
+    return Section("".join(parts), comparisons)
+
+
+def paper_units(reference: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Tables 'results' and 'scalability' as units, one split per (dataset, method) cell.
+
+    The paper prints only each cell's mean over its splits; as units, its numbers go through the
+    same :func:`~mlhidden.report.tables.metric_table` and significance tests as ours. Its means
+    are rounded (2 decimals, whole seconds), which ties many cells its ranks tell apart, so each
+    value is raised by a multiple of :data:`RANK_TIE_BREAK` that orders them as its printed ranks do:
+    the ranks are then the paper's own (its average ranks to the printed digit), and the shown values
+    unchanged; the Wilcoxon tests see two such tied means as differing by the least amount.
+    """
+    columns = []
+    for metric, (table_name, paper_metric) in PAPER_TABLES.items():
+        rows = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)]
+        # Upwards only, so that no zero turns into "-0.00": better scores gain more, slower times more.
+        steps = rows["rank"].max() - rows["rank"] if METRICS[metric].higher_is_better else rows["rank"]
+        values = rows["value"] + RANK_TIE_BREAK * steps
+        columns.append(values.set_axis(pd.MultiIndex.from_frame(rows[["dataset", "method"]])).rename(metric))
+    return pd.concat(columns, axis=1).reset_index().assign(split=0, status=OK, error="")
+
+
+def _significance_parts(units, datasets, methods, unavailable, stem: str, figures_dir: Path) -> tuple:
+    """Per metric of :data:`PAPER_TABLES`: the tests' Markdown with its CD diagram, and the files drawn."""
+    parts, paths = [], []
+    for metric in PAPER_TABLES:
+        table = metric_table(units, metric, datasets, methods, unavailable)
+        report = significance_report(table, SIGNIFICANCE_CONTROL if SIGNIFICANCE_CONTROL in table.methods else None)
+        text, drawn = markdown_with_diagram(report, figures_dir / f"cd_{stem}_{metric}", figures_dir.parent, level=4)
+        parts.append(text + "\n")
+        paths += drawn
+    return parts, paths
+
+
+def significance_section(runs: Runs, reference: pd.DataFrame, figures_dir: Path) -> Section:
+    """Friedman, Nemenyi and Wilcoxon–Holm tests of our paper run and of the paper's own numbers.
+
+    The paper reports average ranks without tests; running the same tests on its published means
+    shows which of its rank differences were significant at all.
+    """
+    parts = [
+        "## Statistical significance of the rank differences (Demšar 2006)\n\n",
+        "Per table, over the datasets where every method has a result: the Friedman test on the ranks with the "
+        "Iman–Davenport F statistic; the Nemenyi test, under which two methods differ when their average ranks differ "
+        "by at least the critical difference CD (at α = 0.05 and 0.10; the diagrams join methods closer than the CD "
+        f"at 0.05); and Wilcoxon signed-rank tests of {SIGNIFICANCE_CONTROL} against every other method on the "
+        "per-dataset means, Holm-corrected. The bullet points say in words which differences are significant. "
+        "`mlhidden report RUN --stats` writes the same tests for any run.\n\n",
+        "### Our paper run\n\n",
+    ]
+    run = runs["paper"]
+    if run is None:
+        parts.append(f"Not run: {missing_run('paper')}.\n\n")
+        paths = []
+    else:
+        ours, paths = _significance_parts(run.units, run.datasets, run.methods, run.unavailable, "paper", figures_dir)
+        parts += ours
+    units = paper_units(reference)
+    datasets, methods = list(dict.fromkeys(units["dataset"])), list(dict.fromkeys(units["method"]))
+    parts.append(
+        "### The paper's own numbers (Table 'results' and Table 'scalability')\n\n"
+        "The same tests on the paper's published means (one value per dataset), ranked as the paper ranks them: its "
+        "per-dataset ranks order the cells that its rounded values tie, and real ties share their average rank (which "
+        "the paper prints rounded down). The average ranks are then exactly the paper's 'avg rank' rows.\n\n"
+    )
+    theirs, drawn = _significance_parts(units, datasets, methods, None, "reference", figures_dir)
+    return Section("".join(parts + theirs), paths=paths + drawn)
+
+
+def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:
+    """Table 3 on the Logical problem, ours next to the paper's, with a figure of the problem itself."""
+    title = "## Table 3: the Logical problem\n\n"
+    table = evidence.logical
+    if table is None:
+        return Section(title + f"Not run: {missing_run('logical')}.\n")
+    paper = reference[reference["table"] == "logical"].set_index(["metric", "method"])["value"]
+    metrics = {"hamming_score": "Hamming score", "exact_match": "Exact match"}
+    comparisons, compared, ours = [], {}, {}
+    for model in table.index:
+        compared[model], ours[model] = [], []
+        for metric in metrics:
+            row = _comparison("logical", metric, "Logical", model, table.at[model, metric], paper.get((metric, model), math.nan))
+            comparisons.append(row)
+            compared[model].append(_compared(row))
+            ours[model].append(format_number(row["ours"]))
+        compared[model].append(str(table.at[model, "n_splits"]))
+        ours[model].append(str(table.at[model, "n_splits"]))
+    index = [*metrics.values(), "splits"]
+    paths = plot_logical(figures_dir / "logical")
+    paths += write_table(table, pd.DataFrame(ours, index=index), tables_dir / "logical", "Table 3: the Logical problem (ours)", "Metric")
+    text = (
+        title
+        + f"![The Logical problem]({_relative(paths[0], figures_dir.parent)})\n\n"
+        + "Ours (the paper's in parentheses). The labels keep their order (OR, AND, XOR) in every split: CC (b) "
+        "chains XOR last, after OR and AND; CC (c) and PCC (c) chain XOR first (PCC with exact inference). "
+        "`splits` counts the splits behind each column.\n\n"
+        + markdown_frame(pd.DataFrame(compared, index=index), "Metric") + "\n" + _flag_note(comparisons) + "\n"
+    )
+    return Section(text, comparisons, paths)
+
+
+def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Path) -> Section:
+    """Table 4: per kind of synthetic data and method, the mean over datasets, next to the paper's."""
+    title = "## Table 4: synthetic data\n\n"
+    table = evidence.synthetic
+    if table is None:
+        return Section(title + f"Not run: {missing_run('synthetic')}.\n")
+    paper = reference[reference["table"] == "synthetic"].set_index(["dataset", "metric", "method"])["value"]
+    comparisons, rows = [], []
+    for (kind, method), values in table.iterrows():
+        cells = []
+        for metric in ("exact_match", "hamming_score"):
+            row = _comparison("synthetic", metric, kind, method, values[metric], paper.get((kind, metric, method), math.nan))
+            comparisons.append(row)
+            cells.append(_compared(row, 3))
+        rows.append((f"{kind} · {method}", [*cells, f"{int(values['n_datasets'])}"]))
+    shown = pd.DataFrame([r[1] for r in rows], index=[r[0] for r in rows], columns=["Exact match", "Hamming score", "datasets"])
+    ours = table.copy()
+    ours.index = [f"{kind} · {method}" for kind, method in table.index]
+    ours_shown = pd.DataFrame(
+        {"Exact match": ours["exact_match"].map(lambda v: format_number(v, 3)), "Hamming score": ours["hamming_score"].map(lambda v: format_number(v, 3)),
+         "datasets": ours["n_datasets"].map(str)}
+    )
+    paths = write_table(table, ours_shown, tables_dir / "synthetic", "Table 4: mean over the synthetic datasets of each kind (ours)", "Data · method")
+    text = (
+        title
+        + "Mean over the synthetic datasets of each kind of the per-dataset score (one 50/50 split each); ours, the "
+        "paper's in parentheses. The paper does not give D, the input or weight distributions or the label "
+        "thresholds, so our datasets are not the paper's (see `mlhidden/data/synthetic.py`).\n\n"
+        + markdown_frame(shown, "Data · method") + "\n" + _flag_note(comparisons) + "\n"
+    )
+    return Section(text, comparisons, paths)
+
+
+def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:
+    """Fig. "results_syn1": the 2-D datasets over their label regions, exact match and base-classifier accuracy.
+
+    The paper's numbers come from other random datasets, so they are shown for comparison only.
+    """
+    title = "## Fig. 'results_syn1': two-dimensional synthetic data\n\n"
+    tables = synthetic_2d_tables(runs)
+    if tables is None:
+        return Section(title + f"Not run: {missing_run('synthetic_2d')}.\n")
+    exact, base = tables
+    run = runs["synthetic_2d"]
+    specs = [spec for spec in runs.record("synthetic_2d").datasets if spec.table_name in set(run.datasets)]
+    paths = plot_synthetic_2d([(spec.table_name, load_dataset_spec(spec)) for spec in specs], figures_dir / "synthetic_2d")
+    paths += write_table(exact, exact.map(format_number), tables_dir / "synthetic_2d_exact_match", "Fig. results_syn1: exact match (ours)", "Dataset")
+    parts = [
+        title,
+        f"![Two-dimensional synthetic data]({_relative(paths[0], figures_dir.parent)})\n\n",
+        "Points: the first 600 examples, coloured by their label vector y1y2; background: the true label vector of the "
+        "generating network. Exact match, mean over the splits (CC (1,2) chains y1 first, CC (2,1) y2 first):\n\n",
+        markdown_frame(exact.map(format_number), "Dataset"),
+    ]
+    if base is not None:
+        caption = "Fig. results_syn1: base-classifier accuracy (ours)"
+        paths += write_table(base, base.map(format_number), tables_dir / "synthetic_2d_base_accuracy", caption, "Dataset")
+        check = refit_check(runs, "synthetic_2d")
+        parts += [
+            "\nAccuracy of the base classifiers (refits of the stored units on the complex datasets; "
+            f"{check[0]} of {check[1]} refits reproduce the stored exact match):\n\n",
+            markdown_frame(base.map(format_number), "Dataset"),
+        ]
+    paper = reference[reference["table"] == "synthetic_2d"]
+    paper_table = paper.pivot_table(index="dataset", columns="method", values="value", sort=False)
+    columns = [c for c in [*exact.columns, *SYNTHETIC_2D_BASE_CLASSIFIERS] if c in paper_table.columns]
+    parts += [
+        "\nThe paper's numbers for its two complex samples, for comparison only: they are other random datasets, "
+        "so no cell is flagged.\n\n",
+        markdown_frame(paper_table[columns].map(format_number), "Paper's dataset"),
+    ]
+    return Section("".join(parts), paths=paths)
+
+
+def sweep_section(
+    frame: pd.DataFrame | None, splits: int | None, name: str, title: str, x_label: str, intro: str, tables_dir: Path, figures_dir: Path
+) -> Section:
+    """A sweep figure of run ``name`` (exact match against the swept value) with its table of means.
+
+    ``frame`` is the run's sweep (:func:`~mlhidden.report.evidence.sweep_frame`), None when the
+    run has no store; ``splits`` its number of splits.
+    """
+    if frame is None:
+        return Section(f"{title}\n\nNot run: {missing_run(name)}.\n")
+    paths = plot_sweep(
+        frame, figures_dir / name, y_label="Exact match", x_label=x_label,
+        title=f"Exact match, mean ± 1 sd over {splits} splits",
+    )
+    means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
+    means = means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)
+    paths += write_table(frame.set_index(["panel", "line", "x"]), means.map(format_number), tables_dir / name, f"{title.lstrip('# ')} (ours)", x_label)
+    text = (
+        f"{title}\n\n{intro} The paper gives this figure as a plot only, so there are no numbers to set ours "
+        f"against; the claims table checks what its text says about it.\n\n"
+        f"![{markdown_escape(title.lstrip('# '))}]({_relative(paths[0], figures_dir.parent)})\n\n"
+        + markdown_frame(means.map(format_number), x_label)
+    )
+    return Section(text, paths=paths)
+
+
+def medical_section(runs: Runs, evidence: Evidence, tables_dir: Path, figures_dir: Path) -> Section:
+    """Medical's per-label accuracy along the CC and CCASL chains, from refits of the stored units."""
+    title = "## Medical: per-label accuracy along the chain\n\n"
+    frame = evidence.medical_chain
+    if frame is None:
+        return Section(title + "Not evaluated: no per-label refits of Medical (the paper run lacks Medical).\n")
+    paths = plot_sweep(frame, figures_dir / "medical_chain", y_label="Label accuracy", x_label="position in the chain (real labels)",
+                       title="Test accuracy of each chain position, mean ± 1 sd over the splits")
+    means = frame.pivot_table(index="x", columns="line", values="mean", sort=False).map(lambda v: format_number(v, 3))
+    paths += write_table(frame.set_index(["line", "x"]), means, tables_dir / "medical_chain", "Medical: label accuracy per chain position (ours)", "position")
+    check = refit_check(runs, "paper")
+    text = (
+        title
+        + "Each split chains the labels in its random order, so each position holds a random label; the accuracy at a "
+        f"position is averaged over the splits. From refits of the stored units ({check[0]} of {check[1]} reproduce the "
+        "stored exact match).\n\n"
+        + f"![Medical chain accuracy]({_relative(paths[0], figures_dir.parent)})\n"
+    )
+    return Section(text, paths=paths)

@@ -1,0 +1,84 @@
+"""The one fit path (``fit_unit``) and the typed record of a stored config (``RunRecord``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mlhidden.data import load_dataset
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.record import RunRecord
+from mlhidden.experiment.runner import config_record, run_unit
+from mlhidden.experiment.splits import Split, make_split
+from mlhidden.experiment.status import FAILED, OK
+from mlhidden.experiment.store import split_protocol
+from mlhidden.experiment.units import fit_unit
+
+
+@pytest.fixture(scope="module")
+def scene():
+    data = load_dataset("SyntheticComplex", params={"n_samples": 300, "n_labels": 4, "random_state": 0})
+    return data.X, data.Y
+
+
+def method(name, **params):
+    return parse_config({"datasets": ["Logical"], "methods": [{"name": name, "params": params}]}).methods[0]
+
+
+def test_predictions_come_back_in_the_datasets_label_order(scene):
+    X, Y = scene
+    in_order = make_split(len(X), Y.shape[1], seed=3, shuffle_labels=False)
+    split = Split(in_order.index, in_order.seed, in_order.train, in_order.test, np.array([2, 0, 3, 1]))
+    # BR fits each label on its own, so the label order it sees cannot change its predictions.
+    shuffled, plain = fit_unit(X, Y, split, method("BR"), seed=0), fit_unit(X, Y, in_order, method("BR"), seed=0)
+    np.testing.assert_array_equal(shuffled.predicted, plain.predicted)
+    assert shuffled.predicted.shape == Y[split.test].shape
+    assert shuffled.train_seconds > 0 and shuffled.test_seconds > 0 and shuffled.reused_seconds == 0.0
+
+
+def test_missing_inputs_are_imputed_from_the_training_rows_only(scene):
+    X, Y = scene
+    split = make_split(len(X), Y.shape[1], seed=1)
+    holes = X.copy()
+    holes[split.test[:5], 0] = np.nan
+    holes[split.train[:5], 1] = np.nan
+    filled = X.copy()
+    filled[split.test[:5], 0] = np.nanmean(holes[split.train, 0])
+    filled[split.train[:5], 1] = np.nanmean(holes[split.train, 1])
+    np.testing.assert_array_equal(
+        fit_unit(holes, Y, split, method("CC"), seed=0).predicted, fit_unit(filled, Y, split, method("CC"), seed=0).predicted
+    )
+
+
+def test_run_unit_scores_what_fit_unit_predicts_and_records_failures(scene):
+    X, Y = scene
+    split = make_split(len(X), Y.shape[1], seed=2)
+    result = run_unit(X, Y, split, method("CC"), seed=5)
+    predicted = fit_unit(X, Y, split, method("CC"), seed=5).predicted
+    assert result["status"] == OK
+    assert result["exact_match"] == np.mean(np.all(predicted == Y[split.test], axis=1))
+    broken = run_unit(X, Y[:10], split, method("CC"), seed=5)
+    assert broken["status"] == FAILED and broken["error"].startswith("IndexError")
+
+
+def test_run_record_reads_back_the_stored_config():
+    config = parse_config({
+        "name": "r", "datasets": [{"name": "Logical", "label": "L"}, "Scene"], "methods": ["BR", {"name": "CC", "label": "CC (a)"}],
+        "splits": 3, "seed": 7, "shuffle_labels": False,
+    })
+    record = RunRecord.from_record(config_record(config))
+    assert [spec.table_name for spec in record.datasets] == ["L", "Scene"]
+    assert dataclasses.asdict(record.datasets[0]) == dataclasses.asdict(config.datasets[0])
+    assert record.method("CC (a)").name == "CC" and record.method("CC (a)").params_hash == config.methods[1].params_hash
+    assert record.dataset("Scene").name == "Scene"
+    assert (record.splits, record.seed, record.shuffle_labels) == (3, 7, False)
+
+
+def test_stores_written_before_shuffle_labels_existed_shuffled():
+    stored = config_record(parse_config({"datasets": ["Logical"], "methods": ["BR"], "shuffle_labels": False}))
+    assert split_protocol(stored).endswith("labels in file order")
+    del stored["shuffle_labels"]
+    assert RunRecord.from_record(stored).shuffle_labels is True
+    assert split_protocol(stored).endswith("shuffled labels")
