@@ -309,20 +309,20 @@ def _method_specs(entry, where, fail) -> list:
     group = str(entry.get("label") or entry["name"])
     base = entry.get("base")
 
-    def at(key, check):
+    def at(key, check, *args):
         try:
-            return check()
+            return check(*args)
         except UserError as exc:
             fail(exc.message, where + key, hint=exc.hint)
 
-    method_entry = at(("name",), lambda: get_entry(entry["name"]))
+    method_entry = at(("name",), get_entry, entry["name"])
     if base is not None:
-        at(("base",), lambda: make_base_learner(base))
+        at(("base",), make_base_learner, base)
     specs = []
     for point in _sweep_points(entry, where, fail):
         point_params = {**params, **point}
-        resolved = at(("sweep",) if point else ("params",), lambda: resolve_method(entry["name"], point_params, base))
-        at(("base",) if base is not None else ("name",), lambda: check_method_base(method_entry, resolved))
+        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, base)
+        at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved)
         label = _point_label(group, point) if point else group
         specs.append(MethodSpec(label, entry["name"], point_params, base, resolved, method_entry, group, point))
     return specs
