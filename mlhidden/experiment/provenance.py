@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 import mlhidden
-from mlhidden.data.registry import write_atomically
+from mlhidden.io import write_atomically
 from mlhidden.experiment.splits import method_seed, split_seed
 
 RUN_JSON = "run.json"
