@@ -12,12 +12,12 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-from mlhidden.errors import UserError
+from mlhidden.errors import InputWarning, UserError
 
 ARFF_SUFFIXES = (".arff", ".arff.gz", ".arff.bz2")
 
 
-class LabelsXmlWarning(UserWarning):
+class LabelsXmlWarning(InputWarning):
     """The XML label list and the ARFF's ``-C`` option disagree; the XML is used."""
 
 
