@@ -105,8 +105,11 @@ def test_an_xml_beside_the_arff_is_used_and_a_config_may_name_it(tmp_path):
     xml.rename(elsewhere)
     with pytest.raises(UserError, match="does not say how many attributes are labels"):
         load_dataset(arff)
-    config = parse_config({"datasets": [{"name": str(arff), "params": {"labels_xml": str(elsewhere)}}], "methods": ["BR"], "splits": 1})
+    config = parse_config({"datasets": [{"path": str(arff), "labels_xml": str(elsewhere)}], "methods": ["BR"], "splits": 1})
+    assert config.datasets[0].name == str(arff) and config.datasets[0].params == {"labels_xml": str(elsewhere)}
     assert load_dataset(arff, params=config.datasets[0].params).label_names == ("b", "c")
+    with pytest.raises(UserError, match="does not exist"):
+        parse_config({"datasets": [{"path": str(arff), "labels_xml": str(tmp_path / "nope.xml")}], "methods": ["BR"]})
 
 
 def test_mulan_errors_name_the_file(tmp_path):

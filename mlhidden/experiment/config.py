@@ -25,7 +25,7 @@ from mlhidden.methods.registry import get_entry, resolve_method
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
-DATASET_KEYS = ("name", "label", "params", "transform", "sweep")
+DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 
 
 @dataclass(frozen=True)
@@ -145,6 +145,18 @@ def _entry(entry, where, kind, keys, forms, fail) -> dict:
     return entry
 
 
+def _mulan_entry(entry):
+    """``{path: P, labels_xml: X}`` (an ARFF file and its Mulan label file) as ``{name: P, params: {labels_xml: X}}``."""
+    if not isinstance(entry, Mapping) or not {"path", "labels_xml"} & set(entry):
+        return entry
+    entry = dict(entry)
+    if "path" in entry and "name" not in entry:
+        entry["name"] = entry.pop("path")
+    if "labels_xml" in entry and isinstance(entry.get("params") or {}, Mapping):
+        entry["params"] = {**(entry.get("params") or {}), "labels_xml": entry.pop("labels_xml")}
+    return entry
+
+
 def _mapping(entry, key, where, fail) -> dict:
     value = entry.get(key) or {}
     if not isinstance(value, Mapping):
@@ -233,7 +245,7 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     datasets = []
     for i, entry in enumerate(data["datasets"]):
         where = ("datasets", i)
-        entry = _entry(entry, where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
+        entry = _entry(_mulan_entry(entry), where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
         params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
         kind = dataset_kind(entry["name"])
         if kind is None:
