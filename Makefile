@@ -2,13 +2,11 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The paper's datasets ship in datasets/; the benchmarks may read another copy from here.
 DATA_MIRROR ?= ../shared/datasets
-DATA_DIR ?= datasets
 N_JOBS ?= -1
 
-export MLHIDDEN_DATA := $(abspath $(DATA_DIR))
-
-.PHONY: venv test test-all fuzz smoke datasets reproduce bench clean
+.PHONY: venv test test-all fuzz smoke reproduce bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,12 +35,8 @@ fuzz: venv
 smoke: venv
 	$(BIN)/mlhidden run --config configs/smoke.yaml --out results/smoke --n-jobs $(N_JOBS) --quiet
 
-## make datasets: copy and verify the real datasets from $(DATA_MIRROR) into $(DATA_DIR)
-datasets: venv
-	$(BIN)/mlhidden datasets fetch --mirror $(DATA_MIRROR) --data-dir $(DATA_DIR)
-
 ## make reproduce: every table and figure of the paper and results/REPORT.md (QUICK=1: a few minutes, under results/quick/)
-reproduce: venv datasets
+reproduce: venv
 	$(BIN)/mlhidden reproduce $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
 
 ## make bench: speed vs scikit-learn on split 0 of the real datasets -> benchmarks/results.md (BENCH_ARGS=--quick: a minute)

@@ -4,25 +4,37 @@ from __future__ import annotations
 
 import signal
 import sys
+import warnings
 from pathlib import Path
 
 import click
 from tabulate import tabulate
 
 from mlhidden import __version__
-from mlhidden.errors import UserError
+from mlhidden.errors import InputWarning, UserError
 from mlhidden.experiment.backends import BACKENDS
 
 
 class _Group(click.Group):
-    """Turns a ``UserError`` into one line on stderr and exit code 2 — never a traceback."""
+    """Turns a ``UserError`` into one line on stderr and exit code 2 — never a traceback — and a
+    warning about the user's input into one ``warning:`` line."""
 
     def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except UserError as exc:
-            click.echo(f"error: {exc}", err=True)
-            ctx.exit(2)
+        with warnings.catch_warnings():
+            default_show = warnings.showwarning
+
+            def show(message, category, *args, **kwargs):
+                if issubclass(category, InputWarning):
+                    click.echo(f"warning: {message}", err=True)
+                else:
+                    default_show(message, category, *args, **kwargs)
+
+            warnings.showwarning = show
+            try:
+                return super().invoke(ctx)
+            except UserError as exc:
+                click.echo(f"error: {exc}", err=True)
+                ctx.exit(2)
 
 
 @click.group(cls=_Group)

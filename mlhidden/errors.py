@@ -38,3 +38,7 @@ class UserError(Exception):
         if self.hint:
             text += f" ({self.hint})"
         return " ".join(text.split())
+
+
+class InputWarning(UserWarning):
+    """Something in the user's input that the tool resolved on its own, saying how; the CLI prints it as one ``warning:`` line."""

@@ -1,23 +1,49 @@
-"""Shared fixtures: where the real datasets live for tests."""
+"""Shared fixtures: the real datasets for tests, from the files the project ships.
+
+Nothing here reaches outside the repository: CI runs the suite from a copy of the checkout
+whose parent has no ``shared/`` folder and without network.
+"""
 
 from __future__ import annotations
 
+import bz2
+import hashlib
 import os
+import shutil
 from pathlib import Path
 
 import pytest
+
+from mlhidden.data import registry_entries
+from mlhidden.data.registry import SHIPPED_DIR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
-def mirror_dir() -> Path:
-    """The folder holding the paper's real ARFF files (``MLHIDDEN_TEST_MIRROR`` or ../shared/datasets).
+def shipped_dir() -> Path:
+    """The project's ``datasets/``: the bz2 copies of the paper's datasets and the upstream Mulan files."""
+    assert SHIPPED_DIR == PROJECT_ROOT / "datasets"
+    return SHIPPED_DIR
 
-    A missing mirror is a failure, not a skip: these tests exist to check the real files.
+
+@pytest.fixture(scope="session")
+def mirror_dir(tmp_path_factory, shipped_dir) -> Path:
+    """The dataset mirror (``shared/datasets``: MEKA-form ARFF files and ``SOURCES.md``), rebuilt from the shipped files.
+
+    Each shipped bz2 copy is expanded to the mirror's form and must give the mirror file's exact
+    bytes (the manifest's identity sha256), so tests reading the mirror's files read the real ones.
     """
-    path = Path(os.environ.get("MLHIDDEN_TEST_MIRROR", PROJECT_ROOT.parent / "shared" / "datasets"))
-    assert (path / "Music.arff").is_file(), f"dataset mirror not found at {path}; set MLHIDDEN_TEST_MIRROR"
+    path = tmp_path_factory.mktemp("mirror")
+    shutil.copyfile(shipped_dir / "SOURCES.md", path / "SOURCES.md")
+    for entry in registry_entries():
+        if entry.shipped_file is None:
+            continue
+        stored = (shipped_dir / entry.shipped_file).read_bytes()
+        assert hashlib.sha256(stored).hexdigest() == entry.shipped_sha256, entry.shipped_file
+        content = stored if entry.shipped_file == entry.file else bz2.decompress(stored)
+        assert hashlib.sha256(content).hexdigest() == entry.sha256, entry.file
+        (path / entry.file).write_bytes(content)
     return path
 
 

@@ -111,6 +111,7 @@ def test_cli_run_on_dask_matches_the_local_run_and_resumes(cluster, local_scores
     assert f"{N_UNITS} unit(s) run, 0 already stored, 0 failed" in result.output
     pd.testing.assert_frame_equal(scores(out), local_scores, check_exact=True)
     backend = read_run_json(out)["backend"]
+    assert backend.pop("blas")["threads_per_unit"] == 1
     assert backend == {"name": "dask", "scheduler": local_cluster.scheduler_address, "workers": 2, "threads": 2}
 
     with sqlite3.connect(out / STORE_FILE) as conn:

@@ -81,7 +81,11 @@ def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenan
 
     assert record["machine"]["cores"] == os.cpu_count()
     assert record["machine"]["memory_bytes"] > 2**28
-    assert record["backend"] == {"name": "loky", "cores": os.cpu_count()}
+    assert {key: record["backend"][key] for key in ("name", "cores")} == {"name": "loky", "cores": os.cpu_count()}
+    blas = record["backend"]["blas"]
+    assert blas["threads_per_unit"] == 1
+    assert {(library["user_api"], library["internal_api"]) for library in blas["libraries"]} >= {("blas", "openblas")}
+    assert all(library["version"] for library in blas["libraries"] if library["user_api"] == "blas")
     started, finished = (datetime.fromisoformat(record[key]) for key in ("started_at", "finished_at"))
     assert started <= finished and started.tzinfo is not None
     assert record["units"] == summary.unit_counts() == {"total": 4, "done": 4, "failed": 0, "skipped": 0, "not_run": 0}

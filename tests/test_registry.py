@@ -20,6 +20,7 @@ from mlhidden.data import (
     resolve_data_dir,
     verify_datasets,
 )
+from mlhidden.data.cache import CACHE_ENV
 from mlhidden.data.generated import GENERATORS
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
@@ -46,7 +47,7 @@ def cache_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("cache")
     registry._load_file.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(registry.CACHE_ENV, str(path))
+        patch.setenv(CACHE_ENV, str(path))
         patch.delenv(registry.DATA_ENV, raising=False)
         yield path
     registry._load_file.cache_clear()
@@ -130,7 +131,15 @@ def test_data_dir_resolution(monkeypatch, tmp_path):
     monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path / "env"))
     assert resolve_data_dir() == tmp_path / "env"
     monkeypatch.delenv("MLHIDDEN_DATA")
-    assert resolve_data_dir() == Path("datasets")
+    assert resolve_data_dir() == registry.SHIPPED_DIR
+    monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path / "env"))
+    assert registry.data_path(tmp_path) == [tmp_path, tmp_path / "env", registry.SHIPPED_DIR]
+
+
+@pytest.fixture
+def nothing_shipped(monkeypatch, tmp_path):
+    """A data path without the shipped datasets/ (as if the folder had been deleted)."""
+    monkeypatch.setattr(registry, "SHIPPED_DIR", tmp_path / "no-shipped-datasets")
 
 
 def test_environment_data_dir_is_used(monkeypatch, mirror_dir):
@@ -153,11 +162,12 @@ def test_mediamill_is_checked_by_shape(tmp_path):
         load_dataset("MediaMill", data_dir=tmp_path)
 
 
-def test_missing_registry_file(tmp_path):
+def test_missing_registry_file(tmp_path, nothing_shipped):
     with pytest.raises(UserError) as caught:
         load_dataset("Bibtex", data_dir=tmp_path)
     assert not isinstance(caught.value, DatasetUnavailable)
-    assert caught.value.hint == "run `make datasets` or pass --data-dir / set MLHIDDEN_DATA"
+    assert str(caught.value).startswith(f"{tmp_path}: Bibtex: Bibtex.arff is in none of the data folders {tmp_path}, ")
+    assert caught.value.hint == registry.MISSING_HINT
 
 
 def test_unknown_name_lists_valid_names():
@@ -174,7 +184,7 @@ def test_checksum_mismatch(tmp_path, mirror_dir):
         load_dataset("Music", data_dir=tmp_path)
     message = str(caught.value)
     assert "expected sha256 276be786e33b" in message and hashlib.sha256(bytes(content)).hexdigest() in message
-    assert "make datasets" in caught.value.hint
+    assert "the shipped copy is in the project's datasets/" in caught.value.hint
 
 
 def test_parameters_are_checked(mirror_dir, tmp_path):
@@ -190,7 +200,7 @@ def test_parameters_are_checked(mirror_dir, tmp_path):
 
 
 def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_dir):
-    monkeypatch.setenv(registry.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     registry._load_file.cache_clear()
     first = load_dataset("Medical", data_dir=mirror_dir)
     entries = list((tmp_path / "cache").iterdir())
@@ -214,7 +224,7 @@ def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_di
 
 
 def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, mirror_dir):
-    monkeypatch.setenv(registry.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     registry._load_file.cache_clear()
     first = load_dataset("Music", data_dir=mirror_dir)
     entry = tmp_path / f"{first.sha256}-r{registry.READER_VERSION}.npz"
@@ -258,7 +268,7 @@ def test_copy_from_mirror_refuses_a_corrupt_mirror_copy(tmp_path, mirror_dir):
         copy_from_mirror(tmp_path / "absent", target)
 
 
-def test_verify_datasets_reports_each_file(tmp_path, mirror_dir):
+def test_verify_datasets_reports_each_file(tmp_path, mirror_dir, nothing_shipped):
     shutil.copyfile(mirror_dir / "Yeast.arff.bz2", tmp_path / "Yeast.arff.bz2")
     (tmp_path / "Music.arff").write_text("not music")
     rows = {row["name"]: row for row in verify_datasets(tmp_path)}
@@ -307,7 +317,7 @@ def test_dataset_table_on_the_mirror(mirror_dir, mirror_datasets):
     ) == (20, 3, 2, 1.5)
 
 
-def test_dataset_table_reports_missing_and_mismatched_files(tmp_path):
+def test_dataset_table_reports_missing_and_mismatched_files(tmp_path, nothing_shipped):
     (tmp_path / "Scene.arff.bz2").write_bytes(b"junk")
     rows = {row["name"]: row for row in dataset_table(tmp_path)}
     assert (rows["Music"]["status"], rows["Music"]["available"], rows["Music"]["N"]) == ("missing", False, 592)
@@ -317,7 +327,7 @@ def test_dataset_table_reports_missing_and_mismatched_files(tmp_path):
 
 def test_a_run_parses_each_file_once_whatever_its_number_of_units(tmp_path, monkeypatch, mirror_dir):
     """Units get the parent's arrays; the file is read once per run, and not at all once cached."""
-    monkeypatch.setenv(registry.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     parsed = []
     real_read_arff = registry.read_arff
 

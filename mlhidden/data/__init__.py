@@ -1,11 +1,13 @@
-"""Multi-label datasets: MEKA ARFF reading and writing, the paper's dataset registry, generated data."""
+"""Multi-label datasets: MEKA and Mulan ARFF reading, MEKA writing, the paper's dataset registry, generated data."""
 
 from mlhidden.data.arff import read_arff, write_arff
 from mlhidden.data.dataset import Dataset
+from mlhidden.data.fetch import copy_from_mirror
 from mlhidden.data.generated import make_logical
+from mlhidden.data.mulan import LabelsXmlWarning
 from mlhidden.data.registry import (
     DatasetUnavailable,
-    copy_from_mirror,
+    data_path,
     dataset_table,
     load_dataset,
     registry_entries,
@@ -16,7 +18,9 @@ from mlhidden.data.registry import (
 __all__ = [
     "Dataset",
     "DatasetUnavailable",
+    "LabelsXmlWarning",
     "copy_from_mirror",
+    "data_path",
     "dataset_table",
     "load_dataset",
     "make_logical",

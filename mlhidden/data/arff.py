@@ -1,4 +1,4 @@
-"""Read and write multi-label data in MEKA's ARFF form.
+"""Read and write multi-label data in MEKA's ARFF form; read Mulan's ARFF + XML form too.
 
 MEKA marks the labels in the relation name: ``@relation 'Name: -C N'`` means the first N
 attributes are labels, ``-C -N`` the last N. Parsing is liac-arff's; this module adds the MEKA
@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mlhidden.data.dataset import Dataset
+from mlhidden.data.mulan import label_index_from_xml
 from mlhidden.errors import UserError
 
 READER_VERSION = 2
@@ -80,8 +81,8 @@ class _CountingLines:
             yield text
 
 
-def read_arff(path, labels=None) -> Dataset:
-    """Read a MEKA ARFF file (``.arff``, ``.arff.gz`` or ``.arff.bz2``) into a :class:`Dataset`.
+def read_arff(path, labels=None, labels_xml=None) -> Dataset:
+    """Read a MEKA or Mulan ARFF file (``.arff``, ``.arff.gz`` or ``.arff.bz2``) into a :class:`Dataset`.
 
     Parameters
     ----------
@@ -90,6 +91,10 @@ def read_arff(path, labels=None) -> Dataset:
     labels : int, optional
         The number of labels, overriding the relation's ``-C`` option: N > 0 means the first N
         attributes, N < 0 the last |N|. Needed for files whose relation has no ``-C``.
+    labels_xml : str or os.PathLike, optional
+        A Mulan label file naming the label attributes (:mod:`mlhidden.data.mulan`). It wins over
+        the relation's ``-C`` (with a :class:`~mlhidden.data.mulan.LabelsXmlWarning` where they
+        disagree); giving ``labels`` too is an error.
 
     Returns
     -------
@@ -120,17 +125,23 @@ def read_arff(path, labels=None) -> Dataset:
         )
     sparse = _is_sparse(lines, layout)
     relation, attributes, raw = _decode(path, lines, layout, sparse)
-    name, n_labels = _meka_relation(path, relation, layout, labels)
-    if not 0 < abs(n_labels) < len(attributes):
-        raise UserError(
-            f"label count {n_labels} does not fit {len(attributes)} attributes: -C N needs 0 < |N| < the number "
-            f"of attributes (labels are the first N for N > 0, the last |N| for N < 0)",
-            path=path,
-            line=None if labels is not None else layout.relation_line,
-        )
+    if labels_xml is not None:
+        if labels is not None:
+            raise UserError("give the labels either as a count or as a Mulan XML file, not both", path=path)
+        name = _relation_name(path, relation)
+        label_index = label_index_from_xml(path, labels_xml, [a[0] for a in attributes], _relation_count(relation))
+    else:
+        name, n_labels = _meka_relation(path, relation, layout, labels)
+        if not 0 < abs(n_labels) < len(attributes):
+            raise UserError(
+                f"label count {n_labels} does not fit {len(attributes)} attributes: -C N needs 0 < |N| < the number "
+                f"of attributes (labels are the first N for N > 0, the last |N| for N < 0)",
+                path=path,
+                line=None if labels is not None else layout.relation_line,
+            )
+        label_index = list(range(n_labels)) if n_labels > 0 else list(range(len(attributes) + n_labels, len(attributes)))
     if layout.n_rows == 0:
         raise UserError("the @data section has no rows", path=path, line=layout.data_line)
-    label_index = list(range(n_labels)) if n_labels > 0 else list(range(len(attributes) + n_labels, len(attributes)))
     is_label = np.zeros(len(attributes), dtype=bool)
     is_label[label_index] = True
     columns = [_column_for(path, layout, i, attribute, is_label[i]) for i, attribute in enumerate(attributes)]
@@ -401,12 +412,26 @@ def _sparse_index_problem(row: str, n_attributes: int) -> tuple[str, str] | None
     return None
 
 
+def _relation_name(path: Path, relation: str) -> str:
+    """The dataset name: the relation before its colon, else the file name."""
+    return relation.partition(":")[0].strip() or path.name.split(".")[0]
+
+
+def _relation_count(relation: str) -> int | None:
+    """The relation's ``-C`` label count, or None when it has no integer one."""
+    option = _CLASS_OPTION.search(relation.partition(":")[2])
+    try:
+        return None if option is None else int(option.group(1))
+    except ValueError:
+        return None
+
+
 def _meka_relation(path: Path, relation: str, layout: _Layout, labels) -> tuple[str, int]:
     """The dataset name (before the colon) and the label count (``labels`` or the ``-C`` option)."""
-    name, _, options = relation.partition(":")
-    name = name.strip() or path.name.split(".")[0]
+    name = _relation_name(path, relation)
     if labels is not None:
         return name, int(labels)
+    options = relation.partition(":")[2]
     option = _CLASS_OPTION.search(options)
     if option is None:
         raise UserError(

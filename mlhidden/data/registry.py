@@ -1,40 +1,37 @@
 """The paper's datasets by name: where their files are, what they must contain, and loading them.
 
-``manifest.yaml`` (beside this module) lists each dataset's file, expected shape and sha256. Files
-live in the data path (``--data-dir``, else ``MLHIDDEN_DATA``, else ``./datasets``). Parsed arrays
-are cached on disk by the file's sha256, so each file is parsed once per machine, and memoised in
-the process.
+``manifest.yaml`` (beside this module) lists each dataset's file, expected shape and identity
+checksum, and the file the project ships for it. Files are looked up in the data path
+(:func:`data_path`): ``--data-dir``, then ``$MLHIDDEN_DATA``, then the project's ``datasets/``,
+where the shipped bz2 copies are. A dataset's identity (``Dataset.sha256``, the key of every stored
+result) is the sha256 of its mirror file, whichever of the two forms is read, so results stored
+from either form are the same results. Parsed arrays are cached on disk by that checksum
+(:mod:`mlhidden.data.cache`) and memoised in the process.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import inspect
-import http.client
 import os
-import tempfile
-import urllib.error
-import urllib.parse
-import urllib.request
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
-import scipy.sparse as sp
 import yaml
 
 from mlhidden.data.arff import READER_VERSION, read_arff
+from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generated import GENERATORS
+from mlhidden.data.mulan import xml_beside
 from mlhidden.errors import UserError
+from mlhidden.io import sha256_of
 
 DATA_ENV = "MLHIDDEN_DATA"
-CACHE_ENV = "MLHIDDEN_CACHE"
-MISSING_HINT = "run `make datasets` or pass --data-dir / set MLHIDDEN_DATA"
-_CHUNK = 1 << 20
-HTTP_TIMEOUT_SECONDS = 60
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "datasets"
+"""The project's ``datasets/`` folder, holding the shipped copy of every distributable dataset."""
+MISSING_HINT = "restore the project's datasets/ folder (git checkout datasets), or pass --data-dir / set MLHIDDEN_DATA"
 
 
 class DatasetUnavailable(UserError):
@@ -56,7 +53,11 @@ class RegistryEntry:
     label_cardinality : float
         The expected mean number of labels per sample, to 2 decimals.
     sha256 : str or None
-        The file's checksum; None for user-supplied files, which are checked by shape.
+        The checksum of ``file`` and the dataset's identity in stores; None for user-supplied
+        files, which are checked by shape.
+    shipped_file, shipped_sha256 : str or None
+        The bz2 copy in the project's ``datasets/`` and its own checksum (equal to ``file`` and
+        ``sha256`` where the mirror file is already MEKA's bz2); None when nothing is shipped.
     user_supplied : bool
         True when no copy is distributed and the user must put the file in the data path.
     source : str
@@ -75,6 +76,15 @@ class RegistryEntry:
     user_supplied: bool
     source: str
     license: str = ""
+    shipped_file: str | None = None
+    shipped_sha256: str | None = None
+
+    def candidates(self) -> list[tuple[str, str | None]]:
+        """The file names this dataset may have in a data folder, each with its expected sha256."""
+        forms = [(self.file, self.sha256)]
+        if self.shipped_file is not None and self.shipped_file != self.file:
+            forms.append((self.shipped_file, self.shipped_sha256))
+        return forms
 
     @property
     def unavailable_status(self) -> str:
@@ -82,10 +92,17 @@ class RegistryEntry:
 
 
 def resolve_data_dir(data_dir=None) -> Path:
-    """The folder holding the dataset files: ``data_dir``, else ``$MLHIDDEN_DATA``, else ``./datasets``."""
-    if data_dir is not None:
-        return Path(data_dir)
-    return Path(os.environ.get(DATA_ENV) or "datasets")
+    """The first folder of the data path: ``data_dir``, else ``$MLHIDDEN_DATA``, else the shipped ``datasets/``.
+
+    It is where :func:`mlhidden.data.fetch.copy_from_mirror` writes.
+    """
+    return data_path(data_dir)[0]
+
+
+def data_path(data_dir=None) -> list[Path]:
+    """The folders searched for a registry file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped ``datasets/``."""
+    folders = [Path(folder) for folder in (data_dir, os.environ.get(DATA_ENV)) if folder]
+    return list(dict.fromkeys([*folders, SHIPPED_DIR]))
 
 
 def registry_entries() -> list[RegistryEntry]:
@@ -108,10 +125,11 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
         A registry name (case-insensitive; the result carries the registry's spelling), a
         generated dataset's name (``Logical``), or the path of any MEKA ARFF file.
     data_dir : str or os.PathLike, optional
-        The data path for registry names (see :func:`resolve_data_dir`).
+        The first folder of the data path for registry names (see :func:`data_path`).
     params : dict, optional
         Keyword arguments for a generator; for an ARFF path, ``{"labels": N}`` gives the label
-        count of a file whose relation has no ``-C``. Registry datasets take none.
+        count of a file whose relation has no ``-C``, ``{"labels_xml": PATH}`` a Mulan label file
+        (used by default when ``NAME.xml`` sits beside ``NAME.arff``). Registry datasets take none.
 
     Raises
     ------
@@ -136,9 +154,10 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
         generator_name = _match(GENERATORS, name)
         return GENERATORS[generator_name](**params)
     if kind == "registry":
-        return _load_entry(_entries_by_name()[_match(_entries_by_name(), name)], resolve_data_dir(data_dir))
+        return _load_entry(_entries_by_name()[_match(_entries_by_name(), name)], data_path(data_dir))
     path = Path(spec)
-    return _load_file(str(path.resolve()), _sha256(path), params.get("labels"))
+    labels_xml = params.get("labels_xml") or (xml_beside(path) if params.get("labels") is None else None)
+    return _load_file(str(path.resolve()), sha256_of(path), params.get("labels"), _xml_key(labels_xml))
 
 
 LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
@@ -167,12 +186,16 @@ def dataset_params_problem(spec, params) -> str | None:
     elif kind == "registry" and params:
         return f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
     elif kind == "file":
-        unknown = sorted(set(params) - {"labels"})
+        unknown = sorted(set(params) - {"labels", "labels_xml"})
         if unknown:
-            return f"an ARFF file takes only the parameter 'labels', got {', '.join(unknown)}"
-        count = params.get("labels")
+            return f"an ARFF file takes only the parameters 'labels' and 'labels_xml', got {', '.join(unknown)}"
+        count, xml = params.get("labels"), params.get("labels_xml")
         if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count == 0):
             return f"'labels' must be a non-zero integer ({LABELS_MEANING}), got {count!r}"
+        if xml is not None and count is not None:
+            return "give either 'labels' (a count) or 'labels_xml' (a Mulan label file), not both"
+        if xml is not None and not Path(str(xml)).is_file():
+            return f"the label file '{xml}' does not exist"
     return None
 
 
@@ -186,18 +209,19 @@ def dataset_table(data_dir=None) -> list[dict]:
 
     Shapes come from the parsed file when it is available, else from the manifest.
     """
-    data_dir = resolve_data_dir(data_dir)
+    folders = data_path(data_dir)
     rows = []
     for entry in _manifest():
-        path, found, status = _file_status(entry, data_dir)
-        shape_source = entry
+        found = _find(entry, folders)
+        shape_source, status = entry, found.status
         if status in ("ok", "no checksum"):
             try:
-                shape_source = _load_entry(entry, data_dir)
+                shape_source = _load_entry(entry, folders)
                 status = "ok"
             except UserError as error:
                 status = error.message
-        rows.append(_table_row(entry.name, entry.file, status == "ok", shape_source, found or entry.sha256, status))
+        file = found.path.name if found.path is not None else entry.file
+        rows.append(_table_row(entry.name, file, status == "ok", shape_source, found.identity or found.sha256 or entry.sha256, status))
     for name, generator in GENERATORS.items():
         dataset = generator()
         rows.append(_table_row(name, "(generated)", True, dataset, dataset.checksum, "ok"))
@@ -210,127 +234,27 @@ def verify_datasets(data_dir=None, names=None) -> list[dict]:
     Parameters
     ----------
     data_dir : str or os.PathLike, optional
-        The data path (see :func:`resolve_data_dir`).
+        The first folder of the data path (see :func:`data_path`).
     names : iterable of str, optional
         Registry names to check (default: all).
 
     Returns
     -------
     list of dict
-        Rows with keys name, file, status ("ok", "missing", "checksum mismatch", "no checksum"
-        or "not available (...)"), expected and found (sha256 hex or None).
+        Rows with keys name, file (the path found, or the manifest's name), status ("ok",
+        "missing", "checksum mismatch", "no checksum" or "not available (...)"), expected and
+        found (sha256 hex or None) of the file found.
     """
-    data_dir = resolve_data_dir(data_dir)
+    folders = data_path(data_dir)
     rows = []
-    for entry in _select(names):
-        _, found, status = _file_status(entry, data_dir)
-        rows.append(
-            {"name": entry.name, "file": entry.file, "status": status, "expected": entry.sha256, "found": found}
-        )
+    for entry in select_entries(names):
+        found = _find(entry, folders)
+        expected = dict(entry.candidates()).get(found.path.name) if found.path is not None else entry.sha256
+        rows.append({
+            "name": entry.name, "file": str(found.path or entry.file), "status": found.status,
+            "expected": expected, "found": found.sha256,
+        })
     return rows
-
-
-def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
-    """Copy or download the registry files of a mirror into the data path, verified by sha256.
-
-    Each file is streamed into a temporary file beside its destination while it is hashed, and
-    renamed into place only when the checksum is the manifest's, so an interrupted or corrupted
-    transfer leaves nothing behind. Files already present with the right checksum are left alone.
-
-    Parameters
-    ----------
-    mirror : str or os.PathLike
-        A folder holding the dataset files (e.g. the project's shared mirror), or an http(s)
-        base URL under which each file is ``<mirror>/<file name>``.
-    data_dir : str or os.PathLike, optional
-        The destination (see :func:`resolve_data_dir`); created if needed.
-    names : iterable of str, optional
-        Registry names to fetch (default: all).
-
-    Returns
-    -------
-    list of dict
-        Rows with keys name, file, status ("copied", "downloaded", "already present", "missing
-        in mirror" or "not available (...)").
-
-    Raises
-    ------
-    UserError
-        The mirror folder does not exist, the server cannot be reached or answers with an error,
-        or a mirror file's checksum differs from the manifest (that file is not written).
-    """
-    open_source, fetched = _mirror(mirror)
-    data_dir = resolve_data_dir(data_dir)
-    rows = []
-    for entry in _select(names):
-        target = data_dir / entry.file
-        if target.is_file() and entry.sha256 is not None and _sha256(target) == entry.sha256:
-            status = "already present"
-        elif (source := open_source(entry.file)) is None:
-            status = entry.unavailable_status if entry.user_supplied else "missing in mirror"
-        else:
-            stream, origin = source
-            data_dir.mkdir(parents=True, exist_ok=True)
-            with stream:
-                write_atomically(target, functools.partial(_copy_verified, stream, entry, origin))
-            status = fetched
-        rows.append({"name": entry.name, "file": entry.file, "status": status})
-    return rows
-
-
-def _mirror(mirror):
-    """``(open, status)``: ``open(file name)`` gives ``(binary stream, location)``, or None when the mirror lacks the file."""
-    text = str(mirror)
-    if text.lower().startswith(("http://", "https://")):
-        base = text.rstrip("/") + "/"
-
-        def open_url(file):
-            url = base + urllib.parse.quote(file)
-            try:
-                return urllib.request.urlopen(url, timeout=HTTP_TIMEOUT_SECONDS), url
-            except urllib.error.HTTPError as exc:
-                exc.close()
-                if exc.code == 404:
-                    return None
-                raise UserError(f"the mirror answered HTTP {exc.code} ({exc.reason})", path=url) from None
-            except OSError as exc:
-                reason = getattr(exc, "reason", exc)
-                raise UserError(f"cannot reach the mirror: {reason}", path=url, hint="check the URL and the network") from None
-
-        return open_url, "downloaded"
-    folder = Path(mirror)
-    if not folder.is_dir():
-        raise UserError("the dataset mirror folder does not exist", path=folder, hint="give a folder or an http(s) base URL")
-
-    def open_file(file):
-        path = folder / file
-        return (open(path, "rb"), path) if path.is_file() else None
-
-    return open_file, "copied"
-
-
-def _copy_verified(stream, entry: RegistryEntry, origin, out) -> None:
-    """Copy ``stream`` to ``out`` while hashing it; refuse (UserError) a checksum other than the manifest's."""
-    digest = hashlib.sha256()
-    while True:
-        try:
-            chunk = stream.read(_CHUNK)
-        except (OSError, http.client.HTTPException) as exc:
-            raise UserError(f"{entry.name}: reading the mirror's copy failed: {exc}", path=origin, hint="try again") from None
-        if not chunk:
-            break
-        digest.update(chunk)
-        out.write(chunk)
-    owed = getattr(stream, "length", None)  # bytes an HTTP response announced but never sent
-    if owed:
-        raise UserError(f"{entry.name}: the download ended {owed} bytes early", path=origin, hint="try again")
-    found = digest.hexdigest()
-    if entry.sha256 is not None and found != entry.sha256:
-        raise UserError(
-            f"{entry.name}: the mirror's copy has sha256 {found}, expected {entry.sha256}; not copied",
-            path=origin,
-            hint="the mirror file is damaged or another version: restore it from the manifest's source",
-        )
 
 
 def _match(named: dict, spec: str):
@@ -346,7 +270,7 @@ def _all_names() -> list[str]:
     return list(_entries_by_name()) + list(GENERATORS)
 
 
-def _select(names) -> list[RegistryEntry]:
+def select_entries(names) -> list[RegistryEntry]:
     """The registry entries named (case-insensitively), all when ``names`` is None."""
     if names is None:
         return list(_manifest())
@@ -360,145 +284,91 @@ def _select(names) -> list[RegistryEntry]:
     return selected
 
 
-def _file_status(entry: RegistryEntry, data_dir: Path) -> tuple[Path, str | None, str]:
-    """The file's path, its sha256 (None when absent) and its status against the manifest."""
-    path = data_dir / entry.file
-    if not path.is_file():
-        return path, None, entry.unavailable_status if entry.user_supplied else "missing"
-    found = _sha256(path)
-    if entry.sha256 is None:
-        return path, found, "no checksum"
-    return path, found, "ok" if found == entry.sha256 else "checksum mismatch"
+@dataclasses.dataclass(frozen=True)
+class _Found:
+    """Where a registry file was found in the data path and what it is.
+
+    ``identity`` is the dataset's identity checksum (the manifest's ``sha256``, whichever form
+    was found; the file's own sha256 for a user-supplied file), None unless status is ok.
+    """
+
+    path: Path | None
+    sha256: str | None
+    status: str
+    identity: str | None = None
 
 
-def _load_entry(entry: RegistryEntry, data_dir: Path) -> Dataset:
+def _find(entry: RegistryEntry, folders: list[Path]) -> _Found:
+    """The first file of ``entry`` in ``folders`` (mirror form before shipped form), checked against the manifest.
+
+    The first file present decides: a damaged copy in ``--data-dir`` is reported, never silently
+    replaced by another folder's.
+    """
+    for folder in folders:
+        for name, expected in entry.candidates():
+            path = folder / name
+            if not path.is_file():
+                continue
+            found = sha256_of(path)
+            if expected is None:
+                return _Found(path, found, "no checksum", found)
+            if found != expected:
+                return _Found(path, found, "checksum mismatch")
+            return _Found(path, found, "ok", entry.sha256)
+    return _Found(None, None, entry.unavailable_status if entry.user_supplied else "missing")
+
+
+def _load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
     """Load a registry file after checking that it is the manifest's file, and check its shape."""
-    path, found, status = _file_status(entry, data_dir)
-    if status == entry.unavailable_status:
-        raise DatasetUnavailable(f"{entry.name}: {status}")
-    if status == "missing":
-        raise UserError(f"{entry.name}: {entry.file} is not in the data path {data_dir}", path=path, hint=MISSING_HINT)
-    if status == "checksum mismatch":
+    found = _find(entry, folders)
+    if found.status == entry.unavailable_status:
+        raise DatasetUnavailable(f"{entry.name}: {found.status}")
+    if found.status == "missing":
+        where = ", ".join(str(folder) for folder in folders)
+        raise UserError(f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT)
+    if found.status == "checksum mismatch":
         raise UserError(
-            f"{entry.name}: checksum mismatch: expected sha256 {entry.sha256}, found {found}",
-            path=path,
-            hint="the file is damaged or a different version: delete it and run `make datasets`",
+            f"{entry.name}: checksum mismatch: expected sha256 {dict(entry.candidates())[found.path.name]}, found {found.sha256}",
+            path=found.path,
+            hint="the file is damaged or a different version: delete it (the shipped copy is in the project's datasets/)",
         )
-    dataset = _load_file(str(path.resolve()), found, None)
+    dataset = _load_file(str(found.path.resolve()), found.identity, None, None)
     expected = (entry.n_samples, entry.n_labels, entry.n_features)
     actual = (dataset.n_samples, dataset.n_labels, dataset.n_features)
     if actual != expected:
         raise UserError(
             f"{entry.name}: expected N, L, D = {expected}, the file has {actual}",
-            path=path,
+            path=found.path,
             hint=f"this is not the {entry.name} dataset of the paper: replace the file",
         )
-    return dataclasses.replace(dataset, name=entry.name, source=str(path))
+    return dataclasses.replace(dataset, name=entry.name, source=str(found.path))
+
+
+def _xml_key(labels_xml) -> tuple[str, str] | None:
+    """A Mulan label file as a memo key: its resolved path and sha256."""
+    return None if labels_xml is None else (str(Path(labels_xml).resolve()), sha256_of(labels_xml))
 
 
 @functools.lru_cache(maxsize=32)
-def _load_file(path: str, sha256: str, labels) -> Dataset:
+def _load_file(path: str, sha256: str, labels, labels_xml: tuple[str, str] | None) -> Dataset:
     """Parse an ARFF file once per machine (disk cache by checksum) and once per process (memo).
 
-    The arrays of the returned dataset are read-only, since every caller shares them.
+    ``sha256`` is the identity the dataset carries (the file's own, or for a registry dataset
+    the manifest's). The arrays of the returned dataset are read-only, since every caller shares them.
     """
-    cache_path = _cache_dir() / f"{sha256}-r{READER_VERSION}{'' if labels is None else f'-C{labels}'}.npz"
-    dataset = _read_cache(cache_path, path, sha256)
+    variant = ("" if labels is None else f"-C{labels}") + ("" if labels_xml is None else f"-x{labels_xml[1][:16]}")
+    cache_path = cache_dir() / f"{sha256}-r{READER_VERSION}{variant}.npz"
+    dataset = read_cache(cache_path, path, sha256)
     if dataset is None:
-        dataset = read_arff(path, labels=labels)
-        _write_cache(cache_path, dataset)
+        parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
+        dataset = dataclasses.replace(parsed, sha256=sha256)
+        write_cache(cache_path, dataset)
     for array in (
         dataset.Y,
         *((dataset.X.data, dataset.X.indices, dataset.X.indptr) if dataset.is_sparse else (dataset.X,)),
     ):
         array.flags.writeable = False
     return dataset
-
-
-def _cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "mlhidden")
-
-
-def _read_cache(cache_path: Path, path: str, sha256: str) -> Dataset | None:
-    """The cached dataset, or None when absent or unreadable (a corrupt entry is simply re-parsed)."""
-    if not cache_path.is_file():
-        return None
-    try:
-        with np.load(cache_path, allow_pickle=False) as stored:
-            if stored["sparse"]:
-                X = sp.csr_matrix(
-                    (stored["X_data"], stored["X_indices"], stored["X_indptr"]), shape=tuple(stored["X_shape"])
-                )
-            else:
-                X = stored["X"]
-            dataset = Dataset(
-                name=str(stored["name"]),
-                X=X,
-                Y=stored["Y"],
-                feature_names=tuple(stored["feature_names"].tolist()),
-                label_names=tuple(stored["label_names"].tolist()),
-                source=path,
-                sha256=sha256,
-            )
-    except Exception:  # any failure to read a cache entry means it is corrupt: parse the file instead
-        return None
-    consistent = (
-        dataset.X.shape[0] == dataset.n_samples
-        and len(dataset.feature_names) == dataset.n_features
-        and len(dataset.label_names) == dataset.n_labels
-        and dataset.Y.dtype == np.int8
-        and dataset.X.dtype == np.float64
-    )
-    return dataset if consistent else None
-
-
-def _write_cache(cache_path: Path, dataset: Dataset) -> None:
-    """Store the parsed arrays; a cache that cannot be written only costs a re-parse next time."""
-    arrays = {
-        "name": np.array(dataset.name),
-        "Y": dataset.Y,
-        "feature_names": np.array(dataset.feature_names, dtype=str),
-        "label_names": np.array(dataset.label_names, dtype=str),
-        "sparse": np.array(dataset.is_sparse),
-    }
-    if dataset.is_sparse:
-        arrays.update(
-            X_data=dataset.X.data,
-            X_indices=dataset.X.indices,
-            X_indptr=dataset.X.indptr,
-            X_shape=np.array(dataset.X.shape),
-        )
-    else:
-        arrays["X"] = dataset.X
-    try:
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(cache_path, lambda stream: np.savez(stream, **arrays))
-    except OSError:
-        pass
-
-
-def write_atomically(path: Path, write) -> None:
-    """Call ``write(binary stream)`` on a temporary file beside ``path``, then rename it into place.
-
-    If ``write`` raises, the temporary file is removed and ``path`` is untouched.
-    """
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            write(stream)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
 
 def _table_row(name, file, available, shape, sha256, status) -> dict:
     """A dataset_table row; ``shape`` is a Dataset or a RegistryEntry (same attribute names)."""

@@ -16,11 +16,33 @@ from concurrent.futures.process import BrokenProcessPool
 
 import joblib
 from joblib._dask import DaskDistributedBackend
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from mlhidden.errors import UserError
 
 BACKENDS = ("loky", "dask")
+UNIT_BLAS_THREADS = 1
+"""The BLAS / OpenMP threads every unit computes with, wherever it runs (see :func:`unit_thread_limits`)."""
 DASK_EXTRA_HINT = "install the extra: pip install 'mlhidden[dask]'"
+
+
+def unit_thread_limits():
+    """A context in which native thread pools (BLAS, OpenMP) use ``UNIT_BLAS_THREADS`` threads.
+
+    The thread count changes the order of BLAS's floating-point sums, and so an L-BFGS path and
+    the fitted model. Fixing it per unit, in whatever process runs it (the parent with
+    ``n_jobs=1``, a loky or a dask worker), makes the numbers independent of ``n_jobs``, the
+    backend, the core count and ``OMP_NUM_THREADS``. Units are the grain of parallelism, so one
+    thread each costs nothing when they run side by side.
+    """
+    return threadpool_limits(limits=UNIT_BLAS_THREADS)
+
+
+def blas_description() -> dict:
+    """The native thread pools loaded in this process and the thread count units use, for run.json."""
+    keys = ("user_api", "internal_api", "version", "architecture", "threading_layer", "filepath")
+    libraries = [{key: info[key] for key in keys if key in info} for info in threadpool_info()]
+    return {"threads_per_unit": UNIT_BLAS_THREADS, "libraries": libraries}
 
 
 def _identity(value):
@@ -149,5 +171,8 @@ class ExecutionBackend:
         """Where the units compute, for the run's provenance record."""
         if self.name == "dask":
             threads = self._client.nthreads() if self._client is not None else {}
-            return {"name": "dask", "scheduler": self.scheduler, "workers": len(threads), "threads": sum(threads.values())}
-        return {"name": "loky", "cores": os.cpu_count()}
+            return {
+                "name": "dask", "scheduler": self.scheduler, "workers": len(threads), "threads": sum(threads.values()),
+                "blas": blas_description(),
+            }
+        return {"name": "loky", "cores": os.cpu_count(), "blas": blas_description()}

@@ -25,7 +25,7 @@ from mlhidden.methods.registry import MethodEntry, build_method, check_method_ba
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
-DATASET_KEYS = ("name", "label", "params", "transform", "sweep")
+DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,18 @@ def _entry(entry, where, kind, keys, forms, fail) -> dict:
     return entry
 
 
+def _mulan_entry(entry):
+    """``{path: P, labels_xml: X}`` (an ARFF file and its Mulan label file) as ``{name: P, params: {labels_xml: X}}``."""
+    if not isinstance(entry, Mapping) or not {"path", "labels_xml"} & set(entry):
+        return entry
+    entry = dict(entry)
+    if "path" in entry and "name" not in entry:
+        entry["name"] = entry.pop("path")
+    if "labels_xml" in entry and isinstance(entry.get("params") or {}, Mapping):
+        entry["params"] = {**(entry.get("params") or {}), "labels_xml": entry.pop("labels_xml")}
+    return entry
+
+
 def _mapping(entry, key, where, fail) -> dict:
     value = entry.get(key) or {}
     if not isinstance(value, Mapping):
@@ -273,7 +285,7 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
 
 def _dataset_specs(entry, where, labels, fail) -> list:
     """The datasets of one config entry: one per sweep point, each checked."""
-    entry = _entry(entry, where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
+    entry = _entry(_mulan_entry(entry), where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
     params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
     kind = dataset_kind(entry["name"])
     if kind is None:

@@ -18,8 +18,8 @@ from importlib import metadata
 from pathlib import Path
 
 import mlhidden
-from mlhidden.data.registry import write_atomically
 from mlhidden.experiment.splits import method_seed, split_seed
+from mlhidden.io import write_atomically
 
 RUN_JSON = "run.json"
 FORMAT_VERSION = 1

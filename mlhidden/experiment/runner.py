@@ -24,7 +24,8 @@ from joblib import Parallel, delayed, parallel_config
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
-from mlhidden.experiment.backends import ExecutionBackend
+from mlhidden.experiment.backends import ExecutionBackend, unit_thread_limits
+from mlhidden.experiment.claims import UnitClaims
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
@@ -120,6 +121,41 @@ def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], 
     return plans, unavailable
 
 
+@dataclass
+class RunPlan:
+    """Every unit a config asks for, in run order, before anything is stored or computed.
+
+    ``units`` holds ``(dataset plan, split, method spec, store key)`` tuples, method-major within
+    each dataset so that a fit to share is usually ready before its reuse.
+    """
+
+    config: RunConfig
+    datasets: list
+    unavailable: dict
+    units: list = field(repr=False)
+
+    @property
+    def checksums(self) -> dict:
+        return {p.name: p.sha256 for p in self.datasets}
+
+
+def plan_run(config: RunConfig, data_dir=None) -> RunPlan:
+    """Load the config's datasets, draw their splits and list every unit with its store key.
+
+    Pure of side effects on any run directory, so what a run would do can be inspected (and
+    tested) without running it.
+    """
+    plans, unavailable = load_datasets(config, data_dir)
+    units = [
+        (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
+                               "params_hash": method.params_hash, "split": split.index, "seed": split.seed})
+        for plan in plans
+        for method in config.methods
+        for split in plan.splits
+    ]
+    return RunPlan(config, plans, unavailable, units)
+
+
 def run_experiment(
     config: RunConfig,
     run_dir,
@@ -140,12 +176,24 @@ def run_experiment(
     ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
     ``on_start(n_units, n_skipped)`` is called once before the first unit, ``on_unit(row, done,
     n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
+    Several processes may run into one ``run_dir`` at once: they share the units through claims
+    (:mod:`mlhidden.experiment.claims`), and each returns when every unit is stored.
     """
-    run_dir = Path(run_dir)
-    plans, unavailable = load_datasets(config, data_dir)
+    plan = plan_run(config, data_dir)
+    return execute_plan(
+        plan, run_dir, n_jobs=n_jobs, fresh=fresh, on_unit=on_unit, on_start=on_start,
+        backend=backend, scheduler=scheduler, share_fits=share_fits,
+    )
+
+
+def execute_plan(
+    plan: RunPlan, run_dir, *, n_jobs=None, fresh=False, on_unit=None, on_start=None, backend="loky", scheduler=None, share_fits=True,
+) -> RunSummary:
+    """Compute and store the units of ``plan`` that ``run_dir``'s store lacks (see :func:`run_experiment`)."""
+    config, run_dir = plan.config, Path(run_dir)
     if fresh:
         remove_store(run_dir)
-    summary = RunSummary(run_dir, unavailable=unavailable)
+    summary = RunSummary(run_dir, unavailable=plan.unavailable)
     started = time.perf_counter()
     with ExecutionBackend(backend, scheduler) as executor, ResultStore(run_dir) as store:
         record = config_record(config)
@@ -157,32 +205,23 @@ def run_experiment(
             )
         started_at = now()
         store.set_meta("config", record)
-        store.set_meta("unavailable", unavailable)
+        store.set_meta("unavailable", plan.unavailable)
         store.set_meta("started_at", started_at)
-        for name, reason in unavailable.items():
+        for name, reason in plan.unavailable.items():
             store.record_dataset(name, status=reason)
-        for plan in plans:
-            d = plan.dataset
+        for dataset_plan in plan.datasets:
+            d = dataset_plan.dataset
             store.record_dataset(
-                d.name, sha256=plan.sha256, source=d.source, n_samples=d.n_samples, n_labels=d.n_labels,
+                d.name, sha256=dataset_plan.sha256, source=d.source, n_samples=d.n_samples, n_labels=d.n_labels,
                 n_features=d.n_features, label_cardinality=d.label_cardinality,
             )
-        store.set_meta("dataset_order", [p.name for p in plans] + list(unavailable))
+        store.set_meta("dataset_order", [p.name for p in plan.datasets] + list(plan.unavailable))
 
         done = store.done_keys()
-        todo = []
-        for plan in plans:
-            for method in config.methods:  # method-major, so a fit to share is usually ready before its reuse
-                for split in plan.splits:
-                    key = {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
-                           "params_hash": method.params_hash, "split": split.index, "seed": split.seed}
-                    summary.n_units += 1
-                    if unit_key(key) in done:
-                        summary.n_skipped += 1
-                    else:
-                        todo.append((plan, split, method, key))
+        todo = [unit for unit in plan.units if unit_key(unit[3]) not in done]
+        summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
-        provenance = describe_run(record, {p.name: p.sha256 for p in plans}, unavailable, executor.describe(), started_at)
+        provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
         # With nothing left to compute, the record of the invocation that computed the units stands.
         keep_record = not todo and _finished_record(run_dir, summary.n_units)
         if not keep_record:
@@ -193,7 +232,8 @@ def run_experiment(
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
-            _run_units(todo, config, jobs, executor, store, summary, on_unit, shared_dir)
+            with UnitClaims(store.path) as claims:
+                _run_units(todo, config, jobs, executor, store, claims, summary, on_unit, shared_dir)
         except KeyboardInterrupt:
             summary.interrupted = True
         _remove_shared_fits(run_dir)
@@ -228,6 +268,7 @@ def _stop_signals_deferred():
 
 
 MAX_ATTEMPTS = 3
+CLAIM_POLL_SECONDS = 1.0
 SHARED_FITS_DIR = "shared_fits"
 
 
@@ -235,8 +276,12 @@ def _remove_shared_fits(run_dir: Path):
     shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
 
 
-def _run_units(todo, config, n_jobs, executor, store, summary, on_unit, shared_dir):
+def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, shared_dir):
     """Run the units of ``todo``, storing each exactly once.
+
+    Each unit is claimed just before it is handed to a worker; one that another process has
+    stored meanwhile counts as skipped, and one another live process holds is left to it: once
+    this process has nothing else to do it waits for those, and computes any whose claim lapses.
 
     A dask scheduler reruns the tasks of a lost worker (killed, out of memory) by itself; when
     it gives up on one (``KilledWorker``), or a loky worker dies, joblib abandons the whole pass.
@@ -246,18 +291,27 @@ def _run_units(todo, config, n_jobs, executor, store, summary, on_unit, shared_d
     """
     pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
     shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
-    for attempt in range(MAX_ATTEMPTS):
-        if not pending:
-            break
-        if attempt:
-            summary.n_resubmitted += len(pending)
-        tasks = [
-            delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index), shared_dir)
-            for plan, split, method, key in pending.values()
-        ]
+    held = set()
+
+    def claimed_tasks():
+        for unit, (plan, split, method, key) in list(pending.items()):
+            outcome = claims.claim(unit)
+            if outcome == "stored":
+                del pending[unit]
+                summary.n_skipped += 1
+            elif outcome == "held":
+                held.add(unit)
+            else:
+                held.discard(unit)
+                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index), shared_dir)
+
+    attempt = 0
+    while pending and attempt < MAX_ATTEMPTS:
+        if held >= set(pending):  # only units other processes are computing are left: wait for them
+            time.sleep(CLAIM_POLL_SECONDS)
         try:
             with executor.parallel_config(shared):
-                for key, method_label, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(tasks):
+                for key, method_label, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
                     if pending.pop(unit_key(key), None) is None:
                         continue
                     row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
@@ -269,17 +323,20 @@ def _run_units(todo, config, n_jobs, executor, store, summary, on_unit, shared_d
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
         except executor.lost_worker_errors:
-            continue
+            attempt += 1
+            if attempt < MAX_ATTEMPTS:
+                summary.n_resubmitted += len(pending)
     summary.not_run = [key for *_, key in pending.values()]
 
 
 def _keyed_unit(key, X, Y, split, method, seed, shared_dir):
-    """One unit as a parallel task; the method's own joblib calls run sequentially inside it.
+    """One unit as a parallel task: the method's own joblib calls run sequentially inside it, and
+    BLAS with a fixed thread count (:func:`unit_thread_limits`), wherever the task runs.
 
     Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
     ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
     """
-    with parallel_config(backend="sequential"):
+    with parallel_config(backend="sequential"), unit_thread_limits():
         return key, method.label, run_unit(X, Y, split, method, seed, shared_dir)
 
 

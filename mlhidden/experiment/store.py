@@ -39,6 +39,12 @@ CREATE TABLE IF NOT EXISTS units (
     n_warnings INTEGER NOT NULL DEFAULT 0, finished_at TEXT NOT NULL,
     PRIMARY KEY ({", ".join(KEY_COLUMNS)})
 );
+CREATE TABLE IF NOT EXISTS claims (
+    dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, method TEXT NOT NULL,
+    params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
+    owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, renewed_at REAL NOT NULL,
+    PRIMARY KEY ({", ".join(KEY_COLUMNS)})
+);
 CREATE TABLE IF NOT EXISTS datasets (
     name TEXT PRIMARY KEY, sha256 TEXT, source TEXT, n_samples INTEGER, n_labels INTEGER,
     n_features INTEGER, label_cardinality REAL, status TEXT NOT NULL

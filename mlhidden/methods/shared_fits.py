@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from mlhidden.data.registry import write_atomically
+from mlhidden.io import write_atomically
 
 _active = None
 

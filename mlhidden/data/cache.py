@@ -1,0 +1,82 @@
+"""The on-disk cache of parsed datasets: each file is parsed once per machine.
+
+Entries are ``.npz`` files under ``$MLHIDDEN_CACHE`` (default ``~/.cache/mlhidden``), named by
+the dataset's identity checksum and the reader version, so a new file version or a reader that
+parses differently never reads a stale entry. A missing, corrupt or unwritable cache only costs
+a re-parse.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from mlhidden.data.dataset import Dataset
+from mlhidden.io import write_atomically
+
+CACHE_ENV = "MLHIDDEN_CACHE"
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "mlhidden")
+
+
+def read_cache(cache_path: Path, source: str, sha256: str) -> Dataset | None:
+    """The cached dataset, or None when absent or unreadable (a corrupt entry is simply re-parsed)."""
+    if not cache_path.is_file():
+        return None
+    try:
+        with np.load(cache_path, allow_pickle=False) as stored:
+            if stored["sparse"]:
+                X = sp.csr_matrix(
+                    (stored["X_data"], stored["X_indices"], stored["X_indptr"]), shape=tuple(stored["X_shape"])
+                )
+            else:
+                X = stored["X"]
+            dataset = Dataset(
+                name=str(stored["name"]),
+                X=X,
+                Y=stored["Y"],
+                feature_names=tuple(stored["feature_names"].tolist()),
+                label_names=tuple(stored["label_names"].tolist()),
+                source=source,
+                sha256=sha256,
+            )
+    except Exception:  # any failure to read a cache entry means it is corrupt: parse the file instead
+        return None
+    consistent = (
+        dataset.X.shape[0] == dataset.n_samples
+        and len(dataset.feature_names) == dataset.n_features
+        and len(dataset.label_names) == dataset.n_labels
+        and dataset.Y.dtype == np.int8
+        and dataset.X.dtype == np.float64
+    )
+    return dataset if consistent else None
+
+
+def write_cache(cache_path: Path, dataset: Dataset) -> None:
+    """Store the parsed arrays; a cache that cannot be written only costs a re-parse next time."""
+    arrays = {
+        "name": np.array(dataset.name),
+        "Y": dataset.Y,
+        "feature_names": np.array(dataset.feature_names, dtype=str),
+        "label_names": np.array(dataset.label_names, dtype=str),
+        "sparse": np.array(dataset.is_sparse),
+    }
+    if dataset.is_sparse:
+        arrays.update(
+            X_data=dataset.X.data,
+            X_indices=dataset.X.indices,
+            X_indptr=dataset.X.indptr,
+            X_shape=np.array(dataset.X.shape),
+        )
+    else:
+        arrays["X"] = dataset.X
+    try:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(cache_path, lambda stream: np.savez(stream, **arrays))
+    except OSError:
+        pass

@@ -1,0 +1,125 @@
+"""Copying dataset files from a mirror folder or an http(s) server into the data path, verified.
+
+The paper's datasets ship with the project (``datasets/``); fetching is for the others: a file
+no copy of which is distributed (MediaMill), or a mirror kept elsewhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.client
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from mlhidden.data.registry import RegistryEntry, resolve_data_dir, select_entries
+from mlhidden.errors import UserError
+from mlhidden.io import sha256_of, write_atomically
+
+HTTP_TIMEOUT_SECONDS = 60
+_CHUNK = 1 << 20
+
+
+def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
+    """Copy or download the registry files of a mirror into the data path, verified by sha256.
+
+    Each file is streamed into a temporary file beside its destination while it is hashed, and
+    renamed into place only when the checksum is the manifest's, so an interrupted or corrupted
+    transfer leaves nothing behind. Files already present with the right checksum are left alone.
+
+    Parameters
+    ----------
+    mirror : str or os.PathLike
+        A folder holding the dataset files (e.g. the project's shared mirror), or an http(s)
+        base URL under which each file is ``<mirror>/<file name>``.
+    data_dir : str or os.PathLike, optional
+        The destination (see :func:`mlhidden.data.resolve_data_dir`); created if needed.
+    names : iterable of str, optional
+        Registry names to fetch (default: all).
+
+    Returns
+    -------
+    list of dict
+        Rows with keys name, file, status ("copied", "downloaded", "already present", "missing
+        in mirror" or "not available (...)").
+
+    Raises
+    ------
+    UserError
+        The mirror folder does not exist, the server cannot be reached or answers with an error,
+        or a mirror file's checksum differs from the manifest (that file is not written).
+    """
+    open_source, fetched = _mirror(mirror)
+    data_dir = resolve_data_dir(data_dir)
+    rows = []
+    for entry in select_entries(names):
+        target = data_dir / entry.file
+        if target.is_file() and entry.sha256 is not None and sha256_of(target) == entry.sha256:
+            status = "already present"
+        elif (source := open_source(entry.file)) is None:
+            status = entry.unavailable_status if entry.user_supplied else "missing in mirror"
+        else:
+            stream, origin = source
+            data_dir.mkdir(parents=True, exist_ok=True)
+            with stream:
+                write_atomically(target, functools.partial(_copy_verified, stream, entry, origin))
+            status = fetched
+        rows.append({"name": entry.name, "file": entry.file, "status": status})
+    return rows
+
+
+def _mirror(mirror):
+    """``(open, status)``: ``open(file name)`` gives ``(binary stream, location)``, or None when the mirror lacks the file."""
+    text = str(mirror)
+    if text.lower().startswith(("http://", "https://")):
+        base = text.rstrip("/") + "/"
+
+        def open_url(file):
+            url = base + urllib.parse.quote(file)
+            try:
+                return urllib.request.urlopen(url, timeout=HTTP_TIMEOUT_SECONDS), url
+            except urllib.error.HTTPError as exc:
+                exc.close()
+                if exc.code == 404:
+                    return None
+                raise UserError(f"the mirror answered HTTP {exc.code} ({exc.reason})", path=url) from None
+            except OSError as exc:
+                reason = getattr(exc, "reason", exc)
+                raise UserError(f"cannot reach the mirror: {reason}", path=url, hint="check the URL and the network") from None
+
+        return open_url, "downloaded"
+    folder = Path(mirror)
+    if not folder.is_dir():
+        raise UserError("the dataset mirror folder does not exist", path=folder, hint="give a folder or an http(s) base URL")
+
+    def open_file(file):
+        path = folder / file
+        return (open(path, "rb"), path) if path.is_file() else None
+
+    return open_file, "copied"
+
+
+def _copy_verified(stream, entry: RegistryEntry, origin, out) -> None:
+    """Copy ``stream`` to ``out`` while hashing it; refuse (UserError) a checksum other than the manifest's."""
+    digest = hashlib.sha256()
+    while True:
+        try:
+            chunk = stream.read(_CHUNK)
+        except (OSError, http.client.HTTPException) as exc:
+            raise UserError(f"{entry.name}: reading the mirror's copy failed: {exc}", path=origin, hint="try again") from None
+        if not chunk:
+            break
+        digest.update(chunk)
+        out.write(chunk)
+    owed = getattr(stream, "length", None)  # bytes an HTTP response announced but never sent
+    if owed:
+        raise UserError(f"{entry.name}: the download ended {owed} bytes early", path=origin, hint="try again")
+    found = digest.hexdigest()
+    if entry.sha256 is not None and found != entry.sha256:
+        raise UserError(
+            f"{entry.name}: the mirror's copy has sha256 {found}, expected {entry.sha256}; not copied",
+            path=origin,
+            hint="the mirror file is damaged or another version: restore it from the manifest's source",
+        )

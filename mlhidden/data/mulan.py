@@ -1,0 +1,95 @@
+"""Mulan's label files: the XML that names which ARFF attributes are labels.
+
+Most multi-label datasets are published as an ARFF file plus ``NAME.xml``
+(``<labels xmlns="http://mulan.sourceforge.net/labels"><label name="..."/>...</labels>``; labels
+may nest to form a hierarchy). The XML, not the ARFF's ``@relation``, is Mulan's statement of
+which attributes are labels.
+"""
+
+from __future__ import annotations
+
+import warnings
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from mlhidden.errors import InputWarning, UserError
+
+ARFF_SUFFIXES = (".arff", ".arff.gz", ".arff.bz2")
+
+
+class LabelsXmlWarning(InputWarning):
+    """The XML label list and the ARFF's ``-C`` option disagree; the XML is used."""
+
+
+def read_label_names(xml_path) -> tuple[str, ...]:
+    """The label names a Mulan XML file declares, in document order (nested labels included)."""
+    path = Path(xml_path)
+    try:
+        root = ElementTree.parse(path).getroot()
+    except OSError as error:
+        raise UserError(f"cannot read the label file: {error.strerror or error}", path=path) from None
+    except ElementTree.ParseError as error:
+        raise UserError(f"not a well-formed XML file: {error.msg}", path=path, line=error.position[0]) from None
+    names = [element.get("name") for element in root.iter() if _local(element.tag) == "label"]
+    if _local(root.tag) != "labels" or not names or None in names:
+        raise UserError(
+            "not a Mulan label file: expected <labels> holding <label name=\"...\"> elements", path=path,
+            hint="give the XML file published with the ARFF file, or the label count with -C N / --labels N",
+        )
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise UserError(f"label(s) named twice: {', '.join(duplicates[:5])}", path=path)
+    return tuple(names)
+
+
+def xml_beside(arff_path) -> Path | None:
+    """``NAME.xml`` in the folder of ``NAME.arff`` (or ``.arff.gz`` / ``.arff.bz2``), if it exists."""
+    path = Path(arff_path)
+    for suffix in ARFF_SUFFIXES:
+        if path.name.lower().endswith(suffix):
+            candidate = path.with_name(path.name[: -len(suffix)] + ".xml")
+            return candidate if candidate.is_file() else None
+    return None
+
+
+def label_index_from_xml(arff_path, xml_path, attribute_names, relation_count) -> list[int]:
+    """The positions of the XML's labels among the ARFF's attributes, in file order.
+
+    ``relation_count`` is the ``@relation``'s ``-C`` value (None when absent). When it names other
+    attributes than the XML, the XML wins and a :class:`LabelsXmlWarning` says so in one line.
+    """
+    names = read_label_names(xml_path)
+    position = {name: i for i, name in enumerate(attribute_names)}
+    missing = [name for name in names if name not in position]
+    if missing:
+        raise UserError(
+            f"{len(missing)} label(s) of {Path(xml_path).name} are not attributes of {Path(arff_path).name}: "
+            f"{', '.join(missing[:3])}", path=xml_path, hint="give the XML file published with this ARFF file",
+        )
+    index = sorted(position[name] for name in names)
+    if len(index) >= len(attribute_names):
+        raise UserError("the XML names every attribute as a label; no feature is left", path=xml_path)
+    if relation_count is not None:
+        n = len(attribute_names)
+        implied = list(range(relation_count)) if relation_count > 0 else list(range(n + relation_count, n))
+        if implied != index:
+            warnings.warn(
+                f"{arff_path}: @relation says -C {relation_count} ({_describe(implied, n)}), but {Path(xml_path).name} "
+                f"names {_describe(index, n)} as labels; using the XML",
+                LabelsXmlWarning, stacklevel=2,
+            )
+    return index
+
+
+def _describe(index: list[int], n_attributes: int) -> str:
+    count = len(index)
+    if index == list(range(count)):
+        return f"the first {count} attributes"
+    if index == list(range(n_attributes - count, n_attributes)):
+        return f"the last {count} attributes"
+    return f"{count} attributes"
+
+
+def _local(tag: str) -> str:
+    """An element's tag without its XML namespace."""
+    return tag.rpartition("}")[2]

@@ -1,0 +1,110 @@
+"""Claims on units, so that several ``mlhidden run`` processes on one run directory share the work.
+
+Before a unit is computed, the process claims it in the store (one row in ``claims``, in the
+same SQLite file as the results). A unit already stored, or claimed by another live process, is
+not computed again: the claimer skips it and, once its own units are done, waits for the other
+process to store it. A claim lapses when its owner stops renewing it (``LEASE_SECONDS``; a
+thread renews every claim of a live process) or, on the same machine, as soon as the owner
+process no longer exists, so a run killed with ``kill -9`` holds nothing back on resume.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from mlhidden.experiment.store import KEY_COLUMNS
+
+LEASE_SECONDS = 120.0
+RENEW_SECONDS = 20.0
+_WHERE_KEY = " AND ".join(f"{column}=?" for column in KEY_COLUMNS)
+
+
+class UnitClaims:
+    """This process's claims on the units of the store at ``store_path``; a context manager.
+
+    While open, a daemon thread renews the claims every ``RENEW_SECONDS``; closing releases them.
+    """
+
+    def __init__(self, store_path, lease_seconds: float = LEASE_SECONDS):
+        self.store_path = Path(store_path)
+        self.lease_seconds = lease_seconds
+        self.host, self.pid = socket.gethostname(), os.getpid()
+        self.owner = f"{self.host}:{self.pid}:{uuid.uuid4().hex[:8]}"
+        self._conn = _connect(self.store_path)
+        self._lock = threading.Lock()  # joblib may draw the next task (and claim it) from its own thread
+        self._stop = threading.Event()
+        self._renewer = threading.Thread(target=self._renew_until_stopped, name="mlhidden-claims", daemon=True)
+
+    def __enter__(self):
+        self._renewer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._renewer.join()
+        with self._lock:
+            self._conn.execute("DELETE FROM claims WHERE owner=?", (self.owner,))
+            self._conn.close()
+
+    def claim(self, key: tuple) -> str:
+        """Claim the unit with store key ``key``: "claimed", "stored" (done already) or "held" (by another live process)."""
+        with self._lock:
+            return self._claim(key)
+
+    def _claim(self, key: tuple) -> str:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute(f"SELECT 1 FROM units WHERE {_WHERE_KEY} AND status='ok'", key).fetchone():
+                outcome = "stored"
+            else:
+                row = conn.execute(f"SELECT owner, host, pid, renewed_at FROM claims WHERE {_WHERE_KEY}", key).fetchone()
+                if row is not None and row[0] != self.owner and self._alive(*row[1:]):
+                    outcome = "held"
+                else:
+                    conn.execute(
+                        f"INSERT OR REPLACE INTO claims ({', '.join(KEY_COLUMNS)}, owner, host, pid, renewed_at) "
+                        f"VALUES ({', '.join('?' * (len(KEY_COLUMNS) + 4))})",
+                        (*key, self.owner, self.host, self.pid, time.time()),
+                    )
+                    outcome = "claimed"
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return outcome
+
+    def _alive(self, host: str, pid: int, renewed_at: float) -> bool:
+        """Whether a claim's owner may still be computing: renewed within the lease, and on this host a running process."""
+        if time.time() - renewed_at > self.lease_seconds:
+            return False
+        return host != self.host or _process_exists(pid)
+
+    def _renew_until_stopped(self):
+        conn = _connect(self.store_path)
+        try:
+            while not self._stop.wait(RENEW_SECONDS):
+                conn.execute("UPDATE claims SET renewed_at=? WHERE owner=?", (time.time(), self.owner))
+        finally:
+            conn.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """An autocommit connection; its users serialise access themselves."""
+    return sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

@@ -1,0 +1,33 @@
+"""What a run will do, planned without a run directory: every unit, in order, with its store key."""
+
+from __future__ import annotations
+
+from mlhidden.data import load_dataset
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.runner import execute_plan, plan_run
+from mlhidden.experiment.splits import split_seed
+from mlhidden.experiment.store import load_results
+
+
+def test_plan_lists_every_unit_method_major_with_its_store_key(tmp_path):
+    config = parse_config({"datasets": ["Logical", "Music", "MediaMill"], "methods": ["BR", "CC"], "splits": 3, "seed": 4})
+    plan = plan_run(config)
+    assert list(tmp_path.iterdir()) == []
+    assert [d.name for d in plan.datasets] == ["Logical", "Music"]
+    assert list(plan.unavailable) == ["MediaMill"]
+    assert plan.checksums["Music"] == load_dataset("Music").sha256
+    order = [(key["dataset"], key["method"], key["split"]) for *_, key in plan.units]
+    assert order == [(d, m, s) for d in ("Logical", "Music") for m in ("BR", "CC") for s in range(3)]
+    for dataset, split, method, key in plan.units:
+        assert key == {
+            "dataset": dataset.name, "dataset_sha256": dataset.sha256, "method": method.name,
+            "params_hash": method.params_hash, "split": split.index, "seed": split_seed(4, dataset.name, split.index),
+        }
+
+
+def test_executing_a_plan_stores_exactly_its_units(tmp_path):
+    plan = plan_run(parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 2}))
+    summary = execute_plan(plan, tmp_path, n_jobs=1)
+    assert (summary.n_units, summary.n_done) == (2, 2)
+    stored = load_results(tmp_path).units
+    assert sorted(stored.split) == [0, 1] and set(stored.seed) == {key["seed"] for *_, key in plan.units}
