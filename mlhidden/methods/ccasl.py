@@ -32,6 +32,24 @@ SYNTHETIC_CONSTRAINTS = {
 }
 
 
+class SyntheticChain(CC):
+    """CC over ``[z, y]`` whose logistic links fit in centred coordinates.
+
+    The synthetic labels are about half ones and separable, which makes L-BFGS crawl in the
+    original coordinates (most links stopped at ``max_iter``); centred, the same problem
+    converges in about half the iterations, to the same optimum (see
+    :func:`~mlhidden.methods.batched_logistic.fit_batched_logistic`).
+    """
+
+    _center_inputs = True
+
+
+class SyntheticPCC(PCC):
+    """PCC over ``[z, y]`` with :class:`SyntheticChain`'s links."""
+
+    _center_inputs = True
+
+
 class SyntheticLabelsMixin:
     """Builds the cascaded synthetic labels z_1..z_K of Section 4.1 from the estimator's parameters.
 
@@ -138,9 +156,9 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         Z = self._synthetic_labels(X, Y.shape[1], rng)
         seed = draw_seed(rng)
         if self.inference == "greedy":
-            chain = CC(self.estimator, n_jobs=self.n_jobs, random_state=seed)
+            chain = SyntheticChain(self.estimator, n_jobs=self.n_jobs, random_state=seed)
         else:
-            chain = PCC(
+            chain = SyntheticPCC(
                 self.estimator, inference=self.inference, n_samples=self.n_samples,
                 max_exact_labels=self.max_exact_labels, n_jobs=self.n_jobs, random_state=seed,
             )
@@ -225,7 +243,7 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         targets = self._middle_targets(X, Y, rng)
-        return self._fit_stack(CC(self.estimator, n_jobs=self.n_jobs), X, targets, Y, rng)
+        return self._fit_stack(SyntheticChain(self.estimator, n_jobs=self.n_jobs), X, targets, Y, rng)
 
     def _middle_targets(self, X, Y, rng):
         """The chain's labels: [z, y]."""
