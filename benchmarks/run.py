@@ -79,6 +79,7 @@ TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PC
 # Methods of the paper's config that share fits, in the config's (and so the run's) order.
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
 SECTIONS = ("baseline", "ccasl", "mlp")
+GENERATED = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
 
 
 def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
@@ -170,8 +171,7 @@ def per_instance_mc(models, X, uniforms) -> np.ndarray:
 
 def load_split(name: str, data_dir: Path):
     """Split 0 of a dataset as the runner makes it: train/test parts, labels in the split's order."""
-    generated = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
-    dataset = generated[name]() if name in generated else load_dataset(name, data_dir=data_dir)
+    dataset = GENERATED[name]() if name in GENERATED else load_dataset(name, data_dir=data_dir)
     split = split_for(RUN_SEED, dataset.name, 0, dataset.n_samples, dataset.n_labels)
     X_train, X_test = dataset.X[split.train], dataset.X[split.test]
     values = X_train.data if sp.issparse(X_train) else X_train
@@ -376,6 +376,9 @@ def main(argv=None):
     parser.add_argument("--mlp-datasets", help=f"datasets of the mlp section (default: {','.join(MLP_DATASETS)})")
     parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
     parser.add_argument(
+        "--tight-datasets", help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)"
+    )
+    parser.add_argument(
         "--quick", action="store_true",
         help=f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp); 1 repetition; 20 PCC rows; 100 MLP epochs",
     )
@@ -394,7 +397,7 @@ def main(argv=None):
         return given.split(",") if given else list(QUICK_HIDDEN_DATASETS if args.quick and section != "baseline" else default)
 
     names = chosen("baseline", args.datasets, QUICK_DATASETS if args.quick else DATASETS)
-    ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
+    ccasl_names = args.ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
     mlp_names = chosen("mlp", args.mlp_datasets, MLP_DATASETS)
     alone = [m for m in args.alone.split(",") if m]
     args.share_methods = [m for m in args.share_methods.split(",") if m]
@@ -423,7 +426,8 @@ def bench_hidden(name, section, args, log):
     _, X_train, X_test, Y_train, Y_test, seed = load_split(name, args.data_dir)
     log(f"{name} ({section}): train {X_train.shape}, {Y_train.shape[1]} labels")
     if section == "ccasl":
-        return bench_ccasl(X_train, X_test, Y_train, seed, args.repeats, log)
+        tight = args.tight_datasets.split(",") if args.tight_datasets is not None else [n for n in args.ccasl_names if n not in GENERATED]
+        return bench_ccasl(X_train, X_test, Y_train, seed, args.repeats, log, gaps=name in tight)
     return bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
 
 

@@ -84,30 +84,23 @@ class _Design:
     iterates, the loss and the gradient's sums stay in double precision.
 
     With ``center`` the columns are centred implicitly (``means``), so a sparse X stays sparse;
-    and next to a sparse X, the columns of E with at least ``DENSE_SHARE`` ones (CCASL's
-    synthetic labels, about half ones) go to a dense block, whose BLAS products are several
-    times faster than sparse ones at that density.
+    and the columns of a sparse design with at least ``DENSE_SHARE`` ones (CCASL's synthetic
+    labels, about half ones) go to a dense block, whose BLAS products are several times faster
+    than sparse ones at that density.
     """
 
     def __init__(self, X, extra, center=False):
-        n_features = X.shape[1]
-        self.dense_columns = np.array([], dtype=int)
-        if extra is not None and center and sp.issparse(X):
-            is_dense = extra.mean(axis=0) >= DENSE_SHARE
-            self.dense_columns = n_features + np.flatnonzero(is_dense)
-            self.dense = np.ascontiguousarray(extra[:, is_dense], dtype=np.float32)
-            extra = extra[:, ~is_dense]
-        self.sparse_columns = np.setdiff1d(np.arange(n_features + (0 if extra is None else extra.shape[1]) + self.dense_columns.size), self.dense_columns)
         if extra is not None:
             X = sp.hstack([X, sp.csr_matrix(extra)], format="csr") if sp.issparse(X) else np.hstack([X, extra])
+        self.n_inputs = X.shape[1]
+        self.means = np.asarray(X.mean(axis=0)).ravel() if center else None
+        self.dense_columns = np.array([], dtype=int)
+        if center and sp.issparse(X):
+            density = np.diff(sp.csc_matrix(X).indptr) / X.shape[0]
+            self.dense_columns, self.sparse_columns = np.flatnonzero(density >= DENSE_SHARE), np.flatnonzero(density < DENSE_SHARE)
+            self.dense = np.ascontiguousarray(X[:, self.dense_columns].toarray(), dtype=np.float32)
+            X = X[:, self.sparse_columns]
         self.X = X.astype(np.float32)
-        self.n_inputs = self.sparse_columns.size + self.dense_columns.size
-        self.means = None
-        if center:
-            self.means = np.zeros(self.n_inputs)
-            self.means[self.sparse_columns] = np.asarray(X.mean(axis=0)).ravel()
-            if self.dense_columns.size:
-                self.means[self.dense_columns] = self.dense.mean(axis=0, dtype=np.float64)
 
     def forward(self, V):
         """``[X, E] v + b`` (centred columns if ``center``) for every column ``[v; b]`` of V."""

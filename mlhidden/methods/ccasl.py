@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
+from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
 from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
 from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
@@ -46,6 +47,16 @@ class SyntheticChain(CC):
 
 class SyntheticPCC(PCC):
     """PCC over ``[z, y]`` with :class:`SyntheticChain`'s links."""
+
+    _center_inputs = True
+
+
+class SyntheticBR(BR):
+    """BR whose logistic models fit in centred coordinates: CCASL+BR's output layer.
+
+    It sees the chain's predicted synthetic labels, about half ones, which slow L-BFGS down in
+    the original coordinates as they slow the chain's links (see :class:`SyntheticChain`).
+    """
 
     _center_inputs = True
 
@@ -222,6 +233,7 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
     """
 
     _parameter_constraints = {**SYNTHETIC_CONSTRAINTS, **STACK_CONSTRAINTS}
+    _output_layer = SyntheticBR
 
     def __init__(
         self, estimator=None, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
