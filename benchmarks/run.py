@@ -13,12 +13,16 @@ Comparisons (train + test seconds, peak RSS, share of identical test predictions
 - ``PCC`` Monte-Carlo inference (M = 50) vs a per-instance sampling loop drawing the same
   uniforms, on the first ``--pcc-rows`` test rows;
 
-and ``CCASL``, ``CCASL+AML``, ``MLP``, ``BR_RF`` on their own. scikit-learn's wrappers refuse a
+and ``CCASL``, ``CCASL+AML``, ``MLP``, ``BR_RF`` on their own; the CCASL family against CC and
+MLP against ``MLPClassifier`` (see :mod:`benchmarks.hidden_layers`). scikit-learn's wrappers refuse a
 label with one class in the training part, so the comparisons use the labels that have both.
 
 Shared fits: the methods that train the same pieces on a split (``CC`` and ``PCC``; ``CCASL``,
 ``CCASL+BR`` and ``CCASL+AML``) fitted one after the other, each alone vs sharing fits as a run
 does, with the share of identical predictions (it must be all of them).
+
+``--sections`` picks what runs: ``baseline`` (all of the above but the last two), ``ccasl`` and
+``mlp``, each on its own datasets (``--datasets``, ``--ccasl-datasets``, ``--mlp-datasets``).
 """
 
 from __future__ import annotations
@@ -47,7 +51,17 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from threadpoolctl import threadpool_limits
 
-from mlhidden.data import Dataset, load_dataset
+from benchmarks.generated import make_many_labels, make_mediamill_like
+from benchmarks.hidden_layers import (
+    CCASL_DATASETS,
+    MLP_DATASETS,
+    QUICK_HIDDEN_DATASETS,
+    bench_ccasl,
+    bench_mlp,
+    render_ccasl,
+    render_mlp,
+)
+from mlhidden.data import load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
@@ -64,6 +78,8 @@ TARGETS = {"BR": (3.0, 0.995), "CC": (3.0, 0.995), "PCC": (50.0, 0.995)}
 TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PCC": DATASETS}
 # Methods of the paper's config that share fits, in the config's (and so the run's) order.
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
+SECTIONS = ("baseline", "ccasl", "mlp")
+GENERATED = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
 
 
 def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
@@ -74,22 +90,6 @@ def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
         with shared_fits(folder) if share else nullcontext() as shared:
             predictions = {m: np.asarray(make_method(m, random_state=seed).fit(X_train, Y_train).predict(X_test)) for m in methods}
         return time.perf_counter() - start, predictions, shared.reused_seconds if share else 0.0
-
-
-def make_mediamill_like(n_samples=43907, n_features=120, n_labels=101, random_state=0) -> Dataset:
-    """Dense data of MediaMill's shape and label skew: label j is a noisy linear threshold of x.
-
-    Label frequencies fall off like MediaMill's (a few frequent labels, many rare ones, about
-    4.4 labels per row), which is what makes logistic regressions slow to converge.
-    """
-    rng = np.random.RandomState(random_state)
-    X = rng.standard_normal((n_samples, n_features))
-    scores = X @ rng.standard_normal((n_features, n_labels)) / np.sqrt(n_features)
-    scores += 0.5 * rng.standard_normal(scores.shape)
-    frequency = np.clip(0.75 * np.arange(1, n_labels + 1) ** -0.9, 0.002, 0.75)
-    thresholds = np.array([np.quantile(scores[:, j], 1 - f) for j, f in enumerate(frequency)])
-    Y = (scores > thresholds).astype(np.int8)
-    return Dataset("MediaMill-synthetic", X, Y, params={"random_state": random_state})
 
 
 @dataclass
@@ -171,7 +171,7 @@ def per_instance_mc(models, X, uniforms) -> np.ndarray:
 
 def load_split(name: str, data_dir: Path):
     """Split 0 of a dataset as the runner makes it: train/test parts, labels in the split's order."""
-    dataset = make_mediamill_like() if name == "MediaMill-synthetic" else load_dataset(name, data_dir=data_dir)
+    dataset = GENERATED[name]() if name in GENERATED else load_dataset(name, data_dir=data_dir)
     split = split_for(RUN_SEED, dataset.name, 0, dataset.n_samples, dataset.n_labels)
     X_train, X_test = dataset.X[split.train], dataset.X[split.test]
     values = X_train.data if sp.issparse(X_train) else X_train
@@ -266,7 +266,7 @@ def mib(value) -> str:
     return f"{value / 2**20:.0f}"
 
 
-def render(results, args, started) -> str:
+def render(results, ccasl_results, mlp_results, args, started) -> str:
     lines = ["# mlhidden speed benchmark", "", *machine_info(), f"- wall time of this benchmark: {time.perf_counter() - started:.0f} s", ""]
     lines += [
         "Split 0 of each dataset (run seed 0), labels in the split's order. Ours and the peer alternate",
@@ -274,6 +274,23 @@ def render(results, args, started) -> str:
         "shared and noisy: compare the ratios, not the absolute seconds. Comparisons use the labels with",
         "both classes in the training part (scikit-learn's wrappers refuse the others).",
         "",
+    ]
+    verdicts = []
+    if results:
+        baseline_lines, verdicts = render_baseline(results, args)
+        lines += baseline_lines
+    for section, section_results in ((render_ccasl, ccasl_results), (render_mlp, mlp_results)):
+        if section_results:
+            section_lines, section_verdicts = section(section_results)
+            lines += section_lines
+            verdicts += section_verdicts
+    lines += ["## Targets", "", *(verdicts or ["- (no target dataset in this run)"]), ""]
+    return "\n".join(lines)
+
+
+def render_baseline(results, args) -> tuple[list, list]:
+    """The sections on BR, CC, PCC, the other methods alone, shared fits and the datasets; target verdicts."""
+    lines = [
         "## BR and CC vs scikit-learn (train + test)",
         "",
         "| dataset | method | ours s | sklearn s | speed-up | identical entries | identical rows | ours peak RSS MiB | sklearn peak RSS MiB |",
@@ -344,8 +361,7 @@ def render(results, args, started) -> str:
             f"| {name} | {info['n_train']} | {info['n_test']} | {info['n_features']} | {info['n_labels']} | {info['n_compared']} | "
             f"{'sparse' if info['sparse'] else 'dense'} |"
         )
-    lines += ["", "## Targets", "", *(verdicts or ["- (no target dataset in this run)"]), ""]
-    return "\n".join(lines)
+    return lines + [""], verdicts
 
 
 def main(argv=None):
@@ -355,13 +371,34 @@ def main(argv=None):
     parser.add_argument("--pcc-rows", type=int, default=100, help="test rows for the per-instance PCC loop")
     parser.add_argument("--alone", default=",".join(ALONE), help="methods timed on their own ('' for none)")
     parser.add_argument("--share-methods", default=",".join(SHARING_METHODS), help="methods timed in turn with and without shared fits ('' for none)")
-    parser.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK_DATASETS)}; 1 repetition; 20 PCC rows")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated sections to run (default: {','.join(SECTIONS)})")
+    parser.add_argument("--ccasl-datasets", help=f"datasets of the ccasl section (default: {','.join(CCASL_DATASETS)})")
+    parser.add_argument("--mlp-datasets", help=f"datasets of the mlp section (default: {','.join(MLP_DATASETS)})")
+    parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
+    parser.add_argument(
+        "--tight-datasets", help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true",
+        help=f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp); 1 repetition; 20 PCC rows; 100 MLP epochs",
+    )
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("MLHIDDEN_TEST_MIRROR", PROJECT_ROOT.parent / "shared" / "datasets")))
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "benchmarks" / "results.md")
     args = parser.parse_args(argv)
     if args.quick:
-        args.repeats, args.pcc_rows = 1, 20
-    names = args.datasets.split(",") if args.datasets else list(QUICK_DATASETS if args.quick else DATASETS)
+        args.repeats, args.pcc_rows, args.mlp_epochs = 1, 20, 100
+    sections = set(args.sections.split(","))
+    if not sections <= set(SECTIONS):
+        parser.error(f"unknown section(s) {sorted(sections - set(SECTIONS))}; choose from {', '.join(SECTIONS)}")
+
+    def chosen(section, given, default):
+        if section not in sections:
+            return []
+        return given.split(",") if given else list(QUICK_HIDDEN_DATASETS if args.quick and section != "baseline" else default)
+
+    names = chosen("baseline", args.datasets, QUICK_DATASETS if args.quick else DATASETS)
+    ccasl_names = args.ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
+    mlp_names = chosen("mlp", args.mlp_datasets, MLP_DATASETS)
     alone = [m for m in args.alone.split(",") if m]
     args.share_methods = [m for m in args.share_methods.split(",") if m]
     started = time.perf_counter()
@@ -369,13 +406,29 @@ def main(argv=None):
     def log(message):
         print(f"[{time.perf_counter() - started:7.1f}s] {message}", flush=True)
 
-    results = {}
-    for name in names:
+    results, ccasl_results, mlp_results = {}, {}, {}
+    text = render(results, ccasl_results, mlp_results, args, started)
+    work = [(name, results, lambda name: bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log)) for name in names]
+    for name in ccasl_names:
+        work.append((name, ccasl_results, lambda name: bench_hidden(name, "ccasl", args, log)))
+    for name in mlp_names:
+        work.append((name, mlp_results, lambda name: bench_hidden(name, "mlp", args, log)))
+    for name, store, measure in work:
         with threadpool_limits(1):
-            results[name] = bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log)
-        text = render(results, args, started)
+            store[name] = measure(name)
+        text = render(results, ccasl_results, mlp_results, args, started)
         args.out.write_text(text)  # after every dataset, so an interrupted run keeps what it measured
     print(text)
+
+
+def bench_hidden(name, section, args, log):
+    """The ccasl or mlp section on split 0 of one dataset (all labels)."""
+    _, X_train, X_test, Y_train, Y_test, seed = load_split(name, args.data_dir)
+    log(f"{name} ({section}): train {X_train.shape}, {Y_train.shape[1]} labels")
+    if section == "ccasl":
+        tight = args.tight_datasets.split(",") if args.tight_datasets is not None else [n for n in args.ccasl_names if n not in GENERATED]
+        return bench_ccasl(X_train, X_test, Y_train, seed, args.repeats, log, gaps=name in tight)
+    return bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,9 @@ class BR(MultiLabelClassifier):
     [[0, 0], [1, 0], [1, 0], [1, 1]]
     """
 
+    # Whether batched logistic models fit in centred coordinates (same optimum; CCASL's output layer does).
+    _center_inputs = False
+
     def __init__(self, estimator=None, *, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.n_jobs = n_jobs
@@ -54,7 +57,7 @@ class BR(MultiLabelClassifier):
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=Y.shape[1])
         if batchable_logistic(self.estimator):
-            self.estimators_ = fit_logistic_models(self.estimator, X, Y, seeds)
+            self.estimators_ = fit_logistic_models(self.estimator, X, Y, seeds, center=self._center_inputs)
         else:
             self.estimators_ = Parallel(n_jobs=self.n_jobs)(
                 delayed(fit_binary)(self.estimator, X, Y[:, j], np.random.RandomState(seeds[j])) for j in range(Y.shape[1])

@@ -65,6 +65,9 @@ class CC(MultiLabelClassifier):
     [[0, 0, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0]]
     """
 
+    # Whether batched logistic links fit in centred coordinates (same optimum; CCASL's chain does).
+    _center_inputs = False
+
     def __init__(self, estimator=None, *, order=None, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.order = order
@@ -82,7 +85,8 @@ class CC(MultiLabelClassifier):
         chained = Y[:, self.order_]
         if batchable_logistic(self.estimator):
             self.estimators_ = fit_logistic_models(
-                self.estimator, X, chained, seeds, extra=chained, n_extra_used=np.arange(Y.shape[1])
+                self.estimator, X, chained, seeds, extra=chained, n_extra_used=np.arange(Y.shape[1]),
+                center=self._center_inputs,
             )
         else:
             augmented = hstack_features(X, chained)

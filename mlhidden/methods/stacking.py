@@ -50,6 +50,8 @@ class StackedBR(MultiLabelClassifier):
     ``skip_input``, ``meta_cv``, ``meta_input`` and ``n_jobs``.
     """
 
+    _output_layer = BR
+
     def _needs_probabilities(self) -> bool:
         return self.meta_input == "proba"
 
@@ -62,7 +64,7 @@ class StackedBR(MultiLabelClassifier):
             outputs = middle_outputs(self.middle_, X, self.meta_input)
         else:
             outputs = out_of_fold_outputs(middle, X, T, self.meta_cv, self.meta_input, fold_seed)
-        self.meta_ = BR(self.estimator, n_jobs=self.n_jobs, random_state=meta_seed).fit(self._meta_features(X, outputs), Y)
+        self.meta_ = self._output_layer(self.estimator, n_jobs=self.n_jobs, random_state=meta_seed).fit(self._meta_features(X, outputs), Y)
         self.n_labels_ = Y.shape[1]
         return self
 

@@ -1,0 +1,101 @@
+"""The fitting internals behind CCASL's chain (centred L-BFGS, dense synthetic block) and MLP (float32)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
+
+from mlhidden.data import load_dataset
+from mlhidden.methods import CCASL
+from mlhidden.methods.batched_logistic import _Design, fit_batched_logistic
+from mlhidden.methods.mlp import train_network
+from mlhidden.methods.synthetic import ThresholdUnits
+
+TIGHT = {"tol": 1e-8, "max_iter": 10**5}
+
+
+@pytest.fixture(scope="module")
+def synthetic_links(mirror_dir):
+    """The synthetic links of a CCASL chain on Medical's first 600 rows: z_k on [x, z_1..z_{k-1}]."""
+    X = load_dataset(mirror_dir / "Medical.arff").X[:600]
+    Z = ThresholdUnits(n_units=24, random_state=0).fit_transform(X).astype(np.float64)
+    mask = np.arange(Z.shape[1])[:, None] < np.arange(Z.shape[1])
+    return X, Z, mask
+
+
+def objectives(X, Z, fit, C=1.0):
+    """Each link's objective on [X, Z]: mean log-loss plus ||w||^2 / (2 C n)."""
+    scores = np.asarray(X @ fit.coef[: X.shape[1]]) + Z @ fit.coef[X.shape[1] :] + fit.intercept
+    return (np.logaddexp(0, scores) - Z * scores).mean(axis=0) + (fit.coef**2).sum(axis=0) / (2 * C * X.shape[0])
+
+
+def test_synthetic_labels_go_to_a_dense_block_next_to_sparse_x(synthetic_links):
+    X, Z, _ = synthetic_links
+    design = _Design(X, Z, center=True)
+    assert set(range(X.shape[1], X.shape[1] + Z.shape[1])) <= set(design.dense_columns.tolist())
+    assert design.dense_columns.size < X.shape[1] // 10 + Z.shape[1]
+    V = np.random.RandomState(0).normal(size=(X.shape[1] + Z.shape[1] + 1, 3))
+    plain = _Design(X, Z)
+    centred_scores = plain.forward(V) - np.concatenate([np.asarray(X.mean(axis=0)).ravel(), Z.mean(axis=0)]) @ V[:-1]
+    np.testing.assert_allclose(design.forward(V), centred_scores, rtol=1e-4, atol=1e-4)
+
+
+def test_centred_coordinates_reach_the_same_optimum(synthetic_links):
+    X, Z, mask = synthetic_links
+    plain = fit_batched_logistic(X, Z, extra=Z, extra_mask=mask, **TIGHT)
+    centred = fit_batched_logistic(X, Z, extra=Z, extra_mask=mask, center=True, **TIGHT)
+    assert plain.converged.all() and centred.converged.all()
+    np.testing.assert_allclose(objectives(X, Z, centred), objectives(X, Z, plain), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(centred.coef, plain.coef, atol=2e-3)
+    np.testing.assert_allclose(centred.intercept, plain.intercept, atol=2e-3)
+    assert not centred.coef[X.shape[1] :][~mask].any()
+
+
+def test_centred_fit_ends_closer_to_the_optimum_in_fewer_iterations(synthetic_links):
+    X, Z, mask = synthetic_links
+    optimum = objectives(X, Z, fit_batched_logistic(X, Z, extra=Z, extra_mask=mask, center=True, **TIGHT))
+    plain = fit_batched_logistic(X, Z, extra=Z, extra_mask=mask)
+    centred = fit_batched_logistic(X, Z, extra=Z, extra_mask=mask, center=True)
+    assert centred.converged.all()
+    assert centred.n_iter.sum() < 0.8 * plain.n_iter.sum()
+    plain_gap, centred_gap = objectives(X, Z, plain) - optimum, objectives(X, Z, centred) - optimum
+    assert (centred_gap >= -1e-12).all()
+    assert centred_gap.sum() <= plain_gap.sum()
+
+
+def test_ccasl_predicts_as_its_tightly_converged_fit(mirror_dir):
+    data = load_dataset(mirror_dir / "Medical.arff")
+    Y = data.Y[:, data.Y[:600].sum(axis=0) >= 5]
+    usual = CCASL(random_state=0).fit(data.X[:600], Y[:600])
+    tight = CCASL(LogisticRegression(**TIGHT), random_state=0).fit(data.X[:600], Y[:600])
+    assert np.mean(usual.predict(data.X[600:]) == tight.predict(data.X[600:])) >= 0.999
+
+
+def reference_network(X, Y, n_hidden, learning_rate, n_epochs, momentum, rng):
+    """Full-batch gradient descent with momentum in double precision, written plainly."""
+    bound1, bound2 = np.sqrt(2.0 / (X.shape[1] + n_hidden)), np.sqrt(2.0 / (n_hidden + Y.shape[1]))
+    params = [rng.uniform(-bound1, bound1, (X.shape[1], n_hidden)), np.zeros(n_hidden)]
+    params[2:] = [rng.uniform(-bound2, bound2, (n_hidden, Y.shape[1])), np.zeros(Y.shape[1])]
+    velocity = [np.zeros_like(p) for p in params]
+    for _ in range(n_epochs):
+        W1, b1, W2, b2 = params
+        H = expit(X @ W1 + b1)
+        delta_out = (expit(H @ W2 + b2) - Y) / X.shape[0]
+        delta_hidden = delta_out @ W2.T * H * (1 - H)
+        for p, v, g in zip(params, velocity, (X.T @ delta_hidden, delta_hidden.sum(0), H.T @ delta_out, delta_out.sum(0))):
+            v *= momentum
+            v -= learning_rate * g
+            p += v
+    return params
+
+
+def test_single_precision_network_follows_the_double_precision_updates(mirror_dir):
+    data = load_dataset(mirror_dir / "Music.arff")
+    X = (data.X[:300] - data.X[:300].mean(axis=0)) / data.X[:300].std(axis=0)
+    net = train_network(X, data.Y[:300], 16, 0.1, 200, 0.9, np.random.RandomState(0))
+    reference = reference_network(X, data.Y[:300], 16, 0.1, 200, 0.9, np.random.RandomState(0))
+    for ours, theirs in zip((net.W1, net.b1, net.W2, net.b2), reference):
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-3)
