@@ -33,9 +33,9 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import threading
 import time
-import tempfile
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -297,7 +297,7 @@ def render_baseline(results, args) -> tuple[list, list]:
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     verdicts = []
-    for name, (info, compared, _, _) in results.items():
+    for name, (_info, compared, _, _) in results.items():
         for key in ("BR", "CC", "PCC"):
             ours, peer = compared[key]
             speedup = peer.median("test" if key == "PCC" else "seconds") / ours.median("test" if key == "PCC" else "seconds")
@@ -335,7 +335,7 @@ def render_baseline(results, args) -> tuple[list, list]:
         "| dataset | method | train s | test s | peak RSS MiB |",
         "|---|---|---:|---:|---:|",
     ]
-    for name, (info, _, solo, _) in results.items():
+    for name, (_info, _, solo, _) in results.items():
         for method, measurement in solo.items():
             lines.append(f"| {name} | {method} | {measurement.median('train'):.2f} | {measurement.median('test'):.2f} | {mib(max(measurement.peak_rss))} |")
     lines += [

@@ -105,9 +105,15 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 @click.option("--seed", type=int, default=None, help="Run seed (overrides the config).")
 @click.option("--fresh", is_flag=True, help="Discard stored units and start over (default: resume).")
 @_LABELS
-@click.option("--backend", type=click.Choice(BACKENDS), default="loky", show_default=True, help="Where units compute: loky processes on this machine, or the dask cluster at --scheduler.")
+@click.option(
+    "--backend", type=click.Choice(BACKENDS), default="loky", show_default=True,
+    help="Where units compute: loky processes on this machine, or the dask cluster at --scheduler.",
+)
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Address of a running dask scheduler (tcp://HOST:8786), for --backend dask.")
-@click.option("--no-shared-fits", "share_fits", is_flag=True, flag_value=False, default=True, help="Every method fits all its parts itself (default: reuse identical fits made by other methods on the same split).")
+@click.option(
+    "--no-shared-fits", "share_fits", is_flag=True, flag_value=False, default=True,
+    help="Every method fits all its parts itself (default: reuse identical fits made by other methods on the same split).",
+)
 @click.option("-v", "--verbose", is_flag=True, help="One line per finished unit.")
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
 @_STATS

@@ -70,9 +70,9 @@ def test_datasets_list_reproduces_the_registry_table(runner, mirror_dir):
     result = runner.invoke(cli, ["datasets", "list", "--data-dir", str(mirror_dir)])
     assert result.exit_code == 0, result.output
     lines = {line.split("|")[1].strip(): line for line in result.output.splitlines() if line.startswith("|")}
-    for name, (n, l, d, lc) in EXPECTED_TABLE.items():
+    for name, (n, n_labels, d, lc) in EXPECTED_TABLE.items():
         cells = [c.strip() for c in lines[name].split("|")]
-        assert str(n) in cells and str(l) in cells and str(d) in cells and lc in cells, lines[name]
+        assert str(n) in cells and str(n_labels) in cells and str(d) in cells and lc in cells, lines[name]
     assert "not available (put MediaMill.arff in the data path)" in lines["MediaMill"]
 
 

@@ -140,7 +140,7 @@ def nominal_dataset(tmp_path_factory):
     rng = np.random.RandomState(1)
     colours = np.array(["red", "green", "blue", "?"])
     rows = []
-    for i in range(N_TRAIN + N_TEST):
+    for _ in range(N_TRAIN + N_TEST):
         colour = colours[rng.randint(4)]
         l1, l2 = int(colour == "red"), int(rng.rand() < 0.4)
         rows.append(f"{l1},{l2},{colour},{rng.randint(2)},{rng.randint(2)},{rng.normal():.3f}")

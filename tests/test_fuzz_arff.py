@@ -75,7 +75,8 @@ def meka_files(draw):
 def _mutations():
     """One edit of a text: cut a span, insert ARFF-ish or arbitrary characters, drop or repeat a line, truncate."""
     alphabet = st.sampled_from(list("{}',\" ?%@-0123456789abC\n\t\\") + ["\x00", "é", "\ufeff", "@data", "@attribute x numeric", "-C "])
-    return st.tuples(st.sampled_from(["cut", "insert", "drop_line", "repeat_line", "truncate"]), st.floats(0, 1), st.floats(0, 1), st.lists(alphabet, max_size=4))
+    edits = st.sampled_from(["cut", "insert", "drop_line", "repeat_line", "truncate"])
+    return st.tuples(edits, st.floats(0, 1), st.floats(0, 1), st.lists(alphabet, max_size=4))
 
 
 def _mutate(text: str, mutation) -> str:

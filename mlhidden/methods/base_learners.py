@@ -96,7 +96,10 @@ def make_base_learner(spec=None):
     except (TypeError, ValueError) as exc:
         raise UserError(f"base learner '{name}': {exc}".splitlines()[0]) from None
     if not is_classifier(learner):
-        raise UserError(f"base learner '{name}' is not a classifier", hint="multi-label methods are built from binary classifiers, e.g. logistic or sklearn.svm.LinearSVC")
+        raise UserError(
+            f"base learner '{name}' is not a classifier",
+            hint="multi-label methods are built from binary classifiers, e.g. logistic or sklearn.svm.LinearSVC",
+        )
     return learner
 
 

@@ -25,7 +25,8 @@ def import_object(path: str, what: str):
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # the user's module: any error in it is theirs to fix
-        raise UserError(f"cannot import {what} '{path}': {type(exc).__name__}: {exc}".splitlines()[0], hint="is its package installed in this environment?") from None
+        message = f"cannot import {what} '{path}': {type(exc).__name__}: {exc}".splitlines()[0]
+        raise UserError(message, hint="is its package installed in this environment?") from None
     try:
         return getattr(module, attr)
     except AttributeError:

@@ -9,9 +9,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.synthetic import SCALING_OPTIONS, apply_scaling, column_scaling

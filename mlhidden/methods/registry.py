@@ -144,7 +144,7 @@ def _imported_entry(path: str) -> MethodEntry:
     return _external_entry(cls, path, source)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def entry_point_methods() -> dict[str, MethodEntry]:
     """Methods that installed packages register in the ``mlhidden.methods`` entry-point group.
 
