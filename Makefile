@@ -20,7 +20,7 @@ venv: $(VENV)/.installed
 test: venv
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q --cov --cov-report=term:skip-covered
-	$(BIN)/python tools/coverage_by_package.py
+	$(BIN)/python tests/coverage_by_package.py
 
 ## make test-all: also the slow tests (every method on every mirror dataset, ...)
 test-all: venv
