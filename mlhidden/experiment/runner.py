@@ -24,7 +24,7 @@ from joblib import Parallel, delayed, parallel_config
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
-from mlhidden.experiment.backends import ExecutionBackend, unit_thread_limits
+from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.claims import UnitClaims
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
@@ -330,13 +330,13 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
 
 
 def _keyed_unit(key, X, Y, split, method, seed, shared_dir):
-    """One unit as a parallel task: the method's own joblib calls run sequentially inside it, and
-    BLAS with a fixed thread count (:func:`unit_thread_limits`), wherever the task runs.
+    """One unit as a parallel task: the method's own joblib calls run sequentially inside it
+    (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.experiment.units.fit_unit`).
 
     Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
     ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
     """
-    with parallel_config(backend="sequential"), unit_thread_limits():
+    with parallel_config(backend="sequential"):
         return key, method.label, run_unit(X, Y, split, method, seed, shared_dir)
 
 

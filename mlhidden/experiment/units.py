@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.impute import SimpleImputer
 
+from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.splits import Split
 from mlhidden.methods.shared_fits import shared_fits
 
@@ -59,18 +60,21 @@ def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None) -> FittedUn
 
     The method sees the labels in ``split.label_order``; the predictions are put back into the
     dataset's order. With ``shared_dir``, fits another method of the run already made on the same
-    inputs are reused (:mod:`mlhidden.methods.shared_fits`). Errors propagate.
+    inputs are reused (:mod:`mlhidden.methods.shared_fits`). BLAS runs with the fixed thread count
+    of every unit (:func:`~mlhidden.experiment.backends.unit_thread_limits`), so a refit made by the
+    report in the parent process equals the stored unit. Errors propagate.
     """
-    X_train, X_test = impute(X[split.train], X[split.test])
-    estimator = method.make(random_state=seed)
-    start = time.perf_counter()
-    with shared_fits(shared_dir) if shared_dir else nullcontext() as shared:
-        estimator.fit(X_train, Y[split.train][:, split.label_order])
-    reused = shared.reused_seconds if shared else 0.0
-    train_seconds = time.perf_counter() - start + reused
-    start = time.perf_counter()
-    in_split_order = np.asarray(estimator.predict(X_test))
-    test_seconds = time.perf_counter() - start
+    with unit_thread_limits():
+        X_train, X_test = impute(X[split.train], X[split.test])
+        estimator = method.make(random_state=seed)
+        start = time.perf_counter()
+        with shared_fits(shared_dir) if shared_dir else nullcontext() as shared:
+            estimator.fit(X_train, Y[split.train][:, split.label_order])
+        reused = shared.reused_seconds if shared else 0.0
+        train_seconds = time.perf_counter() - start + reused
+        start = time.perf_counter()
+        in_split_order = np.asarray(estimator.predict(X_test))
+        test_seconds = time.perf_counter() - start
     predicted = np.empty_like(in_split_order)
     predicted[:, split.label_order] = in_split_order
     return FittedUnit(predicted, train_seconds, test_seconds, reused)
