@@ -69,10 +69,12 @@ class _DaskBackend(DaskDistributedBackend):
     - The ``shared`` arrays (the datasets) become tasks that return them, not scattered data:
       the scheduler keeps their input and recomputes them if every worker holding a copy is
       lost, where scattered data would be gone and the units needing it cancelled.
+    - A cluster whose workers are all restarting at once is waited for ``wait_for_workers_timeout``
+      seconds, not joblib's 10, which a busy machine's restarting workers can exceed.
     """
 
-    def __init__(self, client, shared=()):
-        super().__init__(client=client)
+    def __init__(self, client, shared=(), wait_for_workers_timeout=30):
+        super().__init__(client=client, wait_for_workers_timeout=wait_for_workers_timeout)
         self._shared = list(shared)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
@@ -108,7 +110,8 @@ class ExecutionBackend:
         The address of a running dask scheduler, such as ``tcp://10.0.0.5:8786``; required by
         ``dask``, and meaningless (so refused) with ``loky``.
     timeout : float, default=30
-        Seconds to wait for the scheduler to answer.
+        Seconds to wait for the scheduler to answer, and for a worker when the cluster has none
+        (all of them lost and restarting).
 
     Attributes
     ----------
@@ -164,7 +167,7 @@ class ExecutionBackend:
         to the cluster once per pass rather than with every unit.
         """
         if self.name == "dask":
-            return joblib.parallel_config(backend=_DaskBackend(self._client, shared))
+            return joblib.parallel_config(backend=_DaskBackend(self._client, shared, self.timeout))
         return joblib.parallel_config(backend="loky", initializer=_ignore_interrupts)
 
     def describe(self) -> dict:
