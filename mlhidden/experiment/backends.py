@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import os
 import signal
-import warnings
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
 
 import joblib
-from joblib._dask import DaskDistributedBackend
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from mlhidden.errors import UserError
@@ -45,54 +43,11 @@ def blas_description() -> dict:
     return {"threads_per_unit": UNIT_BLAS_THREADS, "libraries": libraries}
 
 
-def _identity(value):
-    return value
-
-
 def _ignore_interrupts():
     """Run in each loky worker as it starts: Ctrl-C reaches the whole process group, and only the
     parent acts on it (it stops the run, keeping what is stored, and ends the workers), so a
     worker must not die with a traceback from wherever the signal found it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-class _DaskBackend(DaskDistributedBackend):
-    """joblib's dask backend, made safe for losing workers.
-
-    - joblib learns that a task ended through a callback, which its dask backend only calls for
-      tasks that returned; a task the scheduler marks as failed (``KilledWorker``: its workers
-      died too often) would leave ``Parallel`` waiting forever. Here that error goes through
-      the callback too, so ``Parallel`` raises it and the runner can resubmit the lost units.
-    - joblib runs a call whose backend offers a single worker in the calling process. With one
-      worker thread left (the other one lost and restarting), the units would silently move
-      from the cluster to the client, so at least two are always reported.
-    - The ``shared`` arrays (the datasets) become tasks that return them, not scattered data:
-      the scheduler keeps their input and recomputes them if every worker holding a copy is
-      lost, where scattered data would be gone and the units needing it cancelled.
-    - A cluster whose workers are all restarting at once is waited for ``wait_for_workers_timeout``
-      seconds, not joblib's 10, which a busy machine's restarting workers can exceed.
-    """
-
-    def __init__(self, client, shared=(), wait_for_workers_timeout=30):
-        super().__init__(client=client, wait_for_workers_timeout=wait_for_workers_timeout)
-        self._shared = list(shared)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
-            self.data_futures = {id(array): client.submit(_identity, array, pure=False) for array in self._shared}
-
-    def effective_n_jobs(self, n_jobs):
-        return max(super().effective_n_jobs(n_jobs), 2)
-
-    def submit(self, func, callback=None):
-        future = super().submit(func, callback)
-        if callback is not None:
-
-            def report_error(done):
-                if done.exception() is not None:
-                    callback(done.exception())
-
-            future.add_done_callback(report_error)
-        return future
 
 
 class ExecutionBackend:
@@ -167,7 +122,9 @@ class ExecutionBackend:
         to the cluster once per pass rather than with every unit.
         """
         if self.name == "dask":
-            return joblib.parallel_config(backend=_DaskBackend(self._client, shared, self.timeout))
+            from mlhidden.experiment.dask_backend import ResilientDaskBackend
+
+            return joblib.parallel_config(backend=ResilientDaskBackend(self._client, shared, self.timeout))
         return joblib.parallel_config(backend="loky", initializer=_ignore_interrupts)
 
     def describe(self) -> dict:
