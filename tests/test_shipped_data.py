@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.data import LabelsXmlWarning, load_dataset, read_arff, registry_entries
-from mlhidden.data.registry import SHIPPED_DIR
+from mlhidden.data.cache import cache_dir
+from mlhidden.data.registry import SHIPPED_DIR, _load_file
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
@@ -124,9 +125,12 @@ def test_mulan_errors_name_the_file(tmp_path):
         load_dataset(arff, params={"labels": 1, "labels_xml": str(xml)})
 
 
-def test_cli_prints_the_xml_disagreement_as_one_warning_line(tmp_path):
+def test_cli_prints_the_xml_disagreement_as_one_warning_line_when_parsing_and_from_the_cache(tmp_path):
     arff, _ = _mulan_pair(tmp_path, relation="'toy: -C 2'")
-    result = CliRunner().invoke(cli, ["datasets", "info", str(arff)])
-    assert result.exit_code == 0, result.output
-    lines = [line for line in result.stderr.splitlines() if "using the XML" in line]
-    assert lines == [f"warning: {arff}: @relation says -C 2 (the first 2 attributes), but toy.xml names the last 2 attributes as labels; using the XML"]
+    expected = [f"warning: {arff}: @relation says -C 2 (the first 2 attributes), but toy.xml names the last 2 attributes as labels; using the XML"]
+    for parse_or_cache in range(2):
+        _load_file.cache_clear()  # as a new process: the second load reads the disk cache
+        result = CliRunner().invoke(cli, ["datasets", "info", str(arff)])
+        assert result.exit_code == 0, result.output
+        assert [line for line in result.stderr.splitlines() if "using the XML" in line] == expected, parse_or_cache
+    assert len(list(cache_dir().glob("*.npz"))) >= 1

@@ -3,7 +3,8 @@
 Entries are ``.npz`` files under ``$MLHIDDEN_CACHE`` (default ``~/.cache/mlhidden``), named by
 the dataset's identity checksum and the reader version, so a new file version or a reader that
 parses differently never reads a stale entry. A missing, corrupt or unwritable cache only costs
-a re-parse.
+a re-parse. An entry keeps the warnings about the file's content that parsing raised (such as a
+Mulan XML overruling ``@relation -C``), so a load from the cache says what a parse would.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "mlhidden")
 
 
-def read_cache(cache_path: Path, source: str, sha256: str) -> Dataset | None:
-    """The cached dataset, or None when absent or unreadable (a corrupt entry is simply re-parsed)."""
+def read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, list[tuple[str, str]]] | None:
+    """The cached dataset and its parse warnings as (category name, message) pairs, or None when
+    absent or unreadable (a corrupt entry, or one written before warnings were kept, is re-parsed)."""
     if not cache_path.is_file():
         return None
     try:
@@ -45,6 +47,7 @@ def read_cache(cache_path: Path, source: str, sha256: str) -> Dataset | None:
                 source=source,
                 sha256=sha256,
             )
+            input_warnings = [tuple(pair) for pair in stored["input_warnings"].tolist()]
     except Exception:  # any failure to read a cache entry means it is corrupt: parse the file instead
         return None
     consistent = (
@@ -54,12 +57,14 @@ def read_cache(cache_path: Path, source: str, sha256: str) -> Dataset | None:
         and dataset.Y.dtype == np.int8
         and dataset.X.dtype == np.float64
     )
-    return dataset if consistent else None
+    return (dataset, input_warnings) if consistent else None
 
 
-def write_cache(cache_path: Path, dataset: Dataset) -> None:
-    """Store the parsed arrays; a cache that cannot be written only costs a re-parse next time."""
+def write_cache(cache_path: Path, dataset: Dataset, input_warnings=()) -> None:
+    """Store the parsed arrays and the parse's (category name, message) warnings; a cache that
+    cannot be written only costs a re-parse next time."""
     arrays = {
+        "input_warnings": np.array(list(input_warnings), dtype=str).reshape(-1, 2),
         "name": np.array(dataset.name),
         "Y": dataset.Y,
         "feature_names": np.array(dataset.feature_names, dtype=str),

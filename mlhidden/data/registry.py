@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import inspect
 import os
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generated import GENERATORS
 from mlhidden.data.mulan import xml_beside
-from mlhidden.errors import UserError
+from mlhidden.errors import InputWarning, UserError
 from mlhidden.io import sha256_of
 
 DATA_ENV = "MLHIDDEN_DATA"
@@ -358,17 +359,36 @@ def _load_file(path: str, sha256: str, labels, labels_xml: tuple[str, str] | Non
     """
     variant = ("" if labels is None else f"-C{labels}") + ("" if labels_xml is None else f"-x{labels_xml[1][:16]}")
     cache_path = cache_dir() / f"{sha256}-r{READER_VERSION}{variant}.npz"
-    dataset = read_cache(cache_path, path, sha256)
-    if dataset is None:
-        parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
+    cached = read_cache(cache_path, path, sha256)
+    if cached is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InputWarning)
+            parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
         dataset = dataclasses.replace(parsed, sha256=sha256)
-        write_cache(cache_path, dataset)
+        write_cache(cache_path, dataset, [(w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, InputWarning)])
+        for caught_warning in caught:
+            warnings.warn_explicit(caught_warning.message, caught_warning.category, caught_warning.filename, caught_warning.lineno)
+    else:
+        dataset, input_warnings = cached
+        for category_name, message in input_warnings:
+            warnings.warn(message, _input_warning_class(category_name), stacklevel=2)
     for array in (
         dataset.Y,
         *((dataset.X.data, dataset.X.indices, dataset.X.indptr) if dataset.is_sparse else (dataset.X,)),
     ):
         array.flags.writeable = False
     return dataset
+
+def _input_warning_class(name: str) -> type[InputWarning]:
+    """The :class:`InputWarning` subclass called ``name`` (InputWarning itself if none is)."""
+    pending = [InputWarning]
+    while pending:
+        category = pending.pop()
+        if category.__name__ == name:
+            return category
+        pending.extend(category.__subclasses__())
+    return InputWarning
+
 
 def _table_row(name, file, available, shape, sha256, status) -> dict:
     """A dataset_table row; ``shape`` is a Dataset or a RegistryEntry (same attribute names)."""
