@@ -275,7 +275,10 @@ def datasets_info(name, data_dir, labels):
 @click.option("--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files.")
 @_DATA_DIR
 def datasets_fetch(names, mirror, data_dir):
-    """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches."""
+    """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches.
+
+    NAMES are registry datasets, or file names of your own ARFF files in the mirror (copied with
+    their Mulan NAME.xml, their sha256 printed)."""
     from mlhidden.data import copy_from_mirror
 
     click.echo(tabulate(copy_from_mirror(mirror, data_dir, names or None), headers="keys", tablefmt="github"))

@@ -10,8 +10,9 @@ from pathlib import Path
 _CHUNK = 1 << 20
 
 
-def write_atomically(path: Path, write) -> None:
-    """Call ``write(binary stream)`` on a temporary file beside ``path``, then rename it into place.
+def write_atomically(path: Path, write):
+    """Call ``write(binary stream)`` on a temporary file beside ``path``, rename it into place, and
+    return what ``write`` returned.
 
     If ``write`` raises, the temporary file is removed and ``path`` is untouched, so a reader
     never sees half a file and an interrupted write loses nothing that was there before.
@@ -20,8 +21,9 @@ def write_atomically(path: Path, write) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
-            write(stream)
+            result = write(stream)
         os.replace(temporary, path)
+        return result
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.data import copy_from_mirror, registry_entries
+from mlhidden.data import copy_from_mirror, load_dataset, registry_entries
 from mlhidden.errors import UserError
 
 SMALL = ["Music", "Medical"]
@@ -143,3 +143,21 @@ def test_server_errors_and_broken_downloads_are_user_errors(mirror_dir, tmp_path
     assert not (data_dir / "Music.arff").exists()
     with pytest.raises(UserError, match="the dataset mirror folder does not exist"):
         copy_from_mirror(tmp_path / "nowhere", data_dir, ["Music"])
+
+
+def test_a_users_own_files_are_fetched_with_their_xml_and_their_sha256_printed(tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "toy.arff").write_text("@relation toy\n@attribute a numeric\n@attribute b {0,1}\n@attribute c {0,1}\n@data\n0.5,1,0\n1.5,0,1\n2.5,1,1\n")
+    labels = '<label name="b"></label><label name="c"></label>'
+    (mirror / "toy.xml").write_text(f'<?xml version="1.0"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">{labels}</labels>\n')
+    data_dir = tmp_path / "data"
+    with http_mirror(mirror) as url:
+        result = CliRunner().invoke(cli, ["datasets", "fetch", "Music", "toy.arff", "absent.arff.bz2", "--mirror", url, "--data-dir", str(data_dir)])
+    assert result.exit_code == 0, result.output
+    for file in ("toy.arff", "toy.xml"):
+        assert (data_dir / file).read_bytes() == (mirror / file).read_bytes()
+        assert f"downloaded, sha256 {sha256(mirror / file)}" in result.output
+    assert "Music" in result.output and "absent.arff.bz2" in result.output and "missing in mirror" in result.output
+    assert load_dataset(data_dir / "toy.arff").label_names == ("b", "c")
+    assert leftovers(data_dir) == []

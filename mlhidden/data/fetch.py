@@ -1,7 +1,9 @@
 """Copying dataset files from a mirror folder or an http(s) server into the data path, verified.
 
 The paper's datasets ship with the project (``datasets/``); fetching is for the others: a file
-no copy of which is distributed (MediaMill), or a mirror kept elsewhere.
+no copy of which is distributed (MediaMill), a mirror kept elsewhere, or a user's own ARFF files
+(with their Mulan XML), which have no manifest entry: those are copied as they are, and the
+sha256 each got is reported so a config or a paper can quote it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from mlhidden.data.registry import RegistryEntry, resolve_data_dir, select_entries
+from mlhidden.data.mulan import ARFF_SUFFIXES
+from mlhidden.data.registry import dataset_kind, resolve_data_dir, select_entries
 from mlhidden.errors import UserError
 from mlhidden.io import sha256_of, write_atomically
 
@@ -37,13 +40,15 @@ def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
     data_dir : str or os.PathLike, optional
         The destination (see :func:`mlhidden.data.resolve_data_dir`); created if needed.
     names : iterable of str, optional
-        Registry names to fetch (default: all).
+        Registry names to fetch (default: all), or file names of a user's own ARFF files in the
+        mirror (``mine.arff``, ``.arff.gz``, ``.arff.bz2``), each with its ``NAME.xml`` if the
+        mirror has one.
 
     Returns
     -------
     list of dict
         Rows with keys name, file, status ("copied", "downloaded", "already present", "missing
-        in mirror" or "not available (...)").
+        in mirror" or "not available (...)"; for a user's file, what was done and its sha256).
 
     Raises
     ------
@@ -53,21 +58,42 @@ def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
     """
     open_source, fetched = _mirror(mirror)
     data_dir = resolve_data_dir(data_dir)
+    own_files = [name for name in names or () if _is_own_file(name)]
     rows = []
-    for entry in select_entries(names):
+    for entry in select_entries(None if names is None else [name for name in names if name not in own_files]):
         target = data_dir / entry.file
         if target.is_file() and entry.sha256 is not None and sha256_of(target) == entry.sha256:
             status = "already present"
         elif (source := open_source(entry.file)) is None:
             status = entry.unavailable_status if entry.user_supplied else "missing in mirror"
         else:
-            stream, origin = source
-            data_dir.mkdir(parents=True, exist_ok=True)
-            with stream:
-                write_atomically(target, functools.partial(_copy_verified, stream, entry, origin))
+            _copy(source, data_dir / entry.file, entry.name, entry.sha256)
             status = fetched
         rows.append({"name": entry.name, "file": entry.file, "status": status})
+    for file in own_files:
+        arff_stem = file[: -len(next(suffix for suffix in ARFF_SUFFIXES if file.lower().endswith(suffix)))]
+        for companion in (file, arff_stem + ".xml"):
+            source = open_source(companion)
+            if source is None:
+                if companion == file:
+                    rows.append({"name": file, "file": file, "status": "missing in mirror"})
+                continue
+            found = _copy(source, data_dir / companion, companion, None)
+            rows.append({"name": file, "file": companion, "status": f"{fetched}, sha256 {found}"})
     return rows
+
+
+def _is_own_file(name: str) -> bool:
+    """A name to fetch that is an ARFF file name rather than a registry dataset."""
+    return "/" not in name and name.lower().endswith(ARFF_SUFFIXES) and dataset_kind(name) != "registry"
+
+
+def _copy(source, target: Path, label: str, expected_sha256: str | None) -> str:
+    """Write the mirror's ``(stream, origin)`` to ``target`` atomically; the sha256 written."""
+    stream, origin = source
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with stream:
+        return write_atomically(target, functools.partial(_copy_verified, stream, label, expected_sha256, origin))
 
 
 def _mirror(mirror):
@@ -101,25 +127,27 @@ def _mirror(mirror):
     return open_file, "copied"
 
 
-def _copy_verified(stream, entry: RegistryEntry, origin, out) -> None:
-    """Copy ``stream`` to ``out`` while hashing it; refuse (UserError) a checksum other than the manifest's."""
+def _copy_verified(stream, label: str, expected_sha256: str | None, origin, out) -> str:
+    """Copy ``stream`` to ``out`` while hashing it; refuse (UserError) a checksum other than
+    ``expected_sha256`` (the manifest's; None for a user's file). The sha256 copied."""
     digest = hashlib.sha256()
     while True:
         try:
             chunk = stream.read(_CHUNK)
         except (OSError, http.client.HTTPException) as exc:
-            raise UserError(f"{entry.name}: reading the mirror's copy failed: {exc}", path=origin, hint="try again") from None
+            raise UserError(f"{label}: reading the mirror's copy failed: {exc}", path=origin, hint="try again") from None
         if not chunk:
             break
         digest.update(chunk)
         out.write(chunk)
     owed = getattr(stream, "length", None)  # bytes an HTTP response announced but never sent
     if owed:
-        raise UserError(f"{entry.name}: the download ended {owed} bytes early", path=origin, hint="try again")
+        raise UserError(f"{label}: the download ended {owed} bytes early", path=origin, hint="try again")
     found = digest.hexdigest()
-    if entry.sha256 is not None and found != entry.sha256:
+    if expected_sha256 is not None and found != expected_sha256:
         raise UserError(
-            f"{entry.name}: the mirror's copy has sha256 {found}, expected {entry.sha256}; not copied",
+            f"{label}: the mirror's copy has sha256 {found}, expected {expected_sha256}; not copied",
             path=origin,
             hint="the mirror file is damaged or another version: restore it from the manifest's source",
         )
+    return found
