@@ -23,6 +23,7 @@ from mlhidden.report.deviations import (
     UNEXPLAINED,
     baseline_predictions,
     category_counts,
+    cell_values,
     diagnose,
     version_mismatches,
 )
@@ -36,6 +37,7 @@ from mlhidden.report.sensitivity import (
     claims_matrix,
     closing_verdict,
     read_settings,
+    settings_section,
     synthetic_variants_markdown,
 )
 
@@ -177,11 +179,31 @@ def run_logical(run_dir, C):
     assert summary.n_failed == 0
 
 
-def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(tmp_path):
-    run_logical(tmp_path / "logical", 1.0)
+@pytest.fixture(scope="module")
+def logical_settings(tmp_path_factory):
+    """A main Logical run (C = 1) and the sensitivity study's settings a (C = 1) and d (C = 100)."""
+    out = tmp_path_factory.mktemp("report")
+    run_logical(out / "logical", 1.0)
     for name, C in (("a", 1.0), ("d", 100.0)):
-        run_logical(tmp_path / "sensitivity" / name / "logical", C)
-    (tmp_path / "sensitivity" / "settings.json").write_text(json.dumps({"a": {"C": 1}, "d": {"C": 100}}))
+        run_logical(out / "sensitivity" / name / "logical", C)
+    (out / "sensitivity" / "settings.json").write_text(json.dumps({"a": {"C": 1}, "d": {"C": 100}}))
+    return out
+
+
+def test_the_same_claim_functions_decide_each_setting(logical_settings):
+    text, runs_by_setting = settings_section(logical_settings, reference_results())
+    assert list(runs_by_setting) == ["a", "d"]
+    cells = {name: cell_values(runs) for name, runs in runs_by_setting.items()}
+    primary = cell_values(Runs(logical_settings))
+    pd.testing.assert_frame_equal(cells["a"], primary)  # same config, same splits: the same numbers
+    assert not cells["d"]["ours"].equals(primary["ours"])
+    c1 = next(line for line in text.splitlines() if line.startswith("| C1 "))
+    assert c1.count(FAILS) + c1.count(HOLDS) == 2 and "| C2 " in text
+
+
+@pytest.mark.slow
+def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logical_settings):
+    tmp_path = logical_settings
     write_report(tmp_path)
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     matrix = report.split("## Which claims survive which settings")[1].split("###")[0]
