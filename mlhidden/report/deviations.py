@@ -6,7 +6,7 @@ The categories, tried in this order (the first that applies is the cell's):
    scores on the same splits (:func:`trivial_baselines`: all-zero, per-label majority, most
    frequent label set);
 2. **dataset version**: our file's N, L or D differs from the paper's table of datasets by more
-   than 1 % (or its label cardinality by more than 0.05), or on that dataset and metric every
+   than 5 % (or its label cardinality by more than 0.05), or on that dataset and metric every
    method is off in the same direction under every setting, a shift no method or setting explains;
 3. **small sample**: the difference is within two standard errors of our mean over the splits;
 4. **setting-dependent**: under some base-learner setting of the sensitivity study the value is
@@ -35,7 +35,8 @@ IMPOSSIBLE, DATASET_VERSION, SMALL_SAMPLE, SETTING_DEPENDENT, UNEXPLAINED = (
     "paper's value impossible", "dataset version", "small sample", "setting-dependent", "unexplained",
 )
 CATEGORIES = (IMPOSSIBLE, DATASET_VERSION, SMALL_SAMPLE, SETTING_DEPENDENT, UNEXPLAINED)
-SHAPE_TOLERANCE = 0.01
+SHAPE_TOLERANCE = 0.05
+"""A file one column or row off the paper's (Music: D 71 against 72) is not taken to explain a deviation."""
 CARDINALITY_TOLERANCE = 0.05
 STANDARD_ERRORS = 2.0
 ROUNDING = 0.005
@@ -89,28 +90,34 @@ def baseline_predictions(Y_train: np.ndarray, n_test: int) -> dict:
 def trivial_baselines(runs: Runs, name: str = "paper", data_dir=None) -> pd.DataFrame:
     """Exact match and Hamming score of the predictors that ignore x, on the run's own datasets and splits.
 
-    Computed from the shipped datasets (the splits are rebuilt from the run's stored seed); one row
-    per (dataset, baseline), the mean over the splits. This is the one place to point at stored
-    baseline results once the baselines run as methods.
+    One row per (dataset, baseline), the mean over the splits (:func:`baseline_scores`). This is
+    the one place to point at stored baseline results once the baselines run as methods.
     """
-    columns = ["dataset", "baseline", "exact_match", "hamming_score"]
     if runs[name] is None:
-        return pd.DataFrame(columns=columns)
-    record = runs.record(name)
+        return pd.DataFrame(columns=["dataset", "baseline", "exact_match", "hamming_score"])
+    return baseline_scores(runs.record(name), runs[name].unavailable, data_dir)
+
+
+def baseline_scores(config, unavailable=(), data_dir=None) -> pd.DataFrame:
+    """The trivial baselines on a config's (or a stored run record's) datasets and splits.
+
+    Computed from the datasets themselves, the splits rebuilt from the config's seed, so they are
+    the splits the methods saw.
+    """
     rows = []
-    for spec in record.datasets:
-        if (spec.label or spec.name) in runs[name].unavailable:
+    for spec in config.datasets:
+        if (spec.label or spec.name) in unavailable:
             continue
         data = load_dataset_spec(spec, data_dir)
         Y = _dense(data.Y)
         scores = {baseline: [] for baseline in BASELINES}
-        for index in range(record.splits):
-            split = split_for(record.seed, data.name, index, data.n_samples, data.n_labels, record.train_fraction, record.shuffle_labels)
+        for index in range(config.splits):
+            split = split_for(config.seed, data.name, index, data.n_samples, data.n_labels, config.train_fraction, config.shuffle_labels)
             truth = Y[split.test]
             for baseline, predicted in baseline_predictions(Y[split.train], len(split.test)).items():
                 scores[baseline].append(((predicted == truth).all(axis=1).mean(), (predicted == truth).mean()))
         rows += [[data.name, baseline, *np.mean(values, axis=0)] for baseline, values in scores.items()]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=["dataset", "baseline", "exact_match", "hamming_score"])
 
 
 def version_mismatches(shapes: pd.DataFrame, paper_shapes: pd.DataFrame) -> dict:
