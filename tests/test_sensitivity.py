@@ -36,6 +36,7 @@ from mlhidden.report.sensitivity import (
     ROBUST,
     claims_matrix,
     closing_verdict,
+    ranking_significance,
     read_settings,
     settings_section,
     synthetic_variants_markdown,
@@ -233,3 +234,17 @@ def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
     assert len(rows) == 2 and all(line.rstrip(" |").endswith((HOLDS + "**", FAILS)) for line in rows)
     assert "Over the variants: " in text
     assert "Not run" in synthetic_variants_markdown(Runs(tmp_path / "empty"), reference_results())
+
+
+def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path):
+    datasets = [
+        {"name": name, "label": kind, "params": {"n_samples": 200, "n_features": 4, "n_labels": 3, **extra}, "sweep": {"random_state": [0, 1, 2]}}
+        for kind, name, extra in (("complex", "SyntheticComplex", {"n_hidden": 20}), ("simple", "SyntheticSimple", {}))
+    ]
+    config = parse_config({"name": "synthetic", "datasets": datasets, "methods": ["BR", "CC", "CCASL"], "splits": 1, "train_fraction": 0.5})
+    run_experiment(config, tmp_path / "synthetic", n_jobs=1)
+    runs = Runs(tmp_path)
+    table = runs["synthetic"].units.pivot_table(index="dataset", columns="method", values="exact_match")
+    gain = (table["CCASL"] - table["BR"])[[d for d in table.index if d.startswith("complex")]].mean()
+    text = ranking_significance(runs, "C2")
+    assert text.startswith(f"complex data, CCASL − BR: {gain:+.3f} (p ") and ranking_significance(runs, "C3") == ""
