@@ -148,7 +148,7 @@ def shifted_datasets(comparisons: pd.DataFrame, settings_cells: dict) -> dict:
     for key, group in every[every["table"] == "results"].groupby(["table", "metric", "dataset"], sort=False):
         low, high = group["difference"].min(), group["difference"].max()
         if len(group["method"].unique()) > 1 and (high < -DEVIATION or low > DEVIATION):
-            found[key] = f"all {group['method'].nunique()} methods off by {low:+.2f} to {high:+.2f} under {len(frames)} settings"
+            found[key] = f"all {group['method'].nunique()} methods off by {low:+.2f} to {high:+.2f} in the main run and {len(frames) - 1} settings"
     return found
 
 
