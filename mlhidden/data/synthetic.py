@@ -8,6 +8,11 @@ input distribution, the weight distribution or the thresholds; we use standard-n
 weights and biases, and the TLU thresholds the paper uses for its synthetic labels (Section 4.1):
 ``t_j ~ Normal(mu_j, 0.1 sigma_j)`` with ``mu_j, sigma_j`` the mean and standard deviation of the
 label's activation over the sampled inputs, which keeps every label near balanced.
+
+Those three choices, and whether every label reads every hidden unit, are left open by the paper,
+so :func:`draw_network` takes them as options (:data:`INPUT_DISTRIBUTIONS`,
+:data:`THRESHOLD_RULES`, :data:`HIDDEN_SHARING`); the defaults are the choices above and draw
+exactly the numbers they always did. The report's Table 4 section runs C2 under each option.
 """
 
 from __future__ import annotations
@@ -21,6 +26,15 @@ from mlhidden.data.dataset import Dataset
 from mlhidden.errors import UserError
 
 THRESHOLD_STD = 0.1
+INPUT_DISTRIBUTIONS = ("normal", "uniform", "binary")
+"""``inputs``: standard normal; uniform on [0, 1]; fair coin bits {0, 1} (as in Logical)."""
+THRESHOLD_RULES = ("jittered_mean", "zero")
+"""``thresholds``: the paper's synthetic-label rule (near balanced labels); a plain TLU at 0,
+where the drawn output bias alone sets how often a label is on."""
+HIDDEN_SHARING = ("shared", "per_label")
+"""``hidden``: every label reads every hidden unit; each label reads its own block of
+``n_hidden // n_labels`` hidden units, so no hidden unit is common to two labels."""
+DEFAULT_OPTIONS = {"inputs": "normal", "thresholds": "jittered_mean", "hidden": "shared"}
 
 
 @dataclass(frozen=True)
@@ -64,7 +78,36 @@ def _positive_int(name: str, value, minimum: int = 1) -> int:
     return int(value)
 
 
-def draw_network(n_samples=10000, n_features=10, n_labels=10, n_hidden=100, random_state=0):
+def _choice(name: str, value, choices) -> str:
+    if value not in choices:
+        raise UserError(f"synthetic data: {name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _inputs(rng, distribution: str, shape) -> np.ndarray:
+    if distribution == "uniform":
+        return rng.uniform(0.0, 1.0, shape)
+    if distribution == "binary":
+        return rng.randint(0, 2, shape).astype(np.float64)
+    return rng.standard_normal(shape)
+
+
+def _per_label_blocks(n_hidden: int, n_labels: int) -> np.ndarray:
+    """(n_hidden + 1, n_labels) mask: label j reads hidden units j*b .. (j+1)*b - 1 and its bias."""
+    block = n_hidden // n_labels
+    if block < 1:
+        raise UserError(f"synthetic data: hidden=per_label needs n_hidden >= n_labels, got {n_hidden} < {n_labels}")
+    mask = np.zeros((n_hidden + 1, n_labels), dtype=bool)
+    for label in range(n_labels):
+        mask[label * block:(label + 1) * block, label] = True
+    mask[-1] = True
+    return mask
+
+
+def draw_network(
+    n_samples=10000, n_features=10, n_labels=10, n_hidden=100, random_state=0,
+    inputs="normal", thresholds="jittered_mean", hidden="shared",
+):
     """Sample the inputs and the random network of one synthetic dataset.
 
     Parameters
@@ -75,6 +118,15 @@ def draw_network(n_samples=10000, n_features=10, n_labels=10, n_hidden=100, rand
         ReLU units in the hidden layer; 0 means no hidden layer (the simple kind).
     random_state : int, numpy.random.RandomState or None
         Seeds everything; the same seed gives the same inputs and network.
+    inputs : {"normal", "uniform", "binary"}
+        The input distribution (:data:`INPUT_DISTRIBUTIONS`).
+    thresholds : {"jittered_mean", "zero"}
+        The TLU threshold rule (:data:`THRESHOLD_RULES`).
+    hidden : {"shared", "per_label"}
+        Which hidden units each label reads (:data:`HIDDEN_SHARING`); ignored without a hidden layer.
+
+    Every option draws the same random numbers in the same order, so two datasets with one seed
+    and different options differ only by that option.
 
     Returns
     -------
@@ -85,14 +137,27 @@ def draw_network(n_samples=10000, n_features=10, n_labels=10, n_hidden=100, rand
     n_features = _positive_int("n_features", n_features)
     n_labels = _positive_int("n_labels", n_labels)
     n_hidden = _positive_int("n_hidden", n_hidden, 0)
+    inputs = _choice("inputs", inputs, INPUT_DISTRIBUTIONS)
+    rule = _choice("thresholds", thresholds, THRESHOLD_RULES)
+    hidden = _choice("hidden", hidden, HIDDEN_SHARING)
     rng = check_random_state(random_state)
-    X = rng.standard_normal((n_samples, n_features))
+    X = _inputs(rng, inputs, (n_samples, n_features))
     hidden_weights = rng.standard_normal((n_features + 1, n_hidden)) if n_hidden else None
     output_weights = rng.standard_normal(((n_hidden or n_features) + 1, n_labels))
+    if n_hidden and hidden == "per_label":
+        output_weights = np.where(_per_label_blocks(n_hidden, n_labels), output_weights, 0.0)
     threshold_noise = rng.standard_normal(n_labels)
+    if rule == "zero":
+        return X, RandomNetwork(hidden_weights, output_weights, np.zeros(n_labels))
     activations = RandomNetwork(hidden_weights, output_weights, np.zeros(n_labels)).activations(X)
     thresholds = activations.mean(axis=0) + THRESHOLD_STD * activations.std(axis=0) * threshold_noise
     return X, RandomNetwork(hidden_weights, output_weights, thresholds)
+
+
+def _params(**params) -> dict:
+    """The generator's parameters as stored with the dataset; options left at their defaults are not
+    written, so that the records of datasets made before the options existed stay the same."""
+    return {key: value for key, value in params.items() if DEFAULT_OPTIONS.get(key, object()) != value}
 
 
 def _network_dataset(name: str, params: dict) -> Dataset:
@@ -107,18 +172,30 @@ def _network_dataset(name: str, params: dict) -> Dataset:
     )
 
 
-def make_synthetic_complex(n_samples=10000, n_features=10, n_labels=10, n_hidden=100, random_state=0) -> Dataset:
+def make_synthetic_complex(
+    n_samples=10000, n_features=10, n_labels=10, n_hidden=100, random_state=0,
+    inputs="normal", thresholds="jittered_mean", hidden="shared",
+) -> Dataset:
     """Non-linear synthetic data: random inputs, a ReLU hidden layer, a TLU per label (Table 4a).
 
     The paper's Table 4 uses N = 10000, L = 10 and 100 hidden units (D is not stated; we use
-    10); its Fig. 'results_syn1' uses D = 2, 10 hidden units and L = 2.
+    10); its Fig. 'results_syn1' uses D = 2, 10 hidden units and L = 2. ``inputs``,
+    ``thresholds`` and ``hidden`` are the choices the paper leaves open (see :func:`draw_network`).
     """
     _positive_int("n_hidden", n_hidden)
-    params = dict(n_samples=n_samples, n_features=n_features, n_labels=n_labels, n_hidden=n_hidden, random_state=random_state)
+    params = _params(
+        n_samples=n_samples, n_features=n_features, n_labels=n_labels, n_hidden=n_hidden, random_state=random_state,
+        inputs=inputs, thresholds=thresholds, hidden=hidden,
+    )
     return _network_dataset("SyntheticComplex", params)
 
 
-def make_synthetic_simple(n_samples=10000, n_features=10, n_labels=10, random_state=0) -> Dataset:
+def make_synthetic_simple(
+    n_samples=10000, n_features=10, n_labels=10, random_state=0, inputs="normal", thresholds="jittered_mean",
+) -> Dataset:
     """Linear synthetic data: random inputs straight to a TLU per label, no hidden layer (Table 4b)."""
-    params = dict(n_samples=n_samples, n_features=n_features, n_labels=n_labels, n_hidden=0, random_state=random_state)
+    params = _params(
+        n_samples=n_samples, n_features=n_features, n_labels=n_labels, n_hidden=0, random_state=random_state,
+        inputs=inputs, thresholds=thresholds,
+    )
     return _network_dataset("SyntheticSimple", params)

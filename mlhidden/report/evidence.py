@@ -89,12 +89,12 @@ def dataset_means(run, record: RunRecord) -> pd.DataFrame:
     return units.groupby(["group", "dataset", "method"], sort=False)[list(METRICS)].mean().reset_index()
 
 
-def synthetic_table(runs: Runs) -> pd.DataFrame | None:
-    """Table 4: per kind and method, the mean over datasets of exact match and Hamming score."""
-    run = runs["synthetic"]
+def synthetic_table(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:
+    """Table 4: per kind (dataset group) and method, the mean over datasets of exact match and Hamming score."""
+    run = runs[name]
     if run is None:
         return None
-    means = dataset_means(run, runs.record("synthetic"))
+    means = dataset_means(run, runs.record(name))
     table = means.groupby(["group", "method"], sort=False).agg(
         exact_match=("exact_match", "mean"), hamming_score=("hamming_score", "mean"), n_datasets=("dataset", "size")
     )

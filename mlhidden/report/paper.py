@@ -21,7 +21,7 @@ import pandas as pd
 from mlhidden.data import registry_entries
 from mlhidden.experiment.config import RunConfig
 
-PAPER_CONFIGS = ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count")
+PAPER_CONFIGS = ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count", "synthetic_variants")
 REPORT_FILE = "REPORT.md"
 RUN_LOG_FILE = "reproduction.json"
 LABEL_ACCURACY_FILE = "label_accuracy.csv"

@@ -15,6 +15,7 @@ from mlhidden.experiment.provenance import package_versions
 from mlhidden.experiment.splits import make_split
 from mlhidden.experiment.status import OK
 from mlhidden.report.claims import DEVIATION, decide_claims
+from mlhidden.report.deviations import cell_values, deviations_markdown, diagnose, trivial_baselines, version_mismatches
 from mlhidden.report.evidence import Evidence, Runs, gather_evidence
 from mlhidden.report.formats import markdown_escape, pipe_table, write_frame
 from mlhidden.report.paper import (
@@ -27,6 +28,7 @@ from mlhidden.report.paper import (
 )
 from mlhidden.report.sections import (
     COMPARISON_COLUMNS,
+    Section,
     logical_section,
     medical_section,
     results_section,
@@ -35,6 +37,7 @@ from mlhidden.report.sections import (
     synthetic_2d_section,
     synthetic_section,
 )
+from mlhidden.report.sensitivity import settings_section, synthetic_variants_markdown
 
 SWEEPS = {
     "hidden_nodes": (
@@ -174,16 +177,29 @@ def _sections(runs: Runs, evidence: Evidence, reference: pd.DataFrame, tables_di
         significance_section(runs, reference, figures_dir),
         logical_section(evidence, reference, tables_dir, figures_dir),
         synthetic_section(evidence, reference, tables_dir),
+        Section(synthetic_variants_markdown(runs, reference)),
         synthetic_2d_section(runs, reference, tables_dir, figures_dir),
         *sweeps,
         medical_section(runs, evidence, tables_dir, figures_dir),
     ]
 
 
-def write_report(out_dir) -> list:
+def deviations_report(runs: Runs, runs_by_setting: dict, comparisons: pd.DataFrame, reference: pd.DataFrame, data_dir=None) -> str:
+    """The deviations section: every flagged cell of the main runs diagnosed (:mod:`mlhidden.report.deviations`)."""
+    paper_shapes = reference[reference["table"] == "datasets"].pivot_table(index="dataset", columns="metric", values="value", sort=False)
+    mismatches = version_mismatches(runs.shapes("paper"), paper_shapes) if runs["paper"] is not None else {}
+    baselines = trivial_baselines(runs, data_dir=data_dir)
+    settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
+    diagnoses = diagnose(comparisons, settings_cells, baselines, mismatches, cell_values(runs))
+    return deviations_markdown(diagnoses, baselines, len(runs_by_setting))
+
+
+def write_report(out_dir, data_dir=None) -> list:
     """Write REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs.
 
-    Runs that are missing are reported as not run and their claims as not evaluated.
+    Runs that are missing are reported as not run and their claims as not evaluated. The sensitivity
+    study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.report.sensitivity.read_settings`);
+    the trivial baselines from the datasets under ``data_dir`` (see :func:`mlhidden.data.resolve_data_dir`).
 
     Returns
     -------
@@ -198,6 +214,7 @@ def write_report(out_dir) -> list:
     sections = _sections(runs, evidence, reference, tables_dir, figures_dir)
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
     comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)
+    sensitivity, runs_by_setting = settings_section(out_dir, reference)
     log = read_run_log(out_dir)
     header = [
         "# Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)\n",
@@ -219,7 +236,7 @@ def write_report(out_dir) -> list:
         f"Over all tables, {flagged} of {int(comparisons['difference'].notna().sum())} compared scores differ from the "
         f"paper's by more than {DEVIATION} (`{COMPARISON_FILE}` lists every comparison).\n",
     ]
-    body = [section.markdown for section in sections]
+    body = [sensitivity, deviations_report(runs, runs_by_setting, comparisons, reference, data_dir), *(section.markdown for section in sections)]
     text = "\n".join([*header, *body, differences_section(runs, reference), run_information(out_dir, runs)])
     report = out_dir / REPORT_FILE
     report.write_text(text, encoding="utf-8")

@@ -126,7 +126,7 @@ def reproduce(
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / RUN_LOG_FILE).write_text(json.dumps(log, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    result.paths += write_report(out_dir)
+    result.paths += write_report(out_dir, data_dir)
     return result
 
 

@@ -1,0 +1,250 @@
+"""The sensitivity study's report side: settings matrix, closing verdicts, deviation categories, C2 variants."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlhidden.data.synthetic import draw_network, make_synthetic_complex, make_synthetic_simple
+from mlhidden.errors import UserError
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.runner import run_experiment
+from mlhidden.report.claims import FAILS, HOLDS, NOT_EVALUATED, Claim
+from mlhidden.report.deviations import (
+    CATEGORIES,
+    DATASET_VERSION,
+    IMPOSSIBLE,
+    SETTING_DEPENDENT,
+    SMALL_SAMPLE,
+    UNEXPLAINED,
+    baseline_predictions,
+    category_counts,
+    cell_values,
+    diagnose,
+    version_mismatches,
+)
+from mlhidden.report.evidence import Runs
+from mlhidden.report.paper import reference_results
+from mlhidden.report.paper_report import write_report
+from mlhidden.report.sensitivity import (
+    NEVER_EVALUATED,
+    NOT_REPRODUCED,
+    ROBUST,
+    claims_matrix,
+    closing_verdict,
+    ranking_significance,
+    read_settings,
+    settings_section,
+    synthetic_variants_markdown,
+)
+
+# --------------------------------------------------------------------------- generator options
+
+
+def fingerprint(data) -> str:
+    return hashlib.sha256(data.X.tobytes() + data.Y.tobytes()).hexdigest()[:16]
+
+
+def test_generator_defaults_draw_the_numbers_they_drew_before_the_options():
+    # Hashes taken with the generator before it had options.
+    assert fingerprint(make_synthetic_complex(n_samples=2000, random_state=3)) == "988500e1a17c5281"
+    assert fingerprint(make_synthetic_simple(n_samples=2000, random_state=3)) == "a8171b2b65791dba"
+    small = make_synthetic_complex(n_samples=300, n_features=2, n_labels=2, n_hidden=10, random_state=1)
+    assert fingerprint(small) == "c34cfdc0d76ed6f3"
+    assert small.params == {"n_samples": 300, "n_features": 2, "n_labels": 2, "n_hidden": 10, "random_state": 1}
+
+
+def test_each_generator_option_changes_only_its_choice():
+    base = make_synthetic_complex(n_samples=500, random_state=0)
+    uniform = make_synthetic_complex(n_samples=500, random_state=0, inputs="uniform")
+    assert uniform.X.min() >= 0 and uniform.X.max() <= 1 and uniform.params["inputs"] == "uniform"
+    binary = make_synthetic_complex(n_samples=500, random_state=0, inputs="binary")
+    assert set(np.unique(binary.X)) == {0.0, 1.0}
+    zero = make_synthetic_complex(n_samples=500, random_state=0, thresholds="zero")
+    np.testing.assert_array_equal(zero.X, base.X)
+    X, network = draw_network(**zero.params)
+    np.testing.assert_array_equal(network.thresholds, 0.0)
+    np.testing.assert_array_equal(zero.Y, (network.activations(X) > 0).astype(np.int8))
+    per_label = make_synthetic_complex(n_samples=500, random_state=0, hidden="per_label")
+    _, network = draw_network(**per_label.params)
+    reads = network.output_weights[:-1] != 0
+    assert (reads.sum(axis=0) == 10).all() and (reads.sum(axis=1) <= 1).all()
+    assert not np.array_equal(per_label.Y, base.Y)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [({"inputs": "cauchy"}, "inputs must be one of"), ({"thresholds": "median"}, "thresholds must be one of"),
+     ({"hidden": "per_label", "n_hidden": 5}, "n_hidden >= n_labels")],
+)
+def test_bad_generator_options_are_user_errors(params, message):
+    with pytest.raises(UserError, match=message):
+        make_synthetic_complex(n_samples=100, **params)
+
+
+# --------------------------------------------------------------------------- verdicts and matrix
+
+
+def test_closing_verdict_has_the_three_forms():
+    assert closing_verdict({"a": HOLDS, "b": HOLDS}) == ROBUST
+    assert closing_verdict({"a": FAILS, "b": HOLDS, "c": HOLDS}) == "holds only under b, c"
+    assert closing_verdict({"a": FAILS, "b": NOT_EVALUATED}) == NOT_REPRODUCED
+    assert closing_verdict({"a": HOLDS, "b": NOT_EVALUATED}) == "holds only under a (not evaluated under b)"
+    assert closing_verdict({"a": NOT_EVALUATED}) == NEVER_EVALUATED
+
+
+def test_claims_matrix_is_claims_by_settings_with_the_closing_verdict():
+    claims = {
+        "a": [Claim("C1", "s", FAILS, "x"), Claim("C2", "s", HOLDS, "y")],
+        "b": [Claim("C1", "s", HOLDS, "x"), Claim("C2", "s", HOLDS, "y")],
+    }
+    matrix = claims_matrix(claims)
+    assert matrix.loc["C1"].tolist() == [FAILS, HOLDS, "holds only under b"]
+    assert matrix.at["C2", "over all settings"] == ROBUST
+
+
+def test_read_settings_from_the_manifest_or_the_folders(tmp_path):
+    assert read_settings(tmp_path / "none") == {}
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    assert list(read_settings(tmp_path)) == ["a", "b"]
+    (tmp_path / "settings.json").write_text(json.dumps({"settings": {"b": {"solver": "liblinear", "C": 1}, "z": {}}}))
+    settings = read_settings(tmp_path)
+    assert list(settings) == ["b"]  # a setting without runs is left out
+    assert settings["b"] == (tmp_path / "b", 'solver="liblinear", C=1')
+
+
+# --------------------------------------------------------------------------- deviations
+
+
+def test_baseline_predictions_ignore_x():
+    Y_train = np.array([[1, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 1]], dtype=np.int8)
+    predicted = baseline_predictions(Y_train, 2)
+    np.testing.assert_array_equal(predicted["all-zero"], np.zeros((2, 3)))
+    np.testing.assert_array_equal(predicted["per-label majority"], [[1, 0, 0]] * 2)
+    np.testing.assert_array_equal(predicted["most frequent label set"], [[1, 0, 0]] * 2)
+
+
+def test_every_category_is_reachable_and_counted():
+    def row(dataset, method, ours, paper, table="results"):
+        return {"table": table, "metric": "hamming_score", "dataset": dataset, "method": method, "ours": ours, "paper": paper,
+                "difference": ours - paper, "flagged": abs(ours - paper) > 0.05}
+
+    comparisons = pd.DataFrame([
+        row("Medical", "BR", 0.99, 0.70),      # below predicting no label
+        row("Music", "BR", 0.70, 0.80),        # our file differs
+        row("Reuters", "BR", 0.60, 0.80), row("Reuters", "CC", 0.61, 0.80),  # every method off, every setting
+        row("Logical", "BR", 0.60, 0.70),      # noisy
+        row("Scene", "BR", 0.80, 0.90),        # another setting comes close
+        row("Scene", "CC", 0.80, 0.95),        # nothing explains it
+        row("Yeast", "BR", 0.80, 0.81),        # not flagged
+    ])
+    cells = comparisons[["table", "metric", "dataset", "method"]].assign(ours=comparisons["ours"], se=0.01)
+    cells.loc[cells["dataset"] == "Logical", "se"] = 0.08
+    other = cells.assign(ours=np.where(cells["dataset"] == "Scene", [0.88 if m == "BR" else 0.85 for m in cells["method"]], cells["ours"]))
+    baselines = pd.DataFrame({"dataset": ["Medical"], "baseline": ["all-zero"], "exact_match": [0.2], "hamming_score": [0.97]})
+    shapes = pd.DataFrame({"n_samples": [592.0], "n_labels": [6.0], "n_features": [71.0], "label_cardinality": [1.87]}, index=["Music"])
+    assert version_mismatches(shapes, shapes.assign(n_features=[72.0])) == {}  # one column off explains nothing
+    paper_shapes = shapes.assign(n_features=[80.0])
+    mismatches = version_mismatches(shapes, paper_shapes)
+    assert mismatches == {"Music": "n_features 71 (paper 80)"}
+    diagnoses = diagnose(comparisons, {"b": other}, baselines, mismatches, cells).set_index(["dataset", "method"])
+    assert diagnoses["category"].to_dict() == {
+        ("Medical", "BR"): IMPOSSIBLE, ("Music", "BR"): DATASET_VERSION, ("Reuters", "BR"): DATASET_VERSION,
+        ("Reuters", "CC"): DATASET_VERSION, ("Logical", "BR"): SMALL_SAMPLE, ("Scene", "BR"): SETTING_DEPENDENT,
+        ("Scene", "CC"): UNEXPLAINED,
+    }
+    assert "all-zero 0.970" in diagnoses.at[("Medical", "BR"), "evidence"]
+    assert "within 0.05 under b" in diagnoses.at[("Scene", "BR"), "evidence"]
+    counts = category_counts(diagnoses.reset_index())
+    assert list(counts.index) == list(CATEGORIES) and counts.sum() == 7 and counts[DATASET_VERSION] == 3
+
+
+# --------------------------------------------------------------------------- real runs
+
+
+LOGICAL = {
+    "datasets": ["Logical"],
+    "methods": [{"name": "BR", "base": None}, {"name": "CC", "label": "CC (b)", "params": {"order": [0, 1, 2]}, "base": None}],
+    "splits": 2, "seed": 0, "shuffle_labels": False,
+}
+
+
+def run_logical(run_dir, C):
+    methods = [{**m, "base": {"name": "logistic", "params": {"C": C}}} for m in LOGICAL["methods"]]
+    config = parse_config({**LOGICAL, "name": "logical", "methods": methods})
+    summary = run_experiment(config, run_dir, n_jobs=1)
+    assert summary.n_failed == 0
+
+
+@pytest.fixture(scope="module")
+def logical_settings(tmp_path_factory):
+    """A main Logical run (C = 1) and the sensitivity study's settings a (C = 1) and d (C = 100)."""
+    out = tmp_path_factory.mktemp("report")
+    run_logical(out / "logical", 1.0)
+    for name, C in (("a", 1.0), ("d", 100.0)):
+        run_logical(out / "sensitivity" / name / "logical", C)
+    (out / "sensitivity" / "settings.json").write_text(json.dumps({"a": {"C": 1}, "d": {"C": 100}}))
+    return out
+
+
+def test_the_same_claim_functions_decide_each_setting(logical_settings):
+    text, runs_by_setting = settings_section(logical_settings, reference_results())
+    assert list(runs_by_setting) == ["a", "d"]
+    cells = {name: cell_values(runs) for name, runs in runs_by_setting.items()}
+    primary = cell_values(Runs(logical_settings))
+    pd.testing.assert_frame_equal(cells["a"], primary)  # same config, same splits: the same numbers
+    assert not cells["d"]["ours"].equals(primary["ours"])
+    c1 = next(line for line in text.splitlines() if line.startswith("| C1 "))
+    assert c1.count(FAILS) + c1.count(HOLDS) == 2 and "| C2 " in text
+
+
+@pytest.mark.slow
+def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logical_settings):
+    tmp_path = logical_settings
+    write_report(tmp_path)
+    report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
+    matrix = report.split("## Which claims survive which settings")[1].split("###")[0]
+    assert "| a " in matrix and "| d " in matrix and "| C1 " in matrix
+    c1 = next(line for line in matrix.splitlines() if line.startswith("| C1 "))
+    assert c1.count(FAILS) + c1.count(HOLDS) == 2  # evaluated under both settings
+    assert "| C3 " in matrix and NEVER_EVALUATED in matrix
+    deviations = report.split("## Every deviation, diagnosed")[1].split("\n## ")[0]
+    comparison = pd.read_csv(tmp_path / "comparison.csv")
+    flagged = int(comparison[comparison["table"] == "logical"]["flagged"].sum())
+    assert f"In all {flagged} cells." in deviations
+
+
+def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
+    datasets = []
+    for variant, options in (("ours", {}), ("binary inputs", {"inputs": "binary"})):
+        for kind, name, extra in (("complex", "SyntheticComplex", {"n_hidden": 20}), ("simple", "SyntheticSimple", {})):
+            datasets.append({
+                "name": name, "label": f"{variant} · {kind}", "params": {"n_samples": 200, "n_features": 4, "n_labels": 3, **extra, **options},
+                "sweep": {"random_state": [0, 1]},
+            })
+    config = parse_config({"name": "synthetic_variants", "datasets": datasets, "methods": ["BR", "CC", "CCASL"], "splits": 1, "train_fraction": 0.5})
+    assert run_experiment(config, tmp_path / "synthetic_variants", n_jobs=1).n_failed == 0
+    text = synthetic_variants_markdown(Runs(tmp_path), reference_results())
+    rows = [line for line in text.splitlines() if line.startswith("| ours ") or line.startswith("| binary inputs ")]
+    assert len(rows) == 2 and all(line.rstrip(" |").endswith((HOLDS + "**", FAILS)) for line in rows)
+    assert "Over the variants: " in text
+    assert "Not run" in synthetic_variants_markdown(Runs(tmp_path / "empty"), reference_results())
+
+
+def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path):
+    datasets = [
+        {"name": name, "label": kind, "params": {"n_samples": 200, "n_features": 4, "n_labels": 3, **extra}, "sweep": {"random_state": [0, 1, 2]}}
+        for kind, name, extra in (("complex", "SyntheticComplex", {"n_hidden": 20}), ("simple", "SyntheticSimple", {}))
+    ]
+    config = parse_config({"name": "synthetic", "datasets": datasets, "methods": ["BR", "CC", "CCASL"], "splits": 1, "train_fraction": 0.5})
+    run_experiment(config, tmp_path / "synthetic", n_jobs=1)
+    runs = Runs(tmp_path)
+    table = runs["synthetic"].units.pivot_table(index="dataset", columns="method", values="exact_match")
+    gain = (table["CCASL"] - table["BR"])[[d for d in table.index if d.startswith("complex")]].mean()
+    text = ranking_significance(runs, "C2")
+    assert text.startswith(f"complex data, CCASL − BR: {gain:+.3f} (p ") and ranking_significance(runs, "C3") == ""
