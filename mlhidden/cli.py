@@ -63,6 +63,22 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
     click.echo(f"wrote {len(paths)} files to {out_dir}/")
 
 
+def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
+    """Print one table per metric from the stores alone, and why any method has no value."""
+    from mlhidden.report import to_terminal
+    from mlhidden.report.stored_metrics import stored_metric
+    from mlhidden.report.tables import get_metric
+
+    for name in metrics:
+        get_metric(name)
+    for name in metrics:
+        result = stored_metric(run_dirs, name)
+        if result.table is not None:
+            click.echo(to_terminal(result.table, std=std))
+        for line in result.note_lines():
+            click.echo(f"{name}: {line}")
+
+
 class _StopSignals:
     """While active, SIGTERM stops a run the way Ctrl-C does: both raise ``KeyboardInterrupt``.
 
@@ -172,12 +188,19 @@ def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend
 @_STATS
 @_CONTROL
 @_STD
-def report(run_dirs, out, stats, control, std):
+@click.option(
+    "--metric", "metrics", multiple=True, metavar="NAME",
+    help="Only print the table of this metric, computed from the stored predictions (repeatable; e.g. ranking_loss, macro_auc).",
+)
+def report(run_dirs, out, stats, control, std, metrics):
     """Rebuild every table of a run from its results store alone; several RUN_DIRS merge into one table.
 
     Merging puts methods run on different days or clusters side by side. Runs that split a
     shared dataset differently (run seed, splits, train fraction or data) are refused.
     """
+    if metrics:
+        _print_metrics([Path(d) for d in run_dirs], metrics, std)
+        return
     if len(run_dirs) > 1 and out is None:
         raise UserError("merging several runs needs --out DIR for the merged tables", hint="each run directory keeps its own tables")
     _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control, std)
