@@ -206,6 +206,36 @@ def report(run_dirs, out, stats, control, std, metrics):
     _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control, std)
 
 
+@cli.command("splits")
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False), help="Run config (YAML).")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@_LABELS
+def splits_command(config_path, data_dir, labels):
+    """Each dataset's test parts under the config's protocol, without running anything.
+
+    Per part: its rows, the positives of the dataset's rarest label in it, and how many labels
+    have no positive in it (per-label measures such as macro F1 and macro AUC are undefined there).
+    """
+    from mlhidden.experiment.config import load_config
+    from mlhidden.experiment.protocols import label_coverage
+    from mlhidden.experiment.runner import load_datasets
+
+    config = load_config(config_path, labels=labels)
+    plans, unavailable = load_datasets(config, data_dir)
+    for plan in plans:
+        rows = label_coverage(plan.splits, plan.dataset.Y)
+        rarest = rows[0]["rarest_label"]
+        name = "-" if rarest is None else f"{plan.dataset.label_names[rarest]} ({int(plan.dataset.Y[:, rarest].sum())} positives in all)"
+        counts = [row["rarest_label_positives"] for row in rows]
+        click.echo(f"{plan.name}: {config.protocol.describe(config.train_fraction)}; rarest label {name}")
+        click.echo(tabulate(rows, headers="keys", tablefmt="github"))
+        if rarest is not None:
+            click.echo(f"rarest label per test part: min {min(counts)}, max {max(counts)}; parts where some label has no positive: "
+                       f"{sum(row['labels_without_positive'] > 0 for row in rows)} of {len(rows)}\n")
+    for name, reason in unavailable.items():
+        click.echo(f"{name}: {reason}", err=True)
+
+
 @cli.command()
 @click.option("--quick", is_flag=True, help="3 splits, datasets with N x D <= 1.5M, 10 synthetic datasets of each kind: minutes, not hours.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
