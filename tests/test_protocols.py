@@ -1,5 +1,7 @@
 """Evaluation protocols: holdout (unchanged), k-fold and iteratively stratified k-fold, in configs, runs, resume and merges."""
 
+import json
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -86,6 +88,8 @@ def test_kfold_runs_resume_and_refuse_merging_with_another_protocol(tmp_path):
     again = run_experiment(kfold, tmp_path / "kfold", n_jobs=1)
     assert (first.n_done, again.n_done, again.n_skipped) == (8, 0, 8)
     assert load_results(tmp_path / "kfold").missing == 0
+    seeds = json.loads((tmp_path / "kfold" / "run.json").read_text())["seeds"]["split_seeds"]["Logical"]
+    assert seeds == [unit_seed(kfold.protocol, 0, "Logical", i) for i in range(4)]
     with pytest.raises(UserError, match="5-fold cross-validation"):
         run_experiment(config({"kind": KFOLD, "folds": 5}), tmp_path / "kfold", n_jobs=1)
     run_experiment(config({"kind": STRATIFIED_KFOLD, "folds": 4}), tmp_path / "stratified", n_jobs=1)

@@ -65,7 +65,8 @@ def has_scores(estimator) -> bool:
     A method over a base learner without ``predict_proba`` (a linear SVM, a ridge classifier)
     would give its 0/1 decisions as "probabilities"; those are not scores.
     """
-    inner = [value for value in estimator.get_params(deep=False).values() if hasattr(value, "fit")]
+    params = estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
+    inner = [value for value in params.values() if hasattr(value, "fit")]
     return all(hasattr(model, "predict_proba") for model in (estimator, *inner))
 
 
