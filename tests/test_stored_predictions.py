@@ -21,7 +21,7 @@ METHODS = ["BR", "CC", {"name": "BR", "label": "BR-svm", "base": "sklearn.svm.Li
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("runs") / "logical"
-    run_experiment(parse_config({"datasets": ["Logical", "Music"], "methods": METHODS, "splits": 2}), path, n_jobs=1)
+    run_experiment(parse_config({"datasets": ["Logical"], "methods": METHODS, "splits": 2}), path, n_jobs=1)
     return path
 
 
@@ -49,7 +49,7 @@ def test_every_successful_unit_stores_its_predictions_and_the_truth(run_dir):
     with ResultStore(run_dir, create=False) as store:
         stored = dict(store.iter_predictions())
     labels = {(unit.registry_name, unit.params_hash): unit.method for unit in units.itertuples()}
-    assert len(stored) == len(units) == 12
+    assert len(stored) == len(units) == 6
     for (_, _, name, params_hash, *_), predictions in stored.items():
         assert predictions.truth.shape == predictions.predicted.shape
         assert (predictions.scores is None) == (labels[name, params_hash] == "BR-svm")
