@@ -63,6 +63,22 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
     click.echo(f"wrote {len(paths)} files to {out_dir}/")
 
 
+def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
+    """Print one table per metric from the stores alone, and why any method has no value."""
+    from mlhidden.report import to_terminal
+    from mlhidden.report.stored_metrics import stored_metric
+    from mlhidden.report.tables import get_metric
+
+    for name in metrics:
+        get_metric(name)
+    for name in metrics:
+        result = stored_metric(run_dirs, name)
+        if result.table is not None:
+            click.echo(to_terminal(result.table, std=std))
+        for line in result.note_lines():
+            click.echo(f"{name}: {line}")
+
+
 class _StopSignals:
     """While active, SIGTERM stops a run the way Ctrl-C does: both raise ``KeyboardInterrupt``.
 
@@ -172,15 +188,52 @@ def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend
 @_STATS
 @_CONTROL
 @_STD
-def report(run_dirs, out, stats, control, std):
+@click.option(
+    "--metric", "metrics", multiple=True, metavar="NAME",
+    help="Only print the table of this metric, computed from the stored predictions (repeatable; e.g. ranking_loss, macro_auc).",
+)
+def report(run_dirs, out, stats, control, std, metrics):
     """Rebuild every table of a run from its results store alone; several RUN_DIRS merge into one table.
 
     Merging puts methods run on different days or clusters side by side. Runs that split a
     shared dataset differently (run seed, splits, train fraction or data) are refused.
     """
+    if metrics:
+        _print_metrics([Path(d) for d in run_dirs], metrics, std)
+        return
     if len(run_dirs) > 1 and out is None:
         raise UserError("merging several runs needs --out DIR for the merged tables", hint="each run directory keeps its own tables")
     _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control, std)
+
+
+@cli.command("splits")
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False), help="Run config (YAML).")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@_LABELS
+def splits_command(config_path, data_dir, labels):
+    """Each dataset's test parts under the config's protocol, without running anything.
+
+    Per part: its rows, the positives of the dataset's rarest label in it, and how many labels
+    have no positive in it (per-label measures such as macro F1 and macro AUC are undefined there).
+    """
+    from mlhidden.experiment.config import load_config
+    from mlhidden.experiment.protocols import label_coverage
+    from mlhidden.experiment.runner import load_datasets
+
+    config = load_config(config_path, labels=labels)
+    plans, unavailable = load_datasets(config, data_dir)
+    for plan in plans:
+        rows = label_coverage(plan.splits, plan.dataset.Y)
+        rarest = rows[0]["rarest_label"]
+        name = "-" if rarest is None else f"{plan.dataset.label_names[rarest]} ({int(plan.dataset.Y[:, rarest].sum())} positives in all)"
+        counts = [row["rarest_label_positives"] for row in rows]
+        click.echo(f"{plan.name}: {config.protocol.describe(config.train_fraction)}; rarest label {name}")
+        click.echo(tabulate(rows, headers="keys", tablefmt="github"))
+        if rarest is not None:
+            click.echo(f"rarest label per test part: min {min(counts)}, max {max(counts)}; parts where some label has no positive: "
+                       f"{sum(row['labels_without_positive'] > 0 for row in rows)} of {len(rows)}\n")
+    for name, reason in unavailable.items():
+        click.echo(f"{name}: {reason}", err=True)
 
 
 @cli.command()

@@ -19,11 +19,12 @@ import yaml
 from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError
+from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.methods.base_learners import make_base_learner
 from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, resolve_method
 
-TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels")
+TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 
@@ -90,8 +91,11 @@ class RunConfig:
     train_fraction: float = TRAIN_FRACTION
     source: str | None = None
     shuffle_labels: bool = True
+    protocol: Protocol = Protocol()
 
     def to_dict(self) -> dict:
+        """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
+        protocol = {"protocol": self.protocol.record()} if self.protocol.is_kfold else {}
         return {
             "name": self.name,
             "datasets": [asdict(d) for d in self.datasets],
@@ -100,6 +104,7 @@ class RunConfig:
             "seed": self.seed,
             "train_fraction": self.train_fraction,
             "shuffle_labels": self.shuffle_labels,
+            **protocol,
         }
 
     @property
@@ -280,7 +285,35 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
     shuffle = data.get("shuffle_labels", True)
     if not isinstance(shuffle, bool):
         fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
-    return {**settings, "n_jobs": jobs, "train_fraction": float(fraction), "shuffle_labels": shuffle}
+    protocol = _protocol(data, fail)
+    if protocol.is_kfold:
+        given = [("--splits", None)] if splits is not None else []
+        given += [(f"'{key}'", (key,)) for key in ("splits", "train_fraction") if key in data]
+        if given:
+            name, where = given[0]
+            fail(f"{name} applies to the holdout protocol; a {protocol.kind} run has one unit per fold", where, hint="set protocol: {folds: K} instead")
+        settings["splits"] = protocol.folds
+    return {**settings, "n_jobs": jobs, "train_fraction": float(fraction), "shuffle_labels": shuffle, "protocol": protocol}
+
+
+def _protocol(data, fail) -> Protocol:
+    """``protocol: {kind: holdout | kfold | stratified_kfold, folds: K}`` (default: holdout)."""
+    entry = data.get("protocol") or {"kind": "holdout"}
+    entry = {"kind": entry} if isinstance(entry, str) else entry
+    if not isinstance(entry, Mapping) or entry.get("kind") not in PROTOCOL_KINDS:
+        kind = entry.get("kind") if isinstance(entry, Mapping) else entry
+        fail(f"unknown protocol kind {kind!r}", ("protocol",), hint=f"use {{kind: {' | '.join(PROTOCOL_KINDS)}}}")
+    kind = entry["kind"]
+    allowed = ("kind",) if kind == "holdout" else ("kind", "folds")
+    bad = [key for key in entry if key not in allowed]
+    if bad:
+        fail(f"unknown key '{bad[0]}' in a {kind} protocol", ("protocol", bad[0]), hint=f"valid keys: {', '.join(allowed)}")
+    if kind == "holdout":
+        return Protocol()
+    folds = entry.get("folds", DEFAULT_FOLDS)
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        fail(f"'folds' must be an integer >= 2, got {folds!r}", ("protocol", "folds"))
+    return Protocol(kind, folds)
 
 
 def _dataset_specs(entry, where, labels, fail) -> list:

@@ -1,13 +1,22 @@
-"""Multi-label evaluation measures, each a function ``(Y_true, Y_pred) -> float``.
+"""Multi-label evaluation measures: of binary predictions (``SCORES``) and of label scores (``RANKING_METRICS``).
 
-Conventions (MEKA's and the paper's): scores, higher is better. Where a measure is undefined
-because both truth and prediction are empty (an example with no labels, a label never present),
-the prediction is perfect and scores 1.
+``SCORES`` are functions ``(Y_true, Y_pred) -> float``. Conventions (MEKA's and the paper's):
+scores, higher is better. Where a measure is undefined because both truth and prediction are
+empty (an example with no labels, a label never present), the prediction is perfect and scores 1.
+
+``RANKING_METRICS`` are functions ``(Y_true, scores) -> float`` of the per-label probabilities
+P(y_j = 1 | x) a method's ``predict_proba`` gives (MEKA's ranking and probability measures);
+``LOWER_IS_BETTER`` names the losses among them. Methods without such scores have none of these.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.metrics import coverage_error as _coverage_error
+from sklearn.metrics import label_ranking_average_precision_score, label_ranking_loss, roc_auc_score
+
+# Probabilities are clipped to [eps, 1 - eps] in the log-loss (float32 resolves 1 - 1e-7).
+LOG_LOSS_EPS = 1e-7
 
 
 def exact_match(Y_true, Y_pred) -> float:
@@ -63,6 +72,78 @@ SCORES = {
     "example_f1": example_f1,
     "jaccard": jaccard,
 }
+
+
+def ranking_loss(Y_true, scores) -> float:
+    """Mean share of (relevant, irrelevant) label pairs ranked the wrong way (sklearn's ``label_ranking_loss``)."""
+    return float(label_ranking_loss(Y_true, scores))
+
+
+def coverage_error(Y_true, scores) -> float:
+    """Mean depth of the ranking needed to cover every relevant label (sklearn's ``coverage_error``)."""
+    return float(_coverage_error(Y_true, scores))
+
+
+def average_precision(Y_true, scores) -> float:
+    """Label ranking average precision (sklearn's ``label_ranking_average_precision_score``)."""
+    return float(label_ranking_average_precision_score(Y_true, scores))
+
+
+def one_error(Y_true, scores) -> float:
+    """Share of examples whose top-scored label is not relevant.
+
+    Examples without a relevant label are not errors, as they count as perfectly ranked in
+    sklearn's ranking measures above.
+    """
+    Y_true = np.asarray(Y_true).astype(bool)
+    top = np.asarray(scores).argmax(axis=1)
+    wrong = ~Y_true[np.arange(len(Y_true)), top] & Y_true.any(axis=1)
+    return float(np.mean(wrong))
+
+
+def log_loss(Y_true, scores) -> float:
+    """Mean binary cross-entropy over every label decision (probabilities clipped by ``LOG_LOSS_EPS``)."""
+    p = np.clip(np.asarray(scores, dtype=float), LOG_LOSS_EPS, 1 - LOG_LOSS_EPS)
+    Y_true = np.asarray(Y_true).astype(bool)
+    return float(-np.mean(np.where(Y_true, np.log(p), np.log1p(-p))))
+
+
+def micro_auc(Y_true, scores) -> float:
+    """ROC AUC of all label decisions pooled; NaN when the whole test part is one class."""
+    Y_true = np.asarray(Y_true)
+    if Y_true.min() == Y_true.max():
+        return float("nan")
+    return float(roc_auc_score(Y_true.ravel(), np.asarray(scores).ravel()))
+
+
+def macro_auc(Y_true, scores) -> float:
+    """Mean ROC AUC over the labels with both classes in the test part.
+
+    A label with one class in the test part has no AUC and is left out of the mean (sklearn's
+    ``roc_auc_score(average='macro')`` would refuse the whole test part); NaN when no label has both.
+    """
+    Y_true, scores = np.asarray(Y_true), np.asarray(scores)
+    both = [j for j in range(Y_true.shape[1]) if Y_true[:, j].min() != Y_true[:, j].max()]
+    if not both:
+        return float("nan")
+    return float(np.mean([roc_auc_score(Y_true[:, j], scores[:, j]) for j in both]))
+
+
+RANKING_METRICS = {
+    "ranking_loss": ranking_loss,
+    "coverage_error": coverage_error,
+    "average_precision": average_precision,
+    "one_error": one_error,
+    "log_loss": log_loss,
+    "micro_auc": micro_auc,
+    "macro_auc": macro_auc,
+}
+LOWER_IS_BETTER = ("ranking_loss", "coverage_error", "one_error", "log_loss")
+
+
+def evaluate_scores(Y_true, scores) -> dict:
+    """Every measure in ``RANKING_METRICS`` for one test set's label scores."""
+    return {name: fn(Y_true, scores) for name, fn in RANKING_METRICS.items()}
 
 
 def evaluate(Y_true, Y_pred) -> dict:

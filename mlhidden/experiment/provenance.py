@@ -18,7 +18,8 @@ from importlib import metadata
 from pathlib import Path
 
 import mlhidden
-from mlhidden.experiment.splits import method_seed, split_seed
+from mlhidden.experiment.protocols import Protocol, unit_seed
+from mlhidden.experiment.splits import method_seed
 from mlhidden.io import write_atomically
 
 RUN_JSON = "run.json"
@@ -45,6 +46,7 @@ def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend
         ISO 8601 time, UTC.
     """
     run_seed, n_splits = config_record["seed"], config_record["splits"]
+    protocol = Protocol.from_record(config_record.get("protocol"))
     return {
         "format": FORMAT_VERSION,
         "status": "running",
@@ -59,7 +61,7 @@ def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend
         "seeds": {
             "run_seed": run_seed,
             "train_fraction": config_record["train_fraction"],
-            "split_seeds": {name: [split_seed(run_seed, name, i) for i in range(n_splits)] for name in datasets},
+            "split_seeds": {name: [unit_seed(protocol, run_seed, name, i) for i in range(n_splits)] for name in datasets},
             "method_seeds": {name: [method_seed(run_seed, name, i) for i in range(n_splits)] for name in datasets},
         },
         "machine": machine(),

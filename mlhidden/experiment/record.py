@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlhidden.experiment.config import DatasetSpec, MethodSpec
+from mlhidden.experiment.protocols import Protocol
 
 # Runs stored before ``shuffle_labels`` existed shuffled their labels.
 STORED_SHUFFLE_LABELS_DEFAULT = True
@@ -42,6 +43,7 @@ class RunRecord:
     seed: int
     train_fraction: float
     shuffle_labels: bool = STORED_SHUFFLE_LABELS_DEFAULT
+    protocol: Protocol = Protocol()
 
     @classmethod
     def from_record(cls, record: dict) -> RunRecord:
@@ -60,6 +62,7 @@ class RunRecord:
             seed=record["seed"],
             train_fraction=record["train_fraction"],
             shuffle_labels=record.get("shuffle_labels", STORED_SHUFFLE_LABELS_DEFAULT),
+            protocol=Protocol.from_record(record.get("protocol")),
         )
 
     def dataset(self, table_name: str) -> DatasetRecord:

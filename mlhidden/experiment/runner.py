@@ -28,8 +28,10 @@ from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.claims import UnitClaims
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.metrics import evaluate
+from mlhidden.experiment.predictions import UnitPredictions
+from mlhidden.experiment.protocols import dataset_splits
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
-from mlhidden.experiment.splits import Split, method_seed, split_for
+from mlhidden.experiment.splits import Split, method_seed
 from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
 from mlhidden.experiment.units import fit_unit
@@ -39,7 +41,8 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None)
     """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
 
     A failure is a result too. The train time counts fits reused through ``shared_dir`` at
-    what they cost, and ``reused_seconds`` says how much that was.
+    what they cost, and ``reused_seconds`` says how much that was. A successful result also
+    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
     """
     result = {"status": OK, "error": "", "n_warnings": 0}
     try:
@@ -49,7 +52,7 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None)
         result.update(
             train_seconds=fitted.train_seconds, test_seconds=fitted.test_seconds, reused_seconds=fitted.reused_seconds
         )
-        result.update(evaluate(Y[split.test], fitted.predicted))
+        result.update(evaluate(Y[split.test], fitted.predicted), predicted=fitted.predicted, scores=fitted.scores)
         result["n_warnings"] = len(caught)
     except Exception as exc:  # a failing unit is recorded, the run goes on
         result = {
@@ -113,10 +116,10 @@ def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], 
             continue
         if data.n_samples < 2:
             raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
-        splits = [
-            split_for(config.seed, data.name, i, data.n_samples, data.n_labels, config.train_fraction, config.shuffle_labels)
-            for i in range(config.splits)
-        ]
+        try:
+            splits = dataset_splits(config.protocol, config.seed, data.name, data.Y, config.splits, config.train_fraction, config.shuffle_labels)
+        except ValueError as exc:
+            raise UserError(str(exc), path=data.source, hint="use fewer folds") from None
         plans.append(DatasetPlan(data, splits))
     return plans, unavailable
 
@@ -312,11 +315,12 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
         try:
             with executor.parallel_config(shared):
                 for key, method_label, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
-                    if pending.pop(unit_key(key), None) is None:
+                    unit = pending.pop(unit_key(key), None)
+                    if unit is None:
                         continue
                     row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
                     with _stop_signals_deferred():
-                        store.write_unit(row)
+                        store.write_unit(row, _predictions(unit, result))
                         summary.n_done += 1
                         summary.n_failed += result["status"] == FAILED
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
@@ -327,6 +331,14 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
             if attempt < MAX_ATTEMPTS:
                 summary.n_resubmitted += len(pending)
     summary.not_run = [key for *_, key in pending.values()]
+
+
+def _predictions(unit, result: dict) -> UnitPredictions | None:
+    """A successful unit's test predictions, with the true labels of its split's test part."""
+    if result["status"] != OK:
+        return None
+    plan, split, *_ = unit
+    return UnitPredictions(plan.dataset.Y[split.test], result["predicted"], result["scores"])
 
 
 def _keyed_unit(key, X, Y, split, method, seed, shared_dir):

@@ -4,6 +4,10 @@ Every finished unit is committed in its own transaction the moment it arrives, s
 interrupted run loses at most the units that were still computing; re-running the same config
 skips what is stored (resume). The key holds the dataset checksum and the method's canonical
 parameter hash, so results from another data version or parameter setting never mix.
+
+Each unit's test predictions go into the ``predictions`` table in the same transaction, and
+each split's true test labels into ``test_labels`` (:mod:`mlhidden.experiment.predictions`).
+Stores written before those tables existed still load; they only lack predictions.
 """
 
 from __future__ import annotations
@@ -19,15 +23,17 @@ import pandas as pd
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.metrics import SCORES
+from mlhidden.experiment.predictions import UnitPredictions, pack_bits, pack_scores, unpack_bits, unpack_scores
+from mlhidden.experiment.protocols import Protocol, unit_seed
 from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.splits import split_seed
 from mlhidden.experiment.status import OK
 
 SCHEMA_VERSION = 1
 STORE_FILE = "store.sqlite"
 METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
 KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
+SPLIT_COLUMNS = ("dataset", "dataset_sha256", "split", "seed")
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,6 +50,16 @@ CREATE TABLE IF NOT EXISTS claims (
     params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
     owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, renewed_at REAL NOT NULL,
     PRIMARY KEY ({", ".join(KEY_COLUMNS)})
+);
+CREATE TABLE IF NOT EXISTS predictions (
+    dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, method TEXT NOT NULL,
+    params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
+    n_rows INTEGER NOT NULL, n_labels INTEGER NOT NULL, predicted BLOB NOT NULL, scores BLOB,
+    PRIMARY KEY ({", ".join(KEY_COLUMNS)})
+);
+CREATE TABLE IF NOT EXISTS test_labels (
+    dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
+    truth BLOB NOT NULL, PRIMARY KEY ({", ".join(SPLIT_COLUMNS)})
 );
 CREATE TABLE IF NOT EXISTS datasets (
     name TEXT PRIMARY KEY, sha256 TEXT, source TEXT, n_samples INTEGER, n_labels INTEGER,
@@ -73,6 +89,8 @@ class ResultStore:
             raise
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        if not create:  # reading: a store written before the predictions tables is left as it is
+            return
         with self._transaction():
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 self._conn.execute(statement)
@@ -140,14 +158,43 @@ class ResultStore:
     def datasets(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM datasets", self._conn)
 
-    def write_unit(self, result: dict) -> None:
-        """Store one finished unit (replacing an earlier failed attempt with the same key)."""
+    def write_unit(self, result: dict, predictions: UnitPredictions | None = None) -> None:
+        """Store one finished unit (replacing an earlier failed attempt with the same key) and its predictions."""
         row = {**result, "finished_at": now()}
         columns = [*KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, "n_warnings", "finished_at"]
         values = [row.get(c) for c in columns]
         with self._transaction():
             self._conn.execute(
                 f"INSERT OR REPLACE INTO units ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values
+            )
+            if predictions is not None:
+                n_rows, n_labels = predictions.truth.shape
+                scores = None if predictions.scores is None else pack_scores(predictions.scores)
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*unit_key(row), n_rows, n_labels, pack_bits(predictions.predicted), scores),
+                )
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO test_labels VALUES (?, ?, ?, ?, ?)",
+                    (*(row[c] for c in SPLIT_COLUMNS), pack_bits(predictions.truth)),
+                )
+
+    def has_predictions(self) -> bool:
+        """Whether this store has the predictions tables (stores written before them do not)."""
+        query = "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('predictions', 'test_labels')"
+        return self._conn.execute(query).fetchone()[0] == 2
+
+    def iter_predictions(self):
+        """``(store key, UnitPredictions)`` of every unit with stored predictions, one at a time."""
+        if not self.has_predictions():
+            return
+        join = " AND ".join(f"p.{c} = t.{c}" for c in SPLIT_COLUMNS)
+        columns = ", ".join([*(f"p.{c}" for c in KEY_COLUMNS), "p.n_rows", "p.n_labels", "t.truth", "p.predicted", "p.scores"])
+        query = f"SELECT {columns} FROM predictions p JOIN test_labels t ON {join}"
+        for *key, n_rows, n_labels, truth, predicted, scores in self._conn.execute(query):
+            shape = (n_rows, n_labels)
+            yield tuple(key), UnitPredictions(
+                unpack_bits(truth, shape), unpack_bits(predicted, shape), None if scores is None else unpack_scores(scores, shape)
             )
 
     def done_keys(self) -> set:
@@ -162,9 +209,10 @@ class ResultStore:
 def expected_keys(config_record: dict, dataset_checksums: dict) -> dict:
     """Store key -> method label for every unit a stored config asks for."""
     keys = {}
+    protocol = Protocol.from_record(config_record.get("protocol"))
     for name, checksum in dataset_checksums.items():
         for i in range(config_record["splits"]):
-            seed = split_seed(config_record["seed"], name, i)
+            seed = unit_seed(protocol, config_record["seed"], name, i)
             for method in config_record["methods"]:
                 keys[(name, checksum, method["name"], method["params_hash"], i, seed)] = method["label"]
     return keys
@@ -264,7 +312,7 @@ def merge_results(runs: dict) -> RunResults:
                 raise UserError(
                     f"cannot merge {first_dir} and {run_dir}: they split {dataset} differently"
                     f" ({first_description} vs {description})",
-                    hint="merge only runs made with the same data, seed, splits, train_fraction and shuffle_labels",
+                    hint="merge only runs made with the same data, seed, protocol, splits, train_fraction and shuffle_labels",
                 )
         for method in run.config["methods"]:
             identity = (method["name"], method["params_hash"])
@@ -295,17 +343,19 @@ def merge_results(runs: dict) -> RunResults:
 
 
 def split_protocol(config: dict) -> str:
-    """How a run's config splits every dataset, beyond the seeds: train fraction and label order.
+    """How a run's config splits every dataset, beyond the seeds: protocol (train fraction or folds) and label order.
 
     Unit keys hold the split seed, not these, so runs (or a resumed run) may only share units
     when these agree.
     """
-    order = "shuffled labels" if RunRecord.from_record(config).shuffle_labels else "labels in file order"
-    return f"train fraction {config['train_fraction']}, {order}"
+    record = RunRecord.from_record(config)
+    order = "shuffled labels" if record.shuffle_labels else "labels in file order"
+    return f"{record.protocol.describe(record.train_fraction)}, {order}"
 
 
 def _split_seeds(config: dict, dataset: str) -> tuple:
-    return tuple(split_seed(config["seed"], dataset, i) for i in range(config["splits"]))
+    protocol = Protocol.from_record(config.get("protocol"))
+    return tuple(unit_seed(protocol, config["seed"], dataset, i) for i in range(config["splits"]))
 
 
 def unit_key(unit: dict) -> tuple:

@@ -34,12 +34,16 @@ class FittedUnit:
         they cost.
     reused_seconds : float
         The part of ``train_seconds`` that reused fits saved.
+    scores : numpy.ndarray or None
+        Test label probabilities P(y_j = 1 | x) in the dataset's label order (float32), or None
+        for a method without them (see :func:`label_scores`).
     """
 
     predicted: np.ndarray
     train_seconds: float
     test_seconds: float
     reused_seconds: float = 0.0
+    scores: np.ndarray | None = None
 
 
 def _has_missing(X) -> bool:
@@ -55,12 +59,32 @@ def impute(X_train, X_test):
     return imputer.transform(X_train), imputer.transform(X_test)
 
 
+def has_scores(estimator) -> bool:
+    """Whether ``estimator.predict_proba`` gives real probabilities: it and its base learner have one.
+
+    A method over a base learner without ``predict_proba`` (a linear SVM, a ridge classifier)
+    would give its 0/1 decisions as "probabilities"; those are not scores.
+    """
+    params = estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
+    inner = [value for value in params.values() if hasattr(value, "fit")]
+    return all(hasattr(model, "predict_proba") for model in (estimator, *inner))
+
+
+def label_scores(estimator, X_test, n_labels: int):
+    """The test rows' label probabilities as a float32 (n, L) array, or None if the method has none."""
+    if not has_scores(estimator):
+        return None
+    scores = np.asarray(estimator.predict_proba(X_test), dtype=np.float32)
+    return scores if scores.shape == (X_test.shape[0], n_labels) else None
+
+
 def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None) -> FittedUnit:
     """Fit ``method`` (anything with ``name``, ``params`` and ``base``) on a split and predict its test rows.
 
     The method sees the labels in ``split.label_order``; the predictions are put back into the
     dataset's order. With ``shared_dir``, fits another method of the run already made on the same
-    inputs are reused (:mod:`mlhidden.methods.shared_fits`). BLAS runs with the fixed thread count
+    inputs are reused (:mod:`mlhidden.methods.shared_fits`). The label scores are predicted after
+    the timed prediction, so times are those of ``predict`` alone. BLAS runs with the fixed thread count
     of every unit (:func:`~mlhidden.experiment.backends.unit_thread_limits`), so a refit made by the
     report in the parent process equals the stored unit. Errors propagate.
     """
@@ -75,6 +99,11 @@ def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None) -> FittedUn
         start = time.perf_counter()
         in_split_order = np.asarray(estimator.predict(X_test))
         test_seconds = time.perf_counter() - start
+        scores_in_split_order = label_scores(estimator, X_test, len(split.label_order))
     predicted = np.empty_like(in_split_order)
     predicted[:, split.label_order] = in_split_order
-    return FittedUnit(predicted, train_seconds, test_seconds, reused)
+    scores = None
+    if scores_in_split_order is not None:
+        scores = np.empty_like(scores_in_split_order)
+        scores[:, split.label_order] = scores_in_split_order
+    return FittedUnit(predicted, train_seconds, test_seconds, reused, scores)

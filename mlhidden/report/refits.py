@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mlhidden.experiment.protocols import dataset_splits
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import load_dataset_spec
-from mlhidden.experiment.splits import method_seed, split_for
+from mlhidden.experiment.splits import method_seed
 from mlhidden.experiment.store import load_results
 from mlhidden.experiment.units import fit_unit
 from mlhidden.report.formats import write_frame
@@ -52,11 +53,9 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         if spec.group not in groups or name not in results.checksums:
             continue
         data = load_dataset_spec(spec, data_dir)
+        splits = dataset_splits(record.protocol, record.seed, name, data.Y, record.splits, record.train_fraction, record.shuffle_labels)
         for method in (m for m in record.methods if m.label in methods):
-            for index in range(record.splits):
-                split = split_for(
-                    record.seed, name, index, data.n_samples, data.n_labels, record.train_fraction, record.shuffle_labels
-                )
+            for index, split in enumerate(splits):
                 fitted = fit_unit(data.X, data.Y, split, method, method_seed(record.seed, name, index))
                 correct = fitted.predicted == data.Y[split.test]
                 exact = float(np.mean(np.all(correct, axis=1)))

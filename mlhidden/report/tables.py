@@ -8,12 +8,14 @@ and methods, never alphabetical order.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 
 import pandas as pd
 
 from mlhidden.errors import UserError
+from mlhidden.experiment.metrics import LOWER_IS_BETTER
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 
 UNIT_KEYS = ("dataset", "method", "split")
@@ -70,18 +72,37 @@ METRICS: dict[str, Metric] = {
     )
 }
 
+# Computed from stored label scores (mlhidden.experiment.metrics.RANKING_METRICS), not unit columns.
+SCORE_METRICS: dict[str, Metric] = {
+    metric.column: metric
+    for metric in (
+        Metric(column, title, higher_is_better=column not in LOWER_IS_BETTER)
+        for column, title in (
+            ("ranking_loss", "Ranking loss"),
+            ("coverage_error", "Coverage error"),
+            ("average_precision", "Label ranking average precision"),
+            ("one_error", "One-error"),
+            ("log_loss", "Log-loss"),
+            ("micro_auc", "Micro ROC AUC"),
+            ("macro_auc", "Macro ROC AUC"),
+        )
+    )
+}
+
 # The paper's tables: exact match and Hamming score (Table tab:results) and time (tab:scalability).
 HEADLINE_METRICS = ("exact_match", "hamming_score", "total_seconds")
 
 
 def get_metric(metric: str | Metric) -> Metric:
-    """The :class:`Metric` for a column name (a :class:`Metric` is returned as is)."""
+    """The :class:`Metric` for a name of :data:`METRICS` or :data:`SCORE_METRICS` (a :class:`Metric` is returned as is)."""
     if isinstance(metric, Metric):
         return metric
-    try:
-        return METRICS[metric]
-    except KeyError:
-        raise UserError(f"unknown metric '{metric}'", hint=f"valid metrics: {', '.join(METRICS)}") from None
+    known = {**METRICS, **SCORE_METRICS}
+    if metric not in known:
+        close = difflib.get_close_matches(str(metric), known, n=1)
+        guess = f"did you mean '{close[0]}'? " if close else ""
+        raise UserError(f"unknown metric '{metric}'", hint=f"{guess}valid metrics: {', '.join(known)}")
+    return known[metric]
 
 
 @dataclass(frozen=True, eq=False)

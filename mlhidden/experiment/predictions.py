@@ -1,0 +1,53 @@
+"""Stored test predictions: every metric, including one added later, is computed from these.
+
+Each unit keeps its binary predictions (bit-packed) and, when the method has ``predict_proba``,
+its label probabilities (float32, zlib-compressed). The true test labels are stored once per
+(dataset, data checksum, split, seed), bit-packed, rather than re-derived from the dataset file:
+a report then needs the store alone, as every other table does, and cannot silently pair
+predictions with a different version of the data.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from mlhidden.experiment.metrics import RANKING_METRICS, SCORES
+
+COMPRESSION_LEVEL = 6
+
+
+@dataclass(frozen=True)
+class UnitPredictions:
+    """One unit's test part: ``truth`` and ``predicted`` (n, L) 0/1, ``scores`` (n, L) float32 or None."""
+
+    truth: np.ndarray
+    predicted: np.ndarray
+    scores: np.ndarray | None = None
+
+    def metric(self, name: str) -> float:
+        """A metric of ``SCORES`` or ``RANKING_METRICS``; NaN for a ranking metric without scores."""
+        if name in SCORES:
+            return SCORES[name](self.truth, self.predicted)
+        return float("nan") if self.scores is None else RANKING_METRICS[name](self.truth, self.scores)
+
+
+def pack_bits(matrix) -> bytes:
+    """A 0/1 matrix as compressed bits (its shape is stored beside it)."""
+    return zlib.compress(np.packbits(np.asarray(matrix).astype(bool), axis=None).tobytes(), COMPRESSION_LEVEL)
+
+
+def unpack_bits(blob: bytes, shape: tuple) -> np.ndarray:
+    bits = np.unpackbits(np.frombuffer(zlib.decompress(blob), dtype=np.uint8), count=int(np.prod(shape)))
+    return bits.reshape(shape).astype(np.int8)
+
+
+def pack_scores(scores) -> bytes:
+    """Probabilities as compressed little-endian float32."""
+    return zlib.compress(np.ascontiguousarray(scores, dtype="<f4").tobytes(), COMPRESSION_LEVEL)
+
+
+def unpack_scores(blob: bytes, shape: tuple) -> np.ndarray:
+    return np.frombuffer(zlib.decompress(blob), dtype="<f4").reshape(shape)

@@ -1,0 +1,81 @@
+"""Any metric of stored runs, from their stores alone (``mlhidden report RUN --metric NAME``).
+
+Scores of binary predictions and ranking/probability metrics are computed from each unit's
+stored predictions (:mod:`mlhidden.experiment.predictions`), so a metric added later needs no
+re-run. Units stored before predictions were kept fall back to the scores their row holds;
+the ranking metrics are n/a for them, as for methods without label scores, and the methods
+concerned are named with the reason, never given made-up values.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mlhidden.experiment.metrics import SCORES
+from mlhidden.experiment.status import OK
+from mlhidden.experiment.store import ResultStore, load_results
+from mlhidden.report.tables import SCORE_METRICS, MetricTable, get_metric, metric_table
+
+PREDICTION_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed")
+NO_PREDICTIONS = "its units were stored before predictions were kept (re-run them with --fresh to compute it)"
+NO_SCORES = "the method (or its base learner) has no predict_proba, so there are no label scores"
+UNDEFINED = "undefined on every test part (e.g. AUC where each label has one class)"
+
+
+@dataclass(frozen=True)
+class StoredMetric:
+    """One metric over a run's datasets x methods; ``not_available`` maps a method label to why it has no value."""
+
+    table: MetricTable | None
+    not_available: dict = field(default_factory=dict)
+
+    def note_lines(self) -> list:
+        """One line per reason, naming the methods it applies to."""
+        by_reason = {}
+        for method, reason in self.not_available.items():
+            by_reason.setdefault(reason, []).append(method)
+        return [f"n/a for {', '.join(methods)}: {reason}" for reason, methods in by_reason.items()]
+
+
+def stored_metric(run_dirs, metric) -> StoredMetric:
+    """Tabulate ``metric`` (a name of ``METRICS`` or ``SCORE_METRICS``) for one run directory or several merged."""
+    metric = get_metric(metric)
+    run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
+    results = load_results(run_dirs)
+    units = results.units
+    from_predictions = metric.column in SCORES or metric.column in SCORE_METRICS
+    if from_predictions:
+        values, has_scores = _prediction_values(run_dirs, metric.column)
+        keys = list(zip(*(units[c] for c in PREDICTION_KEY)))
+        row_values = units[metric.column] if metric.column in units.columns else [np.nan] * len(units)
+        units = units.assign(**{metric.column: [values.get(k, v) for k, v in zip(keys, row_values)]})
+    not_available = {}
+    for method in results.methods:
+        ok = units[(units["method"] == method) & (units["status"] == OK)]
+        if ok.empty or ok[metric.column].notna().any():
+            continue
+        keys = set(zip(*(ok[c] for c in PREDICTION_KEY)))
+        if not from_predictions:
+            not_available[method] = UNDEFINED
+        elif not keys & set(values):
+            not_available[method] = NO_PREDICTIONS
+        else:
+            not_available[method] = NO_SCORES if not any(has_scores.get(k) for k in keys) else UNDEFINED
+    methods = [m for m in results.methods if m not in not_available]
+    table = metric_table(units, metric, results.datasets, methods, results.unavailable) if methods else None
+    return StoredMetric(table, not_available)
+
+
+def _prediction_values(run_dirs, column: str) -> tuple:
+    """``({prediction key: value}, {prediction key: whether it has scores})`` over every unit with stored predictions."""
+    values, has_scores = {}, {}
+    for run_dir in run_dirs:
+        with ResultStore(run_dir, create=False) as store:
+            for key, predictions in store.iter_predictions():
+                if key not in values:
+                    values[key] = predictions.metric(column)
+                    has_scores[key] = predictions.scores is not None
+    return values, has_scores
