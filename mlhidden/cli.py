@@ -97,7 +97,9 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 
 
 @cli.command()
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False), help="Run config (YAML).")
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False), help="Run config (YAML); or give -d and -m instead.")
+@click.option("-d", "--dataset", "datasets", multiple=True, metavar="NAME", help="A dataset (name or ARFF path), without --config; repeatable.")
+@click.option("-m", "--method", "methods", multiple=True, metavar="NAME", help="A method (name or import path), without --config; repeatable.")
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from config, else all).")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>).")
@@ -119,17 +121,29 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 @_STATS
 @_CONTROL
 @_STD
-def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, verbose, quiet, stats, control, std):
+def run(
+    config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, verbose, quiet, stats, control, std
+):
     """Run every unit of a config not already stored, then write the tables.
 
-    Progress goes to stderr: a live bar on a terminal, plain periodic lines otherwise. Ctrl-C or
-    SIGTERM stops cleanly: finished units stay stored, and the same command resumes.
+    The config is a YAML file (--config), or the datasets and methods given as -d and -m (the
+    same run a file listing them describes). Progress goes to stderr: a live bar on a terminal,
+    plain periodic lines otherwise. Ctrl-C or SIGTERM stops cleanly: finished units stay stored,
+    and the same command resumes.
     """
-    from mlhidden.experiment.config import load_config
+    from mlhidden.experiment.config import config_from_options, load_config
     from mlhidden.experiment.progress import RunProgress
     from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
 
-    config = load_config(config_path, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels}
+    if config_path is not None and (datasets or methods):
+        raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
+    if config_path is not None:
+        config = load_config(config_path, **overrides)
+    elif datasets and methods:
+        config = config_from_options(datasets, methods, **overrides)
+    else:
+        raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
     run_dir = Path(out) if out else Path("results") / config.name
     stop = _StopSignals()
     try:
@@ -181,6 +195,16 @@ def report(run_dirs, out, stats, control, std):
     if len(run_dirs) > 1 and out is None:
         raise UserError("merging several runs needs --out DIR for the merged tables", hint="each run directory keeps its own tables")
     _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control, std)
+
+
+@cli.command()
+@click.argument("path", required=False, default=None, type=click.Path(dir_okay=False))
+def init(path):
+    """Write a commented template run config to PATH (default mlhidden.yaml); it runs as written."""
+    from mlhidden.experiment.template import DEFAULT_PATH, write_template
+
+    written = write_template(path or DEFAULT_PATH)
+    click.echo(f"wrote {written}: edit it, then run `mlhidden run --config {written}`")
 
 
 @cli.command()

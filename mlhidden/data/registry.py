@@ -25,7 +25,7 @@ from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generated import GENERATORS
 from mlhidden.data.mulan import xml_beside
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.io import sha256_of
 
 DATA_ENV = "MLHIDDEN_DATA"
@@ -145,7 +145,7 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
     if kind is None:
         raise UserError(
             f"unknown dataset '{name}' (not a dataset name and no such file)",
-            hint=f"use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
+            hint=f"{did_you_mean(name, _all_names())}use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
         )
     problem = dataset_params_problem(name, params)
     if problem is not None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 
 UNIT_KEYS = ("dataset", "method", "split")
@@ -81,7 +81,7 @@ def get_metric(metric: str | Metric) -> Metric:
     try:
         return METRICS[metric]
     except KeyError:
-        raise UserError(f"unknown metric '{metric}'", hint=f"valid metrics: {', '.join(METRICS)}") from None
+        raise UserError(f"unknown metric '{metric}'", hint=f"{did_you_mean(metric, METRICS)}valid metrics: {', '.join(METRICS)}") from None
 
 
 @dataclass(frozen=True, eq=False)
