@@ -8,7 +8,6 @@ import warnings
 from pathlib import Path
 
 import click
-from tabulate import tabulate
 
 from mlhidden import __version__
 from mlhidden.errors import InputWarning, UserError
@@ -256,8 +255,9 @@ _DATA_DIR = click.option("--data-dir", type=click.Path(file_okay=False), default
 def datasets_list(data_dir):
     """Every registered dataset with availability, N, L, D and label cardinality."""
     from mlhidden.data import dataset_table
+    from mlhidden.report.formats import listing
 
-    click.echo(tabulate(dataset_table(data_dir), headers="keys", tablefmt="github", floatfmt=".2f"))
+    click.echo(listing(dataset_table(data_dir)))
 
 
 @datasets.command("verify")
@@ -266,9 +266,10 @@ def datasets_list(data_dir):
 def datasets_verify(names, data_dir):
     """Check the sha256 of every dataset file present; exit 1 on a mismatch."""
     from mlhidden.data import verify_datasets
+    from mlhidden.report.formats import listing
 
     rows = verify_datasets(data_dir, names or None)
-    click.echo(tabulate(rows, headers="keys", tablefmt="github"))
+    click.echo(listing(rows))
     if any(r["status"] == "checksum mismatch" for r in rows):
         sys.exit(1)
 
@@ -280,18 +281,10 @@ def datasets_verify(names, data_dir):
 def datasets_info(name, data_dir, labels):
     """Load one dataset (registry name, generator or ARFF path) and describe it."""
     from mlhidden.data import load_dataset
+    from mlhidden.report.formats import listing
 
     data = load_dataset(name, data_dir=data_dir, params=None if labels is None else {"labels": labels})
-    density = data.X.nnz / max(data.X.shape[0] * data.X.shape[1], 1) if data.is_sparse else None
-    rows = [
-        ("name", data.name), ("source", data.source or "generated"), ("sha256", data.checksum),
-        ("N", data.n_samples), ("L", data.n_labels), ("D", data.n_features),
-        ("label cardinality", f"{data.label_cardinality:.2f}"),
-        ("X", f"sparse CSR, density {density:.4f}" if data.is_sparse else "dense"),
-        ("distinct label vectors", len({row.tobytes() for row in data.Y})),
-        ("labels", ", ".join(data.label_names)),
-    ]
-    click.echo(tabulate(rows, tablefmt="plain"))
+    click.echo(listing(data.description(), tablefmt="plain"))
 
 
 @datasets.command("fetch")
@@ -301,21 +294,19 @@ def datasets_info(name, data_dir, labels):
 def datasets_fetch(names, mirror, data_dir):
     """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches."""
     from mlhidden.data import copy_from_mirror
+    from mlhidden.report.formats import listing
 
-    click.echo(tabulate(copy_from_mirror(mirror, data_dir, names or None), headers="keys", tablefmt="github"))
+    click.echo(listing(copy_from_mirror(mirror, data_dir, names or None)))
 
 
 @cli.command()
 def methods():
     """Every method known by name, where it comes from, its parameters and defaults."""
     from mlhidden.methods.base_learners import BASE_LEARNERS
-    from mlhidden.methods.registry import registered_methods
+    from mlhidden.methods.registry import method_table
+    from mlhidden.report.formats import listing
 
-    rows = []
-    for name, entry in registered_methods().items():
-        params = ", ".join(f"{k}={v!r}" for k, v in entry.defaults().items()) or "-"
-        rows.append((name, entry.source, entry.summary, params, entry.base if entry.takes_base else "-"))
-    click.echo(tabulate(rows, headers=("method", "source", "what it is", "parameters (defaults)", "base learner"), tablefmt="github"))
+    click.echo(listing(method_table()))
     click.echo("\nany other estimator with fit(X, Y) and predict(X) by import path, e.g. sklearn.neighbors.KNeighborsClassifier or mypkg.module:MyMethod")
     click.echo(f"base learners: {', '.join(BASE_LEARNERS)}, or any scikit-learn classifier by import path")
 

@@ -259,3 +259,17 @@ def build_method(entry: MethodEntry, resolved: dict, random_state=None):
 def make_method(name: str, params: Mapping | None = None, base=None, random_state=None):
     """Build an unfitted estimator for a configured method."""
     return build_method(get_entry(name), resolve_method(name, params, base), random_state)
+
+
+def method_table() -> list[dict]:
+    """One row per method known by name: where it comes from, what it is, its parameters and base learner."""
+    return [
+        {
+            "method": name,
+            "source": entry.source,
+            "what it is": entry.summary,
+            "parameters (defaults)": ", ".join(f"{k}={v!r}" for k, v in entry.defaults().items()) or "-",
+            "base learner": entry.base if entry.takes_base else "-",
+        }
+        for name, entry in registered_methods().items()
+    ]
