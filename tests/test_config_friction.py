@@ -10,11 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.data import make_logical, write_arff
+from mlhidden.data import load_dataset, make_logical, write_arff
+from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import DATASET_KEYS, METHOD_KEYS, TOP_LEVEL_KEYS, config_from_options, load_config, parse_config
 from mlhidden.experiment.store import STORE_FILE, load_results
 from mlhidden.experiment.template import template_text
+from mlhidden.methods import make_method
+from mlhidden.report.tables import get_metric
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -90,3 +93,18 @@ def _config_section() -> str:
 @pytest.mark.parametrize("key", sorted({*TOP_LEVEL_KEYS, *METHOD_KEYS, *DATASET_KEYS, "base.", "first_labels", "range"}))
 def test_readme_config_section_documents_every_key(key):
     assert re.search(rf"(?<![\w.]){re.escape(key)}", _config_section()), f"README's config section does not mention {key}"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: get_metric("exact_mach"), "unknown metric 'exact_mach' (did you mean 'exact_match'?"),
+        (lambda: apply_transforms(make_logical(), {"first_label": 1}), "unknown dataset transform 'first_label' (did you mean 'first_labels'?"),
+        (lambda: load_dataset("muzic"), "unknown dataset 'muzic' (not a dataset name and no such file) (did you mean 'Music'?"),
+        (lambda: make_method("ccsal"), "unknown method 'ccsal' (did you mean 'CCASL'?"),
+    ],
+)
+def test_unknown_names_outside_configs_get_a_did_you_mean(call, message):
+    with pytest.raises(UserError) as caught:
+        call()
+    assert str(caught.value).startswith(message)
