@@ -100,7 +100,9 @@ def check_structure(path: Path, lines, layout: Layout) -> None:
 
     The header: @relation first and once, only known ``@`` keywords, quotes closed, each
     attribute with a name (given once) and a type, nominal values in one ``{...}``. The data
-    rows: quotes closed, braces only around a whole sparse row. Raises :class:`UserError`.
+    rows: quotes closed, braces only around a whole sparse row, no dense row once the first is
+    sparse (liac-arff reads a file as sparse or dense from its first row; dense rows may hold
+    sparse ones, not the reverse). Raises :class:`UserError`.
     """
     relation_line, first_attribute = None, {}
     for number, raw in enumerate(lines[: layout.data_line], start=1):
@@ -130,8 +132,17 @@ def check_structure(path: Path, lines, layout: Layout) -> None:
                     hint="rename one of them",
                 )
             first_attribute[name] = number
+    sparse = is_sparse(lines, layout)
     for number in layout.row_lines:
-        _check_row(path, number, lines[number - 1].strip(" \t\r\n"), layout.data_line)
+        row = lines[number - 1].strip(" \t\r\n")
+        _check_row(path, number, row, layout.data_line)
+        if sparse and not row.startswith("{"):
+            raise UserError(
+                f"a dense row in a sparse file (the first row, line {layout.row_lines[0]}, is sparse)",
+                path=path,
+                line=number,
+                hint="write it as {index value, ...} like the others",
+            )
 
 
 def _check_attribute(path: Path, number: int, text: str) -> str:
