@@ -182,7 +182,10 @@ def dataset_params_problem(spec, params) -> str | None:
         try:
             signature.bind(**params)
         except TypeError:
-            return f"{generator_name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+            unknown = sorted(set(params) - set(signature.parameters))
+            guess = did_you_mean(unknown[0], signature.parameters).strip() if unknown else ""
+            problem = f"{generator_name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+            return problem + (f" ({guess})" if guess else "")
     elif kind == "registry" and params:
         return f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
     elif kind == "file":
