@@ -29,8 +29,8 @@ from mlhidden.errors import UserError
 
 __all__ = ["READER_VERSION", "read_arff", "write_arff"]
 
-READER_VERSION = 2
-"""Bumped whenever the arrays ``read_arff`` returns for the same file bytes change (keys the cache)."""
+READER_VERSION = 3
+"""Bumped whenever what ``read_arff`` returns for the same file bytes changes, arrays or a refusal (keys the cache)."""
 
 
 class _CountingLines:
