@@ -8,7 +8,6 @@ import warnings
 from pathlib import Path
 
 import click
-from tabulate import tabulate
 
 from mlhidden import __version__
 from mlhidden.errors import InputWarning, UserError
@@ -113,7 +112,9 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 
 
 @cli.command()
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False), help="Run config (YAML).")
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False), help="Run config (YAML); or give -d and -m instead.")
+@click.option("-d", "--dataset", "datasets", multiple=True, metavar="NAME", help="A dataset (name or ARFF path), without --config; repeatable.")
+@click.option("-m", "--method", "methods", multiple=True, metavar="NAME", help="A method (name or import path), without --config; repeatable.")
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from config, else all).")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>).")
@@ -135,17 +136,29 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 @_STATS
 @_CONTROL
 @_STD
-def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, verbose, quiet, stats, control, std):
+def run(
+    config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, verbose, quiet, stats, control, std
+):
     """Run every unit of a config not already stored, then write the tables.
 
-    Progress goes to stderr: a live bar on a terminal, plain periodic lines otherwise. Ctrl-C or
-    SIGTERM stops cleanly: finished units stay stored, and the same command resumes.
+    The config is a YAML file (--config), or the datasets and methods given as -d and -m (the
+    same run a file listing them describes). Progress goes to stderr: a live bar on a terminal,
+    plain periodic lines otherwise. Ctrl-C or SIGTERM stops cleanly: finished units stay stored,
+    and the same command resumes.
     """
-    from mlhidden.experiment.config import load_config
+    from mlhidden.experiment.config import config_from_options, load_config
     from mlhidden.experiment.progress import RunProgress
     from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
 
-    config = load_config(config_path, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels}
+    if config_path is not None and (datasets or methods):
+        raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
+    if config_path is not None:
+        config = load_config(config_path, **overrides)
+    elif datasets and methods:
+        config = config_from_options(datasets, methods, **overrides)
+    else:
+        raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
     run_dir = Path(out) if out else Path("results") / config.name
     stop = _StopSignals()
     try:
@@ -219,6 +232,7 @@ def splits_command(config_path, data_dir, labels):
     from mlhidden.experiment.config import load_config
     from mlhidden.experiment.protocols import label_coverage
     from mlhidden.experiment.runner import load_datasets
+    from mlhidden.report.formats import listing
 
     config = load_config(config_path, labels=labels)
     plans, unavailable = load_datasets(config, data_dir)
@@ -228,12 +242,22 @@ def splits_command(config_path, data_dir, labels):
         name = "-" if rarest is None else f"{plan.dataset.label_names[rarest]} ({int(plan.dataset.Y[:, rarest].sum())} positives in all)"
         counts = [row["rarest_label_positives"] for row in rows]
         click.echo(f"{plan.name}: {config.protocol.describe(config.train_fraction)}; rarest label {name}")
-        click.echo(tabulate(rows, headers="keys", tablefmt="github"))
+        click.echo(listing(rows))
         if rarest is not None:
             click.echo(f"rarest label per test part: min {min(counts)}, max {max(counts)}; parts where some label has no positive: "
                        f"{sum(row['labels_without_positive'] > 0 for row in rows)} of {len(rows)}\n")
     for name, reason in unavailable.items():
         click.echo(f"{name}: {reason}", err=True)
+
+
+@cli.command()
+@click.argument("path", required=False, default=None, type=click.Path(dir_okay=False))
+def init(path):
+    """Write a commented template run config to PATH (default mlhidden.yaml); it runs as written."""
+    from mlhidden.experiment.template import DEFAULT_PATH, write_template
+
+    written = write_template(path or DEFAULT_PATH)
+    click.echo(f"wrote {written}: edit it, then run `mlhidden run --config {written}`")
 
 
 @cli.command()
@@ -285,8 +309,9 @@ _DATA_DIR = click.option("--data-dir", type=click.Path(file_okay=False), default
 def datasets_list(data_dir):
     """Every registered dataset with availability, N, L, D and label cardinality."""
     from mlhidden.data import dataset_table
+    from mlhidden.report.formats import listing
 
-    click.echo(tabulate(dataset_table(data_dir), headers="keys", tablefmt="github", floatfmt=".2f"))
+    click.echo(listing(dataset_table(data_dir)))
 
 
 @datasets.command("verify")
@@ -295,9 +320,10 @@ def datasets_list(data_dir):
 def datasets_verify(names, data_dir):
     """Check the sha256 of every dataset file present; exit 1 on a mismatch."""
     from mlhidden.data import verify_datasets
+    from mlhidden.report.formats import listing
 
     rows = verify_datasets(data_dir, names or None)
-    click.echo(tabulate(rows, headers="keys", tablefmt="github"))
+    click.echo(listing(rows))
     if any(r["status"] == "checksum mismatch" for r in rows):
         sys.exit(1)
 
@@ -309,18 +335,10 @@ def datasets_verify(names, data_dir):
 def datasets_info(name, data_dir, labels):
     """Load one dataset (registry name, generator or ARFF path) and describe it."""
     from mlhidden.data import load_dataset
+    from mlhidden.report.formats import listing
 
     data = load_dataset(name, data_dir=data_dir, params=None if labels is None else {"labels": labels})
-    density = data.X.nnz / max(data.X.shape[0] * data.X.shape[1], 1) if data.is_sparse else None
-    rows = [
-        ("name", data.name), ("source", data.source or "generated"), ("sha256", data.checksum),
-        ("N", data.n_samples), ("L", data.n_labels), ("D", data.n_features),
-        ("label cardinality", f"{data.label_cardinality:.2f}"),
-        ("X", f"sparse CSR, density {density:.4f}" if data.is_sparse else "dense"),
-        ("distinct label vectors", len({row.tobytes() for row in data.Y})),
-        ("labels", ", ".join(data.label_names)),
-    ]
-    click.echo(tabulate(rows, tablefmt="plain"))
+    click.echo(listing(data.description(), tablefmt="plain"))
 
 
 @datasets.command("fetch")
@@ -333,21 +351,19 @@ def datasets_fetch(names, mirror, data_dir):
     NAMES are registry datasets, or file names of your own ARFF files in the mirror (copied with
     their Mulan NAME.xml, their sha256 printed)."""
     from mlhidden.data import copy_from_mirror
+    from mlhidden.report.formats import listing
 
-    click.echo(tabulate(copy_from_mirror(mirror, data_dir, names or None), headers="keys", tablefmt="github"))
+    click.echo(listing(copy_from_mirror(mirror, data_dir, names or None)))
 
 
 @cli.command()
 def methods():
     """Every method known by name, where it comes from, its parameters and defaults."""
     from mlhidden.methods.base_learners import BASE_LEARNERS
-    from mlhidden.methods.registry import registered_methods
+    from mlhidden.methods.registry import method_table
+    from mlhidden.report.formats import listing
 
-    rows = []
-    for name, entry in registered_methods().items():
-        params = ", ".join(f"{k}={v!r}" for k, v in entry.defaults().items()) or "-"
-        rows.append((name, entry.source, entry.summary, params, entry.base if entry.takes_base else "-"))
-    click.echo(tabulate(rows, headers=("method", "source", "what it is", "parameters (defaults)", "base learner"), tablefmt="github"))
+    click.echo(listing(method_table()))
     click.echo("\nany other estimator with fit(X, Y) and predict(X) by import path, e.g. sklearn.neighbors.KNeighborsClassifier or mypkg.module:MyMethod")
     click.echo(f"base learners: {', '.join(BASE_LEARNERS)}, or any scikit-learn classifier by import path")
 

@@ -6,6 +6,8 @@ everything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import difflib
+
 
 class UserError(Exception):
     """A problem in the user's input (config, ARFF file, data path), with where and how to fix it.
@@ -42,3 +44,14 @@ class UserError(Exception):
 
 class InputWarning(UserWarning):
     """Something in the user's input that the tool resolved on its own, saying how; the CLI prints it as one ``warning:`` line."""
+
+
+def did_you_mean(name, choices, cutoff: float = 0.6) -> str:
+    """``"did you mean 'X'? "`` for the choice closest to a misspelt ``name`` (case ignored), else ``""``.
+
+    Every "unknown name" error starts its hint with it, before the list of valid names. A higher
+    ``cutoff`` (difflib's similarity, 0 to 1) guesses only for names that are nearly right.
+    """
+    by_lower = {str(choice).lower(): str(choice) for choice in choices}
+    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=cutoff)
+    return f"did you mean '{by_lower[close[0]]}'? " if close else ""

@@ -307,3 +307,14 @@ def test_real_dense_music_file(mirror_dir):
     assert (data.name, data.n_samples, data.n_labels, data.n_features) == ("Music", 592, 6, 71)
     assert data.label_names[0] == "amazed-suprised" and not data.is_sparse
     assert not np.isnan(data.X).any()
+
+
+def test_quotes_and_braces_inside_quoted_names_and_values_are_valid(tmp_path):
+    """The structure checks count only quotes and braces outside complete quoted strings."""
+    text = (
+        "@relation 'R {x}: -C 1'\n@attribute l {0,1}\n@attribute 'a}b' numeric\n"
+        "@attribute c {'x{','y\\'s'}\n@data\n1,0.5,'x{'\n{0 1,1 2,2 'y\\'s'}\n"
+    )
+    data = read_arff(write(tmp_path, text))
+    assert data.feature_names == ("a}b", "c=x{", "c=y's")
+    assert data.X.tolist() == [[0.5, 1.0, 0.0], [2.0, 0.0, 1.0]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -281,3 +282,8 @@ def test_cd_diagram_files_for_nine_methods(tmp_path):
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 1000
     with pytest.raises(ValueError, match="at least 2 methods"):
         plot_cd_diagram({"BR": 1.0}, 1.0, tmp_path / "one")
+
+
+def test_misspelt_control_gets_a_did_you_mean():
+    with pytest.raises(UserError, match=re.escape("unknown control method 'c4.5+M' (did you mean 'C4.5+m'? choose one of")):
+        significance_report(table_of(DEMSAR_AUC, DEMSAR_METHODS), control="c4.5+M")

@@ -49,6 +49,18 @@ class Dataset:
     def is_sparse(self) -> bool:
         return sp.issparse(self.X)
 
+    def description(self) -> list[tuple]:
+        """(property, value) pairs describing the data: what ``mlhidden datasets info`` shows."""
+        density = self.X.nnz / max(self.X.shape[0] * self.X.shape[1], 1) if self.is_sparse else None
+        return [
+            ("name", self.name), ("source", self.source or "generated"), ("sha256", self.checksum),
+            ("N", self.n_samples), ("L", self.n_labels), ("D", self.n_features),
+            ("label cardinality", f"{self.label_cardinality:.2f}"),
+            ("X", f"sparse CSR, density {density:.4f}" if self.is_sparse else "dense"),
+            ("distinct label vectors", len({row.tobytes() for row in self.Y})),
+            ("labels", ", ".join(self.label_names)),
+        ]
+
     @cached_property
     def checksum(self) -> str:
         """The store key for this data: the file's sha256, or a digest of the generator's arrays."""

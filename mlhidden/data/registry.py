@@ -26,7 +26,7 @@ from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generated import GENERATORS
 from mlhidden.data.mulan import xml_beside
-from mlhidden.errors import InputWarning, UserError
+from mlhidden.errors import InputWarning, UserError, did_you_mean
 from mlhidden.io import sha256_of
 
 DATA_ENV = "MLHIDDEN_DATA"
@@ -146,7 +146,7 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
     if kind is None:
         raise UserError(
             f"unknown dataset '{name}' (not a dataset name and no such file)",
-            hint=f"use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
+            hint=f"{did_you_mean(name, _all_names())}use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
         )
     problem = dataset_params_problem(name, params)
     if problem is not None:
@@ -183,7 +183,10 @@ def dataset_params_problem(spec, params) -> str | None:
         try:
             signature.bind(**params)
         except TypeError:
-            return f"{generator_name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+            unknown = sorted(set(params) - set(signature.parameters))
+            guess = did_you_mean(unknown[0], signature.parameters).strip() if unknown else ""
+            problem = f"{generator_name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+            return problem + (f" ({guess})" if guess else "")
     elif kind == "registry" and params:
         return f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
     elif kind == "file":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from mlhidden.data.dataset import Dataset
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 
 
 def first_labels(dataset: Dataset, n_labels: int) -> Dataset:
@@ -22,6 +22,6 @@ def apply_transforms(dataset: Dataset, transforms: dict) -> Dataset:
     """Apply ``{transform name: argument}`` in order; unknown names list the valid ones."""
     for name, argument in transforms.items():
         if name not in TRANSFORMS:
-            raise UserError(f"unknown dataset transform '{name}'", hint=f"valid: {', '.join(TRANSFORMS)}")
+            raise UserError(f"unknown dataset transform '{name}'", hint=f"{did_you_mean(name, TRANSFORMS)}valid: {', '.join(TRANSFORMS)}")
         dataset = TRANSFORMS[name](dataset, argument)
     return dataset

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,15 +19,17 @@ import yaml
 
 from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem
 from mlhidden.data.transforms import TRANSFORMS
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION
-from mlhidden.methods.base_learners import make_base_learner
+from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, resolve_method
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol")
 METHOD_KEYS = ("name", "label", "params", "base", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
+BASE_PREFIX = "base."
+"""A method's sweep axis ``base.NAME`` sweeps its base learner's parameter ``NAME``."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +166,7 @@ def _entry(entry, where, kind, keys, forms, fail) -> dict:
         fail(f"a {kind} entry must be {forms}", where)
     bad = [k for k in entry if k not in keys]
     if bad:
-        fail(f"unknown key '{bad[0]}' in {kind} entry", where + (bad[0],), hint=f"valid keys: {', '.join(keys)}")
+        fail(f"unknown key '{bad[0]}' in {kind} entry", where + (bad[0],), hint=f"{did_you_mean(bad[0], keys)}valid keys: {', '.join(keys)}")
     return entry
 
 
@@ -229,14 +232,15 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
         fail("a config must be a mapping with 'datasets' and 'methods'", hint="see configs/smoke.yaml")
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
-        fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"valid keys: {', '.join(TOP_LEVEL_KEYS)}")
+        fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"{did_you_mean(unknown[0], TOP_LEVEL_KEYS)}valid keys: {', '.join(TOP_LEVEL_KEYS)}")
     for key in ("datasets", "methods"):
         if not isinstance(data.get(key), list) or not data[key]:
             fail(f"'{key}' must be a non-empty list", (key,), hint="see configs/smoke.yaml")
     settings = _run_settings(data, fail, splits=splits, seed=seed, n_jobs=n_jobs)
     if labels is not None and (isinstance(labels, bool) or not isinstance(labels, int) or labels == 0):
         fail(f"--labels must be a non-zero integer, got {labels!r}", None, hint=LABELS_MEANING)
-    datasets = [spec for i, entry in enumerate(data["datasets"]) for spec in _dataset_specs(entry, ("datasets", i), labels, fail)]
+    folder = None if source is None else Path(source).parent
+    datasets = [spec for i, entry in enumerate(data["datasets"]) for spec in _dataset_specs(entry, ("datasets", i), labels, folder, fail)]
     if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
     methods = [spec for i, entry in enumerate(data["methods"]) for spec in _method_specs(entry, ("methods", i), fail)]
@@ -316,29 +320,49 @@ def _protocol(data, fail) -> Protocol:
     return Protocol(kind, folds)
 
 
-def _dataset_specs(entry, where, labels, fail) -> list:
-    """The datasets of one config entry: one per sweep point, each checked."""
+def _from_folder(path, folder: Path | None):
+    """A relative path as seen from the config file's folder (``folder``; None: the current folder)."""
+    return path if folder is None or not isinstance(path, str) or Path(path).is_absolute() else str(folder / path)
+
+
+def _dataset_specs(entry, where, labels, folder, fail) -> list:
+    """The datasets of one config entry: one per sweep point, each checked.
+
+    A name that is not a registered or generated dataset is an ARFF path; relative paths (and
+    ``labels_xml``) are read from the config file's folder. Table labels keep the path as written.
+    """
     entry = _entry(_mulan_entry(entry), where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
     params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
-    kind = dataset_kind(entry["name"])
+    unknown = [key for key in transform if key not in TRANSFORMS]
+    if unknown:
+        fail(f"unknown dataset transform '{unknown[0]}'", where + ("transform",), hint=f"{did_you_mean(unknown[0], TRANSFORMS)}valid: {', '.join(TRANSFORMS)}")
+    written = entry["name"]
+    name = written if dataset_kind(written) in ("generator", "registry") else _from_folder(written, folder)
+    kind = dataset_kind(name)
     if kind is None:
+        relative = "the current folder" if folder is None else "the config file's folder"
         fail(
-            f"unknown dataset '{entry['name']}' (not a dataset name and no such file)", where + ("name",),
-            hint=f"use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to the current folder",
+            f"unknown dataset '{written}' (not a dataset name and no such file)", where + ("name",),
+            hint=f"{did_you_mean(written, dataset_names())}use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to {relative}",
         )
+    as_written = {key: params[key] for key in ("labels_xml",) if key in params}
+    if "labels_xml" in params:
+        params["labels_xml"] = _from_folder(params["labels_xml"], folder)
     if labels is not None and kind == "file":
         params["labels"] = labels
     specs = []
     for point in _sweep_points(entry, where, fail):
         point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
         point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
-        problem = dataset_params_problem(entry["name"], point_params)
+        problem = dataset_params_problem(name, point_params)
         if problem is not None:
-            fail(problem, where + (("sweep",) if point else ("params",)))
+            guesses = [guess for guess in (did_you_mean(key, TRANSFORMS, cutoff=0.8) for key in point_params) if guess]
+            fail(problem, where + (("sweep",) if point else ("params",)), hint=f"{guesses[0]}it is a transform" if guesses else None)
         label = entry.get("label")
         if point or (label is None and (point_params or point_transform)):
-            label = _point_label(label or entry["name"], {**point_params, **point_transform} if not point else point)
-        specs.append(DatasetSpec(entry["name"], point_params, point_transform, label, entry.get("label") or entry["name"], point))
+            shown = point or {**point_params, **as_written, **point_transform}
+            label = _point_label(label or written, shown)
+        specs.append(DatasetSpec(name, point_params, point_transform, label, entry.get("label") or written, point))
     return specs
 
 
@@ -365,9 +389,28 @@ def _method_specs(entry, where, fail) -> list:
         at(("base",), make_base_learner, base)
     specs = []
     for point in _sweep_points(entry, where, fail):
-        point_params = {**params, **point}
-        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, base)
+        point_params = {**params, **{k: v for k, v in point.items() if not k.startswith(BASE_PREFIX)}}
+        base_point = {k[len(BASE_PREFIX):]: v for k, v in point.items() if k.startswith(BASE_PREFIX)}
+        if base_point and not method_entry.takes_base:
+            fail(f"method '{entry['name']}' takes no base learner, so base.{next(iter(base_point))} cannot be swept", where + ("sweep",))
+        point_base = at(("sweep",), _with_base_params, base or method_entry.base, base_point) if base_point else base
+        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, point_base)
         at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved)
         label = _point_label(group, point) if point else group
-        specs.append(MethodSpec(label, entry["name"], point_params, base, resolved, method_entry, group, point))
+        specs.append(MethodSpec(label, entry["name"], point_params, point_base, resolved, method_entry, group, point))
     return specs
+
+
+def _with_base_params(spec, extra: dict) -> dict:
+    """The base-learner spec ``spec`` with the parameters ``extra`` (a ``base.*`` sweep point) set."""
+    name, params = parse_base_spec(spec)
+    return {"name": name, "params": {**params, **extra}}
+
+
+def config_from_options(datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+    """The config that ``mlhidden run -d DATASET... -m METHOD...`` describes: the same ``RunConfig``
+    as a YAML file listing those names, named after them; paths are relative to the current folder."""
+    stems = [Path(str(d)).name.split(".")[0] for d in datasets]
+    name = re.sub(r"[^A-Za-z0-9+._-]+", "_", "-".join(stems) + "_" + "-".join(map(str, methods)))
+    data = {"name": name, "datasets": list(datasets), "methods": list(methods)}
+    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)

@@ -18,7 +18,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import HasMethods
 
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.imports import import_object, is_import_path
 
 BASE_LEARNERS = {
@@ -54,7 +54,7 @@ def _resolve_class(name: str):
     if not is_import_path(name):
         raise UserError(
             f"unknown base learner '{name}'",
-            hint=f"valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC",
+            hint=f"{did_you_mean(name, BASE_LEARNERS)}valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC",
         )
     cls = import_object(name, "base learner")
     if not (inspect.isclass(cls) and hasattr(cls, "fit") and hasattr(cls, "get_params")):
@@ -87,7 +87,7 @@ def make_base_learner(spec=None):
     if unknown:
         raise UserError(
             f"base learner '{name}' has no parameter(s) {', '.join(sorted(unknown))}",
-            hint=f"valid: {', '.join(sorted(valid))}",
+            hint=f"{did_you_mean(min(unknown), valid)}valid: {', '.join(sorted(valid))}",
         )
     try:
         learner = cls(**_nested({**defaults, **params}))

@@ -9,7 +9,6 @@ a config by its import path (``sklearn.neighbors.KNeighborsClassifier``,
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import json
@@ -17,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
 from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
@@ -178,11 +177,9 @@ def get_entry(name: str) -> MethodEntry:
         return known[name]
     if is_import_path(name):
         return _imported_entry(name)
-    close = difflib.get_close_matches(name, list(known), n=1) or [k for k in known if k.lower() == name.lower()]
-    guess = f"did you mean '{close[0]}'? " if close else ""
     raise UserError(
         f"unknown method '{name}'",
-        hint=f"{guess}valid methods: {', '.join(known)}, or an import path such as sklearn.neighbors.KNeighborsClassifier",
+        hint=f"{did_you_mean(name, known)}valid methods: {', '.join(known)}, or an import path such as sklearn.neighbors.KNeighborsClassifier",
     )
 
 
@@ -197,10 +194,7 @@ def resolve_method(name: str, params: Mapping | None = None, base=None) -> dict:
     defaults = entry.defaults()
     unknown = set(params) - set(defaults)
     if unknown:
-        raise UserError(
-            f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}",
-            hint=f"valid: {', '.join(sorted(defaults)) or 'none'}",
-        )
+        raise UserError(f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}", hint=_parameter_hint(entry, base, unknown, defaults))
     resolved = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
     if entry.takes_base:
         resolved["base"] = resolved_base_params(entry.base if base is None else base)
@@ -208,6 +202,15 @@ def resolve_method(name: str, params: Mapping | None = None, base=None) -> dict:
         raise UserError(f"method '{name}' takes no base learner", hint="remove 'base' from its entry")
     _check_values(name, build_method(entry, resolved))
     return resolved
+
+
+def _parameter_hint(entry: MethodEntry, base, unknown: set, defaults: dict) -> str:
+    """Where unknown method parameters belong: the base learner's (swept as ``base.NAME``), or a near spelling."""
+    of_base = sorted(unknown & set(make_base_learner(entry.base if base is None else base).get_params())) if entry.takes_base else []
+    if of_base:
+        name = of_base[0]
+        return f"{name} is a parameter of the base learner: set it in base: {{name: ..., params: {{{name}: ...}}}}, or sweep it as base.{name}"
+    return f"{did_you_mean(min(unknown), defaults)}valid: {', '.join(sorted(defaults)) or 'none'}"
 
 
 def _check_values(name: str, estimator):
@@ -256,3 +259,17 @@ def build_method(entry: MethodEntry, resolved: dict, random_state=None):
 def make_method(name: str, params: Mapping | None = None, base=None, random_state=None):
     """Build an unfitted estimator for a configured method."""
     return build_method(get_entry(name), resolve_method(name, params, base), random_state)
+
+
+def method_table() -> list[dict]:
+    """One row per method known by name: where it comes from, what it is, its parameters and base learner."""
+    return [
+        {
+            "method": name,
+            "source": entry.source,
+            "what it is": entry.summary,
+            "parameters (defaults)": ", ".join(f"{k}={v!r}" for k, v in entry.defaults().items()) or "-",
+            "base learner": entry.base if entry.takes_base else "-",
+        }
+        for name, entry in registered_methods().items()
+    ]

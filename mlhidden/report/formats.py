@@ -5,7 +5,8 @@ rank on that dataset; with ``std=True`` the spread over the splits follows the m
 ``0.52 ± 0.03 9``. A new text format is one function ``(MetricTable, *, std) -> str`` added to
 :data:`TABLE_WRITERS`; the metrics that get text tables are :data:`HEADLINE_METRICS`. Any other
 table (the reproduction's, the significance tests') is rows of display text rendered by
-:func:`pipe_table`, :func:`markdown_frame`, :func:`latex_frame` or written by :func:`write_table`.
+:func:`pipe_table`, :func:`markdown_frame`, :func:`latex_frame` or written by :func:`write_table`;
+the command line's listings by :func:`listing`.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ def format_number(value, digits: int = 2) -> str:
 def pipe_table(rows, headers, colalign=None) -> str:
     """A Markdown pipe table of display text (no trailing newline); cells are used as given."""
     return tabulate(rows, headers=headers, tablefmt="pipe", colalign=colalign, disable_numparse=True)
+
+
+def listing(rows, headers="keys", tablefmt: str = "github") -> str:
+    """The CLI's listings (datasets, checksums, methods; ``tablefmt="plain"`` for name/value pairs)."""
+    return tabulate(rows, headers=headers if tablefmt != "plain" else (), tablefmt=tablefmt, floatfmt=".2f")
 
 
 def markdown_frame(frame: pd.DataFrame, index_name: str = "") -> str:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.tables import RANK_DECIMALS, MetricTable
 
 NEMENYI_ALPHAS = (0.05, 0.10)
@@ -330,7 +330,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         or fewer than 2 methods.
     """
     if control is not None and control not in table.methods:
-        raise UserError(f"unknown control method '{control}'", hint=f"choose one of: {', '.join(table.methods)}")
+        raise UserError(f"unknown control method '{control}'", hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}")
     datasets = tuple(table.ranked_datasets)
     ranks = table.ranks.loc[list(datasets)]
     avg_ranks = ranks.mean(axis=0).rename("avg rank")

@@ -8,13 +8,12 @@ and methods, never alphabetical order.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 
 import pandas as pd
 
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.metrics import LOWER_IS_BETTER
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 
@@ -99,9 +98,7 @@ def get_metric(metric: str | Metric) -> Metric:
         return metric
     known = {**METRICS, **SCORE_METRICS}
     if metric not in known:
-        close = difflib.get_close_matches(str(metric), known, n=1)
-        guess = f"did you mean '{close[0]}'? " if close else ""
-        raise UserError(f"unknown metric '{metric}'", hint=f"{guess}valid metrics: {', '.join(known)}")
+        raise UserError(f"unknown metric '{metric}'", hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}")
     return known[metric]
 
 

@@ -1,0 +1,154 @@
+"""How parsed ARFF values become ``X`` and ``Y``: one-hot or 0/1 nominal columns, checked labels and values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from mlhidden.data.arff_lines import Layout
+from mlhidden.errors import UserError
+
+_BINARY_NAMES = {"0": 0.0, "1": 1.0}
+
+
+@dataclass(frozen=True)
+class Column:
+    """How one attribute becomes output columns.
+
+    ``kind`` is "numeric" (value as is), "binary" (a nominal whose declared names are 0/1, mapped
+    by name through ``values``) or "onehot" (one column per declared value).
+    """
+
+    kind: str
+    width: int
+    values: tuple = ()
+
+
+def column_for(path: Path, layout: Layout, index: int, attribute, is_label: bool) -> Column:
+    """Decide how attribute ``index`` is encoded; labels must be numeric or nominal with names 0/1."""
+    name, kind = attribute
+    if not isinstance(kind, list):
+        return Column("numeric", 1)
+    binary = set(kind) <= set(_BINARY_NAMES)
+    if is_label and not binary:
+        raise UserError(
+            f"label attribute '{name}' is nominal {{{','.join(kind)}}}; "
+            "labels must be binary: nominal {0,1} or numeric 0/1",
+            path=path,
+            line=layout.attribute_lines[index],
+        )
+    if binary and (is_label or len(kind) == 2):
+        return Column("binary", 1, tuple(_BINARY_NAMES[v] for v in kind))
+    return Column("onehot", len(kind), tuple(kind))
+
+
+def encoded_names(attributes, columns, selected):
+    for i in selected:
+        name = attributes[i][0]
+        if columns[i].kind == "onehot":
+            yield from (f"{name}={value}" for value in columns[i].values)
+        else:
+            yield name
+
+
+def encode(triplets, columns, selected, n_rows: int, sparse: bool) -> sp.csr_matrix:
+    """Encode the attributes ``selected`` (in that order) into a float64 CSR matrix.
+
+    Entries absent from sparse data stand for the declared index 0 (Weka's convention), which for
+    a nominal can be a non-zero output, e.g. a binary declared {1,0}; those are filled in when
+    ``sparse`` (dense data has every entry).
+    """
+    rows, attribute_index, values = triplets
+    chosen = [columns[i] for i in selected]
+    widths = np.array([column.width for column in chosen], dtype=np.int64)
+    offsets = np.cumsum(widths) - widths
+    slot = np.full(len(columns), -1, dtype=np.int64)
+    slot[selected] = np.arange(len(selected))
+    keep = slot[attribute_index] >= 0
+    rows, slots, values = rows[keep], slot[attribute_index[keep]], values[keep]
+    binary = np.array([column.kind == "binary" for column in chosen])[slots]
+    onehot = np.array([column.kind == "onehot" for column in chosen])[slots]
+    missing = np.isnan(values)
+    codes = np.zeros(len(values), dtype=np.int64)
+    codes[(binary | onehot) & ~missing] = values[(binary | onehot) & ~missing]
+
+    names_as_values = np.full((len(chosen), 2), np.nan)
+    for position, column in enumerate(chosen):
+        if column.kind == "binary":
+            names_as_values[position, : len(column.values)] = column.values
+    named = binary & ~missing
+    values = values.copy()
+    values[named] = names_as_values[slots[named], codes[named]]
+
+    single = ~onehot | ~missing
+    out_rows = [rows[single]]
+    out_cols = [offsets[slots[single]] + np.where(onehot, codes, 0)[single]]
+    out_values = [np.where(onehot, 1.0, values)[single]]
+
+    unknown = ~single
+    repeats = widths[slots[unknown]]
+    within = np.arange(repeats.sum()) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    out_rows.append(np.repeat(rows[unknown], repeats))
+    out_cols.append(np.repeat(offsets[slots[unknown]], repeats) + within)
+    out_values.append(np.full(repeats.sum(), np.nan))
+
+    for position, column in enumerate(chosen if sparse else ()):
+        implicit = _implicit_output(column)
+        if implicit is not None:
+            unset = np.setdiff1d(np.arange(n_rows), rows[slots == position])
+            out_rows.append(unset)
+            out_cols.append(np.full(len(unset), offsets[position]))
+            out_values.append(np.full(len(unset), implicit))
+
+    matrix = sp.csr_matrix(
+        (np.concatenate(out_values), (np.concatenate(out_rows), np.concatenate(out_cols))),
+        shape=(n_rows, int(widths.sum())),
+        dtype=np.float64,
+    )
+    matrix.eliminate_zeros()
+    matrix.sort_indices()
+    return matrix
+
+
+def _implicit_output(column: Column) -> float | None:
+    """The non-zero value an omitted sparse entry of this column stands for (None when it is 0)."""
+    if column.kind == "onehot":
+        return 1.0
+    if column.kind == "binary" and column.values[0] != 0.0:
+        return column.values[0]
+    return None
+
+
+def check_binary(path: Path, layout: Layout, Y: np.ndarray, label_names) -> None:
+    """Every label value must be 0 or 1: report the first one that is not, with its line."""
+    bad = ~((Y == 0) | (Y == 1))
+    if not bad.any():
+        return
+    row, label = np.argwhere(bad)[0]
+    value = Y[row, label]
+    shown = "missing (?)" if np.isnan(value) else f"{value:g}"
+    raise UserError(
+        f"label '{label_names[label]}' has value {shown} in data row {row + 1}; labels must be 0 or 1",
+        path=path,
+        line=layout.row_lines[row],
+    )
+
+
+def check_finite(path: Path, layout: Layout, X, feature_names) -> None:
+    """Features may be missing (NaN, imputed later) but not infinite, e.g. an overflowing ``1e999``."""
+    coordinates = sp.coo_matrix(X) if sp.issparse(X) else None
+    infinite = np.isinf(coordinates.data if coordinates is not None else X)
+    if not infinite.any():
+        return
+    if coordinates is not None:
+        row, column = coordinates.row[infinite][0], coordinates.col[infinite][0]
+    else:
+        row, column = np.argwhere(infinite)[0]
+    raise UserError(
+        f"feature '{feature_names[column]}' is infinite in data row {row + 1}; values must be finite or ? (missing)",
+        path=path,
+        line=layout.row_lines[row],
+    )

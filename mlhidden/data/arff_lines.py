@@ -1,0 +1,190 @@
+"""An ARFF file as text lines: decompressed and decoded, its layout found, its structure checked.
+
+liac-arff accepts some broken files without complaint (an unterminated quote around an attribute
+name, an unknown ``@`` keyword in the header) and reports others in its own terms, so the lines
+are checked here first, each problem named with its line and the fix.
+"""
+
+from __future__ import annotations
+
+import bz2
+import difflib
+import gzip
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from mlhidden.errors import UserError
+
+_DECOMPRESSORS = {".gz": gzip.decompress, ".bz2": bz2.decompress}
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_KEYWORDS = ("@relation", "@attribute", "@data")
+_SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where things are in the file's lines (1-based line numbers), found without parsing values."""
+
+    relation_line: int | None
+    attribute_lines: tuple
+    data_line: int | None
+    row_lines: tuple
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_lines)
+
+
+def text_lines(path: Path, stored: bytes) -> list[str]:
+    """Decompress by suffix and decode UTF-8, reporting corrupt or non-text content as UserError."""
+    decompress = _DECOMPRESSORS.get(path.suffix.lower())
+    content = stored
+    if decompress is not None:
+        try:
+            content = decompress(stored)
+        except (OSError, EOFError, ValueError, zlib.error) as error:
+            kind = path.suffix.lower().lstrip(".")
+            raise UserError(
+                f"not a valid {kind} file (truncated or corrupt: {error})", path=path, hint="copy or download it again"
+            ) from None
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = content[: error.start].count(b"\n") + 1
+        raise UserError(
+            "not UTF-8 text (binary or wrongly encoded file)", path=path, line=line, hint="save the file as UTF-8 text"
+        ) from None
+    if not text.strip():
+        raise UserError("the file is empty", path=path)
+    return text.split("\n")
+
+
+def scan_layout(lines) -> Layout:
+    """Find the declaration and data-row lines the way liac-arff reads them (for error lines)."""
+    relation_line = None
+    attribute_lines = []
+    for number, text in enumerate(lines, start=1):
+        keyword = text.strip(" \r\n").upper()
+        if keyword.startswith("@RELATION") and relation_line is None:
+            relation_line = number
+        elif keyword.startswith("@ATTRIBUTE"):
+            attribute_lines.append(number)
+        elif keyword.startswith("@DATA"):
+            rows = tuple(
+                n
+                for n, row in enumerate(lines[number:], start=number + 1)
+                if row.strip() and not row.strip().startswith("%")
+            )
+            return Layout(relation_line, tuple(attribute_lines), number, rows)
+    return Layout(relation_line, tuple(attribute_lines), None, ())
+
+
+def is_sparse(lines, layout: Layout) -> bool:
+    return bool(layout.row_lines) and lines[layout.row_lines[0] - 1].strip().startswith("{")
+
+
+def has_unclosed_quote(text: str) -> bool:
+    """Whether a quote is left open once every complete quoted string is removed."""
+    return bool(re.search(r"['\"]", _QUOTED.sub("", text)))
+
+
+def unquoted(text: str) -> str:
+    """``text`` with every complete quoted string replaced by ``''`` (braces inside quotes are values)."""
+    return _QUOTED.sub("''", text) if "'" in text or '"' in text else text
+
+
+def check_structure(path: Path, lines, layout: Layout) -> None:
+    """Refuse what liac-arff would misread or report obscurely, at its line.
+
+    The header: @relation first and once, only known ``@`` keywords, quotes closed, each
+    attribute with a name (given once) and a type, nominal values in one ``{...}``. The data
+    rows: quotes closed, braces only around a whole sparse row, no dense row once the first is
+    sparse (liac-arff reads a file as sparse or dense from its first row; dense rows may hold
+    sparse ones, not the reverse). Raises :class:`UserError`.
+    """
+    relation_line, first_attribute = None, {}
+    for number, raw in enumerate(lines[: layout.data_line], start=1):
+        text = raw.strip(" \t\r\n")
+        keyword = text.split(None, 1)[0].lower() if text.startswith("@") else None
+        if keyword is None:
+            continue
+        if keyword not in _KEYWORDS:
+            close = difflib.get_close_matches(keyword, _KEYWORDS, n=1)
+            guess = f"did you mean {close[0]}? " if close else ""
+            raise UserError(f"unknown declaration {keyword}", path=path, line=number, hint=f"{guess}an ARFF header has @relation, @attribute and @data")
+        if has_unclosed_quote(text):
+            raise unterminated_quote(path, number, text)
+        if keyword == "@relation":
+            if relation_line is not None:
+                raise UserError(f"a second @relation (the first is on line {relation_line})", path=path, line=number, hint="keep one")
+            relation_line = number
+        elif keyword == "@attribute":
+            if relation_line is None:
+                raise UserError("@attribute before @relation", path=path, line=number, hint="an ARFF file starts with @relation NAME")
+            name = _check_attribute(path, number, text)
+            if name in first_attribute:
+                raise UserError(
+                    f"duplicate attribute name {name} (first declared on line {first_attribute[name]})",
+                    path=path,
+                    line=number,
+                    hint="rename one of them",
+                )
+            first_attribute[name] = number
+    sparse = is_sparse(lines, layout)
+    for number in layout.row_lines:
+        row = lines[number - 1].strip(" \t\r\n")
+        _check_row(path, number, row, layout.data_line)
+        if sparse and not row.startswith("{"):
+            raise UserError(
+                f"a dense row in a sparse file (the first row, line {layout.row_lines[0]}, is sparse)",
+                path=path,
+                line=number,
+                hint="write it as {index value, ...} like the others",
+            )
+
+
+def _check_attribute(path: Path, number: int, text: str) -> str:
+    """The name of the attribute declared by ``text`` (its quotes removed), once its type is checked."""
+    declaration = text.split(None, 1)[1].strip() if len(text.split(None, 1)) > 1 else ""
+    quoted = _QUOTED.match(declaration)
+    if quoted:
+        name, kind = quoted.group()[1:-1], declaration[quoted.end():].strip()
+    else:
+        name, kind = (re.split(r"\s+", declaration, maxsplit=1) + [""])[:2]
+    if not name or not kind:
+        raise UserError(
+            f"@attribute {name or '?'} has no {'type' if name else 'name'}",
+            path=path,
+            line=number,
+            hint="declare @attribute NAME numeric, or @attribute NAME {v1,v2,...} for a nominal",
+        )
+    if not _one_pair_of_braces(unquoted(kind)):
+        raise UserError(f"unbalanced braces in {text[:60]!r}", path=path, line=number, hint="list nominal values as {v1,v2,...}")
+    return name
+
+
+def _check_row(path: Path, number: int, row: str, data_line: int) -> None:
+    if row.startswith("@"):
+        raise UserError(
+            f"{row.split()[0]} after @data (line {data_line})", path=path, line=number, hint="declare everything before @data"
+        )
+    quotes = "'" in row or '"' in row
+    if quotes and has_unclosed_quote(row):
+        raise unterminated_quote(path, number, row)
+    if ("{" in row or "}" in row) and not _one_pair_of_braces(unquoted(row) if quotes else row):
+        raise UserError(f"unbalanced braces in {row[:60]!r}", path=path, line=number, hint=_SPARSE_ROW_HINT)
+
+
+def _one_pair_of_braces(text: str) -> bool:
+    """Whether ``text`` (quoted strings removed) has no braces, or one pair around all of it."""
+    if "{" not in text and "}" not in text:
+        return True
+    return text.startswith("{") and text.endswith("}") and text.count("{") == text.count("}") == 1
+
+
+def unterminated_quote(path: Path, number: int, text: str) -> UserError:
+    return UserError(
+        f"unterminated quote in {text[:60]!r}", path=path, line=number, hint="close it, or escape a quote in a value as \\'"
+    )

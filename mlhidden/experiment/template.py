@@ -1,0 +1,27 @@
+"""``mlhidden init``: a commented run config that runs as written, to edit rather than write from scratch."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from mlhidden.errors import UserError
+
+DEFAULT_PATH = "mlhidden.yaml"
+
+
+def template_text() -> str:
+    """The template config (``template.yaml`` beside this module)."""
+    return resources.files("mlhidden.experiment").joinpath("template.yaml").read_text(encoding="utf-8")
+
+
+def write_template(path=DEFAULT_PATH) -> Path:
+    """Write the template config to ``path``, refusing to overwrite an existing file."""
+    path = Path(path)
+    if path.exists():
+        raise UserError("the file exists already", path=path, hint="choose another path, or move the file away")
+    try:
+        path.write_text(template_text(), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write the template: {exc.strerror or exc}", path=path) from None
+    return path
