@@ -155,6 +155,8 @@ def run(config_path, n_jobs, data_dir, out, splits, seed, fresh, labels, backend
         f"{summary.seconds:.1f} s.",
         err=True,
     )
+    for line in summary.problem_lines():
+        click.echo(line, err=True)
     if summary.not_run:
         click.echo(
             f"{len(summary.not_run)} unit(s) not run: their workers were lost on {MAX_ATTEMPTS} attempts; "

@@ -32,6 +32,7 @@ from mlhidden.experiment.provenance import describe_run, finish_run, read_run_js
 from mlhidden.experiment.splits import Split, method_seed, split_for
 from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
+from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
 from mlhidden.experiment.units import fit_unit
 
 
@@ -41,7 +42,7 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None)
     A failure is a result too. The train time counts fits reused through ``shared_dir`` at
     what they cost, and ``reused_seconds`` says how much that was.
     """
-    result = {"status": OK, "error": "", "n_warnings": 0}
+    result = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -50,12 +51,13 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None)
             train_seconds=fitted.train_seconds, test_seconds=fitted.test_seconds, reused_seconds=fitted.reused_seconds
         )
         result.update(evaluate(Y[split.test], fitted.predicted))
-        result["n_warnings"] = len(caught)
+        result.update(n_warnings=len(caught), warnings=record_warnings(caught))
     except Exception as exc:  # a failing unit is recorded, the run goes on
         result = {
             "status": FAILED,
             "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
             "n_warnings": 0,
+            "warnings": "[]",
         }
     return result
 
@@ -78,7 +80,12 @@ class DatasetPlan:
 
 @dataclass
 class RunSummary:
-    """What a run did. ``not_run`` holds the keys of units whose workers were lost on every attempt."""
+    """What a run did. ``not_run`` holds the keys of units whose workers were lost on every attempt.
+
+    ``unit_warnings`` holds the recorded warnings of each unit run (see
+    :mod:`mlhidden.experiment.unit_warnings`), ``failures`` one ``(dataset, method label, split,
+    first line of the error)`` per failed unit.
+    """
 
     run_dir: Path
     n_units: int = 0
@@ -91,9 +98,16 @@ class RunSummary:
     n_resubmitted: int = 0
     reused_seconds: float = 0.0
     not_run: list = field(default_factory=list)
+    unit_warnings: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
 
     def unit_counts(self) -> dict:
         return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
+
+    def problem_lines(self) -> list:
+        """One line per warning kind of the units run, then one per failed unit with its reason."""
+        failed = [f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures]
+        return warning_lines(self.unit_warnings) + failed
 
 
 def load_dataset_spec(spec: DatasetSpec, data_dir=None) -> Dataset:
@@ -320,6 +334,9 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
                         summary.n_done += 1
                         summary.n_failed += result["status"] == FAILED
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
+                        summary.unit_warnings.append(result["warnings"])
+                        if result["status"] == FAILED:
+                            summary.failures.append((key["dataset"], method_label, key["split"], result["error"].splitlines()[0]))
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
         except executor.lost_worker_errors:

@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS units (
     params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
     label TEXT NOT NULL, params_json TEXT NOT NULL, status TEXT NOT NULL, error TEXT NOT NULL,
     {", ".join(f"{c} REAL" for c in METRIC_COLUMNS)},
-    n_warnings INTEGER NOT NULL DEFAULT 0, finished_at TEXT NOT NULL,
+    n_warnings INTEGER NOT NULL DEFAULT 0, finished_at TEXT NOT NULL, warnings TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY ({", ".join(KEY_COLUMNS)})
 );
 CREATE TABLE IF NOT EXISTS claims (
@@ -77,6 +77,8 @@ class ResultStore:
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 self._conn.execute(statement)
             self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            if "warnings" not in {row[1] for row in self._conn.execute("PRAGMA table_info(units)")}:  # stored before warnings were kept
+                self._conn.execute("ALTER TABLE units ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")
 
     def _check_schema(self, create: bool):
         """Refuse (UserError) a file that is not a store of this schema version, only reading it.
@@ -143,7 +145,7 @@ class ResultStore:
     def write_unit(self, result: dict) -> None:
         """Store one finished unit (replacing an earlier failed attempt with the same key)."""
         row = {**result, "finished_at": now()}
-        columns = [*KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, "n_warnings", "finished_at"]
+        columns = [*KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, "n_warnings", "finished_at", "warnings"]
         values = [row.get(c) for c in columns]
         with self._transaction():
             self._conn.execute(

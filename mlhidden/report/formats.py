@@ -22,6 +22,8 @@ from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
 
 PARTIAL_MARK = "†"
+WARNED_MARK = "‡"
+UNRECORDED_WARNINGS = "raised warnings (their kinds predate this store's record of them)"
 PLUS_MINUS = "±"
 NO_VALUE = "-"
 NOT_AVAILABLE = "n/a"
@@ -39,6 +41,7 @@ LATEX_SPECIALS = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     PARTIAL_MARK: r"\dag{}",
+    WARNED_MARK: r"\ddag{}",
     PLUS_MINUS: r"$\pm$",
 }
 MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"}
@@ -159,6 +162,8 @@ def _cell(table: MetricTable, dataset: str, method: str, style: _Style, std: boo
         parts.append(format_rank(rank))
     if state == PARTIAL:
         parts.append(style.escape(PARTIAL_MARK))
+    if table.n_warned.at[dataset, method]:
+        parts.append(style.escape(WARNED_MARK))
     return " ".join(parts)
 
 
@@ -189,6 +194,7 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
                 f"{PARTIAL_MARK} {method} on {dataset}: {n_failed} of {n_splits} splits failed;"
                 f" the mean is over the other {n_splits - n_failed}"
             )
+    notes += warning_notes(table)
     if FAILED in states.values():
         notes.append("failed: every split failed; ranked last (ties share the average rank)")
     incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in table.methods)]
@@ -197,6 +203,19 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
     if unavailable:
         notes.extend(f"{dataset}: {reason}; not ranked" for dataset, reason in table.unavailable.items())
     return notes
+
+
+def warning_notes(table: MetricTable) -> list:
+    """One footnote per kind of warning, naming the cells whose units raised it and on how many splits."""
+    cells_of = {}
+    for dataset in table.datasets:
+        for method in table.methods:
+            n_warned = table.n_warned.at[dataset, method]
+            if n_warned:
+                cell = f"{method} on {dataset} ({n_warned} of {table.n_splits.at[dataset, method]} splits)"
+                for kind in table.warning_kinds.get((dataset, method)) or (UNRECORDED_WARNINGS,):
+                    cells_of.setdefault(kind, []).append(cell)
+    return [f"{WARNED_MARK} {', '.join(cells)}: units {kind}" for kind, cells in cells_of.items()]
 
 
 def to_latex(table: MetricTable, caption: str | None = None, label: str | None = None, *, std: bool = False) -> str:
