@@ -188,7 +188,8 @@ def run_experiment(
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
     ``share_fits`` lets methods reuse identical fits made by others on the same split, through
     ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
-    ``on_start(n_units, n_skipped)`` is called once before the first unit, ``on_unit(row, done,
+    ``on_start(n_units, n_skipped, pending)`` is called once before the first unit (``pending``: a
+    ``(dataset, method label, N x D x L)`` per unit to run, for the ETA), ``on_unit(row, done,
     n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
     Several processes may run into one ``run_dir`` at once: they share the units through claims
     (:mod:`mlhidden.experiment.claims`), and each returns when every unit is stored.
@@ -241,7 +242,8 @@ def execute_plan(
         if not keep_record:
             write_run_json(run_dir, provenance)
         if on_start is not None:
-            on_start(summary.n_units, summary.n_skipped)
+            sizes = {p.name: p.dataset.n_samples * p.dataset.n_features * p.dataset.n_labels for p in plan.datasets}
+            on_start(summary.n_units, summary.n_skipped, [(p.name, method.label, sizes[p.name]) for p, _, method, _ in todo])
         jobs = config.n_jobs if n_jobs is None else n_jobs
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
