@@ -28,6 +28,7 @@ PLUS_MINUS = "±"
 NO_VALUE = "-"
 NOT_AVAILABLE = "n/a"
 AVG_RANK = "avg rank"
+AVG_RANKS_FILE = "avg_ranks.csv"
 
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -301,7 +302,9 @@ TABLE_WRITERS: dict[str, Callable[..., str]] = {"tex": to_latex, "md": to_markdo
 
 
 def wide_frame(table: MetricTable) -> pd.DataFrame:
-    """One row per dataset and an avg rank row; per method its mean, std, rank and split counts.
+    """One row per dataset; per method its mean, std, rank and split counts.
+
+    The average ranks are not a dataset, so they are in :func:`avg_ranks_frame`, not a row here.
 
     ``status`` is "ok" for a ranked row, the reason for an unavailable dataset, and says so when
     a row has cells without any result and so is not ranked.
@@ -318,11 +321,18 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
         columns[f"{method} n_splits"] = table.n_splits[method].to_numpy()
         columns[f"{method} n_failed"] = table.n_failed[method].to_numpy()
     frame = pd.DataFrame(columns)
-    avg_row = {"dataset": AVG_RANK, "status": ""}
-    avg_row.update({f"{method} rank": table.avg_rank[method] for method in table.methods})
-    frame = pd.concat([frame, pd.DataFrame([avg_row])], ignore_index=True)
     count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed"))]
     return frame.astype({column: "Int64" for column in count_columns})
+
+
+def avg_ranks_frame(tables: dict) -> pd.DataFrame:
+    """Per metric and method, the average rank and over how many ranked datasets (``avg_ranks.csv``)."""
+    rows = [
+        {"metric": column, "method": method, "avg_rank": table.avg_rank[method], "n_datasets": len(table.ranked_datasets)}
+        for column, table in tables.items()
+        for method in table.methods
+    ]
+    return pd.DataFrame(rows, columns=["metric", "method", "avg_rank", "n_datasets"])
 
 
 def _write_text(path: Path, text: str) -> Path:
@@ -340,11 +350,11 @@ def _write_csvs(units: pd.DataFrame, tables: dict, out_dir: Path) -> list:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [write_frame(out_dir / "units.csv", units)]
     paths += [write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
-    return paths
+    return [*paths, write_frame(out_dir / AVG_RANKS_FILE, avg_ranks_frame(tables))]
 
 
 def write_csv(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None) -> list:
-    """Write ``units.csv`` (all columns, in table order) and a wide ``<metric>.csv`` per metric.
+    """Write ``units.csv`` (all columns, in table order), a wide ``<metric>.csv`` per metric and ``avg_ranks.csv``.
 
     Returns the paths written.
     """
@@ -376,7 +386,7 @@ def latex_comment(lines) -> str:
 def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False) -> list:
     """Write every report file into ``out_dir`` and return their paths.
 
-    That is ``units.csv`` and a wide CSV per metric; for each of :data:`HEADLINE_METRICS` one file
+    That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
     unavailable datasets and the failed units. ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
