@@ -218,6 +218,12 @@ def execute_plan(
                 f"the stored units were split with {split_protocol(stored)}; this config asks for {split_protocol(record)}",
                 path=store.path, hint="re-run with --fresh to start over, or choose another --out",
             )
+        if stored is not None and stored["seed"] != record["seed"] and not store.units().empty:
+            raise UserError(
+                f"the stored units were made with run seed {stored['seed']}; this run asks for seed {record['seed']},"
+                " and one directory holds one run seed so that its tables never mix or drop seeds",
+                path=store.path, hint="give each run seed its own --out, or re-run with --fresh to start over",
+            )
         started_at = now()
         store.set_meta("config", record)
         store.set_meta("unavailable", plan.unavailable)

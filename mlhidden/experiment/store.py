@@ -177,7 +177,8 @@ class RunResults:
     """What a report needs, read from stores alone: units in table order, and what is missing.
 
     ``checksums`` maps each available dataset to the checksum of its data; ``provenance`` maps
-    each run directory read to its ``run.json`` record (None when it has none).
+    each run directory read to its ``run.json`` record (None when it has none); ``left_out`` counts
+    the stored units the config does not ask for (another run seed, or an earlier config).
     """
 
     units: pd.DataFrame
@@ -188,6 +189,7 @@ class RunResults:
     missing: int
     checksums: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
+    left_out: int = 0
 
 
 # A unit as a table sees it: its store key (with the registry name) and its table label.
@@ -225,7 +227,9 @@ def _load_run(run_dir) -> RunResults:
     checksums = {r.name: r.sha256 for r in datasets.itertuples() if r.status == OK}
     wanted = expected_keys(config, checksums)
     keys = list(zip(*(units[c] for c in KEY_COLUMNS)))
-    units = units[pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)].copy()
+    asked = pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)
+    left_out = int((~asked).sum())
+    units = units[asked].copy()
     units["registry_name"] = units["method"]
     units["method"] = units["label"]
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
@@ -238,6 +242,7 @@ def _load_run(run_dir) -> RunResults:
         len(wanted) - len(units),
         checksums,
         {str(run_dir): read_run_json(run_dir)},
+        left_out,
     )
 
 
@@ -293,6 +298,7 @@ def merge_results(runs: dict) -> RunResults:
         len(wanted - stored),
         checksums,
         {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
+        sum(run.left_out for run in runs.values()),
     )
 
 
