@@ -4,6 +4,7 @@ import sqlite3
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
@@ -72,6 +73,8 @@ def test_cells_whose_units_warned_carry_a_footnote_mark_in_markdown_and_latex(wa
     latex = (run_dir / "exact_match.tex").read_text()
     assert r"\ddag{} BR on Music (2 of 2 splits): units did not converge (lbfgs, max\_iter=1)" in latex
     assert latex.count(r"\ddag{}") == 2  # the BR cell and its note
+    wide = pd.read_csv(run_dir / "exact_match.csv").set_index("dataset")
+    assert (wide.at["Music", "BR n_warned"], wide.at["Music", "CC n_warned"]) == (2, 0)
 
 
 def test_a_store_from_before_warnings_were_kept_still_reports_its_warned_cells(warned_run, tmp_path):

@@ -302,7 +302,7 @@ TABLE_WRITERS: dict[str, Callable[..., str]] = {"tex": to_latex, "md": to_markdo
 
 
 def wide_frame(table: MetricTable) -> pd.DataFrame:
-    """One row per dataset; per method its mean, std, rank and split counts.
+    """One row per dataset; per method its mean, std, rank and counts of splits, failed and warned units.
 
     The average ranks are not a dataset, so they are in :func:`avg_ranks_frame`, not a row here.
 
@@ -320,8 +320,9 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
         columns[f"{method} rank"] = table.ranks[method].to_numpy()
         columns[f"{method} n_splits"] = table.n_splits[method].to_numpy()
         columns[f"{method} n_failed"] = table.n_failed[method].to_numpy()
+        columns[f"{method} n_warned"] = table.n_warned[method].to_numpy()
     frame = pd.DataFrame(columns)
-    count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed"))]
+    count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed", " n_warned"))]
     return frame.astype({column: "Int64" for column in count_columns})
 
 
