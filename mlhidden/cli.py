@@ -57,6 +57,11 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
     click.echo(render_terminal_summary(results.units, results.datasets, results.methods, results.unavailable, std=std))
     if results.missing:
         click.echo(f"{results.missing} unit(s) of this config are not in the store yet: re-run the same command to finish them.")
+    if results.left_out:
+        click.echo(
+            f"{results.left_out} stored unit(s) are not in these tables: the config does not ask for them"
+            " (units of another run seed, or of methods or datasets since removed from it)."
+        )
     for line in footer:
         click.echo(f"provenance: {line}")
     click.echo(f"wrote {len(paths)} files to {out_dir}/")
@@ -184,6 +189,8 @@ def run(
         f"{summary.seconds:.1f} s.",
         err=True,
     )
+    for line in summary.problem_lines():
+        click.echo(line, err=True)
     if summary.not_run:
         click.echo(
             f"{len(summary.not_run)} unit(s) not run: their workers were lost on {MAX_ATTEMPTS} attempts; "

@@ -34,6 +34,9 @@ def comparable_files(run_dir) -> dict:
         if path.name == "units.csv":
             units = pd.read_csv(path, dtype=str, keep_default_na=False)
             text = units.drop(columns=[c for c in units.columns if c.endswith("_seconds") or c == "finished_at"]).to_csv(index=False)
+        elif path.name == "avg_ranks.csv":
+            ranks = pd.read_csv(path, dtype=str, keep_default_na=False)
+            text = ranks[~ranks["metric"].str.endswith("_seconds")].to_csv(index=False)
         elif path.suffix == ".tex":
             text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("%"))
         elif path.name == "tables.md":

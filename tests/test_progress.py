@@ -147,3 +147,55 @@ def test_smoke_run_prints_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     assert sum(line.startswith("[") and ": ok (" in line for line in lines) == 4, "one line per unit with -v"
     assert any(line.startswith("progress: 4/4 units (100%), 0 failed") for line in lines)
     assert "\r" not in done.stderr.decode()
+
+
+def paper_units():
+    """The committed paper run's units in run order (dataset-major, then method, then split) with
+    their recorded seconds, and each dataset's N x D x L."""
+    import pandas as pd
+    import yaml
+
+    from mlhidden.data import make_logical, registry_entries
+
+    config = yaml.safe_load(open(os.path.join(PROJECT_ROOT, "configs", "paper.yaml")))
+    units = pd.read_csv(os.path.join(PROJECT_ROOT, "results", "paper", "units.csv"))
+    logical = make_logical()
+    sizes = {e.name: e.n_samples * e.n_features * e.n_labels for e in registry_entries()}
+    sizes["Logical"] = logical.n_samples * logical.n_features * logical.n_labels
+    methods = [m if isinstance(m, str) else m["name"] for m in config["methods"]]
+    order = {"dataset": {d: i for i, d in enumerate(config["datasets"])}, "method": {m: i for i, m in enumerate(methods)}}
+    units = units.assign(_d=units["dataset"].map(order["dataset"]), _m=units["method"].map(order["method"]))
+    units = units.sort_values(["_d", "_m", "split"])
+    return [(r.dataset, r.method, r.split, r.total_seconds) for r in units.itertuples()], sizes
+
+
+@pytest.mark.parametrize("fraction", [0.25, 0.5, 0.75])
+def test_the_eta_weights_remaining_units_by_cost_on_a_run_of_small_then_large_datasets(fraction):
+    """Replays the paper run's recorded unit seconds one after the other on a fake clock: the ETA
+    at 25, 50 and 75 % of the units is within a factor of 2 of the time really left, where
+    counting units is off by far more (Bibtex and Corel5k come last and cost the most)."""
+    units, sizes = paper_units()
+    clock = FakeClock()
+    progress = RunProgress(io.StringIO(), bar=False, clock=clock)
+    progress.start(len(units), 0, [(dataset, method, sizes[dataset]) for dataset, method, _, _ in units])
+    at = int(fraction * len(units))
+    for done, (dataset, method, split, seconds) in enumerate(units[:at], start=1):
+        clock.now += seconds
+        progress.unit({"dataset": dataset, "label": method, "split": split, "status": "ok", "error": "",
+                       "train_seconds": seconds, "test_seconds": 0.0}, done, len(units))
+    truth = sum(seconds for *_, seconds in units[at:])
+    eta = progress.eta(clock.now)
+    by_count = clock.now / at * (len(units) - at)
+    assert truth / 2 <= eta <= truth * 2, (eta, truth)
+    assert not truth / 2 <= by_count <= truth * 2, (by_count, truth)
+    progress.close(show_final=False)
+
+
+def test_without_the_pending_units_the_eta_counts_units():
+    clock = FakeClock()
+    progress = RunProgress(io.StringIO(), bar=False, clock=clock)
+    progress.start(4, 0)
+    clock.now = 10.0
+    progress.unit(row(), 1, 4)
+    assert progress.eta(clock.now) == pytest.approx(30.0)
+    progress.close(show_final=False)

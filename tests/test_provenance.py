@@ -17,7 +17,7 @@ import mlhidden
 from mlhidden.cli import cli
 from mlhidden.data import make_logical, registry_entries
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.provenance import RUN_JSON, provenance_line, read_run_json
+from mlhidden.experiment.provenance import RUN_JSON, SOURCE_PATHS, git_revision, provenance_line, read_run_json
 from mlhidden.experiment.runner import config_record, run_experiment
 from mlhidden.experiment.splits import method_seed
 from mlhidden.experiment.store import load_results
@@ -38,7 +38,7 @@ def provenance_run(tmp_path_factory, mirror_dir):
     config = parse_config(CONFIG)
     at_start = []
     summary = run_experiment(
-        config, run_dir, data_dir=mirror_dir, n_jobs=1, on_start=lambda total, skipped: at_start.append(read_run_json(run_dir))
+        config, run_dir, data_dir=mirror_dir, n_jobs=1, on_start=lambda total, skipped, pending: at_start.append(read_run_json(run_dir))
     )
     return config, summary, at_start[0], read_run_json(run_dir), run_dir
 
@@ -60,7 +60,7 @@ def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenan
     assert record["mlhidden"] == {
         "version": mlhidden.__version__,
         "git_commit": head,
-        "git_dirty": None if head is None else bool(git("status", "--porcelain", "--untracked-files=no")),
+        "git_dirty": None if head is None else bool(git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_PATHS)),
     }
     assert record["python"]["version"] == platform.python_version()
     for package in ("numpy", "scipy", "scikit-learn", "joblib", "pandas", "liac-arff"):
@@ -89,6 +89,29 @@ def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenan
     started, finished = (datetime.fromisoformat(record[key]) for key in ("started_at", "finished_at"))
     assert started <= finished and started.tzinfo is not None
     assert record["units"] == summary.unit_counts() == {"total": 4, "done": 4, "failed": 0, "skipped": 0, "not_run": 0}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_modified_means_changed_sources_not_rewritten_results(tmp_path):
+    def run_git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    files = ["mlhidden/__init__.py", "configs/paper.yaml", "Makefile", "pyproject.toml", "results/paper/units.csv", "README.md"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("original\n")
+    run_git("init", "-q")
+    run_git("add", ".")
+    run_git("commit", "-q", "-m", "initial")
+    assert git_revision(tmp_path)["git_dirty"] is False
+
+    (tmp_path / "results/paper/units.csv").write_text("rewritten by make reproduce\n")
+    (tmp_path / "README.md").write_text("edited\n")
+    assert git_revision(tmp_path)["git_dirty"] is False
+    for name in files[:4]:
+        (tmp_path / name).write_text("changed\n")
+        assert git_revision(tmp_path)["git_dirty"] is True, name
+        run_git("checkout", "--", name)
 
 
 def test_a_resumed_run_counts_stored_units_as_skipped(provenance_run, mirror_dir, tmp_path):

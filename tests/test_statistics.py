@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from scipy import integrate, optimize, stats
 
-from mlhidden.errors import UserError
-from mlhidden.report.cd_diagram import plot_cd_diagram
+from mlhidden.errors import InputWarning, UserError
+from mlhidden.report.cd_diagram import CD_BAR, draw_cd_diagram, plot_cd_diagram
 from mlhidden.report.formats import format_mean_std
 from mlhidden.report.significance import significance_dict, significance_markdown, write_statistics
 from mlhidden.report.statistics import (
@@ -287,3 +287,26 @@ def test_cd_diagram_files_for_nine_methods(tmp_path):
 def test_misspelt_control_gets_a_did_you_mean():
     with pytest.raises(UserError, match=re.escape("unknown control method 'c4.5+M' (did you mean 'C4.5+m'? choose one of")):
         significance_report(table_of(DEMSAR_AUC, DEMSAR_METHODS), control="c4.5+M")
+
+
+@pytest.mark.parametrize("k", [2, 3, 9])
+def test_the_cd_bar_stays_inside_the_axes_with_two_datasets(k, tmp_path):
+    cd = critical_difference(k, 2, 0.05)
+    assert k - cd < 1  # longer than the rank axis 1..k
+    ranks = {f"M{i}": 1.0 + i for i in range(k)}
+    figure = draw_cd_diagram(ranks, cd, "N = 2")
+    renderer = figure.canvas.get_renderer()
+    (ax,) = figure.axes
+    (bar,) = [line for line in ax.get_lines() if line.get_gid() == CD_BAR]
+    inside, extent = ax.get_window_extent(renderer), bar.get_window_extent(renderer)
+    assert inside.x0 - 0.5 <= extent.x0 and extent.x1 <= inside.x1 + 0.5, (extent, inside)
+    assert all(path.stat().st_size > 1000 for path in plot_cd_diagram(ranks, cd, tmp_path / "cd"))
+
+
+def test_stats_over_fewer_than_five_datasets_warn_once(tmp_path):
+    cells = {(d, m): [v + 0.01 * i] for i, d in enumerate("ABC") for m, v in zip(["X", "Y", "Z"], [0.1, 0.2, 0.3])}
+    with pytest.warns(InputWarning, match="only N = 3 datasets") as caught:
+        write_statistics(make_units(cells), tmp_path, list("ABC"), ["X", "Y", "Z"])
+    assert len(caught) == 1
+    assert "**Caveat**: the significance tests are over only N = 3 datasets" in (tmp_path / "statistics.md").read_text()
+    assert json.loads((tmp_path / "statistics.json").read_text())["exact_match"]["caveat"].startswith("the significance")

@@ -26,6 +26,9 @@ RUN_JSON = "run.json"
 FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
 UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
+# What decides a run's numbers in a checkout: the package, the configs and the build files. Results
+# (which `make reproduce` rewrites), docs and tests do not make a checkout "modified".
+SOURCE_PATHS = ("mlhidden", "configs", "pyproject.toml", "Makefile")
 _GIB = 1 << 30
 
 
@@ -103,12 +106,14 @@ def read_run_json(run_dir) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def git_revision() -> dict:
-    """The commit of the mlhidden checkout this code runs from, and whether it has local changes.
+def git_revision(package_root=None) -> dict:
+    """The commit of the mlhidden checkout this code runs from, and whether its sources have local changes.
 
-    Both are None for an installed copy: a git repository around site-packages is not ours.
+    Only changes under :data:`SOURCE_PATHS` count as ``git_dirty``. Both are None for an
+    installed copy: a git repository around site-packages is not ours. ``package_root`` is the
+    checkout (by default the one holding this package).
     """
-    package_root = Path(mlhidden.__file__).resolve().parent.parent
+    package_root = Path(mlhidden.__file__).resolve().parent.parent if package_root is None else Path(package_root).resolve()
 
     def git(*args):
         try:
@@ -120,7 +125,7 @@ def git_revision() -> dict:
     toplevel = git("rev-parse", "--show-toplevel")
     if toplevel is None or Path(toplevel).resolve() != package_root:
         return {"git_commit": None, "git_dirty": None}
-    changes = git("status", "--porcelain", "--untracked-files=no")
+    changes = git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_PATHS)
     return {"git_commit": git("rev-parse", "HEAD"), "git_dirty": None if changes is None else bool(changes)}
 
 

@@ -34,6 +34,7 @@ from mlhidden.experiment.provenance import describe_run, finish_run, read_run_js
 from mlhidden.experiment.splits import Split, method_seed
 from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
+from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
 from mlhidden.experiment.units import fit_unit
 
 
@@ -44,7 +45,7 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None)
     what they cost, and ``reused_seconds`` says how much that was. A successful result also
     holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
     """
-    result = {"status": OK, "error": "", "n_warnings": 0}
+    result = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -53,12 +54,13 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None)
             train_seconds=fitted.train_seconds, test_seconds=fitted.test_seconds, reused_seconds=fitted.reused_seconds
         )
         result.update(evaluate(Y[split.test], fitted.predicted), predicted=fitted.predicted, scores=fitted.scores)
-        result["n_warnings"] = len(caught)
+        result.update(n_warnings=len(caught), warnings=record_warnings(caught))
     except Exception as exc:  # a failing unit is recorded, the run goes on
         result = {
             "status": FAILED,
             "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
             "n_warnings": 0,
+            "warnings": "[]",
         }
     return result
 
@@ -81,7 +83,12 @@ class DatasetPlan:
 
 @dataclass
 class RunSummary:
-    """What a run did. ``not_run`` holds the keys of units whose workers were lost on every attempt."""
+    """What a run did. ``not_run`` holds the keys of units whose workers were lost on every attempt.
+
+    ``unit_warnings`` holds the recorded warnings of each unit run (see
+    :mod:`mlhidden.experiment.unit_warnings`), ``failures`` one ``(dataset, method label, split,
+    first line of the error)`` per failed unit.
+    """
 
     run_dir: Path
     n_units: int = 0
@@ -94,9 +101,16 @@ class RunSummary:
     n_resubmitted: int = 0
     reused_seconds: float = 0.0
     not_run: list = field(default_factory=list)
+    unit_warnings: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
 
     def unit_counts(self) -> dict:
         return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
+
+    def problem_lines(self) -> list:
+        """One line per warning kind of the units run, then one per failed unit with its reason."""
+        failed = [f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures]
+        return warning_lines(self.unit_warnings) + failed
 
 
 def load_dataset_spec(spec: DatasetSpec, data_dir=None) -> Dataset:
@@ -177,7 +191,8 @@ def run_experiment(
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
     ``share_fits`` lets methods reuse identical fits made by others on the same split, through
     ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
-    ``on_start(n_units, n_skipped)`` is called once before the first unit, ``on_unit(row, done,
+    ``on_start(n_units, n_skipped, pending)`` is called once before the first unit (``pending``: a
+    ``(dataset, method label, N x D x L)`` per unit to run, for the ETA), ``on_unit(row, done,
     n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
     Several processes may run into one ``run_dir`` at once: they share the units through claims
     (:mod:`mlhidden.experiment.claims`), and each returns when every unit is stored.
@@ -206,6 +221,12 @@ def execute_plan(
                 f"the stored units were split with {split_protocol(stored)}; this config asks for {split_protocol(record)}",
                 path=store.path, hint="re-run with --fresh to start over, or choose another --out",
             )
+        if stored is not None and stored["seed"] != record["seed"] and not store.units().empty:
+            raise UserError(
+                f"the stored units were made with run seed {stored['seed']}; this run asks for seed {record['seed']},"
+                " and one directory holds one run seed so that its tables never mix or drop seeds",
+                path=store.path, hint="give each run seed its own --out, or re-run with --fresh to start over",
+            )
         started_at = now()
         store.set_meta("config", record)
         store.set_meta("unavailable", plan.unavailable)
@@ -230,7 +251,8 @@ def execute_plan(
         if not keep_record:
             write_run_json(run_dir, provenance)
         if on_start is not None:
-            on_start(summary.n_units, summary.n_skipped)
+            sizes = {p.name: p.dataset.n_samples * p.dataset.n_features * p.dataset.n_labels for p in plan.datasets}
+            on_start(summary.n_units, summary.n_skipped, [(p.name, method.label, sizes[p.name]) for p, _, method, _ in todo])
         jobs = config.n_jobs if n_jobs is None else n_jobs
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
@@ -324,6 +346,9 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
                         summary.n_done += 1
                         summary.n_failed += result["status"] == FAILED
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
+                        summary.unit_warnings.append(result["warnings"])
+                        if result["status"] == FAILED:
+                            summary.failures.append((key["dataset"], method_label, key["split"], result["error"].splitlines()[0]))
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
         except executor.lost_worker_errors:

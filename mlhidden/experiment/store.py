@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS units (
     params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
     label TEXT NOT NULL, params_json TEXT NOT NULL, status TEXT NOT NULL, error TEXT NOT NULL,
     {", ".join(f"{c} REAL" for c in METRIC_COLUMNS)},
-    n_warnings INTEGER NOT NULL DEFAULT 0, finished_at TEXT NOT NULL,
+    n_warnings INTEGER NOT NULL DEFAULT 0, finished_at TEXT NOT NULL, warnings TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY ({", ".join(KEY_COLUMNS)})
 );
 CREATE TABLE IF NOT EXISTS claims (
@@ -95,6 +95,8 @@ class ResultStore:
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 self._conn.execute(statement)
             self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            if "warnings" not in {row[1] for row in self._conn.execute("PRAGMA table_info(units)")}:  # stored before warnings were kept
+                self._conn.execute("ALTER TABLE units ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")
 
     def _check_schema(self, create: bool):
         """Refuse (UserError) a file that is not a store of this schema version, only reading it.
@@ -161,7 +163,7 @@ class ResultStore:
     def write_unit(self, result: dict, predictions: UnitPredictions | None = None) -> None:
         """Store one finished unit (replacing an earlier failed attempt with the same key) and its predictions."""
         row = {**result, "finished_at": now()}
-        columns = [*KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, "n_warnings", "finished_at"]
+        columns = [*KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, "n_warnings", "finished_at", "warnings"]
         values = [row.get(c) for c in columns]
         with self._transaction():
             self._conn.execute(
@@ -223,7 +225,8 @@ class RunResults:
     """What a report needs, read from stores alone: units in table order, and what is missing.
 
     ``checksums`` maps each available dataset to the checksum of its data; ``provenance`` maps
-    each run directory read to its ``run.json`` record (None when it has none).
+    each run directory read to its ``run.json`` record (None when it has none); ``left_out`` counts
+    the stored units the config does not ask for (another run seed, or an earlier config).
     """
 
     units: pd.DataFrame
@@ -234,6 +237,7 @@ class RunResults:
     missing: int
     checksums: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
+    left_out: int = 0
 
 
 # A unit as a table sees it: its store key (with the registry name) and its table label.
@@ -271,7 +275,9 @@ def _load_run(run_dir) -> RunResults:
     checksums = {r.name: r.sha256 for r in datasets.itertuples() if r.status == OK}
     wanted = expected_keys(config, checksums)
     keys = list(zip(*(units[c] for c in KEY_COLUMNS)))
-    units = units[pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)].copy()
+    asked = pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)
+    left_out = int((~asked).sum())
+    units = units[asked].copy()
     units["registry_name"] = units["method"]
     units["method"] = units["label"]
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
@@ -284,6 +290,7 @@ def _load_run(run_dir) -> RunResults:
         len(wanted) - len(units),
         checksums,
         {str(run_dir): read_run_json(run_dir)},
+        left_out,
     )
 
 
@@ -339,6 +346,7 @@ def merge_results(runs: dict) -> RunResults:
         len(wanted - stored),
         checksums,
         {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
+        sum(run.left_out for run in runs.values()),
     )
 
 

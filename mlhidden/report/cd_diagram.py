@@ -3,7 +3,8 @@
 The average ranks lie on an axis with rank 1 on the right, so better methods sit to the right;
 the better half of the methods is labelled on the right, the other half on the left. The critical
 difference is drawn as a bar above the axis, and each group of methods that are not significantly
-different is joined by a thick bar. The figure is drawn and saved through :mod:`mlhidden.report.figures`,
+different is joined by a thick bar. A critical difference longer than the rank axis (few datasets)
+widens the axis beyond rank 1, so the bar is drawn to scale and inside it. The figure is drawn and saved through :mod:`mlhidden.report.figures`,
 so no pyplot state is touched.
 """
 
@@ -23,8 +24,11 @@ DPI = 200
 PAD_INCHES = 0.05
 
 
+CD_BAR = "cd-bar"  # the gid of the critical-difference bar
+
+
 def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -> list:
-    """Draw the critical-difference diagram of ``avg_ranks`` and save it as PNG and PDF.
+    """Draw the critical-difference diagram of ``avg_ranks`` (:func:`draw_cd_diagram`) and save it as PNG and PDF.
 
     Parameters
     ----------
@@ -41,6 +45,14 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
     list of pathlib.Path
         The PNG and the PDF.
     """
+    return save_figure(draw_cd_diagram(avg_ranks, cd, title), path_stem, dpi=DPI, pad_inches=PAD_INCHES)
+
+
+def draw_cd_diagram(avg_ranks, cd: float, title: str | None = None):
+    """The critical-difference diagram as a matplotlib ``Figure`` (see :func:`plot_cd_diagram`).
+
+    The critical-difference bar is the line with gid :data:`CD_BAR`.
+    """
     ranks = pd.Series(avg_ranks, dtype=float).sort_values(kind="stable")
     k = len(ranks)
     if k < 2:
@@ -52,7 +64,8 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
     top = 0.75
     figure = new_figure(WIDTH, top - bottom)
     ax = figure.add_axes((AXIS_MARGIN, 0, 1 - 2 * AXIS_MARGIN, 1))
-    ax.set_xlim(k, 1)
+    best_end = min(1.0, k - cd)  # the axis reaches past rank 1 when the CD is longer than it
+    ax.set_xlim(k, best_end)
     ax.set_ylim(bottom, top)
     ax.set_axis_off()
     line = {"color": "black", "linewidth": 0.8, "clip_on": False}
@@ -65,7 +78,7 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
         ax.plot([half + 0.5, half + 0.5], [0, 0.04], **line)
 
     cd_y = 0.45
-    ax.plot([k, k - cd], [cd_y, cd_y], **{**line, "linewidth": 1.2})
+    ax.plot([k, k - cd], [cd_y, cd_y], **{**line, "linewidth": 1.2}, gid=CD_BAR)
     for end in (k, k - cd):
         ax.plot([end, end], [cd_y - 0.04, cd_y + 0.04], **line)
     ax.text(k - cd / 2, cd_y + 0.06, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=FONT_SIZE)
@@ -75,7 +88,7 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
         on_right = i < k - n_left
         row = i if on_right else k - 1 - i
         y = first_label_y - row * LABEL_ROW
-        end = 1 - 0.04 * (k - 1) if on_right else k + 0.04 * (k - 1)
+        end = best_end - 0.04 * (k - best_end) if on_right else k + 0.04 * (k - best_end)
         ax.plot([rank, rank, end], [0, y, y], **line)
         ax.text(
             end,
@@ -86,13 +99,13 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
             fontsize=FONT_SIZE,
         )
 
-    spread = 0.015 * (k - 1)
+    spread = 0.015 * (k - best_end)
     for j, group in enumerate(groups):
         y = -(0.2 + j * CLIQUE_ROW)
         ax.plot([ranks[group[0]] - spread, ranks[group[-1]] + spread], [y, y], color="black", linewidth=3.5,
                 solid_capstyle="butt", clip_on=False)
 
     if title:
-        ax.text((1 + k) / 2, top, title, ha="center", va="bottom", fontsize=FONT_SIZE + 1)
+        ax.text((best_end + k) / 2, top, title, ha="center", va="bottom", fontsize=FONT_SIZE + 1)
 
-    return save_figure(figure, path_stem, dpi=DPI, pad_inches=PAD_INCHES)
+    return figure

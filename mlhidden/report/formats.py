@@ -23,10 +23,13 @@ from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
 
 PARTIAL_MARK = "†"
+WARNED_MARK = "‡"
+UNRECORDED_WARNINGS = "raised warnings (their kinds predate this store's record of them)"
 PLUS_MINUS = "±"
 NO_VALUE = "-"
 NOT_AVAILABLE = "n/a"
 AVG_RANK = "avg rank"
+AVG_RANKS_FILE = "avg_ranks.csv"
 
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -40,6 +43,7 @@ LATEX_SPECIALS = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     PARTIAL_MARK: r"\dag{}",
+    WARNED_MARK: r"\ddag{}",
     PLUS_MINUS: r"$\pm$",
 }
 MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"}
@@ -165,6 +169,8 @@ def _cell(table: MetricTable, dataset: str, method: str, style: _Style, std: boo
         parts.append(format_rank(rank))
     if state == PARTIAL:
         parts.append(style.escape(PARTIAL_MARK))
+    if table.n_warned.at[dataset, method]:
+        parts.append(style.escape(WARNED_MARK))
     return " ".join(parts)
 
 
@@ -195,6 +201,7 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
                 f"{PARTIAL_MARK} {method} on {dataset}: {n_failed} of {n_splits} splits failed;"
                 f" the mean is over the other {n_splits - n_failed}"
             )
+    notes += warning_notes(table)
     if FAILED in states.values():
         notes.append("failed: every split failed; ranked last (ties share the average rank)")
     incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in table.methods)]
@@ -203,6 +210,19 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
     if unavailable:
         notes.extend(f"{dataset}: {reason}; not ranked" for dataset, reason in table.unavailable.items())
     return notes
+
+
+def warning_notes(table: MetricTable) -> list:
+    """One footnote per kind of warning, naming the cells whose units raised it and on how many splits."""
+    cells_of = {}
+    for dataset in table.datasets:
+        for method in table.methods:
+            n_warned = table.n_warned.at[dataset, method]
+            if n_warned:
+                cell = f"{method} on {dataset} ({n_warned} of {table.n_splits.at[dataset, method]} splits)"
+                for kind in table.warning_kinds.get((dataset, method)) or (UNRECORDED_WARNINGS,):
+                    cells_of.setdefault(kind, []).append(cell)
+    return [f"{WARNED_MARK} {', '.join(cells)}: units {kind}" for kind, cells in cells_of.items()]
 
 
 def to_latex(table: MetricTable, caption: str | None = None, label: str | None = None, *, std: bool = False) -> str:
@@ -288,7 +308,9 @@ TABLE_WRITERS: dict[str, Callable[..., str]] = {"tex": to_latex, "md": to_markdo
 
 
 def wide_frame(table: MetricTable) -> pd.DataFrame:
-    """One row per dataset and an avg rank row; per method its mean, std, rank and split counts.
+    """One row per dataset; per method its mean, std, rank and counts of splits, failed and warned units.
+
+    The average ranks are not a dataset, so they are in :func:`avg_ranks_frame`, not a row here.
 
     ``status`` is "ok" for a ranked row, the reason for an unavailable dataset, and says so when
     a row has cells without any result and so is not ranked.
@@ -304,12 +326,20 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
         columns[f"{method} rank"] = table.ranks[method].to_numpy()
         columns[f"{method} n_splits"] = table.n_splits[method].to_numpy()
         columns[f"{method} n_failed"] = table.n_failed[method].to_numpy()
+        columns[f"{method} n_warned"] = table.n_warned[method].to_numpy()
     frame = pd.DataFrame(columns)
-    avg_row = {"dataset": AVG_RANK, "status": ""}
-    avg_row.update({f"{method} rank": table.avg_rank[method] for method in table.methods})
-    frame = pd.concat([frame, pd.DataFrame([avg_row])], ignore_index=True)
-    count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed"))]
+    count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed", " n_warned"))]
     return frame.astype({column: "Int64" for column in count_columns})
+
+
+def avg_ranks_frame(tables: dict) -> pd.DataFrame:
+    """Per metric and method, the average rank and over how many ranked datasets (``avg_ranks.csv``)."""
+    rows = [
+        {"metric": column, "method": method, "avg_rank": table.avg_rank[method], "n_datasets": len(table.ranked_datasets)}
+        for column, table in tables.items()
+        for method in table.methods
+    ]
+    return pd.DataFrame(rows, columns=["metric", "method", "avg_rank", "n_datasets"])
 
 
 def _write_text(path: Path, text: str) -> Path:
@@ -327,11 +357,11 @@ def _write_csvs(units: pd.DataFrame, tables: dict, out_dir: Path) -> list:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [write_frame(out_dir / "units.csv", units)]
     paths += [write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
-    return paths
+    return [*paths, write_frame(out_dir / AVG_RANKS_FILE, avg_ranks_frame(tables))]
 
 
 def write_csv(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None) -> list:
-    """Write ``units.csv`` (all columns, in table order) and a wide ``<metric>.csv`` per metric.
+    """Write ``units.csv`` (all columns, in table order), a wide ``<metric>.csv`` per metric and ``avg_ranks.csv``.
 
     Returns the paths written.
     """
@@ -363,7 +393,7 @@ def latex_comment(lines) -> str:
 def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False) -> list:
     """Write every report file into ``out_dir`` and return their paths.
 
-    That is ``units.csv`` and a wide CSV per metric; for each of :data:`HEADLINE_METRICS` one file
+    That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
     unavailable datasets and the failed units. ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.errors import InputWarning
 from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.formats import format_avg_rank, markdown_escape, pipe_table
 from mlhidden.report.statistics import (
@@ -91,6 +93,8 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
         text += f"Not tested (no complete row): {markdown_escape(', '.join(report.excluded))}.\n\n"
     if report.not_applicable:
         return text + f"Tests not applicable: {markdown_escape(report.not_applicable)}.\n"
+    if report.caveat:
+        text += f"**Caveat**: {markdown_escape(report.caveat)}.\n\n"
     friedman = report.friedman
     n, k = len(report.datasets), len(report.table.methods)
     text += (
@@ -152,6 +156,7 @@ def significance_dict(report: SignificanceReport) -> dict:
         "methods": list(report.table.methods),
         "avg_ranks": {method: _finite(rank) for method, rank in report.avg_ranks.items()},
         "not_applicable": report.not_applicable,
+        "caveat": report.caveat,
     }
     if report.not_applicable:
         return data
@@ -238,11 +243,19 @@ def write_statistics(
     -------
     list of pathlib.Path
         The files written; a metric whose tests are not applicable gets no diagram.
+
+    Warns
+    -----
+    InputWarning
+        Once, when the tests are over fewer than :data:`~mlhidden.report.statistics.MIN_DATASETS`
+        datasets (the CLI prints it as one ``warning:`` line).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = metric_tables(units, datasets, methods, unavailable, metrics=metrics)
     reports = {column: significance_report(table, control) for column, table in tables.items()}
+    for caveat in dict.fromkeys(report.caveat for report in reports.values() if report.caveat):
+        warnings.warn(caveat, InputWarning, stacklevel=2)
     paths, sections = [], [STATISTICS_PREAMBLE]
     for column, report in reports.items():
         section, diagram = markdown_with_diagram(report, out_dir / f"cd_{column}", out_dir)

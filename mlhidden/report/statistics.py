@@ -31,6 +31,9 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.tables import RANK_DECIMALS, MetricTable
 
 NEMENYI_ALPHAS = (0.05, 0.10)
+# Below this many datasets the tests have little power and a critical difference as long as the
+# rank axis: their verdicts are reported with a caveat.
+MIN_DATASETS = 5
 WILCOXON_ALPHA = 0.05
 # Demšar's treatment of ties with the control: half of the zero differences' ranks go to each side.
 WILCOXON_ZERO_METHOD = "zsplit"
@@ -153,6 +156,17 @@ class SignificanceReport:
     control: str | None = None
     wilcoxon: tuple = ()
     not_applicable: str | None = None
+
+    @property
+    def caveat(self) -> str | None:
+        """Why the tests' verdicts deserve little weight (fewer than :data:`MIN_DATASETS` datasets), or None."""
+        n = len(self.datasets)
+        if self.not_applicable or n >= MIN_DATASETS:
+            return None
+        return (
+            f"the significance tests are over only N = {n} datasets; below {MIN_DATASETS} they have little power"
+            " and the Nemenyi critical difference spans most of the rank axis"
+        )
 
     @property
     def excluded(self) -> tuple:

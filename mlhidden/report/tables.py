@@ -16,6 +16,7 @@ import pandas as pd
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.metrics import LOWER_IS_BETTER
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
+from mlhidden.experiment.unit_warnings import kind_counts
 
 UNIT_KEYS = ("dataset", "method", "split")
 
@@ -134,6 +135,12 @@ class MetricTable:
         The long per-unit values (dataset, method, split, status, value), for statistical tests.
     unavailable : dict
         Dataset name -> why it could not be run.
+    n_warned : pandas.DataFrame
+        datasets x methods count of ok units that raised warnings (all 0 when ``units`` has no
+        ``n_warnings`` column).
+    warning_kinds : dict
+        (dataset, method) -> the kinds of warning its units raised
+        (:func:`~mlhidden.experiment.unit_warnings.warning_kind`), for the cells with any.
     """
 
     metric: Metric
@@ -147,6 +154,8 @@ class MetricTable:
     avg_rank: pd.Series
     per_split: pd.DataFrame
     unavailable: dict
+    n_warned: pd.DataFrame
+    warning_kinds: dict
 
     @property
     def ranked_datasets(self) -> list:
@@ -255,6 +264,13 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
     means = grid(ok.mean())
     n_splits = grid(cells.size(), fill=0)
     n_failed = grid(cells["failed"].sum(), fill=0)
+    n_warnings = units["n_warnings"].fillna(0) if "n_warnings" in units else pd.Series(0, index=units.index)
+    warned = units[(units["status"] == OK) & (n_warnings > 0)]
+    n_warned = grid(warned.groupby(["dataset", "method"]).size(), fill=0)
+    warning_kinds = {
+        cell: tuple(kind_counts(group["warnings"]))
+        for cell, group in warned.groupby(["dataset", "method"], sort=False)
+    } if "warnings" in warned else {}
 
     ranked = [
         dataset
@@ -279,6 +295,8 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         avg_rank=ranks.mean(axis=0).rename("avg rank"),
         per_split=per_split,
         unavailable=unavailable,
+        n_warned=n_warned,
+        warning_kinds=warning_kinds,
     )
 
 
