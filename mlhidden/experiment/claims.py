@@ -75,8 +75,9 @@ class UnitClaims:
                     )
                     outcome = "claimed"
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException:  # SIGTERM's exception may land after COMMIT returned: nothing left to roll back
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
         return outcome
 

@@ -129,7 +129,10 @@ class ResultStore:
                 conn.execute("BEGIN IMMEDIATE")
 
             def __exit__(self, exc_type, *_):
-                conn.execute("ROLLBACK" if exc_type else "COMMIT")
+                if not exc_type:
+                    conn.execute("COMMIT")
+                elif conn.in_transaction:
+                    conn.execute("ROLLBACK")
 
         return _Tx()
 
