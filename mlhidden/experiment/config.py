@@ -21,10 +21,11 @@ from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError
 from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.methods.base_learners import make_base_learner
+from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, resolve_method
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels")
-METHOD_KEYS = ("name", "label", "params", "base", "sweep")
+METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 
 
@@ -314,7 +315,7 @@ def _method_specs(entry, where, fail) -> list:
 
     Each problem is reported at its own line: the name (unknown, not importable, not a method),
     the base learner (unknown, bad parameter, not a classifier, no probabilities where the
-    method needs them), the parameters (or the sweep).
+    method needs them), the preprocessing, the parameters (or the sweep).
     """
     entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
     params = _mapping(entry, "params", where, fail)
@@ -330,10 +331,11 @@ def _method_specs(entry, where, fail) -> list:
     method_entry = at(("name",), get_entry, entry["name"])
     if base is not None:
         at(("base",), make_base_learner, base)
+    at(("preprocess",), resolve_preprocess, entry.get("preprocess"))
     specs = []
     for point in _sweep_points(entry, where, fail):
         point_params = {**params, **point}
-        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, base)
+        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, base, entry.get("preprocess"))
         at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved)
         label = _point_label(group, point) if point else group
         specs.append(MethodSpec(label, entry["name"], point_params, base, resolved, method_entry, group, point))
