@@ -140,14 +140,14 @@ def check_base_learner(estimator, *, needs_probabilities: bool, needs_multiclass
         raise ValueError(
             f"{method} reads its base learner's probabilities, and {type(learner).__name__} has no predict_proba ({CALIBRATION_HINT})"
         )
-    if needs_multiclass and _binary_only(learner):
+    if needs_multiclass and binary_only(learner):
         raise ValueError(
             f"{method} fits one multi-class model, and {type(learner).__name__} with solver='liblinear' is binary only "
             f"in this scikit-learn ({ONE_VS_REST_HINT})"
         )
 
 
-def _binary_only(learner) -> bool:
+def binary_only(learner) -> bool:
     """Whether ``learner`` refuses more than two classes: scikit-learn's liblinear logistic regression."""
     params = learner.get_params(deep=False)
     return isinstance(learner, (LogisticRegression, LogisticRegressionCV)) and params.get("solver") == "liblinear"
