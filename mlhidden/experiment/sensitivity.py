@@ -61,7 +61,7 @@ ONE_VS_REST = "sklearn.multiclass.OneVsRestClassifier"
 @dataclass(frozen=True)
 class QuickSlice:
     """What ``--quick`` keeps: the named datasets (registry or generator names), at most
-    ``max_sweep_points`` points of each dataset sweep, and at most ``splits`` splits."""
+    ``max_sweep_points`` points of each dataset or method sweep, and at most ``splits`` splits."""
 
     datasets: tuple = ("Logical", "Music", "Scene", "SyntheticComplex", "SyntheticSimple")
     splits: int = 2
@@ -69,13 +69,19 @@ class QuickSlice:
 
     def shrink(self, config: RunConfig) -> RunConfig | None:
         """``config`` cut to the slice, or None when none of its datasets is in it."""
-        points, kept = Counter(), []
-        for spec in config.datasets:
-            if spec.name in self.datasets:
-                points[spec.group] += 1
-                if points[spec.group] <= self.max_sweep_points:
-                    kept.append(spec)
-        return dataclasses.replace(config, datasets=tuple(kept), splits=min(config.splits, self.splits)) if kept else None
+        datasets = self._first_points([spec for spec in config.datasets if spec.name in self.datasets])
+        if not datasets:
+            return None
+        return dataclasses.replace(config, datasets=datasets, methods=self._first_points(config.methods), splits=min(config.splits, self.splits))
+
+    def _first_points(self, specs) -> tuple:
+        """The specs with at most ``max_sweep_points`` of each entry's sweep (entries without one are kept)."""
+        seen, kept = Counter(), []
+        for spec in specs:
+            seen[spec.group] += 1
+            if not spec.sweep or seen[spec.group] <= self.max_sweep_points:
+                kept.append(spec)
+        return tuple(kept)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 from sklearn.utils._param_validation import HasMethods
 
 from mlhidden.errors import UserError
-from mlhidden.methods.imports import import_object, is_import_path
+from mlhidden.methods.imports import named_class
 
 BASE_LEARNERS = {
     "logistic": (LogisticRegression, {"C": 1.0}),
@@ -65,15 +65,8 @@ def parse_base_spec(spec) -> tuple[str, dict]:
 def _resolve_class(name: str):
     if name in BASE_LEARNERS:
         return BASE_LEARNERS[name]
-    if not is_import_path(name):
-        raise UserError(
-            f"unknown base learner '{name}'",
-            hint=f"valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC",
-        )
-    cls = import_object(name, "base learner")
-    if not (inspect.isclass(cls) and hasattr(cls, "fit") and hasattr(cls, "get_params")):
-        raise UserError(f"base learner '{name}' is not a scikit-learn estimator class", hint="name a class with fit and get_params")
-    return cls, {}
+    hint = f"valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC"
+    return named_class(name, "base learner", "estimator", ("fit", "get_params"), hint), {}
 
 
 def _is_spec(value) -> bool:

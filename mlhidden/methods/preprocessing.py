@@ -12,7 +12,6 @@ transformers.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 
 import scipy.sparse as sp
@@ -22,7 +21,7 @@ from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.errors import UserError
-from mlhidden.methods.imports import import_object, is_import_path
+from mlhidden.methods.imports import named_class
 
 NO_PREPROCESSING = "none"
 
@@ -78,15 +77,8 @@ def _step_spec(step) -> tuple[str, dict]:
 def _transformer_class(name: str):
     if name in PREPROCESSORS:
         return PREPROCESSORS[name]
-    if not is_import_path(name):
-        raise UserError(
-            f"unknown preprocessing '{name}'",
-            hint=f"use {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING}, or a list of transformers by import path such as sklearn.preprocessing.MaxAbsScaler",
-        )
-    cls = import_object(name, "transformer")
-    if not (inspect.isclass(cls) and all(callable(getattr(cls, m, None)) for m in ("fit", "transform", "get_params"))):
-        raise UserError(f"preprocess step '{name}' is not a scikit-learn transformer class", hint="name a class with fit and transform")
-    return cls
+    hint = f"use {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING}, or a list of transformers by import path such as sklearn.preprocessing.MaxAbsScaler"
+    return named_class(name, "preprocessing", "transformer", ("fit", "transform", "get_params"), hint)
 
 
 def make_transformer(step: Mapping):
