@@ -47,7 +47,7 @@ from pathlib import Path
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import RunConfig, _failure_at, _parse_yaml, load_config
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.methods.base_learners import binary_only, make_base_learner, parse_base_spec
+from mlhidden.methods.base_learners import binary_only, make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import method_of, resolve_preprocess
 from mlhidden.methods.registry import build_method, check_method_base, resolve_method
 
@@ -111,7 +111,9 @@ class Setting:
         return dataclasses.replace(config, methods=tuple(methods)), adjustments
 
     def record(self) -> dict:
-        return {"name": self.name, "about": self.about, "base": self.base, "preprocess": self.preprocess}
+        """The manifest's entry: each replacement base learner with its defaults filled in."""
+        base = {replaced: resolved_base_params(spec) for replaced, spec in self.base.items()}
+        return {"name": self.name, "about": self.about, "base": base, "preprocess": self.preprocess}
 
 
 @dataclass(frozen=True)
