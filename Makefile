@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The paper's datasets ship in datasets/; BENCH_ARGS="--data-dir D" benchmarks another copy.
 N_JOBS ?= -1
 
-.PHONY: venv test test-all fuzz smoke reproduce bench clean
+.PHONY: venv test test-all fuzz smoke reproduce sensitivity bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ smoke: venv
 ## make reproduce: every table and figure of the paper and results/REPORT.md (QUICK=1: a few minutes, under results/quick/)
 reproduce: venv
 	$(BIN)/mlhidden reproduce $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
+
+## make sensitivity: the claim-bearing runs once per base-learner setting (configs/sensitivity.yaml) -> results/sensitivity/ (QUICK=1: a small slice, results/quick/sensitivity/)
+sensitivity: venv
+	$(BIN)/mlhidden sensitivity $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
 
 ## make bench: speed vs scikit-learn on split 0 of the real datasets -> benchmarks/results.md (BENCH_ARGS=--quick: a minute)
 BENCH_ARGS ?=

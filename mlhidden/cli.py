@@ -303,6 +303,46 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
         sys.exit(1)
 
 
+@cli.command()
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), default="configs/sensitivity.yaml", show_default=True,
+    help="Sensitivity config (runs and settings).",
+)
+@click.option("--quick", is_flag=True, help="The config's quick slice: a few datasets, 2 splits.")
+@click.option("--setting", "only", multiple=True, help="Run only this setting (repeatable; default: all).")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/sensitivity/, quick: results/quick/sensitivity/).")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the runs' configs.")
+@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
+def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, quiet):
+    """Run the paper's claim-bearing configs once per base-learner setting into OUT/<setting>/<run>/.
+
+    Resumes what is stored, like `mlhidden run`; OUT/settings.json names each setting.
+    """
+    from mlhidden.experiment.progress import RunProgress
+    from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, run_sensitivity
+
+    def progress(name):
+        click.echo(f"== {name}", err=True)
+        return RunProgress(bar=False if quiet else None)
+
+    out_dir = Path(out) if out else Path("results") / ("quick" if quick else "") / "sensitivity"
+    stop = _StopSignals()
+    try:
+        with stop:
+            manifest = run_sensitivity(
+                load_sensitivity(config_path), out_dir, config_dir=config_dir, quick=quick, only=only or None,
+                data_dir=data_dir, n_jobs=n_jobs, progress=progress,
+            )
+    except KeyboardInterrupt:
+        manifest = None
+    if manifest is None or manifest.get("interrupted"):
+        click.echo(f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.", err=True)
+        sys.exit(128 + stop.signum)
+    click.echo(f"wrote {len(manifest['settings'])} setting(s) under {out_dir} ({MANIFEST_FILE})")
+
+
 @cli.group(cls=_Group)
 def datasets():
     """The dataset registry: list, verify checksums, inspect, fetch from a mirror."""

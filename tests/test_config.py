@@ -49,6 +49,9 @@ def test_writing_a_default_explicitly_keeps_the_method_identity(tmp_path):
         ("datasets: [Logical\nmethods: [BR]\n", 2, "invalid YAML"),
         ("- just\n- a list\n", 1, "a config must be a mapping"),
         ("", None, "a config must be a mapping"),
+        ("datasets: [Logical]\nmethods:\n  - name: BR\n    preprocess: robust\n", 4, "unknown preprocessing 'robust' (use standard, maxabs"),
+        ("datasets: [Logical]\nmethods:\n  - name: LP\n    base: {name: logistic, params: {solver: liblinear}}\n", 4,
+         "LP fits one multi-class model, and LogisticRegression with solver='liblinear' is binary only"),
     ],
 )
 def test_bad_configs_fail_with_one_line_naming_file_and_line(tmp_path, text, line, fragment):

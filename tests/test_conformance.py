@@ -9,6 +9,7 @@ from __future__ import annotations
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from mlhidden.methods.baselines import AllZero
 from mlhidden.methods.registry import METHODS, make_method
 
 ONE_D_Y = "Y is a label matrix: a 1-d y is one label, predicted as shape (n, 1), not (n,)"
@@ -38,6 +39,12 @@ FOREST_CHECKS = {
 }
 
 
+# All-zero predicts no label whatever its predict_proba (the training label frequencies) says.
+ALL_ZERO_CHECKS = {
+    "check_classifier_multioutput": "all-zero's prediction is fixed at 0; its predict_proba gives the label frequencies",
+}
+
+
 def expected_failed_checks(estimator) -> dict:
     """The checks ``estimator`` is expected to fail, each with its one-line reason."""
     expected = dict(LABEL_MATRIX_CHECKS)
@@ -45,6 +52,8 @@ def expected_failed_checks(estimator) -> dict:
         expected.update(MONTE_CARLO_CHECKS)
     if isinstance(getattr(estimator, "estimator", None), RandomForestClassifier):
         expected.update(FOREST_CHECKS)
+    if isinstance(estimator, AllZero):
+        expected.update(ALL_ZERO_CHECKS)
     return expected
 
 

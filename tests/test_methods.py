@@ -24,6 +24,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.splits import split_for
 from mlhidden.methods import CC, CCASL, CCASLAML, CCASLBR, LP, MLP, PCC, ForestBR, inference
 from mlhidden.methods.base_learners import positive_proba
+from mlhidden.methods.baselines import TRIVIAL_BASELINES, AllZero
 from mlhidden.methods.registry import METHODS, make_method, resolve_method
 
 ALL_METHODS = list(METHODS)
@@ -80,7 +81,8 @@ def test_registry_entry_honours_the_scikit_learn_contract(name, music):
     assert predicted.shape == Y_test.shape and set(np.unique(predicted)) <= {0, 1}
     proba = fitted.predict_proba(X_test)
     assert proba.shape == Y_test.shape and np.all((proba >= 0) & (proba <= 1))
-    assert accuracy_score(Y_test, predicted) > 0.1, "exact match on Music is above 0.1 for every method"
+    baseline = isinstance(method, TRIVIAL_BASELINES)
+    assert baseline or accuracy_score(Y_test, predicted) > 0.1, "exact match on Music is above 0.1 for every method"
     np.testing.assert_array_equal(clone(method).fit(X_train, Y_train).predict(X_test), predicted)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(fitted)).predict(X_test), predicted)
 
@@ -92,7 +94,7 @@ def test_registry_entry_honours_the_scikit_learn_contract(name, music):
         scoring={"exact_match": make_scorer(accuracy_score), "hamming": make_scorer(hamming_loss, greater_is_better=False)},
         error_score="raise",
     )
-    assert np.all((scores["test_exact_match"] > 0) & (scores["test_exact_match"] < 1))
+    assert np.all((scores["test_exact_match"] >= 0 if baseline else scores["test_exact_match"] > 0) & (scores["test_exact_match"] < 1))
     assert np.all((-scores["test_hamming"] > 0) & (-scores["test_hamming"] < 0.5))
 
 
@@ -233,6 +235,8 @@ def test_degenerate_data_gives_sensible_predictions(name, kind):
     assert proba.shape == Y.shape and predicted.shape == Y.shape
     assert np.all((proba >= 0) & (proba <= 1)) and set(np.unique(predicted)) <= {0, 1}
     constant = np.flatnonzero((Y == Y[0]).all(axis=0))
+    if isinstance(method, AllZero):  # its one prediction, whatever the labels
+        constant = np.flatnonzero((Y == 0).all(axis=0))
     np.testing.assert_array_equal(predicted[:, constant], np.broadcast_to(Y[0, constant], (len(Y), constant.size)))
     if kind == "zero_features" and not uses_monte_carlo(method):
         assert (predicted == predicted[0]).all(), "identical inputs, identical predictions"

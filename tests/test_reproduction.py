@@ -31,7 +31,7 @@ from mlhidden.experiment.store import ResultStore
 from mlhidden.report.claims import CLAIMS, FAILS, HOLDS, NOT_EVALUATED
 from mlhidden.report.evidence import sweep_frame
 from mlhidden.report.figures import plot_sweep
-from mlhidden.report.paper import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, reference_results
+from mlhidden.report.paper import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, TRIVIAL_BASELINE_METHODS, reference_results
 from mlhidden.report.paper_report import evaluate_claims, write_report
 from mlhidden.report.reproduction import reproduce
 from mlhidden.report.sections import paper_units
@@ -101,7 +101,9 @@ def test_every_paper_config_is_valid_and_as_the_issue_asks():
     assert [d.name for d in paper.datasets] == [
         "Logical", "Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "MediaMill", "Bibtex", "Corel5k"
     ]
-    assert [m.label for m in paper.methods] == ["BR", "CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML", "ELM", "BR_RF", "MLP"]
+    assert [m.label for m in paper.methods] == [
+        "BR", "CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML", "ELM", "BR_RF", "MLP", *TRIVIAL_BASELINE_METHODS
+    ]
     assert paper.splits == 10
     synthetic = configs["synthetic"]
     assert sum(d.group == "complex" for d in synthetic.datasets) == sum(d.group == "simple" for d in synthetic.datasets) == 150
@@ -322,7 +324,7 @@ def test_logical_claim_compares_each_chain_order_with_the_paper(tmp_path):
 def test_logical_config_fixes_the_paper_models_chain_orders():
     config = load_config(CONFIGS / "logical.yaml")
     assert not config.shuffle_labels
-    assert [m.label for m in config.methods] == [m if isinstance(m, str) else m["label"] for m in LOGICAL_METHODS]
+    assert [m.label for m in config.methods] == [m if isinstance(m, str) else m["label"] for m in LOGICAL_METHODS] + list(TRIVIAL_BASELINE_METHODS)
     xor = make_logical().label_names.index("XOR")
     orders = {m.label: m.params.get("order") for m in config.methods}
     assert orders["CC (b)"][-1] == xor and orders["CC (c)"][0] == xor and orders["PCC (c)"] == orders["CC (c)"]

@@ -23,10 +23,11 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
+from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, resolve_method
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol")
-METHOD_KEYS = ("name", "label", "params", "base", "sweep")
+METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 BASE_PREFIX = "base."
 """A method's sweep axis ``base.NAME`` sweeps its base learner's parameter ``NAME``."""
@@ -371,7 +372,7 @@ def _method_specs(entry, where, fail) -> list:
 
     Each problem is reported at its own line: the name (unknown, not importable, not a method),
     the base learner (unknown, bad parameter, not a classifier, no probabilities where the
-    method needs them), the parameters (or the sweep).
+    method needs them), the preprocessing, the parameters (or the sweep).
     """
     entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
     params = _mapping(entry, "params", where, fail)
@@ -387,6 +388,7 @@ def _method_specs(entry, where, fail) -> list:
     method_entry = at(("name",), get_entry, entry["name"])
     if base is not None:
         at(("base",), make_base_learner, base)
+    at(("preprocess",), resolve_preprocess, entry.get("preprocess"))
     specs = []
     for point in _sweep_points(entry, where, fail):
         point_params = {**params, **{k: v for k, v in point.items() if not k.startswith(BASE_PREFIX)}}
@@ -394,7 +396,7 @@ def _method_specs(entry, where, fail) -> list:
         if base_point and not method_entry.takes_base:
             fail(f"method '{entry['name']}' takes no base learner, so base.{next(iter(base_point))} cannot be swept", where + ("sweep",))
         point_base = at(("sweep",), _with_base_params, base or method_entry.base, base_point) if base_point else base
-        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, point_base)
+        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, point_base, entry.get("preprocess"))
         at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved)
         label = _point_label(group, point) if point else group
         specs.append(MethodSpec(label, entry["name"], point_params, point_base, resolved, method_entry, group, point))

@@ -1,6 +1,7 @@
 """Multi-label methods as scikit-learn estimators, and the registry that names them."""
 
 from mlhidden.methods.base import MultiLabelClassifier
+from mlhidden.methods.baselines import AllZero, LabelMajority, MostFrequentLabelSet
 from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
 from mlhidden.methods.ccasl import CCASL, CCASLAML, CCASLBR
@@ -14,6 +15,7 @@ from mlhidden.methods.registry import METHODS, MethodEntry, make_method, resolve
 from mlhidden.methods.stacking import MBR
 
 __all__ = [
+    "AllZero",
     "BR",
     "CC",
     "CCASL",
@@ -23,10 +25,12 @@ __all__ = [
     "ExternalMethod",
     "ForestBR",
     "LP",
+    "LabelMajority",
     "MBR",
     "METHODS",
     "MethodEntry",
     "MLP",
+    "MostFrequentLabelSet",
     "MultiLabelClassifier",
     "PCC",
     "RBFBR",

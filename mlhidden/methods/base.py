@@ -18,7 +18,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     Subclasses implement ``fit`` and ``predict_proba`` (marginal P(y_j = 1 | x), shape (n, L));
     methods whose prediction is not a threshold of the marginals (chains) override ``predict``.
     Methods built from a base learner (an ``estimator`` parameter) say whether they read its
-    probabilities in ``_needs_probabilities``.
+    probabilities in ``_needs_probabilities`` and whether it must be multi-class in ``_needs_multiclass``.
     """
 
     def predict(self, X):
@@ -35,12 +35,19 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         """Whether the method reads its base learner's ``predict_proba`` (PCC's search does)."""
         return False
 
+    def _needs_multiclass(self) -> bool:
+        """Whether the method fits its base learner on more than two classes (LP does)."""
+        return False
+
     def _fit_input(self, X, Y):
         """The start of every ``fit``: parameters and base learner checked, X and Y validated."""
         if hasattr(self, "_parameter_constraints"):
             self._validate_params()
         if "estimator" in self.get_params(deep=False):
-            check_base_learner(self.estimator, needs_probabilities=self._needs_probabilities(), method=type(self).__name__)
+            check_base_learner(
+                self.estimator, needs_probabilities=self._needs_probabilities(), needs_multiclass=self._needs_multiclass(),
+                method=type(self).__name__,
+            )
         X = self._check_X(X, reset=True)
         return X, self._check_Y(Y, X.shape[0])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from importlib import metadata
 
 from mlhidden.errors import UserError
@@ -31,6 +32,20 @@ def import_object(path: str, what: str):
         return getattr(module, attr)
     except AttributeError:
         raise UserError(f"cannot import {what} '{path}': module '{module_name}' has no attribute '{attr}'") from None
+
+
+def named_class(name: str, what: str, kind: str, needs: tuple, hint: str):
+    """The class at import path ``name``, with the methods ``needs``, or a one-line ``UserError``.
+
+    ``what`` names the config entry (``base learner``), ``kind`` the scikit-learn kind of class
+    expected (``estimator``); ``hint`` says what to write instead of a name that is not a path.
+    """
+    if not is_import_path(name):
+        raise UserError(f"unknown {what} '{name}'", hint=hint)
+    cls = import_object(name, what)
+    if not (inspect.isclass(cls) and all(callable(getattr(cls, method, None)) for method in needs)):
+        raise UserError(f"{what} '{name}' is not a scikit-learn {kind} class", hint=f"name a class with {' and '.join(needs)}")
+    return cls
 
 
 def provider(obj) -> dict:

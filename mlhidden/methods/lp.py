@@ -50,6 +50,9 @@ class LP(MultiLabelClassifier):
         self.estimator = estimator
         self.random_state = random_state
 
+    def _needs_multiclass(self) -> bool:
+        return True
+
     def fit(self, X, Y):
         X, Y = self._fit_input(X, Y)
         self.label_vectors_, classes = np.unique(Y, axis=0, return_inverse=True)

@@ -18,6 +18,7 @@ from importlib import metadata
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
+from mlhidden.methods.baselines import AllZero, LabelMajority, MostFrequentLabelSet
 from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
 from mlhidden.methods.ccasl import CCASL, CCASLAML, CCASLBR
@@ -28,6 +29,7 @@ from mlhidden.methods.imports import import_object, is_import_path, provider
 from mlhidden.methods.lp import LP
 from mlhidden.methods.mlp import MLP
 from mlhidden.methods.pcc import PCC
+from mlhidden.methods.preprocessing import method_of, resolve_preprocess, with_preprocessing
 from mlhidden.methods.stacking import MBR
 
 # Constructor parameters the protocol sets itself; they are not part of a method's identity.
@@ -83,6 +85,9 @@ METHODS: dict[str, MethodEntry] = {
     "LP": MethodEntry(LP, "label powerset: one multi-class model over seen label vectors"),
     "MBR": MethodEntry(MBR, "meta BR: BR, then BR on [x, BR's outputs]"),
     "BR_phi": MethodEntry(RBFBR, "BR on a random RBF expansion of x (Table 3)"),
+    "AllZero": MethodEntry(AllZero, "trivial baseline: no label for any example"),
+    "Majority": MethodEntry(LabelMajority, "trivial baseline: each label's majority value in training"),
+    "MostFrequentSet": MethodEntry(MostFrequentLabelSet, "trivial baseline: the most frequent training label vector"),
 }
 
 
@@ -183,8 +188,9 @@ def get_entry(name: str) -> MethodEntry:
     )
 
 
-def resolve_method(name: str, params: Mapping | None = None, base=None) -> dict:
-    """The full, canonical description of a configured method: name, every parameter, base learner.
+def resolve_method(name: str, params: Mapping | None = None, base=None, preprocess=None) -> dict:
+    """The full, canonical description of a configured method: name, every parameter, base learner,
+    and its input preprocessing if any (:mod:`~mlhidden.methods.preprocessing`).
 
     This is what identifies a method in the results store, so that writing a default explicitly
     in a config does not make a new method.
@@ -200,6 +206,9 @@ def resolve_method(name: str, params: Mapping | None = None, base=None) -> dict:
         resolved["base"] = resolved_base_params(entry.base if base is None else base)
     elif base is not None:
         raise UserError(f"method '{name}' takes no base learner", hint="remove 'base' from its entry")
+    steps = resolve_preprocess(preprocess)
+    if steps:
+        resolved["preprocess"] = steps
     _check_values(name, build_method(entry, resolved))
     return resolved
 
@@ -215,6 +224,7 @@ def _parameter_hint(entry: MethodEntry, base, unknown: set, defaults: dict) -> s
 
 def _check_values(name: str, estimator):
     """Check parameter values against the class's declared constraints, before anything runs."""
+    estimator = method_of(estimator)
     inner = estimator.estimator if isinstance(estimator, ExternalMethod) else estimator
     if not hasattr(inner, "_parameter_constraints"):
         return
@@ -226,12 +236,16 @@ def _check_values(name: str, estimator):
 
 def check_method_base(entry: MethodEntry, resolved: dict):
     """Refuse a base learner the method cannot use: one without ``predict_proba`` where the method
-    reads probabilities (PCC, PCCASL, exact inference, ``meta_input: proba``)."""
-    estimator = build_method(entry, resolved)
+    reads probabilities (PCC, PCCASL, exact inference, ``meta_input: proba``), a binary-only one
+    where it fits a multi-class model (LP with liblinear)."""
+    estimator = method_of(build_method(entry, resolved))
     if not entry.builtin or "base" not in resolved:
         return
     try:
-        check_base_learner(estimator.estimator, needs_probabilities=estimator._needs_probabilities(), method=resolved["name"])
+        check_base_learner(
+            estimator.estimator, needs_probabilities=estimator._needs_probabilities(),
+            needs_multiclass=estimator._needs_multiclass(), method=resolved["name"],
+        )
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
@@ -241,7 +255,8 @@ def build_method(entry: MethodEntry, resolved: dict, random_state=None):
 
     Only parameters that differ from the class's defaults are passed, so the class fills in its
     own defaults (some have no plain form). A method that is not built in is wrapped in
-    :class:`~mlhidden.methods.external.ExternalMethod`.
+    :class:`~mlhidden.methods.external.ExternalMethod`; one with ``preprocess`` steps is the last
+    step of a ``Pipeline`` behind them.
     """
     defaults = {k: _plain(v) for k, v in _signature_defaults(entry.cls).items()}
     kwargs = {k: v for k, v in resolved["params"].items() if k not in defaults or defaults[k] != v}
@@ -253,12 +268,12 @@ def build_method(entry: MethodEntry, resolved: dict, random_state=None):
         estimator = entry.cls(**kwargs)
     except (TypeError, ValueError) as exc:
         raise UserError(f"method '{resolved['name']}': {exc}".splitlines()[0]) from None
-    return estimator if entry.builtin else ExternalMethod(estimator)
+    return with_preprocessing(estimator if entry.builtin else ExternalMethod(estimator), resolved.get("preprocess"))
 
 
-def make_method(name: str, params: Mapping | None = None, base=None, random_state=None):
+def make_method(name: str, params: Mapping | None = None, base=None, random_state=None, preprocess=None):
     """Build an unfitted estimator for a configured method."""
-    return build_method(get_entry(name), resolve_method(name, params, base), random_state)
+    return build_method(get_entry(name), resolve_method(name, params, base, preprocess), random_state)
 
 
 def method_table() -> list[dict]:

@@ -26,6 +26,7 @@ from mlhidden.report.paper import (
     LOGICAL_MODELS,
     SYNTHETIC_2D_BASE_CLASSIFIERS,
     SYNTHETIC_2D_METHODS,
+    TRIVIAL_BASELINE_METHODS,
 )
 from mlhidden.report.tables import METRICS, metric_table, sort_units
 
@@ -209,11 +210,11 @@ def gather_evidence(runs: Runs) -> Evidence:
     }
     paper = runs["paper"]
     if paper is not None:
-        ranks = {}
+        ranks, methods = {}, [m for m in paper.methods if m not in TRIVIAL_BASELINE_METHODS]
         for metric in RANKED_METRICS:
-            table = metric_table(paper.units, metric, paper.datasets, paper.methods, paper.unavailable)
+            table = metric_table(paper.units, metric, paper.datasets, methods, paper.unavailable)
             ranks[metric] = RankSummary(table.avg_rank.sort_values(kind="stable"), len(table.ranked_datasets))
-        times = metric_table(paper.units, "total_seconds", paper.datasets, paper.methods, paper.unavailable)
+        times = metric_table(paper.units, "total_seconds", paper.datasets, methods, paper.unavailable)
         fields.update(
             paper_ranks=ranks, paper_times=times.means.loc[times.ranked_datasets], paper_sizes=runs.shapes("paper")["n_samples"]
         )

@@ -44,6 +44,10 @@ LABEL_ACCURACY_REFITS = {
     "paper": (("Medical",), ("CC", "CCASL")),
 }
 
+# The trivial baselines in paper.yaml and logical.yaml (issue #17): in the tables, as a floor for
+# the paper's values, but not among the methods whose ranks and times the paper's claims compare.
+TRIVIAL_BASELINE_METHODS = ("AllZero", "Majority", "MostFrequentSet")
+
 # Table 3's models, named as in logical.yaml and in the paper's table.
 LOGICAL_MODELS = ("BR", "CC (b)", "CC (c)", "PCC (c)", "LP", "BR_phi")
 

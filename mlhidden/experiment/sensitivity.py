@@ -1,0 +1,260 @@
+"""Base-learner settings as data: every claim-bearing run of the paper, once per setting.
+
+``configs/sensitivity.yaml`` names the runs (the paper's configs, by file name) and the
+settings. A setting replaces base learners by name and may add input preprocessing::
+
+    settings:
+      b_liblinear_C1:
+        about: liblinear, C = 1 (the paper era's scikit-learn default)
+        base: {logistic: {name: logistic, params: {solver: liblinear}}}
+      e_standard_lbfgs_C1:
+        base: {logistic: logistic}
+        preprocess: standard
+
+Every method of a run whose base learner is named under ``base`` (``logistic`` for the
+logistic-regression methods, ``random_forest`` for BR_RF and CC_RF) gets the replacement and,
+if given, the setting's ``preprocess`` (:mod:`mlhidden.methods.preprocessing`); the other
+methods (MLP, the trivial baselines) are unchanged. A setting with no ``base`` is the configs as
+they are. A method that fits one multi-class model (LP) on a binary-only base learner
+(liblinear) gets it wrapped in one-vs-rest, as scikit-learn's liblinear did itself before 1.8;
+the manifest lists each such adjustment. Everything is resolved and checked before the first
+unit runs.
+
+Layout (what the sensitivity report reads)::
+
+    <out>/settings.json             the manifest: config, quick or not, and per setting its
+                                    name, about, base, preprocess, adjustments, run
+                                    directories (relative to <out>) and wall seconds
+    <out>/<setting>/<run>/          a normal run directory (store, run.json, tables) per run
+
+``<out>`` is ``results/sensitivity`` (``results/quick/sensitivity`` for the quick slice). The
+splits and unit seeds depend on the run seed, dataset and split only, so every setting sees
+the same splits: comparisons across settings are paired. Each run directory resumes, merges and
+tabulates like any other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlhidden.errors import UserError
+from mlhidden.experiment.config import RunConfig, _failure_at, _parse_yaml, load_config
+from mlhidden.experiment.runner import run_experiment
+from mlhidden.methods.base_learners import binary_only, make_base_learner, parse_base_spec, resolved_base_params
+from mlhidden.methods.preprocessing import method_of, resolve_preprocess
+from mlhidden.methods.registry import build_method, check_method_base, resolve_method
+
+MANIFEST_FILE = "settings.json"
+TOP_LEVEL_KEYS = ("name", "runs", "settings", "quick")
+SETTING_KEYS = ("about", "base", "preprocess")
+QUICK_KEYS = ("datasets", "splits", "max_sweep_points")
+ONE_VS_REST = "sklearn.multiclass.OneVsRestClassifier"
+
+
+@dataclass(frozen=True)
+class QuickSlice:
+    """What ``--quick`` keeps: the named datasets (registry or generator names), at most
+    ``max_sweep_points`` points of each dataset or method sweep, and at most ``splits`` splits."""
+
+    datasets: tuple = ("Logical", "Music", "Scene", "SyntheticComplex", "SyntheticSimple")
+    splits: int = 2
+    max_sweep_points: int = 2
+
+    def shrink(self, config: RunConfig) -> RunConfig | None:
+        """``config`` cut to the slice, or None when none of its datasets is in it."""
+        datasets = self._first_points([spec for spec in config.datasets if spec.name in self.datasets])
+        if not datasets:
+            return None
+        return dataclasses.replace(config, datasets=datasets, methods=self._first_points(config.methods), splits=min(config.splits, self.splits))
+
+    def _first_points(self, specs) -> tuple:
+        """The specs with at most ``max_sweep_points`` of each entry's sweep (entries without one are kept)."""
+        seen, kept = Counter(), []
+        for spec in specs:
+            seen[spec.group] += 1
+            if not spec.sweep or seen[spec.group] <= self.max_sweep_points:
+                kept.append(spec)
+        return tuple(kept)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One base-learner setting: replacement base learners by name, and preprocessing for the methods it re-bases."""
+
+    name: str
+    about: str = ""
+    base: dict = field(default_factory=dict)
+    preprocess: list | None = None
+
+    def apply(self, config: RunConfig) -> tuple[RunConfig, list]:
+        """``config`` with this setting's base learners, and the adjustments made (LP's one-vs-rest)."""
+        methods, adjustments = [], []
+        for spec in config.methods:
+            base = spec.resolved.get("base")
+            if base is None or base["name"] not in self.base:
+                methods.append(spec)
+                continue
+            replacement = self.base[base["name"]]
+            if method_of(build_method(spec.entry, spec.resolved))._needs_multiclass() and binary_only(make_base_learner(replacement)):
+                replacement = {"name": ONE_VS_REST, "params": {"estimator": replacement}}
+                adjustments.append(f"{config.name}: {spec.label} fits its multi-class model with {ONE_VS_REST}")
+            resolved = resolve_method(spec.name, spec.params, replacement, self.preprocess)
+            check_method_base(spec.entry, resolved)
+            methods.append(dataclasses.replace(spec, base=replacement, resolved=resolved))
+        return dataclasses.replace(config, methods=tuple(methods)), adjustments
+
+    def record(self) -> dict:
+        """The manifest's entry: each replacement base learner with its defaults filled in."""
+        base = {replaced: resolved_base_params(spec) for replaced, spec in self.base.items()}
+        return {"name": self.name, "about": self.about, "base": base, "preprocess": self.preprocess}
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """A validated sensitivity config: the runs (config file names) and the settings."""
+
+    runs: tuple
+    settings: tuple
+    quick: QuickSlice = QuickSlice()
+    source: str | None = None
+
+
+def load_sensitivity(path) -> Sensitivity:
+    """Read and validate a sensitivity config; every problem is one ``UserError`` naming file:line."""
+    path = Path(path)
+    data, lines = _parse_yaml(path)
+    fail = _failure_at(path, lines)
+    if not isinstance(data, Mapping):
+        fail("a sensitivity config must be a mapping with 'runs' and 'settings'", hint="see configs/sensitivity.yaml")
+    unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
+    if unknown:
+        fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"valid keys: {', '.join(TOP_LEVEL_KEYS)}")
+    runs = data.get("runs")
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, str) for r in runs):
+        fail("'runs' must be a non-empty list of config names (files in the configs folder, without .yaml)", ("runs",))
+    settings = data.get("settings")
+    if not isinstance(settings, Mapping) or not settings:
+        fail("'settings' must be a non-empty mapping of setting names to {about, base, preprocess}", ("settings",))
+    parsed = tuple(_setting(str(name), value, ("settings", name), fail) for name, value in settings.items())
+    return Sensitivity(tuple(runs), parsed, _quick(data.get("quick") or {}, fail), str(path))
+
+
+def _setting(name, value, where, fail) -> Setting:
+    value = value or {}
+    if not isinstance(value, Mapping):
+        fail(f"setting '{name}' must be a mapping with {', '.join(SETTING_KEYS)}", where)
+    bad = [k for k in value if k not in SETTING_KEYS]
+    if bad:
+        fail(f"unknown key '{bad[0]}' in setting '{name}'", where + (bad[0],), hint=f"valid keys: {', '.join(SETTING_KEYS)}")
+    base = value.get("base") or {}
+    if not isinstance(base, Mapping):
+        fail(
+            f"setting '{name}': 'base' maps base-learner names to their replacements", where + ("base",),
+            hint="e.g. base: {logistic: {name: logistic, params: {C: 10}}}",
+        )
+    for replaced, spec in base.items():
+        try:
+            parse_base_spec(replaced)
+            make_base_learner(spec)
+        except UserError as exc:
+            fail(f"setting '{name}': {exc.message}", where + ("base", replaced), hint=exc.hint)
+    try:
+        preprocess = resolve_preprocess(value.get("preprocess"))
+    except UserError as exc:
+        fail(f"setting '{name}': {exc.message}", where + ("preprocess",), hint=exc.hint)
+    if preprocess and not base:
+        fail(f"setting '{name}': 'preprocess' applies to the methods the setting re-bases, and it re-bases none", where + ("preprocess",),
+             hint="add e.g. base: {logistic: logistic}")
+    return Setting(name, str(value.get("about", "")), dict(base), preprocess)
+
+
+def _quick(value, fail) -> QuickSlice:
+    if not isinstance(value, Mapping) or any(k not in QUICK_KEYS for k in value):
+        fail(f"'quick' must be a mapping with keys among {', '.join(QUICK_KEYS)}", ("quick",))
+    return dataclasses.replace(QuickSlice(), **{k: tuple(v) if k == "datasets" else v for k, v in value.items()})
+
+
+def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = False, only=None) -> list:
+    """``(setting, run configs, adjustments)`` for every setting (or those named in ``only``), all
+    resolved and checked before anything runs."""
+    names = list(only or [s.name for s in sensitivity.settings])
+    known = {s.name: s for s in sensitivity.settings}
+    for name in names:
+        if name not in known:
+            raise UserError(f"unknown setting '{name}'", path=sensitivity.source, hint=f"valid settings: {', '.join(known)}")
+    configs = []
+    for run in sensitivity.runs:
+        path = Path(config_dir) / f"{run}.yaml"
+        if not path.is_file():
+            raise UserError(f"config of run '{run}' not found", path=path, hint="run from the project root or pass --configs DIR")
+        config = load_config(path)
+        config = sensitivity.quick.shrink(config) if quick else config
+        if config is not None:
+            configs.append(config)
+    plans = []
+    for name in names:
+        setting = known[name]
+        try:
+            applied = [setting.apply(config) for config in configs]
+        except UserError as exc:
+            raise UserError(f"setting '{name}': {exc.message}", path=sensitivity.source, hint=exc.hint) from None
+        plans.append((setting, [config for config, _ in applied], [note for _, notes in applied for note in notes]))
+    return plans
+
+
+def run_sensitivity(
+    sensitivity: Sensitivity, out_dir, *, config_dir="configs", quick: bool = False, only=None,
+    data_dir=None, n_jobs=None, progress: Callable | None = None,
+) -> dict:
+    """Run every setting's configs into ``out_dir/<setting>/<run>/`` and write the manifest.
+
+    Resumes what is stored, like every run. ``progress(label)`` returns a context manager with
+    the runner's ``start`` and ``unit`` callbacks, as for :func:`mlhidden.report.reproduction.reproduce`.
+    Returns the manifest (its ``interrupted`` key set when a run was interrupted).
+    """
+    out_dir = Path(out_dir)
+    plans = setting_plans(sensitivity, config_dir, quick, only)
+    manifest = read_manifest(out_dir) or {}
+    earlier = {s["name"]: s for s in manifest.get("settings", [])} if manifest.get("quick") == quick else {}
+    manifest = {"config": sensitivity.source, "quick": quick, "runs": list(sensitivity.runs), "settings": []}
+    for setting in sensitivity.settings:  # settings not run this time keep their entry
+        if setting.name in earlier and setting.name not in [s.name for s, _, _ in plans]:
+            manifest["settings"].append(earlier[setting.name])
+    for setting, configs, adjustments in plans:
+        entry = {**setting.record(), "adjustments": adjustments, "run_dirs": {}, "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0)}
+        manifest["settings"].append(entry)
+        for config in configs:
+            run_dir = out_dir / setting.name / config.name
+            started = time.perf_counter()
+            with progress(f"{setting.name} / {config.name}") if progress is not None else nullcontext() as shown:
+                summary = run_experiment(
+                    config, run_dir, data_dir=data_dir, n_jobs=n_jobs,
+                    on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
+                )
+            entry["run_dirs"][config.name] = str(run_dir.relative_to(out_dir))
+            entry["wall_seconds"] += time.perf_counter() - started if summary.n_done else 0.0
+            _write_manifest(out_dir, manifest)
+            if summary.interrupted:
+                return {**manifest, "interrupted": True}
+    order = [s.name for s in sensitivity.settings]
+    manifest["settings"].sort(key=lambda entry: order.index(entry["name"]))
+    _write_manifest(out_dir, manifest)
+    return manifest
+
+
+def _write_manifest(out_dir: Path, manifest: dict):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def read_manifest(out_dir) -> dict | None:
+    """The manifest a sensitivity run wrote into ``out_dir``, or None."""
+    path = Path(out_dir) / MANIFEST_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None

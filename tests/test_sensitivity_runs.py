@@ -1,0 +1,133 @@
+"""Settings as data: the claim-bearing runs once per base-learner setting, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mlhidden.cli import cli
+from mlhidden.errors import UserError
+from mlhidden.experiment.primary_setting import apply_primary_rule, scales_as_solver_needs
+from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, setting_plans
+from mlhidden.experiment.store import load_results
+
+LOGICAL = """\
+name: tiny
+datasets: [Logical]
+methods: [BR, LP, MLP, AllZero]
+splits: 2
+shuffle_labels: false
+"""
+
+SENSITIVITY = """\
+runs: [tiny]
+settings:
+  a_default:
+    about: the config as it is
+  b_liblinear:
+    base: {logistic: {name: logistic, params: {solver: liblinear}}}
+  e_standard:
+    base: {logistic: logistic}
+    preprocess: standard
+quick: {datasets: [Logical], splits: 1}
+"""
+
+
+@pytest.fixture
+def sensitivity_dir(tmp_path):
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "tiny.yaml").write_text(LOGICAL)
+    (tmp_path / "sensitivity.yaml").write_text(SENSITIVITY)
+    return tmp_path
+
+
+def run(folder, *args):
+    return CliRunner().invoke(cli, [
+        "sensitivity", "--config", str(folder / "sensitivity.yaml"), "--configs", str(folder / "configs"),
+        "--out", str(folder / "out"), "--n-jobs", "1", "--quiet", *args,
+    ])
+
+
+def test_each_setting_is_a_run_directory_on_the_same_splits_and_the_manifest_names_it(sensitivity_dir):
+    result = run(sensitivity_dir)
+    assert result.exit_code == 0, result.output
+    out = sensitivity_dir / "out"
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    assert [s["name"] for s in manifest["settings"]] == ["a_default", "b_liblinear", "e_standard"]
+    assert all(s["run_dirs"] == {"tiny": f"{s['name']}/tiny"} for s in manifest["settings"])
+    by_setting = {s["name"]: s for s in manifest["settings"]}
+    assert by_setting["b_liblinear"]["adjustments"] == ["tiny: LP fits its multi-class model with sklearn.multiclass.OneVsRestClassifier"]
+    assert by_setting["e_standard"]["preprocess"] == [{"name": "standard", "params": {}}]
+
+    units = {name: load_results(out / name / "tiny").units.set_index(["method", "split"]) for name in by_setting}
+    assert all((frame["status"] == "ok").all() and len(frame) == 8 for frame in units.values())
+    default, liblinear, standard = units["a_default"], units["b_liblinear"], units["e_standard"]
+    assert (default["seed"] == liblinear["seed"]).all() and (default["seed"] == standard["seed"]).all(), "paired splits"
+    for unchanged in ("MLP", "AllZero"):
+        assert (default.loc[unchanged, "params_hash"] == standard.loc[unchanged, "params_hash"]).all()
+        assert (default.loc[unchanged, "exact_match"] == liblinear.loc[unchanged, "exact_match"]).all()
+    assert (default.loc["BR", "params_hash"] != liblinear.loc["BR", "params_hash"]).all()
+
+    again = run(sensitivity_dir, "--setting", "b_liblinear")
+    assert again.exit_code == 0, again.output
+    assert json.loads((out / MANIFEST_FILE).read_text())["settings"] == manifest["settings"], "resumed, nothing recomputed"
+
+    verdicts = {v.setting: v for v in apply_primary_rule(out)}
+    assert verdicts["a_default"].units == 8 and not verdicts["a_default"].scaled
+    assert verdicts["b_liblinear"].scaled and verdicts["e_standard"].scaled
+    assert all(v.qualifies == (v.scaled and v.units_with_warnings == 0) for v in verdicts.values())
+
+
+def test_quick_keeps_the_slice_and_every_setting_is_checked_before_anything_runs(sensitivity_dir):
+    sensitivity = load_sensitivity(sensitivity_dir / "sensitivity.yaml")
+    plans = setting_plans(sensitivity, sensitivity_dir / "configs", quick=True)
+    assert [config.splits for _, configs, _ in plans for config in configs] == [1, 1, 1]
+    with pytest.raises(UserError, match="unknown setting 'z'.*valid settings: a_default, b_liblinear, e_standard"):
+        setting_plans(sensitivity, sensitivity_dir / "configs", only=["z"])
+
+
+@pytest.mark.parametrize(
+    "text, line, fragment",
+    [
+        ("runs: [tiny]\nsettings:\n  x:\n    base: {logistic: svm}\n", 4, "setting 'x': unknown base learner 'svm'"),
+        ("runs: [tiny]\nsettings:\n  x:\n    preprocess: standard\n", 4, "re-bases none"),
+        ("runs: [tiny]\nsettings:\n  x:\n    solver: liblinear\n", 4, "unknown key 'solver' in setting 'x'"),
+        ("runs: tiny\nsettings: {x: {}}\n", 1, "'runs' must be a non-empty list"),
+    ],
+)
+def test_bad_sensitivity_configs_are_one_line_at_their_line(tmp_path, text, line, fragment):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(UserError) as info:
+        load_sensitivity(path)
+    assert fragment in str(info.value) and str(info.value).startswith(f"{path}:{line}: ") and "\n" not in str(info.value)
+
+
+def test_the_shipped_config_resolves_every_setting_on_every_paper_run():
+    sensitivity = load_sensitivity("configs/sensitivity.yaml")
+    assert sensitivity.runs == ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count")
+    plans = setting_plans(sensitivity, quick=True)
+    assert len(plans) == 8 and all(len(configs) == 5 for _, configs, _ in plans), "label_count (Scene) is not in the quick slice"
+    hidden_nodes = {config.name: config for config in plans[0][1]}["hidden_nodes"]
+    assert [m.label for m in hidden_nodes.methods[:2]] == ["CCASL [n_synthetic=1]", "CCASL [n_synthetic=2]"] and len(hidden_nodes.methods) == 12
+    scaled = {s.name: scales_as_solver_needs(s.record() | {"preprocess": s.preprocess}) for s, _, _ in plans}
+    assert scaled == {
+        "a_lbfgs_C1": False, "b_liblinear_C1": True, "c_lbfgs_C10": False, "d_lbfgs_C100": False,
+        "e_standard_lbfgs_C1": True, "f_liblinear_C10": True, "g_forest_10_trees": False, "h_tuned_C": False,
+    }
+
+
+@pytest.mark.slow
+def test_make_sensitivity_quick_slice_runs_the_shipped_settings(tmp_path):
+    result = CliRunner().invoke(cli, [
+        "sensitivity", "--quick", "--setting", "a_lbfgs_C1", "--setting", "h_tuned_C", "--out", str(tmp_path), "--n-jobs", "1", "--quiet",
+    ])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / MANIFEST_FILE).read_text())
+    assert manifest["quick"] and [s["name"] for s in manifest["settings"]] == ["a_lbfgs_C1", "h_tuned_C"]
+    for setting in manifest["settings"]:
+        for run_dir in setting["run_dirs"].values():
+            units = load_results(tmp_path / run_dir).units
+            assert (units["status"] == "ok").all() and set(units["split"]) <= {0, 1}
