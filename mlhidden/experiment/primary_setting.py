@@ -3,9 +3,9 @@
 A setting of a sensitivity run (:mod:`mlhidden.experiment.sensitivity`) qualifies as primary
 when both hold:
 
-1. **Its fits converge**: no unit of any of its runs raised a warning. The store counts every
-   warning a unit raised (``n_warnings``), not only ``ConvergenceWarning``; until it records
-   their kinds, any warning disqualifies, which can only make the rule stricter.
+1. **Its fits converge**: no unit of any of its runs raised a ``ConvergenceWarning``. A unit
+   stored before warning kinds were kept (no ``warnings`` entry) counts as not converged if it
+   raised any warning, which can only make the rule stricter.
 2. **Its inputs are scaled as its solver needs**: every logistic regression it uses either sees
    standardised inputs (the setting's ``preprocess``) or uses a solver that does not need them
    (:data:`SCALE_FREE_SOLVERS`). Forests are scale-invariant and need nothing.
@@ -21,6 +21,7 @@ from pathlib import Path
 from mlhidden.experiment.sensitivity import read_manifest
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import load_results
+from mlhidden.experiment.unit_warnings import stored_warnings
 from mlhidden.methods.base_learners import parse_base_spec
 
 SCALE_FREE_SOLVERS = ("liblinear",)
@@ -38,6 +39,7 @@ class RuleVerdict:
     units: int
     units_with_warnings: int
     scaled: bool
+    """``units_with_warnings`` counts the units that did not converge (see the module docstring)."""
 
     @property
     def converges(self) -> bool:
@@ -52,7 +54,7 @@ class RuleVerdict:
             return "no stored units"
         parts = []
         if not self.converges:
-            parts.append(f"{self.units_with_warnings} of {self.units} units raised warnings")
+            parts.append(f"{self.units_with_warnings} of {self.units} units did not converge")
         if not self.scaled:
             parts.append("logistic regression on unscaled inputs with a solver that needs them scaled")
         return "; ".join(parts) or "converges, inputs scaled as the solver needs"
@@ -82,6 +84,14 @@ def apply_primary_rule(out_dir) -> list:
         units = [load_results(Path(out_dir) / run_dir).units for run_dir in setting["run_dirs"].values()]
         ok = [frame[frame["status"] == OK] for frame in units]
         verdicts.append(RuleVerdict(
-            setting["name"], sum(len(f) for f in ok), sum(int((f["n_warnings"] > 0).sum()) for f in ok), scales_as_solver_needs(setting),
+            setting["name"], sum(len(f) for f in ok), sum(sum(map(_not_converged, f.to_dict("records"))) for f in ok), scales_as_solver_needs(setting),
         ))
     return verdicts
+
+
+def _not_converged(unit: dict) -> bool:
+    """Whether a stored unit raised a ConvergenceWarning (any warning, if its kinds were not kept)."""
+    kept = unit.get("warnings")
+    if not isinstance(kept, str) or not kept:
+        return unit["n_warnings"] > 0
+    return any(entry["category"] == "ConvergenceWarning" for entry in stored_warnings(kept))

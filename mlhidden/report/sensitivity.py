@@ -37,15 +37,18 @@ SIGNIFICANCE_CLAIMS = ("C2", *RANKING_CLAIMS)
 def read_settings(folder) -> dict:
     """The sensitivity study's settings: name -> (folder of that setting's run directories, description).
 
-    ``<folder>/settings.json`` names the settings, as ``{"settings": {name: parameters}}`` or
-    ``{name: parameters}``; each setting's runs are ``<folder>/<name>/<experiment>/``. Without the
+    ``<folder>/settings.json`` names the settings, as ``{"settings": [{"name": ..., "about": ...}]}``
+    (what ``make sensitivity`` writes), ``{"settings": {name: parameters}}`` or ``{name: parameters}``;
+    each setting's runs are ``<folder>/<name>/<experiment>/``. Without the
     file, every subfolder is a setting with no description. An empty dict when nothing was run.
     """
     folder = Path(folder)
     manifest = folder / SETTINGS_FILE
     if manifest.is_file():
         data = json.loads(manifest.read_text(encoding="utf-8"))
-        settings = data.get("settings", data) if isinstance(data, dict) else {entry["name"]: entry for entry in data}
+        settings = data.get("settings", data) if isinstance(data, dict) else data
+        if isinstance(settings, list):
+            settings = {entry["name"]: entry for entry in settings}
         return {name: (folder / name, describe(parameters)) for name, parameters in settings.items() if (folder / name).is_dir()}
     if not folder.is_dir():
         return {}
@@ -57,8 +60,9 @@ def describe(parameters) -> str:
     if isinstance(parameters, str):
         return parameters
     if isinstance(parameters, dict):
-        if "description" in parameters:
-            return str(parameters["description"])
+        for key in ("description", "about"):
+            if key in parameters:
+                return str(parameters[key])
         return ", ".join(f"{key}={json.dumps(value, sort_keys=True)}" for key, value in parameters.items() if key != "name")
     return json.dumps(parameters, sort_keys=True)
 
