@@ -20,13 +20,10 @@ import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL
+from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
 
-PARTIAL_MARK = "†"
-WARNED_MARK = "‡"
-UNRECORDED_WARNINGS = "raised warnings (their kinds predate this store's record of them)"
 PLUS_MINUS = "±"
-NO_VALUE = "-"
 NOT_AVAILABLE = "n/a"
 AVG_RANK = "avg rank"
 AVG_RANKS_FILE = "avg_ranks.csv"
@@ -185,44 +182,6 @@ def _body(table: MetricTable, style: _Style, std: bool) -> list:
         )
         for dataset in table.datasets
     ]
-
-
-def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
-    """The footnotes a table needs: partly failed cells, failed cells, unranked rows.
-
-    ``unavailable=False`` leaves out the unavailable datasets, for formats whose row says why.
-    """
-    notes = []
-    states = {(d, m): table.cell_state(d, m) for d in table.datasets for m in table.methods}
-    for (dataset, method), state in states.items():
-        if state == PARTIAL:
-            n_failed, n_splits = table.n_failed.at[dataset, method], table.n_splits.at[dataset, method]
-            notes.append(
-                f"{PARTIAL_MARK} {method} on {dataset}: {n_failed} of {n_splits} splits failed;"
-                f" the mean is over the other {n_splits - n_failed}"
-            )
-    notes += warning_notes(table)
-    if FAILED in states.values():
-        notes.append("failed: every split failed; ranked last (ties share the average rank)")
-    incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in table.methods)]
-    if incomplete:
-        notes.append(f"not ranked, as some cells have no result yet ({NO_VALUE}): {', '.join(incomplete)}")
-    if unavailable:
-        notes.extend(f"{dataset}: {reason}; not ranked" for dataset, reason in table.unavailable.items())
-    return notes
-
-
-def warning_notes(table: MetricTable) -> list:
-    """One footnote per kind of warning, naming the cells whose units raised it and on how many splits."""
-    cells_of = {}
-    for dataset in table.datasets:
-        for method in table.methods:
-            n_warned = table.n_warned.at[dataset, method]
-            if n_warned:
-                cell = f"{method} on {dataset} ({n_warned} of {table.n_splits.at[dataset, method]} splits)"
-                for kind in table.warning_kinds.get((dataset, method)) or (UNRECORDED_WARNINGS,):
-                    cells_of.setdefault(kind, []).append(cell)
-    return [f"{WARNED_MARK} {', '.join(cells)}: units {kind}" for kind, cells in cells_of.items()]
 
 
 def to_latex(table: MetricTable, caption: str | None = None, label: str | None = None, *, std: bool = False) -> str:
