@@ -278,7 +278,8 @@ def test_every_method_on_one_split_of_a_mirror_dataset(dataset, mirror_dir, caps
         if dataset not in FAST_DATASETS:
             with capsys.disabled():  # the slow sweep doubles as the timing table
                 print(f"\n{dataset:8s} {name:10s} exact={exact_match:.3f} hamming={hamming:.3f} {seconds:7.1f}s", end="")
-        assert_better_than_predicting_nothing(data, name, exact_match, hamming, Y_test)
+        if not isinstance(make_method(name), TRIVIAL_BASELINES):  # they ignore x: MostFrequentSet may lose to no label
+            assert_better_than_predicting_nothing(data, name, exact_match, hamming, Y_test)
 
 
 # -- the shared synthetic layer --------------------------------------------------------------------
