@@ -15,10 +15,10 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-## make test: lint (ruff), then the default test suite with coverage per package (what CI runs)
+## make test: lint (ruff), then the default test suite on every core with coverage per package (what CI runs)
 test: venv
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q --cov --cov-report=term:skip-covered
+	$(BIN)/python -m pytest -q -n auto --cov --cov-report=term:skip-covered
 	$(BIN)/python tests/coverage_by_package.py
 
 ## make test-all: also the slow tests (every method on every mirror dataset, ...)

@@ -298,6 +298,9 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
         click.echo(f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.", err=True)
         sys.exit(128 + stop.signum)
     click.echo(f"wrote {out_dir / REPORT_FILE} and {len(result.paths) - 1} more files in {result.seconds:.0f} s")
+    for name, summary in result.summaries.items():
+        for line in summary.problem_lines():
+            click.echo(f"{name}: {line}", err=True)
     if result.n_failed:
         click.echo(f"{result.n_failed} unit(s) failed or were not run: see the run tables; re-run the same command to retry them.", err=True)
         sys.exit(1)

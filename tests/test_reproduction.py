@@ -528,4 +528,7 @@ def test_whole_quick_reproduction_through_the_cli(tmp_path, mirror_dir):
     claims = claims_of(out)
     assert all(claims[key].verdict != NOT_EVALUATED for key in ("C1", "C2", "C3", "C4", "C5", "C6", "C8"))
     assert claims["C7"].verdict == NOT_EVALUATED  # quick mode keeps no dataset with N >= 5000
+    for name in PAPER_CONFIGS:  # each run's warning kinds are summed up in lines of its own
+        warned = int((pd.read_csv(out / name / "units.csv")["n_warnings"] > 0).sum())
+        assert any(line.startswith(f"{name}: ") for line in result.stderr.splitlines()) == (warned > 0), name
     assert "MediaMill" not in report.split("## Table 'results'")[1].split("###")[0]
