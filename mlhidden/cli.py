@@ -36,6 +36,9 @@ class _Group(click.Group):
                 ctx.exit(2)
 
 
+_DATA_DIR = click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+
+
 @click.group(cls=_Group)
 @click.version_option(__version__, prog_name="mlhidden")
 def cli():
@@ -121,7 +124,7 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 @click.option("-d", "--dataset", "datasets", multiple=True, metavar="NAME", help="A dataset (name or ARFF path), without --config; repeatable.")
 @click.option("-m", "--method", "methods", multiple=True, metavar="NAME", help="A method (name or import path), without --config; repeatable.")
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from config, else all).")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@_DATA_DIR
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>).")
 @click.option("--splits", type=int, default=None, help="Number of random 60/40 splits (overrides the config).")
 @click.option("--seed", type=int, default=None, help="Run seed (overrides the config).")
@@ -228,7 +231,7 @@ def report(run_dirs, out, stats, control, std, metrics):
 
 @cli.command("splits")
 @click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False), help="Run config (YAML).")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@_DATA_DIR
 @_LABELS
 def splits_command(config_path, data_dir, labels):
     """Each dataset's test parts under the config's protocol, without running anything.
@@ -270,7 +273,7 @@ def init(path):
 @cli.command()
 @click.option("--quick", is_flag=True, help="3 splits, datasets with N x D <= 1.5M, 10 synthetic datasets of each kind: minutes, not hours.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@_DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
 @click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the paper's configs.")
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
@@ -314,7 +317,7 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
 @click.option("--quick", is_flag=True, help="The config's quick slice: a few datasets, 2 splits.")
 @click.option("--setting", "only", multiple=True, help="Run only this setting (repeatable; default: all).")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/sensitivity/, quick: results/quick/sensitivity/).")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+@_DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
 @click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the runs' configs.")
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
@@ -350,8 +353,6 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, qui
 def datasets():
     """The dataset registry: list, verify checksums, inspect, fetch from a mirror."""
 
-
-_DATA_DIR = click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
 
 
 @datasets.command("list")
