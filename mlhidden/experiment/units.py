@@ -78,13 +78,14 @@ def label_scores(estimator, X_test, n_labels: int):
     return scores if scores.shape == (X_test.shape[0], n_labels) else None
 
 
-def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None) -> FittedUnit:
+def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None, with_scores: bool = True) -> FittedUnit:
     """Fit ``method`` (anything with ``name``, ``params`` and ``base``) on a split and predict its test rows.
 
     The method sees the labels in ``split.label_order``; the predictions are put back into the
     dataset's order. With ``shared_dir``, fits another method of the run already made on the same
     inputs are reused (:mod:`mlhidden.methods.shared_fits`). The label scores are predicted after
-    the timed prediction, so times are those of ``predict`` alone. BLAS runs with the fixed thread count
+    the timed prediction, so times are those of ``predict`` alone; ``with_scores=False`` skips them
+    (a refit that needs only the predictions). BLAS runs with the fixed thread count
     of every unit (:func:`~mlhidden.experiment.backends.unit_thread_limits`), so a refit made by the
     report in the parent process equals the stored unit. Errors propagate.
     """
@@ -99,11 +100,14 @@ def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None) -> FittedUn
         start = time.perf_counter()
         in_split_order = np.asarray(estimator.predict(X_test))
         test_seconds = time.perf_counter() - start
-        scores_in_split_order = label_scores(estimator, X_test, len(split.label_order))
-    predicted = np.empty_like(in_split_order)
-    predicted[:, split.label_order] = in_split_order
-    scores = None
-    if scores_in_split_order is not None:
-        scores = np.empty_like(scores_in_split_order)
-        scores[:, split.label_order] = scores_in_split_order
+        scores = label_scores(estimator, X_test, len(split.label_order)) if with_scores else None
+    predicted = _in_dataset_order(in_split_order, split.label_order)
+    scores = None if scores is None else _in_dataset_order(scores, split.label_order)
     return FittedUnit(predicted, train_seconds, test_seconds, reused, scores)
+
+
+def _in_dataset_order(in_split_order: np.ndarray, label_order) -> np.ndarray:
+    """A (n, L) matrix whose columns follow the split's label order, put back in the dataset's."""
+    matrix = np.empty_like(in_split_order)
+    matrix[:, label_order] = in_split_order
+    return matrix

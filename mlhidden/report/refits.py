@@ -56,7 +56,7 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         splits = dataset_splits(record.protocol, record.seed, name, data.Y, record.splits, record.train_fraction, record.shuffle_labels)
         for method in (m for m in record.methods if m.label in methods):
             for index, split in enumerate(splits):
-                fitted = fit_unit(data.X, data.Y, split, method, method_seed(record.seed, name, index))
+                fitted = fit_unit(data.X, data.Y, split, method, method_seed(record.seed, name, index), with_scores=False)
                 correct = fitted.predicted == data.Y[split.test]
                 exact = float(np.mean(np.all(correct, axis=1)))
                 for position, label in enumerate(split.label_order):
