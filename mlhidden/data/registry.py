@@ -19,6 +19,7 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from mlhidden.data.arff import READER_VERSION, read_arff
@@ -217,7 +218,8 @@ def dataset_table(data_dir=None) -> list[dict]:
     rows = []
     for entry in _manifest():
         found = _find(entry, folders)
-        shape_source, status = entry, found.status
+        shape_source: RegistryEntry | Dataset = entry
+        status = found.status
         if status in ("ok", "no checksum"):
             try:
                 shape_source = _load_entry(entry, folders)
@@ -325,9 +327,9 @@ def _find(entry: RegistryEntry, folders: list[Path]) -> _Found:
 def _load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
     """Load a registry file after checking that it is the manifest's file, and check its shape."""
     found = _find(entry, folders)
-    if found.status == entry.unavailable_status:
-        raise DatasetUnavailable(f"{entry.name}: {found.status}")
-    if found.status == "missing":
+    if found.path is None:
+        if found.status == entry.unavailable_status:
+            raise DatasetUnavailable(f"{entry.name}: {found.status}")
         where = ", ".join(str(folder) for folder in folders)
         raise UserError(f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT)
     if found.status == "checksum mismatch":
@@ -375,12 +377,11 @@ def _load_file(path: str, sha256: str, labels, labels_xml: tuple[str, str] | Non
         dataset, input_warnings = cached
         for category_name, message in input_warnings:
             warnings.warn(message, _input_warning_class(category_name), stacklevel=2)
-    for array in (
-        dataset.Y,
-        *((dataset.X.data, dataset.X.indices, dataset.X.indptr) if dataset.is_sparse else (dataset.X,)),
-    ):
+    X = dataset.X
+    for array in (dataset.Y, *((X,) if isinstance(X, np.ndarray) else (X.data, X.indices, X.indptr))):
         array.flags.writeable = False
     return dataset
+
 
 def _input_warning_class(name: str) -> type[InputWarning]:
     """The :class:`InputWarning` subclass called ``name`` (InputWarning itself if none is)."""

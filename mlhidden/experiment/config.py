@@ -69,18 +69,23 @@ class MethodSpec:
     def params_hash(self) -> str:
         return canonical_hash(self.resolved)
 
+    @property
+    def method_entry(self) -> MethodEntry:
+        """The registry entry: the one resolved when the config was read, else looked up by name."""
+        return self.entry or get_entry(self.name)
+
     def make(self, random_state=None):
         """The unfitted estimator of one unit, built from the entry resolved when the config was read.
 
         Workers (loky processes, dask) build it without looking the name up again, so methods
         registered from Python or given by import path work there as in this process.
         """
-        return build_method(self.entry or get_entry(self.name), self.resolved, random_state)
+        return build_method(self.method_entry, self.resolved, random_state)
 
     def record(self) -> dict:
         """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
         for a method that is not built in, the package and version providing it."""
-        provider = self.entry.provider()
+        provider = self.method_entry.provider()
         return {"label": self.label, "group": self.group or self.label, "sweep": self.sweep, **self.resolved, **({"provider": provider} if provider else {})}
 
 
@@ -292,7 +297,7 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
         fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
     protocol = _protocol(data, fail)
     if protocol.is_kfold:
-        given = [("--splits", None)] if splits is not None else []
+        given: list[tuple[str, tuple | None]] = [("--splits", None)] if splits is not None else []
         given += [(f"'{key}'", (key,)) for key in ("splits", "train_fraction") if key in data]
         if given:
             name, where = given[0]
