@@ -46,8 +46,9 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import RunConfig, _failure_at, _parse_yaml, load_config
+from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
 from mlhidden.methods.base_learners import binary_only, make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import method_of, resolve_preprocess
 from mlhidden.methods.registry import build_method, check_method_base, resolve_method
@@ -131,8 +132,8 @@ class Sensitivity:
 def load_sensitivity(path) -> Sensitivity:
     """Read and validate a sensitivity config; every problem is one ``UserError`` naming file:line."""
     path = Path(path)
-    data, lines = _parse_yaml(path)
-    fail = _failure_at(path, lines)
+    data, lines = read_yaml_with_lines(path)
+    fail = failure_at(path, lines)
     if not isinstance(data, Mapping):
         fail("a sensitivity config must be a mapping with 'runs' and 'settings'", hint="see configs/sensitivity.yaml")
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
