@@ -43,7 +43,7 @@ def verify_datasets(data_dir=None, names=None) -> list[dict]:
     Parameters
     ----------
     data_dir : str or os.PathLike, optional
-        The first folder of the data path (see :func:`data_path`).
+        The first folder of the data path (see :func:`~mlhidden.data.registry.data_path`).
     names : iterable of str, optional
         Registry names to check (default: all).
 
