@@ -15,9 +15,10 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-## make test: lint (ruff), then the default test suite on every core with coverage per package (what CI runs)
+## make test: lint (ruff), type check (mypy), then the default test suite on every core with coverage per package (what CI runs)
 test: venv
 	$(BIN)/ruff check .
+	$(BIN)/mypy mlhidden
 	$(BIN)/python -m pytest -q -n auto --cov --cov-report=term:skip-covered
 	$(BIN)/python tests/coverage_by_package.py
 

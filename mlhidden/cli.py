@@ -2,44 +2,20 @@
 
 from __future__ import annotations
 
-import signal
 import sys
-import warnings
 from pathlib import Path
 
 import click
 
 from mlhidden import __version__
-from mlhidden.errors import InputWarning, UserError
+from mlhidden.cli_endings import OneLineErrors, StopSignals
+from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
-
-
-class _Group(click.Group):
-    """Turns a ``UserError`` into one line on stderr and exit code 2 — never a traceback — and a
-    warning about the user's input into one ``warning:`` line."""
-
-    def invoke(self, ctx):
-        with warnings.catch_warnings():
-            default_show = warnings.showwarning
-
-            def show(message, category, *args, **kwargs):
-                if issubclass(category, InputWarning):
-                    click.echo(f"warning: {message}", err=True)
-                else:
-                    default_show(message, category, *args, **kwargs)
-
-            warnings.showwarning = show
-            try:
-                return super().invoke(ctx)
-            except UserError as exc:
-                click.echo(f"error: {exc}", err=True)
-                ctx.exit(2)
-
 
 _DATA_DIR = click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
 
 
-@click.group(cls=_Group)
+@click.group(cls=OneLineErrors)
 @click.version_option(__version__, prog_name="mlhidden")
 def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
@@ -84,30 +60,6 @@ def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
             click.echo(to_terminal(result.table, std=std))
         for line in result.note_lines():
             click.echo(f"{name}: {line}")
-
-
-class _StopSignals:
-    """While active, SIGTERM stops a run the way Ctrl-C does: both raise ``KeyboardInterrupt``.
-
-    The runner answers that by keeping every stored unit and returning, so a job scheduler's
-    SIGTERM loses no finished work either. ``signum`` is the signal that arrived (exit code 128 + it).
-    """
-
-    def __init__(self):
-        self.signum = signal.SIGINT
-        self._previous = {}
-
-    def _stop(self, signum, frame):
-        self.signum = signum
-        raise KeyboardInterrupt
-
-    def __enter__(self):
-        self._previous = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
-        return self
-
-    def __exit__(self, *exc_info):
-        for s, handler in self._previous.items():
-            signal.signal(s, handler)
 
 
 _LABELS = click.option(
@@ -168,7 +120,7 @@ def run(
     else:
         raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
     run_dir = Path(out) if out else Path("results") / config.name
-    stop = _StopSignals()
+    stop = StopSignals()
     try:
         with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
             summary = run_experiment(
@@ -291,7 +243,7 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
         return RunProgress(bar=False if quiet else None)
 
     out_dir = Path(out) if out else Path("results") / ("quick" if quick else "")
-    stop = _StopSignals()
+    stop = StopSignals()
     try:
         with stop:
             result = reproduce_paper(out_dir, quick=quick, data_dir=data_dir, n_jobs=n_jobs, config_dir=config_dir, progress=progress)
@@ -334,7 +286,7 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, qui
         return RunProgress(bar=False if quiet else None)
 
     out_dir = Path(out) if out else Path("results") / ("quick" if quick else "") / "sensitivity"
-    stop = _StopSignals()
+    stop = StopSignals()
     try:
         with stop:
             manifest = run_sensitivity(
@@ -349,7 +301,7 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, qui
     click.echo(f"wrote {len(manifest['settings'])} setting(s) under {out_dir} ({MANIFEST_FILE})")
 
 
-@cli.group(cls=_Group)
+@cli.group(cls=OneLineErrors)
 def datasets():
     """The dataset registry: list, verify checksums, inspect, fetch from a mirror."""
 

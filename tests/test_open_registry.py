@@ -196,6 +196,28 @@ def test_external_methods_get_constant_labels_and_label_matrices():
     assert single.predict_proba(data.X).tolist() == Y[:, [0, 3]].tolist()
 
 
+class _KNNWithoutClasses(BaseEstimator):
+    """Per-label probabilities like kNN's, but no ``classes_`` to say which column is y = 1."""
+
+    def fit(self, X, Y):
+        self.knn_ = KNeighborsClassifier(n_neighbors=1).fit(X, Y)
+        return self
+
+    def predict(self, X):
+        return self.knn_.predict(X)
+
+    def predict_proba(self, X):
+        return self.knn_.predict_proba(X)
+
+
+def test_external_probabilities_per_label_need_the_estimators_classes():
+    data = make_logical()
+    method = ExternalMethod(_KNNWithoutClasses()).fit(data.X, data.Y)
+    assert method.predict(data.X).tolist() == data.Y.tolist()
+    with pytest.raises(ValueError, match="_KNNWithoutClasses.predict_proba gives one array per label, but the estimator has no classes_"):
+        method.predict_proba(data.X)
+
+
 def test_base_learners_must_be_classifiers_with_probabilities_where_read():
     data = make_logical()
     with pytest.raises(ValueError, match="PCC reads its base learner's probabilities, and LinearSVC has no predict_proba"):

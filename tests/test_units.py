@@ -76,6 +76,13 @@ def test_run_record_reads_back_the_stored_config():
     assert (record.splits, record.seed, record.shuffle_labels) == (3, 7, False)
 
 
+def test_a_stored_method_entry_records_itself_as_the_config_did():
+    """A method read back from a store has no registry entry yet: recording it looks the entry up."""
+    config = parse_config({"datasets": ["Logical"], "methods": ["BR", {"name": "CC", "label": "CC (a)"}]})
+    record = RunRecord.from_record(config_record(config))
+    assert [method.record() for method in record.methods] == [method.record() for method in config.methods]
+
+
 def test_stores_written_before_shuffle_labels_existed_shuffled():
     stored = config_record(parse_config({"datasets": ["Logical"], "methods": ["BR"], "shuffle_labels": False}))
     assert split_protocol(stored).endswith("labels in file order")

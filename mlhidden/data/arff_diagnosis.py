@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import arff
 
@@ -60,7 +62,7 @@ def _explain_row(lines, layout: Layout, row: str) -> tuple[str, str] | None:
         problem = sparse_index_problem(row, len(attributes))
         if problem is not None:
             return problem
-        entries = sorted(values.items())
+        entries: Iterable[tuple[int, Any]] = sorted(values.items())
     elif len(values) != len(attributes):
         return (
             f"malformed data row: {len(values)} values, but {len(attributes)} attributes are declared",

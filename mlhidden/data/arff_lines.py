@@ -104,7 +104,8 @@ def check_structure(path: Path, lines, layout: Layout) -> None:
     sparse (liac-arff reads a file as sparse or dense from its first row; dense rows may hold
     sparse ones, not the reverse). Raises :class:`UserError`.
     """
-    relation_line, first_attribute = None, {}
+    relation_line: int | None = None
+    first_attribute: dict[str, int] = {}
     for number, raw in enumerate(lines[: layout.data_line], start=1):
         text = raw.strip(" \t\r\n")
         keyword = text.split(None, 1)[0].lower() if text.startswith("@") else None
@@ -132,6 +133,8 @@ def check_structure(path: Path, lines, layout: Layout) -> None:
                     hint="rename one of them",
                 )
             first_attribute[name] = number
+    if layout.data_line is None:
+        return
     sparse = is_sparse(lines, layout)
     for number in layout.row_lines:
         row = lines[number - 1].strip(" \t\r\n")

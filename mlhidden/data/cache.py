@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,7 +64,7 @@ def read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, lis
 def write_cache(cache_path: Path, dataset: Dataset, input_warnings=()) -> None:
     """Store the parsed arrays and the parse's (category name, message) warnings; a cache that
     cannot be written only costs a re-parse next time."""
-    arrays = {
+    arrays: dict[str, Any] = {
         "input_warnings": np.array(list(input_warnings), dtype=str).reshape(-1, 2),
         "name": np.array(dataset.name),
         "Y": dataset.Y,
@@ -71,15 +72,11 @@ def write_cache(cache_path: Path, dataset: Dataset, input_warnings=()) -> None:
         "label_names": np.array(dataset.label_names, dtype=str),
         "sparse": np.array(dataset.is_sparse),
     }
-    if dataset.is_sparse:
-        arrays.update(
-            X_data=dataset.X.data,
-            X_indices=dataset.X.indices,
-            X_indptr=dataset.X.indptr,
-            X_shape=np.array(dataset.X.shape),
-        )
+    X = dataset.X
+    if isinstance(X, np.ndarray):
+        arrays["X"] = X
     else:
-        arrays["X"] = dataset.X
+        arrays.update(X_data=X.data, X_indices=X.indices, X_indptr=X.indptr, X_shape=np.array(X.shape))
     try:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(cache_path, lambda stream: np.savez(stream, **arrays))

@@ -21,7 +21,7 @@ class Dataset:
     """
 
     name: str
-    X: object
+    X: np.ndarray | sp.csr_matrix
     Y: np.ndarray
     feature_names: tuple = ()
     label_names: tuple = ()
@@ -51,7 +51,8 @@ class Dataset:
 
     def description(self) -> list[tuple]:
         """(property, value) pairs describing the data: what ``mlhidden datasets info`` shows."""
-        density = self.X.nnz / max(self.X.shape[0] * self.X.shape[1], 1) if self.is_sparse else None
+        X = self.X
+        density = None if isinstance(X, np.ndarray) else X.nnz / max(X.shape[0] * X.shape[1], 1)
         return [
             ("name", self.name), ("source", self.source or "generated"), ("sha256", self.checksum),
             ("N", self.n_samples), ("L", self.n_labels), ("D", self.n_features),
@@ -69,7 +70,7 @@ class Dataset:
         import hashlib
 
         digest = hashlib.sha256()
-        X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
+        X = self.X if isinstance(self.X, np.ndarray) else self.X.toarray()
         digest.update(np.ascontiguousarray(X, dtype=np.float64).tobytes())
         digest.update(np.ascontiguousarray(self.Y, dtype=np.int8).tobytes())
         return digest.hexdigest()

@@ -8,6 +8,7 @@ plus one line there.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -58,7 +59,7 @@ def make_logical(jitter=0.0, random_state=None) -> Dataset:
     )
 
 
-GENERATORS = {
+GENERATORS: dict[str, Callable[..., Dataset]] = {
     "Logical": make_logical,
     "SyntheticComplex": make_synthetic_complex,
     "SyntheticSimple": make_synthetic_simple,

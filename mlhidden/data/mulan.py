@@ -30,8 +30,9 @@ def read_label_names(xml_path) -> tuple[str, ...]:
         raise UserError(f"cannot read the label file: {error.strerror or error}", path=path) from None
     except ElementTree.ParseError as error:
         raise UserError(f"not a well-formed XML file: {error.msg}", path=path, line=error.position[0]) from None
-    names = [element.get("name") for element in root.iter() if _local(element.tag) == "label"]
-    if _local(root.tag) != "labels" or not names or None in names:
+    declared = [element.get("name") for element in root.iter() if _local(element.tag) == "label"]
+    names = [name for name in declared if name is not None]
+    if _local(root.tag) != "labels" or not names or len(names) < len(declared):
         raise UserError(
             "not a Mulan label file: expected <labels> holding <label name=\"...\"> elements", path=path,
             hint="give the XML file published with the ARFF file, or the label count with -C N / --labels N",

@@ -19,6 +19,7 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from mlhidden.data.arff import READER_VERSION, read_arff
@@ -155,7 +156,7 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
         generator_name = _match(GENERATORS, name)
         return GENERATORS[generator_name](**params)
     if kind == "registry":
-        return _load_entry(_entries_by_name()[_match(_entries_by_name(), name)], data_path(data_dir))
+        return load_entry(_entries_by_name()[_match(_entries_by_name(), name)], data_path(data_dir))
     path = Path(spec)
     labels_xml = params.get("labels_xml") or (xml_beside(path) if params.get("labels") is None else None)
     return _load_file(str(path.resolve()), sha256_of(path), params.get("labels"), _xml_key(labels_xml))
@@ -208,59 +209,6 @@ def dataset_names() -> list[str]:
     return _all_names()
 
 
-def dataset_table(data_dir=None) -> list[dict]:
-    """One row per registry dataset plus the generated ones: availability, shape, checksum, status.
-
-    Shapes come from the parsed file when it is available, else from the manifest.
-    """
-    folders = data_path(data_dir)
-    rows = []
-    for entry in _manifest():
-        found = _find(entry, folders)
-        shape_source, status = entry, found.status
-        if status in ("ok", "no checksum"):
-            try:
-                shape_source = _load_entry(entry, folders)
-                status = "ok"
-            except UserError as error:
-                status = error.message
-        file = found.path.name if found.path is not None else entry.file
-        rows.append(_table_row(entry.name, file, status == "ok", shape_source, found.identity or found.sha256 or entry.sha256, status))
-    for name, generator in GENERATORS.items():
-        dataset = generator()
-        rows.append(_table_row(name, "(generated)", True, dataset, dataset.checksum, "ok"))
-    return rows
-
-
-def verify_datasets(data_dir=None, names=None) -> list[dict]:
-    """Check each registry file's sha256 against the manifest (hashing only, no parsing).
-
-    Parameters
-    ----------
-    data_dir : str or os.PathLike, optional
-        The first folder of the data path (see :func:`data_path`).
-    names : iterable of str, optional
-        Registry names to check (default: all).
-
-    Returns
-    -------
-    list of dict
-        Rows with keys name, file (the path found, or the manifest's name), status ("ok",
-        "missing", "checksum mismatch", "no checksum" or "not available (...)"), expected and
-        found (sha256 hex or None) of the file found.
-    """
-    folders = data_path(data_dir)
-    rows = []
-    for entry in select_entries(names):
-        found = _find(entry, folders)
-        expected = dict(entry.candidates()).get(found.path.name) if found.path is not None else entry.sha256
-        rows.append({
-            "name": entry.name, "file": str(found.path or entry.file), "status": found.status,
-            "expected": expected, "found": found.sha256,
-        })
-    return rows
-
-
 def _match(named: dict, spec: str):
     """The key of ``named`` equal to ``spec`` ignoring case, or None."""
     return next((key for key in named if key.lower() == spec.lower()), None)
@@ -289,7 +237,7 @@ def select_entries(names) -> list[RegistryEntry]:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Found:
+class FoundFile:
     """Where a registry file was found in the data path and what it is.
 
     ``identity`` is the dataset's identity checksum (the manifest's ``sha256``, whichever form
@@ -302,7 +250,7 @@ class _Found:
     identity: str | None = None
 
 
-def _find(entry: RegistryEntry, folders: list[Path]) -> _Found:
+def find_entry(entry: RegistryEntry, folders: list[Path]) -> FoundFile:
     """The first file of ``entry`` in ``folders`` (mirror form before shipped form), checked against the manifest.
 
     The first file present decides: a damaged copy in ``--data-dir`` is reported, never silently
@@ -315,19 +263,19 @@ def _find(entry: RegistryEntry, folders: list[Path]) -> _Found:
                 continue
             found = sha256_of(path)
             if expected is None:
-                return _Found(path, found, "no checksum", found)
+                return FoundFile(path, found, "no checksum", found)
             if found != expected:
-                return _Found(path, found, "checksum mismatch")
-            return _Found(path, found, "ok", entry.sha256)
-    return _Found(None, None, entry.unavailable_status if entry.user_supplied else "missing")
+                return FoundFile(path, found, "checksum mismatch")
+            return FoundFile(path, found, "ok", entry.sha256)
+    return FoundFile(None, None, entry.unavailable_status if entry.user_supplied else "missing")
 
 
-def _load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
+def load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
     """Load a registry file after checking that it is the manifest's file, and check its shape."""
-    found = _find(entry, folders)
-    if found.status == entry.unavailable_status:
-        raise DatasetUnavailable(f"{entry.name}: {found.status}")
-    if found.status == "missing":
+    found = find_entry(entry, folders)
+    if found.path is None:
+        if found.status == entry.unavailable_status:
+            raise DatasetUnavailable(f"{entry.name}: {found.status}")
         where = ", ".join(str(folder) for folder in folders)
         raise UserError(f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT)
     if found.status == "checksum mismatch":
@@ -375,12 +323,11 @@ def _load_file(path: str, sha256: str, labels, labels_xml: tuple[str, str] | Non
         dataset, input_warnings = cached
         for category_name, message in input_warnings:
             warnings.warn(message, _input_warning_class(category_name), stacklevel=2)
-    for array in (
-        dataset.Y,
-        *((dataset.X.data, dataset.X.indices, dataset.X.indptr) if dataset.is_sparse else (dataset.X,)),
-    ):
+    X = dataset.X
+    for array in (dataset.Y, *((X,) if isinstance(X, np.ndarray) else (X.data, X.indices, X.indptr))):
         array.flags.writeable = False
     return dataset
+
 
 def _input_warning_class(name: str) -> type[InputWarning]:
     """The :class:`InputWarning` subclass called ``name`` (InputWarning itself if none is)."""
@@ -391,18 +338,3 @@ def _input_warning_class(name: str) -> type[InputWarning]:
             return category
         pending.extend(category.__subclasses__())
     return InputWarning
-
-
-def _table_row(name, file, available, shape, sha256, status) -> dict:
-    """A dataset_table row; ``shape`` is a Dataset or a RegistryEntry (same attribute names)."""
-    return {
-        "name": name,
-        "file": file,
-        "available": available,
-        "N": shape.n_samples,
-        "L": shape.n_labels,
-        "D": shape.n_features,
-        "LC": round(shape.label_cardinality, 2),
-        "sha256": (sha256 or "")[:12],
-        "status": status,
-    }

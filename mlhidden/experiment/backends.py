@@ -12,11 +12,15 @@ import os
 import signal
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 import joblib
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from mlhidden.errors import UserError
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 BACKENDS = ("loky", "dask")
 UNIT_BLAS_THREADS = 1
@@ -88,8 +92,8 @@ class ExecutionBackend:
         self.name = name
         self.scheduler = scheduler
         self.timeout = timeout
-        self._client = None
-        self.lost_worker_errors = (BrokenProcessPool,)
+        self._client: Client | None = None
+        self.lost_worker_errors: tuple[type[BaseException], ...] = (BrokenProcessPool,)
 
     def __enter__(self):
         if self.name == "dask":
@@ -130,7 +134,7 @@ class ExecutionBackend:
     def describe(self) -> dict:
         """Where the units compute, for the run's provenance record."""
         if self.name == "dask":
-            threads = self._client.nthreads() if self._client is not None else {}
+            threads: dict[str, int] = self._client.nthreads() if self._client is not None else {}
             return {
                 "name": "dask", "scheduler": self.scheduler, "workers": len(threads), "threads": sum(threads.values()),
                 "blas": blas_description(),

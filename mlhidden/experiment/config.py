@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
-
 from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION
+from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, resolve_method
@@ -69,18 +68,23 @@ class MethodSpec:
     def params_hash(self) -> str:
         return canonical_hash(self.resolved)
 
+    @property
+    def method_entry(self) -> MethodEntry:
+        """The registry entry: the one resolved when the config was read, else looked up by name."""
+        return self.entry or get_entry(self.name)
+
     def make(self, random_state=None):
         """The unfitted estimator of one unit, built from the entry resolved when the config was read.
 
         Workers (loky processes, dask) build it without looking the name up again, so methods
         registered from Python or given by import path work there as in this process.
         """
-        return build_method(self.entry or get_entry(self.name), self.resolved, random_state)
+        return build_method(self.method_entry, self.resolved, random_state)
 
     def record(self) -> dict:
         """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
         for a method that is not built in, the package and version providing it."""
-        provider = self.entry.provider()
+        provider = self.method_entry.provider()
         return {"label": self.label, "group": self.group or self.label, "sweep": self.sweep, **self.resolved, **({"provider": provider} if provider else {})}
 
 
@@ -120,43 +124,6 @@ def canonical_hash(value) -> str:
     """A short stable digest of a JSON-able value (sorted keys), used in store keys."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-class _LineTracker:
-    """Builds plain Python values from a YAML node tree, remembering the line of every path."""
-
-    def __init__(self):
-        self.lines: dict[tuple, int] = {}
-
-    def build(self, node, path=()):
-        self.lines.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            result = {}
-            for key_node, value_node in node.value:
-                key = yaml.safe_load(yaml.serialize(key_node))
-                self.lines[path + (key,)] = key_node.start_mark.line + 1
-                result[key] = self.build(value_node, path + (key,))
-            return result
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
-        return yaml.safe_load(yaml.serialize(node))
-
-
-def _parse_yaml(path: Path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError("config file not found", path=path, hint="check the path given to --config") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read config: {exc}", path=path) from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise UserError(f"invalid YAML: {problem}", path=path, line=mark.line + 1 if mark else None) from None
-    tracker = _LineTracker()
-    return (tracker.build(node) if node is not None else None), tracker.lines
 
 
 def _entry(entry, where, kind, keys, forms, fail) -> dict:
@@ -217,7 +184,7 @@ def _point_label(label: str, point: dict) -> str:
 def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
     """Read and validate a run config; command-line overrides win over the file."""
     path = Path(path)
-    data, lines = _parse_yaml(path)
+    data, lines = read_yaml_with_lines(path)
     return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
 
 
@@ -228,7 +195,7 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
     relation has no ``-C``, or an override of it).
     """
-    fail = _failure_at(source, lines or {})
+    fail = failure_at(source, lines or {})
     if not isinstance(data, Mapping):
         fail("a config must be a mapping with 'datasets' and 'methods'", hint="see configs/smoke.yaml")
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
@@ -251,22 +218,6 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
             fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
     name = data.get("name") or (Path(source).stem if source else "run")
     return RunConfig(str(name), tuple(datasets), tuple(methods), source=None if source is None else str(source), **settings)
-
-
-def _failure_at(source, lines: dict):
-    """``fail(message, where, hint)``: raise a UserError at the config line of the key path ``where``.
-
-    ``where=None`` blames a command-line option (no line); a path without a line of its own takes
-    the line of its nearest parent.
-    """
-
-    def fail(message, where=(), hint=None):
-        if where is None:
-            raise UserError(message, hint=hint)
-        line = next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)
-        raise UserError(message, path=source, line=line, hint=hint)
-
-    return fail
 
 
 def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
@@ -292,7 +243,7 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
         fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
     protocol = _protocol(data, fail)
     if protocol.is_kfold:
-        given = [("--splits", None)] if splits is not None else []
+        given: list[tuple[str, tuple | None]] = [("--splits", None)] if splits is not None else []
         given += [(f"'{key}'", (key,)) for key in ("splits", "train_fraction") if key in data]
         if given:
             name, where = given[0]

@@ -66,13 +66,13 @@ class CostModel:
     """
 
     def __init__(self, pending):
-        self.remaining = Counter()
-        self.size = {}
+        self.remaining: Counter[tuple[str, str]] = Counter()
+        self.size: dict[tuple[str, str], float] = {}
         for dataset, method, size in pending:
             self.remaining[dataset, method] += 1
             self.size[dataset, method] = max(float(size), 1.0) ** SIZE_EXPONENT
-        self.seconds = defaultdict(float)
-        self.count = Counter()
+        self.seconds: defaultdict[tuple[str, str], float] = defaultdict(float)
+        self.count: Counter[tuple[str, str]] = Counter()
         self.done_seconds = 0.0
 
     def finished(self, dataset: str, method: str, seconds: float | None) -> None:
@@ -130,12 +130,12 @@ class RunProgress:
         self.clock = clock
         self.total = self.done = self.failed = 0
         self._skipped = 0
-        self._costs = None
-        self._started = None
-        self._last_line = None
+        self._costs: CostModel | None = None
+        self._started: float | None = None
+        self._last_line: float | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     def __enter__(self):
         return self
@@ -204,15 +204,15 @@ class RunProgress:
         if ran <= 0:
             return None
         if self._costs is not None and self._costs.done_seconds > 0:
-            return (now - self._started) * self._costs.remaining_seconds() / self._costs.done_seconds
-        return (now - self._started) / ran * (self.total - self.done)
+            return self._elapsed(now) * self._costs.remaining_seconds() / self._costs.done_seconds
+        return self._elapsed(now) / ran * (self.total - self.done)
 
     def status(self, now: float) -> str:
         """``12/40 units (30%), 1 failed, 0:12 elapsed, ETA 0:28``."""
         percent = 100 * self.done // self.total if self.total else 100
         return (
             f"{self.done}/{self.total} units ({percent}%), {self.failed} failed, "
-            f"{format_duration(now - self._started)} elapsed, ETA {format_duration(self.eta(now))}"
+            f"{format_duration(self._elapsed(now))} elapsed, ETA {format_duration(self.eta(now))}"
         )
 
     def bar_line(self, now: float, columns: int) -> str:
@@ -224,6 +224,9 @@ class RunProgress:
         width = max(MIN_BAR_WIDTH, min(BAR_WIDTH, columns - len(text) - 4))
         filled = width * self.done // self.total if self.total else width
         return f"[{'#' * filled}{'-' * (width - filled)}] {text}"[: max(columns - 1, 1)]
+
+    def _elapsed(self, now: float) -> float:
+        return 0.0 if self._started is None else now - self._started
 
     def _show_status(self):
         if self.bar:

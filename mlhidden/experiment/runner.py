@@ -181,7 +181,7 @@ def run_experiment(
     n_jobs=None,
     fresh: bool = False,
     on_unit: Callable[[dict, int, int], None] | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, int, list], None] | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
     share_fits: bool = True,

@@ -43,10 +43,12 @@ from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import RunConfig, _failure_at, _parse_yaml, load_config
+from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
 from mlhidden.methods.base_learners import binary_only, make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import method_of, resolve_preprocess
 from mlhidden.methods.registry import build_method, check_method_base, resolve_method
@@ -76,7 +78,8 @@ class QuickSlice:
 
     def _first_points(self, specs) -> tuple:
         """The specs with at most ``max_sweep_points`` of each entry's sweep (entries without one are kept)."""
-        seen, kept = Counter(), []
+        seen: Counter[str | None] = Counter()
+        kept = []
         for spec in specs:
             seen[spec.group] += 1
             if not spec.sweep or seen[spec.group] <= self.max_sweep_points:
@@ -129,8 +132,8 @@ class Sensitivity:
 def load_sensitivity(path) -> Sensitivity:
     """Read and validate a sensitivity config; every problem is one ``UserError`` naming file:line."""
     path = Path(path)
-    data, lines = _parse_yaml(path)
-    fail = _failure_at(path, lines)
+    data, lines = read_yaml_with_lines(path)
+    fail = failure_at(path, lines)
     if not isinstance(data, Mapping):
         fail("a sensitivity config must be a mapping with 'runs' and 'settings'", hint="see configs/sensitivity.yaml")
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
@@ -178,7 +181,8 @@ def _setting(name, value, where, fail) -> Setting:
 def _quick(value, fail) -> QuickSlice:
     if not isinstance(value, Mapping) or any(k not in QUICK_KEYS for k in value):
         fail(f"'quick' must be a mapping with keys among {', '.join(QUICK_KEYS)}", ("quick",))
-    return dataclasses.replace(QuickSlice(), **{k: tuple(v) if k == "datasets" else v for k, v in value.items()})
+    fields: dict[str, Any] = {k: tuple(v) if k == "datasets" else v for k, v in value.items()}
+    return dataclasses.replace(QuickSlice(), **fields)
 
 
 def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = False, only=None) -> list:
@@ -194,8 +198,7 @@ def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = 
         path = Path(config_dir) / f"{run}.yaml"
         if not path.is_file():
             raise UserError(f"config of run '{run}' not found", path=path, hint="run from the project root or pass --configs DIR")
-        config = load_config(path)
-        config = sensitivity.quick.shrink(config) if quick else config
+        config = sensitivity.quick.shrink(load_config(path)) if quick else load_config(path)
         if config is not None:
             configs.append(config)
     plans = []

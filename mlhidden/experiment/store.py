@@ -312,7 +312,8 @@ def merge_results(runs: dict) -> RunResults:
         Run directory -> its :class:`RunResults`, in the order their datasets and methods should
         appear.
     """
-    splits_of, method_of = {}, {}
+    splits_of: dict[str, tuple] = {}
+    method_of: dict[str, tuple] = {}
     for run_dir, run in runs.items():
         for dataset, checksum in run.checksums.items():
             protocol = (checksum, split_protocol(run.config), _split_seeds(run.config, dataset))

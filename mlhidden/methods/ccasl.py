@@ -67,6 +67,12 @@ class SyntheticLabelsMixin:
     build the same synthetic layer.
     """
 
+    n_synthetic: int | None
+    weight_std: float
+    connectivity: float
+    threshold_std: float
+    input_scaling: float | str
+
     def _synthetic_labels(self, X, n_labels: int, rng) -> np.ndarray:
         """Fit ``units_`` (K = n_synthetic, default L) on X and return z on the training rows."""
         n_units = n_labels if self.n_synthetic is None else self.n_synthetic

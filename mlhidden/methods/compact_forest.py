@@ -46,7 +46,9 @@ class CompactForest:
         self.binary = np.array([len(c) == 2 for c in self.classes])
         self.has_positive = np.array([(c == 1).any() for c in self.classes])
         self.positive_column = np.array([np.flatnonzero(c == 1)[0] if (c == 1).any() else 0 for c in self.classes])
-        self.skeletons, self.positive, self.negative_fixes = [], [], []
+        self.skeletons: list[Tree] = []
+        self.positive: list[sp.csr_matrix] = []
+        self.negative_fixes: list[sp.csr_matrix] = []
 
     @classmethod
     def grow(cls, forest, X, Y):

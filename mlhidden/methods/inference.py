@@ -69,7 +69,7 @@ class LinearLinks:
     def begin(self, rows, repeats: int):
         """Start a block: each row of ``rows`` becomes ``repeats`` consecutive candidates."""
         self._logits = np.repeat(self.x_logits[rows].T, repeats, axis=1)
-        self._hits = []
+        self._hits: list[np.ndarray] = []
 
     def expand(self, copies: int):
         """Each current candidate becomes ``copies`` consecutive candidates."""

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
@@ -46,7 +47,7 @@ class MethodEntry:
     providing package and version for the others.
     """
 
-    cls: type
+    cls: type[Any]
     summary: str
     params: dict = field(default_factory=dict)
     base: object = "logistic"
@@ -123,7 +124,7 @@ def contract_problem(cls) -> str | None:
     if not callable(getattr(cls, "predict", None)):
         return "has no predict(X)"
     positional = [
-        p for p in list(inspect.signature(cls.fit).parameters.values())[1:]
+        p for p in list(inspect.signature(cls.fit).parameters.values())[1:]  # type: ignore[attr-defined]  # checked above
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     ]
     if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in positional):

@@ -36,10 +36,10 @@ def digest(*parts) -> str:
             part = part.tocsr()
             h.update(f"csr{part.shape}{part.dtype}".encode())
             for array in (part.indptr, part.indices, part.data):
-                h.update(np.ascontiguousarray(array).view(np.uint8))
+                h.update(np.ascontiguousarray(array).view(np.uint8).data)
         elif isinstance(part, np.ndarray):
             h.update(f"nd{part.shape}{part.dtype}".encode())
-            h.update(np.ascontiguousarray(part).view(np.uint8))
+            h.update(np.ascontiguousarray(part).view(np.uint8).data)
         else:
             h.update(repr(part).encode())
         h.update(b"\x1f")

@@ -10,6 +10,8 @@ so no pyplot state is touched.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from mlhidden.report.figures import new_figure, save_figure
@@ -68,7 +70,7 @@ def draw_cd_diagram(avg_ranks, cd: float, title: str | None = None):
     ax.set_xlim(k, best_end)
     ax.set_ylim(bottom, top)
     ax.set_axis_off()
-    line = {"color": "black", "linewidth": 0.8, "clip_on": False}
+    line: dict[str, Any] = {"color": "black", "linewidth": 0.8, "clip_on": False}
 
     ax.plot([1, k], [0, 0], **line)
     for tick in range(1, k + 1):

@@ -221,13 +221,13 @@ def claim_time(evidence: Evidence, reference: pd.DataFrame) -> Claim:
         f"Time (Table 'scalability'): CCASL methods about 2x BR/CC on the large datasets (N ≥ {LARGE_DATASET_SAMPLES}); "
         "MLP an order of magnitude slower than the CCASL methods"
     )
-    means = evidence.paper_times
-    if means is None:
+    means, sizes = evidence.paper_times, evidence.paper_sizes
+    if means is None or sizes is None:
         return _not_evaluated("C7", statement, missing_run("paper"))
     needed = {"BR", "CC", "MLP", *CCASL_METHODS}
     if means.empty or not needed <= set(means.columns):
         return _not_evaluated("C7", statement, f"the paper run lacks a complete dataset or one of {', '.join(sorted(needed))}")
-    large = [d for d in means.index if evidence.paper_sizes[d] >= LARGE_DATASET_SAMPLES]
+    large = [d for d in means.index if sizes[d] >= LARGE_DATASET_SAMPLES]
     ccasl = means[list(CCASL_METHODS)].mean(axis=1)
     mlp_ratio = float(np.exp(np.log(means["MLP"] / ccasl).mean()))
     mlp_text = f"MLP / CCASL methods: geometric mean {mlp_ratio:.1f}x over {len(means)} datasets"

@@ -119,7 +119,7 @@ def baseline_scores(config, unavailable=(), data_dir=None) -> pd.DataFrame:
             continue
         data = load_dataset_spec(spec, data_dir)
         Y = _dense(data.Y)
-        scores = {baseline: [] for baseline in BASELINES}
+        scores: dict[str, list] = {baseline: [] for baseline in BASELINES}
         for index in range(config.splits):
             split = split_for(config.seed, data.name, index, data.n_samples, data.n_labels, config.train_fraction, config.shuffle_labels)
             truth = Y[split.test]

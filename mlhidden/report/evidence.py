@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -204,7 +205,7 @@ def run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFram
 
 def gather_evidence(runs: Runs) -> Evidence:
     """Everything :mod:`mlhidden.report.claims` needs, read from the runs' stores and refits."""
-    fields = {
+    fields: dict[str, Any] = {
         "logical": logical_table(runs), "synthetic": synthetic_table(runs), "hidden_nodes": run_sweep(runs, "hidden_nodes"),
         "label_count": run_sweep(runs, "label_count"), "medical_chain": chain_accuracy(runs),
     }

@@ -163,7 +163,8 @@ def plot_logical(path_stem, *, jitter: float = 0.06) -> list:
     figure = new_figure(11.0, 3.6)
     axes = figure.subplots(1, data.n_labels)
     mesh_x, mesh_y, grid = _grid(np.vstack([data.X, [[-0.25, -0.25], [1.25, 1.25]]]), margin=0.0)
-    regions, points = ListedColormap(("#f0f0f0", "#c6dbef")), ListedColormap(("#636363", "#2171b5"))
+    point_colours = ("#636363", "#2171b5")
+    regions, points = ListedColormap(("#f0f0f0", "#c6dbef")), ListedColormap(point_colours)
     for j, (ax, name) in enumerate(zip(axes, data.label_names)):
         model = make_base_learner("logistic").fit(data.X, data.Y[:, j])
         accuracy = float(np.mean(model.predict(data.X) == data.Y[:, j]))
@@ -175,7 +176,7 @@ def plot_logical(path_stem, *, jitter: float = 0.06) -> list:
         ax.set_xticks([0, 1])
         ax.set_yticks([0, 1])
     axes[0].set_ylabel("$x_2$")
-    handles = [_point_handle(colour, str(value)) for value, colour in enumerate(points.colors)]
+    handles = [_point_handle(colour, str(value)) for value, colour in enumerate(point_colours)]
     figure.legend(handles=handles, title="label", loc="center right", frameon=False)
     figure.subplots_adjust(right=0.9, wspace=0.3)
     return save_figure(figure, path_stem)

@@ -12,7 +12,7 @@ the command line's listings by :func:`listing`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,7 +100,7 @@ def markdown_frame(frame: pd.DataFrame, index_name: str = "") -> str:
     return pipe_table(rows, [markdown_escape(h) for h in headers]) + "\n"
 
 
-def _booktabs(caption: str, label: str, header: list, rows: list, footer: list = ()) -> list:
+def _booktabs(caption: str, label: str, header: list, rows: list, footer: Sequence = ()) -> list:
     """The lines of a booktabs ``table`` float up to ``\\bottomrule``: one left column, the rest right."""
     lines = [
         r"\begin{table}", r"\centering", rf"\caption{{{caption}}}", rf"\label{{{label}}}",

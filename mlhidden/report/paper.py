@@ -85,7 +85,8 @@ class QuickMode:
     def shrink(self, config: RunConfig) -> RunConfig:
         """``config`` with fewer splits, without the large registry datasets, and shorter sweeps."""
         sizes = {entry.name.lower(): entry.n_samples * entry.n_features for entry in registry_entries()}
-        kept, points = [], Counter()
+        kept = []
+        points: Counter[str | None] = Counter()
         for spec in config.datasets:
             if sizes.get(spec.name.lower(), 0) > self.max_cells:
                 continue

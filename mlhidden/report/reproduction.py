@@ -15,6 +15,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
@@ -98,7 +99,7 @@ def reproduce(
     started, started_at = time.perf_counter(), now()
     earlier = read_run_log(out_dir)
     earlier_runs = earlier["runs"] if earlier and earlier["quick"] == quick else {}
-    log = {"quick": quick, "started_at": started_at, "runs": {}}
+    log: dict[str, Any] = {"quick": quick, "started_at": started_at, "runs": {}}
     for config in configs:
         run_dir = out_dir / config.name
         run_started = time.perf_counter()

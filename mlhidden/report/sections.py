@@ -192,7 +192,9 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
         return Section(title + f"Not run: {missing_run('logical')}.\n")
     paper = reference[reference["table"] == "logical"].set_index(["metric", "method"])["value"]
     metrics = {"hamming_score": "Hamming score", "exact_match": "Exact match"}
-    comparisons, compared, ours = [], {}, {}
+    comparisons = []
+    compared: dict[str, list] = {}
+    ours: dict[str, list] = {}
     for model in table.index:
         compared[model], ours[model] = [], []
         for metric in metrics:
@@ -273,7 +275,7 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
     if base is not None:
         caption = "Fig. results_syn1: base-classifier accuracy (ours)"
         paths += write_table(base, base.map(format_number), tables_dir / "synthetic_2d_base_accuracy", caption, "Dataset")
-        check = refit_check(runs, "synthetic_2d")
+        check = refit_check(runs, "synthetic_2d") or (0, 0)
         parts += [
             "\nAccuracy of the base classifiers (refits of the stored units on the complex datasets; "
             f"{check[0]} of {check[1]} refits reproduce the stored exact match):\n\n",
@@ -326,7 +328,7 @@ def medical_section(runs: Runs, evidence: Evidence, tables_dir: Path, figures_di
                        title="Test accuracy of each chain position, mean ± 1 sd over the splits")
     means = frame.pivot_table(index="x", columns="line", values="mean", sort=False).map(lambda v: format_number(v, 3))
     paths += write_table(frame.set_index(["line", "x"]), means, tables_dir / "medical_chain", "Medical: label accuracy per chain position (ours)", "position")
-    check = refit_check(runs, "paper")
+    check = refit_check(runs, "paper") or (0, 0)
     text = (
         title
         + "Each split chains the labels in its random order, so each position holds a random label; the accuracy at a "

@@ -170,7 +170,7 @@ VARIANT_SEPARATOR = " · "
 
 def variant_tables(table: pd.DataFrame) -> dict:
     """Variant -> its Table 4 (kind, method) from the variants run's table of '<variant> · <kind>' groups."""
-    variants = {}
+    variants: dict[str, dict] = {}
     for (group, method), values in table.iterrows():
         variant, kind = group.rsplit(VARIANT_SEPARATOR, 1)
         variants.setdefault(variant, {})[(kind, method)] = values

@@ -53,12 +53,15 @@ def significance_sentences(report: SignificanceReport) -> list:
     Nemenyi differences are only claimed at the levels where the Friedman test rejects; a level
     that rejects nothing, or finds no pair, says so in one sentence.
     """
-    lines = []
+    lines: list[str] = []
+    friedman = report.friedman
+    if friedman is None:
+        return lines
     for test in report.nemenyi:
-        if report.friedman.p_value > test.alpha:
+        if friedman.p_value > test.alpha:
             lines.append(
                 f"At α = {test.alpha:.2f} the Friedman test does not reject equal performance"
-                f" (p = {_format_p(report.friedman.p_value)}), so no pairwise difference is claimed."
+                f" (p = {_format_p(friedman.p_value)}), so no pairwise difference is claimed."
             )
             continue
         pairs = significant_pairs(test.significant, report.avg_ranks)
@@ -96,6 +99,7 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
     if report.caveat:
         text += f"**Caveat**: {markdown_escape(report.caveat)}.\n\n"
     friedman = report.friedman
+    assert friedman is not None  # every applicable report has one
     n, k = len(report.datasets), len(report.table.methods)
     text += (
         f"Friedman test over N = {n} datasets and k = {k} methods: χ²_F = {friedman.chi2:.2f}"
@@ -158,14 +162,15 @@ def significance_dict(report: SignificanceReport) -> dict:
         "not_applicable": report.not_applicable,
         "caveat": report.caveat,
     }
-    if report.not_applicable:
+    friedman = report.friedman
+    if report.not_applicable or friedman is None:
         return data
     data["friedman"] = {
-        "chi2": _finite(report.friedman.chi2),
-        "chi2_p_value": _finite(report.friedman.chi2_p_value),
-        "iman_davenport_f": _finite(report.friedman.f),
-        "p_value": _finite(report.friedman.p_value),
-        "df": list(report.friedman.df),
+        "chi2": _finite(friedman.chi2),
+        "chi2_p_value": _finite(friedman.chi2_p_value),
+        "iman_davenport_f": _finite(friedman.f),
+        "p_value": _finite(friedman.p_value),
+        "df": list(friedman.df),
     }
     data["nemenyi"] = [
         {

@@ -34,7 +34,7 @@ class StoredMetric:
 
     def note_lines(self) -> list:
         """One line per reason, naming the methods it applies to."""
-        by_reason = {}
+        by_reason: dict[str, list[str]] = {}
         for method, reason in self.not_available.items():
             by_reason.setdefault(reason, []).append(method)
         return [f"n/a for {', '.join(methods)}: {reason}" for reason, methods in by_reason.items()]
@@ -57,13 +57,13 @@ def stored_metric(run_dirs, metric) -> StoredMetric:
         ok = units[(units["method"] == method) & (units["status"] == OK)]
         if ok.empty or ok[metric.column].notna().any():
             continue
-        keys = set(zip(*(ok[c] for c in PREDICTION_KEY)))
+        ok_keys = set(zip(*(ok[c] for c in PREDICTION_KEY)))
         if not from_predictions:
             not_available[method] = UNDEFINED
-        elif not keys & set(values):
+        elif not ok_keys & set(values):
             not_available[method] = NO_PREDICTIONS
         else:
-            not_available[method] = NO_SCORES if not any(has_scores.get(k) for k in keys) else UNDEFINED
+            not_available[method] = NO_SCORES if not any(has_scores.get(k) for k in ok_keys) else UNDEFINED
     methods = [m for m in results.methods if m not in not_available]
     table = metric_table(units, metric, results.datasets, methods, results.unavailable) if methods else None
     return StoredMetric(table, not_available)

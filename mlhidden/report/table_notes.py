@@ -42,7 +42,7 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
 
 def warning_notes(table: MetricTable) -> list:
     """One footnote per kind of warning, naming the cells whose units raised it and on how many splits."""
-    cells_of = {}
+    cells_of: dict[str, list[str]] = {}
     for dataset in table.datasets:
         for method in table.methods:
             n_warned = table.n_warned.at[dataset, method]

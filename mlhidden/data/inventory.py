@@ -1,0 +1,81 @@
+"""What the data path holds: one row per dataset, for ``mlhidden datasets list`` and ``verify``.
+
+The registry (:mod:`mlhidden.data.registry`) finds and loads the files; this module only
+reports on them.
+"""
+
+from __future__ import annotations
+
+from mlhidden.data.dataset import Dataset
+from mlhidden.data.generated import GENERATORS
+from mlhidden.data.registry import RegistryEntry, data_path, find_entry, load_entry, registry_entries, select_entries
+from mlhidden.errors import UserError
+
+
+def dataset_table(data_dir=None) -> list[dict]:
+    """One row per registry dataset plus the generated ones: availability, shape, checksum, status.
+
+    Shapes come from the parsed file when it is available, else from the manifest.
+    """
+    folders = data_path(data_dir)
+    rows = []
+    for entry in registry_entries():
+        found = find_entry(entry, folders)
+        shape_source: RegistryEntry | Dataset = entry
+        status = found.status
+        if status in ("ok", "no checksum"):
+            try:
+                shape_source = load_entry(entry, folders)
+                status = "ok"
+            except UserError as error:
+                status = error.message
+        file = found.path.name if found.path is not None else entry.file
+        rows.append(_table_row(entry.name, file, status == "ok", shape_source, found.identity or found.sha256 or entry.sha256, status))
+    for name, generator in GENERATORS.items():
+        dataset = generator()
+        rows.append(_table_row(name, "(generated)", True, dataset, dataset.checksum, "ok"))
+    return rows
+
+
+def verify_datasets(data_dir=None, names=None) -> list[dict]:
+    """Check each registry file's sha256 against the manifest (hashing only, no parsing).
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike, optional
+        The first folder of the data path (see :func:`~mlhidden.data.registry.data_path`).
+    names : iterable of str, optional
+        Registry names to check (default: all).
+
+    Returns
+    -------
+    list of dict
+        Rows with keys name, file (the path found, or the manifest's name), status ("ok",
+        "missing", "checksum mismatch", "no checksum" or "not available (...)"), expected and
+        found (sha256 hex or None) of the file found.
+    """
+    folders = data_path(data_dir)
+    rows = []
+    for entry in select_entries(names):
+        found = find_entry(entry, folders)
+        expected = dict(entry.candidates()).get(found.path.name) if found.path is not None else entry.sha256
+        rows.append({
+            "name": entry.name, "file": str(found.path or entry.file), "status": found.status,
+            "expected": expected, "found": found.sha256,
+        })
+    return rows
+
+
+def _table_row(name, file, available, shape, sha256, status) -> dict:
+    """A dataset_table row; ``shape`` is a Dataset or a RegistryEntry (same attribute names)."""
+    return {
+        "name": name,
+        "file": file,
+        "available": available,
+        "N": shape.n_samples,
+        "L": shape.n_labels,
+        "D": shape.n_features,
+        "LC": round(shape.label_cardinality, 2),
+        "sha256": (sha256 or "")[:12],
+        "status": status,
+    }
