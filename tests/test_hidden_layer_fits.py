@@ -9,7 +9,7 @@ from sklearn.linear_model import LogisticRegression
 
 from mlhidden.data import load_dataset
 from mlhidden.methods import CCASL
-from mlhidden.methods.batched_logistic import _Design, fit_batched_logistic
+from mlhidden.methods.batched_logistic import _Design, _loss_and_residual, fit_batched_logistic, positive_entries
 from mlhidden.methods.mlp import train_network
 from mlhidden.methods.synthetic import ThresholdUnits
 
@@ -40,6 +40,17 @@ def test_synthetic_labels_go_to_a_dense_block_next_to_sparse_x(synthetic_links):
     plain = _Design(X, Z)
     centred_scores = plain.forward(V) - np.concatenate([np.asarray(X.mean(axis=0)).ravel(), Z.mean(axis=0)]) @ V[:-1]
     np.testing.assert_allclose(design.forward(V), centred_scores, rtol=1e-4, atol=1e-4)
+
+
+def test_dense_synthetic_targets_take_the_dense_pass_with_the_same_bits(synthetic_links):
+    X, Z, mask = synthetic_links
+    assert positive_entries(Z) is None
+    labels = (np.asarray(X[:, :24].todense()) > 0).astype(np.float64)
+    assert np.array_equal(positive_entries(labels), np.flatnonzero(labels))
+    scores = _Design(X, Z, center=True).forward(np.random.RandomState(0).normal(size=(X.shape[1] + Z.shape[1] + 1, 24)))
+    dense, indexed = _loss_and_residual(scores, Z, None), _loss_and_residual(scores, Z, np.flatnonzero(Z))
+    assert np.array_equal(dense[0], indexed[0]) and np.array_equal(dense[1], indexed[1])
+    assert np.isfinite(dense[0]).all() and (dense[0] > 0).all()
 
 
 def test_centred_coordinates_reach_the_same_optimum(synthetic_links):

@@ -52,7 +52,7 @@ ARMIJO = 1e-4
 # Converged columns stay in the batch, frozen, until this share of it has converged: dropping
 # them copies every array of the batch, so it is done in a few large steps.
 COMPACT_SHARE = 0.25
-DENSE_SHARE = 0.125
+DENSE_SHARE = 0.125  # share of ones from which a dense pass beats indexing them (design columns, targets)
 
 
 @dataclass
@@ -139,22 +139,38 @@ class _Design:
         return Theta
 
 
-def _loss_and_residual(Z, positives):
+def positive_entries(Y):
+    """The flat indices of Y's ones, or None when they are too many to be worth indexing.
+
+    Indexing Y's ones is faster than a dense pass when they are rare (real labels); when they
+    are not (CCASL's synthetic labels, about half ones) the dense pass is, and both give the
+    same bits: a ``0 * z`` added or subtracted changes no sum.
+    """
+    return np.flatnonzero(Y) if np.count_nonzero(Y) < DENSE_SHARE * Y.size else None
+
+
+def _loss_and_residual(Z, Y, positives):
     """Each column's summed log-loss, and ``sigmoid(Z) - Y``, from one ``exp``.
 
-    ``positives`` are the flat indices of Y's ones in Z, which is C-contiguous.
+    ``positives`` are the flat indices of Y's ones in Z (C-contiguous), from :func:`positive_entries`.
     """
     E = np.abs(Z)
     np.negative(E, out=E)
     np.exp(E, out=E)
-    on_positives = np.bincount(positives % Z.shape[1], weights=Z.ravel()[positives], minlength=Z.shape[1])
+    if positives is None:
+        on_positives = np.multiply(Y, Z).sum(axis=0)
+    else:
+        on_positives = np.bincount(positives % Z.shape[1], weights=Z.ravel()[positives], minlength=Z.shape[1])
     loss = np.log1p(E).sum(axis=0) + np.maximum(Z, 0.0).sum(axis=0) - on_positives
     E += 1.0
     R = np.reciprocal(E, out=E)  # sigmoid(|z|)
     R -= 0.5
     np.copysign(R, Z, out=R)
     R += 0.5
-    R.ravel()[positives] -= 1.0
+    if positives is None:
+        R -= Y
+    else:
+        R.ravel()[positives] -= 1.0
     return loss, R
 
 
@@ -215,15 +231,15 @@ class _Batch:
         self.index = np.arange(Y.shape[1])
         self.live = np.ones(Y.shape[1], dtype=bool)
         self.theta, self.Y, self.mask = Theta.copy(), Y, mask
-        self.positives = np.flatnonzero(Y)
+        self.positives = positive_entries(Y)
         self.Z = design.forward(Theta)
-        self.f, residual = self.evaluate(self.Z, self.theta, self.positives)
+        self.f, residual = self.evaluate(self.Z, self.theta, Y, self.positives)
         self.grad = self.gradient(residual, self.theta)
         self.history = _History(Theta.shape[0], Y.shape[1])
 
-    def evaluate(self, Z, theta, positives):
+    def evaluate(self, Z, theta, Y, positives):
         """The objective of each column at scores Z and weights theta, and the loss residual."""
-        loss, residual = _loss_and_residual(Z, positives)
+        loss, residual = _loss_and_residual(Z, Y, positives)
         return loss / Z.shape[0] + 0.5 * self.lam * np.einsum("pa,pa->a", self.penalty * theta, theta), residual
 
     def gradient(self, residual, theta):
@@ -240,7 +256,7 @@ class _Batch:
         slope = np.einsum("pa,pa->a", self.grad, d)
         t = np.ones(self.index.size) if self.history.count else 1.0 / np.sqrt(np.einsum("pa,pa->a", self.grad, self.grad))
         theta, Z = self.theta + t * d, self.Z + t * dZ
-        f, residual = self.evaluate(Z, theta, self.positives)
+        f, residual = self.evaluate(Z, theta, self.Y, self.positives)
         pending = np.flatnonzero(f > self.f + ARMIJO * t * slope)
         for _ in range(MAX_HALVINGS):
             if pending.size == 0:
@@ -249,8 +265,8 @@ class _Batch:
             theta[:, pending] = self.theta[:, pending] + t[pending] * d[:, pending]
             Z_pending = np.take(self.Z, pending, axis=1) + t[pending] * np.take(dZ, pending, axis=1)
             Z[:, pending] = Z_pending
-            positives = np.flatnonzero(np.take(self.Y, pending, axis=1))
-            f[pending], residual[:, pending] = self.evaluate(Z_pending, theta[:, pending], positives)
+            Y_pending = np.take(self.Y, pending, axis=1)
+            f[pending], residual[:, pending] = self.evaluate(Z_pending, theta[:, pending], Y_pending, positive_entries(Y_pending))
             pending = pending[f[pending] > self.f[pending] + ARMIJO * t[pending] * slope[pending]]
         failed = np.zeros(self.index.size, dtype=bool)
         failed[pending] = True
@@ -270,7 +286,7 @@ class _Batch:
             self.index, self.live, self.f = self.index[keep], self.live[keep], self.f[keep]
             self.theta, self.Y, self.Z, self.grad = (np.compress(keep, a, axis=1) for a in (self.theta, self.Y, self.Z, self.grad))
             self.mask = None if self.mask is None else np.compress(keep, self.mask, axis=1)
-            self.positives = np.flatnonzero(self.Y)
+            self.positives = positive_entries(self.Y)
             self.history.select(keep)
 
 
