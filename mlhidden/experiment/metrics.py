@@ -7,13 +7,17 @@ empty (an example with no labels, a label never present), the prediction is perf
 ``RANKING_METRICS`` are functions ``(Y_true, scores) -> float`` of the per-label probabilities
 P(y_j = 1 | x) a method's ``predict_proba`` gives (MEKA's ranking and probability measures);
 ``LOWER_IS_BETTER`` names the losses among them. Methods without such scores have none of these.
+The label ranking measures (ranking loss, coverage, average precision, one-error) come from
+:mod:`mlhidden.experiment.label_ranking`, which gives scikit-learn's values without its per-row
+Python loop, so that a report of the full paper run computes them from its stored scores in seconds.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import coverage_error as _coverage_error
-from sklearn.metrics import label_ranking_average_precision_score, label_ranking_loss, roc_auc_score
+from sklearn.metrics import roc_auc_score
+
+from mlhidden.experiment.label_ranking import average_precision, coverage_error, one_error, ranking_loss
 
 # Probabilities are clipped to [eps, 1 - eps] in the log-loss (float32 resolves 1 - 1e-7).
 LOG_LOSS_EPS = 1e-7
@@ -72,33 +76,6 @@ SCORES = {
     "example_f1": example_f1,
     "jaccard": jaccard,
 }
-
-
-def ranking_loss(Y_true, scores) -> float:
-    """Mean share of (relevant, irrelevant) label pairs ranked the wrong way (sklearn's ``label_ranking_loss``)."""
-    return float(label_ranking_loss(Y_true, scores))
-
-
-def coverage_error(Y_true, scores) -> float:
-    """Mean depth of the ranking needed to cover every relevant label (sklearn's ``coverage_error``)."""
-    return float(_coverage_error(Y_true, scores))
-
-
-def average_precision(Y_true, scores) -> float:
-    """Label ranking average precision (sklearn's ``label_ranking_average_precision_score``)."""
-    return float(label_ranking_average_precision_score(Y_true, scores))
-
-
-def one_error(Y_true, scores) -> float:
-    """Share of examples whose top-scored label is not relevant.
-
-    Examples without a relevant label are not errors, as they count as perfectly ranked in
-    sklearn's ranking measures above.
-    """
-    Y_true = np.asarray(Y_true).astype(bool)
-    top = np.asarray(scores).argmax(axis=1)
-    wrong = ~Y_true[np.arange(len(Y_true)), top] & Y_true.any(axis=1)
-    return float(np.mean(wrong))
 
 
 def log_loss(Y_true, scores) -> float:
