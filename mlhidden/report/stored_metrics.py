@@ -27,10 +27,15 @@ UNDEFINED = "undefined on every test part (e.g. AUC where each label has one cla
 
 @dataclass(frozen=True)
 class StoredMetric:
-    """One metric over a run's datasets x methods; ``not_available`` maps a method label to why it has no value."""
+    """One metric over a run's datasets x methods.
+
+    ``not_available`` maps a method label to why it has no value; ``run_notes`` are the run's
+    lines on units the table leaves out (of another run seed, or not stored yet).
+    """
 
     table: MetricTable | None
     not_available: dict = field(default_factory=dict)
+    run_notes: tuple = ()
 
     def note_lines(self) -> list:
         """One line per reason, naming the methods it applies to."""
@@ -66,7 +71,7 @@ def stored_metric(run_dirs, metric) -> StoredMetric:
             not_available[method] = NO_SCORES if not any(has_scores.get(k) for k in keys) else UNDEFINED
     methods = [m for m in results.methods if m not in not_available]
     table = metric_table(units, metric, results.datasets, methods, results.unavailable) if methods else None
-    return StoredMetric(table, not_available)
+    return StoredMetric(table, not_available, tuple(results.note_lines()))
 
 
 def _prediction_values(run_dirs, column: str) -> tuple:
