@@ -1,4 +1,4 @@
-"""The vectorised label ranking measures give scikit-learn's values, tie conventions included."""
+"""The vectorised ranking measures (label ranking, macro AUC) give scikit-learn's values, tie conventions included."""
 
 import numpy as np
 import pytest
@@ -6,12 +6,12 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from sklearn.metrics import coverage_error, label_ranking_average_precision_score, label_ranking_loss
+from sklearn.metrics import coverage_error, label_ranking_average_precision_score, label_ranking_loss, roc_auc_score
 
 from mlhidden.data import load_dataset
 from mlhidden.experiment import label_ranking
 from mlhidden.experiment.label_ranking import average_precision, one_error, ranking_loss
-from mlhidden.experiment.metrics import RANKING_METRICS
+from mlhidden.experiment.metrics import RANKING_METRICS, macro_auc
 from mlhidden.experiment.splits import split_for
 from mlhidden.methods.registry import make_method
 
@@ -29,6 +29,13 @@ def assert_as_sklearn(Y_true, scores):
     for ours, sklearn_metric in OURS_AND_SKLEARN:
         truth = Y_true.toarray() if sp.issparse(Y_true) and sklearn_metric is coverage_error else Y_true
         assert ours(Y_true, scores) == pytest.approx(sklearn_metric(truth, scores), abs=1e-12, rel=0), ours.__name__
+
+
+def macro_auc_label_by_label(Y_true, scores) -> float:
+    """The mean of sklearn's ROC AUC over the labels with both classes, one label at a time."""
+    Y_true, scores = np.asarray(Y_true), np.asarray(scores)
+    both = [j for j in range(Y_true.shape[1]) if Y_true[:, j].min() != Y_true[:, j].max()]
+    return float(np.mean([roc_auc_score(Y_true[:, j], scores[:, j]) for j in both])) if both else float("nan")
 
 
 def one_error_row_by_row(Y_true, scores) -> float:
@@ -54,6 +61,7 @@ def test_a_fitted_methods_scores_give_sklearns_values(fitted_scores, dtype):
     assert_as_sklearn(Y_test, stored)
     assert_as_sklearn(sp.csr_matrix(Y_test), stored)
     assert one_error(Y_test, stored) == one_error_row_by_row(Y_test, stored)
+    assert macro_auc(Y_test, stored) == pytest.approx(macro_auc_label_by_label(Y_test, stored), abs=1e-12, rel=0)
 
 
 @pytest.mark.parametrize("decimals", [1, 2])
@@ -64,6 +72,7 @@ def test_a_fitted_methods_rounded_scores_give_sklearns_values(fitted_scores, dec
     assert np.mean([len(np.unique(row)) < len(row) for row in rounded]) > 0.5
     assert_as_sklearn(Y_test, rounded)
     assert one_error(Y_test, rounded) == one_error_row_by_row(Y_test, rounded)
+    assert macro_auc(Y_test, rounded) == pytest.approx(macro_auc_label_by_label(Y_test, rounded), abs=1e-12, rel=0)
 
 
 def test_each_tie_convention_by_hand():
@@ -97,6 +106,7 @@ def test_heavily_tied_scores_give_sklearns_values(case):
     Y_true, scores = case
     assert_as_sklearn(Y_true, scores)
     assert_as_sklearn(sp.csr_matrix(Y_true), scores)
+    assert macro_auc(Y_true, scores) == pytest.approx(macro_auc_label_by_label(Y_true, scores), abs=1e-12, rel=0, nan_ok=True)
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,6 +15,7 @@ Python loop, so that a report of the full paper run computes them from its store
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
 from mlhidden.experiment.label_ranking import average_precision, coverage_error, one_error, ranking_loss
@@ -98,12 +99,19 @@ def macro_auc(Y_true, scores) -> float:
 
     A label with one class in the test part has no AUC and is left out of the mean (sklearn's
     ``roc_auc_score(average='macro')`` would refuse the whole test part); NaN when no label has both.
+    Each label's AUC is the Mann-Whitney statistic of its scores' average ranks (ties count one
+    half, as in ``roc_auc_score``, to rounding), every label ranked in one call: calling
+    ``roc_auc_score`` once per label took most of a full-paper report's time.
     """
-    Y_true, scores = np.asarray(Y_true), np.asarray(scores)
-    both = [j for j in range(Y_true.shape[1]) if Y_true[:, j].min() != Y_true[:, j].max()]
-    if not both:
+    Y_true, scores = np.asarray(Y_true) != 0, np.asarray(scores)
+    n_positive = Y_true.sum(axis=0)
+    both = (n_positive > 0) & (n_positive < len(Y_true))
+    if not both.any():
         return float("nan")
-    return float(np.mean([roc_auc_score(Y_true[:, j], scores[:, j]) for j in both]))
+    Y_true, scores, n_positive = Y_true[:, both], scores[:, both], n_positive[both]
+    positive_rank_sum = np.sum(rankdata(scores, axis=0), axis=0, where=Y_true)
+    auc = (positive_rank_sum - n_positive * (n_positive + 1) / 2) / (n_positive * (len(Y_true) - n_positive))
+    return float(np.mean(auc))
 
 
 RANKING_METRICS = {
