@@ -1,4 +1,4 @@
-"""The vectorised ranking measures (label ranking, macro AUC) give scikit-learn's values, tie conventions included."""
+"""The vectorised ranking measures (label ranking, micro and macro AUC) give scikit-learn's values, tie conventions included."""
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from sklearn.metrics import coverage_error, label_ranking_average_precision_scor
 from mlhidden.data import load_dataset
 from mlhidden.experiment import label_ranking
 from mlhidden.experiment.label_ranking import average_precision, one_error, ranking_loss
-from mlhidden.experiment.metrics import RANKING_METRICS, macro_auc
+from mlhidden.experiment.metrics import RANKING_METRICS, macro_auc, micro_auc
 from mlhidden.experiment.splits import split_for
 from mlhidden.methods.registry import make_method
 
@@ -38,6 +38,12 @@ def macro_auc_label_by_label(Y_true, scores) -> float:
     return float(np.mean([roc_auc_score(Y_true[:, j], scores[:, j]) for j in both])) if both else float("nan")
 
 
+def micro_auc_pooled(Y_true, scores) -> float:
+    """sklearn's ROC AUC of every label decision pooled."""
+    Y_true = np.asarray(Y_true)
+    return float("nan") if Y_true.min() == Y_true.max() else float(roc_auc_score(Y_true.ravel(), np.asarray(scores).ravel()))
+
+
 def one_error_row_by_row(Y_true, scores) -> float:
     """One-error as defined, one row at a time: wrong when a label sharing the top score is irrelevant."""
     wrong = [row.any() and not row[s == s.max()].all() for row, s in zip(np.asarray(Y_true, dtype=bool), np.asarray(scores))]
@@ -62,6 +68,7 @@ def test_a_fitted_methods_scores_give_sklearns_values(fitted_scores, dtype):
     assert_as_sklearn(sp.csr_matrix(Y_test), stored)
     assert one_error(Y_test, stored) == one_error_row_by_row(Y_test, stored)
     assert macro_auc(Y_test, stored) == pytest.approx(macro_auc_label_by_label(Y_test, stored), abs=1e-12, rel=0)
+    assert micro_auc(Y_test, stored) == pytest.approx(micro_auc_pooled(Y_test, stored), abs=1e-12, rel=0)
 
 
 @pytest.mark.parametrize("decimals", [1, 2])
@@ -73,6 +80,7 @@ def test_a_fitted_methods_rounded_scores_give_sklearns_values(fitted_scores, dec
     assert_as_sklearn(Y_test, rounded)
     assert one_error(Y_test, rounded) == one_error_row_by_row(Y_test, rounded)
     assert macro_auc(Y_test, rounded) == pytest.approx(macro_auc_label_by_label(Y_test, rounded), abs=1e-12, rel=0)
+    assert micro_auc(Y_test, rounded) == pytest.approx(micro_auc_pooled(Y_test, rounded), abs=1e-12, rel=0)
 
 
 def test_each_tie_convention_by_hand():
@@ -107,6 +115,7 @@ def test_heavily_tied_scores_give_sklearns_values(case):
     assert_as_sklearn(Y_true, scores)
     assert_as_sklearn(sp.csr_matrix(Y_true), scores)
     assert macro_auc(Y_true, scores) == pytest.approx(macro_auc_label_by_label(Y_true, scores), abs=1e-12, rel=0, nan_ok=True)
+    assert micro_auc(Y_true, scores) == pytest.approx(micro_auc_pooled(Y_true, scores), abs=1e-12, rel=0, nan_ok=True)
 
 
 @settings(max_examples=200, deadline=None)

