@@ -68,20 +68,15 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
 def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
     """Print one table per metric from the stores alone, and why any method has no value."""
     from mlhidden.report import to_terminal
-    from mlhidden.report.stored_metrics import stored_metric
-    from mlhidden.report.tables import get_metric
+    from mlhidden.report.stored_metrics import stored_metrics
 
-    for name in metrics:
-        get_metric(name)
-    run_notes = {}
-    for name in metrics:
-        result = stored_metric(run_dirs, name)
+    results = stored_metrics(run_dirs, metrics)
+    for name, result in results.items():
         if result.table is not None:
             click.echo(to_terminal(result.table, std=std))
         for line in result.note_lines():
             click.echo(f"{name}: {line}")
-        run_notes.update(dict.fromkeys(result.run_notes))
-    for line in run_notes:
+    for line in next(iter(results.values())).run_notes:
         click.echo(line)
 
 
