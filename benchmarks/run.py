@@ -244,7 +244,7 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
     return info, compared, solo, sharing
 
 
-def machine_info() -> list[str]:
+def machine_info(module: str = "benchmarks.run") -> list[str]:
     cpu = platform.processor() or "unknown"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -258,7 +258,7 @@ def machine_info() -> list[str]:
         f"- date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
         f"- machine: {platform.platform()}, {cpu}, {os.cpu_count()} logical cores, {memory:.1f} GiB RAM, load average {os.getloadavg()[0]:.2f} at start",
         f"- python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn {sklearn.__version__}",
-        f"- command: `{' '.join(['python -m benchmarks.run', *sys.argv[1:]])}`",
+        f"- command: `{' '.join([f'python -m {module}', *sys.argv[1:]])}`",
     ]
 
 

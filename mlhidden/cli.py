@@ -34,13 +34,8 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
     if stats:
         paths += write_statistics(*tables, control=control)
     click.echo(render_terminal_summary(results.units, results.datasets, results.methods, results.unavailable, std=std))
-    if results.missing:
-        click.echo(f"{results.missing} unit(s) of this config are not in the store yet: re-run the same command to finish them.")
-    if results.left_out:
-        click.echo(
-            f"{results.left_out} stored unit(s) are not in these tables: the config does not ask for them"
-            " (units of another run seed, or of methods or datasets since removed from it)."
-        )
+    for line in results.note_lines():
+        click.echo(line)
     for line in footer:
         click.echo(f"provenance: {line}")
     click.echo(f"wrote {len(paths)} files to {out_dir}/")
@@ -49,17 +44,16 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
 def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
     """Print one table per metric from the stores alone, and why any method has no value."""
     from mlhidden.report import to_terminal
-    from mlhidden.report.stored_metrics import stored_metric
-    from mlhidden.report.tables import get_metric
+    from mlhidden.report.stored_metrics import stored_metrics
 
-    for name in metrics:
-        get_metric(name)
-    for name in metrics:
-        result = stored_metric(run_dirs, name)
+    results = stored_metrics(run_dirs, metrics)
+    for name, result in results.items():
         if result.table is not None:
             click.echo(to_terminal(result.table, std=std))
         for line in result.note_lines():
             click.echo(f"{name}: {line}")
+    for line in next(iter(results.values())).run_notes:
+        click.echo(line)
 
 
 _LABELS = click.option(

@@ -13,7 +13,7 @@ from mlhidden.experiment.metrics import RANKING_METRICS, log_loss, macro_auc, mi
 from mlhidden.experiment.predictions import pack_bits, pack_scores, unpack_bits, unpack_scores
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
-from mlhidden.report.stored_metrics import NO_PREDICTIONS, NO_SCORES, stored_metric
+from mlhidden.report.stored_metrics import NO_PREDICTIONS, NO_SCORES, stored_metric, stored_metrics
 
 METHODS = ["BR", "CC", {"name": "BR", "label": "BR-svm", "base": "sklearn.svm.LinearSVC"}]
 
@@ -76,6 +76,16 @@ def test_report_metric_prints_a_table_from_the_store_alone(run_dir):
     assert result.exit_code == 0, result.output
     assert "Macro ROC AUC" in result.output and "Coverage error" in result.output
     assert "macro_auc: n/a for BR-svm: the method (or its base learner) has no predict_proba" in result.output
+
+
+def test_several_metrics_unpack_the_stored_predictions_once(run_dir, monkeypatch):
+    reads = []
+    iter_predictions = ResultStore.iter_predictions
+    monkeypatch.setattr(ResultStore, "iter_predictions", lambda store: reads.append(store) or iter_predictions(store))
+    tables = stored_metrics(run_dir, ["ranking_loss", "macro_auc", "exact_match"])
+    assert len(reads) == 1
+    for name, result in tables.items():
+        assert result.table.means.equals(stored_metric(run_dir, name).table.means)
 
 
 def test_an_unknown_metric_is_one_line_with_a_suggestion(run_dir):

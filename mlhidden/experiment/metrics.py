@@ -7,13 +7,17 @@ empty (an example with no labels, a label never present), the prediction is perf
 ``RANKING_METRICS`` are functions ``(Y_true, scores) -> float`` of the per-label probabilities
 P(y_j = 1 | x) a method's ``predict_proba`` gives (MEKA's ranking and probability measures);
 ``LOWER_IS_BETTER`` names the losses among them. Methods without such scores have none of these.
+The label ranking measures (ranking loss, coverage, average precision, one-error) come from
+:mod:`mlhidden.experiment.label_ranking`, which gives scikit-learn's values without its per-row
+Python loop, so that a report of the full paper run computes them from its stored scores in seconds.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import coverage_error as _coverage_error
-from sklearn.metrics import label_ranking_average_precision_score, label_ranking_loss, roc_auc_score
+from scipy.stats import rankdata
+
+from mlhidden.experiment.label_ranking import average_precision, coverage_error, one_error, ranking_loss
 
 # Probabilities are clipped to [eps, 1 - eps] in the log-loss (float32 resolves 1 - 1e-7).
 LOG_LOSS_EPS = 1e-7
@@ -74,33 +78,6 @@ SCORES = {
 }
 
 
-def ranking_loss(Y_true, scores) -> float:
-    """Mean share of (relevant, irrelevant) label pairs ranked the wrong way (sklearn's ``label_ranking_loss``)."""
-    return float(label_ranking_loss(Y_true, scores))
-
-
-def coverage_error(Y_true, scores) -> float:
-    """Mean depth of the ranking needed to cover every relevant label (sklearn's ``coverage_error``)."""
-    return float(_coverage_error(Y_true, scores))
-
-
-def average_precision(Y_true, scores) -> float:
-    """Label ranking average precision (sklearn's ``label_ranking_average_precision_score``)."""
-    return float(label_ranking_average_precision_score(Y_true, scores))
-
-
-def one_error(Y_true, scores) -> float:
-    """Share of examples whose top-scored label is not relevant.
-
-    Examples without a relevant label are not errors, as they count as perfectly ranked in
-    sklearn's ranking measures above.
-    """
-    Y_true = np.asarray(Y_true).astype(bool)
-    top = np.asarray(scores).argmax(axis=1)
-    wrong = ~Y_true[np.arange(len(Y_true)), top] & Y_true.any(axis=1)
-    return float(np.mean(wrong))
-
-
 def log_loss(Y_true, scores) -> float:
     """Mean binary cross-entropy over every label decision (probabilities clipped by ``LOG_LOSS_EPS``)."""
     p = np.clip(np.asarray(scores, dtype=float), LOG_LOSS_EPS, 1 - LOG_LOSS_EPS)
@@ -109,11 +86,20 @@ def log_loss(Y_true, scores) -> float:
 
 
 def micro_auc(Y_true, scores) -> float:
-    """ROC AUC of all label decisions pooled; NaN when the whole test part is one class."""
-    Y_true = np.asarray(Y_true)
-    if Y_true.min() == Y_true.max():
+    """ROC AUC of all label decisions pooled; NaN when the whole test part is one class.
+
+    Counted per distinct score (a tied positive and negative count one half, as in
+    ``roc_auc_score``, to rounding): sorting the scores in their stored float32 once is two to
+    four times faster than ``roc_auc_score`` on a full test part.
+    """
+    positive, scores = np.ravel(np.asarray(Y_true) != 0), np.ravel(scores)
+    if positive.all() or not positive.any():
         return float("nan")
-    return float(roc_auc_score(Y_true.ravel(), np.asarray(scores).ravel()))
+    _, value_index = np.unique(scores, return_inverse=True)
+    positives = np.bincount(value_index, weights=positive)
+    negatives = np.bincount(value_index) - positives
+    negatives_below = np.cumsum(negatives) - negatives
+    return float(np.sum(positives * (negatives_below + negatives / 2)) / (positives.sum() * negatives.sum()))
 
 
 def macro_auc(Y_true, scores) -> float:
@@ -121,12 +107,19 @@ def macro_auc(Y_true, scores) -> float:
 
     A label with one class in the test part has no AUC and is left out of the mean (sklearn's
     ``roc_auc_score(average='macro')`` would refuse the whole test part); NaN when no label has both.
+    Each label's AUC is the Mann-Whitney statistic of its scores' average ranks (ties count one
+    half, as in ``roc_auc_score``, to rounding), every label ranked in one call: calling
+    ``roc_auc_score`` once per label was 8 to 17 times slower on Bibtex- to Corel5k-sized parts.
     """
-    Y_true, scores = np.asarray(Y_true), np.asarray(scores)
-    both = [j for j in range(Y_true.shape[1]) if Y_true[:, j].min() != Y_true[:, j].max()]
-    if not both:
+    Y_true, scores = np.asarray(Y_true) != 0, np.asarray(scores)
+    n_positive = Y_true.sum(axis=0)
+    both = (n_positive > 0) & (n_positive < len(Y_true))
+    if not both.any():
         return float("nan")
-    return float(np.mean([roc_auc_score(Y_true[:, j], scores[:, j]) for j in both]))
+    Y_true, scores, n_positive = Y_true[:, both], scores[:, both], n_positive[both]
+    positive_rank_sum = np.sum(rankdata(scores, axis=0), axis=0, where=Y_true)
+    auc = (positive_rank_sum - n_positive * (n_positive + 1) / 2) / (n_positive * (len(Y_true) - n_positive))
+    return float(np.mean(auc))
 
 
 RANKING_METRICS = {

@@ -242,6 +242,18 @@ class RunResults:
     provenance: dict = field(default_factory=dict)
     left_out: int = 0
 
+    def note_lines(self) -> list:
+        """One line for each kind of unit the tables leave out, so that none is left out silently."""
+        lines = []
+        if self.missing:
+            lines.append(f"{self.missing} unit(s) of this config are not in the store yet: re-run the same command to finish them.")
+        if self.left_out:
+            lines.append(
+                f"{self.left_out} stored unit(s) are not in these tables: the config does not ask for them"
+                " (units of another run seed, or of methods or datasets since removed from it)."
+            )
+        return lines
+
 
 # A unit as a table sees it: its store key (with the registry name) and its table label.
 MERGE_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed", "method")

@@ -27,10 +27,15 @@ UNDEFINED = "undefined on every test part (e.g. AUC where each label has one cla
 
 @dataclass(frozen=True)
 class StoredMetric:
-    """One metric over a run's datasets x methods; ``not_available`` maps a method label to why it has no value."""
+    """One metric over a run's datasets x methods.
+
+    ``not_available`` maps a method label to why it has no value; ``run_notes`` are the run's
+    lines on units the table leaves out (of another run seed, or not stored yet).
+    """
 
     table: MetricTable | None
     not_available: dict = field(default_factory=dict)
+    run_notes: tuple = ()
 
     def note_lines(self) -> list:
         """One line per reason, naming the methods it applies to."""
@@ -42,13 +47,28 @@ class StoredMetric:
 
 def stored_metric(run_dirs, metric) -> StoredMetric:
     """Tabulate ``metric`` (a name of ``METRICS`` or ``SCORE_METRICS``) for one run directory or several merged."""
-    metric = get_metric(metric)
+    return stored_metrics(run_dirs, [metric])[metric]
+
+
+def stored_metrics(run_dirs, metrics) -> dict:
+    """``{name: StoredMetric}`` for each name in ``metrics``, reading and unpacking each unit's predictions once.
+
+    The full paper run's predictions are estimated at half a gigabyte compressed: unpacked once,
+    they serve every metric asked for.
+    """
     run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
+    chosen = {name: get_metric(name) for name in metrics}
     results = load_results(run_dirs)
+    columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS]
+    values, has_scores = _prediction_values(run_dirs, columns)
+    return {name: _tabulate(results, metric, values.get(metric.column), has_scores) for name, metric in chosen.items()}
+
+
+def _tabulate(results, metric, values, has_scores) -> StoredMetric:
+    """One metric's table; ``values`` maps a prediction key to the metric's value, None for a metric of unit rows."""
     units = results.units
-    from_predictions = metric.column in SCORES or metric.column in SCORE_METRICS
+    from_predictions = values is not None
     if from_predictions:
-        values, has_scores = _prediction_values(run_dirs, metric.column)
         keys = list(zip(*(units[c] for c in PREDICTION_KEY)))
         row_values = units[metric.column] if metric.column in units.columns else [np.nan] * len(units)
         units = units.assign(**{metric.column: [values.get(k, v) for k, v in zip(keys, row_values)]})
@@ -66,16 +86,19 @@ def stored_metric(run_dirs, metric) -> StoredMetric:
             not_available[method] = NO_SCORES if not any(has_scores.get(k) for k in ok_keys) else UNDEFINED
     methods = [m for m in results.methods if m not in not_available]
     table = metric_table(units, metric, results.datasets, methods, results.unavailable) if methods else None
-    return StoredMetric(table, not_available)
+    return StoredMetric(table, not_available, tuple(results.note_lines()))
 
 
-def _prediction_values(run_dirs, column: str) -> tuple:
-    """``({prediction key: value}, {prediction key: whether it has scores})`` over every unit with stored predictions."""
-    values, has_scores = {}, {}
+def _prediction_values(run_dirs, columns: list) -> tuple:
+    """``({column: {prediction key: value}}, {prediction key: whether it has scores})`` over every unit with stored predictions."""
+    values, has_scores = {column: {} for column in columns}, {}
+    if not columns:
+        return values, has_scores
     for run_dir in run_dirs:
         with ResultStore(run_dir, create=False) as store:
             for key, predictions in store.iter_predictions():
-                if key not in values:
-                    values[key] = predictions.metric(column)
+                if key not in has_scores:
                     has_scores[key] = predictions.scores is not None
+                    for column in columns:
+                        values[column][key] = predictions.metric(column)
     return values, has_scores
