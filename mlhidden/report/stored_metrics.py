@@ -91,7 +91,8 @@ def _tabulate(results, metric, values, has_scores) -> StoredMetric:
 
 def _prediction_values(run_dirs, columns: list) -> tuple:
     """``({column: {prediction key: value}}, {prediction key: whether it has scores})`` over every unit with stored predictions."""
-    values, has_scores = {column: {} for column in columns}, {}
+    values: dict[str, dict[tuple, float]] = {column: {} for column in columns}
+    has_scores: dict[tuple, bool] = {}
     if not columns:
         return values, has_scores
     for run_dir in run_dirs:
