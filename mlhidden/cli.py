@@ -30,7 +30,7 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
     results = load_results(run_dirs)
     footer = provenance_lines(results.provenance)
     tables = (results.units, out_dir, results.datasets, results.methods, results.unavailable)
-    paths = write_reports(*tables, provenance=footer, std=std)
+    paths = write_reports(*tables, provenance=footer, std=std, notes=results.note_lines())
     if stats:
         paths += write_statistics(*tables, control=control)
     click.echo(render_terminal_summary(results.units, results.datasets, results.methods, results.unavailable, std=std))

@@ -44,6 +44,7 @@ def test_stored_units_of_another_seed_are_reported_not_silently_dropped(tmp_path
     report = CliRunner().invoke(cli, ["report", str(tmp_path / "run")])
     assert report.exit_code == 0, report.output
     assert "2 stored unit(s) are not in these tables: the config does not ask for them" in report.output
+    assert "2 stored unit(s) are not in these tables" in (tmp_path / "run" / "tables.md").read_text()
 
 
 def test_report_metric_says_what_it_leaves_out_of_its_tables(tmp_path):

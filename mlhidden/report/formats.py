@@ -349,12 +349,13 @@ def latex_comment(lines) -> str:
     return "".join(f"% {' '.join(str(line).split())}\n" for line in lines)
 
 
-def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False) -> list:
+def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False, notes=()) -> list:
     """Write every report file into ``out_dir`` and return their paths.
 
     That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
-    unavailable datasets and the failed units. ``provenance`` lines (what produced the results)
+    unavailable datasets, the failed units and the ``notes`` (what the tables leave out, see
+    :meth:`~mlhidden.experiment.store.RunResults.note_lines`). ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
     still says where it came from. ``std`` adds each mean's standard deviation over the splits
     to the text tables (the CSVs always have it, and ``units.csv`` every split's value).
@@ -369,7 +370,7 @@ def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=N
                 text = latex_comment(provenance) + text
             paths.append(_write_text(out_dir / f"{column}.{suffix}", text))
     sections = ["# Results\n", *(to_markdown(tables[column], std=std) for column in HEADLINE_METRICS)]
-    problems = problem_lines(units, datasets, methods, unavailable)
+    problems = [*notes, *problem_lines(units, datasets, methods, unavailable)]
     if problems:
         sections.append("## Problems\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in problems))
     if provenance:

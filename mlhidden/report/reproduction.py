@@ -136,5 +136,5 @@ def write_run_tables(run_dir) -> list:
     results = load_results(run_dir)
     return write_reports(
         results.units, run_dir, results.datasets, results.methods, results.unavailable,
-        provenance=provenance_lines(results.provenance),
+        provenance=provenance_lines(results.provenance), notes=results.note_lines(),
     )
