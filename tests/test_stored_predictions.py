@@ -13,7 +13,14 @@ from mlhidden.experiment.metrics import RANKING_METRICS, log_loss, macro_auc, mi
 from mlhidden.experiment.predictions import pack_bits, pack_scores, unpack_bits, unpack_scores
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
-from mlhidden.report.stored_metrics import NO_PREDICTIONS, NO_SCORES, stored_metric, stored_metrics
+from mlhidden.report.stored_metrics import (
+    NO_PREDICTIONS,
+    NO_SCORES,
+    SCORE_METRICS_FILE,
+    stored_metric,
+    stored_metrics,
+    write_score_metric_tables,
+)
 
 METHODS = ["BR", "CC", {"name": "BR", "label": "BR-svm", "base": "sklearn.svm.LinearSVC"}]
 
@@ -118,3 +125,12 @@ def test_ranking_metrics_against_sklearn_and_by_hand():
     one_class[:, 2] = 0  # label 2 has one class in this test part: left out of the macro mean
     assert macro_auc(one_class, scores) == pytest.approx(np.mean([roc_auc_score(one_class[:, j], scores[:, j]) for j in range(2)]))
     assert np.isnan(micro_auc(np.zeros_like(truth), scores)) and np.isnan(macro_auc(np.zeros_like(truth), scores))
+
+
+def test_the_score_metric_file_has_every_ranking_measure_and_says_who_has_none(run_dir):
+    path = write_score_metric_tables(run_dir)
+    assert path == run_dir / SCORE_METRICS_FILE
+    text = path.read_text()
+    for title in ("Ranking loss", "Coverage error", "Label ranking average precision", "One-error", "Log-loss", "Micro ROC AUC", "Macro ROC AUC"):
+        assert f"## {title}" in text
+    assert text.count("n/a for BR-svm: the method (or its base learner) has no predict\\_proba") == len(RANKING_METRICS)

@@ -26,6 +26,7 @@ from mlhidden.report.formats import write_reports
 from mlhidden.report.paper import LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
 from mlhidden.report.paper_report import write_report
 from mlhidden.report.refits import write_label_accuracies
+from mlhidden.report.stored_metrics import write_score_metric_tables
 
 
 @dataclass
@@ -114,6 +115,8 @@ def reproduce(
             result.seconds = time.perf_counter() - started
             return result
         result.paths += write_run_tables(run_dir)
+        if config.name == "paper":
+            result.paths.append(write_score_metric_tables(run_dir))
         if config.name in LABEL_ACCURACY_REFITS:
             result.paths.append(write_label_accuracies(run_dir, *LABEL_ACCURACY_REFITS[config.name], data_dir=data_dir))
         wall = time.perf_counter() - run_started if summary.n_done else 0.0

@@ -84,7 +84,8 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         "Each cell: our mean over the splits and our rank on the dataset, then the paper's value and rank in "
         f"parentheses; {FLAG} marks a score more than {DEVIATION} from the paper's. The average rank is over the "
         "datasets we ranked; the paper's is recomputed from its per-dataset ranks on those same datasets. Every "
-        "table of the run, with standard deviations and LaTeX versions: `paper/tables.md`.\n\n",
+        "table of the run, with standard deviations and LaTeX versions: `paper/tables.md`; ranking loss, coverage, "
+        "average precision, one-error, log-loss and ROC AUC from the stored label scores: `paper/score_metrics.md`.\n\n",
     ]
     comparisons = []
     for metric, (table_name, paper_metric) in PAPER_TABLES.items():

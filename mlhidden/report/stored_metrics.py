@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results
+from mlhidden.report.formats import markdown_escape, to_markdown
 from mlhidden.report.tables import SCORE_METRICS, MetricTable, get_metric, metric_table
 
 PREDICTION_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed")
+SCORE_METRICS_FILE = "score_metrics.md"
 NO_PREDICTIONS = "its units were stored before predictions were kept (re-run them with --fresh to compute it)"
 NO_SCORES = "the method (or its base learner) has no predict_proba, so there are no label scores"
 UNDEFINED = "undefined on every test part (e.g. AUC where each label has one class)"
@@ -62,6 +65,30 @@ def stored_metrics(run_dirs, metrics) -> dict:
     columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS]
     values, has_scores = _prediction_values(run_dirs, columns)
     return {name: _tabulate(results, metric, values.get(metric.column), has_scores) for name, metric in chosen.items()}
+
+
+def write_score_metric_tables(run_dir) -> Path:
+    """Write ``score_metrics.md`` in ``run_dir``: every ranking and probability metric of its stored predictions.
+
+    The paper reports exact match and Hamming score only; MEKA's other measures come from the
+    same stored label scores, so they cost no run (and are n/a, with the reason, for methods
+    without scores).
+    """
+    results = stored_metrics(run_dir, list(SCORE_METRICS))
+    parts = [
+        "# Ranking and probability measures\n\n",
+        "From each unit's stored test-set label scores (`mlhidden report RUN --metric NAME`); means over the splits "
+        "and ranks per dataset, as in `tables.md`.\n\n",
+    ]
+    for result in results.values():
+        if result.table is not None:
+            parts.append(to_markdown(result.table))
+        parts += [f"- {markdown_escape(line)}\n" for line in result.note_lines()]
+        parts.append("\n")
+    parts += [f"- {markdown_escape(line)}\n" for line in next(iter(results.values())).run_notes]
+    path = Path(run_dir) / SCORE_METRICS_FILE
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
 
 
 def _tabulate(results, metric, values, has_scores) -> StoredMetric:
