@@ -37,7 +37,14 @@ MISSING_HINT = "restore the project's datasets/ folder (git checkout datasets), 
 
 
 class DatasetUnavailable(UserError):
-    """A registry dataset the user must supply themselves (no copy is distributed) is not in the data path."""
+    """A registry dataset the user must supply themselves (no copy is distributed) is not in the data path.
+
+    ``reason`` is the message without the dataset's name, for the row of a table that names it.
+    """
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(f"{name}: {reason}")
+        self.reason = reason
 
 
 @dataclasses.dataclass(frozen=True)
@@ -275,7 +282,7 @@ def load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
     found = find_entry(entry, folders)
     if found.path is None:
         if found.status == entry.unavailable_status:
-            raise DatasetUnavailable(f"{entry.name}: {found.status}")
+            raise DatasetUnavailable(entry.name, found.status)
         where = ", ".join(str(folder) for folder in folders)
         raise UserError(f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT)
     if found.status == "checksum mismatch":

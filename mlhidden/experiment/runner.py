@@ -126,7 +126,7 @@ def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], 
         try:
             data = load_dataset_spec(spec, data_dir)
         except DatasetUnavailable as exc:
-            unavailable[spec.label or spec.name] = exc.message
+            unavailable[spec.label or spec.name] = exc.reason
             continue
         if data.n_samples < 2:
             raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
