@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import fit_binary, positive_proba
-from mlhidden.methods.batched_logistic import batchable_logistic, fit_logistic_models
+from mlhidden.methods.logistic_models import batchable_logistic, fit_logistic_models
 
 
 class BR(MultiLabelClassifier):

@@ -1,0 +1,92 @@
+"""scikit-learn ``LogisticRegression`` models for BR's labels and a chain's links, from one batched fit.
+
+:mod:`~mlhidden.methods.batched_logistic` solves the problems; this module decides when a base
+learner's objective is the one it solves, and turns its solution back into per-label models that
+predict, pickle and report ``n_iter_`` like ones ``fit_binary`` fitted.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+
+from mlhidden.methods.base import hstack_features
+from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
+from mlhidden.methods.batched_logistic import fit_batched_logistic
+from mlhidden.methods.shared_fits import reuse_or_fit
+
+# Solvers whose objective is the one minimised by fit_batched_logistic (saga/liblinear differ in detail).
+SMOOTH_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky")
+
+
+def batchable_logistic(estimator) -> bool:
+    """Whether ``estimator`` (or spec) is a plain ``LogisticRegression`` whose objective we solve."""
+    model = as_estimator(estimator)
+    if type(model) is not LogisticRegression:
+        return False
+    params = model.get_params()
+    return (
+        params["solver"] in SMOOTH_SOLVERS
+        and params["penalty"] in ("deprecated", "l2")
+        and params["l1_ratio"] in (0, 0.0, None)
+        and np.isfinite(params["C"])
+        and params["fit_intercept"]
+        and params["class_weight"] is None
+        and not params["warm_start"]
+        and not params["dual"]
+    )
+
+
+def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None, center=False) -> list:
+    """One fitted model per column of Y, as ``fit_binary`` would give, from one batched fit.
+
+    Each model is a ``LogisticRegression`` (a copy of ``estimator``, seeded as ``fit_binary``
+    seeds it) whose fitted attributes come from :func:`fit_batched_logistic`. Target ``l`` sees
+    ``[X, extra[:, :n_extra_used[l]]]`` (a chain link sees the labels before it); without
+    ``extra`` it sees X. Constant targets go through ``fit_binary`` and get its constant model.
+    ``center`` is passed to :func:`fit_batched_logistic`.
+    """
+    Y = np.asarray(Y)
+    n_features, n_targets = X.shape[1], Y.shape[1]
+    n_extra_used = np.zeros(n_targets, dtype=int) if extra is None else np.asarray(n_extra_used)
+    varying = np.flatnonzero(Y.min(axis=0, initial=1) != Y.max(axis=0, initial=0))
+    template = as_estimator(estimator)
+    template._validate_params()  # the same parameter errors as LogisticRegression.fit
+    params = template.get_params()
+    extra_mask = None if extra is None else np.arange(extra.shape[1])[:, None] < n_extra_used[varying]
+    targets = Y[:, varying]
+    settings = {"C": params["C"], "tol": params["tol"], "max_iter": params["max_iter"], "center": center}
+    fit = reuse_or_fit(
+        "logistic",
+        lambda: fit_batched_logistic(X, targets, extra=extra, extra_mask=extra_mask, **settings),
+        X, targets, extra, extra_mask, sorted(settings.items()),
+    )
+    if not fit.converged.all():
+        warnings.warn(
+            f"lbfgs failed to converge for {np.count_nonzero(~fit.converged)} of {fit.converged.size} targets "
+            f"(max_iter={params['max_iter']}); increase max_iter or scale the data",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    models = []
+    for label in range(n_targets):
+        rng = np.random.RandomState(seeds[label])
+        n_inputs = n_features + n_extra_used[label]
+        if label not in varying:
+            inputs = X if extra is None else hstack_features(X, extra[:, : n_extra_used[label]])
+            models.append(fit_binary(template, inputs, Y[:, label], rng))
+            continue
+        column = np.searchsorted(varying, label)
+        model = copy.copy(template)  # a plain LogisticRegression: cloning it per label costs more than its fit
+        model.random_state = draw_seed(rng)
+        model.classes_ = np.array([0, 1], dtype=Y.dtype)
+        model.coef_ = fit.coef[:n_inputs, column].reshape(1, -1).copy()
+        model.intercept_ = fit.intercept[column : column + 1].copy()
+        model.n_features_in_ = n_inputs
+        model.n_iter_ = fit.n_iter[column : column + 1].astype(np.int32)
+        models.append(model)
+    return models
