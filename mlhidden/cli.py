@@ -52,7 +52,7 @@ def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
             click.echo(to_terminal(result.table, std=std))
         for line in result.note_lines():
             click.echo(f"{name}: {line}")
-    for line in next(iter(results.values())).run_notes:
+    for line in results.run_notes:
         click.echo(line)
 
 

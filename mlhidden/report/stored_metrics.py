@@ -30,15 +30,10 @@ UNDEFINED = "undefined on every test part (e.g. AUC where each label has one cla
 
 @dataclass(frozen=True)
 class StoredMetric:
-    """One metric over a run's datasets x methods.
-
-    ``not_available`` maps a method label to why it has no value; ``run_notes`` are the run's
-    lines on units the table leaves out (of another run seed, or not stored yet).
-    """
+    """One metric over a run's datasets x methods; ``not_available`` maps a method label to why it has no value."""
 
     table: MetricTable | None
     not_available: dict = field(default_factory=dict)
-    run_notes: tuple = ()
 
     def note_lines(self) -> list:
         """One line per reason, naming the methods it applies to."""
@@ -48,13 +43,22 @@ class StoredMetric:
         return [f"n/a for {', '.join(methods)}: {reason}" for reason, methods in by_reason.items()]
 
 
+class StoredMetrics(dict):
+    """``{name: StoredMetric}``, and ``run_notes``: the run's lines on units every one of its tables
+    leaves out (of another run seed, or not stored yet), which hold for all the metrics at once."""
+
+    def __init__(self, metrics: dict, run_notes):
+        super().__init__(metrics)
+        self.run_notes = tuple(run_notes)
+
+
 def stored_metric(run_dirs, metric) -> StoredMetric:
     """Tabulate ``metric`` (a name of ``METRICS`` or ``SCORE_METRICS``) for one run directory or several merged."""
     return stored_metrics(run_dirs, [metric])[metric]
 
 
-def stored_metrics(run_dirs, metrics) -> dict:
-    """``{name: StoredMetric}`` for each name in ``metrics``, reading and unpacking each unit's predictions once.
+def stored_metrics(run_dirs, metrics) -> StoredMetrics:
+    """A :class:`StoredMetric` for each name in ``metrics``, reading and unpacking each unit's predictions once.
 
     The full paper run's predictions are estimated at half a gigabyte compressed: unpacked once,
     they serve every metric asked for.
@@ -64,7 +68,8 @@ def stored_metrics(run_dirs, metrics) -> dict:
     results = load_results(run_dirs)
     columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS]
     values, has_scores = _prediction_values(run_dirs, columns)
-    return {name: _tabulate(results, metric, values.get(metric.column), has_scores) for name, metric in chosen.items()}
+    tables = {name: _tabulate(results, metric, values.get(metric.column), has_scores) for name, metric in chosen.items()}
+    return StoredMetrics(tables, results.note_lines())
 
 
 def write_score_metric_tables(run_dir) -> Path:
@@ -85,7 +90,7 @@ def write_score_metric_tables(run_dir) -> Path:
             parts.append(to_markdown(result.table))
         parts += [f"- {markdown_escape(line)}\n" for line in result.note_lines()]
         parts.append("\n")
-    parts += [f"- {markdown_escape(line)}\n" for line in next(iter(results.values())).run_notes]
+    parts += [f"- {markdown_escape(line)}\n" for line in results.run_notes]
     path = Path(run_dir) / SCORE_METRICS_FILE
     path.write_text("".join(parts), encoding="utf-8")
     return path
@@ -113,7 +118,7 @@ def _tabulate(results, metric, values, has_scores) -> StoredMetric:
             not_available[method] = NO_SCORES if not any(has_scores.get(k) for k in ok_keys) else UNDEFINED
     methods = [m for m in results.methods if m not in not_available]
     table = metric_table(units, metric, results.datasets, methods, results.unavailable) if methods else None
-    return StoredMetric(table, not_available, tuple(results.note_lines()))
+    return StoredMetric(table, not_available)
 
 
 def _prediction_values(run_dirs, columns: list) -> tuple:
