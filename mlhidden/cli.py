@@ -266,11 +266,16 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
 @_DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
 @click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the runs' configs.")
+@click.option(
+    "--reuse", "reuse_dir", type=click.Path(file_okay=False), default=None,
+    help="Folder of the main runs whose identical units are copied, not recomputed (default results/, quick: results/quick/).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
-def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, quiet):
+def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reuse_dir, quiet):
     """Run the paper's claim-bearing configs once per base-learner setting into OUT/<setting>/<run>/.
 
-    Resumes what is stored, like `mlhidden run`; OUT/settings.json names each setting.
+    Resumes what is stored, like `mlhidden run`; OUT/settings.json names each setting. Units
+    identical to those of the main runs (REUSE/<run>/) or of another setting are copied.
     """
     from mlhidden.experiment.progress import RunProgress
     from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, run_sensitivity
@@ -279,13 +284,14 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, qui
         click.echo(f"== {name}", err=True)
         return RunProgress(bar=False if quiet else None)
 
-    out_dir = Path(out) if out else Path("results") / ("quick" if quick else "") / "sensitivity"
+    results = Path("results") / ("quick" if quick else "")
+    out_dir = Path(out) if out else results / "sensitivity"
     stop = StopSignals()
     try:
         with stop:
             manifest = run_sensitivity(
                 load_sensitivity(config_path), out_dir, config_dir=config_dir, quick=quick, only=only or None,
-                data_dir=data_dir, n_jobs=n_jobs, progress=progress,
+                data_dir=data_dir, n_jobs=n_jobs, progress=progress, reuse_dir=Path(reuse_dir) if reuse_dir else results,
             )
     except KeyboardInterrupt:
         manifest = None

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.primary_setting import apply_primary_rule, scales_as_solver_needs
+from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, setting_plans
-from mlhidden.experiment.store import load_results
+from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
 
 LOGICAL = """\
 name: tiny
@@ -46,7 +49,7 @@ def sensitivity_dir(tmp_path):
 def run(folder, *args):
     return CliRunner().invoke(cli, [
         "sensitivity", "--config", str(folder / "sensitivity.yaml"), "--configs", str(folder / "configs"),
-        "--out", str(folder / "out"), "--n-jobs", "1", "--quiet", *args,
+        "--out", str(folder / "out"), "--reuse", str(folder / "main"), "--n-jobs", "1", "--quiet", *args,
     ])
 
 
@@ -61,7 +64,7 @@ def test_each_setting_is_a_run_directory_on_the_same_splits_and_the_manifest_nam
     assert by_setting["b_liblinear"]["adjustments"] == ["tiny: LP fits its multi-class model with sklearn.multiclass.OneVsRestClassifier"]
     assert by_setting["e_standard"]["preprocess"] == [{"name": "standard", "params": {}}]
 
-    units = {name: load_results(out / name / "tiny").units.set_index(["method", "split"]) for name in by_setting}
+    units = {name: load_results(out / name / "tiny").units.set_index(["method", "split"]).sort_index() for name in by_setting}
     assert all((frame["status"] == "ok").all() and len(frame) == 8 for frame in units.values())
     default, liblinear, standard = units["a_default"], units["b_liblinear"], units["e_standard"]
     assert (default["seed"] == liblinear["seed"]).all() and (default["seed"] == standard["seed"]).all(), "paired splits"
@@ -69,6 +72,10 @@ def test_each_setting_is_a_run_directory_on_the_same_splits_and_the_manifest_nam
         assert (default.loc[unchanged, "params_hash"] == standard.loc[unchanged, "params_hash"]).all()
         assert (default.loc[unchanged, "exact_match"] == liblinear.loc[unchanged, "exact_match"]).all()
     assert (default.loc["BR", "params_hash"] != liblinear.loc["BR", "params_hash"]).all()
+
+    reused = {name: json.loads((out / name / "tiny" / "run.json").read_text()).get("reused_units") for name in by_setting}
+    assert reused == {"a_default": None, "b_liblinear": {str(out / "a_default" / "tiny"): 4}, "e_standard": {str(out / "a_default" / "tiny"): 4}}
+    assert [s["reused_units"] for s in manifest["settings"]] == [0, 4, 4], "MLP and AllZero are computed once"
 
     again = run(sensitivity_dir, "--setting", "b_liblinear")
     assert again.exit_code == 0, again.output
@@ -78,6 +85,49 @@ def test_each_setting_is_a_run_directory_on_the_same_splits_and_the_manifest_nam
     assert verdicts["a_default"].units == 8 and not verdicts["a_default"].scaled
     assert verdicts["b_liblinear"].scaled and verdicts["e_standard"].scaled
     assert all(v.qualifies == (v.scaled and v.units_with_warnings == 0) for v in verdicts.values())
+
+
+def test_a_setting_copies_from_the_main_run_every_unit_it_leaves_as_it_was(sensitivity_dir):
+    main = CliRunner().invoke(cli, [
+        "run", "--config", str(sensitivity_dir / "configs" / "tiny.yaml"), "--out", str(sensitivity_dir / "main" / "tiny"), "--n-jobs", "1",
+    ])
+    assert main.exit_code == 0, main.output
+    result = run(sensitivity_dir, "--setting", "a_default", "--setting", "e_standard")
+    assert result.exit_code == 0, result.output
+    out, main_dir = sensitivity_dir / "out", sensitivity_dir / "main" / "tiny"
+    reused = {name: json.loads((out / name / "tiny" / "run.json").read_text())["reused_units"] for name in ("a_default", "e_standard")}
+    assert reused == {"a_default": {str(main_dir): 8}, "e_standard": {str(main_dir): 4}}
+    columns = ["method", "params_hash", "split", "seed", "exact_match", "hamming_score", "train_seconds", "finished_at", "warnings"]
+    copied = load_results(out / "a_default" / "tiny").units[columns].sort_values(columns[:3]).reset_index(drop=True)
+    original = load_results(main_dir).units[columns].sort_values(columns[:3]).reset_index(drop=True)
+    assert copied.equals(original), "a setting that changes nothing is the main run, row for row"
+    with ResultStore(out / "e_standard" / "tiny", create=False) as setting, ResultStore(main_dir, create=False) as donor:
+        stored = dict(donor.iter_predictions())
+        predictions = dict(setting.iter_predictions())
+    assert len(predictions) == 8
+    for key, unit in predictions.items():
+        if key[2] in ("MLP", "AllZero"):
+            assert np.array_equal(unit.predicted, stored[key].predicted) and np.array_equal(unit.scores, stored[key].scores)
+        else:
+            assert key not in stored
+
+
+def test_only_finished_units_of_readable_stores_are_copied(sensitivity_dir, tmp_path):
+    main_dir = tmp_path / "main"
+    assert CliRunner().invoke(cli, ["run", "--config", str(sensitivity_dir / "configs" / "tiny.yaml"), "--out", str(main_dir), "--n-jobs", "1"]).exit_code == 0
+    with ResultStore(main_dir, create=False) as donor:
+        keys = donor.done_keys()
+    failed = sorted(keys)[0]
+    with sqlite3.connect(main_dir / "store.sqlite") as conn:
+        conn.execute(f"UPDATE units SET status = 'failed' WHERE {' AND '.join(f'{c} = ?' for c in KEY_COLUMNS)}", failed)
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "store.sqlite").write_text("not a database")
+    target = tmp_path / "target"
+    with ResultStore(target) as store:
+        copied = reuse_units(store.path, [tmp_path / "missing", tmp_path / "junk", target, main_dir], keys)
+        assert copied == {str(main_dir): len(keys) - 1}
+        assert store.done_keys() == keys - {failed}
+        assert reuse_units(store.path, [main_dir], keys) == {}, "nothing left that the donor has finished"
 
 
 def test_quick_keeps_the_slice_and_every_setting_is_checked_before_anything_runs(sensitivity_dir):
@@ -122,7 +172,8 @@ def test_the_shipped_config_resolves_every_setting_on_every_paper_run():
 @pytest.mark.slow
 def test_make_sensitivity_quick_slice_runs_the_shipped_settings(tmp_path):
     result = CliRunner().invoke(cli, [
-        "sensitivity", "--quick", "--setting", "a_lbfgs_C1", "--setting", "h_tuned_C", "--out", str(tmp_path), "--n-jobs", "1", "--quiet",
+        "sensitivity", "--quick", "--setting", "a_lbfgs_C1", "--setting", "h_tuned_C", "--out", str(tmp_path), "--reuse", str(tmp_path / "none"),
+        "--n-jobs", "1", "--quiet",
     ])
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / MANIFEST_FILE).read_text())

@@ -75,18 +75,21 @@ def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend
     }
 
 
-def finish_run(record: dict, units: dict, finished_at: str, *, interrupted: bool = False, reused_fit_seconds: float = 0.0) -> dict:
+def finish_run(
+    record: dict, units: dict, finished_at: str, *, interrupted: bool = False, reused_fit_seconds: float = 0.0, reused_units=None,
+) -> dict:
     """``record`` with the end time, the unit counts and the final status.
 
     The status is ``interrupted`` (Ctrl-C), ``incomplete`` (units not run: their workers were
     lost too often) or ``finished`` (every unit ran, some may have failed).
     ``reused_fit_seconds`` is the compute time that shared fits saved (the units' train times
-    include it).
+    include it). ``reused_units`` maps each run directory units were copied from to their count
+    (they are among the skipped).
     """
     status = "interrupted" if interrupted else "incomplete" if units.get("not_run") else "finished"
     return {
         **record, "status": status, "finished_at": finished_at, "reused_fit_seconds": round(reused_fit_seconds, 3),
-        "units": {k: int(units.get(k, 0)) for k in UNIT_COUNTS},
+        "units": {k: int(units.get(k, 0)) for k in UNIT_COUNTS}, **({"reused_units": reused_units} if reused_units else {}),
     }
 
 

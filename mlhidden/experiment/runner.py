@@ -31,6 +31,7 @@ from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.predictions import UnitPredictions
 from mlhidden.experiment.protocols import dataset_splits
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
+from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.splits import Split, method_seed
 from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
@@ -100,6 +101,7 @@ class RunSummary:
     seconds: float = 0.0
     n_resubmitted: int = 0
     reused_seconds: float = 0.0
+    reused_units: dict = field(default_factory=dict)
     not_run: list = field(default_factory=list)
     unit_warnings: list = field(default_factory=list)
     failures: list = field(default_factory=list)
@@ -185,6 +187,7 @@ def run_experiment(
     backend: str = "loky",
     scheduler: str | None = None,
     share_fits: bool = True,
+    reuse_from=(),
 ) -> RunSummary:
     """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
 
@@ -196,16 +199,19 @@ def run_experiment(
     n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
     Several processes may run into one ``run_dir`` at once: they share the units through claims
     (:mod:`mlhidden.experiment.claims`), and each returns when every unit is stored.
+    Units that a run directory in ``reuse_from`` holds under the same key are copied from it
+    instead of computed (:mod:`mlhidden.experiment.reuse`); run.json names the donors.
     """
     plan = plan_run(config, data_dir)
     return execute_plan(
         plan, run_dir, n_jobs=n_jobs, fresh=fresh, on_unit=on_unit, on_start=on_start,
-        backend=backend, scheduler=scheduler, share_fits=share_fits,
+        backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=reuse_from,
     )
 
 
 def execute_plan(
     plan: RunPlan, run_dir, *, n_jobs=None, fresh=False, on_unit=None, on_start=None, backend="loky", scheduler=None, share_fits=True,
+    reuse_from=(),
 ) -> RunSummary:
     """Compute and store the units of ``plan`` that ``run_dir``'s store lacks (see :func:`run_experiment`)."""
     config, run_dir = plan.config, Path(run_dir)
@@ -242,6 +248,9 @@ def execute_plan(
         store.set_meta("dataset_order", [p.name for p in plan.datasets] + list(plan.unavailable))
 
         done = store.done_keys()
+        if reuse_from:
+            summary.reused_units = reuse_units(store.path, reuse_from, {unit_key(u[3]) for u in plan.units})
+            done = store.done_keys()
         todo = [unit for unit in plan.units if unit_key(unit[3]) not in done]
         summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
@@ -268,6 +277,7 @@ def execute_plan(
             store.set_meta("finished_at", finished_at)
             write_run_json(run_dir, finish_run(
                 provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted, reused_fit_seconds=summary.reused_seconds,
+                reused_units=summary.reused_units,
             ))
     return summary
 

@@ -214,11 +214,14 @@ def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = 
 
 def run_sensitivity(
     sensitivity: Sensitivity, out_dir, *, config_dir="configs", quick: bool = False, only=None,
-    data_dir=None, n_jobs=None, progress: Callable | None = None,
+    data_dir=None, n_jobs=None, progress: Callable | None = None, reuse_dir=None,
 ) -> dict:
     """Run every setting's configs into ``out_dir/<setting>/<run>/`` and write the manifest.
 
-    Resumes what is stored, like every run. ``progress(label)`` returns a context manager with
+    Resumes what is stored, like every run. A unit a setting leaves as it was (MLP, the trivial
+    baselines, the forests under a logistic-only setting) is copied from the main run
+    ``reuse_dir/<run>/`` or from another setting's run directory when one holds it
+    (:mod:`mlhidden.experiment.reuse`), not computed again. ``progress(label)`` returns a context manager with
     the runner's ``start`` and ``unit`` callbacks, as for :func:`mlhidden.report.reproduction.reproduce`.
     Returns the manifest (its ``interrupted`` key set when a run was interrupted).
     """
@@ -231,16 +234,23 @@ def run_sensitivity(
         if setting.name in earlier and setting.name not in [s.name for s, _, _ in plans]:
             manifest["settings"].append(earlier[setting.name])
     for setting, configs, adjustments in plans:
-        entry = {**setting.record(), "adjustments": adjustments, "run_dirs": {}, "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0)}
+        entry = {
+            **setting.record(), "adjustments": adjustments, "run_dirs": {}, "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0),
+            "reused_units": earlier.get(setting.name, {}).get("reused_units", 0),
+        }
         manifest["settings"].append(entry)
         for config in configs:
             run_dir = out_dir / setting.name / config.name
+            donors = ([Path(reuse_dir) / config.name] if reuse_dir is not None else []) + [
+                out_dir / other.name / config.name for other in sensitivity.settings if other.name != setting.name
+            ]
             started = time.perf_counter()
             with progress(f"{setting.name} / {config.name}") if progress is not None else nullcontext() as shown:
                 summary = run_experiment(
-                    config, run_dir, data_dir=data_dir, n_jobs=n_jobs,
+                    config, run_dir, data_dir=data_dir, n_jobs=n_jobs, reuse_from=donors,
                     on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
                 )
+            entry["reused_units"] += sum(summary.reused_units.values())
             entry["run_dirs"][config.name] = str(run_dir.relative_to(out_dir))
             entry["wall_seconds"] += time.perf_counter() - started if summary.n_done else 0.0
             _write_manifest(out_dir, manifest)
