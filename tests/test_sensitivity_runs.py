@@ -159,13 +159,14 @@ def test_the_shipped_config_resolves_every_setting_on_every_paper_run():
     sensitivity = load_sensitivity("configs/sensitivity.yaml")
     assert sensitivity.runs == ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count")
     plans = setting_plans(sensitivity, quick=True)
-    assert len(plans) == 8 and all(len(configs) == 5 for _, configs, _ in plans), "label_count (Scene) is not in the quick slice"
+    assert len(plans) == 9 and all(len(configs) == 5 for _, configs, _ in plans), "label_count (Scene) is not in the quick slice"
     hidden_nodes = {config.name: config for config in plans[0][1]}["hidden_nodes"]
     assert [m.label for m in hidden_nodes.methods[:2]] == ["CCASL [n_synthetic=1]", "CCASL [n_synthetic=2]"] and len(hidden_nodes.methods) == 12
     scaled = {s.name: scales_as_solver_needs(s.record() | {"preprocess": s.preprocess}) for s, _, _ in plans}
     assert scaled == {
         "a_lbfgs_C1": False, "b_liblinear_C1": True, "c_lbfgs_C10": False, "d_lbfgs_C100": False,
-        "e_standard_lbfgs_C1": True, "f_liblinear_C10": True, "g_forest_10_trees": False, "h_tuned_C": False,
+        "e_standard_lbfgs_C1": True, "f_liblinear_C10": True, "g_forest_10_trees": False, "h_tuned_C": True,
+        "i_standard_lbfgs_C1_1000": True,
     }
 
 
