@@ -11,10 +11,12 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
-from mlhidden.experiment.primary_setting import apply_primary_rule, scales_as_solver_needs
+from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule, scales_as_solver_needs
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, setting_plans
 from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
+from mlhidden.report.reproduction import reproduce
+from mlhidden.report.sensitivity import primary_markdown
 
 LOGICAL = """\
 name: tiny
@@ -130,6 +132,49 @@ def test_only_finished_units_of_readable_stores_are_copied(sensitivity_dir, tmp_
         assert reuse_units(store.path, [main_dir], keys) == {}, "nothing left that the donor has finished"
 
 
+def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_report_checks_it_against_the_rule(sensitivity_dir):
+    configs = sensitivity_dir / "configs"
+    (configs / "sensitivity.yaml").write_text(SENSITIVITY + "primary: e_standard\n")
+    out = sensitivity_dir / "results"
+    study = CliRunner().invoke(cli, [
+        "sensitivity", "--config", str(configs / "sensitivity.yaml"), "--configs", str(configs), "--out", str(out / "sensitivity"),
+        "--reuse", str(out), "--n-jobs", "1", "--quiet",
+    ])
+    assert study.exit_code == 0, study.output
+    result = reproduce(out, config_dir=configs, names=("tiny",), n_jobs=1)
+    study_dir = out / "sensitivity"
+    assert result.summaries["tiny"].n_done == 0
+    assert result.summaries["tiny"].reused_units == {str(study_dir / "a_default" / "tiny"): 4, str(study_dir / "e_standard" / "tiny"): 4}
+    main = load_results(out / "tiny").units.set_index(["method", "split"]).sort_index()
+    standard = load_results(out / "sensitivity" / "e_standard" / "tiny").units.set_index(["method", "split"]).sort_index()
+    assert main["params_hash"].equals(standard["params_hash"]) and main["exact_match"].equals(standard["exact_match"])
+    assert json.loads((out / "reproduction.json").read_text())["setting"]["name"] == "e_standard"
+    report = (out / "REPORT.md").read_text()
+    section = report.split("### The primary setting")[1]
+    verdicts = {v.setting: v for v in apply_primary_rule(out / "sensitivity")}
+    assert table_row(section, "e_standard")[:4] == ["e_standard", "8", str(verdicts["e_standard"].units_with_warnings), "yes"]
+    chosen = next((name for name in ("a_default", "b_liblinear", "e_standard") if verdicts[name].qualifies), None)
+    expected = {
+        None: "No setting qualifies, so the rule names none; the main tables above stay under **e_standard**.",
+        "e_standard": "The rule names **e_standard**, and the main tables above were made under it.",
+    }.get(chosen, f"The rule names **{chosen}**, but the main tables above were made under **e_standard**")
+    assert expected in section
+
+
+def table_row(markdown: str, first: str) -> list:
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in markdown.splitlines() if line.startswith("|")]
+    return next(row for row in rows if row[0] == first)
+
+
+def test_the_primary_paragraph_names_what_the_rule_chose_and_what_the_tables_use():
+    fails, qualifies = RuleVerdict("a", 10, 3, False), RuleVerdict("b", 10, 0, True)
+    assert "No setting qualifies" in primary_markdown([fails], "a")
+    assert table_row(primary_markdown([fails, qualifies], "a"), "a") == ["a", "10", "3", "no", "no"]
+    assert "The rule names **b**, but the main tables above were made under **a**: set `primary: b`" in primary_markdown([fails, qualifies], "a")
+    assert "The rule names **b**, and the main tables above were made under it." in primary_markdown([qualifies, RuleVerdict("c", 9, 0, True)], "b")
+    assert "the configs as they are" in primary_markdown([fails], None)
+
+
 def test_quick_keeps_the_slice_and_every_setting_is_checked_before_anything_runs(sensitivity_dir):
     sensitivity = load_sensitivity(sensitivity_dir / "sensitivity.yaml")
     plans = setting_plans(sensitivity, sensitivity_dir / "configs", quick=True)
@@ -145,6 +190,7 @@ def test_quick_keeps_the_slice_and_every_setting_is_checked_before_anything_runs
         ("runs: [tiny]\nsettings:\n  x:\n    preprocess: standard\n", 4, "re-bases none"),
         ("runs: [tiny]\nsettings:\n  x:\n    solver: liblinear\n", 4, "unknown key 'solver' in setting 'x'"),
         ("runs: tiny\nsettings: {x: {}}\n", 1, "'runs' must be a non-empty list"),
+        ("runs: [tiny]\nsettings: {e_standard: {}}\nprimary: e_standrd\n", 3, "setting 'e_standrd' is not among the settings (did you mean 'e_standard'?"),
     ],
 )
 def test_bad_sensitivity_configs_are_one_line_at_their_line(tmp_path, text, line, fragment):

@@ -10,7 +10,8 @@ when both hold:
    standardised inputs (the setting's ``preprocess``) or uses a solver that does not need them
    (:data:`SCALE_FREE_SOLVERS`). Forests are scale-invariant and need nothing.
 
-The rule does not look at agreement with the paper.
+Of the settings that qualify, the first in the sensitivity config's order is the primary one
+(:func:`named_by_rule`). The rule does not look at agreement with the paper.
 """
 
 from __future__ import annotations
@@ -95,3 +96,8 @@ def _not_converged(unit: dict) -> bool:
     if not isinstance(kept, str) or not kept:
         return unit["n_warnings"] > 0
     return any(entry["category"] == "ConvergenceWarning" for entry in stored_warnings(kept))
+
+
+def named_by_rule(verdicts) -> RuleVerdict | None:
+    """The first qualifying setting of ``verdicts`` (in the config's order), or None when none qualifies."""
+    return next((verdict for verdict in verdicts if verdict.qualifies), None)

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
@@ -54,7 +54,7 @@ from mlhidden.methods.preprocessing import method_of, resolve_preprocess
 from mlhidden.methods.registry import build_method, check_method_base, resolve_method
 
 MANIFEST_FILE = "settings.json"
-TOP_LEVEL_KEYS = ("name", "runs", "settings", "quick")
+TOP_LEVEL_KEYS = ("name", "runs", "settings", "primary", "quick")
 SETTING_KEYS = ("about", "base", "preprocess")
 QUICK_KEYS = ("datasets", "splits", "max_sweep_points")
 ONE_VS_REST = "sklearn.multiclass.OneVsRestClassifier"
@@ -121,12 +121,19 @@ class Setting:
 
 @dataclass(frozen=True)
 class Sensitivity:
-    """A validated sensitivity config: the runs (config file names) and the settings."""
+    """A validated sensitivity config: the runs (config file names), the settings, and the
+    ``primary`` setting under which ``mlhidden reproduce`` makes the main tables (None: the
+    configs as they are). The report checks ``primary`` against the rule of
+    :mod:`mlhidden.experiment.primary_setting`."""
 
     runs: tuple
     settings: tuple
     quick: QuickSlice = QuickSlice()
     source: str | None = None
+    primary: str | None = None
+
+    def primary_setting(self) -> Setting | None:
+        return next((s for s in self.settings if s.name == self.primary), None)
 
 
 def load_sensitivity(path) -> Sensitivity:
@@ -146,7 +153,11 @@ def load_sensitivity(path) -> Sensitivity:
     if not isinstance(settings, Mapping) or not settings:
         fail("'settings' must be a non-empty mapping of setting names to {about, base, preprocess}", ("settings",))
     parsed = tuple(_setting(str(name), value, ("settings", name), fail) for name, value in settings.items())
-    return Sensitivity(tuple(runs), parsed, _quick(data.get("quick") or {}, fail), str(path))
+    primary = data.get("primary")
+    if primary is not None and primary not in settings:
+        hint = f"{did_you_mean(str(primary), list(settings))}valid settings: {', '.join(settings)}"
+        fail(f"primary setting '{primary}' is not among the settings", ("primary",), hint=hint)
+    return Sensitivity(tuple(runs), parsed, _quick(data.get("quick") or {}, fail), str(path), primary)
 
 
 def _setting(name, value, where, fail) -> Setting:

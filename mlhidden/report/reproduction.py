@@ -2,8 +2,10 @@
 
 :func:`reproduce` runs ``configs/<name>.yaml`` for every name in
 :data:`~mlhidden.report.paper.PAPER_CONFIGS` into ``<out>/<name>/`` (resuming what is already
-stored), writes each run's own tables, refits the few units whose per-label accuracies the report
-needs (:mod:`mlhidden.report.refits`), and calls :func:`~mlhidden.report.paper_report.write_report`.
+stored), under the primary base-learner setting that ``configs/sensitivity.yaml`` names (units
+the sensitivity study already computed under it are copied from ``<out>/sensitivity/``), writes
+each run's own tables, refits the few units whose per-label accuracies the report needs
+(:mod:`mlhidden.report.refits`), and calls :func:`~mlhidden.report.paper_report.write_report`.
 """
 
 from __future__ import annotations
@@ -21,12 +23,16 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines
 from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.sensitivity import load_sensitivity
 from mlhidden.experiment.store import load_results, now
 from mlhidden.report.formats import write_reports
 from mlhidden.report.paper import LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
 from mlhidden.report.paper_report import write_report
 from mlhidden.report.refits import write_label_accuracies
+from mlhidden.report.sensitivity import SENSITIVITY_DIR
 from mlhidden.report.stored_metrics import write_score_metric_tables
+
+SENSITIVITY_CONFIG = "sensitivity.yaml"
 
 
 @dataclass
@@ -81,7 +87,8 @@ def reproduce(
     n_jobs : int, optional
         Parallel units; default from each config, else all cores.
     config_dir : str or os.PathLike
-        The folder holding ``<name>.yaml`` for each of ``names``.
+        The folder holding ``<name>.yaml`` for each of ``names``, and ``sensitivity.yaml``
+        whose ``primary`` setting, if any, is applied to each of them.
     names : sequence of str
         The configs to run, by file name without ``.yaml``.
     progress : callable, optional
@@ -96,17 +103,27 @@ def reproduce(
     """
     out_dir = Path(out_dir)
     configs = paper_configs(config_dir, names, quick)
+    sensitivity = load_sensitivity(Path(config_dir) / SENSITIVITY_CONFIG) if (Path(config_dir) / SENSITIVITY_CONFIG).is_file() else None
+    primary = sensitivity.primary_setting() if sensitivity is not None else None
+    adjustments: list = []
+    if primary is not None:
+        applied = [primary.apply(config) for config in configs]
+        configs, adjustments = [config for config, _ in applied], [note for _, notes in applied for note in notes]
+    setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings] if sensitivity is not None else []
     result = Reproduction(out_dir)
     started, started_at = time.perf_counter(), now()
     earlier = read_run_log(out_dir)
     earlier_runs = earlier["runs"] if earlier and earlier["quick"] == quick else {}
-    log: dict[str, Any] = {"quick": quick, "started_at": started_at, "runs": {}}
+    log: dict[str, Any] = {
+        "quick": quick, "started_at": started_at, "runs": {},
+        "setting": None if primary is None else {**primary.record(), "adjustments": adjustments},
+    }
     for config in configs:
         run_dir = out_dir / config.name
         run_started = time.perf_counter()
         with progress(config.name) if progress is not None else nullcontext() as shown:
             summary = run_experiment(
-                config, run_dir, data_dir=data_dir, n_jobs=n_jobs,
+                config, run_dir, data_dir=data_dir, n_jobs=n_jobs, reuse_from=[folder / config.name for folder in setting_dirs],
                 on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
             )
         result.summaries[config.name] = summary

@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.experiment.primary_setting import SCALE_FREE_SOLVERS, apply_primary_rule, named_by_rule
+from mlhidden.experiment.sensitivity import read_manifest
 from mlhidden.report.claims import HOLDS, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
 from mlhidden.report.evidence import Runs, gather_evidence, ok_units, synthetic_table
 from mlhidden.report.formats import markdown_escape, pipe_table
+from mlhidden.report.paper import read_run_log
 from mlhidden.report.statistics import significance_report
 from mlhidden.report.tables import metric_table
 
@@ -155,12 +158,44 @@ def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: p
     return "".join(parts)
 
 
+def primary_markdown(verdicts: list, main_setting: str | None) -> str:
+    """The primary-setting rule, how each setting fares under it, and whether the main tables
+    were made under the setting it names (``main_setting``: the one ``mlhidden reproduce`` applied)."""
+    main = f"**{main_setting}**" if main_setting else "the configs as they are (no setting applied)"
+    chosen = named_by_rule(verdicts)
+    rows = [[v.setting, v.units, v.units_with_warnings, "yes" if v.scaled else "no", "**yes**" if v.qualifies else "no"] for v in verdicts]
+    if chosen is None:
+        outcome = f"No setting qualifies, so the rule names none; the main tables above stay under {main}."
+    elif chosen.setting == main_setting:
+        outcome = f"The rule names **{chosen.setting}**, and the main tables above were made under it."
+    else:
+        outcome = (
+            f"The rule names **{chosen.setting}**, but the main tables above were made under {main}: set `primary: {chosen.setting}` "
+            "in `configs/sensitivity.yaml` and run `make reproduce` (it copies the units the study computed)."
+        )
+    return "".join([
+        "### The primary setting\n\n",
+        "The rule, fixed before any setting's results were read (`mlhidden/experiment/primary_setting.py`): a setting qualifies when "
+        "(1) no unit of any of its runs raised a ConvergenceWarning, and (2) every logistic regression sees standardised inputs or "
+        f"uses a solver that does not need them ({', '.join(SCALE_FREE_SOLVERS)}). The first qualifying setting in "
+        "`configs/sensitivity.yaml`'s order is the primary one; the main tables are made under the setting named there as "
+        "`primary`. The rule does not look at agreement with the paper.\n\n",
+        pipe_table(rows, ["setting", "units", "units not converged", "inputs scaled as the solver needs", "qualifies"]),
+        f"\n\n{outcome}\n\n",
+    ])
+
+
 def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     """The sensitivity section's Markdown and the settings' runs (name -> Runs) under ``out_dir``."""
-    settings = read_settings(Path(out_dir) / SENSITIVITY_DIR)
-    runs_by_setting = {name: Runs(folder) for name, (folder, _) in settings.items()}
+    folder = Path(out_dir) / SENSITIVITY_DIR
+    settings = read_settings(folder)
+    runs_by_setting = {name: Runs(path) for name, (path, _) in settings.items()}
     descriptions = {name: description for name, (_, description) in settings.items()}
-    return sensitivity_markdown(runs_by_setting, descriptions, reference), runs_by_setting
+    markdown = sensitivity_markdown(runs_by_setting, descriptions, reference)
+    if read_manifest(folder) is not None:
+        main_setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
+        markdown += primary_markdown(apply_primary_rule(folder), main_setting)
+    return markdown, runs_by_setting
 
 
 VARIANTS_RUN = "synthetic_variants"
