@@ -15,8 +15,9 @@ from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule,
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, setting_plans
 from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
+from mlhidden.report.paper import reference_results
 from mlhidden.report.reproduction import reproduce
-from mlhidden.report.sensitivity import primary_markdown
+from mlhidden.report.sensitivity import primary_markdown, settings_section
 
 LOGICAL = """\
 name: tiny
@@ -159,6 +160,19 @@ def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_repor
         "e_standard": "The rule names **e_standard**, and the main tables above were made under it.",
     }.get(chosen, f"The rule names **{chosen}**, but the main tables above were made under **e_standard**")
     assert expected in section
+
+
+def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_nothing(sensitivity_dir):
+    assert run(sensitivity_dir, "--setting", "a_default", "--setting", "b_liblinear").exit_code == 0
+    with sqlite3.connect(sensitivity_dir / "out" / "b_liblinear" / "tiny" / "store.sqlite") as conn:
+        conn.execute("DELETE FROM units WHERE method = 'BR'")
+    (sensitivity_dir / "results").mkdir()
+    (sensitivity_dir / "out").rename(sensitivity_dir / "results" / "sensitivity")
+    markdown, finished = settings_section(sensitivity_dir / "results", reference_results())
+    assert list(finished) == ["a_default"]
+    assert table_row(markdown, "b_liblinear") == ["b_liblinear", "2 units not stored yet"]
+    primary = markdown.split("### The primary setting")[1]
+    assert table_row(primary, "a_default")[:2] == ["a_default", "8"] and "b_liblinear" not in primary
 
 
 def table_row(markdown: str, first: str) -> list:

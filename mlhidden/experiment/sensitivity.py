@@ -23,8 +23,9 @@ unit runs.
 Layout (what the sensitivity report reads)::
 
     <out>/settings.json             the manifest: config, quick or not, and per setting its
-                                    name, about, base, preprocess, adjustments, run
-                                    directories (relative to <out>) and wall seconds
+                                    name, about, base, preprocess, adjustments, the runs it
+                                    plans, their directories (relative to <out>) once run,
+                                    wall seconds and units copied
     <out>/<setting>/<run>/          a normal run directory (store, run.json, tables) per run
 
 ``<out>`` is ``results/sensitivity`` (``results/quick/sensitivity`` for the quick slice). The
@@ -247,7 +248,7 @@ def run_sensitivity(
     for setting, configs, adjustments in plans:
         entry = {
             **setting.record(), "adjustments": adjustments, "run_dirs": {}, "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0),
-            "reused_units": earlier.get(setting.name, {}).get("reused_units", 0),
+            "reused_units": earlier.get(setting.name, {}).get("reused_units", 0), "runs": [config.name for config in configs],
         }
         manifest["settings"].append(entry)
         for config in configs:

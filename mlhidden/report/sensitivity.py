@@ -185,17 +185,38 @@ def primary_markdown(verdicts: list, main_setting: str | None) -> str:
     ])
 
 
+def unfinished(runs: Runs, run_names) -> str:
+    """What a setting's runs still lack, in a few words ("" when every run is stored in full)."""
+    not_started = [name for name in run_names if runs[name] is None]
+    missing = sum(runs[name].missing for name in run_names if runs[name] is not None)
+    parts = ([f"not started: {', '.join(not_started)}"] if not_started else []) + ([f"{missing} units not stored yet"] if missing else [])
+    return "; ".join(parts)
+
+
 def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
-    """The sensitivity section's Markdown and the settings' runs (name -> Runs) under ``out_dir``."""
+    """The sensitivity section's Markdown and the finished settings' runs (name -> Runs) under ``out_dir``.
+
+    A setting whose runs are not all stored in full (an interrupted ``make sensitivity``) is listed
+    with what it lacks and left out of the matrix, the rule and the deviations, so that no claim
+    is decided on part of the data.
+    """
     folder = Path(out_dir) / SENSITIVITY_DIR
-    settings = read_settings(folder)
+    settings, manifest = read_settings(folder), read_manifest(folder)
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("settings"), list):
+        manifest = None  # settings written by hand, not by `make sensitivity`: no plan to check, no rule to apply
     runs_by_setting = {name: Runs(path) for name, (path, _) in settings.items()}
     descriptions = {name: description for name, (_, description) in settings.items()}
-    markdown = sensitivity_markdown(runs_by_setting, descriptions, reference)
-    if read_manifest(folder) is not None:
+    planned = {entry["name"]: entry.get("runs", manifest["runs"]) for entry in manifest["settings"]} if manifest is not None else {}
+    lacking = {name: unfinished(runs, planned[name]) for name, runs in runs_by_setting.items() if name in planned}
+    finished = {name: runs for name, runs in runs_by_setting.items() if not lacking.get(name)}
+    markdown = sensitivity_markdown(finished, descriptions, reference)
+    if any(lacking.values()):
+        rows = [[name, markdown_escape(what)] for name, what in lacking.items() if what]
+        markdown += "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n" + pipe_table(rows, ["setting", "lacks"]) + "\n\n"
+    if manifest is not None:
         main_setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
-        markdown += primary_markdown(apply_primary_rule(folder), main_setting)
-    return markdown, runs_by_setting
+        markdown += primary_markdown([v for v in apply_primary_rule(folder) if v.setting in finished], main_setting)
+    return markdown, finished
 
 
 VARIANTS_RUN = "synthetic_variants"
