@@ -127,8 +127,12 @@ def claims_matrix(claims_by_setting: dict) -> pd.DataFrame:
     return frame.assign(**{"over all settings": [closing_verdict(frame.loc[key].to_dict()) for key in frame.index]})
 
 
-def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: pd.DataFrame) -> str:
-    """The matrix, then per claim the deciding numbers (and significance) under each setting."""
+def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: pd.DataFrame, costs: dict | None = None) -> str:
+    """The matrix, then per claim the deciding numbers (and significance) under each setting.
+
+    ``costs`` maps a setting to its manifest entry's ``wall_seconds`` and ``reused_units`` (what
+    running it took, and how many units it copied instead), shown with its description.
+    """
     parts = ["## Which claims survive which settings\n\n"]
     if not runs_by_setting:
         return parts[0] + f"Not run: no settings under `{SENSITIVITY_DIR}/` (`make sensitivity` runs them).\n"
@@ -138,7 +142,7 @@ def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: p
     parts += [
         "Every claim-bearing experiment was run again under each base-learner setting below, on the same splits; "
         "`mlhidden/report/claims.py` decides each claim under each setting with the same functions as above.\n\n",
-        pipe_table([[name, markdown_escape(descriptions.get(name, ""))] for name in settings], ["setting", "base learners"]),
+        _settings_table(settings, descriptions, costs),
         "\n\n",
         pipe_table([[key, *(f"**{v}**" if v == HOLDS else v for v in row)] for key, row in matrix.iterrows()], ["", *matrix.columns]),
         "\n\n",
@@ -185,6 +189,16 @@ def primary_markdown(verdicts: list, main_setting: str | None) -> str:
     ])
 
 
+def _settings_table(settings: list, descriptions: dict, costs: dict | None) -> str:
+    if not costs:
+        return pipe_table([[name, markdown_escape(descriptions.get(name, ""))] for name in settings], ["setting", "base learners"])
+    rows = [
+        [name, markdown_escape(descriptions.get(name, "")), f"{costs[name].get('wall_seconds', 0) / 60:.1f}", costs[name].get("reused_units", 0)]
+        for name in settings
+    ]
+    return pipe_table(rows, ["setting", "base learners", "wall minutes", "units copied"])
+
+
 def unfinished(runs: Runs, run_names) -> str:
     """What a setting's runs still lack, in a few words ("" when every run is stored in full)."""
     not_started = [name for name in run_names if runs[name] is None]
@@ -209,7 +223,8 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     planned = {entry["name"]: entry.get("runs", manifest["runs"]) for entry in manifest["settings"]} if manifest is not None else {}
     lacking = {name: unfinished(runs, planned[name]) for name, runs in runs_by_setting.items() if name in planned}
     finished = {name: runs for name, runs in runs_by_setting.items() if not lacking.get(name)}
-    markdown = sensitivity_markdown(finished, descriptions, reference)
+    costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
+    markdown = sensitivity_markdown(finished, descriptions, reference, costs)
     if any(lacking.values()):
         rows = [[name, markdown_escape(what)] for name, what in lacking.items() if what]
         markdown += "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n" + pipe_table(rows, ["setting", "lacks"]) + "\n\n"
