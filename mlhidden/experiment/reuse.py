@@ -30,7 +30,8 @@ def reuse_units(store_path, donors: Iterable, keys: set) -> dict:
     donor run directory has; returns ``{donor directory: units copied}`` for the donors that gave any.
 
     Donors are tried in order, and a unit comes from the first that has it. A donor that is
-    missing, is the store itself, or is not a readable store of this schema is passed over.
+    missing, is the store itself, is not a readable store of this schema, or predates the
+    predictions tables is passed over.
     """
     store_path = Path(store_path).resolve()
     with ResultStore(store_path.parent, create=False) as store:
