@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -15,8 +16,8 @@ from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule,
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, setting_plans
 from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
-from mlhidden.report.paper import reference_results
-from mlhidden.report.reproduction import reproduce
+from mlhidden.report.paper import LABEL_ACCURACY_FILE, reference_results
+from mlhidden.report.reproduction import reproduce, write_setting_refits
 from mlhidden.report.sensitivity import primary_markdown, settings_section
 
 LOGICAL = """\
@@ -176,6 +177,25 @@ def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_n
     assert table_row(markdown, "b_liblinear") == ["b_liblinear", "2 units not stored yet"]
     primary = markdown.split("### The primary setting")[1]
     assert table_row(primary, "a_default")[:2] == ["a_default", "8"] and "b_liblinear" not in primary
+
+
+def test_each_finished_setting_gets_the_refits_its_claims_read_once(tmp_path):
+    (tmp_path / "s.yaml").write_text(
+        "runs: [synthetic_2d]\nsettings:\n  e: {base: {logistic: logistic}, preprocess: standard}\n"
+        "quick: {datasets: [SyntheticComplex], splits: 1, max_sweep_points: 1}\n"
+    )
+    out = tmp_path / "sensitivity"
+    study = CliRunner().invoke(cli, [
+        "sensitivity", "--config", str(tmp_path / "s.yaml"), "--quick", "--out", str(out), "--reuse", str(tmp_path), "--n-jobs", "1", "--quiet",
+    ])
+    assert study.exit_code == 0, study.output
+    (written,) = write_setting_refits([out / "e", out / "not_run"])
+    accuracy = pd.read_csv(written)
+    assert written == out / "e" / "synthetic_2d" / LABEL_ACCURACY_FILE
+    assert set(accuracy["method"]) == {"BR", "CC (1,2)", "CC (2,1)"} and set(accuracy["position"]) == {0, 1}
+    stored = load_results(out / "e" / "synthetic_2d").units.set_index("method")["exact_match"]
+    assert accuracy.groupby("method")["exact_match"].first().to_dict() == {m: stored[m] for m in ("BR", "CC (1,2)", "CC (2,1)")}
+    assert write_setting_refits([out / "e"]) == [], "refitted once"
 
 
 def table_row(markdown: str, first: str) -> list:
