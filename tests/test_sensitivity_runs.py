@@ -152,6 +152,7 @@ def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_repor
     assert main["params_hash"].equals(standard["params_hash"]) and main["exact_match"].equals(standard["exact_match"])
     assert json.loads((out / "reproduction.json").read_text())["setting"]["name"] == "e_standard"
     report = (out / "REPORT.md").read_text()
+    assert "Base learners: setting **e_standard** of `configs/sensitivity.yaml` (its `primary:`); see 'The primary setting'." in report
     section = report.split("### The primary setting")[1]
     verdicts = {v.setting: v for v in apply_primary_rule(out / "sensitivity")}
     assert table_row(section, "e_standard")[:4] == ["e_standard", "8", str(verdicts["e_standard"].units_with_warnings), "yes"]

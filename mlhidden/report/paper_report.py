@@ -143,6 +143,10 @@ def run_information(out_dir: Path, runs: Runs) -> str:
             + ", ".join(f"{name} {version}" for name, version in sorted(log["packages"].items()))
             + ".\n"
         )
+        if log.get("setting"):
+            setting = log["setting"]
+            about = f": {setting['about']}" if setting.get("about") else ""
+            lines.append(f"Base learners: setting **{setting['name']}** of `configs/sensitivity.yaml` (its `primary:`){about}; see 'The primary setting'.\n")
     rows = []
     for name in PAPER_CONFIGS:
         run = runs[name]
