@@ -85,13 +85,18 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
     "--no-shared-fits", "share_fits", is_flag=True, flag_value=False, default=True,
     help="Every method fits all its parts itself (default: reuse identical fits made by other methods on the same split).",
 )
+@click.option(
+    "--reuse", "reuse_from", multiple=True, type=click.Path(file_okay=False),
+    help="A run directory whose finished units with the same key are copied instead of computed (repeatable).",
+)
 @click.option("-v", "--verbose", is_flag=True, help="One line per finished unit.")
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
 @_STATS
 @_CONTROL
 @_STD
 def run(
-    config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, verbose, quiet, stats, control, std
+    config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, reuse_from, verbose, quiet,
+    stats, control, std,
 ):
     """Run every unit of a config not already stored, then write the tables.
 
@@ -119,7 +124,7 @@ def run(
         with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
             summary = run_experiment(
                 config, run_dir, data_dir=data_dir, fresh=fresh, on_start=progress.start, on_unit=progress.unit,
-                backend=backend, scheduler=scheduler, share_fits=share_fits,
+                backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=[Path(d) for d in reuse_from],
             )
     except KeyboardInterrupt:
         click.echo(f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.", err=True)
@@ -133,8 +138,9 @@ def run(
             err=True,
         )
         sys.exit(128 + stop.signum)
+    copied = f" ({sum(summary.reused_units.values())} copied from {', '.join(summary.reused_units)})" if summary.reused_units else ""
     click.echo(
-        f"{summary.n_done} unit(s) run, {summary.n_skipped} already stored, {summary.n_failed} failed, "
+        f"{summary.n_done} unit(s) run, {summary.n_skipped} already stored{copied}, {summary.n_failed} failed, "
         f"{summary.seconds:.1f} s.",
         err=True,
     )

@@ -116,6 +116,16 @@ def test_a_setting_copies_from_the_main_run_every_unit_it_leaves_as_it_was(sensi
             assert key not in stored
 
 
+def test_mlhidden_run_copies_what_another_run_directory_holds(sensitivity_dir, tmp_path):
+    config = str(sensitivity_dir / "configs" / "tiny.yaml")
+    assert CliRunner().invoke(cli, ["run", "--config", config, "--out", str(tmp_path / "first"), "--n-jobs", "1"]).exit_code == 0
+    again = CliRunner().invoke(cli, [
+        "run", "--config", config, "--out", str(tmp_path / "second"), "--n-jobs", "1", "--reuse", str(tmp_path / "first"), "--splits", "3",
+    ])
+    assert again.exit_code == 0, again.output
+    assert f"4 unit(s) run, 8 already stored (8 copied from {tmp_path / 'first'})" in again.stderr
+
+
 def test_only_finished_units_of_readable_stores_are_copied(sensitivity_dir, tmp_path):
     main_dir = tmp_path / "main"
     assert CliRunner().invoke(cli, ["run", "--config", str(sensitivity_dir / "configs" / "tiny.yaml"), "--out", str(main_dir), "--n-jobs", "1"]).exit_code == 0
