@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule, scales_as_solver_needs
+from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, setting_plans
 from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
@@ -221,6 +222,16 @@ def test_the_primary_paragraph_names_what_the_rule_chose_and_what_the_tables_use
     assert "The rule names **b**, but the main tables above were made under **a**: set `primary: b`" in primary_markdown([fails, qualifies], "a")
     assert "The rule names **b**, and the main tables above were made under it." in primary_markdown([qualifies, RuleVerdict("c", 9, 0, True)], "b")
     assert "the configs as they are" in primary_markdown([fails], None)
+
+
+def test_a_stored_setting_is_read_back_with_its_preprocessing_and_hash(sensitivity_dir):
+    assert run(sensitivity_dir, "--setting", "e_standard").exit_code == 0
+    results = load_results(sensitivity_dir / "out" / "e_standard" / "tiny")
+    record = RunRecord.from_record(results.config)
+    stored = results.units.groupby("method")["params_hash"].first()
+    assert {m.label: m.params_hash for m in record.methods} == stored.to_dict()
+    assert record.method("BR").resolved["preprocess"] == [{"name": "standard", "params": {}}]
+    assert "preprocess" not in record.method("MLP").resolved
 
 
 def test_quick_keeps_the_slice_and_every_setting_is_checked_before_anything_runs(sensitivity_dir):

@@ -15,7 +15,7 @@ from mlhidden.experiment.protocols import Protocol
 # Runs stored before ``shuffle_labels`` existed shuffled their labels.
 STORED_SHUFFLE_LABELS_DEFAULT = True
 # A stored method entry is its resolved identity (methods.registry.resolve_method) plus label, group and sweep.
-RESOLVED_KEYS = ("name", "params", "base")
+RESOLVED_KEYS = ("name", "params", "base", "preprocess")
 
 
 @dataclass(frozen=True)

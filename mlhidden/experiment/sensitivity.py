@@ -251,6 +251,7 @@ def run_sensitivity(
             "reused_units": earlier.get(setting.name, {}).get("reused_units", 0), "runs": [config.name for config in configs],
         }
         manifest["settings"].append(entry)
+        _write_manifest(out_dir, manifest)  # a setting being run shows as unfinished, not as absent
         for config in configs:
             run_dir = out_dir / setting.name / config.name
             donors = ([Path(reuse_dir) / config.name] if reuse_dir is not None else []) + [
