@@ -169,7 +169,7 @@ def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_repor
     assert table_row(section, "e_standard")[:4] == ["e_standard", "8", str(verdicts["e_standard"].units_with_warnings), "yes"]
     chosen = next((name for name in ("a_default", "b_liblinear", "e_standard") if verdicts[name].qualifies), None)
     expected = {
-        None: "No setting qualifies, so the rule names none; the main tables above stay under **e_standard**.",
+        None: "No finished setting qualifies, so the rule names none; the main tables above stay under **e_standard**.",
         "e_standard": "The rule names **e_standard**, and the main tables above were made under it.",
     }.get(chosen, f"The rule names **{chosen}**, but the main tables above were made under **e_standard**")
     assert expected in section
@@ -187,8 +187,10 @@ def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_n
     wall = json.loads((sensitivity_dir / "results" / "sensitivity" / MANIFEST_FILE).read_text())["settings"][0]["wall_seconds"]
     assert setting_row[2:] == [f"{wall / 60:.1f}", "0"], "wall minutes, units copied"
     assert table_row(markdown, "b_liblinear") == ["b_liblinear", "2 units not stored yet"]
+    assert table_row(markdown, "e_standard") == ["e_standard", "not started"]
     primary = markdown.split("### The primary setting")[1]
-    assert table_row(primary, "a_default")[:2] == ["a_default", "8"] and "b_liblinear" not in primary
+    assert [row[:2] for row in table_rows(primary)[2:]] == [["a_default", "8"]], "only the finished setting is judged"
+    assert "This is provisional: b_liblinear, e_standard are not finished, and may qualify." in primary
 
 
 def test_each_finished_setting_gets_the_refits_its_claims_read_once(tmp_path):
@@ -210,14 +212,22 @@ def test_each_finished_setting_gets_the_refits_its_claims_read_once(tmp_path):
     assert write_setting_refits([out / "e"]) == [], "refitted once"
 
 
+def table_rows(markdown: str) -> list:
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in markdown.splitlines() if line.startswith("|")]
+
+
 def table_row(markdown: str, first: str) -> list:
-    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in markdown.splitlines() if line.startswith("|")]
-    return next(row for row in rows if row[0] == first)
+    return next(row for row in table_rows(markdown) if row[0] == first)
 
 
 def test_the_primary_paragraph_names_what_the_rule_chose_and_what_the_tables_use():
     fails, qualifies = RuleVerdict("a", 10, 3, False), RuleVerdict("b", 10, 0, True)
-    assert "No setting qualifies" in primary_markdown([fails], "a")
+    assert "No finished setting qualifies" in primary_markdown([fails], "a")
+    provisional = primary_markdown([fails, qualifies], "a", unfinished_settings=["x", "z"], order=["a", "x", "b", "z"])
+    assert "The rule names **b**, but" in provisional
+    assert "This is provisional: x is not finished and comes before it in the config's order, and may qualify." in provisional
+    assert "This is provisional: x, z are not finished, and may qualify." in primary_markdown([fails], "a", ["x", "z"], ["a", "x", "z"])
+    assert "provisional" not in primary_markdown([qualifies], "b", ["z"], ["b", "z"]), "a setting after the chosen one cannot change the choice"
     assert table_row(primary_markdown([fails, qualifies], "a"), "a") == ["a", "10", "3", "no", "no"]
     assert "The rule names **b**, but the main tables above were made under **a**: set `primary: b`" in primary_markdown([fails, qualifies], "a")
     assert "The rule names **b**, and the main tables above were made under it." in primary_markdown([qualifies, RuleVerdict("c", 9, 0, True)], "b")

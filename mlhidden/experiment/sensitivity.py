@@ -22,7 +22,8 @@ unit runs.
 
 Layout (what the sensitivity report reads)::
 
-    <out>/settings.json             the manifest: config, quick or not, and per setting its
+    <out>/settings.json             the manifest: config, quick or not, every configured
+                                    setting in order, and per setting run its
                                     name, about, base, preprocess, adjustments, the runs it
                                     plans, their directories (relative to <out>) once run,
                                     wall seconds and units copied
@@ -241,7 +242,10 @@ def run_sensitivity(
     plans = setting_plans(sensitivity, config_dir, quick, only)
     manifest = read_manifest(out_dir) or {}
     earlier = {s["name"]: s for s in manifest.get("settings", [])} if manifest.get("quick") == quick else {}
-    manifest = {"config": sensitivity.source, "quick": quick, "runs": list(sensitivity.runs), "settings": []}
+    manifest = {
+        "config": sensitivity.source, "quick": quick, "runs": list(sensitivity.runs), "settings": [],
+        "order": [setting.name for setting in sensitivity.settings],
+    }
     for setting in sensitivity.settings:  # settings not run this time keep their entry
         if setting.name in earlier and setting.name not in [s.name for s, _, _ in plans]:
             manifest["settings"].append(earlier[setting.name])
@@ -269,13 +273,13 @@ def run_sensitivity(
             _write_manifest(out_dir, manifest)
             if summary.interrupted:
                 return {**manifest, "interrupted": True}
-    order = [s.name for s in sensitivity.settings]
-    manifest["settings"].sort(key=lambda entry: order.index(entry["name"]))
     _write_manifest(out_dir, manifest)
     return manifest
 
 
 def _write_manifest(out_dir: Path, manifest: dict):
+    """Write the manifest with its settings in the config's order (``order``, every configured setting)."""
+    manifest["settings"].sort(key=lambda entry: manifest["order"].index(entry["name"]))
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 

@@ -162,14 +162,17 @@ def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: p
     return "".join(parts)
 
 
-def primary_markdown(verdicts: list, main_setting: str | None) -> str:
-    """The primary-setting rule, how each setting fares under it, and whether the main tables
-    were made under the setting it names (``main_setting``: the one ``mlhidden reproduce`` applied)."""
+def primary_markdown(verdicts: list, main_setting: str | None, unfinished_settings=(), order=()) -> str:
+    """The primary-setting rule, how each finished setting fares under it, and whether the main
+    tables were made under the setting it names (``main_setting``: the one ``mlhidden reproduce``
+    applied). The choice is provisional while a setting before it in ``order`` is unfinished."""
     main = f"**{main_setting}**" if main_setting else "the configs as they are (no setting applied)"
     chosen = named_by_rule(verdicts)
+    before = order[: order.index(chosen.setting)] if chosen is not None and chosen.setting in order else order
+    pending = [name for name in before if name in unfinished_settings]
     rows = [[v.setting, v.units, v.units_with_warnings, "yes" if v.scaled else "no", "**yes**" if v.qualifies else "no"] for v in verdicts]
     if chosen is None:
-        outcome = f"No setting qualifies, so the rule names none; the main tables above stay under {main}."
+        outcome = f"No finished setting qualifies, so the rule names none; the main tables above stay under {main}."
     elif chosen.setting == main_setting:
         outcome = f"The rule names **{chosen.setting}**, and the main tables above were made under it."
     else:
@@ -177,6 +180,10 @@ def primary_markdown(verdicts: list, main_setting: str | None) -> str:
             f"The rule names **{chosen.setting}**, but the main tables above were made under {main}: set `primary: {chosen.setting}` "
             "in `configs/sensitivity.yaml` and run `make reproduce` (it copies the units the study computed)."
         )
+    if pending:
+        one = len(pending) == 1
+        where = "" if chosen is None else f" and {'comes' if one else 'come'} before it in the config's order"
+        outcome += f" This is provisional: {', '.join(pending)} {'is' if one else 'are'} not finished{where}, and may qualify."
     return "".join([
         "### The primary setting\n\n",
         "The rule, fixed before any setting's results were read (`mlhidden/experiment/primary_setting.py`): a setting qualifies when "
@@ -221,7 +228,8 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     runs_by_setting = {name: Runs(path) for name, (path, _) in settings.items()}
     descriptions = {name: description for name, (_, description) in settings.items()}
     planned = {entry["name"]: entry.get("runs", manifest["runs"]) for entry in manifest["settings"]} if manifest is not None else {}
-    lacking = {name: unfinished(runs, planned[name]) for name, runs in runs_by_setting.items() if name in planned}
+    order = manifest.get("order", list(planned)) if manifest is not None else []
+    lacking = {name: unfinished(runs_by_setting[name], planned[name]) if name in runs_by_setting else "not started" for name in order}
     finished = {name: runs for name, runs in runs_by_setting.items() if not lacking.get(name)}
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
     markdown = sensitivity_markdown(finished, descriptions, reference, costs)
@@ -230,7 +238,8 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
         markdown += "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n" + pipe_table(rows, ["setting", "lacks"]) + "\n\n"
     if manifest is not None:
         main_setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
-        markdown += primary_markdown([v for v in apply_primary_rule(folder) if v.setting in finished], main_setting)
+        unfinished_settings = [name for name in order if lacking[name]]
+        markdown += primary_markdown([v for v in apply_primary_rule(folder) if v.setting in finished], main_setting, unfinished_settings, order)
     return markdown, finished
 
 
