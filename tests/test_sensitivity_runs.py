@@ -190,7 +190,7 @@ def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_n
     assert table_row(markdown, "e_standard") == ["e_standard", "not started"]
     primary = markdown.split("### The primary setting")[1]
     assert [row[:2] for row in table_rows(primary)[2:]] == [["a_default", "8"]], "only the finished setting is judged"
-    assert "This is provisional: b_liblinear, e_standard are not finished, and may qualify." in primary
+    assert "This is provisional: b_liblinear, e_standard are not finished, and are judged once finished." in primary
 
 
 def test_each_finished_setting_gets_the_refits_its_claims_read_once(tmp_path):
@@ -225,8 +225,8 @@ def test_the_primary_paragraph_names_what_the_rule_chose_and_what_the_tables_use
     assert "No finished setting qualifies" in primary_markdown([fails], "a")
     provisional = primary_markdown([fails, qualifies], "a", unfinished_settings=["x", "z"], order=["a", "x", "b", "z"])
     assert "The rule names **b**, but" in provisional
-    assert "This is provisional: x is not finished and comes before it in the config's order, and may qualify." in provisional
-    assert "This is provisional: x, z are not finished, and may qualify." in primary_markdown([fails], "a", ["x", "z"], ["a", "x", "z"])
+    assert "This is provisional: x is not finished and comes before it in the config's order, and is judged once finished." in provisional
+    assert "This is provisional: x, z are not finished, and are judged once finished." in primary_markdown([fails], "a", ["x", "z"], ["a", "x", "z"])
     assert "provisional" not in primary_markdown([qualifies], "b", ["z"], ["b", "z"]), "a setting after the chosen one cannot change the choice"
     assert table_row(primary_markdown([fails, qualifies], "a"), "a") == ["a", "10", "3", "no", "no"]
     assert "The rule names **b**, but the main tables above were made under **a**: set `primary: b`" in primary_markdown([fails, qualifies], "a")

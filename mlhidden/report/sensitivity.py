@@ -183,7 +183,8 @@ def primary_markdown(verdicts: list, main_setting: str | None, unfinished_settin
     if pending:
         one = len(pending) == 1
         where = "" if chosen is None else f" and {'comes' if one else 'come'} before it in the config's order"
-        outcome += f" This is provisional: {', '.join(pending)} {'is' if one else 'are'} not finished{where}, and may qualify."
+        verb = "is" if one else "are"
+        outcome += f" This is provisional: {', '.join(pending)} {verb} not finished{where}, and {verb} judged once finished."
     return "".join([
         "### The primary setting\n\n",
         "The rule, fixed before any setting's results were read (`mlhidden/experiment/primary_setting.py`): a setting qualifies when "
