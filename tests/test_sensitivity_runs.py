@@ -176,6 +176,8 @@ def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_repor
 
 
 def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_nothing(sensitivity_dir):
+    unscaled = "  d_lbfgs_C100:\n    base: {logistic: {name: logistic, params: {C: 100.0}}}\nquick:"
+    (sensitivity_dir / "sensitivity.yaml").write_text(SENSITIVITY.replace("quick:", unscaled))
     assert run(sensitivity_dir, "--setting", "a_default", "--setting", "b_liblinear").exit_code == 0
     with sqlite3.connect(sensitivity_dir / "out" / "b_liblinear" / "tiny" / "store.sqlite") as conn:
         conn.execute("DELETE FROM units WHERE method = 'BR'")
@@ -188,6 +190,7 @@ def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_n
     assert setting_row[2:] == [f"{wall / 60:.1f}", "0"], "wall minutes, units copied"
     assert table_row(markdown, "b_liblinear") == ["b_liblinear", "2 units not stored yet"]
     assert table_row(markdown, "e_standard") == ["e_standard", "not started"]
+    assert table_row(markdown, "d_lbfgs_C100") == ["d_lbfgs_C100", "not started"]
     primary = markdown.split("### The primary setting")[1]
     assert [row[:2] for row in table_rows(primary)[2:]] == [["a_default", "8"]], "only the finished setting is judged"
     assert "This is provisional: b_liblinear, e_standard are not finished, and are judged once finished." in primary

@@ -23,7 +23,7 @@ unit runs.
 Layout (what the sensitivity report reads)::
 
     <out>/settings.json             the manifest: config, quick or not, every configured
-                                    setting in order, and per setting run its
+                                    setting in order with its parameters, and per setting run its
                                     name, about, base, preprocess, adjustments, the runs it
                                     plans, their directories (relative to <out>) once run,
                                     wall seconds and units copied
@@ -245,6 +245,7 @@ def run_sensitivity(
     manifest = {
         "config": sensitivity.source, "quick": quick, "runs": list(sensitivity.runs), "settings": [],
         "order": [setting.name for setting in sensitivity.settings],
+        "configured": {setting.name: setting.record() for setting in sensitivity.settings},
     }
     for setting in sensitivity.settings:  # settings not run this time keep their entry
         if setting.name in earlier and setting.name not in [s.name for s, _, _ in plans]:
