@@ -80,14 +80,18 @@ def apply_primary_rule(out_dir) -> list:
     manifest = read_manifest(out_dir)
     if manifest is None:
         raise FileNotFoundError(f"no sensitivity manifest in {out_dir}")
-    verdicts = []
-    for setting in manifest["settings"]:
-        units = [load_results(Path(out_dir) / run_dir).units for run_dir in setting["run_dirs"].values()]
-        ok = [frame[frame["status"] == OK] for frame in units]
-        verdicts.append(RuleVerdict(
-            setting["name"], sum(len(f) for f in ok), sum(sum(map(_not_converged, f.to_dict("records"))) for f in ok), scales_as_solver_needs(setting),
-        ))
-    return verdicts
+    return [
+        rule_verdict(setting, [load_results(Path(out_dir) / run_dir).units for run_dir in setting["run_dirs"].values()])
+        for setting in manifest["settings"]
+    ]
+
+
+def rule_verdict(setting: dict, units: list) -> RuleVerdict:
+    """The :class:`RuleVerdict` of a manifest's setting entry, from the unit tables of its runs."""
+    ok = [frame[frame["status"] == OK] for frame in units]
+    return RuleVerdict(
+        setting["name"], sum(len(f) for f in ok), sum(sum(map(_not_converged, f.to_dict("records"))) for f in ok), scales_as_solver_needs(setting),
+    )
 
 
 def _not_converged(unit: dict) -> bool:

@@ -41,11 +41,10 @@ def reuse_units(store_path, donors: Iterable, keys: set) -> dict:
         donor_path = (Path(donor) / STORE_FILE).resolve()
         if not wanted or not donor_path.is_file() or donor_path == store_path or not _readable(donor):
             continue
-        n = _copy(store_path, donor_path, wanted)
-        if n:
-            copied[str(donor)] = n
-            with ResultStore(store_path.parent, create=False) as store:
-                wanted -= store.done_keys()
+        taken = _copy(store_path, donor_path, wanted)
+        if taken:
+            copied[str(donor)] = len(taken)
+            wanted -= taken
     return copied
 
 
@@ -57,7 +56,8 @@ def _readable(run_dir) -> bool:
         return False
 
 
-def _copy(store_path: Path, donor_path: Path, keys: set) -> int:
+def _copy(store_path: Path, donor_path: Path, keys: set) -> set:
+    """Copy the donor's finished units among ``keys``; returns the keys copied."""
     conn = sqlite3.connect(store_path, timeout=60, isolation_level=None)
     try:
         conn.execute("ATTACH DATABASE ? AS donor", (str(donor_path),))
@@ -70,7 +70,7 @@ def _copy(store_path: Path, donor_path: Path, keys: set) -> int:
         conn.execute(
             f"CREATE TEMP TABLE found AS SELECT d.* FROM donor.units d JOIN wanted w ON {_ON_KEY} WHERE d.status = ?", (OK,),
         )
-        n = conn.execute("SELECT count(*) FROM found").fetchone()[0]
+        taken = {tuple(row) for row in conn.execute(f"SELECT {_KEYS} FROM found")}
         conn.execute(f"INSERT OR REPLACE INTO main.units ({shared}) SELECT {shared} FROM found")
         on_found = " AND ".join(f"d.{c} = f.{c}" for c in KEY_COLUMNS)
         conn.execute(f"INSERT OR REPLACE INTO main.predictions SELECT d.* FROM donor.predictions d JOIN found f ON {on_found}")
@@ -79,6 +79,6 @@ def _copy(store_path: Path, donor_path: Path, keys: set) -> int:
             f"INSERT OR IGNORE INTO main.test_labels SELECT DISTINCT d.* FROM donor.test_labels d JOIN found f ON {on_split}"
         )
         conn.execute("COMMIT")
-        return n
+        return taken
     finally:
         conn.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.primary_setting import SCALE_FREE_SOLVERS, apply_primary_rule, named_by_rule, scales_as_solver_needs
+from mlhidden.experiment.primary_setting import SCALE_FREE_SOLVERS, named_by_rule, rule_verdict, scales_as_solver_needs
 from mlhidden.experiment.sensitivity import read_manifest
 from mlhidden.report.claims import HOLDS, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
 from mlhidden.report.evidence import Runs, gather_evidence, ok_units, synthetic_table
@@ -241,7 +241,9 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
         main_setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
         configured = manifest.get("configured", {})  # a setting that cannot qualify cannot change the rule's choice
         unfinished_settings = [name for name in order if lacking[name] and (name not in configured or scales_as_solver_needs(configured[name]))]
-        markdown += primary_markdown([v for v in apply_primary_rule(folder) if v.setting in finished], main_setting, unfinished_settings, order)
+        entries = {entry["name"]: entry for entry in manifest["settings"]}
+        verdicts = [rule_verdict(entries[name], [runs[run].units for run in entries[name]["run_dirs"]]) for name, runs in finished.items()]
+        markdown += primary_markdown(verdicts, main_setting, unfinished_settings, order)
     return markdown, finished
 
 
