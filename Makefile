@@ -35,9 +35,9 @@ fuzz: venv
 smoke: venv
 	$(BIN)/mlhidden run --config configs/smoke.yaml --out results/smoke --n-jobs $(N_JOBS) --quiet
 
-## make reproduce: every table and figure of the paper and results/REPORT.md (QUICK=1: a few minutes, under results/quick/)
+## make reproduce: every table and figure of the paper and results/REPORT.md (QUICK=1: a few minutes, under results/quick/; SETTING=name: under that setting of configs/sensitivity.yaml, not its primary one)
 reproduce: venv
-	$(BIN)/mlhidden reproduce $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
+	$(BIN)/mlhidden reproduce $(if $(QUICK),--quick) $(if $(SETTING),--setting $(SETTING)) --n-jobs $(N_JOBS) --quiet
 
 ## make sensitivity: the claim-bearing runs once per base-learner setting (configs/sensitivity.yaml) -> results/sensitivity/ (QUICK=1: a small slice, results/quick/sensitivity/)
 sensitivity: venv

@@ -228,8 +228,12 @@ def init(path):
 @_DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
 @click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the paper's configs.")
+@click.option(
+    "--setting", default=None,
+    help="Make the main tables under this setting of sensitivity.yaml instead of its primary one (e.g. a faster one).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
-def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
+def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
     """Run every paper config, then write REPORT.md (tables next to the paper's, claims C1-C8), tables and figures.
 
     Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
@@ -246,7 +250,9 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, quiet):
     stop = StopSignals()
     try:
         with stop:
-            result = reproduce_paper(out_dir, quick=quick, data_dir=data_dir, n_jobs=n_jobs, config_dir=config_dir, progress=progress)
+            result = reproduce_paper(
+                out_dir, quick=quick, data_dir=data_dir, n_jobs=n_jobs, config_dir=config_dir, setting=setting, progress=progress,
+            )
     except KeyboardInterrupt:
         result = None
     if result is None or result.interrupted:

@@ -175,6 +175,25 @@ def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_repor
     assert expected in section
 
 
+def test_reproduce_setting_makes_the_main_tables_under_another_setting_and_the_report_says_it_was_asked_for(sensitivity_dir):
+    configs = sensitivity_dir / "configs"
+    (configs / "sensitivity.yaml").write_text(SENSITIVITY + "primary: a_default\n")
+    out = sensitivity_dir / "results"
+    misspelt = CliRunner().invoke(cli, ["reproduce", "--configs", str(configs), "--out", str(out), "--setting", "e_standrd"])
+    assert misspelt.exit_code == 2 and not out.exists()
+    assert misspelt.output.strip().splitlines() == [
+        f"error: {configs / 'sensitivity.yaml'}: unknown setting 'e_standrd' (did you mean 'e_standard'? valid settings: a_default, b_liblinear, e_standard)"
+    ]
+    reproduce(out, config_dir=configs, names=("tiny",), n_jobs=1, setting="e_standard")
+    logged = json.loads((out / "reproduction.json").read_text())["setting"]
+    assert (logged["name"], logged["is_primary"]) == ("e_standard", False)
+    stored = load_results(out / "tiny").units
+    preprocess = stored.loc[stored["method"] == "BR", "params_json"].map(lambda text: json.loads(text)["preprocess"][0]["name"])
+    assert set(preprocess) == {"standard"}
+    report = (out / "REPORT.md").read_text()
+    assert "Base learners: setting **e_standard** of `configs/sensitivity.yaml` (asked for with `--setting`, not its `primary:`)" in report
+
+
 def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_nothing(sensitivity_dir):
     unscaled = "  d_lbfgs_C100:\n    base: {logistic: {name: logistic, params: {C: 100.0}}}\nquick:"
     (sensitivity_dir / "sensitivity.yaml").write_text(SENSITIVITY.replace("quick:", unscaled))

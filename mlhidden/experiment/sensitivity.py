@@ -135,7 +135,15 @@ class Sensitivity:
     primary: str | None = None
 
     def primary_setting(self) -> Setting | None:
-        return next((s for s in self.settings if s.name == self.primary), None)
+        return None if self.primary is None else self.setting(self.primary)
+
+    def setting(self, name: str) -> Setting:
+        """The setting called ``name``; an unknown name is a ``UserError`` listing the valid ones."""
+        known = {s.name: s for s in self.settings}
+        if name not in known:
+            hint = f"{did_you_mean(name, list(known))}valid settings: {', '.join(known)}"
+            raise UserError(f"unknown setting '{name}'", path=self.source, hint=hint)
+        return known[name]
 
 
 def load_sensitivity(path) -> Sensitivity:
@@ -201,11 +209,7 @@ def _quick(value, fail) -> QuickSlice:
 def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = False, only=None) -> list:
     """``(setting, run configs, adjustments)`` for every setting (or those named in ``only``), all
     resolved and checked before anything runs."""
-    names = list(only or [s.name for s in sensitivity.settings])
-    known = {s.name: s for s in sensitivity.settings}
-    for name in names:
-        if name not in known:
-            raise UserError(f"unknown setting '{name}'", path=sensitivity.source, hint=f"valid settings: {', '.join(known)}")
+    settings = [sensitivity.setting(name) for name in only] if only else list(sensitivity.settings)
     configs = []
     for run in sensitivity.runs:
         path = Path(config_dir) / f"{run}.yaml"
@@ -215,12 +219,11 @@ def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = 
         if config is not None:
             configs.append(config)
     plans = []
-    for name in names:
-        setting = known[name]
+    for setting in settings:
         try:
             applied = [setting.apply(config) for config in configs]
         except UserError as exc:
-            raise UserError(f"setting '{name}': {exc.message}", path=sensitivity.source, hint=exc.hint) from None
+            raise UserError(f"setting '{setting.name}': {exc.message}", path=sensitivity.source, hint=exc.hint) from None
         plans.append((setting, [config for config, _ in applied], [note for _, notes in applied for note in notes]))
     return plans
 

@@ -146,7 +146,8 @@ def run_information(out_dir: Path, runs: Runs) -> str:
         if log.get("setting"):
             setting = log["setting"]
             about = f": {setting['about']}" if setting.get("about") else ""
-            lines.append(f"Base learners: setting **{setting['name']}** of `configs/sensitivity.yaml` (its `primary:`){about}; see 'The primary setting'.\n")
+            chosen_by = "its `primary:`" if setting.get("is_primary", True) else "asked for with `--setting`, not its `primary:`"
+            lines.append(f"Base learners: setting **{setting['name']}** of `configs/sensitivity.yaml` ({chosen_by}){about}; see 'The primary setting'.\n")
     rows = []
     for name in PAPER_CONFIGS:
         run = runs[name]

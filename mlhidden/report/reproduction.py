@@ -71,6 +71,7 @@ def reproduce(
     n_jobs=None,
     config_dir="configs",
     names=PAPER_CONFIGS,
+    setting: str | None = None,
     progress: Callable | None = None,
 ) -> Reproduction:
     """Run the paper's configs into ``out_dir/<name>/``, then write the report, tables and figures.
@@ -91,6 +92,9 @@ def reproduce(
         whose ``primary`` setting, if any, is applied to each of them.
     names : sequence of str
         The configs to run, by file name without ``.yaml``.
+    setting : str, optional
+        A setting of ``sensitivity.yaml`` to make the main tables under instead of its
+        ``primary`` one (e.g. a faster one); the report says whether it is the one the rule names.
     progress : callable, optional
         ``progress(config_name)`` returns a context manager whose value has the runner's
         ``start(n_units, n_skipped)`` and ``unit(row, done, n_units)`` callbacks (e.g.
@@ -102,22 +106,28 @@ def reproduce(
         With ``interrupted`` set (and no report written) when a run was interrupted.
     """
     out_dir = Path(out_dir)
+    sensitivity_path = Path(config_dir) / SENSITIVITY_CONFIG
+    sensitivity = load_sensitivity(sensitivity_path) if sensitivity_path.is_file() else None
+    if setting is not None and sensitivity is None:
+        raise UserError(
+            f"setting '{setting}' asked for, but there is no sensitivity config", path=sensitivity_path,
+            hint="pass --configs DIR holding sensitivity.yaml",
+        )
+    main_setting, setting_dirs, adjustments, setting_log = None, [], [], None
+    if sensitivity is not None:
+        main_setting = sensitivity.setting(setting) if setting is not None else sensitivity.primary_setting()
+        setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
     configs = paper_configs(config_dir, names, quick)
-    sensitivity = load_sensitivity(Path(config_dir) / SENSITIVITY_CONFIG) if (Path(config_dir) / SENSITIVITY_CONFIG).is_file() else None
-    primary = sensitivity.primary_setting() if sensitivity is not None else None
-    adjustments: list = []
-    if primary is not None:
-        applied = [primary.apply(config) for config in configs]
+    if main_setting is not None:
+        applied = [main_setting.apply(config) for config in configs]
         configs, adjustments = [config for config, _ in applied], [note for _, notes in applied for note in notes]
-    setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings] if sensitivity is not None else []
+        is_primary = sensitivity is not None and main_setting.name == sensitivity.primary
+        setting_log = {**main_setting.record(), "adjustments": adjustments, "is_primary": is_primary}
     result = Reproduction(out_dir)
     started, started_at = time.perf_counter(), now()
     earlier = read_run_log(out_dir)
     earlier_runs = earlier["runs"] if earlier and earlier["quick"] == quick else {}
-    log: dict[str, Any] = {
-        "quick": quick, "started_at": started_at, "runs": {},
-        "setting": None if primary is None else {**primary.record(), "adjustments": adjustments},
-    }
+    log: dict[str, Any] = {"quick": quick, "started_at": started_at, "runs": {}, "setting": setting_log}
     for config in configs:
         run_dir = out_dir / config.name
         run_started = time.perf_counter()
