@@ -21,8 +21,9 @@ Shared fits: the methods that train the same pieces on a split (``CC`` and ``PCC
 ``CCASL+BR`` and ``CCASL+AML``) fitted one after the other, each alone vs sharing fits as a run
 does, with the share of identical predictions (it must be all of them).
 
-``--sections`` picks what runs: ``baseline`` (all of the above but the last two), ``ccasl`` and
-``mlp``, each on its own datasets (``--datasets``, ``--ccasl-datasets``, ``--mlp-datasets``).
+``--sections`` picks what runs: ``baseline`` (all of the above but the last two), ``ccasl``,
+``mlp`` and ``liblinear`` (:mod:`benchmarks.liblinear`), each on its own datasets (``--datasets``,
+``--ccasl-datasets``, ``--mlp-datasets``, ``--liblinear-datasets``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from benchmarks.hidden_layers import (
     render_ccasl,
     render_mlp,
 )
+from benchmarks.liblinear import LIBLINEAR_DATASETS, bench_liblinear, render_liblinear
 from mlhidden.data import load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
@@ -78,7 +80,7 @@ TARGETS = {"BR": (3.0, 0.995), "CC": (3.0, 0.995), "PCC": (50.0, 0.995)}
 TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PCC": DATASETS}
 # Methods of the paper's config that share fits, in the config's (and so the run's) order.
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
-SECTIONS = ("baseline", "ccasl", "mlp")
+SECTIONS = ("baseline", "ccasl", "mlp", "liblinear")
 GENERATED = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
 
 
@@ -266,7 +268,8 @@ def mib(value) -> str:
     return f"{value / 2**20:.0f}"
 
 
-def render(results, ccasl_results, mlp_results, args, started) -> str:
+def render(results, hidden_results, args, started) -> str:
+    """The report; ``hidden_results`` maps each of the ccasl, mlp and liblinear sections to its results."""
     lines = ["# mlhidden speed benchmark", "", *machine_info(), f"- wall time of this benchmark: {time.perf_counter() - started:.0f} s", ""]
     lines += [
         "Split 0 of each dataset (run seed 0), labels in the split's order. Ours and the peer alternate",
@@ -279,9 +282,10 @@ def render(results, ccasl_results, mlp_results, args, started) -> str:
     if results:
         baseline_lines, verdicts = render_baseline(results, args)
         lines += baseline_lines
-    for section, section_results in ((render_ccasl, ccasl_results), (render_mlp, mlp_results)):
+    renderers = {"ccasl": render_ccasl, "mlp": render_mlp, "liblinear": render_liblinear}
+    for section, section_results in hidden_results.items():
         if section_results:
-            section_lines, section_verdicts = section(section_results)
+            section_lines, section_verdicts = renderers[section](section_results)
             lines += section_lines
             verdicts += section_verdicts
     lines += ["## Targets", "", *(verdicts or ["- (no target dataset in this run)"]), ""]
@@ -374,6 +378,7 @@ def main(argv=None):
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated sections to run (default: {','.join(SECTIONS)})")
     parser.add_argument("--ccasl-datasets", help=f"datasets of the ccasl section (default: {','.join(CCASL_DATASETS)})")
     parser.add_argument("--mlp-datasets", help=f"datasets of the mlp section (default: {','.join(MLP_DATASETS)})")
+    parser.add_argument("--liblinear-datasets", help=f"datasets of the liblinear section (default: {','.join(LIBLINEAR_DATASETS)})")
     parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
     parser.add_argument(
         "--tight-datasets", help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)"
@@ -398,7 +403,10 @@ def main(argv=None):
 
     names = chosen("baseline", args.datasets, QUICK_DATASETS if args.quick else DATASETS)
     ccasl_names = args.ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
-    mlp_names = chosen("mlp", args.mlp_datasets, MLP_DATASETS)
+    hidden_names = {
+        "ccasl": ccasl_names, "mlp": chosen("mlp", args.mlp_datasets, MLP_DATASETS),
+        "liblinear": chosen("liblinear", args.liblinear_datasets, LIBLINEAR_DATASETS),
+    }
     alone = [m for m in args.alone.split(",") if m]
     args.share_methods = [m for m in args.share_methods.split(",") if m]
     started = time.perf_counter()
@@ -406,28 +414,29 @@ def main(argv=None):
     def log(message):
         print(f"[{time.perf_counter() - started:7.1f}s] {message}", flush=True)
 
-    results, ccasl_results, mlp_results = {}, {}, {}
-    text = render(results, ccasl_results, mlp_results, args, started)
+    results: dict = {}
+    hidden_results: dict = {section: {} for section in hidden_names}
+    text = render(results, hidden_results, args, started)
     work = [(name, results, lambda name: bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log)) for name in names]
-    for name in ccasl_names:
-        work.append((name, ccasl_results, lambda name: bench_hidden(name, "ccasl", args, log)))
-    for name in mlp_names:
-        work.append((name, mlp_results, lambda name: bench_hidden(name, "mlp", args, log)))
+    for section, section_names in hidden_names.items():
+        work += [(name, hidden_results[section], lambda name, section=section: bench_hidden(name, section, args, log)) for name in section_names]
     for name, store, measure in work:
         with threadpool_limits(1):
             store[name] = measure(name)
-        text = render(results, ccasl_results, mlp_results, args, started)
+        text = render(results, hidden_results, args, started)
         args.out.write_text(text)  # after every dataset, so an interrupted run keeps what it measured
     print(text)
 
 
 def bench_hidden(name, section, args, log):
-    """The ccasl or mlp section on split 0 of one dataset (all labels)."""
+    """The ccasl, mlp or liblinear section on split 0 of one dataset (all labels)."""
     _, X_train, X_test, Y_train, Y_test, seed = load_split(name, args.data_dir)
     log(f"{name} ({section}): train {X_train.shape}, {Y_train.shape[1]} labels")
     if section == "ccasl":
         tight = args.tight_datasets.split(",") if args.tight_datasets is not None else [n for n in args.ccasl_names if n not in GENERATED]
         return bench_ccasl(X_train, X_test, Y_train, seed, args.repeats, log, gaps=name in tight)
+    if section == "liblinear":
+        return bench_liblinear(X_train, X_test, Y_train, seed, args.repeats, log)
     return bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
 
 

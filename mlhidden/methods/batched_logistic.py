@@ -73,45 +73,47 @@ class _Design:
     their time; their rounding (1e-7 relative) is far below any gradient tolerance, and the
     iterates, the loss and the gradient's sums stay in double precision.
 
-    With ``center`` the columns are centred implicitly (``means``), so a sparse X stays sparse;
-    and the columns of a sparse design with at least ``DENSE_SHARE`` ones (CCASL's synthetic
-    labels, about half ones) go to a dense block, whose BLAS products are several times faster
-    than sparse ones at that density.
+    With ``center`` the columns are centred implicitly (``means``), so a sparse X stays sparse.
+    With ``dense_block`` (default: ``center``) the columns of a sparse design with at least
+    ``DENSE_SHARE`` ones (CCASL's synthetic labels, about half ones) go to a dense block, whose
+    BLAS products are several times faster than sparse ones at that density. ``dtype`` is the
+    products' precision.
     """
 
-    def __init__(self, X, extra, center=False):
+    def __init__(self, X, extra, center=False, dense_block=None, dtype=np.float32):
         if extra is not None:
             X = sp.hstack([X, sp.csr_matrix(extra)], format="csr") if sp.issparse(X) else np.hstack([X, extra])
         self.n_inputs = X.shape[1]
         self.means = np.asarray(X.mean(axis=0)).ravel() if center else None
         self.dense_columns = np.array([], dtype=int)
-        if center and sp.issparse(X):
+        if (center if dense_block is None else dense_block) and sp.issparse(X):
             density = np.diff(sp.csc_matrix(X).indptr) / X.shape[0]
             self.dense_columns, self.sparse_columns = np.flatnonzero(density >= DENSE_SHARE), np.flatnonzero(density < DENSE_SHARE)
-            self.dense = np.ascontiguousarray(X[:, self.dense_columns].toarray(), dtype=np.float32)
+            self.dense = np.ascontiguousarray(X[:, self.dense_columns].toarray(), dtype=dtype)
             X = X[:, self.sparse_columns]
-        self.X = X.astype(np.float32)
+        self.X = X.astype(dtype)
+        self.dtype = dtype
 
     def forward(self, V):
         """``[X, E] v + b`` (centred columns if ``center``) for every column ``[v; b]`` of V."""
         if self.dense_columns.size:
-            Z = np.asarray(self.X @ V[self.sparse_columns].astype(np.float32))
-            Z += self.dense @ V[self.dense_columns].astype(np.float32)
+            Z = np.asarray(self.X @ V[self.sparse_columns].astype(self.dtype))
+            Z += self.dense @ V[self.dense_columns].astype(self.dtype)
             Z = Z + V[-1]
         else:
-            Z = np.asarray(self.X @ V[:-1].astype(np.float32)) + V[-1]
+            Z = np.asarray(self.X @ V[:-1].astype(self.dtype)) + V[-1]
         return Z if self.means is None else Z - self.means @ V[:-1]
 
     def backward(self, R):
         """``[X, E, 1]^T R`` (centred columns if ``center``)."""
-        R32 = R.astype(np.float32)
+        R_cast = R.astype(self.dtype)
         if self.dense_columns.size:
             G = np.empty((self.n_inputs + 1, R.shape[1]))
-            G[self.sparse_columns] = np.asarray(self.X.T @ R32)
-            G[self.dense_columns] = self.dense.T @ R32
+            G[self.sparse_columns] = np.asarray(self.X.T @ R_cast)
+            G[self.dense_columns] = self.dense.T @ R_cast
             G[-1] = R.sum(axis=0)
         else:
-            G = np.vstack([np.asarray(self.X.T @ R32), R.sum(axis=0, keepdims=True)])
+            G = np.vstack([np.asarray(self.X.T @ R_cast), R.sum(axis=0, keepdims=True)])
         if self.means is not None:
             G[:-1] -= np.outer(self.means, G[-1])
         return G

@@ -1,6 +1,7 @@
 """scikit-learn ``LogisticRegression`` models for BR's labels and a chain's links, from one batched fit.
 
-:mod:`~mlhidden.methods.batched_logistic` solves the problems; this module decides when a base
+:mod:`~mlhidden.methods.batched_logistic` (smooth solvers) and :mod:`~mlhidden.methods.batched_tron`
+(liblinear) solve the problems; this module decides when a base
 learner's objective is the one it solves, and turns its solution back into per-label models that
 predict, pickle and report ``n_iter_`` like ones ``fit_binary`` fitted.
 """
@@ -17,20 +18,26 @@ from sklearn.linear_model import LogisticRegression
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
 from mlhidden.methods.batched_logistic import fit_batched_logistic
+from mlhidden.methods.batched_tron import fit_batched_liblinear
 from mlhidden.methods.shared_fits import reuse_or_fit
 
-# Solvers whose objective is the one minimised by fit_batched_logistic (saga/liblinear differ in detail).
+# Solvers whose objective is the one minimised by fit_batched_logistic (saga differs in detail).
 SMOOTH_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky")
 
 
 def batchable_logistic(estimator) -> bool:
-    """Whether ``estimator`` (or spec) is a plain ``LogisticRegression`` whose objective we solve."""
+    """Whether ``estimator`` (or spec) is a plain ``LogisticRegression`` whose objective we solve.
+
+    That is an L2 one solved by a smooth solver (:func:`fit_batched_logistic`), or by liblinear's
+    primal one with its intercept as an input of value 1 (:func:`fit_batched_liblinear`).
+    """
     model = as_estimator(estimator)
     if type(model) is not LogisticRegression:
         return False
     params = model.get_params()
+    solved = params["solver"] in SMOOTH_SOLVERS or (params["solver"] == "liblinear" and params["intercept_scaling"] == 1)
     return (
-        params["solver"] in SMOOTH_SOLVERS
+        solved
         and params["penalty"] in ("deprecated", "l2")
         and params["l1_ratio"] in (0, 0.0, None)
         and np.isfinite(params["C"])
@@ -48,7 +55,7 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
     seeds it) whose fitted attributes come from :func:`fit_batched_logistic`. Target ``l`` sees
     ``[X, extra[:, :n_extra_used[l]]]`` (a chain link sees the labels before it); without
     ``extra`` it sees X. Constant targets go through ``fit_binary`` and get its constant model.
-    ``center`` is passed to :func:`fit_batched_logistic`.
+    ``center`` is passed to :func:`fit_batched_logistic`; liblinear's method has no use for it.
     """
     Y = np.asarray(Y)
     n_features, n_targets = X.shape[1], Y.shape[1]
@@ -59,15 +66,17 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
     params = template.get_params()
     extra_mask = None if extra is None else np.arange(extra.shape[1])[:, None] < n_extra_used[varying]
     targets = Y[:, varying]
-    settings = {"C": params["C"], "tol": params["tol"], "max_iter": params["max_iter"], "center": center}
+    settings = {"C": params["C"], "tol": params["tol"], "max_iter": params["max_iter"]}
+    if params["solver"] == "liblinear":
+        kind, method, solve = "liblinear", "liblinear", fit_batched_liblinear
+    else:
+        kind, method, solve, settings = "logistic", "lbfgs", fit_batched_logistic, {**settings, "center": center}
     fit = reuse_or_fit(
-        "logistic",
-        lambda: fit_batched_logistic(X, targets, extra=extra, extra_mask=extra_mask, **settings),
-        X, targets, extra, extra_mask, sorted(settings.items()),
+        kind, lambda: solve(X, targets, extra=extra, extra_mask=extra_mask, **settings), X, targets, extra, extra_mask, sorted(settings.items()),
     )
     if not fit.converged.all():
         warnings.warn(
-            f"lbfgs failed to converge for {np.count_nonzero(~fit.converged)} of {fit.converged.size} targets "
+            f"{method} failed to converge for {np.count_nonzero(~fit.converged)} of {fit.converged.size} targets "
             f"(max_iter={params['max_iter']}); increase max_iter or scale the data",
             ConvergenceWarning,
             stacklevel=2,

@@ -1,0 +1,107 @@
+"""The batched TRON against scikit-learn's liblinear, on the real datasets and CCASL's real chain."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+
+from mlhidden.data import load_dataset
+from mlhidden.methods import BR, CC, CCASL
+from mlhidden.methods.batched_tron import fit_batched_liblinear
+from mlhidden.methods.logistic_models import fit_logistic_models
+from mlhidden.methods.synthetic import ThresholdUnits
+
+LIBLINEAR = {"name": "logistic", "params": {"solver": "liblinear"}}
+
+
+@pytest.fixture(scope="module")
+def medical_chain(mirror_dir):
+    """Medical (sparse text), 600 training rows, and CCASL's chain targets [z, y] over its 20 most frequent labels."""
+    data = load_dataset(mirror_dir / "Medical.arff")
+    X, Y = data.X[:600], data.Y[:600][:, np.argsort(-data.Y[:600].sum(axis=0))[:20]]
+    Z = ThresholdUnits(n_units=Y.shape[1], cascade=True, random_state=0).fit_transform(X)
+    return X, np.hstack([Z, Y]).astype(float), data.X[600:]
+
+
+def liblinear(C=1.0, **params):
+    return LogisticRegression(solver="liblinear", C=C, **params)
+
+
+def objective(A, y, coef, intercept, C):
+    """liblinear's objective: (||w||^2 + b^2) / 2 + C * summed log-loss."""
+    z = np.asarray(A @ coef).ravel() + intercept
+    return 0.5 * (coef @ coef + intercept**2) + C * np.sum(np.logaddexp(0, z) - y * z)
+
+
+def gradient_norm(A, y, coef, intercept, C):
+    residual = C * (expit(np.asarray(A @ coef).ravel() + intercept) - y)
+    return np.linalg.norm(np.append(coef + np.asarray(A.T @ residual).ravel(), intercept + residual.sum()))
+
+
+def stop_norm(A, y, C, tol=1e-4):
+    """liblinear's stopping test: the gradient norm at most this."""
+    positives = y.sum()
+    return tol * max(min(positives, y.size - positives), 1) / y.size * gradient_norm(A, y, np.zeros(A.shape[1]), 0.0, C)
+
+
+@pytest.mark.parametrize("C", [1.0, 10.0])
+def test_each_chain_link_takes_liblinears_iterations_to_its_point(medical_chain, C):
+    """The same algorithm from the same start with the same tests: the same Newton steps, the same fit."""
+    X, T, X_test = medical_chain
+    assert sp.issparse(X)
+    links = np.arange(T.shape[1])
+    fit = fit_batched_liblinear(X, T, extra=T, extra_mask=links[:, None] < links[None, :], C=C)
+    for j in links:
+        inputs = sp.hstack([X, sp.csr_matrix(T[:, :j])], format="csr")
+        reference = liblinear(C).fit(inputs, T[:, j])
+        coef = fit.coef[: inputs.shape[1], j]
+        assert np.all(fit.coef[inputs.shape[1]:, j] == 0), "a link sees only the labels before it"
+        assert fit.n_iter[j] == reference.n_iter_[0]
+        assert gradient_norm(inputs, T[:, j], coef, fit.intercept[j], C) <= stop_norm(inputs, T[:, j], C)
+        ours, theirs = objective(inputs, T[:, j], coef, fit.intercept[j], C), objective(inputs, T[:, j], reference.coef_[0], reference.intercept_[0], C)
+        assert abs(ours - theirs) <= 1e-6 * abs(theirs)
+        np.testing.assert_allclose(coef, reference.coef_[0], atol=1e-2)
+        test_inputs = sp.hstack([X_test, sp.csr_matrix((X_test.shape[0], j))], format="csr")
+        assert ((test_inputs @ coef + fit.intercept[j] > 0) == reference.predict(test_inputs)).mean() >= 0.999
+
+
+def test_dense_inputs_and_the_iteration_cap_behave_as_liblinear(mirror_dir):
+    data = load_dataset(mirror_dir / "Music.arff")
+    X, Y = data.X[:400], data.Y[:400].astype(float)
+    fit = fit_batched_liblinear(X, Y)
+    capped = fit_batched_liblinear(X, Y, max_iter=2)
+    for j in range(Y.shape[1]):
+        reference = liblinear().fit(X, Y[:, j])
+        np.testing.assert_allclose(fit.coef[:, j], reference.coef_[0], atol=1e-4)
+        assert fit.n_iter[j] == reference.n_iter_[0] and fit.converged[j] == (reference.n_iter_[0] < 100)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            two = liblinear(max_iter=2).fit(X, Y[:, j])
+        assert capped.n_iter[j] == two.n_iter_[0] == 2
+        assert not capped.converged[j] and any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        np.testing.assert_allclose(capped.coef[:, j], two.coef_[0], atol=1e-6)
+
+
+def test_unconverged_liblinear_targets_warn(medical_chain):
+    X, T, _ = medical_chain
+    with pytest.warns(ConvergenceWarning, match=r"liblinear failed to converge for 40 of 40 targets \(max_iter=1\)"):
+        fit_logistic_models({"name": "logistic", "params": {"solver": "liblinear", "max_iter": 1}}, X, T, seeds=np.arange(T.shape[1]))
+
+
+def test_methods_on_liblinear_predict_as_one_liblinear_fit_per_label(medical_chain):
+    X, T, X_test = medical_chain
+    Y = T[:, 20:].astype(np.int8)
+    br = BR(LIBLINEAR, random_state=0).fit(X, Y)
+    assert all(type(m) is LogisticRegression and m.solver == "liblinear" for m in br.estimators_)
+    one_by_one = np.column_stack([liblinear().fit(X, Y[:, j]).predict(X_test) for j in range(Y.shape[1])])
+    assert (br.predict(X_test) == one_by_one).mean() >= 0.999
+    cc = CC(LIBLINEAR, random_state=0).fit(X, Y)
+    assert [m.n_features_in_ for m in cc.estimators_] == [X.shape[1] + j for j in range(Y.shape[1])]
+    ccasl = CCASL(LIBLINEAR, random_state=0).fit(X, Y)
+    assert ccasl.predict(X_test).shape == (X_test.shape[0], Y.shape[1])
