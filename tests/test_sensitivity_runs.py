@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule, scales_as_solver_needs
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.reuse import reuse_units
-from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, setting_plans
+from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, run_sensitivity, setting_plans
 from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
 from mlhidden.report.paper import LABEL_ACCURACY_FILE, reference_results
 from mlhidden.report.reproduction import reproduce, write_setting_refits
@@ -173,6 +174,26 @@ def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_repor
         "e_standard": "The rule names **e_standard**, and the main tables above were made under it.",
     }.get(chosen, f"The rule names **{chosen}**, but the main tables above were made under **e_standard**")
     assert expected in section
+
+
+def test_two_studies_into_one_folder_keep_each_others_settings_in_the_manifest(sensitivity_dir):
+    """A study writes only its own settings' entries; what another study wrote meanwhile stays."""
+    out = sensitivity_dir / "out"
+    sensitivity = load_sensitivity(sensitivity_dir / "sensitivity.yaml")
+    assert run(sensitivity_dir, "--setting", "e_standard").exit_code == 0
+    e_entry = json.loads((out / MANIFEST_FILE).read_text())["settings"][0]
+
+    def other_study_finishes_meanwhile(label):
+        on_disk = json.loads((out / MANIFEST_FILE).read_text())
+        on_disk["settings"] = [entry for entry in on_disk["settings"] if entry["name"] != "b_liblinear"] + [{**e_entry, "name": "b_liblinear"}]
+        (out / MANIFEST_FILE).write_text(json.dumps(on_disk))
+        return nullcontext()
+
+    with_stale_start = run_sensitivity(
+        sensitivity, out, config_dir=sensitivity_dir / "configs", only=["a_default"], n_jobs=1, progress=other_study_finishes_meanwhile,
+    )
+    assert [entry["name"] for entry in with_stale_start["settings"]] == ["a_default", "b_liblinear", "e_standard"]
+    assert json.loads((out / MANIFEST_FILE).read_text()) == with_stale_start
 
 
 def test_reproduce_setting_makes_the_main_tables_under_another_setting_and_the_report_says_it_was_asked_for(sensitivity_dir):

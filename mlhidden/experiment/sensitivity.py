@@ -250,9 +250,6 @@ def run_sensitivity(
         "order": [setting.name for setting in sensitivity.settings],
         "configured": {setting.name: setting.record() for setting in sensitivity.settings},
     }
-    for setting in sensitivity.settings:  # settings not run this time keep their entry
-        if setting.name in earlier and setting.name not in [s.name for s, _, _ in plans]:
-            manifest["settings"].append(earlier[setting.name])
     for setting, configs, adjustments in plans:
         entry = {
             **setting.record(), "adjustments": adjustments, "run_dirs": {}, "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0),
@@ -276,16 +273,24 @@ def run_sensitivity(
             entry["wall_seconds"] += time.perf_counter() - started if summary.n_done else 0.0
             _write_manifest(out_dir, manifest)
             if summary.interrupted:
-                return {**manifest, "interrupted": True}
+                return {**(read_manifest(out_dir) or manifest), "interrupted": True}
     _write_manifest(out_dir, manifest)
-    return manifest
+    return read_manifest(out_dir) or manifest
 
 
 def _write_manifest(out_dir: Path, manifest: dict):
-    """Write the manifest with its settings in the config's order (``order``, every configured setting)."""
-    manifest["settings"].sort(key=lambda entry: manifest["order"].index(entry["name"]))
+    """Write the manifest: this call's settings, and every other configured setting's entry as
+    the file holds it now (another study may be running other settings into the same folder),
+    in the config's order (``order``)."""
+    own = {entry["name"] for entry in manifest["settings"]}
+    on_disk = read_manifest(out_dir) or {}
+    if on_disk.get("quick") == manifest["quick"]:
+        others = [entry for entry in on_disk.get("settings", []) if entry["name"] not in own and entry["name"] in manifest["order"]]
+    else:
+        others = []
+    written = {**manifest, "settings": sorted(manifest["settings"] + others, key=lambda entry: manifest["order"].index(entry["name"]))}
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out_dir / MANIFEST_FILE).write_text(json.dumps(written, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def read_manifest(out_dir) -> dict | None:
