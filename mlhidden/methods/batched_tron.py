@@ -91,26 +91,10 @@ def _trust_region_cg(objective, cols, delta, G, curvature):
 def fit_batched_liblinear(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, max_iter=100) -> LogisticFit:
     """Fit one liblinear logistic regression per column of Y, all at once, by batched TRON.
 
-    Parameters
-    ----------
-    X : ndarray or CSR matrix of shape (n_samples, n_features)
-    Y : ndarray of shape (n_samples, n_targets)
-        Binary 0/1 targets; every column must hold both classes.
-    extra : ndarray of shape (n_samples, n_extra), optional
-        Further dense input columns (a chain's labels).
-    extra_mask : ndarray of bool, shape (n_extra, n_targets), optional
-        Which extra columns each target uses; all of them when omitted.
-    C : float, default=1.0
-    tol : float, default=1e-4
-        LIBLINEAR's ``eps``, as ``LogisticRegression(solver="liblinear", tol=...)`` passes it.
-    max_iter : int, default=100
-        Newton iterations at most per target, as in ``LogisticRegression``.
-
-    Returns
-    -------
-    LogisticFit
-        ``converged`` is False where the target ran ``max_iter`` iterations, the case in which
-        scikit-learn warns that liblinear failed to converge.
+    The inputs and the result are those of :func:`~mlhidden.methods.batched_logistic.fit_batched_logistic`;
+    ``tol`` is LIBLINEAR's ``eps`` (as ``LogisticRegression(solver="liblinear", tol=...)`` passes it)
+    and ``max_iter`` caps the Newton iterations. ``converged`` is False where a target ran
+    ``max_iter`` iterations, the case in which scikit-learn warns that liblinear failed to converge.
     """
     n_samples, n_targets = Y.shape
     design = _Design(X, None if extra is None else np.asarray(extra, dtype=np.float64), dense_block=True, dtype=np.float64)
