@@ -130,6 +130,12 @@ class _Design:
             Theta[-1] -= self.means @ Theta[:-1]
         return Theta
 
+    def design_weights(self, Theta):
+        """Weights in the design's coordinates of ``[w; b]`` in the original ones, in place."""
+        if self.means is not None:
+            Theta[-1] += self.means @ Theta[:-1]
+        return Theta
+
 
 def positive_entries(Y):
     """The flat indices of Y's ones, or None when they are too many to be worth indexing.
@@ -141,19 +147,24 @@ def positive_entries(Y):
     return np.flatnonzero(Y) if np.count_nonzero(Y) < DENSE_SHARE * Y.size else None
 
 
-def _loss_and_residual(Z, Y, positives):
+def _loss_and_residual(Z, Y, positives, weights=None):
     """Each column's summed log-loss, and ``sigmoid(Z) - Y``, from one ``exp``.
 
     ``positives`` are the flat indices of Y's ones in Z (C-contiguous), from :func:`positive_entries`.
+    With ``weights`` (one per entry of Z) both are weighted: a weight of 0 leaves a row out of
+    a column's problem (a cross-validation fold's held-out rows).
     """
     E = np.abs(Z)
     np.negative(E, out=E)
     np.exp(E, out=E)
-    if positives is None:
-        on_positives = np.multiply(Y, Z).sum(axis=0)
+    if weights is not None:
+        loss = ((np.log1p(E) + np.maximum(Z, 0.0) - Y * Z) * weights).sum(axis=0)
     else:
-        on_positives = np.bincount(positives % Z.shape[1], weights=Z.ravel()[positives], minlength=Z.shape[1])
-    loss = np.log1p(E).sum(axis=0) + np.maximum(Z, 0.0).sum(axis=0) - on_positives
+        if positives is None:
+            on_positives = np.multiply(Y, Z).sum(axis=0)
+        else:
+            on_positives = np.bincount(positives % Z.shape[1], weights=Z.ravel()[positives], minlength=Z.shape[1])
+        loss = np.log1p(E).sum(axis=0) + np.maximum(Z, 0.0).sum(axis=0) - on_positives
     E += 1.0
     R = np.reciprocal(E, out=E)  # sigmoid(|z|)
     R -= 0.5
@@ -163,6 +174,8 @@ def _loss_and_residual(Z, Y, positives):
         R -= Y
     else:
         R.ravel()[positives] -= 1.0
+    if weights is not None:
+        R *= weights
     return loss, R
 
 
@@ -214,28 +227,37 @@ class _History:
 class _Batch:
     """The columns still being fitted: their weights, scores, objective, gradient and history.
 
-    A column's final weights go to ``result`` when it stops.
+    A column's final weights go to ``result`` when it stops. ``C`` and ``weights`` (row
+    weights, or None) are per column; the loss is a mean over a column's rows.
     """
 
-    def __init__(self, design, Theta, Y, mask, penalty, lam):
-        self.design, self.penalty, self.lam = design, penalty, lam
+    def __init__(self, design, Theta, Y, mask, penalty, C, weights):
+        self.design, self.penalty = design, penalty
         self.result = Theta
         self.index = np.arange(Y.shape[1])
         self.live = np.ones(Y.shape[1], dtype=bool)
-        self.theta, self.Y, self.mask = Theta.copy(), Y, mask
+        self.theta, self.Y, self.mask, self.weights = Theta.copy(), Y, mask, weights
+        self.n_rows = np.full(Y.shape[1], float(Y.shape[0])) if weights is None else weights.sum(axis=0)
+        self.lam = 1.0 / (np.asarray(C, dtype=np.float64) * self.n_rows)
         self.positives = positive_entries(Y)
         self.Z = design.forward(Theta)
-        self.f, residual = self.evaluate(self.Z, self.theta, Y, self.positives)
+        self.f, residual = self.evaluate(self.Z, self.theta)
         self.grad = self.gradient(residual, self.theta)
         self.history = _History(Theta.shape[0], Y.shape[1])
 
-    def evaluate(self, Z, theta, Y, positives):
-        """The objective of each column at scores Z and weights theta, and the loss residual."""
-        loss, residual = _loss_and_residual(Z, Y, positives)
-        return loss / Z.shape[0] + 0.5 * self.lam * np.einsum("pa,pa->a", self.penalty * theta, theta), residual
+    def evaluate(self, Z, theta, columns=None):
+        """The objective at scores Z and weights theta of every column (or of ``columns``), and the loss residual."""
+        if columns is None:
+            Y, weights, positives, n_rows, lam = self.Y, self.weights, self.positives, self.n_rows, self.lam
+        else:
+            Y = np.take(self.Y, columns, axis=1)
+            weights = None if self.weights is None else np.take(self.weights, columns, axis=1)
+            positives, n_rows, lam = positive_entries(Y), self.n_rows[columns], self.lam[columns]
+        loss, residual = _loss_and_residual(Z, Y, positives, weights)
+        return loss / n_rows + 0.5 * lam * np.einsum("pa,pa->a", self.penalty * theta, theta), residual
 
     def gradient(self, residual, theta):
-        grad = self.design.backward(residual) / residual.shape[0] + self.lam * self.penalty * theta
+        grad = self.design.backward(residual) / self.n_rows + self.lam * self.penalty * theta
         return grad if self.mask is None else grad * self.mask
 
     def step(self):
@@ -246,9 +268,12 @@ class _Batch:
             d *= self.mask
         dZ = self.design.forward(d)
         slope = np.einsum("pa,pa->a", self.grad, d)
-        t = np.ones(self.index.size) if self.history.count else 1.0 / np.sqrt(np.einsum("pa,pa->a", self.grad, self.grad))
+        if self.history.count:
+            t = np.ones(self.index.size)
+        else:  # a frozen column may have a zero gradient (a warm start at its optimum)
+            t = 1.0 / np.sqrt(np.maximum(np.einsum("pa,pa->a", self.grad, self.grad), np.finfo(np.float64).tiny))
         theta, Z = self.theta + t * d, self.Z + t * dZ
-        f, residual = self.evaluate(Z, theta, self.Y, self.positives)
+        f, residual = self.evaluate(Z, theta)
         pending = np.flatnonzero(f > self.f + ARMIJO * t * slope)
         for _ in range(MAX_HALVINGS):
             if pending.size == 0:
@@ -257,8 +282,7 @@ class _Batch:
             theta[:, pending] = self.theta[:, pending] + t[pending] * d[:, pending]
             Z_pending = np.take(self.Z, pending, axis=1) + t[pending] * np.take(dZ, pending, axis=1)
             Z[:, pending] = Z_pending
-            Y_pending = np.take(self.Y, pending, axis=1)
-            f[pending], residual[:, pending] = self.evaluate(Z_pending, theta[:, pending], Y_pending, positive_entries(Y_pending))
+            f[pending], residual[:, pending] = self.evaluate(Z_pending, theta[:, pending], pending)
             pending = pending[f[pending] > self.f[pending] + ARMIJO * t[pending] * slope[pending]]
         failed = np.zeros(self.index.size, dtype=bool)
         failed[pending] = True
@@ -275,11 +299,16 @@ class _Batch:
         self.live &= ~stop
         if (~self.live).sum() >= COMPACT_SHARE * self.index.size:
             keep = self.live
-            self.index, self.live, self.f = self.index[keep], self.live[keep], self.f[keep]
+            self.index, self.live, self.f, self.n_rows, self.lam = (a[keep] for a in (self.index, self.live, self.f, self.n_rows, self.lam))
             self.theta, self.Y, self.Z, self.grad = (np.compress(keep, a, axis=1) for a in (self.theta, self.Y, self.Z, self.grad))
-            self.mask = None if self.mask is None else np.compress(keep, self.mask, axis=1)
+            self.mask, self.weights = (None if a is None else np.compress(keep, a, axis=1) for a in (self.mask, self.weights))
             self.positives = positive_entries(self.Y)
             self.history.select(keep)
+
+
+def make_design(X, extra=None, center=False) -> _Design:
+    """The inputs ``[X, extra, 1]`` of a batch, for :func:`solve_logistic` (see the module docstring for ``center``)."""
+    return _Design(X, None if extra is None else np.asarray(extra, dtype=np.float64), center)
 
 
 def fit_batched_logistic(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, max_iter=100, center=False) -> LogisticFit:
@@ -308,24 +337,40 @@ def fit_batched_logistic(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, 
     -------
     LogisticFit
     """
+    design = make_design(X, extra, center)
+    return solve_logistic(design, Y, extra_mask=None if extra is None else extra_mask, C=C, tol=tol, max_iter=max_iter)
+
+
+def solve_logistic(design, Y, *, extra_mask=None, C=1.0, tol=1e-4, max_iter=100, weights=None, init=None) -> LogisticFit:
+    """:func:`fit_batched_logistic` on a prepared design, with per-column options.
+
+    ``C`` may be one value per column. ``weights`` (shape of Y, 0 or 1) restricts each column's
+    problem to its rows of weight 1. ``init`` (shape of ``LogisticFit.coef`` plus the intercept
+    as a last row, original coordinates) is the starting point, as ``warm_start`` gives;
+    without it the weights start at 0 and each intercept at its label's log-odds (bounded when a
+    column's rows hold one class only, whose optimum lies at infinity).
+    """
     n_samples, n_targets = Y.shape
-    n_features = X.shape[1]
-    design = _Design(X, None if extra is None else np.asarray(extra, dtype=np.float64), center)
     n_params = design.n_inputs + 1
     mask = None
-    if extra is not None and extra_mask is not None:
+    if extra_mask is not None:
         mask = np.ones((n_params, n_targets))
-        mask[n_features:-1] = extra_mask
+        mask[n_params - 1 - extra_mask.shape[0] : -1] = extra_mask
     penalty = np.ones((n_params, 1))
     penalty[-1] = 0.0
 
     Y = np.ascontiguousarray(Y, dtype=np.float64)
-    Theta = np.zeros((n_params, n_targets))
-    prior = Y.mean(axis=0)
-    Theta[-1] = np.log(prior / (1.0 - prior))
+    if init is None:
+        Theta = np.zeros((n_params, n_targets))
+        n_rows = n_samples if weights is None else weights.sum(axis=0)
+        positives = Y.sum(axis=0) if weights is None else (weights * Y).sum(axis=0)
+        prior = np.clip(positives / n_rows, 0.5 / n_rows, 1.0 - 0.5 / n_rows)
+        Theta[-1] = np.log(prior / (1.0 - prior))
+    else:
+        Theta = design.design_weights(np.array(init, dtype=np.float64))
     n_iter = np.zeros(n_targets, dtype=int)
     converged = np.zeros(n_targets, dtype=bool)
-    batch = _Batch(design, Theta, Y, mask, penalty, 1.0 / (C * n_samples))
+    batch = _Batch(design, Theta, Y, mask, penalty, C, weights)
     for _ in range(max_iter):
         done = batch.live & (np.abs(design.original_gradient(batch.grad)).max(axis=0) <= tol)
         converged[batch.index[done]] = True

@@ -1,23 +1,26 @@
 """scikit-learn ``LogisticRegression`` models for BR's labels and a chain's links, from one batched fit.
 
-:mod:`~mlhidden.methods.batched_logistic` (smooth solvers) and :mod:`~mlhidden.methods.batched_tron`
-(liblinear) solve the problems; this module decides when a base
-learner's objective is the one it solves, and turns its solution back into per-label models that
-predict, pickle and report ``n_iter_`` like ones ``fit_binary`` fitted.
+:mod:`~mlhidden.methods.batched_logistic` (smooth solvers), :mod:`~mlhidden.methods.batched_tron`
+(liblinear) and :mod:`~mlhidden.methods.batched_logistic_cv` (``LogisticRegressionCV``) solve
+the problems; this module decides when a base learner's objective is the one they solve, and
+turns the solution back into per-label models that predict, pickle and report their fitted
+attributes (``n_iter_``, ``C_``, ...) like ones ``fit_binary`` fitted.
 """
 
 from __future__ import annotations
 
 import copy
 import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
 from mlhidden.methods.batched_logistic import fit_batched_logistic
+from mlhidden.methods.batched_logistic_cv import fit_batched_logistic_cv, training_weights
 from mlhidden.methods.batched_tron import fit_batched_liblinear
 from mlhidden.methods.shared_fits import reuse_or_fit
 
@@ -26,12 +29,16 @@ SMOOTH_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky")
 
 
 def batchable_logistic(estimator) -> bool:
-    """Whether ``estimator`` (or spec) is a plain ``LogisticRegression`` whose objective we solve.
+    """Whether ``estimator`` (or spec) is a plain ``LogisticRegression(CV)`` whose objective we solve.
 
     That is an L2 one solved by a smooth solver (:func:`fit_batched_logistic`), or by liblinear's
-    primal one with its intercept as an input of value 1 (:func:`fit_batched_liblinear`).
+    primal one with its intercept as an input of value 1 (:func:`fit_batched_liblinear`); or
+    ``LogisticRegressionCV`` with a smooth solver, L2, folds given by a number, refit, and the
+    held-out log-loss as its score (:func:`fit_batched_logistic_cv`).
     """
     model = as_estimator(estimator)
+    if type(model) is LogisticRegressionCV:
+        return _batchable_cv(model.get_params())
     if type(model) is not LogisticRegression:
         return False
     params = model.get_params()
@@ -45,6 +52,25 @@ def batchable_logistic(estimator) -> bool:
         and params["class_weight"] is None
         and not params["warm_start"]
         and not params["dual"]
+    )
+
+
+def _batchable_cv(params) -> bool:
+    Cs = params["Cs"]
+    return (
+        params["solver"] in SMOOTH_SOLVERS
+        and params["penalty"] == "deprecated"
+        and not isinstance(params["l1_ratios"], str)
+        and params["l1_ratios"] is not None
+        and np.all(np.asarray(params["l1_ratios"]) == 0)
+        and (isinstance(Cs, int) or np.all(np.isfinite(Cs)))
+        and (params["cv"] is None or isinstance(params["cv"], int))
+        and params["scoring"] == "neg_log_loss"
+        and params["refit"]
+        and params["fit_intercept"]
+        and params["class_weight"] is None
+        and not params["dual"]
+        and params.get("use_legacy_attributes") is False
     )
 
 
@@ -66,13 +92,17 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
     params = template.get_params()
     extra_mask = None if extra is None else np.arange(extra.shape[1])[:, None] < n_extra_used[varying]
     targets = Y[:, varying]
-    settings = {"C": params["C"], "tol": params["tol"], "max_iter": params["max_iter"]}
-    if params["solver"] == "liblinear":
-        kind, method, solve = "liblinear", "liblinear", fit_batched_liblinear
+    settings, folds = {"tol": params["tol"], "max_iter": params["max_iter"]}, None
+    if type(template) is LogisticRegressionCV:
+        folds = training_weights(targets, params["cv"])  # outside the shared fit: every method gets the splitter's warnings
+        kind, method, solve = "logistic_cv", "lbfgs", partial(fit_batched_logistic_cv, weights=folds)
+        settings = {**settings, "Cs": params["Cs"], "center": center}
+    elif params["solver"] == "liblinear":
+        kind, method, solve, settings = "liblinear", "liblinear", fit_batched_liblinear, {**settings, "C": params["C"]}
     else:
-        kind, method, solve, settings = "logistic", "lbfgs", fit_batched_logistic, {**settings, "center": center}
+        kind, method, solve, settings = "logistic", "lbfgs", fit_batched_logistic, {**settings, "C": params["C"], "center": center}
     fit = reuse_or_fit(
-        kind, lambda: solve(X, targets, extra=extra, extra_mask=extra_mask, **settings), X, targets, extra, extra_mask, sorted(settings.items()),
+        kind, lambda: solve(X, targets, extra=extra, extra_mask=extra_mask, **settings), X, targets, extra, extra_mask, folds, sorted(settings.items()),
     )
     if not fit.converged.all():
         warnings.warn(
@@ -96,6 +126,19 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
         model.coef_ = fit.coef[:n_inputs, column].reshape(1, -1).copy()
         model.intercept_ = fit.intercept[column : column + 1].copy()
         model.n_features_in_ = n_inputs
-        model.n_iter_ = fit.n_iter[column : column + 1].astype(np.int32)
+        if isinstance(model, LogisticRegressionCV):
+            _set_cv_attributes(model, fit, column, n_inputs)
+        else:
+            model.n_iter_ = fit.n_iter[column : column + 1].astype(np.int32)
         models.append(model)
     return models
+
+
+def _set_cv_attributes(model, fit, column, n_inputs):
+    """``LogisticRegressionCV``'s own fitted attributes (those of ``use_legacy_attributes=False``)."""
+    paths = fit.paths[:, :, :, column]
+    model.C_, model.Cs_ = float(fit.C[column]), fit.Cs.copy()
+    model.l1_ratio_, model.l1_ratios_ = 0.0, np.asarray(model.l1_ratios, dtype=float)
+    model.coefs_paths_ = np.concatenate([paths[:, :, :n_inputs], paths[:, :, -1:]], axis=2)[:, None, :, None, :]
+    model.scores_ = fit.scores[:, None, :, column].copy()
+    model.n_iter_ = fit.n_iter[:, None, :, column].astype(np.int32)
