@@ -22,8 +22,9 @@ Shared fits: the methods that train the same pieces on a split (``CC`` and ``PCC
 does, with the share of identical predictions (it must be all of them).
 
 ``--sections`` picks what runs: ``baseline`` (all of the above but the last two), ``ccasl``,
-``mlp`` and ``liblinear`` (:mod:`benchmarks.liblinear`), each on its own datasets (``--datasets``,
-``--ccasl-datasets``, ``--mlp-datasets``, ``--liblinear-datasets``).
+``mlp``, ``liblinear`` and ``logistic_cv`` (:mod:`benchmarks.batched_bases`), each on its own
+datasets (``--datasets``, ``--ccasl-datasets``, ``--mlp-datasets``, ``--liblinear-datasets``,
+``--logistic-cv-datasets``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import time
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +54,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from threadpoolctl import threadpool_limits
 
+from benchmarks.batched_bases import BATCHED_BASES, bench_batched_base, render_batched_base
 from benchmarks.generated import make_many_labels, make_mediamill_like
 from benchmarks.hidden_layers import (
     CCASL_DATASETS,
@@ -62,7 +65,6 @@ from benchmarks.hidden_layers import (
     render_ccasl,
     render_mlp,
 )
-from benchmarks.liblinear import LIBLINEAR_DATASETS, bench_liblinear, render_liblinear
 from mlhidden.data import load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
@@ -80,7 +82,7 @@ TARGETS = {"BR": (3.0, 0.995), "CC": (3.0, 0.995), "PCC": (50.0, 0.995)}
 TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PCC": DATASETS}
 # Methods of the paper's config that share fits, in the config's (and so the run's) order.
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
-SECTIONS = ("baseline", "ccasl", "mlp", "liblinear")
+SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES)
 GENERATED = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
 
 
@@ -269,7 +271,7 @@ def mib(value) -> str:
 
 
 def render(results, hidden_results, args, started) -> str:
-    """The report; ``hidden_results`` maps each of the ccasl, mlp and liblinear sections to its results."""
+    """The report; ``hidden_results`` maps each section but the baseline to its results."""
     lines = ["# mlhidden speed benchmark", "", *machine_info(), f"- wall time of this benchmark: {time.perf_counter() - started:.0f} s", ""]
     lines += [
         "Split 0 of each dataset (run seed 0), labels in the split's order. Ours and the peer alternate",
@@ -282,10 +284,10 @@ def render(results, hidden_results, args, started) -> str:
     if results:
         baseline_lines, verdicts = render_baseline(results, args)
         lines += baseline_lines
-    renderers = {"ccasl": render_ccasl, "mlp": render_mlp, "liblinear": render_liblinear}
+    renderers = {"ccasl": render_ccasl, "mlp": render_mlp}
     for section, section_results in hidden_results.items():
         if section_results:
-            section_lines, section_verdicts = renderers[section](section_results)
+            section_lines, section_verdicts = renderers.get(section, partial(render_batched_base, section))(section_results)
             lines += section_lines
             verdicts += section_verdicts
     lines += ["## Targets", "", *(verdicts or ["- (no target dataset in this run)"]), ""]
@@ -378,14 +380,18 @@ def main(argv=None):
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated sections to run (default: {','.join(SECTIONS)})")
     parser.add_argument("--ccasl-datasets", help=f"datasets of the ccasl section (default: {','.join(CCASL_DATASETS)})")
     parser.add_argument("--mlp-datasets", help=f"datasets of the mlp section (default: {','.join(MLP_DATASETS)})")
-    parser.add_argument("--liblinear-datasets", help=f"datasets of the liblinear section (default: {','.join(LIBLINEAR_DATASETS)})")
+    for section, base in BATCHED_BASES.items():
+        parser.add_argument(f"--{section.replace('_', '-')}-datasets", help=f"datasets of the {section} section (default: {','.join(base.datasets)})")
     parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
     parser.add_argument(
         "--tight-datasets", help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)"
     )
     parser.add_argument(
         "--quick", action="store_true",
-        help=f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp); 1 repetition; 20 PCC rows; 100 MLP epochs",
+        help=(
+            f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear; none for logistic_cv); "
+            "1 repetition; 20 PCC rows; 100 MLP epochs"
+        ),
     )
     parser.add_argument("--data-dir", type=Path, default=None, help="the data path (default: the shipped datasets/, as for mlhidden run)")
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "benchmarks" / "results.md")
@@ -396,16 +402,16 @@ def main(argv=None):
     if not sections <= set(SECTIONS):
         parser.error(f"unknown section(s) {sorted(sections - set(SECTIONS))}; choose from {', '.join(SECTIONS)}")
 
-    def chosen(section, given, default):
+    def chosen(section, given, default, quick=QUICK_HIDDEN_DATASETS):
         if section not in sections:
             return []
-        return given.split(",") if given else list(QUICK_HIDDEN_DATASETS if args.quick and section != "baseline" else default)
+        return given.split(",") if given else list(quick if args.quick and section != "baseline" else default)
 
     names = chosen("baseline", args.datasets, QUICK_DATASETS if args.quick else DATASETS)
     ccasl_names = args.ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
     hidden_names = {
         "ccasl": ccasl_names, "mlp": chosen("mlp", args.mlp_datasets, MLP_DATASETS),
-        "liblinear": chosen("liblinear", args.liblinear_datasets, LIBLINEAR_DATASETS),
+        **{section: chosen(section, getattr(args, f"{section}_datasets"), base.datasets, base.quick) for section, base in BATCHED_BASES.items()},
     }
     alone = [m for m in args.alone.split(",") if m]
     args.share_methods = [m for m in args.share_methods.split(",") if m]
@@ -429,14 +435,14 @@ def main(argv=None):
 
 
 def bench_hidden(name, section, args, log):
-    """The ccasl, mlp or liblinear section on split 0 of one dataset (all labels)."""
+    """A section other than the baseline on split 0 of one dataset (all labels)."""
     _, X_train, X_test, Y_train, Y_test, seed = load_split(name, args.data_dir)
     log(f"{name} ({section}): train {X_train.shape}, {Y_train.shape[1]} labels")
     if section == "ccasl":
         tight = args.tight_datasets.split(",") if args.tight_datasets is not None else [n for n in args.ccasl_names if n not in GENERATED]
         return bench_ccasl(X_train, X_test, Y_train, seed, args.repeats, log, gaps=name in tight)
-    if section == "liblinear":
-        return bench_liblinear(X_train, X_test, Y_train, seed, args.repeats, log)
+    if section in BATCHED_BASES:
+        return bench_batched_base(section, X_train, X_test, Y_train, seed, args.repeats, log)
     return bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
 
 
