@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -19,8 +20,8 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
-from mlhidden.methods.batched_logistic import fit_batched_logistic
-from mlhidden.methods.batched_logistic_cv import fit_batched_logistic_cv, training_weights
+from mlhidden.methods.batched_logistic import LogisticFit, fit_batched_logistic
+from mlhidden.methods.batched_logistic_cv import LogisticCVFit, fit_batched_logistic_cv, training_weights
 from mlhidden.methods.batched_tron import fit_batched_liblinear
 from mlhidden.methods.shared_fits import reuse_or_fit
 
@@ -57,7 +58,7 @@ def batchable_logistic(estimator) -> bool:
 
 def _batchable_cv(params) -> bool:
     Cs = params["Cs"]
-    return (
+    return bool(
         params["solver"] in SMOOTH_SOLVERS
         and params["penalty"] == "deprecated"
         and not isinstance(params["l1_ratios"], str)
@@ -93,6 +94,7 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
     extra_mask = None if extra is None else np.arange(extra.shape[1])[:, None] < n_extra_used[varying]
     targets = Y[:, varying]
     settings, folds = {"tol": params["tol"], "max_iter": params["max_iter"]}, None
+    solve: Callable[..., LogisticFit | LogisticCVFit]
     if type(template) is LogisticRegressionCV:
         folds = training_weights(targets, params["cv"])  # outside the shared fit: every method gets the splitter's warnings
         kind, method, solve = "logistic_cv", "lbfgs", partial(fit_batched_logistic_cv, weights=folds)
