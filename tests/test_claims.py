@@ -118,9 +118,10 @@ def test_hidden_nodes_claim(aml_at_one, verdict):
 
 
 @pytest.mark.parametrize("forest_at_one, verdict", [(0.9, HOLDS), (0.6, FAILS)])
-def test_label_count_claim(forest_at_one, verdict):
+@pytest.mark.parametrize("logistic", ["logistic", "logistic_cv"])
+def test_label_count_claim(forest_at_one, verdict, logistic):
     frame = sweep({"BR": {1: 0.7, 6: 0.3}, "CCASL+AML": {1: 0.75, 6: 0.4}, "BR_RF": {1: forest_at_one, 6: 0.35}})
-    bases = {"BR": "logistic", "CCASL+AML": "logistic", "BR_RF": "random_forest"}
+    bases = {"BR": logistic, "CCASL+AML": logistic, "BR_RF": "random_forest"}
     claim = claim_label_count(Evidence(label_count=frame, label_count_bases=bases), REFERENCE)
     assert claim.verdict == verdict and "best logistic-regression method CCASL+AML 0.400" in claim.evidence
     no_six = Evidence(label_count=frame[frame["x"] == 1], label_count_bases=bases)

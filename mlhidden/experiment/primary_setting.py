@@ -23,13 +23,12 @@ from mlhidden.experiment.sensitivity import read_manifest
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import load_results
 from mlhidden.experiment.unit_warnings import stored_warnings
-from mlhidden.methods.base_learners import parse_base_spec
+from mlhidden.methods.base_learners import LOGISTIC_LEARNERS, parse_base_spec
 
 SCALE_FREE_SOLVERS = ("liblinear",)
 """Logistic-regression solvers the rule accepts on unscaled inputs: liblinear's trust-region and
 coordinate-descent solvers, unlike the quasi-Newton and stochastic-gradient ones (lbfgs,
 newton-cg, sag, saga), whose scikit-learn convergence warnings say to scale the data."""
-LOGISTIC_LEARNERS = ("logistic", "logistic_cv", "sklearn.linear_model.LogisticRegression", "sklearn.linear_model.LogisticRegressionCV")
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ BASE_LEARNERS = {
         },
     ),
 }
+# Base-learner names that are logistic regressions (C tuned or not): the report's "logistic-regression methods".
+LOGISTIC_LEARNERS = ("logistic", "logistic_cv", "sklearn.linear_model.LogisticRegression", "sklearn.linear_model.LogisticRegressionCV")
 CALIBRATION_HINT = "wrap it: {name: sklearn.calibration.CalibratedClassifierCV, params: {estimator: ...}}"
 ONE_VS_REST_HINT = "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
 

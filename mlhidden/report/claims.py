@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mlhidden.methods.base_learners import LOGISTIC_LEARNERS
 from mlhidden.report.tables import METRICS
 
 HOLDS, FAILS, NOT_EVALUATED = "holds", "does not hold", "not evaluated"
@@ -201,7 +202,7 @@ def claim_label_count(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     if not {1, 6} <= set(frame["x"]):
         return _not_evaluated("C6", statement, "the run lacks L = 1 or L = 6")
     at = {L: frame[frame["x"] == L].set_index("line")["mean"] for L in (1, 6)}
-    logistic = {L: means[[m for m in means.index if bases[m] == "logistic"]] for L, means in at.items()}
+    logistic = {L: means[[m for m in means.index if bases[m] in LOGISTIC_LEARNERS]] for L, means in at.items()}
     forest = at[1][[m for m in at[1].index if bases[m] == "random_forest"]]
     if "CCASL+AML" not in logistic[6] or forest.empty:
         return _not_evaluated("C6", statement, "the run lacks CCASL+AML or a random-forest method")

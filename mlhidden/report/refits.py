@@ -4,11 +4,12 @@ The store keeps a unit's scores, not its predictions, but the paper also reads t
 single labels (Fig. "results_syn1", the Medical chain). A refit takes the unit's own split,
 label order and method seed through the runner's own :func:`~mlhidden.experiment.units.fit_unit`,
 so it is the stored unit again; its exact match is written too, for the report to check against
-the store.
+the store. Its warnings are the stored unit's, kept in the store, so the refit does not repeat them.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +57,9 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         splits = dataset_splits(record.protocol, record.seed, name, data.Y, record.splits, record.train_fraction, record.shuffle_labels)
         for method in (m for m in record.methods if m.label in methods):
             for index, split in enumerate(splits):
-                fitted = fit_unit(data.X, data.Y, split, method, method_seed(record.seed, name, index), with_scores=False)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    fitted = fit_unit(data.X, data.Y, split, method, method_seed(record.seed, name, index), with_scores=False)
                 correct = fitted.predicted == data.Y[split.test]
                 exact = float(np.mean(np.all(correct, axis=1)))
                 for position, label in enumerate(split.label_order):
