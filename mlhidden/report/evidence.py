@@ -203,6 +203,11 @@ def run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFram
     return None if run is None else sweep_frame(run.units, runs.record(name), metric)
 
 
+def ranked_methods(run) -> list:
+    """The methods of a paper run that the paper's rankings compare: all but the trivial baselines."""
+    return [m for m in run.methods if m not in TRIVIAL_BASELINE_METHODS]
+
+
 def gather_evidence(runs: Runs) -> Evidence:
     """Everything :mod:`mlhidden.report.claims` needs, read from the runs' stores and refits."""
     fields: dict[str, Any] = {
@@ -211,7 +216,7 @@ def gather_evidence(runs: Runs) -> Evidence:
     }
     paper = runs["paper"]
     if paper is not None:
-        ranks, methods = {}, [m for m in paper.methods if m not in TRIVIAL_BASELINE_METHODS]
+        ranks, methods = {}, ranked_methods(paper)
         for metric in RANKED_METRICS:
             table = metric_table(paper.units, metric, paper.datasets, methods, paper.unavailable)
             ranks[metric] = RankSummary(table.avg_rank.sort_values(kind="stable"), len(table.ranked_datasets))

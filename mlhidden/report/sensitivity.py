@@ -20,7 +20,7 @@ import pandas as pd
 from mlhidden.experiment.primary_setting import SCALE_FREE_SOLVERS, named_by_rule, rule_verdict, scales_as_solver_needs
 from mlhidden.experiment.sensitivity import read_manifest
 from mlhidden.report.claims import HOLDS, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
-from mlhidden.report.evidence import Runs, gather_evidence, ok_units, synthetic_table
+from mlhidden.report.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_table
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.paper import read_run_log
 from mlhidden.report.statistics import significance_report
@@ -85,7 +85,7 @@ def ranking_significance(runs: Runs, key: str) -> str:
     if key not in RANKING_CLAIMS or run is None:
         return ""
     metric, claimed = RANKING_CLAIMS[key]
-    table = metric_table(run.units, metric, run.datasets, run.methods, run.unavailable)
+    table = metric_table(run.units, metric, run.datasets, ranked_methods(run), run.unavailable)
     if claimed not in table.methods:
         return f"{claimed} not run"
     report = significance_report(table, claimed)
