@@ -271,17 +271,16 @@ def run_sensitivity(
             entry["reused_units"] += sum(summary.reused_units.values())
             entry["run_dirs"][config.name] = str(run_dir.relative_to(out_dir))
             entry["wall_seconds"] += time.perf_counter() - started if summary.n_done else 0.0
-            _write_manifest(out_dir, manifest)
+            written = _write_manifest(out_dir, manifest)
             if summary.interrupted:
-                return {**(read_manifest(out_dir) or manifest), "interrupted": True}
-    _write_manifest(out_dir, manifest)
-    return read_manifest(out_dir) or manifest
+                return {**written, "interrupted": True}
+    return _write_manifest(out_dir, manifest)
 
 
-def _write_manifest(out_dir: Path, manifest: dict):
-    """Write the manifest: this call's settings, and every other configured setting's entry as
-    the file holds it now (another study may be running other settings into the same folder),
-    in the config's order (``order``)."""
+def _write_manifest(out_dir: Path, manifest: dict) -> dict:
+    """Write the manifest, and return what was written: this call's settings, and every other
+    configured setting's entry as the file holds it now (another study may be running other
+    settings into the same folder), in the config's order (``order``)."""
     own = {entry["name"] for entry in manifest["settings"]}
     on_disk = read_manifest(out_dir) or {}
     if on_disk.get("quick") == manifest["quick"]:
@@ -291,6 +290,7 @@ def _write_manifest(out_dir: Path, manifest: dict):
     written = {**manifest, "settings": sorted(manifest["settings"] + others, key=lambda entry: manifest["order"].index(entry["name"]))}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / MANIFEST_FILE).write_text(json.dumps(written, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return written
 
 
 def read_manifest(out_dir) -> dict | None:

@@ -82,6 +82,7 @@ class _Design:
 
     def __init__(self, X, extra, center=False, dense_block=None, dtype=np.float32):
         if extra is not None:
+            extra = np.asarray(extra, dtype=np.float64)
             X = sp.hstack([X, sp.csr_matrix(extra)], format="csr") if sp.issparse(X) else np.hstack([X, extra])
         self.n_inputs = X.shape[1]
         self.means = np.asarray(X.mean(axis=0)).ravel() if center else None
@@ -306,11 +307,6 @@ class _Batch:
             self.history.select(keep)
 
 
-def make_design(X, extra=None, center=False) -> _Design:
-    """The inputs ``[X, extra, 1]`` of a batch, for :func:`solve_logistic` (see the module docstring for ``center``)."""
-    return _Design(X, None if extra is None else np.asarray(extra, dtype=np.float64), center)
-
-
 def fit_batched_logistic(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, max_iter=100, center=False) -> LogisticFit:
     """Fit one logistic regression per column of Y, all at once, by per-column L-BFGS.
 
@@ -337,7 +333,7 @@ def fit_batched_logistic(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, 
     -------
     LogisticFit
     """
-    design = make_design(X, extra, center)
+    design = _Design(X, extra, center)
     return solve_logistic(design, Y, extra_mask=None if extra is None else extra_mask, C=C, tol=tol, max_iter=max_iter)
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.model_selection import check_cv
 
-from mlhidden.methods.batched_logistic import make_design, solve_logistic
+from mlhidden.methods.batched_logistic import _Design, solve_logistic
 
 
 @dataclass
@@ -95,7 +95,7 @@ def fit_batched_logistic_cv(X, Y, *, weights, extra=None, extra_mask=None, Cs=10
     n_targets = Y.shape[1]
     Cs = np.logspace(-4, 4, Cs) if isinstance(Cs, int) else np.asarray(Cs, dtype=np.float64)
     n_folds = weights.shape[1] // n_targets
-    design = make_design(X, extra, center)
+    design = _Design(X, extra, center)
     n_params = design.n_inputs + 1
     folds_Y = np.tile(Y, n_folds)
     folds_mask = None if extra is None or extra_mask is None else np.tile(extra_mask, n_folds)

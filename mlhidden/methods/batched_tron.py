@@ -97,7 +97,7 @@ def fit_batched_liblinear(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4,
     ``max_iter`` iterations, the case in which scikit-learn warns that liblinear failed to converge.
     """
     n_samples, n_targets = Y.shape
-    design = _Design(X, None if extra is None else np.asarray(extra, dtype=np.float64), dense_block=True, dtype=np.float64)
+    design = _Design(X, extra, dense_block=True, dtype=np.float64)
     n_params = design.n_inputs + 1
     mask = np.ones((n_params, n_targets))
     if extra is not None and extra_mask is not None:

@@ -38,21 +38,20 @@ def batchable_logistic(estimator) -> bool:
     held-out log-loss as its score (:func:`fit_batched_logistic_cv`).
     """
     model = as_estimator(estimator)
-    if type(model) is LogisticRegressionCV:
-        return _batchable_cv(model.get_params())
-    if type(model) is not LogisticRegression:
+    if type(model) not in (LogisticRegression, LogisticRegressionCV):
         return False
     params = model.get_params()
+    if not (params["fit_intercept"] and params["class_weight"] is None and not params["dual"]):
+        return False
+    if type(model) is LogisticRegressionCV:
+        return _batchable_cv(params)
     solved = params["solver"] in SMOOTH_SOLVERS or (params["solver"] == "liblinear" and params["intercept_scaling"] == 1)
     return (
         solved
         and params["penalty"] in ("deprecated", "l2")
         and params["l1_ratio"] in (0, 0.0, None)
         and np.isfinite(params["C"])
-        and params["fit_intercept"]
-        and params["class_weight"] is None
         and not params["warm_start"]
-        and not params["dual"]
     )
 
 
@@ -68,9 +67,6 @@ def _batchable_cv(params) -> bool:
         and (params["cv"] is None or isinstance(params["cv"], int))
         and params["scoring"] == "neg_log_loss"
         and params["refit"]
-        and params["fit_intercept"]
-        and params["class_weight"] is None
-        and not params["dual"]
         and params.get("use_legacy_attributes") is False
     )
 
@@ -78,8 +74,9 @@ def _batchable_cv(params) -> bool:
 def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None, center=False) -> list:
     """One fitted model per column of Y, as ``fit_binary`` would give, from one batched fit.
 
-    Each model is a ``LogisticRegression`` (a copy of ``estimator``, seeded as ``fit_binary``
-    seeds it) whose fitted attributes come from :func:`fit_batched_logistic`. Target ``l`` sees
+    Each model is a copy of ``estimator`` (``LogisticRegression`` or ``LogisticRegressionCV``),
+    seeded as ``fit_binary`` seeds it, whose fitted attributes come from the batched fit that
+    :func:`batchable_logistic` names. Target ``l`` sees
     ``[X, extra[:, :n_extra_used[l]]]`` (a chain link sees the labels before it); without
     ``extra`` it sees X. Constant targets go through ``fit_binary`` and get its constant model.
     ``center`` is passed to :func:`fit_batched_logistic`; liblinear's method has no use for it.
