@@ -100,9 +100,9 @@ def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, confi
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
     if stop == signal.SIGKILL:
-        assert process.returncode == -signal.SIGKILL
+        assert process.returncode == -signal.SIGKILL, stderr
     else:
-        assert process.returncode == 128 + stop
+        assert process.returncode == 128 + stop, stderr
         assert "Traceback" not in stderr
         assert f"interrupted: {stored} of {N_UNITS} units are stored in {run_dir}; re-run the same command to resume." in stderr
 
