@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -10,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from mlhidden.data import load_dataset
 from mlhidden.methods import CCASL
 from mlhidden.methods.batched_logistic import _Design, _loss_and_residual, fit_batched_logistic, positive_entries
-from mlhidden.methods.mlp import train_network
+from mlhidden.methods.mlp import sigmoid, train_network
 from mlhidden.methods.synthetic import ThresholdUnits
 
 TIGHT = {"tol": 1e-8, "max_iter": 10**5}
@@ -110,3 +112,13 @@ def test_single_precision_network_follows_the_double_precision_updates(mirror_di
     for ours, theirs in zip((net.W1, net.b1, net.W2, net.b2), reference):
         assert ours.dtype == np.float32
         np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-3)
+
+
+def test_sigmoid_is_expit_in_single_precision_and_silent_where_exp_overflows():
+    A = np.array([-1e4, -100.0, -88.8, -20.0, -1.0, 0.0, 1e-3, 1.0, 20.0, 100.0, 1e4], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = sigmoid(A.copy())
+    assert ours.dtype == np.float32
+    np.testing.assert_allclose(ours, expit(A), rtol=1e-6, atol=1e-37)
+    assert ours[0] == 0.0 and ours[-1] == 1.0
