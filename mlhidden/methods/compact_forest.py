@@ -29,6 +29,14 @@ def is_compactable(model) -> bool:
     return isinstance(model, ForestClassifier) and "warm_start" in model.get_params() and not model.get_params()["oob_score"]
 
 
+def _node_rows(leaf_rows, leaves, n_nodes: int) -> sp.csr_matrix:
+    """A matrix with a row per leaf as one with a row per node (``leaves`` ascending), empty at the split nodes."""
+    counts = np.zeros(n_nodes, dtype=leaf_rows.indptr.dtype)
+    counts[leaves] = np.diff(leaf_rows.indptr)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(leaf_rows.indptr.dtype)
+    return sp.csr_matrix((leaf_rows.data, leaf_rows.indices, indptr), shape=(n_nodes, leaf_rows.shape[1]))
+
+
 class CompactForest:
     """The trees of a fitted multi-output forest classifier on 0/1 labels, in compact form.
 
@@ -74,15 +82,17 @@ class CompactForest:
         nodes, values = state["nodes"], state["values"]
         skeleton = Tree(self.n_features, np.array([1], dtype=np.intp), 1)
         skeleton.__setstate__({**state, "values": np.zeros((len(nodes), 1, 1))})
-        leaf = nodes["left_child"] == -1
+        leaves = np.flatnonzero(nodes["left_child"] == -1)
+        leaf_values = values[leaves]
         outputs = np.arange(len(self.classes))
-        p1 = np.where(self.has_positive, values[:, outputs, self.positive_column], 0.0) * leaf[:, None]
-        p0 = values[:, outputs, 0]
+        p1 = np.where(self.has_positive, leaf_values[:, outputs, self.positive_column], 0.0)
+        p0 = leaf_values[:, :, 0]
         # For binary labels a leaf's p0 is almost always exactly 1 - p1; keep the ones where it is not.
-        rows, columns = np.nonzero(leaf[:, None] & self.binary & (p0 != 1.0 - p1))
+        rows, columns = np.nonzero(self.binary & (p0 != 1.0 - p1))
         self.skeletons.append(skeleton)
-        self.positive.append(sp.csr_matrix(p1))
-        self.negative_fixes.append(sp.csr_matrix((p0[rows, columns], (rows, columns)), shape=p1.shape))
+        self.positive.append(_node_rows(sp.csr_matrix(p1), leaves, len(nodes)))
+        fixes = sp.csr_matrix((p0[rows, columns], (rows, columns)), shape=p1.shape)
+        self.negative_fixes.append(_node_rows(fixes, leaves, len(nodes)))
 
     def _leaf_sums(self, X):
         """Sums over the trees, in tree order, of each output's class-1 and class-0 probability."""
