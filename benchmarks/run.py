@@ -22,9 +22,9 @@ Shared fits: the methods that train the same pieces on a split (``CC`` and ``PCC
 does, with the share of identical predictions (it must be all of them).
 
 ``--sections`` picks what runs: ``baseline`` (all of the above but the last two), ``ccasl``,
-``mlp``, ``liblinear`` and ``logistic_cv`` (:mod:`benchmarks.batched_bases`), each on its own
-datasets (``--datasets``, ``--ccasl-datasets``, ``--mlp-datasets``, ``--liblinear-datasets``,
-``--logistic-cv-datasets``).
+``mlp``, ``liblinear`` and ``logistic_cv`` (:mod:`benchmarks.batched_bases`), and ``floor``
+(:mod:`benchmarks.reproduce_floor`), each on its own datasets (``--datasets``, ``--ccasl-datasets``,
+``--mlp-datasets``, ``--liblinear-datasets``, ``--logistic-cv-datasets``, ``--floor-datasets``).
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ from benchmarks.hidden_layers import (
     render_ccasl,
     render_mlp,
 )
-from mlhidden.data import load_dataset
+from benchmarks.reproduce_floor import bench_floor, paper_config, render_floor
+from mlhidden.data import DatasetUnavailable, load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
@@ -82,7 +83,8 @@ TARGETS = {"BR": (3.0, 0.995), "CC": (3.0, 0.995), "PCC": (50.0, 0.995)}
 TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PCC": DATASETS}
 # Methods of the paper's config that share fits, in the config's (and so the run's) order.
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
-SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES)
+SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES, "floor")
+PAPER_CONFIG = PROJECT_ROOT / "configs" / "paper.yaml"
 GENERATED = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
 
 
@@ -284,7 +286,11 @@ def render(results, hidden_results, args, started) -> str:
     if results:
         baseline_lines, verdicts = render_baseline(results, args)
         lines += baseline_lines
-    renderers = {"ccasl": render_ccasl, "mlp": render_mlp}
+    paper_datasets, splits = paper_config(PAPER_CONFIG)
+    renderers = {
+        "ccasl": render_ccasl, "mlp": render_mlp,
+        "floor": partial(render_floor, paper_datasets=paper_datasets, splits=splits, unavailable=args.unavailable),
+    }
     for section, section_results in hidden_results.items():
         if section_results:
             section_lines, section_verdicts = renderers.get(section, partial(render_batched_base, section))(section_results)
@@ -382,6 +388,7 @@ def main(argv=None):
     parser.add_argument("--mlp-datasets", help=f"datasets of the mlp section (default: {','.join(MLP_DATASETS)})")
     for section, base in BATCHED_BASES.items():
         parser.add_argument(f"--{section.replace('_', '-')}-datasets", help=f"datasets of the {section} section (default: {','.join(base.datasets)})")
+    parser.add_argument("--floor-datasets", help="datasets of the floor section (default: the paper config's)")
     parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
     parser.add_argument(
         "--tight-datasets", help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)"
@@ -389,7 +396,7 @@ def main(argv=None):
     parser.add_argument(
         "--quick", action="store_true",
         help=(
-            f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear; none for logistic_cv); "
+            f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear, floor; none for logistic_cv); "
             "1 repetition; 20 PCC rows; 100 MLP epochs"
         ),
     )
@@ -411,10 +418,12 @@ def main(argv=None):
     ccasl_names = args.ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
     hidden_names = {
         "ccasl": ccasl_names, "mlp": chosen("mlp", args.mlp_datasets, MLP_DATASETS),
+        "floor": chosen("floor", args.floor_datasets, paper_config(PAPER_CONFIG)[0]),
         **{section: chosen(section, getattr(args, f"{section}_datasets"), base.datasets, base.quick) for section, base in BATCHED_BASES.items()},
     }
     alone = [m for m in args.alone.split(",") if m]
     args.share_methods = [m for m in args.share_methods.split(",") if m]
+    args.unavailable = []
     started = time.perf_counter()
 
     def log(message):
@@ -428,7 +437,11 @@ def main(argv=None):
         work += [(name, hidden_results[section], lambda name, section=section: bench_hidden(name, section, args, log)) for name in section_names]
     for name, store, measure in work:
         with threadpool_limits(1):
-            store[name] = measure(name)
+            try:
+                store[name] = measure(name)
+            except DatasetUnavailable as error:
+                log(f"{name}: skipped, {error.reason}")
+                args.unavailable.append(name)
         text = render(results, hidden_results, args, started)
         args.out.write_text(text)  # after every dataset, so an interrupted run keeps what it measured
     print(text)
@@ -443,6 +456,8 @@ def bench_hidden(name, section, args, log):
         return bench_ccasl(X_train, X_test, Y_train, seed, args.repeats, log, gaps=name in tight)
     if section in BATCHED_BASES:
         return bench_batched_base(section, X_train, X_test, Y_train, seed, args.repeats, log)
+    if section == "floor":
+        return bench_floor(X_train, X_test, Y_train, seed, args.repeats, log)
     return bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
 
 

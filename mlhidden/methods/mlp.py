@@ -95,6 +95,18 @@ def train_network(X, Y, n_hidden: int, learning_rate: float, n_epochs: int, mome
     return net
 
 
+def candidate_sizes(n_hidden, max_hidden: int, n_features: int, n_labels: int) -> list[int]:
+    """The hidden layer sizes MLP selects from: ``[n_hidden]``, or 2L and 2D capped at ``max_hidden`` (once if equal)."""
+    if n_hidden is not None:
+        return [n_hidden]
+    return list(dict.fromkeys(min(max_hidden, 2 * d) for d in (n_labels, n_features)))
+
+
+def validation_rows(fraction: float, n_rows: int) -> int:
+    """How many of ``n_rows`` training rows MLP holds out to select the hidden layer size (at least one each side)."""
+    return min(max(int(round(fraction * n_rows)), 1), n_rows - 1)
+
+
 def _exact_match_and_hamming(Y, P) -> tuple[float, float]:
     correct = Y == (P >= 0.5)
     return float(correct.all(axis=1).mean()), float(correct.mean())
@@ -176,14 +188,11 @@ class MLP(MultiLabelClassifier):
         rng = check_random_state(self.random_state)
         self.offset_, self.scale_ = column_scaling(X, self.input_scaling)
         X = apply_scaling(X, self.offset_, self.scale_)
-        if self.n_hidden is None:
-            sizes = list(dict.fromkeys(min(self.max_hidden, 2 * d) for d in (Y.shape[1], X.shape[1])))
-        else:
-            sizes = [self.n_hidden]
+        sizes = candidate_sizes(self.n_hidden, self.max_hidden, X.shape[1], Y.shape[1])
         self.validation_scores_ = {}
         if len(sizes) > 1 and X.shape[0] > 1:
             rows = rng.permutation(X.shape[0])
-            n_valid = min(max(int(round(self.validation_fraction * X.shape[0])), 1), X.shape[0] - 1)
+            n_valid = validation_rows(self.validation_fraction, X.shape[0])
             valid, train = rows[:n_valid], rows[n_valid:]
             for size in sizes:
                 net = self._train(X[train], Y[train], size, rng)
