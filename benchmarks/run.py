@@ -75,7 +75,7 @@ from mlhidden.methods.shared_fits import shared_fits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "MediaMill-synthetic")
-QUICK_DATASETS = ("Medical", "Corel5k")
+QUICK_DATASETS = ("Medical", "Enron")
 ALONE = ("CCASL", "CCASL+AML", "MLP", "BR_RF")
 RUN_SEED = 0
 # The targets of the speed issue: (speed-up of ours over the peer, identical predictions).
