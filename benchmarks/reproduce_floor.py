@@ -25,13 +25,12 @@ import statistics
 import time
 
 import numpy as np
-import scipy.sparse as sp
 import yaml
 from sklearn.utils import check_random_state
 
 from benchmarks.hidden_layers import table_head, timed
 from mlhidden.methods.base_learners import as_estimator, seed_estimator
-from mlhidden.methods.mlp import MLP, candidate_sizes, validation_rows
+from mlhidden.methods.mlp import MLP, candidate_sizes, product_layout, validation_rows
 from mlhidden.methods.registry import make_method
 
 REPRODUCE_TARGET_MINUTES = 10.0
@@ -54,26 +53,22 @@ def mlp_networks(n_rows: int, n_features: int, n_labels: int) -> list[tuple[int,
     return [(selection_rows, size) for size in sizes] + [(n_rows, min(sizes))]
 
 
-def mlp_product_seconds(X, n_labels: int, repeats: int) -> float:
-    """Seconds of the two products with X in MLP's 1000 epochs of every network it trains (median of ``repeats``)."""
+def mlp_product_seconds(X, networks, repeats: int) -> float:
+    """Seconds of the two products with X in MLP's epochs of each of ``networks`` (median of ``repeats``)."""
     rng = np.random.RandomState(0)
+    n_epochs = MLP().n_epochs
     runs = []
     for _ in range(repeats):
         spent = 0.0
-        for n_rows, n_hidden in mlp_networks(X.shape[0], X.shape[1], n_labels):
-            if sp.issparse(X):
-                inputs = X[:n_rows].astype(np.float32).tocsr()
-                transposed = inputs.T.tocsr()
-            else:
-                inputs = np.asfortranarray(X[:n_rows], dtype=np.float32)
-                transposed = inputs.T
+        for n_rows, n_hidden in networks:
+            inputs, transposed = product_layout(X[:n_rows])
             weights = rng.uniform(-0.1, 0.1, (X.shape[1], n_hidden)).astype(np.float32)
             delta = rng.uniform(-0.1, 0.1, (n_rows, n_hidden)).astype(np.float32)
             start = time.perf_counter()
             for _ in range(TIMED_EPOCHS):
                 inputs @ weights
                 transposed @ delta
-            spent += (time.perf_counter() - start) * MLP().n_epochs / TIMED_EPOCHS
+            spent += (time.perf_counter() - start) * n_epochs / TIMED_EPOCHS
         runs.append(spent)
     return statistics.median(runs)
 
@@ -88,13 +83,14 @@ def bench_floor(X_train, X_test, Y_train, seed, repeats, log) -> dict:
         spent, theirs = timed(forest, X_train, Y_train, X_test)
         seconds["peer"].append(spent)
         log(f"  BR_RF rep {repeat + 1}: ours {seconds['ours'][-1]:.2f}s, RandomForestClassifier {spent:.2f}s")
-    products = mlp_product_seconds(X_train, Y_train.shape[1], repeats)
+    networks = mlp_networks(X_train.shape[0], X_train.shape[1], Y_train.shape[1])
+    products = mlp_product_seconds(X_train, networks, repeats)
     log(f"  MLP's products with X: {products:.2f}s")
     return {
         **{side: statistics.median(values) for side, values in seconds.items()},
         "shape": (X_train.shape[0], X_train.shape[1], Y_train.shape[1]),
         "identical": float(np.mean(ours == theirs)),
-        "networks": mlp_networks(X_train.shape[0], X_train.shape[1], Y_train.shape[1]),
+        "networks": networks,
         "products": products,
     }
 

@@ -286,10 +286,9 @@ def render(results, hidden_results, args, started) -> str:
     if results:
         baseline_lines, verdicts = render_baseline(results, args)
         lines += baseline_lines
-    paper_datasets, splits = paper_config(PAPER_CONFIG)
     renderers = {
         "ccasl": render_ccasl, "mlp": render_mlp,
-        "floor": partial(render_floor, paper_datasets=paper_datasets, splits=splits, unavailable=args.unavailable),
+        "floor": partial(render_floor, paper_datasets=args.paper_datasets, splits=args.paper_splits, unavailable=args.unavailable),
     }
     for section, section_results in hidden_results.items():
         if section_results:
@@ -415,10 +414,11 @@ def main(argv=None):
         return given.split(",") if given else list(quick if args.quick and section != "baseline" else default)
 
     names = chosen("baseline", args.datasets, QUICK_DATASETS if args.quick else DATASETS)
+    args.paper_datasets, args.paper_splits = paper_config(PAPER_CONFIG)
     ccasl_names = args.ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
     hidden_names = {
         "ccasl": ccasl_names, "mlp": chosen("mlp", args.mlp_datasets, MLP_DATASETS),
-        "floor": chosen("floor", args.floor_datasets, paper_config(PAPER_CONFIG)[0]),
+        "floor": chosen("floor", args.floor_datasets, args.paper_datasets),
         **{section: chosen(section, getattr(args, f"{section}_datasets"), base.datasets, base.quick) for section, base in BATCHED_BASES.items()},
     }
     alone = [m for m in args.alone.split(",") if m]
