@@ -230,7 +230,7 @@ def init(path):
 @click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the paper's configs.")
 @click.option(
     "--setting", default=None,
-    help="Make the main tables under this setting of sensitivity.yaml instead of its primary one (e.g. a faster one).",
+    help="Make the main tables under this setting of sensitivity.yaml instead of the one the primary rule names (e.g. a faster one).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
 def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
-from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule, scales_as_solver_needs
+from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule, primary_by_rule, scales_as_solver_needs
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, run_sensitivity, setting_plans
@@ -36,7 +36,7 @@ settings:
   a_default:
     about: the config as it is
   b_liblinear:
-    base: {logistic: {name: logistic, params: {solver: liblinear}}}
+    base: {logistic: {name: logistic, params: {solver: liblinear}}, random_forest: {name: random_forest, params: {n_estimators: 10}}}
   e_standard:
     base: {logistic: logistic}
     preprocess: standard
@@ -90,7 +90,8 @@ def test_each_setting_is_a_run_directory_on_the_same_splits_and_the_manifest_nam
     verdicts = {v.setting: v for v in apply_primary_rule(out)}
     assert verdicts["a_default"].units == 8 and not verdicts["a_default"].scaled
     assert verdicts["b_liblinear"].scaled and verdicts["e_standard"].scaled
-    assert all(v.qualifies == (v.scaled and v.units_with_warnings == 0) for v in verdicts.values())
+    assert [name for name, v in verdicts.items() if v.is_paper_era] == ["b_liblinear"], "liblinear, C = 1, 10 trees, no preprocessing"
+    assert "inputs preprocessed" in verdicts["e_standard"].differences
 
 
 def test_a_setting_copies_from_the_main_run_every_unit_it_leaves_as_it_was(sensitivity_dir):
@@ -146,9 +147,11 @@ def test_only_finished_units_of_readable_stores_are_copied(sensitivity_dir, tmp_
         assert reuse_units(store.path, [main_dir], keys) == {}, "nothing left that the donor has finished"
 
 
-def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_report_checks_it_against_the_rule(sensitivity_dir):
+def test_reproduce_makes_the_main_tables_under_the_setting_the_rule_names_whatever_its_place(sensitivity_dir):
     configs = sensitivity_dir / "configs"
-    (configs / "sensitivity.yaml").write_text(SENSITIVITY + "primary: e_standard\n")
+    reordered = SENSITIVITY.replace("  a_default:\n    about: the config as it is\n", "") + "  a_default:\n    about: the config as it is\n"
+    (configs / "sensitivity.yaml").write_text(reordered.replace("quick: {datasets: [Logical], splits: 1}\n", "") + "quick: {datasets: [Logical], splits: 1}\n")
+    assert primary_by_rule(load_sensitivity(configs / "sensitivity.yaml").settings).name == "b_liblinear"
     out = sensitivity_dir / "results"
     study = CliRunner().invoke(cli, [
         "sensitivity", "--config", str(configs / "sensitivity.yaml"), "--configs", str(configs), "--out", str(out / "sensitivity"),
@@ -158,22 +161,17 @@ def test_reproduce_makes_the_main_tables_under_the_primary_setting_and_the_repor
     result = reproduce(out, config_dir=configs, names=("tiny",), n_jobs=1)
     study_dir = out / "sensitivity"
     assert result.summaries["tiny"].n_done == 0
-    assert result.summaries["tiny"].reused_units == {str(study_dir / "a_default" / "tiny"): 4, str(study_dir / "e_standard" / "tiny"): 4}
+    assert sum(result.summaries["tiny"].reused_units.values()) == 8
     main = load_results(out / "tiny").units.set_index(["method", "split"]).sort_index()
-    standard = load_results(out / "sensitivity" / "e_standard" / "tiny").units.set_index(["method", "split"]).sort_index()
-    assert main["params_hash"].equals(standard["params_hash"]) and main["exact_match"].equals(standard["exact_match"])
-    assert json.loads((out / "reproduction.json").read_text())["setting"]["name"] == "e_standard"
+    liblinear = load_results(study_dir / "b_liblinear" / "tiny").units.set_index(["method", "split"]).sort_index()
+    assert main["params_hash"].equals(liblinear["params_hash"]) and main["exact_match"].equals(liblinear["exact_match"])
+    assert json.loads((out / "reproduction.json").read_text())["setting"]["name"] == "b_liblinear"
     report = (out / "REPORT.md").read_text()
-    assert "Base learners: setting **e_standard** of `configs/sensitivity.yaml` (its `primary:`); see 'The primary setting'." in report
+    assert "Base learners: setting **b_liblinear** of `configs/sensitivity.yaml` (named by the primary rule)" in report
     section = report.split("### The primary setting")[1]
-    verdicts = {v.setting: v for v in apply_primary_rule(out / "sensitivity")}
-    assert table_row(section, "e_standard")[:4] == ["e_standard", "8", str(verdicts["e_standard"].units_with_warnings), "yes"]
-    chosen = next((name for name in ("a_default", "b_liblinear", "e_standard") if verdicts[name].qualifies), None)
-    expected = {
-        None: "No finished setting qualifies, so the rule names none; the main tables above stay under **e_standard**.",
-        "e_standard": "The rule names **e_standard**, and the main tables above were made under it.",
-    }.get(chosen, f"The rule names **{chosen}**, but the main tables above were made under **e_standard**")
-    assert expected in section
+    assert table_row(section, "b_liblinear")[1] == "**none**"
+    assert table_row(section, "a_default")[1].startswith("logistic solver='lbfgs' (era: 'liblinear')")
+    assert "The rule names **b_liblinear**, and the main tables above were made under it." in section
 
 
 def test_two_studies_into_one_folder_keep_each_others_settings_in_the_manifest(sensitivity_dir):
@@ -198,7 +196,7 @@ def test_two_studies_into_one_folder_keep_each_others_settings_in_the_manifest(s
 
 def test_reproduce_setting_makes_the_main_tables_under_another_setting_and_the_report_says_it_was_asked_for(sensitivity_dir):
     configs = sensitivity_dir / "configs"
-    (configs / "sensitivity.yaml").write_text(SENSITIVITY + "primary: a_default\n")
+    (configs / "sensitivity.yaml").write_text(SENSITIVITY)
     out = sensitivity_dir / "results"
     misspelt = CliRunner().invoke(cli, ["reproduce", "--configs", str(configs), "--out", str(out), "--setting", "e_standrd"])
     assert misspelt.exit_code == 2 and not out.exists()
@@ -212,7 +210,7 @@ def test_reproduce_setting_makes_the_main_tables_under_another_setting_and_the_r
     preprocess = stored.loc[stored["method"] == "BR", "params_json"].map(lambda text: json.loads(text)["preprocess"][0]["name"])
     assert set(preprocess) == {"standard"}
     report = (out / "REPORT.md").read_text()
-    assert "Base learners: setting **e_standard** of `configs/sensitivity.yaml` (asked for with `--setting`, not its `primary:`)" in report
+    assert "Base learners: setting **e_standard** of `configs/sensitivity.yaml` (asked for with `--setting`, not the one the primary rule names)" in report
 
 
 def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_nothing(sensitivity_dir):
@@ -232,8 +230,7 @@ def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_n
     assert table_row(markdown, "e_standard") == ["e_standard", "not started"]
     assert table_row(markdown, "d_lbfgs_C100") == ["d_lbfgs_C100", "not started"]
     primary = markdown.split("### The primary setting")[1]
-    assert [row[:2] for row in table_rows(primary)[2:]] == [["a_default", "8"]], "only the finished setting is judged"
-    assert "This is provisional: b_liblinear, e_standard are not finished, and are judged once finished." in primary
+    assert [row[0] for row in table_rows(primary)[2:]] == ["a_default"], "only the finished setting is shown"
 
 
 def test_each_finished_setting_gets_the_refits_its_claims_read_once(tmp_path):
@@ -264,17 +261,25 @@ def table_row(markdown: str, first: str) -> list:
 
 
 def test_the_primary_paragraph_names_what_the_rule_chose_and_what_the_tables_use():
-    fails, qualifies = RuleVerdict("a", 10, 3, False), RuleVerdict("b", 10, 0, True)
-    assert "No finished setting qualifies" in primary_markdown([fails], "a")
-    provisional = primary_markdown([fails, qualifies], "a", unfinished_settings=["x", "z"], order=["a", "x", "b", "z"])
-    assert "The rule names **b**, but" in provisional
-    assert "This is provisional: x is not finished and comes before it in the config's order, and is judged once finished." in provisional
-    assert "This is provisional: x, z are not finished, and are judged once finished." in primary_markdown([fails], "a", ["x", "z"], ["a", "x", "z"])
-    assert "provisional" not in primary_markdown([qualifies], "b", ["z"], ["b", "z"]), "a setting after the chosen one cannot change the choice"
-    assert table_row(primary_markdown([fails, qualifies], "a"), "a") == ["a", "10", "3", "no", "no"]
-    assert "The rule names **b**, but the main tables above were made under **a**: set `primary: b`" in primary_markdown([fails, qualifies], "a")
-    assert "The rule names **b**, and the main tables above were made under it." in primary_markdown([qualifies, RuleVerdict("c", 9, 0, True)], "b")
-    assert "the configs as they are" in primary_markdown([fails], None)
+    other, era = RuleVerdict("a", ("logistic C=10.0 (era: 1.0)",), 10, 3, False), RuleVerdict("b", (), 10, 0, True)
+    assert "No finished setting has the paper era's defaults" in primary_markdown([other], "a")
+    assert table_row(primary_markdown([other, era], "a"), "a") == ["a", "logistic C=10.0 (era: 1.0)", "10", "3", "no"]
+    assert table_row(primary_markdown([other, era], "a"), "b")[1] == "**none**"
+    assert "The rule names **b**, but the main tables above were made under **a** (asked for with `--setting`)." in primary_markdown([other, era], "a")
+    assert "The rule names **b**, and the main tables above were made under it." in primary_markdown([era, other], "b")
+    assert "the configs as they are" in primary_markdown([other], None)
+
+
+def test_the_rule_reads_parameters_not_names_and_refuses_two_settings_of_the_paper_era(tmp_path):
+    era = "{logistic: {name: logistic, params: {solver: liblinear, C: 1}}, random_forest: {name: random_forest, params: {n_estimators: 10}}}"
+    path = tmp_path / "s.yaml"
+    path.write_text(f"runs: [tiny]\nsettings:\n  zz_first_by_nothing:\n    base: {era}\n  b: {{}}\n")
+    assert primary_by_rule(load_sensitivity(path).settings).name == "zz_first_by_nothing"
+    path.write_text(f"runs: [tiny]\nsettings:\n  x:\n    base: {era}\n    preprocess: standard\n  y: {{}}\n")
+    assert primary_by_rule(load_sensitivity(path).settings) is None, "preprocessed inputs are not the era's defaults"
+    path.write_text(f"runs: [tiny]\nsettings:\n  x:\n    base: {era}\n  y:\n    base: {era}\n")
+    with pytest.raises(UserError, match="settings x, y are all the paper era's defaults"):
+        primary_by_rule(load_sensitivity(path).settings)
 
 
 def test_a_stored_setting_is_read_back_with_its_preprocessing_and_hash(sensitivity_dir):
@@ -302,7 +307,7 @@ def test_quick_keeps_the_slice_and_every_setting_is_checked_before_anything_runs
         ("runs: [tiny]\nsettings:\n  x:\n    preprocess: standard\n", 4, "re-bases none"),
         ("runs: [tiny]\nsettings:\n  x:\n    solver: liblinear\n", 4, "unknown key 'solver' in setting 'x'"),
         ("runs: tiny\nsettings: {x: {}}\n", 1, "'runs' must be a non-empty list"),
-        ("runs: [tiny]\nsettings: {e_standard: {}}\nprimary: e_standrd\n", 3, "setting 'e_standrd' is not among the settings (did you mean 'e_standard'?"),
+        ("runs: [tiny]\nsettings: {e_standard: {}}\nprimary: e_standard\n", 3, "unknown key 'primary'"),
     ],
 )
 def test_bad_sensitivity_configs_are_one_line_at_their_line(tmp_path, text, line, fragment):
@@ -317,14 +322,15 @@ def test_the_shipped_config_resolves_every_setting_on_every_paper_run():
     sensitivity = load_sensitivity("configs/sensitivity.yaml")
     assert sensitivity.runs == ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count")
     plans = setting_plans(sensitivity, quick=True)
-    assert len(plans) == 9 and all(len(configs) == 5 for _, configs, _ in plans), "label_count (Scene) is not in the quick slice"
+    assert len(plans) == 11 and all(len(configs) == 5 for _, configs, _ in plans), "label_count (Scene) is not in the quick slice"
+    assert primary_by_rule(sensitivity.settings).name == "j_paper_era"
     hidden_nodes = {config.name: config for config in plans[0][1]}["hidden_nodes"]
     assert [m.label for m in hidden_nodes.methods[:2]] == ["CCASL [n_synthetic=1]", "CCASL [n_synthetic=2]"] and len(hidden_nodes.methods) == 12
     scaled = {s.name: scales_as_solver_needs(s.record() | {"preprocess": s.preprocess}) for s, _, _ in plans}
     assert scaled == {
         "a_lbfgs_C1": False, "b_liblinear_C1": True, "c_lbfgs_C10": False, "d_lbfgs_C100": False,
         "e_standard_lbfgs_C1": True, "f_liblinear_C10": True, "g_forest_10_trees": False, "h_tuned_C": True,
-        "i_standard_lbfgs_C1_1000": True,
+        "i_standard_lbfgs_C1_1000": True, "j_paper_era": True, "k_standard_per_model_lbfgs_C1": True,
     }
 
 

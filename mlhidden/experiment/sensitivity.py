@@ -56,7 +56,7 @@ from mlhidden.methods.preprocessing import method_of, resolve_preprocess
 from mlhidden.methods.registry import build_method, check_method_base, resolve_method
 
 MANIFEST_FILE = "settings.json"
-TOP_LEVEL_KEYS = ("name", "runs", "settings", "primary", "quick")
+TOP_LEVEL_KEYS = ("name", "runs", "settings", "quick")
 SETTING_KEYS = ("about", "base", "preprocess")
 QUICK_KEYS = ("datasets", "splits", "max_sweep_points")
 ONE_VS_REST = "sklearn.multiclass.OneVsRestClassifier"
@@ -123,19 +123,14 @@ class Setting:
 
 @dataclass(frozen=True)
 class Sensitivity:
-    """A validated sensitivity config: the runs (config file names), the settings, and the
-    ``primary`` setting under which ``mlhidden reproduce`` makes the main tables (None: the
-    configs as they are). The report checks ``primary`` against the rule of
-    :mod:`mlhidden.experiment.primary_setting`."""
+    """A validated sensitivity config: the runs (config file names) and the settings. Which
+    setting ``mlhidden reproduce`` makes the main tables under is decided by the rule of
+    :mod:`mlhidden.experiment.primary_setting`, not by the config."""
 
     runs: tuple
     settings: tuple
     quick: QuickSlice = QuickSlice()
     source: str | None = None
-    primary: str | None = None
-
-    def primary_setting(self) -> Setting | None:
-        return None if self.primary is None else self.setting(self.primary)
 
     def setting(self, name: str) -> Setting:
         """The setting called ``name``; an unknown name is a ``UserError`` listing the valid ones."""
@@ -163,11 +158,7 @@ def load_sensitivity(path) -> Sensitivity:
     if not isinstance(settings, Mapping) or not settings:
         fail("'settings' must be a non-empty mapping of setting names to {about, base, preprocess}", ("settings",))
     parsed = tuple(_setting(str(name), value, ("settings", name), fail) for name, value in settings.items())
-    primary = data.get("primary")
-    if primary is not None and primary not in settings:
-        hint = f"{did_you_mean(str(primary), list(settings))}valid settings: {', '.join(settings)}"
-        fail(f"primary setting '{primary}' is not among the settings", ("primary",), hint=hint)
-    return Sensitivity(tuple(runs), parsed, _quick(data.get("quick") or {}, fail), str(path), primary)
+    return Sensitivity(tuple(runs), parsed, _quick(data.get("quick") or {}, fail), str(path))
 
 
 def _setting(name, value, where, fail) -> Setting:

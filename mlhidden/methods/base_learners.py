@@ -20,9 +20,11 @@ from sklearn.utils._param_validation import HasMethods
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.imports import named_class
+from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
 
 BASE_LEARNERS = {
     "logistic": (LogisticRegression, {"C": 1.0}),
+    "standard_logistic": (StandardScaledLogisticRegression, {"C": 1.0}),
     "random_forest": (RandomForestClassifier, {"n_estimators": 100}),
     # C chosen per fit by 3-fold cross-validation on the training part, by log-loss (accuracy
     # ties on rare labels and would pick the smallest C); the folds are not shuffled. The last
@@ -38,8 +40,8 @@ BASE_LEARNERS = {
         },
     ),
 }
-# Base-learner names that are logistic regressions (C tuned or not): the report's "logistic-regression methods".
-LOGISTIC_LEARNERS = ("logistic", "logistic_cv", "sklearn.linear_model.LogisticRegression", "sklearn.linear_model.LogisticRegressionCV")
+# Base-learner names that are logistic regressions (C tuned or not, scaling inside or not): the report's "logistic-regression methods".
+LOGISTIC_LEARNERS = ("logistic", "standard_logistic", "logistic_cv", "sklearn.linear_model.LogisticRegression", "sklearn.linear_model.LogisticRegressionCV")
 CALIBRATION_HINT = "wrap it: {name: sklearn.calibration.CalibratedClassifierCV, params: {estimator: ...}}"
 ONE_VS_REST_HINT = "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
 

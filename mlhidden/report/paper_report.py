@@ -146,7 +146,7 @@ def run_information(out_dir: Path, runs: Runs) -> str:
         if log.get("setting"):
             setting = log["setting"]
             about = f": {setting['about']}" if setting.get("about") else ""
-            chosen_by = "its `primary:`" if setting.get("is_primary", True) else "asked for with `--setting`, not its `primary:`"
+            chosen_by = "named by the primary rule" if setting.get("is_primary", True) else "asked for with `--setting`, not the one the primary rule names"
             lines.append(f"Base learners: setting **{setting['name']}** of `configs/sensitivity.yaml` ({chosen_by}){about}; see 'The primary setting'.\n")
     rows = []
     for name in PAPER_CONFIGS:

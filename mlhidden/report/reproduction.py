@@ -2,7 +2,8 @@
 
 :func:`reproduce` runs ``configs/<name>.yaml`` for every name in
 :data:`~mlhidden.report.paper.PAPER_CONFIGS` into ``<out>/<name>/`` (resuming what is already
-stored), under the primary base-learner setting that ``configs/sensitivity.yaml`` names (units
+stored), under the base-learner setting of ``configs/sensitivity.yaml`` that the primary rule
+(:mod:`mlhidden.experiment.primary_setting`) names (units
 the sensitivity study already computed under it are copied from ``<out>/sensitivity/``), writes
 each run's own tables, refits the few units whose per-label accuracies the report needs
 (:mod:`mlhidden.report.refits`), and calls :func:`~mlhidden.report.paper_report.write_report`.
@@ -21,6 +22,7 @@ from typing import Any
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
+from mlhidden.experiment.primary_setting import primary_by_rule
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines, read_run_json
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.sensitivity import load_sensitivity
@@ -89,12 +91,12 @@ def reproduce(
         Parallel units; default from each config, else all cores.
     config_dir : str or os.PathLike
         The folder holding ``<name>.yaml`` for each of ``names``, and ``sensitivity.yaml``
-        whose ``primary`` setting, if any, is applied to each of them.
+        whose setting named by the primary rule, if any, is applied to each of them.
     names : sequence of str
         The configs to run, by file name without ``.yaml``.
     setting : str, optional
-        A setting of ``sensitivity.yaml`` to make the main tables under instead of its
-        ``primary`` one (e.g. a faster one); the report says whether it is the one the rule names.
+        A setting of ``sensitivity.yaml`` to make the main tables under instead of the one the
+        primary rule names (e.g. a faster one); the report says it was asked for.
     progress : callable, optional
         ``progress(config_name)`` returns a context manager whose value has the runner's
         ``start(n_units, n_skipped)`` and ``unit(row, done, n_units)`` callbacks (e.g.
@@ -115,13 +117,14 @@ def reproduce(
         )
     main_setting, setting_dirs, adjustments, setting_log = None, [], [], None
     if sensitivity is not None:
-        main_setting = sensitivity.setting(setting) if setting is not None else sensitivity.primary_setting()
+        primary = primary_by_rule(sensitivity.settings)
+        main_setting = sensitivity.setting(setting) if setting is not None else primary
         setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
     configs = paper_configs(config_dir, names, quick)
     if main_setting is not None:
         applied = [main_setting.apply(config) for config in configs]
         configs, adjustments = [config for config, _ in applied], [note for _, notes in applied for note in notes]
-        is_primary = sensitivity is not None and main_setting.name == sensitivity.primary
+        is_primary = main_setting == primary
         setting_log = {**main_setting.record(), "adjustments": adjustments, "is_primary": is_primary}
     result = Reproduction(out_dir)
     started, started_at = time.perf_counter(), now()

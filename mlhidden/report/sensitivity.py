@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.primary_setting import SCALE_FREE_SOLVERS, named_by_rule, rule_verdict, scales_as_solver_needs
+from mlhidden.experiment.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.experiment.sensitivity import read_manifest
 from mlhidden.report.claims import HOLDS, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
 from mlhidden.report.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_table
@@ -162,37 +162,32 @@ def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: p
     return "".join(parts)
 
 
-def primary_markdown(verdicts: list, main_setting: str | None, unfinished_settings=(), order=()) -> str:
-    """The primary-setting rule, how each finished setting fares under it, and whether the main
-    tables were made under the setting it names (``main_setting``: the one ``mlhidden reproduce``
-    applied). The choice is provisional while a setting before it in ``order`` is unfinished."""
+def primary_markdown(verdicts: list, main_setting: str | None) -> str:
+    """The primary-setting rule, each finished setting beside it, and whether the main tables
+    were made under the setting it names (``main_setting``: the one ``mlhidden reproduce`` applied)."""
     main = f"**{main_setting}**" if main_setting else "the configs as they are (no setting applied)"
-    chosen = named_by_rule(verdicts)
-    before = order[: order.index(chosen.setting)] if chosen is not None and chosen.setting in order else order
-    pending = [name for name in before if name in unfinished_settings]
-    rows = [[v.setting, v.units, v.units_with_warnings, "yes" if v.scaled else "no", "**yes**" if v.qualifies else "no"] for v in verdicts]
+    chosen = next((verdict.setting for verdict in verdicts if verdict.is_paper_era), None)
+    rows = [
+        [
+            v.setting, "**none**" if v.is_paper_era else markdown_escape("; ".join(v.differences)), v.units, v.units_with_warnings,
+            "yes" if v.scaled else "no",
+        ]
+        for v in verdicts
+    ]
     if chosen is None:
-        outcome = f"No finished setting qualifies, so the rule names none; the main tables above stay under {main}."
-    elif chosen.setting == main_setting:
-        outcome = f"The rule names **{chosen.setting}**, and the main tables above were made under it."
+        outcome = f"No finished setting has the paper era's defaults, so the rule names none; the main tables above are under {main}."
+    elif chosen == main_setting:
+        outcome = f"The rule names **{chosen}**, and the main tables above were made under it."
     else:
-        outcome = (
-            f"The rule names **{chosen.setting}**, but the main tables above were made under {main}: set `primary: {chosen.setting}` "
-            "in `configs/sensitivity.yaml` and run `make reproduce` (it copies the units the study computed)."
-        )
-    if pending:
-        one = len(pending) == 1
-        where = "" if chosen is None else f" and {'comes' if one else 'come'} before it in the config's order"
-        verb = "is" if one else "are"
-        outcome += f" This is provisional: {', '.join(pending)} {verb} not finished{where}, and {verb} judged once finished."
+        outcome = f"The rule names **{chosen}**, but the main tables above were made under {main} (asked for with `--setting`)."
     return "".join([
         "### The primary setting\n\n",
-        "The rule, fixed before any setting's results were read (`mlhidden/experiment/primary_setting.py`): a setting qualifies when "
-        "(1) no unit of any of its runs raised a ConvergenceWarning, and (2) every logistic regression sees standardised inputs or "
-        f"uses a solver that does not need them ({', '.join(SCALE_FREE_SOLVERS)}). The first qualifying setting in "
-        "`configs/sensitivity.yaml`'s order is the primary one; the main tables are made under the setting named there as "
-        "`primary`. The rule does not look at agreement with the paper.\n\n",
-        pipe_table(rows, ["setting", "units", "units not converged", "inputs scaled as the solver needs", "qualifies"]),
+        "The rule (`mlhidden/experiment/primary_setting.py`): the paper names scikit-learn's logistic regression and random forest "
+        f"and gives none of their parameters, so the primary setting is the one whose base learners are that library's defaults of "
+        f"the paper's time ({PAPER_ERA_LIBRARY}: liblinear, C = 1, penalised intercept; forests of 10 trees) on inputs as they are. "
+        "Neither the config's order nor any result plays a part. Convergence and scaling are shown as facts about each setting "
+        f"(a solver that needs no scaled inputs: {', '.join(SCALE_FREE_SOLVERS)}).\n\n",
+        pipe_table(rows, ["setting", "differs from the paper era's defaults", "units", "units not converged", "inputs scaled as the solver needs"]),
         f"\n\n{outcome}\n\n",
     ])
 
@@ -239,11 +234,9 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
         markdown += "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n" + pipe_table(rows, ["setting", "lacks"]) + "\n\n"
     if manifest is not None:
         main_setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
-        configured = manifest.get("configured", {})  # a setting that cannot qualify cannot change the rule's choice
-        unfinished_settings = [name for name in order if lacking[name] and (name not in configured or scales_as_solver_needs(configured[name]))]
         entries = {entry["name"]: entry for entry in manifest["settings"]}
         verdicts = [rule_verdict(entries[name], [runs[run].units for run in entries[name]["run_dirs"]]) for name, runs in finished.items()]
-        markdown += primary_markdown(verdicts, main_setting, unfinished_settings, order)
+        markdown += primary_markdown(verdicts, main_setting)
     return markdown, finished
 
 
