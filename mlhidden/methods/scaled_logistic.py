@@ -34,7 +34,8 @@ class StandardScaledLogisticRegression(LogisticRegression):
     def fit(self, X, y, sample_weight=None):
         scaler = StandardScaler(with_mean=not sparse.issparse(X)).fit(X, sample_weight=sample_weight)
         super().fit(scaler.transform(X), y, sample_weight=sample_weight)
-        self.coef_ = self.coef_ / scaler.scale_
-        if scaler.mean_ is not None and scaler.with_mean:
-            self.intercept_ = self.intercept_ - self.coef_ @ np.asarray(scaler.mean_)
+        coef: np.ndarray = self.coef_ / scaler.scale_
+        self.coef_ = coef
+        if scaler.with_mean:
+            self.intercept_ = np.asarray(self.intercept_) - coef @ np.asarray(scaler.mean_)
         return self
