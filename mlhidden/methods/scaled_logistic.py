@@ -31,11 +31,13 @@ class StandardScaledLogisticRegression(LogisticRegression):
     [0, 0, 1, 1]
     """
 
+    coef_: np.ndarray
+    intercept_: np.ndarray
+
     def fit(self, X, y, sample_weight=None):
         scaler = StandardScaler(with_mean=not sparse.issparse(X)).fit(X, sample_weight=sample_weight)
         super().fit(scaler.transform(X), y, sample_weight=sample_weight)
-        coef: np.ndarray = self.coef_ / scaler.scale_
-        self.coef_ = coef
+        self.coef_ = self.coef_ / scaler.scale_
         if scaler.with_mean:
-            self.intercept_ = np.asarray(self.intercept_) - coef @ np.asarray(scaler.mean_)
+            self.intercept_ = self.intercept_ - self.coef_ @ scaler.mean_
         return self
