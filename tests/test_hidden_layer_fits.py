@@ -122,3 +122,18 @@ def test_sigmoid_is_expit_in_single_precision_and_silent_where_exp_overflows():
     assert ours.dtype == np.float32
     np.testing.assert_allclose(ours, expit(A), rtol=1e-6, atol=1e-37)
     assert ours[0] == 0.0 and ours[-1] == 1.0
+
+
+@pytest.mark.parametrize("name", ["Enron", "Medical"])
+def test_the_sparse_transpose_read_as_csc_trains_the_network_a_csr_copy_trains_bit_for_bit(name, monkeypatch):
+    from mlhidden.methods import mlp
+
+    data = load_dataset(name)
+    X, Y = data.X[:500], data.Y[:500]
+    viewed = train_network(X, Y, 32, 0.1, 30, 0.9, np.random.RandomState(3))
+    X_view, X_T_view = mlp.product_layout(X)
+    assert X_T_view.format == "csc" and np.shares_memory(X_T_view.data, X_view.data), "the transpose is a view, not a copy"
+    monkeypatch.setattr(mlp, "product_layout", lambda X: (X.astype(np.float32).tocsr(), X.astype(np.float32).tocsr().T.tocsr()))
+    copied = train_network(X, Y, 32, 0.1, 30, 0.9, np.random.RandomState(3))
+    for ours, theirs in zip((viewed.W1, viewed.b1, viewed.W2, viewed.b2), (copied.W1, copied.b1, copied.W2, copied.b2)):
+        assert np.array_equal(ours, theirs)
