@@ -71,3 +71,26 @@ def test_other_multi_output_models_are_kept_as_they_are(mirror_dir):
     model = ForestBR(KNeighborsClassifier(), random_state=0).fit(X_train, Y_train)
     assert isinstance(model.estimator_, KNeighborsClassifier)
     np.testing.assert_array_equal(model.predict(X_test), KNeighborsClassifier().fit(X_train, Y_train).predict(X_test))
+
+
+@pytest.mark.parametrize("dataset", ["Enron", "OHSUMED", "Bibtex"])
+def test_br_rf_grown_on_dense_float32_is_the_forest_grown_on_sparse_x_bit_for_bit(dataset, monkeypatch):
+    from mlhidden.methods import forest
+
+    data = load_dataset(dataset)
+    X, Y, test = data.X[:1500], data.Y[:1500], data.X[1500:2000]
+    assert X.nnz >= forest.DENSE_FROM_DENSITY * X.shape[0] * X.shape[1], "dense enough to be grown dense"
+    dense = ForestBR(estimator={"name": "random_forest", "params": {"n_estimators": 10}}, random_state=5).fit(X, Y)
+    monkeypatch.setattr(forest, "DENSE_FROM_DENSITY", 2.0)
+    grown_sparse = ForestBR(estimator={"name": "random_forest", "params": {"n_estimators": 10}}, random_state=5).fit(X, Y)
+    for ours, theirs in zip(dense.estimator_.skeletons, grown_sparse.estimator_.skeletons):
+        assert np.array_equal(ours.feature, theirs.feature) and np.array_equal(ours.threshold, theirs.threshold)
+    assert np.array_equal(dense.predict_proba(test), grown_sparse.predict_proba(test))
+
+
+def test_a_sparse_x_under_the_density_threshold_is_grown_as_it_is():
+    from mlhidden.methods.forest import forest_input
+
+    X = load_dataset("Corel5k").X
+    assert forest_input(X) is X
+    assert isinstance(forest_input(load_dataset("Enron").X), np.ndarray)
