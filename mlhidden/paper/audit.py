@@ -37,8 +37,12 @@ ROUNDING = 0.005
 """Half the last printed digit of the paper's two-decimal tables."""
 
 OUTSIDE, HAMMING_BELOW_EXACT, PRINTED_DIFFERENTLY, BELOW_BASELINE, FAILED_ROW, FAILED_COLUMN = (
-    "outside [0, 1]", "Hamming score below exact match", "printed differently", "below a trivial baseline",
-    "failed run: row", "failed run: column",
+    "outside [0, 1]",
+    "Hamming score below exact match",
+    "printed differently",
+    "below a trivial baseline",
+    "failed run: row",
+    "failed run: column",
 )
 KINDS = (OUTSIDE, HAMMING_BELOW_EXACT, PRINTED_DIFFERENTLY, BELOW_BASELINE, FAILED_ROW, FAILED_COLUMN)
 IMPOSSIBLE_KINDS = (OUTSIDE, HAMMING_BELOW_EXACT)
@@ -54,8 +58,16 @@ def _printed(value: float) -> str:
 
 def _mark(row, kind: str, statement: str, gap: float = math.nan, other: float = math.nan, baseline: str = "") -> dict:
     return {
-        "table": row.table, "metric": row.metric, "dataset": row.dataset, "method": row.method, "paper": row.paper,
-        "kind": kind, "baseline": baseline, "other": other, "gap": gap, "statement": statement,
+        "table": row.table,
+        "metric": row.metric,
+        "dataset": row.dataset,
+        "method": row.method,
+        "paper": row.paper,
+        "kind": kind,
+        "baseline": baseline,
+        "other": other,
+        "gap": gap,
+        "statement": statement,
     }
 
 
@@ -71,25 +83,43 @@ def score_values(reference: pd.DataFrame) -> pd.DataFrame:
 
 def outside_unit_interval(values: pd.DataFrame) -> pd.DataFrame:
     """Scores below 0 or above 1."""
-    return _marks([
-        _mark(row, OUTSIDE, f"{METRIC_NAMES[row.metric]} {_printed(row.paper)} is outside [0, 1]: impossible",
-              gap=max(-row.paper, row.paper - 1))
-        for row in values.itertuples(index=False) if not 0 <= row.paper <= 1
-    ])
+    return _marks(
+        [
+            _mark(
+                row,
+                OUTSIDE,
+                f"{METRIC_NAMES[row.metric]} {_printed(row.paper)} is outside [0, 1]: impossible",
+                gap=max(-row.paper, row.paper - 1),
+            )
+            for row in values.itertuples(index=False)
+            if not 0 <= row.paper <= 1
+        ]
+    )
 
 
 def hamming_below_exact(values: pd.DataFrame) -> pd.DataFrame:
     """Both values of every run whose Hamming score is below its exact match."""
-    pairs = values[values["metric"].isin(BASELINE_METRICS)].pivot_table(
-        index=RUN_KEY, columns="metric", values="paper", aggfunc="first", sort=False,
-    ).reindex(columns=list(BASELINE_METRICS)).dropna()
+    pairs = (
+        values[values["metric"].isin(BASELINE_METRICS)]
+        .pivot_table(
+            index=RUN_KEY,
+            columns="metric",
+            values="paper",
+            aggfunc="first",
+            sort=False,
+        )
+        .reindex(columns=list(BASELINE_METRICS))
+        .dropna()
+    )
     rows = []
     for (table, dataset, method), pair in pairs.iterrows():
         hamming, exact = pair["hamming_score"], pair["exact_match"]
         if hamming + 2 * ROUNDING < exact:
             said = f"Hamming score {_printed(hamming)} below exact match {_printed(exact)}: impossible"
             for metric, value, other in (("hamming_score", hamming, exact), ("exact_match", exact, hamming)):
-                cell = pd.Series({"table": table, "metric": metric, "dataset": dataset, "method": method, "paper": value})
+                cell = pd.Series(
+                    {"table": table, "metric": metric, "dataset": dataset, "method": method, "paper": value}
+                )
                 rows.append(_mark(cell, HAMMING_BELOW_EXACT, said, gap=exact - hamming, other=other))
     return _marks(rows)
 
@@ -100,34 +130,50 @@ def printed_differently(values: pd.DataFrame) -> pd.DataFrame:
     for _, group in values.groupby(["metric", "dataset", "method"], sort=False):
         if group["table"].nunique() < 2 or group["paper"].nunique() < 2:
             continue
-        said = "printed " + ", ".join(f"{_printed(r.paper)} in Table '{r.table}'" for r in group.itertuples(index=False))
+        said = "printed " + ", ".join(
+            f"{_printed(r.paper)} in Table '{r.table}'" for r in group.itertuples(index=False)
+        )
         for row in group.itertuples(index=False):
             for other in group.itertuples(index=False):
                 if other.table != row.table and other.paper != row.paper:
-                    rows.append(_mark(row, PRINTED_DIFFERENTLY, said, gap=abs(row.paper - other.paper), other=other.paper))
+                    rows.append(
+                        _mark(row, PRINTED_DIFFERENTLY, said, gap=abs(row.paper - other.paper), other=other.paper)
+                    )
     return _marks(rows)
 
 
 def measured_baselines(baselines: pd.DataFrame) -> pd.DataFrame:
     """The baselines (dataset, baseline, exact_match, hamming_score) long: dataset, baseline, metric, score."""
-    return baselines.melt(id_vars=["dataset", "baseline"], value_vars=list(BASELINE_METRICS), var_name="metric", value_name="score")
+    return baselines.melt(
+        id_vars=["dataset", "baseline"], value_vars=list(BASELINE_METRICS), var_name="metric", value_name="score"
+    )
 
 
 def below_baselines(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
     """One mark per value and trivial baseline that the value is below (beyond the rounding)."""
     merged = values.merge(measured_baselines(baselines), on=["dataset", "metric"])
     below = merged[merged["paper"] + ROUNDING < merged["score"]]
-    return _marks([
-        _mark(row, BELOW_BASELINE, f"below the {row.baseline} baseline ({row.score:.3f}) by {row.score - row.paper:.3f}",
-              gap=row.score - row.paper, other=row.score, baseline=row.baseline)
-        for row in below.itertuples(index=False)
-    ])
+    return _marks(
+        [
+            _mark(
+                row,
+                BELOW_BASELINE,
+                f"below the {row.baseline} baseline ({row.score:.3f}) by {row.score - row.paper:.3f}",
+                gap=row.score - row.paper,
+                other=row.score,
+                baseline=row.baseline,
+            )
+            for row in below.itertuples(index=False)
+        ]
+    )
 
 
 def baseline_checked(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.Series:
     """Whether a trivial baseline was measured for each value's dataset and metric."""
     measured = set(zip(*(measured_baselines(baselines).dropna(subset=["score"])[c] for c in ("dataset", "metric"))))
-    return pd.Series([(d, m) in measured for d, m in zip(values["dataset"], values["metric"])], index=values.index, dtype=bool)
+    return pd.Series(
+        [(d, m) in measured for d, m in zip(values["dataset"], values["metric"])], index=values.index, dtype=bool
+    )
 
 
 def failed_runs(values: pd.DataFrame, below: pd.DataFrame, checked: pd.Series) -> pd.DataFrame:
@@ -142,12 +188,14 @@ def failed_runs(values: pd.DataFrame, below: pd.DataFrame, checked: pd.Series) -
             if len(group) < 2 or not checked[group.index].all() or not is_below[group.index].all():
                 continue
             shown = ", ".join(
-                f"{METRIC_NAMES[r.metric] if kind == FAILED_ROW else r.dataset} {_printed(r.paper)}" for r in group.itertuples(index=False)
+                f"{METRIC_NAMES[r.metric] if kind == FAILED_ROW else r.dataset} {_printed(r.paper)}"
+                for r in group.itertuples(index=False)
             )
             if kind == FAILED_ROW:
                 said = f"every value of {key[2]} on {key[1]} in Table '{key[0]}' ({shown}) is below a trivial baseline"
             else:
-                said = f"every {METRIC_NAMES[key[1]]} of {key[2]} in Table '{key[0]}' ({shown}) is below a trivial baseline"
+                said = f"every {METRIC_NAMES[key[1]]} of {key[2]} in Table '{key[0]}' ({shown})"
+                said += " is below a trivial baseline"
             said += ": looks like a failed run"
             rows += [_mark(row, kind, said) for row in group.itertuples(index=False)]
     return _marks(rows)
@@ -188,9 +236,12 @@ class Audit:
             "printed differently in two tables": len(self.cells(PRINTED_DIFFERENTLY)),
             "below at least one trivial baseline": len(self.cells(BELOW_BASELINE)),
             **{f"below the {name} baseline": int((below["baseline"] == name).sum()) for name in self.baselines},
-            "failed-run rows (every value of a method on a dataset below a baseline)": self._groups(FAILED_ROW, RUN_KEY),
+            "failed-run rows (every value of a method on a dataset below a baseline)": self._groups(
+                FAILED_ROW, RUN_KEY
+            ),
             "failed-run columns (every value of a method under a metric below a baseline)": self._groups(
-                FAILED_COLUMN, ["table", "metric", "method"]),
+                FAILED_COLUMN, ["table", "metric", "method"]
+            ),
         }
         return pd.Series(counts, dtype=int)
 
@@ -231,21 +282,26 @@ def audit_paper(reference: pd.DataFrame, baselines: pd.DataFrame) -> Audit:
     values = score_values(reference)
     checked = baseline_checked(values, baselines)
     below = below_baselines(values, baselines)
-    found = [outside_unit_interval(values), hamming_below_exact(values), printed_differently(values), below,
-             failed_runs(values, below, checked)]
+    found = [
+        outside_unit_interval(values),
+        hamming_below_exact(values),
+        printed_differently(values),
+        below,
+        failed_runs(values, below, checked),
+    ]
     marks = pd.concat([frame for frame in found if not frame.empty] or [_marks([])], ignore_index=True)
     said = marks.groupby(KEY, sort=False)["statement"].agg(lambda s: "; ".join(dict.fromkeys(s)))
     statements = [said.get(key, "") for key in zip(*(values[c] for c in KEY))]
-    audit = [
-        text or (CLEAN if ok else f"{CLEAN}; {UNCHECKED}") for text, ok in zip(statements, checked)
-    ]
+    audit = [text or (CLEAN if ok else f"{CLEAN}; {UNCHECKED}") for text, ok in zip(statements, checked)]
     return Audit(values.assign(checked=checked, audit=audit), marks, tuple(baselines["baseline"].unique()))
 
 
 def audit_column(audit: Audit, comparisons: pd.DataFrame) -> pd.Series:
     """The audit of the paper's value in each comparison row ("" where the row has no audited paper score)."""
     found = audit.values.set_index(KEY)["audit"]
-    return pd.Series([found.get(key, "") for key in zip(*(comparisons[c] for c in KEY))], index=comparisons.index, dtype=str)
+    return pd.Series(
+        [found.get(key, "") for key in zip(*(comparisons[c] for c in KEY))], index=comparisons.index, dtype=str
+    )
 
 
 def _bullets(found: pd.DataFrame, by: list) -> str:
@@ -254,8 +310,11 @@ def _bullets(found: pd.DataFrame, by: list) -> str:
         return "None.\n\n"
     lines = []
     for key, group in found.groupby(by or ["statement"], sort=False):
-        where = ", ".join(f"Table '{part}'" if column == "table" else METRIC_NAMES.get(part, part) for column, part in zip(by, key))
-        lines.append(f"- {where}: {group['statement'].iloc[0]}" if by else f"- {group['statement'].iloc[0]}")
+        where = ", ".join(
+            f"Table '{part}'" if column == "table" else METRIC_NAMES.get(part, part) for column, part in zip(by, key)
+        )
+        said = "; ".join(dict.fromkeys(group["statement"]))
+        lines.append(f"- {where}: {said}" if by else f"- {said}")
     return "\n".join(lines) + "\n\n"
 
 
@@ -273,7 +332,7 @@ def _below_table(audit: Audit) -> str:
 
 
 def audit_markdown(audit: Audit) -> str:
-    """The report's section: the counts, then every impossibility, second print, value below a baseline and failed run."""
+    """The report's section: the counts, then every impossibility, second print, value below a baseline, failed run."""
     marks, counts = audit.marks, audit.counts()
     parts = [
         "## Audit of the paper's numbers\n\n",
@@ -282,11 +341,14 @@ def audit_markdown(audit: Audit) -> str:
         f"a printed value counts as below a baseline only beyond its rounding, {ROUNDING}).\n"
         "A value below a baseline is not impossible: it is worse than ignoring the inputs.\n"
         "`comparison.csv` carries each value's findings in its `audit` column.\n\n",
-        markdown_frame(counts.astype(str).rename("values").to_frame(), "Finding"), "\n",
-        "### Impossible values\n\n", _bullets(marks[marks["kind"].isin(IMPOSSIBLE_KINDS)], RUN_KEY),
+        markdown_frame(counts.astype(str).rename("values").to_frame(), "Finding"),
+        "\n",
+        "### Impossible values\n\n",
+        _bullets(marks[marks["kind"].isin(IMPOSSIBLE_KINDS)], RUN_KEY),
         "### Printed differently in two tables\n\n",
         _bullets(marks[marks["kind"] == PRINTED_DIFFERENTLY], ["dataset", "method", "metric"]),
-        "### Below a trivial baseline\n\n", _below_table(audit),
+        "### Below a trivial baseline\n\n",
+        _below_table(audit),
     ]
     below = audit.cells(BELOW_BASELINE)
     if not below.empty:
@@ -298,5 +360,9 @@ def audit_markdown(audit: Audit) -> str:
     if not unchecked.empty:
         parts.append(f"Not checked against a baseline, none being measured on their data: {len(unchecked)} values.\n\n")
         for table, group in unchecked.groupby("table", sort=False):
-            parts.append(f"- Table '{table}': " + ", ".join(f"{d} ({n})" for d, n in group.groupby("dataset", sort=False).size().items()) + "\n")
+            parts.append(
+                f"- Table '{table}': "
+                + ", ".join(f"{d} ({n})" for d, n in group.groupby("dataset", sort=False).size().items())
+                + "\n"
+            )
     return "".join(parts)
