@@ -13,11 +13,12 @@ from mlhidden.data.synthetic import draw_network, make_synthetic_complex, make_s
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
+from mlhidden.paper.audit import audit_paper
 from mlhidden.report.claims import FAILS, HOLDS, NOT_EVALUATED, Claim
 from mlhidden.report.deviations import (
     CATEGORIES,
     DATASET_VERSION,
-    IMPOSSIBLE,
+    DEFECTIVE,
     SETTING_DEPENDENT,
     SMALL_SAMPLE,
     UNEXPLAINED,
@@ -147,18 +148,19 @@ def test_every_category_is_reachable_and_counted():
     cells.loc[cells["dataset"] == "Logical", "se"] = 0.08
     other = cells.assign(ours=np.where(cells["dataset"] == "Scene", [0.88 if m == "BR" else 0.85 for m in cells["method"]], cells["ours"]))
     baselines = pd.DataFrame({"dataset": ["Medical"], "baseline": ["all-zero"], "exact_match": [0.2], "hamming_score": [0.97]})
+    audit = audit_paper(comparisons.rename(columns={"paper": "value"}), baselines)
     shapes = pd.DataFrame({"n_samples": [592.0], "n_labels": [6.0], "n_features": [71.0], "label_cardinality": [1.87]}, index=["Music"])
     assert version_mismatches(shapes, shapes.assign(n_features=[72.0])) == {}  # one column off explains nothing
     paper_shapes = shapes.assign(n_features=[80.0])
     mismatches = version_mismatches(shapes, paper_shapes)
     assert mismatches == {"Music": "n_features 71 (paper 80)"}
-    diagnoses = diagnose(comparisons, {"b": other}, baselines, mismatches, cells).set_index(["dataset", "method"])
+    diagnoses = diagnose(comparisons, {"b": other}, audit, mismatches, cells).set_index(["dataset", "method"])
     assert diagnoses["category"].to_dict() == {
-        ("Medical", "BR"): IMPOSSIBLE, ("Music", "BR"): DATASET_VERSION, ("Reuters", "BR"): DATASET_VERSION,
+        ("Medical", "BR"): DEFECTIVE, ("Music", "BR"): DATASET_VERSION, ("Reuters", "BR"): DATASET_VERSION,
         ("Reuters", "CC"): DATASET_VERSION, ("Logical", "BR"): SMALL_SAMPLE, ("Scene", "BR"): SETTING_DEPENDENT,
         ("Scene", "CC"): UNEXPLAINED,
     }
-    assert "all-zero 0.970" in diagnoses.at[("Medical", "BR"), "evidence"]
+    assert diagnoses.at[("Medical", "BR"), "evidence"] == "below the all-zero baseline (0.970) by 0.270"
     assert "within 0.05 under b" in diagnoses.at[("Scene", "BR"), "evidence"]
     counts = category_counts(diagnoses.reset_index())
     assert list(counts.index) == list(CATEGORIES) and counts.sum() == 7 and counts[DATASET_VERSION] == 3

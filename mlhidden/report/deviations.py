@@ -2,9 +2,11 @@
 
 The categories, tried in this order (the first that applies is the cell's):
 
-1. **paper's value impossible**: the paper's value is below what a predictor that ignores x
-   scores on the same splits (:func:`trivial_baselines`: all-zero, per-label majority, most
-   frequent label set);
+1. **paper's value defective**: the audit of the paper's numbers (:mod:`mlhidden.paper.audit`)
+   found a defect that explains the difference: the value is impossible, below a trivial
+   baseline (:func:`trivial_baselines`), part of a failed run, printed elsewhere with a value
+   ours is close to, or its run's other metric is impossible or below a baseline by more than
+   DEVIATION;
 2. **dataset version**: our file's N, L or D differs from the paper's table of datasets by more
    than 5 % (or its label cardinality by more than 0.05), or on that dataset and metric every
    method is off in the same direction under every setting, a shift no method or setting explains;
@@ -14,7 +16,7 @@ The categories, tried in this order (the first that applies is the cell's):
 5. **unexplained**.
 
 :func:`diagnose` is a pure function of plain tables (comparisons, cell values per setting,
-baselines, dataset shapes); :func:`cell_values` and :func:`trivial_baselines` make them from the
+the audit, dataset shapes); :func:`cell_values` and :func:`trivial_baselines` make them from the
 stores and the shipped datasets.
 """
 
@@ -26,21 +28,20 @@ from scipy import sparse
 
 from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.splits import split_for
+from mlhidden.paper.audit import Audit
 from mlhidden.report.claims import DEVIATION
 from mlhidden.report.evidence import Runs, dataset_means, ok_units
 from mlhidden.report.formats import markdown_frame
 from mlhidden.report.paper import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
 
-IMPOSSIBLE, DATASET_VERSION, SMALL_SAMPLE, SETTING_DEPENDENT, UNEXPLAINED = (
-    "paper's value impossible", "dataset version", "small sample", "setting-dependent", "unexplained",
+DEFECTIVE, DATASET_VERSION, SMALL_SAMPLE, SETTING_DEPENDENT, UNEXPLAINED = (
+    "paper's value defective", "dataset version", "small sample", "setting-dependent", "unexplained",
 )
-CATEGORIES = (IMPOSSIBLE, DATASET_VERSION, SMALL_SAMPLE, SETTING_DEPENDENT, UNEXPLAINED)
+CATEGORIES = (DEFECTIVE, DATASET_VERSION, SMALL_SAMPLE, SETTING_DEPENDENT, UNEXPLAINED)
 SHAPE_TOLERANCE = 0.05
 """A file one column or row off the paper's (Music: D 71 against 72) is not taken to explain a deviation."""
 CARDINALITY_TOLERANCE = 0.05
 STANDARD_ERRORS = 2.0
-ROUNDING = 0.005
-"""The paper prints two decimals: a printed value is below a baseline only by more than this."""
 BASELINES = ("all-zero", "per-label majority", "most frequent label set")
 STORED_BASELINES = dict(zip(TRIVIAL_BASELINE_METHODS, BASELINES))
 """The baseline methods of paper.yaml, by the names the report gives them."""
@@ -161,7 +162,7 @@ def shifted_datasets(comparisons: pd.DataFrame, settings_cells: dict) -> dict:
     return found
 
 
-def diagnose(comparisons: pd.DataFrame, settings_cells: dict, baselines: pd.DataFrame, mismatches: dict, standard_errors: pd.DataFrame) -> pd.DataFrame:
+def diagnose(comparisons: pd.DataFrame, settings_cells: dict, audit: Audit, mismatches: dict, standard_errors: pd.DataFrame) -> pd.DataFrame:
     """One category and its evidence per flagged cell of :data:`DIAGNOSED_TABLES`.
 
     Parameters
@@ -170,15 +171,14 @@ def diagnose(comparisons: pd.DataFrame, settings_cells: dict, baselines: pd.Data
         The report's comparison rows (``comparison.csv``).
     settings_cells : dict
         Setting name -> :func:`cell_values` of that setting's runs.
-    baselines : pandas.DataFrame
-        :func:`trivial_baselines`.
+    audit : mlhidden.paper.audit.Audit
+        The audit of the paper's numbers against :func:`trivial_baselines`.
     mismatches : dict
         :func:`version_mismatches`.
     standard_errors : pandas.DataFrame
         :func:`cell_values` of the primary runs (its ``se`` column is used).
     """
     flagged = comparisons[comparisons["flagged"] & comparisons["table"].isin(DIAGNOSED_TABLES)]
-    best_baseline = baselines.melt(id_vars=["dataset", "baseline"], var_name="metric").sort_values("value").groupby(["dataset", "metric"]).last()
     se = standard_errors.set_index(CELL_KEY)["se"]
     shifted = shifted_datasets(comparisons, settings_cells)
     within = {
@@ -188,12 +188,12 @@ def diagnose(comparisons: pd.DataFrame, settings_cells: dict, baselines: pd.Data
     rows = []
     for row in flagged.itertuples(index=False):
         key = (row.table, row.metric, row.dataset, row.method)
-        baseline = best_baseline.loc[(row.dataset, row.metric)] if (row.dataset, row.metric) in best_baseline.index else None
         closest = {name: frame.at[key, "off"] for name, frame in within.items() if key in frame.index}
         close = [name for name, off in closest.items() if off <= DEVIATION]
         error = se.get(key, np.nan)
-        if baseline is not None and row.paper + ROUNDING < baseline["value"]:
-            category, why = IMPOSSIBLE, f"paper {row.paper:.2f} < {baseline['baseline']} {baseline['value']:.3f}"
+        defect = audit.explanation(key, row.ours, DEVIATION)
+        if defect:
+            category, why = DEFECTIVE, defect
         elif row.dataset in mismatches:
             category, why = DATASET_VERSION, mismatches[row.dataset]
         elif (row.table, row.metric, row.dataset) in shifted:
@@ -220,9 +220,10 @@ def deviations_markdown(diagnoses: pd.DataFrame, baselines: pd.DataFrame, n_sett
     parts = [
         "## Every deviation, diagnosed\n\n",
         f"Each cell of Tables 'results', 3 and 4 that differs from the paper's by more than {DEVIATION} is put in the "
-        "first category that applies (`mlhidden/report/deviations.py` states the rules): the paper's value is below a "
-        "predictor that ignores x; the dataset differs from the paper's (its shape, or every method off in the same "
-        "direction under every setting); the difference is within two standard errors of our mean; some base-learner "
+        "first category that applies (`mlhidden/report/deviations.py` states the rules): the audit of the paper's "
+        "numbers found a defect in the value or its run that explains the difference (see 'Audit of the paper's "
+        "numbers'); the dataset differs from the paper's (its shape, or every method off in the same direction under "
+        "every setting); the difference is within two standard errors of our mean; some base-learner "
         f"setting of the sensitivity study ({n_settings} tried) comes within {DEVIATION}; or unexplained.\n\n",
         markdown_frame(counts.rename("cells").to_frame(), "Category"), f"\nIn all {len(diagnoses)} cells.\n\n",
     ]

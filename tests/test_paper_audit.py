@@ -1,0 +1,191 @@
+"""The audit of the paper's own numbers: each defect on a hand-made table, on the paper's real table, in the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.runner import run_experiment
+from mlhidden.paper.audit import (
+    BELOW_BASELINE,
+    CLEAN,
+    FAILED_COLUMN,
+    FAILED_ROW,
+    HAMMING_BELOW_EXACT,
+    KEY,
+    OUTSIDE,
+    PRINTED_DIFFERENTLY,
+    UNCHECKED,
+    audit_markdown,
+    audit_paper,
+)
+from mlhidden.report.deviations import DEFECTIVE, STORED_BASELINES
+from mlhidden.report.paper import reference_results
+from mlhidden.report.paper_report import write_report
+
+COMMITTED_PAPER_RUN = Path(__file__).resolve().parents[1] / "results" / "paper" / "units.csv"
+
+
+def reference(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["table", "metric", "dataset", "method", "value"]).assign(rank=float("nan"))
+
+
+EM, HS = "exact_match", "hamming_score"
+HAND_MADE = reference(
+    [
+        ("results", EM, "D", "Clean", 0.30),
+        ("results", HS, "D", "Clean", 0.95),
+        ("results", EM, "D", "Impossible", 0.50),
+        ("results", HS, "D", "Impossible", 0.40),
+        ("results", EM, "D", "Outside", 1.20),
+        ("results", EM, "D", "Twice", 0.30),
+        ("other", EM, "D", "Twice", 0.35),
+        ("results", EM, "D", "Failed", 0.04),
+        ("results", HS, "D", "Failed", 0.85),
+        ("results", EM, "D2", "Failed", 0.01),
+        ("results", EM, "D", "Broken", 0.45),
+        ("results", HS, "D", "Broken", 0.70),
+        ("results", EM, "D", "Slight", 0.45),
+        ("results", HS, "D", "Slight", 0.89),
+        ("results", HS, "D", "Rounded", 0.90),
+        ("results", EM, "Unmeasured", "Clean", 0.50),
+        ("scalability", "time_seconds", "D", "Clean", 12.0),
+    ]
+)
+HAND_BASELINES = pd.DataFrame(
+    {
+        "dataset": ["D", "D", "D2"],
+        "baseline": ["all-zero", "most frequent label set", "most frequent label set"],
+        "exact_match": [0.0, 0.10, 0.05],
+        "hamming_score": [0.902, 0.88, 0.90],
+    }
+)
+
+
+def kinds_by_cell(audit) -> dict:
+    return audit.marks.groupby(KEY)["kind"].agg(lambda kinds: set(kinds)).to_dict()
+
+
+def test_each_kind_of_defect_is_found_and_a_clean_value_is_not():
+    audit = audit_paper(HAND_MADE, HAND_BASELINES)
+    kinds = kinds_by_cell(audit)
+    assert kinds[("results", HS, "D", "Impossible")] == {HAMMING_BELOW_EXACT, BELOW_BASELINE}
+    assert kinds[("results", EM, "D", "Impossible")] == {HAMMING_BELOW_EXACT}
+    assert kinds[("results", EM, "D", "Outside")] == {OUTSIDE}
+    assert kinds[("results", EM, "D", "Twice")] == kinds[("other", EM, "D", "Twice")] == {PRINTED_DIFFERENTLY}
+    assert kinds[("results", EM, "D", "Failed")] == {BELOW_BASELINE, FAILED_ROW, FAILED_COLUMN}
+    assert kinds[("results", HS, "D", "Failed")] == {BELOW_BASELINE, FAILED_ROW}
+    assert kinds[("results", EM, "D2", "Failed")] == {BELOW_BASELINE, FAILED_COLUMN}
+    for clean in (("results", EM, "D", "Clean"), ("results", HS, "D", "Clean"), ("results", HS, "D", "Rounded")):
+        assert clean not in kinds  # 0.90 printed, 0.902 measured: within the rounding
+    said = audit.values.set_index(KEY)["audit"]
+    assert said[("results", HS, "D", "Clean")] == CLEAN
+    assert said[("results", EM, "Unmeasured", "Clean")] == f"{CLEAN}; {UNCHECKED}"
+    assert said[("results", EM, "D", "Twice")] == "printed 0.30 in Table 'results', 0.35 in Table 'other'"
+    assert said[("results", HS, "D", "Broken")] == (
+        "below the all-zero baseline (0.902) by 0.202; below the most frequent label set baseline (0.880) by 0.180"
+    )
+    assert "impossible" not in said[("results", HS, "D", "Broken")]
+    assert ("scalability", "time_seconds", "D", "Clean") not in said.index  # times are not scores
+    counts = audit.counts()
+    assert counts["printed scores audited"] == 16 and counts["of them on data with trivial baselines measured"] == 15
+    assert counts["impossible (outside [0, 1], or Hamming score below exact match)"] == 3
+    assert counts["printed differently in two tables"] == 2
+    assert counts["below at least one trivial baseline"] == 6
+    assert counts["below the all-zero baseline"] == 4 and counts["below the most frequent label set baseline"] == 5
+    assert counts.filter(like="failed-run rows").item() == 1 and counts.filter(like="failed-run columns").item() == 1
+
+
+def test_a_defect_explains_a_deviation_only_when_it_bears_on_it():
+    audit = audit_paper(HAND_MADE, HAND_BASELINES)
+    assert "impossible" in audit.explanation(("results", EM, "D", "Impossible"), 0.90, 0.05)
+    assert "within 0.05 of 0.35" in audit.explanation(("results", EM, "D", "Twice"), 0.38, 0.05)
+    assert audit.explanation(("results", EM, "D", "Twice"), 0.60, 0.05) == ""  # far from either print
+    assert audit.explanation(("results", EM, "D", "Broken"), 0.70, 0.05) == (
+        "the same run's Hamming score 0.70: below the all-zero baseline (0.902) by 0.202"
+    )
+    assert audit.explanation(("results", EM, "D", "Slight"), 0.70, 0.05) == ""  # its run is below by 0.012 only
+    assert audit.explanation(("results", EM, "D", "Clean"), 0.90, 0.05) == ""
+
+
+def committed_baselines() -> pd.DataFrame:
+    """The trivial baselines of the committed paper run: the mean over its splits, as the report takes them."""
+    units = pd.read_csv(COMMITTED_PAPER_RUN)
+    units = units[units["method"].isin(STORED_BASELINES) & (units["status"] == "ok")]
+    means = units.groupby(["dataset", "method"], sort=False)[[EM, HS]].mean().reset_index()
+    return means.assign(baseline=means["method"].map(STORED_BASELINES))[["dataset", "baseline", EM, HS]]
+
+
+def test_the_papers_own_tables_audited():
+    audit = audit_paper(reference_results(), committed_baselines())
+    assert set(map(tuple, audit.cells(HAMMING_BELOW_EXACT)[KEY].to_numpy())) == {
+        ("results", HS, "Logical", "MLP"),
+        ("results", EM, "Logical", "MLP"),
+        ("results", HS, "Enron", "MLP"),
+        ("results", EM, "Enron", "MLP"),
+    }
+    said = audit.values.set_index(KEY)["audit"]
+    assert "Hamming score 0.06 below exact match 0.83: impossible" in said[("results", EM, "Logical", "MLP")]
+    assert "Hamming score 0.07 below exact match 0.09: impossible" in said[("results", HS, "Enron", "MLP")]
+    twice = "printed 0.52 in Table 'results', 0.47 in Table 'logical'"
+    assert twice in said[("results", EM, "Logical", "BR")] and twice in said[("logical", EM, "Logical", "BR")]
+    for method in ("BR", "CC", "PCC", "ELM"):  # one rule for every value: BR is not singled out
+        assert "below the per-label majority baseline (0.938)" in said[("results", HS, "Enron", method)]
+    assert not audit.marks[audit.marks["kind"] == BELOW_BASELINE]["statement"].str.contains("impossible").any()
+    counts = audit.counts()
+    assert counts["printed scores audited"] == 242 and counts["of them on data with trivial baselines measured"] == 192
+    assert counts["impossible (outside [0, 1], or Hamming score below exact match)"] == 4
+    assert counts["printed differently in two tables"] == 4
+    assert counts["below at least one trivial baseline"] == 35
+    assert counts["below the all-zero baseline"] == 30 and counts["below the per-label majority baseline"] == 30
+    assert counts["below the most frequent label set baseline"] == 17
+    assert counts.filter(like="failed-run rows").item() == 4 and counts.filter(like="failed-run columns").item() == 0
+    text = audit_markdown(audit)
+    assert "- Table 'results', Logical, MLP: Hamming score 0.06 below exact match 0.83: impossible" in text
+    assert "every value of MLP on Enron in Table 'results' (exact match 0.09, Hamming score 0.07)" in text
+    assert "- Table 'results': MediaMill (18)" in text
+
+
+@pytest.fixture(scope="module")
+def logical_report(tmp_path_factory):
+    """A real paper run on Logical (BR, CC and the trivial baselines, 2 splits) and its report."""
+    out = tmp_path_factory.mktemp("audit_report")
+    config = parse_config(
+        {
+            "name": "paper",
+            "datasets": ["Logical"],
+            "methods": ["BR", "CC", "AllZero", "Majority", "MostFrequentSet"],
+            "splits": 2,
+            "seed": 0,
+        }
+    )
+    assert run_experiment(config, out / "paper", n_jobs=1).n_failed == 0
+    write_report(out)
+    return out
+
+
+def test_comparison_csv_carries_the_audit_of_each_paper_value(logical_report):
+    comparisons = pd.read_csv(logical_report / "comparison.csv", keep_default_na=False)
+    audit = comparisons.set_index(KEY)["audit"]
+    assert audit[("results", EM, "Logical", "BR")] == "printed 0.52 in Table 'results', 0.47 in Table 'logical'"
+    assert audit[("results", EM, "Logical", "CC")] == CLEAN
+    assert audit[("scalability", "time_seconds", "Logical", "BR")] == ""
+    assert audit[("results", EM, "Logical", "AllZero")] == ""  # the paper has no such value
+
+
+def test_report_has_the_audit_section_and_counts_scores_apart_from_times(logical_report):
+    report = (logical_report / "REPORT.md").read_text(encoding="utf-8")
+    section = report.split("## Audit of the paper's numbers")[1].split("\n## ")[0]
+    assert "| below at least one trivial baseline" in section
+    assert "- Table 'results', Enron, MLP: Hamming score 0.07 below exact match 0.09: impossible" in section
+    assert report.index("## Audit of the paper's numbers") < report.index("## Every deviation, diagnosed")
+    comparisons = pd.read_csv(logical_report / "comparison.csv")
+    scores = comparisons[(comparisons["table"] != "scalability") & comparisons["difference"].notna()]
+    flagged = int(scores["flagged"].sum())
+    assert f"{flagged} of {len(scores)} compared scores differ" in report  # 4 scores, not 4 + 2 times
+    assert "the 2 compared times are never flagged" in report
+    deviations = report.split("## Every deviation, diagnosed")[1].split("\n## ")[0]
+    assert "paper's value impossible" not in deviations and DEFECTIVE in deviations
