@@ -1,0 +1,1 @@
+"""The paper half of mlhidden: what checks and reports the reproduction of *Labels as Hidden Nodes*."""
