@@ -57,7 +57,7 @@ def stored_blas_note(frame: pd.DataFrame, run_json=STORED_UNITS.parent / "run.js
     gaps = units[[f"stored_gap_{m}" for m in METRICS]].max(axis=1).dropna()
     if gaps.empty:
         return "No cell has a stored unit to compare the refit with."
-    text = f"Our refit vs the stored unit ({STORED_UNITS}): {len(gaps)} units, {int((gaps > 0).sum())} differ, by at most {gaps.max():.4f}" + " of 0.5"
+    text = f"Our refit vs the stored unit ({STORED_UNITS}): {len(gaps)} units, {int((gaps > 0).sum())} differ, by at most {gaps.max():.4f}"
     path = Path(run_json)
     if path.exists():
         stored = _architectures(json.loads(path.read_text()).get("backend", {}).get("blas", {}).get("libraries", []))
