@@ -304,13 +304,14 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--larger", nargs="*", default=[], help=f"datasets run on split 0 only, e.g. {' '.join(LARGER_DATASETS)}")
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS))
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     from mlhidden.paper.crosscheck_table import crosscheck_table
 
     start = time.perf_counter()
     try:
-        frame = run_crosscheck(args.settings, args.datasets, args.splits, args.larger,
+        frame = run_crosscheck(args.settings, args.datasets, args.splits, args.larger, tuple(args.methods),
                                progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
