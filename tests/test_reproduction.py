@@ -28,7 +28,7 @@ from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import split_seed
 from mlhidden.experiment.store import ResultStore
-from mlhidden.report.claims import CLAIMS, FAILS, HOLDS, NOT_EVALUATED
+from mlhidden.report.claims import CLAIMS, FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 from mlhidden.report.evidence import sweep_frame
 from mlhidden.report.figures import plot_sweep
 from mlhidden.report.paper import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, TRIVIAL_BASELINE_METHODS, reference_results
@@ -37,6 +37,7 @@ from mlhidden.report.reproduction import reproduce
 from mlhidden.report.sections import paper_units
 from mlhidden.report.statistics import significance_report
 from mlhidden.report.tables import metric_table
+from mlhidden.report.uncertainty import VERDICTS
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = PROJECT_ROOT / "configs"
@@ -231,7 +232,7 @@ def paper_run(out_dir, exact_order, hamming_best, seconds):
         }
 
     return fake_run(
-        out_dir, "paper", {"datasets": ["Music", "Reuters"], "methods": PAPER_METHODS, "splits": 2}, value,
+        out_dir, "paper", {"datasets": ["Music", "Reuters"], "methods": PAPER_METHODS, "splits": 10}, value,
         shapes={"Music": (592, 6, 71), "Reuters": (6000, 103, 500)},
     )
 
@@ -239,26 +240,29 @@ def paper_run(out_dir, exact_order, hamming_best, seconds):
 TIMES = {"BR": 10.0, "CC": 10.0, "PCC": 40.0, "CCASL": 20.0, "CCASL+BR": 20.0, "CCASL+AML": 20.0, "ELM": 1.0, "BR_RF": 2.0, "MLP": 400.0}
 
 
-def test_ranks_and_time_claims_hold_on_results_that_agree_with_the_paper(tmp_path):
+def test_time_claim_holds_and_rank_claims_on_two_datasets_stay_inconclusive(tmp_path):
     order = ["CCASL+AML", "CCASL+BR", "PCC", "CC", "CCASL", "BR_RF", "MLP", "BR", "ELM"]
     paper_run(tmp_path, order, "BR_RF", TIMES)
     claims = claims_of(tmp_path)
-    assert [claims[key].verdict for key in ("C3", "C4", "C7")] == [HOLDS, HOLDS, HOLDS]
+    # In the paper's order, but over 2 datasets no gap of average ranks reaches Nemenyi's critical difference.
+    assert [claims[key].verdict for key in ("C3", "C4", "C7")] == [INCONCLUSIVE, INCONCLUSIVE, HOLDS]
+    assert "Nemenyi" in claims["C4"].deciding and "CD" in claims["C4"].deciding
     assert "CCASL+AML 1.00, CCASL+BR 2.00" in claims["C3"].evidence
     assert "2.0x" in claims["C7"].evidence and "20.0x" in claims["C7"].evidence
 
 
-def test_ranks_and_time_claims_fail_on_results_that_contradict_the_paper(tmp_path):
+def test_time_claim_fails_on_results_that_contradict_the_paper(tmp_path):
     order = ["ELM", "CCASL+BR", "CCASL+AML", "PCC", "CC", "CCASL", "BR_RF", "MLP", "BR"]
     paper_run(tmp_path, order, "BR", {**TIMES, "MLP": 30.0})
     claims = claims_of(tmp_path)
-    assert [claims[key].verdict for key in ("C3", "C4", "C7")] == [FAILS, FAILS, FAILS]
+    assert [claims[key].verdict for key in ("C3", "C4", "C7")] == [INCONCLUSIVE, INCONCLUSIVE, FAILS]
+    assert claims["C7"].deciding.startswith("MLP / CCASL methods: 1.50x")
     assert claims["C3"].evidence.startswith("average ranks over 2 datasets: ELM 1.00, CCASL+BR 2.00")
     assert "MLP / CCASL methods: geometric mean 1.5x" in claims["C7"].evidence
     write_report(tmp_path)
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     c3 = next(line for line in report.splitlines() if line.startswith("| C3 "))
-    assert "**does not hold**" in c3 and "ELM 1.00" in c3
+    assert "**inconclusive**" in c3 and "ELM 1.00" in c3
     # The other runs are absent: their claims say so instead of guessing.
     assert "**not evaluated**" in next(line for line in report.splitlines() if line.startswith("| C2 "))
 
@@ -273,8 +277,8 @@ def test_time_claim_needs_a_large_dataset(tmp_path):
 def synthetic_run(out_dir, complex_means):
     config = {
         "datasets": [
-            {"name": "SyntheticComplex", "label": "complex", "params": {"n_samples": 50}, "sweep": {"random_state": [0, 1]}},
-            {"name": "SyntheticSimple", "label": "simple", "params": {"n_samples": 50}, "sweep": {"random_state": [0, 1]}},
+            {"name": "SyntheticComplex", "label": "complex", "params": {"n_samples": 50}, "sweep": {"random_state": list(range(8))}},
+            {"name": "SyntheticSimple", "label": "simple", "params": {"n_samples": 50}, "sweep": {"random_state": list(range(8))}},
         ],
         "methods": ["BR", "CC", "CCASL"], "splits": 1,
     }
@@ -289,7 +293,7 @@ def test_synthetic_claim(tmp_path, complex_means, verdict):
     synthetic_run(tmp_path, complex_means)
     claim = claims_of(tmp_path)["C2"]
     assert claim.verdict == verdict
-    assert f"complex (2 datasets): BR 0.550, CC {complex_means['CC']:.3f}, CCASL {complex_means['CCASL']:.3f}" in claim.evidence
+    assert f"complex (8 datasets): BR 0.550, CC {complex_means['CC']:.3f}, CCASL {complex_means['CCASL']:.3f}" in claim.evidence
 
 
 def logical_run(out_dir, cc_xor_first):
@@ -340,7 +344,7 @@ def hidden_nodes_run(out_dir, aml_at_one):
             return {"exact_match": aml_at_one if K == 1 else 1.0}
         return {"exact_match": 1.0 if K == 4 else 0.5}
 
-    return fake_run(out_dir, "hidden_nodes", {"datasets": ["Logical"], "methods": methods, "splits": 2}, value)
+    return fake_run(out_dir, "hidden_nodes", {"datasets": ["Logical"], "methods": methods, "splits": 10}, value)
 
 
 @pytest.mark.parametrize("aml_at_one, verdict", [(1.0, HOLDS), (0.9, FAILS)])
@@ -348,12 +352,12 @@ def test_hidden_nodes_claim(tmp_path, aml_at_one, verdict):
     hidden_nodes_run(tmp_path, aml_at_one)
     claim = claims_of(tmp_path)["C5"]
     assert claim.verdict == verdict
-    assert claim.evidence.startswith(f"CCASL+AML at K = 1: {aml_at_one:.2f}") and "ELM first reaches 1.0 at K = 4" in claim.evidence
+    assert claim.evidence.startswith(f"at K = 1: CCASL+AML {aml_at_one:.2f}, ELM 0.50") and "ELM first reaches 1.0 at K = 4" in claim.evidence
 
 
 @pytest.mark.parametrize("forest_at_one, verdict", [(0.9, HOLDS), (0.6, FAILS)])
 def test_label_count_claim(tmp_path, forest_at_one, verdict):
-    config = {"datasets": [{"name": "Scene", "sweep": {"first_labels": [1, 6]}}], "methods": ["BR", "CCASL+AML", "BR_RF", "CC_RF"], "splits": 2}
+    config = {"datasets": [{"name": "Scene", "sweep": {"first_labels": [1, 6]}}], "methods": ["BR", "CCASL+AML", "BR_RF", "CC_RF"], "splits": 10}
 
     def value(dataset, method, split):
         if method in ("BR_RF", "CC_RF"):
@@ -366,19 +370,26 @@ def test_label_count_claim(tmp_path, forest_at_one, verdict):
     assert "best logistic-regression method CCASL+AML 0.700" in claim.evidence
 
 
-@pytest.mark.parametrize("slope, verdict", [(0.002, HOLDS), (-0.002, FAILS)])
-def test_medical_chain_claim_reads_the_refits(tmp_path, slope, verdict):
+@pytest.mark.parametrize("rise, verdict", [(0.06, HOLDS), (-0.06, FAILS)])
+def test_medical_chain_claim_reads_the_refits(tmp_path, rise, verdict):
+    """CCASL's chain from 0.93 and CC's from 0.67, as in the paper; CCASL's last quarter varies a little over the splits."""
     run_dir = paper_run(tmp_path, PAPER_METHODS, "BR_RF", TIMES)
+    starts, rises = {"CC": 0.67, "CCASL": 0.93}, {"CC": 0.08, "CCASL": rise}
+
+    def accuracy(method, split, position):
+        jitter = 0.004 * (split % 3 - 1) if method == "CCASL" and position >= 30 else 0.0
+        return starts[method] + rises[method] / 30 * (position - 4.5) + jitter
+
     rows = [
         {"dataset": "Medical", "method": method, "split": split, "position": position, "label": position,
-         "accuracy": 0.9 + slope * position, "exact_match": 0.5}
-        for method in ("CC", "CCASL") for split in range(2) for position in range(40)
+         "accuracy": accuracy(method, split, position), "exact_match": 0.5}
+        for method in ("CC", "CCASL") for split in range(10) for position in range(40)
     ]
     pd.DataFrame(rows).to_csv(run_dir / LABEL_ACCURACY_FILE, index=False)
     claim = claims_of(tmp_path)["C8"]
     assert claim.verdict == verdict
-    first, last = 0.9 + slope * 4.5, 0.9 + slope * 34.5
-    assert f"CCASL: {first:.3f} over the first quarter of the chain, {last:.3f} over the last" in claim.evidence
+    assert "CCASL: 0.930 over the first quarter of the chain" in claim.evidence
+    assert [c.label for c in claim.comparisons] == ["CC: rise along the chain", "CCASL: rise along the chain", "CCASL − CC, mean over the chain"]
 
 
 # The paper's 'avg rank' rows (Tables 'results' and 'scalability'), as printed.
@@ -495,7 +506,7 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     report = assert_report_files(tmp_path, names)
     assert "**Quick mode**" in report
     claims = claims_of(tmp_path)
-    assert claims["C1"].verdict in (HOLDS, FAILS) and claims["C5"].verdict in (HOLDS, FAILS)
+    assert claims["C1"].verdict in VERDICTS and claims["C5"].verdict in VERDICTS
     assert claims["C3"].verdict == NOT_EVALUATED
     for claim in claims.values():
         row = next(line for line in report.splitlines() if line.startswith(f"| {claim.key} "))

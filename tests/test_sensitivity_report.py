@@ -14,7 +14,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.audit import audit_paper
-from mlhidden.report.claims import FAILS, HOLDS, NOT_EVALUATED, Claim
+from mlhidden.report.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, Claim
 from mlhidden.report.deviations import (
     CATEGORIES,
     DATASET_VERSION,
@@ -37,6 +37,7 @@ from mlhidden.report.sensitivity import (
     ROBUST,
     claims_matrix,
     closing_verdict,
+    decide_settings,
     ranking_significance,
     read_settings,
     settings_section,
@@ -90,10 +91,13 @@ def test_bad_generator_options_are_user_errors(params, message):
 # --------------------------------------------------------------------------- verdicts and matrix
 
 
-def test_closing_verdict_has_the_three_forms():
+def test_closing_verdict_is_robust_only_when_the_claim_holds_under_every_setting():
     assert closing_verdict({"a": HOLDS, "b": HOLDS}) == ROBUST
     assert closing_verdict({"a": FAILS, "b": HOLDS, "c": HOLDS}) == "holds only under b, c"
-    assert closing_verdict({"a": FAILS, "b": NOT_EVALUATED}) == NOT_REPRODUCED
+    assert closing_verdict({"a": INCONCLUSIVE, "b": HOLDS}) == "holds only under b (inconclusive under a)"
+    assert closing_verdict({"a": INCONCLUSIVE, "b": FAILS}) == "holds under no setting tried; inconclusive under a"
+    assert closing_verdict({"a": FAILS, "b": FAILS}) == NOT_REPRODUCED
+    assert closing_verdict({"a": FAILS, "b": NOT_EVALUATED}) == NOT_REPRODUCED + " (not evaluated under b)"
     assert closing_verdict({"a": HOLDS, "b": NOT_EVALUATED}) == "holds only under a (not evaluated under b)"
     assert closing_verdict({"a": NOT_EVALUATED}) == NEVER_EVALUATED
 
@@ -202,7 +206,8 @@ def test_the_same_claim_functions_decide_each_setting(logical_settings):
     pd.testing.assert_frame_equal(cells["a"], primary)  # same config, same splits: the same numbers
     assert not cells["d"]["ours"].equals(primary["ours"])
     c1 = next(line for line in text.splitlines() if line.startswith("| C1 "))
-    assert c1.count(FAILS) + c1.count(HOLDS) == 2 and "| C2 " in text
+    decided = decide_settings(runs_by_setting, reference_results())
+    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[0].verdict for claims in decided.values()] and "| C2 " in text
 
 
 @pytest.mark.slow
@@ -213,7 +218,9 @@ def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logic
     matrix = report.split("## Which claims survive which settings")[1].split("###")[0]
     assert "| a " in matrix and "| d " in matrix and "| C1 " in matrix
     c1 = next(line for line in matrix.splitlines() if line.startswith("| C1 "))
-    assert c1.count(FAILS) + c1.count(HOLDS) == 2  # evaluated under both settings
+    _, runs_by_setting = settings_section(tmp_path, reference_results())
+    decided = decide_settings(runs_by_setting, reference_results())
+    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[0].verdict for claims in decided.values()]
     assert "| C3 " in matrix and NEVER_EVALUATED in matrix
     deviations = report.split("## Every deviation, diagnosed")[1].split("\n## ")[0]
     comparison = pd.read_csv(tmp_path / "comparison.csv")
@@ -233,7 +240,7 @@ def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
     assert run_experiment(config, tmp_path / "synthetic_variants", n_jobs=1).n_failed == 0
     text = synthetic_variants_markdown(Runs(tmp_path), reference_results())
     rows = [line for line in text.splitlines() if line.startswith("| ours ") or line.startswith("| binary inputs ")]
-    assert len(rows) == 2 and all(line.rstrip(" |").endswith((HOLDS + "**", FAILS)) for line in rows)
+    assert len(rows) == 2 and all(line.rstrip(" |").endswith((HOLDS + "**", FAILS, INCONCLUSIVE)) for line in rows)
     assert "Over the variants: " in text
     assert "Not run" in synthetic_variants_markdown(Runs(tmp_path / "empty"), reference_results())
 

@@ -1,4 +1,7 @@
-"""Why a value differs from the paper's: every table cell off by more than DEVIATION gets one diagnosis.
+"""Why a value differs from the paper's: every flagged table cell gets one diagnosis.
+
+A cell is flagged when it is off by more than DEVIATION and the paper's value lies outside our 95 %
+interval (``comparison.csv``'s ``flagged``; :func:`mlhidden.report.sections.flag_counts`).
 
 The categories, tried in this order (the first that applies is the cell's):
 
@@ -219,11 +222,12 @@ def deviations_markdown(diagnoses: pd.DataFrame, baselines: pd.DataFrame, n_sett
     counts = category_counts(diagnoses)
     parts = [
         "## Every deviation, diagnosed\n\n",
-        f"Each cell of Tables 'results', 3 and 4 that differs from the paper's by more than {DEVIATION} is put in the "
-        "first category that applies (`mlhidden/report/deviations.py` states the rules): the audit of the paper's "
-        "numbers found a defect in the value or its run that explains the difference (see 'Audit of the paper's "
-        "numbers'); the dataset differs from the paper's (its shape, or every method off in the same direction under "
-        "every setting); the difference is within two standard errors of our mean; some base-learner "
+        f"Each cell of Tables 'results', 3 and 4 that differs from the paper's by more than {DEVIATION}, with the paper's "
+        "value outside our 95 % interval (a flagged cell), is put in the first category that applies "
+        "(`mlhidden/report/deviations.py` states the rules): the audit of the paper's numbers found a defect in the "
+        "value or its run that explains the difference (see 'Audit of the paper's numbers'); the dataset differs from "
+        "the paper's (its shape, or every method off in the same direction under every setting); the difference is "
+        "within two standard errors of our mean; some base-learner "
         f"setting of the sensitivity study ({n_settings} tried) comes within {DEVIATION}; or unexplained.\n\n",
         markdown_frame(counts.rename("cells").to_frame(), "Category"), f"\nIn all {len(diagnoses)} cells.\n\n",
     ]

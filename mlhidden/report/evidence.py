@@ -29,7 +29,9 @@ from mlhidden.report.paper import (
     SYNTHETIC_2D_METHODS,
     TRIVIAL_BASELINE_METHODS,
 )
+from mlhidden.report.statistics import friedman_test
 from mlhidden.report.tables import METRICS, metric_table, sort_units
+from mlhidden.report.uncertainty import t_interval
 
 
 class Runs:
@@ -71,15 +73,23 @@ def ok_units(run) -> pd.DataFrame:
     return run.units[run.units["status"] == OK]
 
 
-def logical_table(runs: Runs) -> pd.DataFrame | None:
-    """Table 3: per paper model, mean exact match and Hamming score over its splits, and their count."""
+def logical_splits(runs: Runs) -> pd.DataFrame | None:
+    """Table 3's units: per paper model and ok split, exact match and Hamming score."""
     run = runs["logical"]
     if run is None:
         return None
     units = ok_units(run)
+    return units[units["method"].isin(LOGICAL_MODELS)][["method", "split", "exact_match", "hamming_score"]].reset_index(drop=True)
+
+
+def logical_table(runs: Runs) -> pd.DataFrame | None:
+    """Table 3: per paper model, mean exact match and Hamming score over its splits, and their count."""
+    splits = logical_splits(runs)
+    if splits is None:
+        return None
     rows = {}
     for model in LOGICAL_MODELS:
-        chosen = units[units["method"] == model]
+        chosen = splits[splits["method"] == model]
         rows[model] = {"exact_match": chosen["exact_match"].mean(), "hamming_score": chosen["hamming_score"].mean(), "n_splits": len(chosen)}
     return pd.DataFrame(rows).T.astype({"n_splits": int})
 
@@ -91,13 +101,20 @@ def dataset_means(run, record: RunRecord) -> pd.DataFrame:
     return units.groupby(["group", "dataset", "method"], sort=False)[list(METRICS)].mean().reset_index()
 
 
-def synthetic_table(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:
-    """Table 4: per kind (dataset group) and method, the mean over datasets of exact match and Hamming score."""
+def synthetic_datasets(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:
+    """Table 4's datasets: per kind (dataset group), dataset and method, the means over its splits."""
     run = runs[name]
     if run is None:
         return None
-    means = dataset_means(run, runs.record(name))
-    table = means.groupby(["group", "method"], sort=False).agg(
+    return dataset_means(run, runs.record(name)).rename(columns={"group": "kind"})
+
+
+def synthetic_table(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:
+    """Table 4: per kind (dataset group) and method, the mean over datasets of exact match and Hamming score."""
+    means = synthetic_datasets(runs, name)
+    if means is None:
+        return None
+    table = means.groupby(["kind", "method"], sort=False).agg(
         exact_match=("exact_match", "mean"), hamming_score=("hamming_score", "mean"), n_datasets=("dataset", "size")
     )
     return table.rename_axis(["kind", "method"])
@@ -124,18 +141,32 @@ def synthetic_2d_tables(runs: Runs) -> tuple | None:
     return exact, pd.DataFrame(base).reindex(list(dict.fromkeys(accuracy["dataset"])))
 
 
+def chain_splits(runs: Runs, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
+    """Per method (line), split and chain position (x, from 1), the label's test accuracy."""
+    accuracy = runs.label_accuracy(name)
+    if accuracy is None or dataset not in set(accuracy["dataset"]):
+        return None
+    chosen = accuracy[accuracy["dataset"] == dataset]
+    return pd.DataFrame({"line": chosen["method"], "split": chosen["split"], "x": chosen["position"] + 1, "value": chosen["accuracy"]})
+
+
 def chain_accuracy(runs: Runs, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
     """Per method and chain position, the mean (and sd, count) over splits of the label's accuracy.
 
     In the shape of :func:`sweep_frame`, so that it plots the same way.
     """
-    accuracy = runs.label_accuracy(name)
-    if accuracy is None or dataset not in set(accuracy["dataset"]):
+    splits = chain_splits(runs, name, dataset)
+    if splits is None:
         return None
-    chosen = accuracy[accuracy["dataset"] == dataset]
-    frame = chosen.groupby(["method", "position"], sort=False)["accuracy"].agg(["mean", "std", "size"]).reset_index()
-    frame = frame.rename(columns={"method": "line", "position": "x", "size": "n"})
-    return frame.assign(panel=dataset, parameter="position", x=frame["x"] + 1)[["panel", "line", "parameter", "x", "mean", "std", "n"]]
+    frame = splits.groupby(["line", "x"], sort=False)["value"].agg(["mean", "std", "size"]).reset_index()
+    frame = frame.rename(columns={"size": "n"}).assign(panel=dataset, parameter="position")
+    return _with_intervals(frame[["panel", "line", "parameter", "x", "mean", "std", "n"]])
+
+
+def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (columns mean, std, n) with the 95 % t-interval of each mean as ci_low, ci_high."""
+    bounds = [t_interval(mean, std, int(n)) for mean, std, n in zip(frame["mean"], frame["std"], frame["n"])]
+    return frame.assign(ci_low=[low for low, _ in bounds], ci_high=[high for _, high in bounds])
 
 
 def refit_check(runs: Runs, name: str) -> tuple | None:
@@ -152,13 +183,32 @@ def refit_check(runs: Runs, name: str) -> tuple | None:
     return matching, len(refits)
 
 
-def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataFrame:
-    """Mean and spread over the splits of each sweep point, from a run's units and stored config.
+def sweep_splits(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataFrame:
+    """A sweep's ok units: panel, line, parameter, x, split and the metric's value, in table order.
 
     Each (dataset, method) entry of the run must sit at a sweep point with exactly one swept
     value, from its dataset entry (e.g. ``first_labels``) or its method entry (e.g.
     ``n_synthetic``); that value is the x coordinate. Entries are grouped into lines by their
     method's group and into panels by their dataset's group (the config entries they came from).
+    """
+    datasets = {spec.table_name: spec for spec in record.datasets}
+    methods = {spec.label: spec for spec in record.methods}
+    frames = []
+    for (dataset, method), group in units[units["status"] == OK].groupby(["dataset", "method"], sort=False):
+        point = {**datasets[dataset].sweep, **methods[method].sweep}
+        if len(point) != 1:
+            raise ValueError(f"{method} on {dataset} has swept values {point}; a sweep plot needs exactly one")
+        (parameter, x), = point.items()
+        frames.append(pd.DataFrame({
+            "panel": datasets[dataset].group, "line": methods[method].group, "parameter": parameter, "x": x,
+            "split": group["split"].to_numpy(), "value": group[metric].astype(float).to_numpy(),
+        }))
+    columns = ["panel", "line", "parameter", "x", "split", "value"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataFrame:
+    """Mean and spread over the splits of each sweep point, from a run's units and stored config.
 
     Parameters
     ----------
@@ -172,35 +222,28 @@ def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataF
     Returns
     -------
     pandas.DataFrame
-        Columns panel, line, parameter, x, mean, std (ddof=1, NaN for one split) and n (ok
-        splits), in config order of panels and lines and ascending x.
+        Columns panel, line, parameter, x, mean, std (ddof=1, NaN for one split), n (ok splits)
+        and the 95 % t-interval ci_low, ci_high, in config order of panels and lines and ascending
+        x (see :func:`sweep_splits` for how points are found).
     """
-    datasets = {spec.table_name: spec for spec in record.datasets}
-    methods = {spec.label: spec for spec in record.methods}
-    rows = []
-    for (dataset, method), group in units[units["status"] == OK].groupby(["dataset", "method"], sort=False):
-        point = {**datasets[dataset].sweep, **methods[method].sweep}
-        if len(point) != 1:
-            raise ValueError(f"{method} on {dataset} has swept values {point}; a sweep plot needs exactly one")
-        (parameter, x), = point.items()
-        values = group[metric].astype(float)
-        rows.append({
-            "panel": datasets[dataset].group, "line": methods[method].group, "parameter": parameter, "x": x,
-            "mean": values.mean(), "std": values.std(), "n": len(values),
-        })
-    frame = pd.DataFrame(rows, columns=["panel", "line", "parameter", "x", "mean", "std", "n"])
+    splits = sweep_splits(units, record, metric)
+    keys = ["panel", "line", "parameter", "x"]
+    frame = splits.groupby(keys, sort=False)["value"].agg(["mean", "std", "size"]).reset_index().rename(columns={"size": "n"})
+    frame = frame.astype({"mean": float, "std": float, "n": int})
     panel_order = list(dict.fromkeys(spec.group for spec in record.datasets))
     line_order = list(dict.fromkeys(spec.group for spec in record.methods))
     frame["panel"] = pd.Categorical(frame["panel"], panel_order, ordered=True)
     frame["line"] = pd.Categorical(frame["line"], line_order, ordered=True)
     frame = frame.sort_values(["panel", "line", "x"]).reset_index(drop=True)
-    return frame.astype({"panel": str, "line": str})
+    return _with_intervals(frame.astype({"panel": str, "line": str}))
 
 
-def run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFrame | None:
-    """The sweep frame of run ``name``, or None when it has no store."""
+def run_sweep(runs: Runs, name: str, metric: str = "exact_match", per_split: bool = False) -> pd.DataFrame | None:
+    """The sweep frame of run ``name`` (its units with ``per_split``), or None when it has no store."""
     run = runs[name]
-    return None if run is None else sweep_frame(run.units, runs.record(name), metric)
+    if run is None:
+        return None
+    return (sweep_splits if per_split else sweep_frame)(run.units, runs.record(name), metric)
 
 
 def ranked_methods(run) -> list:
@@ -211,19 +254,32 @@ def ranked_methods(run) -> list:
 def gather_evidence(runs: Runs) -> Evidence:
     """Everything :mod:`mlhidden.report.claims` needs, read from the runs' stores and refits."""
     fields: dict[str, Any] = {
-        "logical": logical_table(runs), "synthetic": synthetic_table(runs), "hidden_nodes": run_sweep(runs, "hidden_nodes"),
-        "label_count": run_sweep(runs, "label_count"), "medical_chain": chain_accuracy(runs),
+        "logical": logical_table(runs), "logical_splits": logical_splits(runs), "synthetic": synthetic_table(runs),
+        "synthetic_datasets": synthetic_datasets(runs), "hidden_nodes": run_sweep(runs, "hidden_nodes"),
+        "hidden_nodes_splits": run_sweep(runs, "hidden_nodes", per_split=True), "label_count": run_sweep(runs, "label_count"),
+        "label_count_splits": run_sweep(runs, "label_count", per_split=True), "medical_chain": chain_accuracy(runs),
+        "medical_chain_splits": chain_splits(runs),
     }
     paper = runs["paper"]
     if paper is not None:
         ranks, methods = {}, ranked_methods(paper)
         for metric in RANKED_METRICS:
             table = metric_table(paper.units, metric, paper.datasets, methods, paper.unavailable)
-            ranks[metric] = RankSummary(table.avg_rank.sort_values(kind="stable"), len(table.ranked_datasets))
+            ranks[metric] = rank_summary(table)
         times = metric_table(paper.units, "total_seconds", paper.datasets, methods, paper.unavailable)
+        units = ok_units(paper)
+        units = units[units["dataset"].isin(times.ranked_datasets) & units["method"].isin(methods)]
         fields.update(
-            paper_ranks=ranks, paper_times=times.means.loc[times.ranked_datasets], paper_sizes=runs.shapes("paper")["n_samples"]
+            paper_ranks=ranks, paper_times=times.means.loc[times.ranked_datasets], paper_sizes=runs.shapes("paper")["n_samples"],
+            paper_time_splits=units[["dataset", "method", "split", "total_seconds"]].reset_index(drop=True),
         )
     if runs["label_count"] is not None:
         fields["label_count_bases"] = {m.group: (m.base or {}).get("name") for m in runs.record("label_count").methods}
     return Evidence(**fields)
+
+
+def rank_summary(table) -> RankSummary:
+    """A :class:`RankSummary` of a metric table: its average ranks and the Friedman test's p over its ranked datasets."""
+    ranked = table.ranked_datasets
+    friedman = friedman_test(table.ranks.loc[ranked].to_numpy()).p_value if len(ranked) >= 2 and len(table.methods) >= 2 else 1.0
+    return RankSummary(table.avg_rank.sort_values(kind="stable"), len(ranked), friedman)

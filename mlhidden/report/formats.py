@@ -83,6 +83,13 @@ def format_number(value, digits: int = 2) -> str:
     return NO_VALUE if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
+def format_interval(value, low, high, digits: int = 2) -> str:
+    """"value ± half-width" of a 95 % interval, or the value alone when there is no interval."""
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (low, high)):
+        return format_number(value, digits)
+    return f"{format_number(value, digits)} {PLUS_MINUS} {(high - low) / 2:.{digits}f}"
+
+
 def pipe_table(rows, headers, colalign=None) -> str:
     """A Markdown pipe table of display text (no trailing newline); cells are used as given."""
     return tabulate(rows, headers=headers, tablefmt="pipe", colalign=colalign, disable_numparse=True)
@@ -267,7 +274,10 @@ TABLE_WRITERS: dict[str, Callable[..., str]] = {"tex": to_latex, "md": to_markdo
 
 
 def wide_frame(table: MetricTable) -> pd.DataFrame:
-    """One row per dataset; per method its mean, std, rank and counts of splits, failed and warned units.
+    """One row per dataset; per method its mean, std, rank, 95 % interval and counts of splits, failed and warned units.
+
+    The interval columns (``<method> ci_low``, ``<method> ci_high``: the 95 % t-interval over the
+    ok splits) come last, so the columns older readers know keep their names and positions.
 
     The average ranks are not a dataset, so they are in :func:`avg_ranks_frame`, not a row here.
 
@@ -286,6 +296,9 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
         columns[f"{method} n_splits"] = table.n_splits[method].to_numpy()
         columns[f"{method} n_failed"] = table.n_failed[method].to_numpy()
         columns[f"{method} n_warned"] = table.n_warned[method].to_numpy()
+    for method in table.methods:
+        columns[f"{method} ci_low"] = table.ci_low[method].to_numpy()
+        columns[f"{method} ci_high"] = table.ci_high[method].to_numpy()
     frame = pd.DataFrame(columns)
     count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed", " n_warned"))]
     return frame.astype({column: "Int64" for column in count_columns})

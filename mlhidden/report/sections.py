@@ -19,18 +19,23 @@ from mlhidden.experiment.status import OK
 from mlhidden.report.claims import DEVIATION, missing_run
 from mlhidden.report.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
 from mlhidden.report.figures import plot_logical, plot_sweep, plot_synthetic_2d
-from mlhidden.report.formats import format_number, format_rank, markdown_escape, markdown_frame, write_table
+from mlhidden.report.formats import format_interval, format_number, format_rank, markdown_escape, markdown_frame, write_table
 from mlhidden.report.paper import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.report.significance import markdown_with_diagram
 from mlhidden.report.statistics import significance_report
 from mlhidden.report.tables import METRICS, metric_table
+from mlhidden.report.uncertainty import interval_of
 
 FLAG = "⚠"
 # The Wilcoxon control of the significance section: the method the paper proposes.
 SIGNIFICANCE_CONTROL = "CCASL+AML"
 # Far below the paper's display precision, far above the rank rounding (tables.RANK_DECIMALS).
 RANK_TIE_BREAK = 1e-9
-COMPARISON_COLUMNS = ["table", "metric", "dataset", "method", "ours", "paper", "difference", "flagged"]
+COMPARISON_COLUMNS = [
+    "table", "metric", "dataset", "method", "ours", "paper", "difference", "flagged", "ci_low", "ci_high", "beyond_deviation",
+]
+"""``comparison.csv``: ``beyond_deviation`` when ours and the paper's differ by more than DEVIATION;
+``flagged`` when, besides, the paper's value lies outside our 95 % interval [ci_low, ci_high]."""
 
 
 @dataclass
@@ -42,23 +47,53 @@ class Section:
     paths: list = field(default_factory=list)
 
 
-def _comparison(table, metric, dataset, method, ours, paper, flagged: bool = True) -> dict:
+def _comparison(table, metric, dataset, method, ours, paper, flagged: bool = True, interval=(math.nan, math.nan)) -> dict:
+    """One comparison row; a cell with no interval (fewer than two values) is flagged on the difference alone."""
     difference = ours - paper if not (math.isnan(ours) or math.isnan(paper)) else math.nan
+    low, high = interval
+    beyond = bool(flagged and not math.isnan(difference) and abs(difference) > DEVIATION)
+    inside = not (math.isnan(low) or math.isnan(high)) and low <= paper <= high
     return {
         "table": table, "metric": metric, "dataset": dataset, "method": method, "ours": ours, "paper": paper,
-        "difference": difference, "flagged": bool(flagged and not math.isnan(difference) and abs(difference) > DEVIATION),
+        "difference": difference, "flagged": beyond and not inside, "ci_low": low, "ci_high": high, "beyond_deviation": beyond,
     }
 
 
-def _flag_note(rows: list) -> str:
-    flagged = sum(row["flagged"] for row in rows)
+def flag_counts(rows) -> str:
+    """How many compared values are further than DEVIATION from the paper's, and how many of those beyond our noise."""
+    rows = list(rows)
+    beyond = sum(bool(row["beyond_deviation"]) for row in rows)
+    flagged = sum(bool(row["flagged"]) for row in rows)
     compared = sum(not math.isnan(row["difference"]) for row in rows)
-    return f"{flagged} of {compared} values differ from the paper's by more than {DEVIATION} ({FLAG})."
+    return (
+        f"{beyond} of {compared} values differ from the paper's by more than {DEVIATION}; {flagged} of them with the "
+        f"paper's value outside our 95 % interval ({FLAG})"
+    )
+
+
+def _flag_note(rows: list) -> str:
+    return flag_counts(rows) + "."
 
 
 def _compared(row: dict, digits: int = 2) -> str:
-    """"ours (paper's)" with the flag when they differ by more than DEVIATION."""
-    return f"{format_number(row['ours'], digits)} ({format_number(row['paper'], digits)})" + (f" {FLAG}" if row["flagged"] else "")
+    """"ours ± half-width (paper's)" with the flag when the paper's value is both far and outside our interval."""
+    ours = format_interval(row["ours"], row["ci_low"], row["ci_high"], digits)
+    return f"{ours} ({format_number(row['paper'], digits)})" + (f" {FLAG}" if row["flagged"] else "")
+
+
+def _interval_columns(comparisons: list, index: list, key: str) -> dict:
+    """``{"<metric> ci_low": [...], "<metric> ci_high": [...]}`` in ``index`` order, from a section's comparison rows.
+
+    ``key`` says what a row of the table is: "method" (one dataset) or "kind_method" ((dataset, method) pairs).
+    """
+    columns: dict[str, list] = {}
+    for metric in dict.fromkeys(row["metric"] for row in comparisons):
+        by_row = {
+            (row["dataset"], row["method"]) if key == "kind_method" else row["method"]: row for row in comparisons if row["metric"] == metric
+        }
+        for bound in ("ci_low", "ci_high"):
+            columns[f"{metric} {bound}"] = [by_row[i][bound] if i in by_row else math.nan for i in index]
+    return columns
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -81,8 +116,9 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         return Section(title + f"Not run: {missing_run('paper')}.\n")
     parts = [
         title,
-        "Each cell: our mean over the splits and our rank on the dataset, then the paper's value and rank in "
-        f"parentheses; {FLAG} marks a score more than {DEVIATION} from the paper's. The average rank is over the "
+        "Each cell: our mean over the splits ± the half-width of its 95 % t-interval and our rank on the dataset, then "
+        f"the paper's value and rank in parentheses; {FLAG} marks a score more than {DEVIATION} from the paper's whose "
+        "value is also outside our interval. The average rank is over the "
         "datasets we ranked; the paper's is recomputed from its per-dataset ranks on those same datasets. Every "
         "table of the run, with standard deviations and LaTeX versions: `paper/tables.md`; ranking loss, coverage, "
         "average precision, one-error, log-loss and ROC AUC from the stored label scores: `paper/score_metrics.md`.\n\n",
@@ -101,9 +137,11 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
                 row = _comparison(
                     table_name, paper_metric, dataset, method, table.means.at[dataset, method],
                     paper["value"].get((dataset, method), math.nan), flagged=not table.metric.is_time,
+                    interval=(table.ci_low.at[dataset, method], table.ci_high.at[dataset, method]),
                 )
                 table_comparisons.append(row)
-                ours = f"{_format_metric(table, row['ours'])} {format_rank(table.ranks.at[dataset, method])}"
+                value = _format_metric(table, row["ours"]) if table.metric.is_time else format_interval(row["ours"], row["ci_low"], row["ci_high"])
+                ours = f"{value} {format_rank(table.ranks.at[dataset, method])}"
                 theirs = f"{format_number(row['paper'], 0 if table.metric.is_time else 2)} {format_rank(paper['rank'].get((dataset, method), math.nan))}"
                 cells.append(f"{ours} ({theirs})" + (f" {FLAG}" if row["flagged"] else ""))
             rows[dataset] = cells
@@ -191,6 +229,7 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
     table = evidence.logical
     if table is None:
         return Section(title + f"Not run: {missing_run('logical')}.\n")
+    splits = evidence.logical_splits if evidence.logical_splits is not None else pd.DataFrame(columns=["method", *METRICS])
     paper = reference[reference["table"] == "logical"].set_index(["metric", "method"])["value"]
     metrics = {"hamming_score": "Hamming score", "exact_match": "Exact match"}
     comparisons = []
@@ -199,7 +238,10 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
     for model in table.index:
         compared[model], ours[model] = [], []
         for metric in metrics:
-            row = _comparison("logical", metric, "Logical", model, table.at[model, metric], paper.get((metric, model), math.nan))
+            values = splits.loc[splits["method"] == model, metric]
+            row = _comparison(
+                "logical", metric, "Logical", model, table.at[model, metric], paper.get((metric, model), math.nan), interval=interval_of(values)[1:],
+            )
             comparisons.append(row)
             compared[model].append(_compared(row))
             ours[model].append(format_number(row["ours"]))
@@ -207,13 +249,14 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
         ours[model].append(str(table.at[model, "n_splits"]))
     index = [*metrics.values(), "splits"]
     paths = plot_logical(figures_dir / "logical")
-    paths += write_table(table, pd.DataFrame(ours, index=index), tables_dir / "logical", "Table 3: the Logical problem (ours)", "Metric")
+    numbers = table.assign(**_interval_columns(comparisons, list(table.index), "method"))
+    paths += write_table(numbers, pd.DataFrame(ours, index=index), tables_dir / "logical", "Table 3: the Logical problem (ours)", "Metric")
     text = (
         title
         + f"![The Logical problem]({_relative(paths[0], figures_dir.parent)})\n\n"
         + "Ours (the paper's in parentheses). The labels keep their order (OR, AND, XOR) in every split: CC (b) "
         "chains XOR last, after OR and AND; CC (c) and PCC (c) chain XOR first (PCC with exact inference). "
-        "`splits` counts the splits behind each column.\n\n"
+        "`splits` counts the splits behind each column; ± is the half-width of the 95 % t-interval over them.\n\n"
         + markdown_frame(pd.DataFrame(compared, index=index), "Metric") + "\n" + _flag_note(comparisons) + "\n"
     )
     return Section(text, comparisons, paths)
@@ -226,11 +269,15 @@ def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: P
     if table is None:
         return Section(title + f"Not run: {missing_run('synthetic')}.\n")
     paper = reference[reference["table"] == "synthetic"].set_index(["dataset", "metric", "method"])["value"]
+    datasets = evidence.synthetic_datasets
     comparisons, rows = [], []
     for (kind, method), values in table.iterrows():
         cells = []
         for metric in ("exact_match", "hamming_score"):
-            row = _comparison("synthetic", metric, kind, method, values[metric], paper.get((kind, metric, method), math.nan))
+            over = datasets[(datasets["kind"] == kind) & (datasets["method"] == method)][metric] if datasets is not None else []
+            row = _comparison(
+                "synthetic", metric, kind, method, values[metric], paper.get((kind, metric, method), math.nan), interval=interval_of(over)[1:],
+            )
             comparisons.append(row)
             cells.append(_compared(row, 3))
         rows.append((f"{kind} · {method}", [*cells, f"{int(values['n_datasets'])}"]))
@@ -241,11 +288,12 @@ def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: P
         {"Exact match": ours["exact_match"].map(lambda v: format_number(v, 3)), "Hamming score": ours["hamming_score"].map(lambda v: format_number(v, 3)),
          "datasets": ours["n_datasets"].map(str)}
     )
-    paths = write_table(table, ours_shown, tables_dir / "synthetic", "Table 4: mean over the synthetic datasets of each kind (ours)", "Data · method")
+    numbers = table.assign(**_interval_columns(comparisons, list(table.index), "kind_method"))
+    paths = write_table(numbers, ours_shown, tables_dir / "synthetic", "Table 4: mean over the synthetic datasets of each kind (ours)", "Data · method")
     text = (
         title
-        + "Mean over the synthetic datasets of each kind of the per-dataset score (one 50/50 split each); ours, the "
-        "paper's in parentheses. The paper does not give D, the input or weight distributions or the label "
+        + "Mean over the synthetic datasets of each kind of the per-dataset score (one 50/50 split each) ± the half-width "
+        "of its 95 % t-interval over the datasets; ours, the paper's in parentheses. The paper does not give D, the input or weight distributions or the label "
         "thresholds, so our datasets are not the paper's (see `mlhidden/data/synthetic.py`).\n\n"
         + markdown_frame(shown, "Data · method") + "\n" + _flag_note(comparisons) + "\n"
     )

@@ -19,8 +19,8 @@ import pandas as pd
 
 from mlhidden.experiment.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.experiment.sensitivity import read_manifest
-from mlhidden.report.claims import HOLDS, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
-from mlhidden.report.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_table
+from mlhidden.report.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
+from mlhidden.report.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_datasets, synthetic_table
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.paper import read_run_log
 from mlhidden.report.statistics import significance_report
@@ -109,16 +109,25 @@ def decide_settings(runs_by_setting: dict, reference: pd.DataFrame) -> dict:
 
 
 def closing_verdict(verdicts: dict) -> str:
-    """The verdict over all settings from setting name -> verdict ("holds", "does not hold", "not evaluated")."""
-    holding = [name for name, verdict in verdicts.items() if verdict == HOLDS]
-    if all(verdict == NOT_EVALUATED for verdict in verdicts.values()):
+    """The verdict over all settings from setting name -> verdict (three-way, or "not evaluated").
+
+    "robust" only when the claim holds under every setting; otherwise the settings under which it
+    holds, and under which it is inconclusive or not evaluated, are named.
+    """
+    by_verdict = {kind: [name for name, verdict in verdicts.items() if verdict == kind] for kind in (HOLDS, INCONCLUSIVE, NOT_EVALUATED)}
+    holding, open_ones, unevaluated = by_verdict[HOLDS], by_verdict[INCONCLUSIVE], by_verdict[NOT_EVALUATED]
+    if len(unevaluated) == len(verdicts):
         return NEVER_EVALUATED
-    if not holding:
-        return NOT_REPRODUCED
     if len(holding) == len(verdicts):
         return ROBUST
-    unevaluated = [name for name, verdict in verdicts.items() if verdict == NOT_EVALUATED]
-    return "holds only under " + ", ".join(holding) + (f" (not evaluated under {', '.join(unevaluated)})" if unevaluated else "")
+    notes = [f"inconclusive under {', '.join(open_ones)}"] if open_ones and holding else []
+    notes += [f"not evaluated under {', '.join(unevaluated)}"] if unevaluated else []
+    suffix = f" ({'; '.join(notes)})" if notes else ""
+    if holding:
+        return "holds only under " + ", ".join(holding) + suffix
+    if open_ones:
+        return "holds under no setting tried; inconclusive under " + ", ".join(open_ones) + suffix
+    return NOT_REPRODUCED + suffix
 
 
 def claims_matrix(claims_by_setting: dict) -> pd.DataFrame:
@@ -153,11 +162,11 @@ def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: p
         rows = []
         for name in settings:
             claim = next(c for c in claims_by_setting[name] if c.key == key)
-            row = [name, claim.verdict, markdown_escape(claim.evidence)]
+            row = [name, claim.verdict, markdown_escape(claim.evidence), markdown_escape(claim.deciding)]
             if key in SIGNIFICANCE_CLAIMS:
                 row.append(markdown_escape(ranking_significance(runs_by_setting[name], key)))
             rows.append(row)
-        headers = ["setting", "verdict", "deciding numbers"] + (["significance"] if key in SIGNIFICANCE_CLAIMS else [])
+        headers = ["setting", "verdict", "our numbers", "deciding statistic"] + (["significance"] if key in SIGNIFICANCE_CLAIMS else [])
         parts += [pipe_table(rows, headers), "\n\n"]
     return "".join(parts)
 
@@ -283,9 +292,13 @@ def synthetic_variants_markdown(runs: Runs, reference: pd.DataFrame) -> str:
         return title + f"Not run: {missing_run(VARIANTS_RUN)}.\n"
     record = runs.record(VARIANTS_RUN)
     n_labels = {spec.group: int(spec.params["n_labels"]) for spec in record.datasets}
+    per_dataset = synthetic_datasets(runs, VARIANTS_RUN)
+    assert per_dataset is not None  # the run has a store, or table would be None
+    parts = per_dataset["kind"].str.rsplit(VARIANT_SEPARATOR, n=1)
+    variant_of, per_dataset = parts.str[0], per_dataset.assign(kind=parts.str[-1])
     rows = []
     for variant, sub in variant_tables(table).items():
-        claim = claim_synthetic(Evidence(synthetic=sub), reference)
+        claim = claim_synthetic(Evidence(synthetic=sub, synthetic_datasets=per_dataset[variant_of == variant]), reference)
         cells = []
         for kind in ("complex", "simple"):
             if (kind, "BR") not in sub.index:

@@ -29,12 +29,13 @@ from scipy import stats
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.tables import RANK_DECIMALS, MetricTable
+from mlhidden.report.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
 
-NEMENYI_ALPHAS = (0.05, 0.10)
+NEMENYI_ALPHAS = (ALPHA, 0.10)
 # Below this many datasets the tests have little power and a critical difference as long as the
 # rank axis: their verdicts are reported with a caveat.
 MIN_DATASETS = 5
-WILCOXON_ALPHA = 0.05
+WILCOXON_ALPHA = ALPHA
 # Demšar's treatment of ties with the control: half of the zero differences' ranks go to each side.
 WILCOXON_ZERO_METHOD = "zsplit"
 
@@ -199,18 +200,6 @@ def friedman_test(ranks) -> FriedmanTest:
     return FriedmanTest(chi2=chi2, chi2_p_value=float(stats.chi2.sf(chi2, k - 1)), f=f, p_value=p_value, df=df)
 
 
-def nemenyi_q(k: int, alpha: float) -> float:
-    """Nemenyi's critical value for k methods: the studentized range quantile (infinite df) / sqrt 2."""
-    if k < 2:
-        raise ValueError(f"the Nemenyi test needs at least 2 methods, not {k}")
-    return float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2))
-
-
-def critical_difference(k: int, n: int, alpha: float) -> float:
-    """Nemenyi's critical difference of average ranks for k methods on n datasets."""
-    return nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6 * n))
-
-
 def cliques(avg_ranks, cd: float) -> tuple:
     """The maximal groups of methods whose average ranks all differ by less than ``cd``.
 
@@ -261,23 +250,6 @@ def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list:
         for worse in ordered[i + 1 :]
         if significant.at[better, worse]
     ]
-
-
-def holm(p_values) -> np.ndarray:
-    """Holm's step-down adjusted p-values, in the input order.
-
-    The i-th smallest of m p-values is multiplied by m - i + 1 (i from 1), then each adjusted
-    value is raised to the largest one before it, so that rejections are monotone; capped at 1.
-    NaN p-values (no test) stay NaN and do not count in m.
-    """
-    p_values = np.asarray(p_values, dtype=float)
-    adjusted = np.full_like(p_values, np.nan)
-    tested = np.flatnonzero(~np.isnan(p_values))
-    order = tested[np.argsort(p_values[tested], kind="stable")]
-    m = len(order)
-    steps = p_values[order] * (m - np.arange(m))
-    adjusted[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
-    return adjusted
 
 
 def wilcoxon_against_control(table: MetricTable, datasets, control: str) -> tuple:

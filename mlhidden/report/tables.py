@@ -17,6 +17,7 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.metrics import LOWER_IS_BETTER
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 from mlhidden.experiment.unit_warnings import kind_counts
+from mlhidden.report.uncertainty import t_interval
 
 UNIT_KEYS = ("dataset", "method", "split")
 
@@ -124,6 +125,9 @@ class MetricTable:
     means, std : pandas.DataFrame
         datasets x methods mean and sample standard deviation (ddof=1) over the ok splits; NaN
         where there is none.
+    ci_low, ci_high : pandas.DataFrame
+        datasets x methods 95 % t-interval of the mean over the ok splits
+        (:func:`~mlhidden.report.uncertainty.t_interval`); NaN with fewer than two.
     n_splits, n_failed : pandas.DataFrame
         datasets x methods counts of units and of failed units.
     ranks : pandas.DataFrame
@@ -148,6 +152,8 @@ class MetricTable:
     methods: tuple
     means: pd.DataFrame
     std: pd.DataFrame
+    ci_low: pd.DataFrame
+    ci_high: pd.DataFrame
     n_splits: pd.DataFrame
     n_failed: pd.DataFrame
     ranks: pd.DataFrame
@@ -261,7 +267,10 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         return frame if fill is None else frame.fillna(fill).astype(int)
 
     cells = per_split.assign(failed=per_split["status"] == FAILED).groupby(["dataset", "method"])
-    means = grid(ok.mean())
+    means, std, n_ok = grid(ok.mean()), grid(ok.std()), grid(ok.count(), fill=0)
+    intervals = [
+        [t_interval(means.at[d, m], std.at[d, m], int(n_ok.at[d, m])) for m in methods] for d in rows
+    ]
     n_splits = grid(cells.size(), fill=0)
     n_failed = grid(cells["failed"].sum(), fill=0)
     n_warnings = units["n_warnings"].fillna(0) if "n_warnings" in units else pd.Series(0, index=units.index)
@@ -288,7 +297,9 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         datasets=tuple(rows),
         methods=tuple(methods),
         means=means,
-        std=grid(ok.std()),
+        std=std,
+        ci_low=pd.DataFrame([[low for low, _ in row] for row in intervals], index=means.index, columns=means.columns),
+        ci_high=pd.DataFrame([[high for _, high in row] for row in intervals], index=means.index, columns=means.columns),
         n_splits=n_splits,
         n_failed=n_failed,
         ranks=ranks,
