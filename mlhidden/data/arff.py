@@ -29,7 +29,7 @@ from mlhidden.errors import UserError
 
 __all__ = ["READER_VERSION", "read_arff", "write_arff"]
 
-READER_VERSION = 3
+READER_VERSION = 4
 """Bumped whenever what ``read_arff`` returns for the same file bytes changes, arrays or a refusal (keys the cache)."""
 
 
@@ -88,9 +88,10 @@ def read_arff(path, labels=None, labels_xml=None) -> Dataset:
             "no @data section found; this is not an ARFF file", path=path,
             hint="an ARFF file declares @relation and @attribute lines, then @data and one row per line",
         )
-    check_structure(path, lines, layout)
+    names = check_structure(path, lines, layout)
     sparse = is_sparse(lines, layout)
     relation, attributes, raw = _decode(path, lines, layout, sparse)
+    attributes = [(name, kind) for name, (_, kind) in zip(names, attributes, strict=True)]
     if labels_xml is not None:
         if labels is not None:
             raise UserError("give the labels either as a count or as a Mulan XML file, not both", path=path)

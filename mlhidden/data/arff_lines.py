@@ -15,10 +15,11 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from mlhidden.data.arff_tokens import UnterminatedQuote, has_unclosed_quote, tokens
 from mlhidden.errors import UserError
 
 _DECOMPRESSORS = {".gz": gzip.decompress, ".bz2": bz2.decompress}
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\\['\"]")
 _KEYWORDS = ("@relation", "@attribute", "@data")
 _SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
 
@@ -85,18 +86,13 @@ def is_sparse(lines, layout: Layout) -> bool:
     return bool(layout.row_lines) and lines[layout.row_lines[0] - 1].strip().startswith("{")
 
 
-def has_unclosed_quote(text: str) -> bool:
-    """Whether a quote is left open once every complete quoted string is removed."""
-    return bool(re.search(r"['\"]", _QUOTED.sub("", text)))
-
-
 def unquoted(text: str) -> str:
-    """``text`` with every complete quoted string replaced by ``''`` (braces inside quotes are values)."""
+    """``text`` with every complete quoted string (or escaped quote) replaced by ``''`` (braces inside quotes are values)."""
     return _QUOTED.sub("''", text) if "'" in text or '"' in text else text
 
 
-def check_structure(path: Path, lines, layout: Layout) -> None:
-    """Refuse what liac-arff would misread or report obscurely, at its line.
+def check_structure(path: Path, lines, layout: Layout) -> tuple[str, ...]:
+    """Refuse what liac-arff would misread or report obscurely, at its line; return the attribute names.
 
     The header: @relation first and once, only known ``@`` keywords, quotes closed, each
     attribute with a name (given once) and a type, nominal values in one ``{...}``. The data
@@ -134,7 +130,7 @@ def check_structure(path: Path, lines, layout: Layout) -> None:
                 )
             first_attribute[name] = number
     if layout.data_line is None:
-        return
+        return tuple(first_attribute)
     sparse = is_sparse(lines, layout)
     for number in layout.row_lines:
         row = lines[number - 1].strip(" \t\r\n")
@@ -146,16 +142,22 @@ def check_structure(path: Path, lines, layout: Layout) -> None:
                 line=number,
                 hint="write it as {index value, ...} like the others",
             )
+    return tuple(first_attribute)
 
 
 def _check_attribute(path: Path, number: int, text: str) -> str:
-    """The name of the attribute declared by ``text`` (its quotes removed), once its type is checked."""
+    """The name of the attribute declared by ``text`` as Weka reads it (:mod:`.arff_tokens`), once its type is checked."""
     declaration = text.split(None, 1)[1].strip() if len(text.split(None, 1)) > 1 else ""
     quoted = _QUOTED.match(declaration)
-    if quoted:
-        name, kind = quoted.group()[1:-1], declaration[quoted.end():].strip()
+    if quoted and declaration[0] in "'\"":
+        name, kind = quoted.group(), declaration[quoted.end():].strip()
     else:
         name, kind = (re.split(r"\s+", declaration, maxsplit=1) + [""])[:2]
+    try:
+        read = tokens(name)
+        name = read[0].text if read else ""
+    except UnterminatedQuote:  # a quoted value cut by the split above: there is no name
+        name = ""
     if not name or not kind:
         raise UserError(
             f"@attribute {name or '?'} has no {'type' if name else 'name'}",
