@@ -10,7 +10,7 @@ import warnings
 
 import click
 
-from mlhidden.errors import InputWarning, UserError
+from mlhidden.errors import InputWarning, UserError, escape_controls
 
 
 class OneLineErrors(click.Group):
@@ -23,7 +23,7 @@ class OneLineErrors(click.Group):
 
             def show(message, category, *args, **kwargs):
                 if issubclass(category, InputWarning):
-                    click.echo(f"warning: {message}", err=True)
+                    click.echo(f"warning: {escape_controls(str(message))}", err=True)
                 else:
                     default_show(message, category, *args, **kwargs)
 

@@ -7,6 +7,10 @@ everything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import difflib
+import re
+
+# Characters a terminal acts on (ESC, BEL, NUL..., bidirectional overrides), never printed raw from a file.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 class UserError(Exception):
@@ -39,7 +43,12 @@ class UserError(Exception):
         text = f"{where}{self.message}"
         if self.hint:
             text += f" ({self.hint})"
-        return " ".join(text.split())
+        return " ".join(escape_controls(text).split())
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with control characters written as escapes (``\\x1b``): messages quote file content."""
+    return _CONTROL.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
 class InputWarning(UserWarning):

@@ -209,7 +209,7 @@ def test_sparse_index_beyond_the_attributes(tmp_path):
     assert "index 9" in error.message and error.line == 10
 
 
-@pytest.mark.parametrize("source, old, new, line", [(DENSE, "2e3", "-1e999", 11), (SPARSE, "2 7", "2 inf", 10)])
+@pytest.mark.parametrize("source, old, new, line", [(DENSE, "2e3", "-1e999", 11), (SPARSE, "2 7", "2 Infinity", 10)])
 def test_infinite_feature_values_are_refused(tmp_path, source, old, new, line):
     error = error_of(write(tmp_path, source.replace(old, new)))
     assert "infinite" in error.message and error.line == line

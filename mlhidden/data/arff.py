@@ -1,27 +1,30 @@
 """Read multi-label data in MEKA's ARFF form, and Mulan's ARFF + XML form; write MEKA's.
 
 MEKA marks the labels in the relation name: ``@relation 'Name: -C N'`` means the first N
-attributes are labels, ``-C -N`` the last N. Parsing is liac-arff's. The jobs around it live in
-their own modules: the file's lines and their structure (:mod:`.arff_lines`), liac-arff's
-failures in the user's terms (:mod:`.arff_diagnosis`), MEKA's label convention
-(:mod:`.arff_meka`), values to ``X`` and ``Y`` (:mod:`.arff_encode`) and writing
-(:mod:`.arff_write`).
+attributes are labels, ``-C -N`` the last N. The file is read as a stream of lines
+(:mod:`.arff_stream`); the header is parsed by liac-arff, the data rows one at a time as Weka
+reads them (:mod:`.arff_rows`, :mod:`.arff_tokens`). The jobs around it live in their own
+modules: the header's structure (:mod:`.arff_lines`), liac-arff's failures in the user's terms
+(:mod:`.arff_diagnosis`), MEKA's label convention (:mod:`.arff_meka`), values to ``X`` and ``Y``
+(:mod:`.arff_encode`) and writing (:mod:`.arff_write`).
 """
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
 import arff
 import numpy as np
 
-from mlhidden.data.arff_diagnosis import PARSE_ERRORS, parse_error, sparse_index_problem
+from mlhidden.data.arff_diagnosis import PARSE_ERRORS, parse_error
 from mlhidden.data.arff_encode import check_binary, check_finite, column_for, encode, encoded_names
-from mlhidden.data.arff_lines import Layout, check_structure, is_sparse, scan_layout, text_lines
+from mlhidden.data.arff_lines import Layout, check_structure, scan_layout
 from mlhidden.data.arff_meka import label_index as meka_label_index
 from mlhidden.data.arff_meka import meka_labels, relation_count, relation_name
+from mlhidden.data.arff_rows import read_rows
+from mlhidden.data.arff_stream import TextStream
 from mlhidden.data.arff_write import write_arff
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.mulan import label_index_from_xml
@@ -29,7 +32,7 @@ from mlhidden.errors import UserError
 
 __all__ = ["READER_VERSION", "read_arff", "write_arff"]
 
-READER_VERSION = 3
+READER_VERSION = 5
 """Bumped whenever what ``read_arff`` returns for the same file bytes changes, arrays or a refusal (keys the cache)."""
 
 
@@ -77,20 +80,28 @@ def read_arff(path, labels=None, labels_xml=None) -> Dataset:
     path = Path(path)
     if labels is not None and (isinstance(labels, bool) or not isinstance(labels, (int, np.integer))):
         raise UserError(f"the number of labels must be an integer, got {labels!r}", path=path)
-    try:
-        stored = path.read_bytes()
-    except OSError as error:
-        raise UserError(f"cannot read the file: {error.strerror or error}", path=path) from None
-    lines = text_lines(path, stored)
-    layout = scan_layout(lines)
+    stream = TextStream(path)
+    numbered = enumerate(stream, start=1)
+    header = []
+    for _, text in numbered:
+        header.append(text)
+        if text.strip(" \r\n").upper().startswith("@DATA"):
+            break
+    layout = scan_layout(header)
     if layout.data_line is None:
+        if not "".join(header).strip():
+            raise UserError("the file is empty", path=path)
         raise UserError(
             "no @data section found; this is not an ARFF file", path=path,
             hint="an ARFF file declares @relation and @attribute lines, then @data and one row per line",
         )
-    check_structure(path, lines, layout)
-    sparse = is_sparse(lines, layout)
-    relation, attributes, raw = _decode(path, lines, layout, sparse)
+    names = check_structure(path, header, layout)
+    relation, attributes = _decode_header(path, header, layout)
+    attributes = [(name, kind) for name, (_, kind) in zip(names, attributes, strict=True)]
+    rows = read_rows(path, numbered, attributes, layout.data_line)
+    layout = dataclasses.replace(layout, row_lines=rows.lines)
+    raw = rows.triplets(len(attributes))
+    sparse = rows.sparse
     if labels_xml is not None:
         if labels is not None:
             raise UserError("give the labels either as a count or as a Mulan XML file, not both", path=path)
@@ -123,21 +134,17 @@ def read_arff(path, labels=None, labels_xml=None) -> Dataset:
         feature_names=feature_names,
         label_names=label_names,
         source=str(path),
-        sha256=hashlib.sha256(stored).hexdigest(),
+        sha256=stream.sha256,
     )
 
 
-def _decode(path: Path, lines, layout: Layout, sparse: bool):
-    """Parse with liac-arff; return the relation, the attributes and the values as COO triplets.
-
-    The triplets are (rows, attribute indices, values) with nominal values as their declared
-    index and NaN for missing; for sparse files omitted entries are absent (meaning index/value 0).
-    """
-    counted = _CountingLines(lines)
+def _decode_header(path: Path, header: list[str], layout: Layout):
+    """Parse the header with liac-arff; return the relation and the attributes (name, type or values)."""
+    counted = _CountingLines(header)
     try:
-        parsed = arff.load(counted, encode_nominal=True, return_type=arff.COO if sparse else arff.DENSE)
+        parsed = arff.load(counted, encode_nominal=True)
     except PARSE_ERRORS as error:
-        raise parse_error(path, lines, layout, error, counted.line) from None
+        raise parse_error(path, header, layout, error, counted.line) from None
     attributes = parsed["attributes"]
     for i, (name, kind) in enumerate(attributes):
         if kind == "STRING":
@@ -158,26 +165,4 @@ def _decode(path: Path, lines, layout: Layout, sparse: bool):
                 line=layout.attribute_lines[i],
                 hint="list each value once",
             )
-    try:
-        if sparse:
-            values, rows, attribute_index = parsed["data"]
-            triplets = (
-                np.asarray(rows, dtype=np.int64),
-                np.asarray(attribute_index, dtype=np.int64),
-                np.array(values, dtype=np.float64),
-            )
-        else:
-            values = np.array(parsed["data"], dtype=np.float64).reshape(-1, len(attributes))
-            n_rows, n_attributes = values.shape
-            triplets = (
-                np.repeat(np.arange(n_rows), n_attributes),
-                np.tile(np.arange(n_attributes), n_rows),
-                values.ravel(),
-            )
-    except (ValueError, TypeError) as error:
-        raise UserError(f"malformed ARFF: unreadable data values ({error})", path=path) from None
-    for line in layout.row_lines if sparse else ():
-        problem = sparse_index_problem(lines[line - 1], len(attributes))
-        if problem is not None:
-            raise UserError(problem[0], path=path, line=line, hint=problem[1])
-    return parsed["relation"], attributes, triplets
+    return parsed["relation"], attributes

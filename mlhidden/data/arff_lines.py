@@ -1,24 +1,22 @@
-"""An ARFF file as text lines: decompressed and decoded, its layout found, its structure checked.
+"""An ARFF file's header lines: their layout found and their structure checked; each data row checked.
 
-liac-arff accepts some broken files without complaint (an unterminated quote around an attribute
+liac-arff (which parses the header) accepts some broken files without complaint (an unterminated quote around an attribute
 name, an unknown ``@`` keyword in the header) and reports others in its own terms, so the lines
 are checked here first, each problem named with its line and the fix.
 """
 
 from __future__ import annotations
 
-import bz2
 import difflib
-import gzip
 import re
-import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mlhidden.data.arff_tokens import UnterminatedQuote, has_unclosed_quote, tokens
 from mlhidden.errors import UserError
 
-_DECOMPRESSORS = {".gz": gzip.decompress, ".bz2": bz2.decompress}
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\\['\"]")
 _KEYWORDS = ("@relation", "@attribute", "@data")
 _SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
 
@@ -30,39 +28,15 @@ class Layout:
     relation_line: int | None
     attribute_lines: tuple
     data_line: int | None
-    row_lines: tuple
+    row_lines: Sequence[int]
 
     @property
     def n_rows(self) -> int:
         return len(self.row_lines)
 
 
-def text_lines(path: Path, stored: bytes) -> list[str]:
-    """Decompress by suffix and decode UTF-8, reporting corrupt or non-text content as UserError."""
-    decompress = _DECOMPRESSORS.get(path.suffix.lower())
-    content = stored
-    if decompress is not None:
-        try:
-            content = decompress(stored)
-        except (OSError, EOFError, ValueError, zlib.error) as error:
-            kind = path.suffix.lower().lstrip(".")
-            raise UserError(
-                f"not a valid {kind} file (truncated or corrupt: {error})", path=path, hint="copy or download it again"
-            ) from None
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = content[: error.start].count(b"\n") + 1
-        raise UserError(
-            "not UTF-8 text (binary or wrongly encoded file)", path=path, line=line, hint="save the file as UTF-8 text"
-        ) from None
-    if not text.strip():
-        raise UserError("the file is empty", path=path)
-    return text.split("\n")
-
-
 def scan_layout(lines) -> Layout:
-    """Find the declaration and data-row lines the way liac-arff reads them (for error lines)."""
+    """Find the declaration lines of the header ``lines`` the way liac-arff reads them (for error lines)."""
     relation_line = None
     attribute_lines = []
     for number, text in enumerate(lines, start=1):
@@ -72,37 +46,21 @@ def scan_layout(lines) -> Layout:
         elif keyword.startswith("@ATTRIBUTE"):
             attribute_lines.append(number)
         elif keyword.startswith("@DATA"):
-            rows = tuple(
-                n
-                for n, row in enumerate(lines[number:], start=number + 1)
-                if row.strip() and not row.strip().startswith("%")
-            )
-            return Layout(relation_line, tuple(attribute_lines), number, rows)
+            return Layout(relation_line, tuple(attribute_lines), number, ())
     return Layout(relation_line, tuple(attribute_lines), None, ())
 
 
-def is_sparse(lines, layout: Layout) -> bool:
-    return bool(layout.row_lines) and lines[layout.row_lines[0] - 1].strip().startswith("{")
-
-
-def has_unclosed_quote(text: str) -> bool:
-    """Whether a quote is left open once every complete quoted string is removed."""
-    return bool(re.search(r"['\"]", _QUOTED.sub("", text)))
-
-
 def unquoted(text: str) -> str:
-    """``text`` with every complete quoted string replaced by ``''`` (braces inside quotes are values)."""
+    """``text`` with every complete quoted string (or escaped quote) replaced by ``''`` (braces inside quotes are values)."""
     return _QUOTED.sub("''", text) if "'" in text or '"' in text else text
 
 
-def check_structure(path: Path, lines, layout: Layout) -> None:
-    """Refuse what liac-arff would misread or report obscurely, at its line.
+def check_structure(path: Path, lines, layout: Layout) -> tuple[str, ...]:
+    """Refuse what liac-arff would misread or report obscurely, at its line; return the attribute names.
 
     The header: @relation first and once, only known ``@`` keywords, quotes closed, each
-    attribute with a name (given once) and a type, nominal values in one ``{...}``. The data
-    rows: quotes closed, braces only around a whole sparse row, no dense row once the first is
-    sparse (liac-arff reads a file as sparse or dense from its first row; dense rows may hold
-    sparse ones, not the reverse). Raises :class:`UserError`.
+    attribute with a name (given once) and a type, nominal values in one ``{...}``. Data rows are
+    checked one at a time by :func:`check_row`. Raises :class:`UserError`.
     """
     relation_line: int | None = None
     first_attribute: dict[str, int] = {}
@@ -133,29 +91,22 @@ def check_structure(path: Path, lines, layout: Layout) -> None:
                     hint="rename one of them",
                 )
             first_attribute[name] = number
-    if layout.data_line is None:
-        return
-    sparse = is_sparse(lines, layout)
-    for number in layout.row_lines:
-        row = lines[number - 1].strip(" \t\r\n")
-        _check_row(path, number, row, layout.data_line)
-        if sparse and not row.startswith("{"):
-            raise UserError(
-                f"a dense row in a sparse file (the first row, line {layout.row_lines[0]}, is sparse)",
-                path=path,
-                line=number,
-                hint="write it as {index value, ...} like the others",
-            )
+    return tuple(first_attribute)
 
 
 def _check_attribute(path: Path, number: int, text: str) -> str:
-    """The name of the attribute declared by ``text`` (its quotes removed), once its type is checked."""
+    """The name of the attribute declared by ``text`` as Weka reads it (:mod:`.arff_tokens`), once its type is checked."""
     declaration = text.split(None, 1)[1].strip() if len(text.split(None, 1)) > 1 else ""
     quoted = _QUOTED.match(declaration)
-    if quoted:
-        name, kind = quoted.group()[1:-1], declaration[quoted.end():].strip()
+    if quoted and declaration[0] in "'\"":
+        name, kind = quoted.group(), declaration[quoted.end():].strip()
     else:
         name, kind = (re.split(r"\s+", declaration, maxsplit=1) + [""])[:2]
+    try:
+        read = tokens(name)
+        name = read[0].text if read else ""
+    except UnterminatedQuote:  # a quoted value cut by the split above: there is no name
+        name = ""
     if not name or not kind:
         raise UserError(
             f"@attribute {name or '?'} has no {'type' if name else 'name'}",
@@ -166,6 +117,22 @@ def _check_attribute(path: Path, number: int, text: str) -> str:
     if not _one_pair_of_braces(unquoted(kind)):
         raise UserError(f"unbalanced braces in {text[:60]!r}", path=path, line=number, hint="list nominal values as {v1,v2,...}")
     return name
+
+
+def check_row(path: Path, number: int, row: str, data_line: int, first_sparse: int | None) -> None:
+    """Refuse a data row (stripped) with an open quote, stray braces, or dense when the first row (line ``first_sparse``) is sparse.
+
+    liac-arff's rule, kept: a file is sparse or dense as its first row is; dense rows may hold sparse
+    ones, not the reverse.
+    """
+    _check_row(path, number, row, data_line)
+    if first_sparse is not None and not row.startswith("{"):
+        raise UserError(
+            f"a dense row in a sparse file (the first row, line {first_sparse}, is sparse)",
+            path=path,
+            line=number,
+            hint="write it as {index value, ...} like the others",
+        )
 
 
 def _check_row(path: Path, number: int, row: str, data_line: int) -> None:

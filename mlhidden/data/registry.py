@@ -12,9 +12,11 @@ from either form are the same results. Parsed arrays are cached on disk by that 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import inspect
 import os
+import stat
 import warnings
 from importlib import resources
 from pathlib import Path
@@ -153,7 +155,7 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
     kind = dataset_kind(name)
     if kind is None:
         raise UserError(
-            f"unknown dataset '{name}' (not a dataset name and no such file)",
+            unknown_dataset(name),
             hint=f"{did_you_mean(name, _all_names())}use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
         )
     problem = dataset_params_problem(name, params)
@@ -180,6 +182,22 @@ def dataset_kind(spec) -> str | None:
     if _match(_entries_by_name(), name) is not None:
         return "registry"
     return "file" if Path(name).is_file() else None
+
+
+def unknown_dataset(name, path=None) -> str:
+    """Why ``name`` names no dataset: nothing is at ``path`` (default: ``name``), or what is there is not a file."""
+    path = Path(str(name if path is None else path))
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return f"dataset '{name}' is a symbolic link that loops (too many levels of symbolic links)"
+        if path.is_symlink():
+            return f"dataset '{name}' is a symbolic link to {os.readlink(path)!r}, which does not exist"
+        return f"unknown dataset '{name}' (not a dataset name and no such file)"
+    if stat.S_ISDIR(mode):
+        return f"dataset '{name}' is a directory, not an ARFF file"
+    return f"dataset '{name}' is not a regular file (a pipe, socket or device)"
 
 
 def dataset_params_problem(spec, params) -> str | None:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem
+from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem, unknown_dataset
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
@@ -294,7 +294,7 @@ def _dataset_specs(entry, where, labels, folder, fail) -> list:
     if kind is None:
         relative = "the current folder" if folder is None else "the config file's folder"
         fail(
-            f"unknown dataset '{written}' (not a dataset name and no such file)", where + ("name",),
+            unknown_dataset(written, name), where + ("name",),
             hint=f"{did_you_mean(written, dataset_names())}use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to {relative}",
         )
     as_written = {key: params[key] for key in ("labels_xml",) if key in params}

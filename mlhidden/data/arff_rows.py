@@ -1,0 +1,209 @@
+"""The @data rows of an ARFF file, parsed one line at a time into compact arrays.
+
+Values are split as Weka splits them (:mod:`.arff_tokens`) and kept as machine numbers as they
+are read, so memory follows the parsed matrix, not the text. Numbers are read as Java's
+``Double.valueOf`` reads them, the way Weka does: ``?`` is missing and so is ``NaN`` (Weka's
+missing value is NaN); ``Infinity`` and overflowing values such as ``1e999`` are read as
+infinite (and refused later: a learner cannot use them); ``nan``, ``inf`` and other spellings
+Weka refuses are not numbers here either.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from mlhidden.data.arff_diagnosis import sparse_index_problem
+from mlhidden.data.arff_lines import check_row
+from mlhidden.data.arff_tokens import UnterminatedQuote, tokens
+from mlhidden.errors import UserError
+
+_SEPARATORS = re.compile(r"[\x00-\x20,]+")
+_SPECIAL = re.compile(r"['\"%\\]")
+# Rows with these take the careful path: quotes, comments, escapes, letters of nan/inf/NaN/Infinity or "_"
+# (which Python's float reads and Java's does not), and characters str.split and Weka separate differently.
+_SLOW = re.compile(r"['\"%\\nNiI_?]|[^\x20-\x7e\t]")
+_JAVA_NUMBER = re.compile(r"[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)")
+_MISSING = float("nan")
+
+
+class Rows:
+    """The parsed rows: COO triplets (rows, attribute indices, values) and each row's line number."""
+
+    def __init__(self):
+        self.rows = array("q")
+        self.columns = array("q")
+        self.values = array("d")
+        self.lines = array("q")
+        self.sparse = False
+
+    def triplets(self, n_attributes: int):
+        values = np.frombuffer(self.values, dtype=np.float64) if len(self.values) else np.zeros(0)
+        if self.sparse:
+            return (np.asarray(self.rows, dtype=np.int64), np.asarray(self.columns, dtype=np.int64), values)
+        n_rows = len(self.lines)
+        return (np.repeat(np.arange(n_rows), n_attributes), np.tile(np.arange(n_attributes), n_rows), values)
+
+
+def read_rows(path: Path, numbered_lines: Iterable[tuple[int, str]], attributes, data_line: int) -> Rows:
+    """Parse every data row; the first decides whether the file is sparse. Raises :class:`UserError`."""
+    converters = [_nominal(kind) if isinstance(kind, list) else _number for _, kind in attributes]
+    by_values: dict = {}
+    fast = [
+        by_values.setdefault(tuple(kind), {value: float(i) for i, value in enumerate(kind)}.__getitem__)
+        if isinstance(kind, list) else float
+        for _, kind in attributes
+    ]
+    names = [name for name, _ in attributes]
+    parsed = Rows()
+    first_error: UserError | None = None
+    for number, text in numbered_lines:
+        row = text.strip(" \t\r\n")
+        if not row or row.startswith("%"):
+            continue
+        if not parsed.lines:
+            parsed.sparse, first = row.startswith("{"), number
+        check_row(path, number, row, data_line, first if parsed.sparse else None)
+        try:
+            indices, values = _fast_row(row, fast) if _SLOW.search(row) is None else (None, None)
+        except (ValueError, KeyError, IndexError):
+            indices = values = None
+        if values is None:
+            try:
+                indices, values = _careful_row(path, number, row, converters, names)
+            except UserError as error:  # reported once later rows are checked: an "@attribute after @data" is the cause
+                first_error = first_error or error
+                continue
+        if parsed.sparse:
+            parsed.rows.extend([len(parsed.lines)] * len(values))
+            parsed.columns.extend(indices or ())
+            parsed.values.extend(values)
+        elif indices is not None:  # a sparse row in a dense file: omitted values are 0 (a nominal's first value)
+            dense = [0.0] * len(converters)
+            for index, value in zip(indices, values, strict=True):
+                dense[index] = value
+            parsed.values.extend(dense)
+        else:
+            parsed.values.extend(values)
+        parsed.lines.append(number)
+    if first_error is not None:
+        raise first_error
+    return parsed
+
+
+def _fast_row(row: str, fast) -> tuple[list | None, list]:
+    """A row of plain numbers and nominal names; raises ValueError/KeyError/IndexError for anything else."""
+    if row.startswith("{"):
+        parts = row[1:-1].replace(",", " ").split()
+        if not parts:
+            return [], []
+        indices = [int(index) for index in parts[0::2]]
+        if len(parts) % 2 or indices != sorted(set(indices)) or indices[-1] >= len(fast) or indices[0] < 0:
+            raise ValueError(row)
+        return indices, [fast[i](value) for i, value in zip(indices, parts[1::2])]
+    parts = row.replace(",", " ").split()
+    if len(parts) != len(fast):
+        raise ValueError(row)
+    return None, [convert(value) for convert, value in zip(fast, parts)]
+
+
+def _careful_row(path, number, row, converters, names) -> tuple[list | None, list]:
+    """Any row, every value checked: the slow path, which also names what is wrong."""
+    values = _split(path, number, row)
+    try:
+        if row.startswith("{"):
+            return _sparse_row(path, number, row, values, converters, names)
+        return None, _dense_row(path, number, values, converters, names)
+    except _BadValue as bad:
+        raise bad.error(path, number) from None
+
+
+def _split(path: Path, number: int, row: str) -> list:
+    """The row's values as (text, quoted) pairs; braces dropped (a sparse row is checked before)."""
+    if _SPECIAL.search(row) is None:
+        return [(value, False) for value in _SEPARATORS.split(row.strip("{}")) if value]
+    try:
+        return [(token.text, token.quoted) for token in tokens(row) if not token.brace]
+    except UnterminatedQuote:  # check_row has refused these already
+        raise UserError("unterminated quote", path=path, line=number) from None
+
+
+def _dense_row(path, number, values, converters, names) -> list:
+    if len(values) != len(converters):
+        raise UserError(
+            f"malformed data row: {len(values)} values, but {len(converters)} attributes are declared",
+            path=path, line=number, hint="give one value per attribute, ? for a missing one",
+        )
+    return [_value(converters[i], names[i], text, quoted) for i, (text, quoted) in enumerate(values)]
+
+
+def _sparse_row(path, number, row, values, converters, names) -> tuple[list, list]:
+    if len(values) % 2:
+        raise UserError(
+            "malformed sparse row: an index without a value", path=path, line=number,
+            hint="a sparse row is {index value, index value, ...}",
+        )
+    problem = sparse_index_problem(row, len(converters))
+    if problem is not None:
+        raise UserError(problem[0], path=path, line=number, hint=problem[1])
+    indices, parsed = [], []
+    for position in range(0, len(values), 2):
+        index_text, value_text = values[position][0], values[position + 1]
+        if not index_text.isdigit() or int(index_text) >= len(converters):
+            raise UserError(
+                f"sparse entry for attribute index {index_text}, but the indices run 0..{len(converters) - 1}",
+                path=path, line=number, hint="sparse indices count the attributes from 0",
+            )
+        index = int(index_text)
+        indices.append(index)
+        parsed.append(_value(converters[index], names[index], *value_text))
+    return indices, parsed
+
+
+class _BadValue(Exception):
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+    def error(self, path: Path, number: int) -> UserError:
+        return UserError(str(self), path=path, line=number, hint=self.hint)
+
+
+def _value(converter, name: str, text: str, quoted: bool) -> float:
+    if text == "?" and not quoted:
+        return _MISSING
+    return converter(name, text)
+
+
+def _number(name: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is not None and value - value == 0 and "_" not in text:  # finite: Python and Java agree
+        return value
+    if _JAVA_NUMBER.fullmatch(text) is None:
+        raise _BadValue(f"value '{text}' of numeric attribute '{name}' is not a number", "use a number, or ? for missing")
+    if "NaN" in text:
+        return _MISSING
+    return float(text.rstrip("fFdD").replace("Infinity", "inf"))
+
+
+def _nominal(declared: list):
+    index = {value: float(i) for i, value in enumerate(declared)}
+    shown = ",".join(map(str, declared))
+
+    def convert(name: str, text: str) -> float:
+        try:
+            return index[text]
+        except KeyError:
+            raise _BadValue(
+                f"value '{text}' of attribute '{name}' is not one of its declared values {{{shown}}}",
+                "correct the value or add it to the @attribute declaration",
+            ) from None
+
+    return convert
