@@ -9,6 +9,7 @@ evaluate JavaScript and take a screenshot.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import shutil
@@ -32,6 +33,13 @@ FLAGS = (
 TIMEOUT = 60.0
 
 
+def _above_4(fd: int) -> int:
+    """``fd`` moved to a number above 4, so that the shell's ``3<&N 4>&M`` cannot overwrite one with the other."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD, 5)
+    os.close(fd)
+    return moved
+
+
 class Browser:
     """One Chromium with one page; ``errors`` collects console errors and uncaught exceptions."""
 
@@ -41,9 +49,10 @@ class Browser:
         self._profile = tempfile.mkdtemp(prefix="mlhidden-chromium-")
         to_browser, self._commands = os.pipe()
         self._replies, from_browser = os.pipe()
+        to_browser, from_browser = _above_4(to_browser), _above_4(from_browser)  # the shell moves them to 3 and 4
         self._process = subprocess.Popen(
             [
-                "/bin/sh",
+                "/bin/bash",
                 "-c",
                 f'exec "$0" "$@" 3<&{to_browser} 4>&{from_browser}',
                 CHROMIUM,
@@ -133,6 +142,13 @@ class Browser:
             self.send(
                 "Input.dispatchMouseEvent", session=True, type=kind, x=box[0], y=box[1], button="left", clickCount=1
             )
+
+    def choose(self, selector: str, value: str) -> None:
+        """Choose ``value`` in the ``<select>`` matching ``selector``, as a user does: its change event fires."""
+        self.evaluate(
+            f"(function(){{var s=document.querySelector({json.dumps(selector)});s.value={json.dumps(value)};"
+            "s.dispatchEvent(new Event('change'));})()"
+        )
 
     def screenshot(self) -> bytes:
         """A PNG of the whole page, beyond the window too."""

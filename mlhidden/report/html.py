@@ -197,8 +197,8 @@ def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
     return f"<td{best} data-v='{float(mean)!r}' title='{esc(tip)}'>{shown}{rank_text}{marks}</td>"
 
 
-def metric_table_html(table: MetricTable) -> str:
-    """A metric's table as the text tables show it (mean, rank; best in bold), columns sortable."""
+def metric_table_html(table: MetricTable, key: str) -> str:
+    """A metric's table as the text tables show it (mean, rank; best in bold), sortable; id ``<key>-<metric>``."""
     better = "high" if table.metric.higher_is_better else "low"
     head = "<th data-sort='text'>Dataset</th>" + "".join(
         f"<th data-sort='num' data-better='{better}'>{esc(m)}</th>" for m in table.methods
@@ -212,7 +212,7 @@ def metric_table_html(table: MetricTable) -> str:
         rows.append(f"<tr data-order='{order}'><th>{esc(dataset)}</th>{cells}</tr>")
     footer = "<tr><th>avg rank</th>" + "".join(f"<td>{format_avg_rank(r)}</td>" for r in table.avg_rank) + "</tr>"
     return (
-        f"<div><table class='sortable metric' id='table-{esc(table.metric.column)}'>"
+        f"<div><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
         f"<caption>{esc(table_title(table))}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody><tfoot>{footer}</tfoot></table>"
         + bullets(table_notes(table))
@@ -314,7 +314,7 @@ def run_sections(results, sizes: dict | None = None, key: str = "run") -> list:
             "Tables",
             "<p class='note'>Mean over the splits, then the rank on the dataset (1 = best; "
             "hover a cell for its spread). Click a column's header to sort the datasets by it.</p>"
-            + f"<div class='tables'>{''.join(metric_table_html(table) for table in tables.values())}</div>",
+            + f"<div class='tables'>{''.join(metric_table_html(t, key) for t in tables.values())}</div>",
         ),
         HtmlSection(
             "splits",

@@ -2,9 +2,10 @@
 
 Text stays text in the SVG (``svg.fonttype: none``): the files stay small and the browser sets
 the words in its own font. Every SVG gets its own id prefix (``key``), so that many plots can sit
-in one HTML page, some of them hidden, without one plot's clip paths or markers resolving to
-another's. Plots take the tables (:class:`~mlhidden.report.tables.MetricTable`) the text tables
-are made from, so a plot never shows a number the tables do not hold.
+in one HTML page, some of them hidden, without two elements sharing an id or one plot's clip
+paths or markers resolving to another's; with a fixed hash salt the ids are the same each time.
+Plots take the tables (:class:`~mlhidden.report.tables.MetricTable`) the text tables are made
+from, so a plot never shows a number the tables do not hold.
 """
 
 from __future__ import annotations
@@ -26,18 +27,22 @@ from mlhidden.report.tables import MetricTable
 COLOURS = [f"C{i}" for i in range(10)]
 PANEL_WIDTH = 0.55  # inches per method in a per-split panel
 _SVG_START = re.compile(r"<svg\b")
+_ID = re.compile(r'(\sid=")([^"]+)"')
+_ID_REFERENCE = re.compile(r'(url\(#|href="#)([^)"]+)')
 
 
 def svg(figure, key: str) -> str:
-    """``figure`` as an ``<svg>`` element (no XML prolog) whose ids are unique to ``key``."""
+    """``figure`` as an ``<svg>`` element (no XML prolog); its ids, and references to them, start with ``key``."""
     buffer = io.StringIO()
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": f"mlhidden-{key}", "svg.id": None}):
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "mlhidden", "svg.id": None}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", pad_inches=0.05, metadata={"Date": None})
     text = buffer.getvalue()
     start = _SVG_START.search(text)
     if start is None:
         raise ValueError("matplotlib wrote no <svg> element")
-    return text[start.start() :].strip()
+    prefix = re.sub(r"[^\w-]", "-", key)
+    text = _ID.sub(lambda m: f'{m.group(1)}{prefix}-{m.group(2)}"', text[start.start() :])
+    return _ID_REFERENCE.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", text).strip()
 
 
 def split_scores_svg(tables: list, dataset: str, key: str) -> str:
