@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.paper.audit import CLEAN
 from mlhidden.report.claims import DEVIATION, HOLDS, NOT_EVALUATED, decide_claims
 from mlhidden.report.evidence import Runs, gather_evidence
 from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, sortable_table
@@ -49,6 +50,11 @@ def claims_section(claims: list) -> HtmlSection:
     )
 
 
+def remarked(audit: str) -> bool:
+    """Whether the audit found something about a paper value (not just that it found nothing)."""
+    return bool(audit) and not audit.startswith(CLEAN)
+
+
 def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
     """Every compared score, ours against the paper's, with the ±DEVIATION band.
 
@@ -72,7 +78,7 @@ def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
             "reference": scores["paper"].astype(float),
             "ours": scores["ours"].astype(float),
             "outside": (scores["ours"] - scores["paper"]).abs() > DEVIATION,
-            "marked": scores["audit"] != "",
+            "marked": scores["audit"].map(remarked),
         }
     )
     plots = "".join(
@@ -108,9 +114,8 @@ def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
         "comparison",
         "Ours against the paper's",
         f"<p class='note'>{int(frame['outside'].sum())} of {len(frame)} compared scores lie outside the band "
-        f"of ±{DEVIATION} "
-        "(red); an open square marks a paper value the audit remarks on. Times are not compared here: they come from "
-        "another machine.</p>"
+        f"of ±{DEVIATION} (red); an open square marks a paper value the audit found something about. Times are "
+        "not compared here: they come from another machine.</p>"
         f"<div class='plots'>{plots}</div>"
         f"<details><summary>Every compared cell (sortable)</summary>{explorer}</details>",
     )

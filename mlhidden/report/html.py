@@ -235,20 +235,18 @@ def rank_section(tables: dict, key: str) -> HtmlSection:
         report = significance_report(tables[column])
         ranks = report.avg_ranks.sort_values(kind="stable")
         rows = [[method, (f"{rank:.2f}", rank)] for method, rank in ranks.items()]
-        title = f"{tables[column].metric.title}: average rank over {len(report.datasets)} complete dataset(s)"
-        parts.append(
-            f"<h3>{esc(tables[column].metric.title)}</h3><div class='plots'><div>"
-            + sortable_table(["method", "avg rank"], rows, caption=title, numeric=(1,), better={1: "low"})
-        )
+        table = sortable_table(["method", "avg rank"], rows, numeric=(1,), better={1: "low"})
+        parts.append(f"<h3>{esc(tables[column].metric.title)}: average rank over {len(report.datasets)} complete "
+                     f"dataset(s)</h3>")
         if report.not_applicable or report.friedman is None:
-            parts.append(f"<p class='note'>No tests: {esc(report.not_applicable)}.</p></div></div>")
+            parts.append(f"{table}<p class='note'>No tests: {esc(report.not_applicable)}.</p>")
             continue
         friedman, nemenyi = report.friedman, report.nemenyi[0]
+        diagram = cd_diagram_svg(report.avg_ranks, nemenyi.cd, "", f"{key}-cd-{column}")
         parts.append(
+            f"<div class='plots'>{table}{_figure(diagram)}</div>"
             f"<p class='note'>Friedman (Iman–Davenport) p = {friedman.p_value:.3g}; Nemenyi CD = {nemenyi.cd:.2f} "
-            f"at α = {nemenyi.alpha:g}: methods joined by a bar do not differ significantly.</p></div>"
-            + _figure(cd_diagram_svg(report.avg_ranks, nemenyi.cd, tables[column].metric.title, f"{key}-cd-{column}"))
-            + "</div>"
+            f"at α = {nemenyi.alpha:g}: methods joined by a bar do not differ significantly.</p>"
         )
     return HtmlSection("ranks", "Average ranks and critical differences", "".join(parts))
 

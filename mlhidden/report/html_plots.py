@@ -94,7 +94,7 @@ def split_scores_svg(tables: list, dataset: str, key: str) -> str:
         ax.set_title(table.metric.title, fontsize=9)
         ax.tick_params(axis="y", labelsize=8)
         ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-    figure.suptitle(dataset, fontsize=10)
+    figure.suptitle(dataset, fontsize=11, fontweight="bold", y=1.03)
     return svg(figure, key)
 
 
@@ -152,8 +152,8 @@ def agreement_svg(
 ) -> str:
     """Our values against reference values, one point per compared cell, with the band ``|ours - reference| <= band``.
 
-    ``frame`` has the columns ``reference``, ``ours``, ``outside`` (drawn red) and ``marked``
-    (drawn as an open square: a reference value with a remark, e.g. an audit finding).
+    ``frame`` has the columns ``reference``, ``ours``, ``outside`` (bool: drawn red) and ``marked``
+    (bool: drawn as an open square, a reference value with a remark such as an audit finding).
     """
     figure = new_figure(4.6, 4.4)
     ax = figure.subplots()
@@ -163,17 +163,18 @@ def agreement_svg(
     line = np.array([low, high])
     ax.fill_between(line, line - band, line + band, color="#c6dbef", alpha=0.7, linewidth=0, label=f"within ±{band:g}")
     ax.plot(line, line, color="#2171b5", linewidth=0.8)
-    kinds: tuple[tuple[pd.Series, dict[str, Any], str], ...] = (
-        (~frame["outside"] & ~frame["marked"], {"color": "#636363", "marker": "o"}, "within the band"),
-        (frame["outside"] & ~frame["marked"], {"color": "#d62728", "marker": "o"}, "outside the band"),
-        (frame["marked"], {"facecolors": "none", "edgecolors": "#9467bd", "marker": "s"}, "reference value remarked"),
-    )
-    for mask, style, label in kinds:
-        if mask.any():
-            points = frame[mask]
-            ax.scatter(
-                points["reference"], points["ours"], s=14, linewidths=0.8, label=f"{label} ({int(mask.sum())})", **style
-            )
+    for outside in (False, True):
+        for marked in (False, True):
+            points = frame[(frame["outside"] == outside) & (frame["marked"] == marked)]
+            if points.empty:
+                continue
+            colour = "#d62728" if outside else "#636363"
+            style: dict[str, Any] = {"color": colour}
+            if marked:
+                style = {"marker": "s", "facecolors": "none", "edgecolors": colour}
+            where = "outside" if outside else "within"
+            label = f"{where} the band{', reference remarked' if marked else ''} ({len(points)})"
+            ax.scatter(points["reference"], points["ours"], s=14, linewidths=0.8, label=label, **style)
     ax.set_xlim(low, high)
     ax.set_ylim(low, high)
     ax.set_aspect("equal")
