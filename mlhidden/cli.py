@@ -21,7 +21,9 @@ def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
 
 
-def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control: str | None = None, std: bool = False) -> None:
+def _write_and_print(
+    run_dirs: list, out_dir: Path, stats: bool = False, control: str | None = None, std: bool = False, html: bool = False,
+) -> None:
     """Write the tables of one run, or of several merged, into ``out_dir`` and print them with a provenance footer."""
     from mlhidden.experiment.provenance import provenance_lines
     from mlhidden.experiment.store import load_results
@@ -33,6 +35,10 @@ def _write_and_print(run_dirs: list, out_dir: Path, stats: bool = False, control
     paths = write_reports(*tables, provenance=footer, std=std, notes=results.note_lines())
     if stats:
         paths += write_statistics(*tables, control=control)
+    if html:
+        from mlhidden.report.html import HTML_FILE, write_html
+
+        paths.append(write_html(results, out_dir / HTML_FILE))
     click.echo(render_terminal_summary(results.units, results.datasets, results.methods, results.unavailable, std=std))
     for line in results.note_lines():
         click.echo(line)
@@ -167,18 +173,21 @@ def run(
     "--metric", "metrics", multiple=True, metavar="NAME",
     help="Only print the table of this metric, computed from the stored predictions (repeatable; e.g. ranking_loss, macro_auc).",
 )
-def report(run_dirs, out, stats, control, std, metrics):
+@click.option("--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance.")
+def report(run_dirs, out, stats, control, std, metrics, html):
     """Rebuild every table of a run from its results store alone; several RUN_DIRS merge into one table.
 
     Merging puts methods run on different days or clusters side by side. Runs that split a
     shared dataset differently (run seed, splits, train fraction or data) are refused.
     """
+    if metrics and html:
+        raise UserError("--html writes the page of every stored metric; --metric only prints tables", hint="drop --metric")
     if metrics:
         _print_metrics([Path(d) for d in run_dirs], metrics, std)
         return
     if len(run_dirs) > 1 and out is None:
         raise UserError("merging several runs needs --out DIR for the merged tables", hint="each run directory keeps its own tables")
-    _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control, std)
+    _write_and_print([Path(d) for d in run_dirs], Path(out) if out else Path(run_dirs[0]), stats, control, std, html)
 
 
 @cli.command("splits")

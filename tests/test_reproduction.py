@@ -505,6 +505,7 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     assert not result.interrupted and result.n_failed == 0
     report = assert_report_files(tmp_path, names)
     assert "**Quick mode**" in report
+    assert tmp_path / "index.html" in result.paths and "<h2>Claims</h2>" in (tmp_path / "index.html").read_text()
     claims = claims_of(tmp_path)
     assert claims["C1"].verdict in VERDICTS and claims["C5"].verdict in VERDICTS
     assert claims["C3"].verdict == NOT_EVALUATED

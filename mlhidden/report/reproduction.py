@@ -27,6 +27,7 @@ from mlhidden.experiment.provenance import machine, package_versions, provenance
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.sensitivity import load_sensitivity
 from mlhidden.experiment.store import load_results, now
+from mlhidden.paper.html_page import write_index_html
 from mlhidden.report.formats import write_reports
 from mlhidden.report.paper import LABEL_ACCURACY_FILE, LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
 from mlhidden.report.paper_report import write_report
@@ -162,6 +163,7 @@ def reproduce(
     (out_dir / RUN_LOG_FILE).write_text(json.dumps(log, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     result.paths += write_setting_refits(setting_dirs, data_dir)
     result.paths += write_report(out_dir, data_dir)
+    result.paths.append(write_index_html(out_dir))
     return result
 
 

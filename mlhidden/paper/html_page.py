@@ -1,0 +1,174 @@
+"""The reproduction's results page, ``index.html`` beside REPORT.md.
+
+It is the general results page (:mod:`mlhidden.report.html`) of the paper run with the study's
+sections put first: the claims, then ours against the paper's for every compared cell. When the
+sensitivity study has finished settings, each is one view of the page and a selector switches
+the claims, the comparisons, the tables and the plots to that setting at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from mlhidden.paper.audit import CLEAN
+from mlhidden.report.claims import DEVIATION, HOLDS, NOT_EVALUATED, decide_claims
+from mlhidden.report.evidence import Runs, gather_evidence
+from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, sortable_table
+from mlhidden.report.html_plots import agreement_svg
+from mlhidden.report.paper import COMPARISON_FILE, PAPER_TABLES, read_run_log, reference_results
+from mlhidden.report.sections import results_section
+from mlhidden.report.sensitivity import settings_section
+
+TITLE = "Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)"
+KEY = ["table", "metric", "dataset", "method"]
+_TIME_TABLE, _TIME_METRIC = PAPER_TABLES["total_seconds"]
+
+
+def verdict_class(verdict) -> str:
+    """The CSS class a verdict is shown with: held, not held, or neither (not evaluated)."""
+    text = str(verdict)
+    return "holds" if text.startswith(HOLDS) else "" if text.startswith(NOT_EVALUATED) else "fails"
+
+
+def claims_section(claims: list) -> HtmlSection:
+    """The claims, each with its verdict and the numbers that decide it."""
+    held = sum(verdict_class(claim.verdict) == "holds" for claim in claims)
+    rows = "".join(
+        f"<tr data-order='{i}'><td class='text'>{esc(c.key)}</td><td class='text'>{esc(c.statement)}</td>"
+        f"<td class='text {verdict_class(c.verdict)}'>{esc(c.verdict)}</td>"
+        f"<td class='text note'>{esc(c.evidence)}</td></tr>"
+        for i, c in enumerate(claims)
+    )
+    head = "".join(f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "our numbers"))
+    return HtmlSection(
+        "claims",
+        "Claims",
+        f"<p>{held} of {len(claims)} claims hold on these runs.</p>"
+        f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>",
+    )
+
+
+def remarked(audit: str) -> bool:
+    """Whether the audit found something about a paper value (not just that it found nothing)."""
+    return bool(audit) and not audit.startswith(CLEAN)
+
+
+def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
+    """Every compared score, ours against the paper's, with the ±DEVIATION band.
+
+    Times are left out: they come from another machine.
+    """
+    if comparisons.empty:
+        return HtmlSection(
+            "comparison", "Ours against the paper's", "<p class='note'>Nothing compared: no run stored.</p>"
+        )
+    audit = (
+        comparisons["audit"].fillna("").astype(str)
+        if "audit" in comparisons
+        else pd.Series("", index=comparisons.index)
+    )
+    scores = comparisons.assign(audit=audit)[
+        comparisons["difference"].notna()
+        & ~((comparisons["table"] == _TIME_TABLE) & (comparisons["metric"] == _TIME_METRIC))
+    ]
+    frame = pd.DataFrame(
+        {
+            "reference": scores["paper"].astype(float),
+            "ours": scores["ours"].astype(float),
+            "outside": (scores["ours"] - scores["paper"]).abs() > DEVIATION,
+            "marked": scores["audit"].map(remarked),
+        }
+    )
+    plots = "".join(
+        "<figure>"
+        + agreement_svg(
+            frame[scores["table"] == table],
+            DEVIATION,
+            f"{key}-agree-{i}",
+            title=f"Table '{table}'",
+            x_label="paper",
+            y_label="ours",
+        )
+        + "</figure>"
+        for i, table in enumerate(dict.fromkeys(scores["table"]))
+    )
+    rows = [
+        [
+            row.table,
+            row.metric,
+            row.dataset,
+            row.method,
+            (f"{row.ours:.3f}", row.ours),
+            (f"{row.paper:.3f}", row.paper),
+            (f"{row.ours - row.paper:+.3f}", row.ours - row.paper),
+            row.audit,
+        ]
+        for row in scores.itertuples()
+    ]
+    explorer = sortable_table(
+        ["table", "metric", "dataset", "method", "ours", "paper", "difference", "audit"], rows, numeric=(4, 5, 6)
+    )
+    return HtmlSection(
+        "comparison",
+        "Ours against the paper's",
+        f"<p class='note'>{int(frame['outside'].sum())} of {len(frame)} compared scores lie outside the band "
+        f"of ±{DEVIATION} (red); an open square marks a paper value the audit found something about. Times are "
+        "not compared here: they come from another machine.</p>"
+        f"<div class='plots'>{plots}</div>"
+        f"<details><summary>Every compared cell (sortable)</summary>{explorer}</details>",
+    )
+
+
+def _view(runs: Runs, comparisons: pd.DataFrame, reference: pd.DataFrame, key: str) -> list:
+    sections = [claims_section(decide_claims(gather_evidence(runs), reference)), comparison_section(comparisons, key)]
+    paper = runs["paper"]
+    return sections + (run_sections(paper, key=key) if paper is not None else [])
+
+
+def _results_comparisons(runs: Runs, reference: pd.DataFrame) -> pd.DataFrame:
+    """Table 'results' and 'scalability' of ``runs`` next to the paper's, one row per cell."""
+    return pd.DataFrame(results_section(runs, reference).comparisons, columns=[*KEY, "ours", "paper", "difference"])
+
+
+def _with_audit(comparisons: pd.DataFrame, audited: pd.DataFrame) -> pd.DataFrame:
+    """A setting's comparisons with the audit of each paper value (it is the same under every setting)."""
+    if "audit" not in audited:
+        return comparisons
+    return comparisons.merge(audited[[*KEY, "audit"]].drop_duplicates(KEY), on=KEY, how="left")
+
+
+def write_index_html(out_dir) -> Path:
+    """Write ``out_dir/index.html`` from the runs, ``comparison.csv`` and the sensitivity settings under ``out_dir``."""
+    out_dir = Path(out_dir)
+    reference = reference_results()
+    comparison_path, main_runs = out_dir / COMPARISON_FILE, Runs(out_dir)
+    comparisons = (
+        pd.read_csv(comparison_path) if comparison_path.is_file() else _results_comparisons(main_runs, reference)
+    )
+    setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
+    main = f"main runs (setting {setting})" if setting else "main runs"
+    views = {main: _view(main_runs, comparisons, reference, "main")}
+    _, finished = settings_section(out_dir, reference)
+    for i, (name, runs) in enumerate(finished.items()):
+        views[name] = _view(
+            runs, _with_audit(_results_comparisons(runs, reference), comparisons), reference, f"setting{i}"
+        )
+    intro = (
+        "<p class='note'>Generated by <code>mlhidden reproduce</code> from the result stores in this folder; REPORT.md "
+        "beside this page has every table and the reasoning behind each verdict."
+        + (
+            " Choose a base-learner setting above to see its claims, comparisons, tables and plots."
+            if len(views) > 1
+            else ""
+        )
+        + "</p>"
+    )
+    path = out_dir / HTML_FILE
+    if len(views) > 1:
+        text = render_page(TITLE, views=views, view_label="setting", intro=intro)
+    else:
+        text = render_page(TITLE, views[main], intro=intro)
+    path.write_text(text, encoding="utf-8")
+    return path

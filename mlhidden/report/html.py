@@ -1,0 +1,383 @@
+"""The results page: one self-contained HTML file to open from disk, no server, no network.
+
+A page is a list of :class:`HtmlSection` (a heading and its HTML) rendered by
+:func:`render_page`; :func:`run_sections` makes the sections of a run's results (sortable tables
+with a precision toggle, per-split plots, ranks and critical differences, time against size,
+provenance and warnings) and :func:`write_html` writes them. Anything built on top (a study
+with claims about the results) passes its own sections in, before the run's, or several
+*views* that a selector at the top switches between, each a list of sections. Plots are inline
+SVG from :mod:`mlhidden.report.html_plots`; the CSS and the little JavaScript (sorting, the
+precision toggle, the view selector) are inline too.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
+from mlhidden.experiment.store import ResultStore, store_exists
+from mlhidden.experiment.unit_warnings import warning_lines
+from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
+from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
+from mlhidden.report.statistics import significance_report
+from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
+from mlhidden.report.tables import HEADLINE_METRICS, METRICS, MetricTable, metric_tables
+
+HTML_FILE = "index.html"
+PRECISIONS = (2, 3, 4)
+SPLIT_PLOT_METRICS = ("exact_match", "hamming_score")
+RANK_METRICS = HEADLINE_METRICS
+TIME_METRIC = "total_seconds"
+SIZE_LABEL = "N·D·L (examples × features × labels)"
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#222;background:#fff}
+header{position:sticky;top:0;z-index:2;background:#f4f6f8;border-bottom:1px solid #ccd;padding:.5em 1.2em;
+display:flex;flex-wrap:wrap;gap:1.2em;align-items:center}
+header h1{font-size:1.15em;margin:0;flex:1 1 20em}
+main{padding:0 1.2em 3em;max-width:100em}
+section{margin-top:1.6em}
+h2{font-size:1.1em;border-bottom:1px solid #dde;padding-bottom:.2em}
+h3{font-size:1em;margin:1.2em 0 .4em}
+nav.toc{font-size:.9em;margin:.8em 0}nav.toc a{margin-right:1em}
+table{border-collapse:collapse;margin:.4em 0 .2em;font-variant-numeric:tabular-nums}
+caption{text-align:left;font-weight:600;padding:.2em 0}
+th,td{border:1px solid #dde;padding:.15em .5em;text-align:right;vertical-align:top}
+th:first-child,td.text{text-align:left}
+thead th{background:#eef1f5;text-align:left}thead th[data-sort=num]{text-align:right}
+caption{white-space:nowrap}
+.tables{display:flex;flex-wrap:wrap;gap:.4em 2.5em;align-items:flex-start}
+th[data-sort]{cursor:pointer;user-select:none}
+th[data-sort]::after{content:" \\2195";color:#99a}
+th[aria-sort=ascending]::after{content:" \\25B2";color:#333}
+th[aria-sort=descending]::after{content:" \\25BC";color:#333}
+tfoot td,tfoot th{background:#f7f7f7;font-weight:600}
+td.best{font-weight:700;background:#e8f3e8}
+td.failed{color:#b00}
+.rank{color:#777;font-size:.85em;margin-left:.3em}
+.mark{color:#a60;margin-left:.2em}
+.note{color:#555;font-size:.9em}
+ul.notes{font-size:.85em;color:#555;margin:.2em 0 1em}
+.plots{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
+figure{margin:0}svg{max-width:100%;height:auto}
+pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em;max-height:30em}
+.holds{color:#176317;font-weight:600}.fails{color:#b00;font-weight:600}
+"""
+
+JS = """
+(function () {
+  "use strict";
+  function key(cell, numeric) {
+    if (!cell) { return null; }
+    var v = cell.getAttribute("data-v");
+    if (numeric) { return v === null || v === "" ? null : parseFloat(v); }
+    return v !== null ? v : cell.textContent.trim();
+  }
+  function sortBy(th) {
+    var table = th.closest("table"), body = table.tBodies[0];
+    var column = Array.prototype.indexOf.call(th.parentNode.children, th);
+    var numeric = th.getAttribute("data-sort") === "num";
+    var first = numeric && th.getAttribute("data-better") === "high" ? "descending" : "ascending";
+    var now = th.getAttribute("aria-sort");
+    var order = now ? (now === "ascending" ? "descending" : "ascending") : first;
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = key(a.cells[column], numeric), y = key(b.cells[column], numeric);
+      var tie = a.getAttribute("data-order") - b.getAttribute("data-order");
+      if (x === null || y === null) { return x === y ? tie : (x === null ? 1 : -1); }
+      var c = numeric ? x - y : String(x).localeCompare(String(y));
+      return c === 0 ? tie : (order === "ascending" ? c : -c);
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    th.parentNode.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", order);
+  }
+  document.querySelectorAll("th[data-sort]").forEach(function (th) {
+    th.tabIndex = 0;
+    th.addEventListener("click", function () { sortBy(th); });
+    th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sortBy(th); } });
+  });
+  var precision = document.getElementById("precision");
+  if (precision) {
+    precision.addEventListener("change", function () {
+      var digits = parseInt(precision.value, 10);
+      document.querySelectorAll("[data-p]").forEach(function (el) {
+        el.textContent = parseFloat(el.getAttribute("data-p")).toFixed(digits);
+      });
+    });
+  }
+  var view = document.getElementById("view");
+  if (view) {
+    var show = function () {
+      document.querySelectorAll("div.view").forEach(function (div) {
+        div.hidden = div.getAttribute("data-view") !== view.value;
+      });
+    };
+    view.addEventListener("change", show);
+    show();
+  }
+}());
+"""
+
+
+@dataclass(frozen=True)
+class HtmlSection:
+    """One part of the page: an anchor id (unique within its view), a heading and its HTML body."""
+
+    id: str
+    title: str
+    body: str
+
+
+def esc(text) -> str:
+    """``text`` made literal in HTML, quotes too (safe in attributes)."""
+    return html.escape(str(text), quote=True)
+
+
+def bullets(lines) -> str:
+    """Lines of plain text as an HTML list ("" for none)."""
+    lines = list(lines)
+    return f"<ul class='notes'>{''.join(f'<li>{esc(line)}</li>' for line in lines)}</ul>" if lines else ""
+
+
+def sortable_table(headers: list, rows: list, *, caption: str = "", numeric=(), better: dict | None = None) -> str:
+    """A table whose columns sort on a click: ``rows`` of cells, each display text or ``(text, sort value)``.
+
+    Columns whose index is in ``numeric`` sort by number; ``better`` maps a column to "high" or
+    "low", the order of its first click (best first).
+    """
+    better = better or {}
+    head = "".join(
+        f"<th data-sort='{'num' if i in numeric else 'text'}'"
+        + (f" data-better='{better[i]}'" if i in better else "")
+        + f">{esc(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    body = []
+    for order, row in enumerate(rows):
+        cells = []
+        for i, cell in enumerate(row):
+            text, value = cell if isinstance(cell, tuple) else (cell, None)
+            attribute = "" if value is None else f" data-v='{esc(value)}'"
+            cells.append(f"<td class='{'num' if i in numeric else 'text'}'{attribute}>{esc(text)}</td>")
+        body.append(f"<tr data-order='{order}'>{''.join(cells)}</tr>")
+    title = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return f"<table class='sortable'>{title}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def number(value: float) -> str:
+    """A score shown at the page's precision: the precision toggle rewrites it from ``data-p``."""
+    return f"<span data-p='{float(value)!r}'>{value:.{PRECISIONS[0]}f}</span>"
+
+
+def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
+    state = table.cell_state(dataset, method)
+    if state == MISSING:
+        return f"<td title='no result yet'>{NO_VALUE}</td>"
+    rank = table.ranks.at[dataset, method]
+    rank_text = "" if math.isnan(rank) else f"<span class='rank'>{format_rank(rank)}</span>"
+    marks = (f"<span class='mark'>{PARTIAL_MARK}</span>" if state == PARTIAL else "") + (
+        f"<span class='mark'>{WARNED_MARK}</span>" if table.n_warned.at[dataset, method] else ""
+    )
+    if state == FAILED:
+        return f"<td class='failed' data-v='' title='every split failed'>{FAILED}{rank_text}{marks}</td>"
+    mean, std = table.means.at[dataset, method], table.std.at[dataset, method]
+    n_ok = table.n_splits.at[dataset, method] - table.n_failed.at[dataset, method]
+    shown = esc(table.metric.format(mean)) if table.metric.is_time else number(mean)
+    spread = "" if math.isnan(std) else f" ± {std:.4g}"
+    tip = f"mean {mean:.6g}{spread} over {n_ok} split{'s' if n_ok != 1 else ''}"
+    best = " class='best'" if table.is_best(dataset, method) else ""
+    return f"<td{best} data-v='{float(mean)!r}' title='{esc(tip)}'>{shown}{rank_text}{marks}</td>"
+
+
+def metric_table_html(table: MetricTable, key: str) -> str:
+    """A metric's table as the text tables show it (mean, rank; best in bold), sortable; id ``<key>-<metric>``."""
+    better = "high" if table.metric.higher_is_better else "low"
+    head = "<th data-sort='text'>Dataset</th>" + "".join(
+        f"<th data-sort='num' data-better='{better}'>{esc(m)}</th>" for m in table.methods
+    )
+    rows = []
+    for order, dataset in enumerate(table.datasets):
+        if dataset in table.unavailable:
+            cells = f"<td class='note text' colspan='{len(table.methods)}'>{esc(table.unavailable[dataset])}</td>"
+        else:
+            cells = "".join(_metric_cell(table, dataset, method) for method in table.methods)
+        rows.append(f"<tr data-order='{order}'><th>{esc(dataset)}</th>{cells}</tr>")
+    footer = "<tr><th>avg rank</th>" + "".join(f"<td>{format_avg_rank(r)}</td>" for r in table.avg_rank) + "</tr>"
+    return (
+        f"<div><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
+        f"<caption>{esc(table_title(table))}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody><tfoot>{footer}</tfoot></table>"
+        + bullets(table_notes(table))
+        + "</div>"
+    )
+
+
+def _figure(svg_text: str | None, caption: str = "") -> str:
+    if svg_text is None:
+        return ""
+    return f"<figure>{svg_text}{f'<figcaption class=note>{esc(caption)}</figcaption>' if caption else ''}</figure>"
+
+
+def rank_section(tables: dict, key: str) -> HtmlSection:
+    """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram."""
+    parts = []
+    for column in RANK_METRICS:
+        if column not in tables:
+            continue
+        report = significance_report(tables[column])
+        ranks = report.avg_ranks.sort_values(kind="stable")
+        rows = [[method, (f"{rank:.2f}", rank)] for method, rank in ranks.items()]
+        table = sortable_table(["method", "avg rank"], rows, numeric=(1,), better={1: "low"})
+        parts.append(f"<h3>{esc(tables[column].metric.title)}: average rank over {len(report.datasets)} complete "
+                     f"dataset(s)</h3>")
+        if report.not_applicable or report.friedman is None:
+            parts.append(f"{table}<p class='note'>No tests: {esc(report.not_applicable)}.</p>")
+            continue
+        friedman, nemenyi = report.friedman, report.nemenyi[0]
+        diagram = cd_diagram_svg(report.avg_ranks, nemenyi.cd, "", f"{key}-cd-{column}")
+        parts.append(
+            f"<div class='plots'>{table}{_figure(diagram)}</div>"
+            f"<p class='note'>Friedman (Iman–Davenport) p = {friedman.p_value:.3g}; Nemenyi CD = {nemenyi.cd:.2f} "
+            f"at α = {nemenyi.alpha:g}: methods joined by a bar do not differ significantly.</p>"
+        )
+    return HtmlSection("ranks", "Average ranks and critical differences", "".join(parts))
+
+
+def dataset_sizes(run_dirs) -> dict:
+    """Dataset -> N·D·L as the run stores recorded them (datasets of runs without a store left out)."""
+    sizes: dict[str, float] = {}
+    for run_dir in run_dirs:
+        if not store_exists(run_dir):
+            continue
+        with ResultStore(run_dir, create=False) as store:
+            for row in store.datasets().itertuples():
+                if row.n_samples and row.n_features and row.n_labels:
+                    sizes.setdefault(row.name, float(row.n_samples) * row.n_features * row.n_labels)
+    return sizes
+
+
+def provenance_section(results) -> HtmlSection:
+    """What produced the numbers (each run's ``run.json``), and every warning, failure and left-out unit."""
+    problems = [
+        *results.note_lines(),
+        *problem_lines(results.units, results.datasets, results.methods, results.unavailable),
+    ]
+    warned = results.units["warnings"] if "warnings" in results.units else pd.Series([], dtype=object)
+    body = [
+        "<h3>Warnings and problems</h3>",
+        bullets([*problems, *warning_lines(warned)]) or "<p class='note'>None.</p>",
+        "<h3>Provenance</h3>",
+        bullets(provenance_lines(results.provenance)) or "<p class='note'>No run.json.</p>",
+    ]
+    for run_dir, record in results.provenance.items():
+        if record is not None:
+            body.append(
+                f"<details><summary>{esc(run_dir)}/run.json</summary><pre>"
+                f"{esc(json.dumps(record, indent=2, sort_keys=True))}</pre></details>"
+            )
+    return HtmlSection("provenance", "Provenance and warnings", "".join(body))
+
+
+def run_sections(results, sizes: dict | None = None, key: str = "run") -> list:
+    """The sections of a run's results (:class:`~mlhidden.experiment.store.RunResults`).
+
+    ``sizes`` maps a dataset to its N·D·L (default: read from the stores of the runs in
+    ``results.provenance``); ``key`` makes the plots' SVG ids unique when several runs share a page.
+    """
+    tables = metric_tables(
+        results.units,
+        results.datasets,
+        results.methods,
+        results.unavailable,
+        metrics=[m for m in METRICS if m in results.units],
+    )
+    sizes = dataset_sizes(results.provenance) if sizes is None else sizes
+    split_tables = [tables[m] for m in SPLIT_PLOT_METRICS if m in tables]
+    available = [d for d in results.datasets if d not in results.unavailable]
+    splits = "".join(
+        _figure(split_scores_svg(split_tables, dataset, f"{key}-splits-{i}")) for i, dataset in enumerate(available)
+    )
+    time_plot = time_size_svg(tables[TIME_METRIC], sizes, SIZE_LABEL, f"{key}-time") if TIME_METRIC in tables else None
+    return [
+        HtmlSection(
+            "tables",
+            "Tables",
+            "<p class='note'>Mean over the splits, then the rank on the dataset (1 = best; "
+            "hover a cell for its spread). Click a column's header to sort the datasets by it.</p>"
+            + f"<div class='tables'>{''.join(metric_table_html(t, key) for t in tables.values())}</div>",
+        ),
+        HtmlSection(
+            "splits",
+            "Per-split scores",
+            f"<p class='note'>Each dot is one split; the box spans its quartiles.</p><div class='plots'>{splits}</div>",
+        ),
+        rank_section(tables, key),
+        HtmlSection(
+            "time",
+            "Time against dataset size",
+            _figure(time_plot, f"Mean train + test time per dataset, log–log; size = {SIZE_LABEL}.")
+            or "<p class='note'>No dataset has a recorded size and a positive time.</p>",
+        ),
+        provenance_section(results),
+    ]
+
+
+def _toc(sections, prefix: str) -> str:
+    return (
+        "<nav class='toc'>" + "".join(f"<a href='#{prefix}{esc(s.id)}'>{esc(s.title)}</a>" for s in sections) + "</nav>"
+    )
+
+
+def _sections_html(sections, prefix: str) -> str:
+    return "".join(f"<section id='{prefix}{esc(s.id)}'><h2>{esc(s.title)}</h2>{s.body}</section>" for s in sections)
+
+
+def render_page(
+    title: str, sections=(), *, views: dict | None = None, view_label: str = "View", intro: str = ""
+) -> str:
+    """The whole page: a header with the precision toggle, ``sections``, then ``views`` if any.
+
+    ``views`` maps a name to a list of sections; a ``<select>`` labelled ``view_label`` shows one
+    view at a time (the first at opening), so a reader can switch every table and plot at once.
+    ``intro`` is HTML put under the header.
+    """
+    precision = "".join(f"<option value='{p}'>{p}</option>" for p in PRECISIONS)
+    controls = [f"<label>decimals <select id='precision'>{precision}</select></label>"]
+    body = [intro, _toc(sections, "") if sections else "", _sections_html(sections, "")]
+    if views:
+        options = "".join(f"<option value='{esc(name)}'>{esc(name)}</option>" for name in views)
+        controls.insert(0, f"<label>{esc(view_label)} <select id='view'>{options}</select></label>")
+        for i, (name, view_sections) in enumerate(views.items()):
+            prefix = f"v{i}-"
+            body.append(
+                f"<div class='view' data-view='{esc(name)}'{' hidden' if i else ''}>"
+                f"{_toc(view_sections, prefix)}{_sections_html(view_sections, prefix)}</div>"
+            )
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>{esc(title)}</h1>{''.join(controls)}</header><main>{''.join(body)}</main>"
+        f"<script>{JS}</script></body></html>\n"
+    )
+
+
+def write_html(run_results, path, *, title: str | None = None, extra_sections=(), sizes: dict | None = None) -> Path:
+    """Write the results page of ``run_results`` (:class:`~mlhidden.experiment.store.RunResults`) to ``path``.
+
+    ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections.
+    """
+    path = Path(path)
+    title = title or f"Results: {run_results.config.get('name', 'run')}"
+    sections = [*extra_sections, *run_sections(run_results, sizes)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_page(title, sections), encoding="utf-8")
+    return path

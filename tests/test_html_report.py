@@ -1,0 +1,203 @@
+"""The results page: `report --html` on a real run, and the reproduction's page with its setting selector."""
+
+from __future__ import annotations
+
+import collections
+import io
+import json
+import os
+import re
+import shutil
+
+import pandas as pd
+import pytest
+from browser import CHROMIUM, Browser
+from click.testing import CliRunner
+from PIL import Image
+
+from mlhidden.cli import cli
+from mlhidden.experiment.store import load_results
+from mlhidden.paper.html_page import write_index_html
+from mlhidden.report.html import HTML_FILE
+from mlhidden.report.tables import METRICS, metric_table
+
+METHODS = ("BR", "CC", "AllZero")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """Logical and Music, 2 splits, BR, CC and AllZero, run and reported with --html through the CLI."""
+    run_dir = tmp_path_factory.mktemp("html") / "run"
+    args = ["run", "-d", "Logical", "-d", "Music", *(a for m in METHODS for a in ("-m", m)), "--splits", "2"]
+    result = CliRunner().invoke(cli, [*args, "--out", str(run_dir), "--n-jobs", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    assert not (run_dir / HTML_FILE).exists()
+    result = CliRunner().invoke(cli, ["report", str(run_dir), "--html"])
+    assert result.exit_code == 0, result.output
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def page(run_dir) -> str:
+    return (run_dir / HTML_FILE).read_text(encoding="utf-8")
+
+
+def section(page: str, section_id: str) -> str:
+    return page.split(f"<section id='{section_id}'>", 1)[1].split("</section>", 1)[0]
+
+
+def test_the_page_is_one_file_that_loads_nothing(page):
+    assert page.startswith("<!DOCTYPE html>") and page.count("<script>") == 1
+    assert not re.search(r"<(link|img|iframe|object)\b", page)
+    assert not re.search(r"""\b(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert not re.search(r"@import|url\(\s*['\"]?https?:", page)
+
+
+def test_one_sortable_table_per_metric_holding_the_stored_means(run_dir, page):
+    results = load_results(run_dir)
+    for column in METRICS:
+        html_table = page.split(f"id='run-{column}'>", 1)[1].split("</table>", 1)[0]
+        headers = re.findall(r"<th data-sort='num'[^>]*>([^<]*)</th>", html_table)
+        assert headers == list(METHODS)
+        table = metric_table(results.units, column, results.datasets, results.methods)
+        for dataset in ("Logical", "Music"):
+            row = html_table.split(f"<th>{dataset}</th>", 1)[1].split("</tr>", 1)[0]
+            values = [float(v) for v in re.findall(r"data-v='([^']+)'", row)]
+            assert values == [float(table.means.at[dataset, m]) for m in METHODS], (column, dataset)
+    # Scores carry their full value for the precision toggle; times do not change with it.
+    exact = page.split("id='run-exact_match'>", 1)[1].split("</table>", 1)[0]
+    assert len(re.findall(r"<span data-p='[^']+'>\d\.\d\d</span>", exact)) == 2 * len(METHODS)
+    assert "data-p=" not in page.split("id='run-total_seconds'>", 1)[1].split("</table>", 1)[0]
+    assert "<select id='precision'><option value='2'>2</option><option value='3'>3</option>" in page
+
+
+def test_plots_of_the_splits_ranks_and_times_are_inline_svg(page):
+    splits = section(page, "splits")
+    assert splits.count("<svg") == 2
+    assert all(re.search(rf"<text[^>]*>{name}</text>|>{name}<", splits) for name in ("Logical", "Music"))
+    ranks = section(page, "ranks")
+    assert ranks.count("<svg") == 3 and len(re.findall(r">CD = 2\.34</text>", ranks)) == 3  # 3 methods, 2 datasets
+    time = section(page, "time")
+    assert time.count("<svg") == 1 and "N·D·L" in time and all(m in time for m in METHODS)
+
+
+def shared_ids(page: str) -> list:
+    ids = collections.Counter(re.findall(r"""\sid=["']([^"']+)["']""", page))
+    assert ids
+    return [name for name, n in ids.items() if n > 1]
+
+
+def test_no_two_elements_share_an_id(page):
+    assert shared_ids(page) == []
+
+
+def test_provenance_and_warnings_come_from_the_run(run_dir, page):
+    record = json.loads((run_dir / "run.json").read_text())
+    provenance = section(page, "provenance")
+    assert record["config_hash"] in provenance and "run.json</summary>" in provenance
+    assert "12 units: 12 done, 0 failed" in provenance
+
+
+def test_html_with_metric_is_a_one_line_error(run_dir):
+    result = CliRunner().invoke(cli, ["report", str(run_dir), "--html", "--metric", "ranking_loss"])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "drop --metric" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def reproduction_dir(run_dir, tmp_path_factory):
+    """A reproduction folder: the run as the paper run and as two settings, and a comparison.csv with an audit mark."""
+    out_dir = tmp_path_factory.mktemp("reproduction")
+    shutil.copytree(run_dir, out_dir / "paper")
+    for setting in ("s_one", "s_two"):
+        shutil.copytree(run_dir, out_dir / "sensitivity" / setting / "paper")
+    comparisons = pd.DataFrame(
+        [["results", "exact_match", "Music", "BR", 0.27, 0.52, -0.25, True, "below a trivial baseline"],
+         ["results", "exact_match", "Music", "CC", 0.27, 0.30, -0.03, False, "no defect found"]],
+        columns=["table", "metric", "dataset", "method", "ours", "paper", "difference", "flagged", "audit"],
+    )
+    comparisons.to_csv(out_dir / "comparison.csv", index=False)
+    assert write_index_html(out_dir) == out_dir / HTML_FILE
+    return out_dir
+
+
+def test_reproduction_page_has_claims_first_comparisons_and_a_setting_selector(reproduction_dir):
+    """One view per setting, the first shown; claims first in each; the audit marks kept in every view."""
+    page = (reproduction_dir / HTML_FILE).read_text(encoding="utf-8")
+    options = re.findall(r"<option value='([^']+)'>", page.split("<select id='view'>", 1)[1].split("</select>", 1)[0])
+    assert options == ["main runs", "s_one", "s_two"]
+    views = re.findall(r"<div class='view' data-view='([^']+)'( hidden)?>", page)
+    assert views == [("main runs", ""), ("s_one", " hidden"), ("s_two", " hidden")]
+    assert shared_ids(page) == []
+    for i, view in enumerate(page.split("<div class='view'")[1:]):
+        ids = re.findall(r"<section id='v\d-(\w+)'>", view)
+        assert ids[:3] == ["claims", "comparison", "tables"], ids
+        claims = view.split("<section id=", 2)[1]
+        assert all(f">C{k}<" in claims for k in range(1, 9))
+        comparison = view.split(f"<section id='v{i}-comparison'>", 1)[1].split("</section>", 1)[0]
+        assert "reference remarked (1)" in comparison and "below a trivial baseline" in comparison
+    # A setting compares every score of Table 'results' the paper has: 2 metrics, BR and CC, 2 datasets.
+    setting = page.split("data-view='s_one'", 1)[1].split("</section>", 2)[1]
+    assert "of 8 compared scores" in setting
+
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("MLHIDDEN_REQUIRE_BROWSER"),
+    reason="chromium is not installed: `apt-get install -y chromium` (.ci/run installs it and requires the test)",
+)
+
+
+def row_order(browser: Browser, table_id: str) -> list:
+    return browser.evaluate(f"Array.from(document.querySelectorAll('#{table_id} tbody th')).map(e => e.textContent)")
+
+
+@needs_chromium
+def test_the_browser_harness_sees_console_errors(tmp_path):
+    broken = tmp_path / "broken.html"
+    broken.write_text("<!DOCTYPE html><script>console.error('shown'); undefinedFunction();</script>", encoding="utf-8")
+    with Browser() as browser:
+        browser.open(broken.as_uri())
+        assert len(browser.errors) == 2 and "undefinedFunction" in " ".join(browser.errors)
+
+
+@needs_chromium
+def test_the_page_renders_in_chromium_and_its_tables_sort(run_dir, tmp_path):
+    results = load_results(run_dir)
+    means = metric_table(results.units, "exact_match", results.datasets, results.methods).means
+    with Browser() as browser:
+        browser.open((run_dir / HTML_FILE).as_uri())
+        assert browser.errors == []
+        assert row_order(browser, "run-exact_match") == ["Logical", "Music"]
+        for column, method in ((2, "BR"), (3, "CC")):
+            best_first = list(means[method].sort_values(ascending=False, kind="stable").index)
+            browser.click(f"#run-exact_match thead th:nth-child({column})")  # a score: best (highest) first
+            assert row_order(browser, "run-exact_match") == best_first
+            browser.click(f"#run-exact_match thead th:nth-child({column})")
+            assert row_order(browser, "run-exact_match") == best_first[::-1]
+        browser.click("#run-total_seconds thead th:nth-child(2)")  # a time: best (lowest) first
+        times = metric_table(results.units, "total_seconds", results.datasets, results.methods).means
+        fastest = list(times["BR"].sort_values(kind="stable").index)
+        assert row_order(browser, "run-total_seconds") == fastest
+        cell = "document.querySelector('#run-exact_match [data-p]')"
+        browser.choose("#precision", "4")
+        assert re.fullmatch(r"\d\.\d{4}", browser.evaluate(f"{cell}.textContent"))
+        widths = browser.evaluate("Array.from(document.querySelectorAll('svg')).map(s => s.getBBox().width)")
+        assert len(widths) == 6 and min(widths) > 50  # 2 per-split plots, 3 CD diagrams, 1 time plot
+        png = browser.screenshot()
+        assert browser.errors == []
+    (tmp_path / "page.png").write_bytes(png)
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    assert image.height > 2000 and len(image.getcolors(maxcolors=1 << 24)) > 256  # tables, text and coloured plots
+
+
+@needs_chromium
+def test_the_setting_selector_switches_every_section(reproduction_dir):
+    shown = "Array.from(document.querySelectorAll('div.view')).filter(d => d.offsetParent).map(d => d.dataset.view)"
+    with Browser() as browser:
+        browser.open((reproduction_dir / HTML_FILE).as_uri())
+        assert browser.evaluate(shown) == ["main runs"]
+        browser.choose("#view", "s_two")
+        assert browser.evaluate(shown) == ["s_two"]
+        browser.click("#setting1-exact_match thead th:nth-child(2)")
+        assert row_order(browser, "setting1-exact_match") == ["Music", "Logical"]
+        assert browser.errors == []
