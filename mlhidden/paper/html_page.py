@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.paper.audit import CLEAN
-from mlhidden.report.claims import DEVIATION, HOLDS, NOT_EVALUATED, decide_claims
+from mlhidden.report.claims import DEVIATION, FAILS, HOLDS, decide_claims
 from mlhidden.report.evidence import Runs, gather_evidence
 from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, sortable_table
 from mlhidden.report.html_plots import agreement_svg
@@ -27,9 +27,9 @@ _TIME_TABLE, _TIME_METRIC = PAPER_TABLES["total_seconds"]
 
 
 def verdict_class(verdict) -> str:
-    """The CSS class a verdict is shown with: held, not held, or neither (not evaluated)."""
+    """The CSS class a verdict is shown with: held, not held, or neither (inconclusive, not evaluated)."""
     text = str(verdict)
-    return "holds" if text.startswith(HOLDS) else "" if text.startswith(NOT_EVALUATED) else "fails"
+    return "holds" if text.startswith(HOLDS) else "fails" if text.startswith(FAILS) else ""
 
 
 def claims_section(claims: list) -> HtmlSection:
@@ -38,10 +38,10 @@ def claims_section(claims: list) -> HtmlSection:
     rows = "".join(
         f"<tr data-order='{i}'><td class='text'>{esc(c.key)}</td><td class='text'>{esc(c.statement)}</td>"
         f"<td class='text {verdict_class(c.verdict)}'>{esc(c.verdict)}</td>"
-        f"<td class='text note'>{esc(c.evidence)}</td></tr>"
+        f"<td class='text note'>{esc(c.deciding)}</td><td class='text note'>{esc(c.evidence)}</td></tr>"
         for i, c in enumerate(claims)
     )
-    head = "".join(f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "our numbers"))
+    head = "".join(f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers"))
     return HtmlSection(
         "claims",
         "Claims",
