@@ -261,10 +261,15 @@ def test_time_claim_fails_on_results_that_contradict_the_paper(tmp_path):
     assert "MLP / CCASL methods: geometric mean 1.5x" in claims["C7"].evidence
     write_report(tmp_path)
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
-    c3 = next(line for line in report.splitlines() if line.startswith("| C3 "))
-    assert "**inconclusive**" in c3 and "ELM 1.00" in c3
+    c3 = next(line for line in report.splitlines() if line.startswith("| [C3](#claim-c3) "))
+    assert "**inconclusive**" in c3 and "ELM" in c3
+    detail = report.split('<a id="claim-c3"></a>')[1].split("<a id=")[0]
+    assert "**inconclusive**" in detail and "ELM 1.00" in detail
     # The other runs are absent: their claims say so instead of guessing.
-    assert "**not evaluated**" in next(line for line in report.splitlines() if line.startswith("| C2 "))
+    assert "**not evaluated**" in next(line for line in report.splitlines() if line.startswith("| [C2](#claim-c2) "))
+    first_screen = report.split("## The claims in detail")[0]
+    assert "0 of the paper's 8 claims **hold**" in first_screen and "2 are **inconclusive**" in first_screen
+    assert max(len(line) for line in report.splitlines() if not line.startswith("|")) <= 200
 
 
 def test_time_claim_needs_a_large_dataset(tmp_path):
@@ -510,12 +515,12 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     assert claims["C1"].verdict in VERDICTS and claims["C5"].verdict in VERDICTS
     assert claims["C3"].verdict == NOT_EVALUATED
     for claim in claims.values():
-        row = next(line for line in report.splitlines() if line.startswith(f"| {claim.key} "))
+        row = next(line for line in report.splitlines() if line.startswith(f"| [{claim.key}](#claim-{claim.key.lower()}) "))
         assert f"**{claim.verdict}**" in row
     # The refits are the stored units again.
     accuracy = pd.read_csv(tmp_path / "synthetic_2d" / LABEL_ACCURACY_FILE)
     assert set(accuracy["method"]) == {"BR", "CC (1,2)", "CC (2,1)"} and accuracy["split"].nunique() == QUICK.max_splits
-    assert "18 of 18 refits reproduce the stored exact match" in report
+    assert "18 of 18 refits reproduce the stored exact match" in " ".join(report.split())
     for table in ("logical", "synthetic_2d_exact_match", "synthetic_2d_base_accuracy", "hidden_nodes"):
         assert all((tmp_path / "tables" / f"{table}.{suffix}").is_file() for suffix in ("csv", "md", "tex"))
     # A second call resumes: nothing runs again, the report is rebuilt, and the wall times still

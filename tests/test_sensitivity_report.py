@@ -199,7 +199,7 @@ def logical_settings(tmp_path_factory):
 
 
 def test_the_same_claim_functions_decide_each_setting(logical_settings):
-    text, runs_by_setting = settings_section(logical_settings, reference_results())
+    text, runs_by_setting, _ = settings_section(logical_settings, reference_results())
     assert list(runs_by_setting) == ["a", "d"]
     cells = {name: cell_values(runs) for name, runs in runs_by_setting.items()}
     primary = cell_values(Runs(logical_settings))
@@ -218,7 +218,7 @@ def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logic
     matrix = report.split("## Which claims survive which settings")[1].split("###")[0]
     assert "| a " in matrix and "| d " in matrix and "| C1 " in matrix
     c1 = next(line for line in matrix.splitlines() if line.startswith("| C1 "))
-    _, runs_by_setting = settings_section(tmp_path, reference_results())
+    _, runs_by_setting, _ = settings_section(tmp_path, reference_results())
     decided = decide_settings(runs_by_setting, reference_results())
     assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[0].verdict for claims in decided.values()]
     assert "| C3 " in matrix and NEVER_EVALUATED in matrix

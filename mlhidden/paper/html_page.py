@@ -29,12 +29,12 @@ _TIME_TABLE, _TIME_METRIC = PAPER_TABLES["total_seconds"]
 def verdict_class(verdict) -> str:
     """The CSS class a verdict is shown with: held, not held, or neither (inconclusive, not evaluated)."""
     text = str(verdict)
-    return "holds" if text.startswith(HOLDS) else "fails" if text.startswith(FAILS) else ""
+    return "good" if text.startswith(HOLDS) else "bad" if text.startswith(FAILS) else ""
 
 
 def claims_section(claims: list) -> HtmlSection:
     """The claims, each with its verdict and the numbers that decide it."""
-    held = sum(verdict_class(claim.verdict) == "holds" for claim in claims)
+    held = sum(claim.verdict == HOLDS for claim in claims)
     rows = "".join(
         f"<tr data-order='{i}'><td class='text'>{esc(c.key)}</td><td class='text'>{esc(c.statement)}</td>"
         f"<td class='text {verdict_class(c.verdict)}'>{esc(c.verdict)}</td>"
@@ -150,7 +150,7 @@ def write_index_html(out_dir) -> Path:
     setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
     main = f"main runs (setting {setting})" if setting else "main runs"
     views = {main: _view(main_runs, comparisons, reference, "main")}
-    _, finished = settings_section(out_dir, reference)
+    _, finished, _ = settings_section(out_dir, reference)
     for i, (name, runs) in enumerate(finished.items()):
         views[name] = _view(
             runs, _with_audit(_results_comparisons(runs, reference), comparisons), reference, f"setting{i}"

@@ -68,7 +68,7 @@ ul.notes{font-size:.85em;color:#555;margin:.2em 0 1em}
 .plots{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
 figure{margin:0}svg{max-width:100%;height:auto}
 pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em;max-height:30em}
-.holds{color:#176317;font-weight:600}.fails{color:#b00;font-weight:600}
+.good{color:#176317;font-weight:600}.bad{color:#b00;font-weight:600}
 """
 
 JS = """

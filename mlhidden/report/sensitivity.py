@@ -136,15 +136,18 @@ def claims_matrix(claims_by_setting: dict) -> pd.DataFrame:
     return frame.assign(**{"over all settings": [closing_verdict(frame.loc[key].to_dict()) for key in frame.index]})
 
 
-def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: pd.DataFrame, costs: dict | None = None) -> str:
-    """The matrix, then per claim the deciding numbers (and significance) under each setting.
+def sensitivity_markdown(
+    runs_by_setting: dict, descriptions: dict, reference: pd.DataFrame, costs: dict | None = None,
+) -> tuple[str, pd.DataFrame | None]:
+    """The matrix, then per claim the deciding numbers (and significance) under each setting; and
+    the matrix itself (None without settings).
 
     ``costs`` maps a setting to its manifest entry's ``wall_seconds`` and ``reused_units`` (what
     running it took, and how many units it copied instead), shown with its description.
     """
     parts = ["## Which claims survive which settings\n\n"]
     if not runs_by_setting:
-        return parts[0] + f"Not run: no settings under `{SENSITIVITY_DIR}/` (`make sensitivity` runs them).\n"
+        return parts[0] + f"Not run: no settings under `{SENSITIVITY_DIR}/` (`make sensitivity` runs them).\n", None
     claims_by_setting = decide_settings(runs_by_setting, reference)
     matrix = claims_matrix(claims_by_setting)
     settings = list(runs_by_setting)
@@ -168,7 +171,7 @@ def sensitivity_markdown(runs_by_setting: dict, descriptions: dict, reference: p
             rows.append(row)
         headers = ["setting", "verdict", "our numbers", "deciding statistic"] + (["significance"] if key in SIGNIFICANCE_CLAIMS else [])
         parts += [pipe_table(rows, headers), "\n\n"]
-    return "".join(parts)
+    return "".join(parts), matrix
 
 
 def primary_markdown(verdicts: list, main_setting: str | None) -> str:
@@ -220,7 +223,8 @@ def unfinished(runs: Runs, run_names) -> str:
 
 
 def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
-    """The sensitivity section's Markdown and the finished settings' runs (name -> Runs) under ``out_dir``.
+    """The sensitivity section's Markdown, the finished settings' runs (name -> Runs) under ``out_dir``,
+    and their claims x settings matrix (:func:`claims_matrix`; None when no setting finished).
 
     A setting whose runs are not all stored in full (an interrupted ``make sensitivity``) is listed
     with what it lacks and left out of the matrix, the rule and the deviations, so that no claim
@@ -237,7 +241,7 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     lacking = {name: unfinished(runs_by_setting[name], planned[name]) if name in runs_by_setting else "not started" for name in order}
     finished = {name: runs for name, runs in runs_by_setting.items() if not lacking.get(name)}
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
-    markdown = sensitivity_markdown(finished, descriptions, reference, costs)
+    markdown, matrix = sensitivity_markdown(finished, descriptions, reference, costs)
     if any(lacking.values()):
         rows = [[name, markdown_escape(what)] for name, what in lacking.items() if what]
         markdown += "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n" + pipe_table(rows, ["setting", "lacks"]) + "\n\n"
@@ -246,7 +250,7 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
         entries = {entry["name"]: entry for entry in manifest["settings"]}
         verdicts = [rule_verdict(entries[name], [runs[run].units for run in entries[name]["run_dirs"]]) for name, runs in finished.items()]
         markdown += primary_markdown(verdicts, main_setting)
-    return markdown, finished
+    return markdown, finished, matrix
 
 
 VARIANTS_RUN = "synthetic_variants"
