@@ -14,6 +14,7 @@ import pandas as pd
 from mlhidden.experiment.provenance import package_versions
 from mlhidden.experiment.splits import make_split
 from mlhidden.experiment.status import OK
+from mlhidden.io import write_text
 from mlhidden.report.claims import DEVIATION, decide_claims
 from mlhidden.report.deviations import cell_values, deviations_markdown, diagnose, trivial_baselines, version_mismatches
 from mlhidden.report.evidence import Evidence, Runs, gather_evidence
@@ -244,5 +245,5 @@ def write_report(out_dir, data_dir=None) -> list:
     body = [sensitivity, deviations_report(runs, runs_by_setting, comparisons, reference, data_dir), *(section.markdown for section in sections)]
     text = "\n".join([*header, *body, differences_section(runs, reference), run_information(out_dir, runs)])
     report = out_dir / REPORT_FILE
-    report.write_text(text, encoding="utf-8")
+    write_text(report, text)
     return [report, comparison_path, *(path for section in sections for path in section.paths)]
