@@ -32,9 +32,10 @@ from mlhidden.experiment.predictions import UnitPredictions
 from mlhidden.experiment.protocols import dataset_splits
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.reuse import reuse_units
+from mlhidden.experiment.run_directory import check_run_directory
 from mlhidden.experiment.splits import Split, method_seed
 from mlhidden.experiment.status import FAILED, OK
-from mlhidden.experiment.store import ResultStore, expected_keys, now, remove_store, split_protocol, unit_key
+from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
 from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
 from mlhidden.experiment.units import fit_unit
 
@@ -230,20 +231,7 @@ def execute_plan(
     started = time.perf_counter()
     with ExecutionBackend(backend, scheduler) as executor, ResultStore(run_dir) as store:
         record = config_record(config)
-        stored = store.get_meta("config")
-        if stored is not None and split_protocol(stored) != split_protocol(record):
-            raise UserError(
-                f"the stored units were split with {split_protocol(stored)}; this config asks for {split_protocol(record)}",
-                path=store.path, hint="re-run with --fresh to start over, or choose another --out",
-            )
-        if stored is not None and stored["seed"] != record["seed"] and not store.units().empty:
-            raise UserError(
-                f"the stored units were made with run seed {stored['seed']}; this run asks for seed {record['seed']},"
-                " and one directory holds one run seed so that its tables never mix or drop seeds",
-                path=store.path, hint="give each run seed its own --out, or re-run with --fresh to start over",
-            )
-        if stored is not None and not narrow:
-            _refuse_narrower(store, stored, record, plan.checksums)
+        check_run_directory(store, record, plan.checksums, narrow=narrow)
         started_at = now()
         store.set_meta("config", record)
         store.set_meta("unavailable", plan.unavailable)
@@ -294,22 +282,6 @@ def execute_plan(
                 reused_units=summary.reused_units,
             ))
     return summary
-
-
-def _refuse_narrower(store: ResultStore, stored: dict, record: dict, checksums: dict) -> None:
-    """Refuse (UserError) a config whose units are a strict part of those of the run stored in ``store``."""
-    stored_checksums = {r.name: r.sha256 for r in store.datasets().itertuples() if r.status == OK}
-    before, asked = set(expected_keys(stored, stored_checksums)), set(expected_keys(record, checksums))
-    if not asked < before:
-        return
-    labels = ", ".join(method["label"] for method in stored["methods"])
-    raise UserError(
-        f"this command asks for {len(asked)} of the {len(before)} units of the run stored here ({labels} on "
-        f"{', '.join(stored_checksums)}, {stored['splits']} splits) and nothing else: running it here would rewrite "
-        "that run's tables and run.json with fewer units",
-        path=store.path, hint=f"give another --out (with --reuse {store.run_dir} to copy the stored units), "
-        f"or add --narrow to make this the run of {store.run_dir}; its other units stay stored",
-    )
 
 
 def _finished_record(run_dir: Path, n_units: int) -> bool:
