@@ -21,9 +21,11 @@ import sqlite3
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 from mlhidden.experiment.store import KEY_COLUMNS, WHERE_KEY
+from mlhidden.experiment.store_file import store_error
 
 LEASE_SECONDS = 120.0
 RENEW_SECONDS = 20.0
@@ -46,7 +48,7 @@ class UnitClaims:
         self._renewer = threading.Thread(target=self._renew_until_stopped, name="mlhidden-claims", daemon=True)
 
     def __enter__(self):
-        with self._lock:
+        with self._lock, self._faults():
             self._clear_lapsed()
         self._renewer.start()
         return self
@@ -79,8 +81,16 @@ class UnitClaims:
 
     def claim(self, key: tuple) -> str:
         """Claim the unit with store key ``key``: "claimed", "stored" (done already) or "held" (by another live process)."""
-        with self._lock:
+        with self._lock, self._faults():
             return self._claim(key)
+
+    @contextmanager
+    def _faults(self):
+        """SQLite's errors (a full disk) as the store's one-line errors."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.store_path) from None
 
     def _claim(self, key: tuple) -> str:
         conn = self._conn

@@ -270,6 +270,9 @@ def execute_plan(
         except KeyboardInterrupt:
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
+            _remove_shared_fits(run_dir)
+            if not keep_record:
+                _try_to_record_the_end(run_dir, provenance, summary)
             stored_units = summary.n_skipped + summary.n_done
             raise UserError(f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint) from None
         _remove_shared_fits(run_dir)
@@ -282,6 +285,14 @@ def execute_plan(
                 reused_units=summary.reused_units,
             ))
     return summary
+
+
+def _try_to_record_the_end(run_dir: Path, provenance: dict, summary: RunSummary) -> None:
+    """Mark run.json interrupted where the disk still allows it, rather than leave it "running"."""
+    try:
+        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), now(), interrupted=True, reused_units=summary.reused_units))
+    except UserError:
+        pass
 
 
 def _finished_record(run_dir: Path, n_units: int) -> bool:
