@@ -81,6 +81,10 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 @click.option("--splits", type=int, default=None, help="Number of random 60/40 splits (overrides the config).")
 @click.option("--seed", type=int, default=None, help="Run seed (overrides the config).")
 @click.option("--fresh", is_flag=True, help="Discard stored units and start over (default: resume).")
+@click.option(
+    "--narrow", is_flag=True,
+    help="Let a command asking for a part of the run stored in --out make its tables and run.json of that part only (the other units stay stored).",
+)
 @_LABELS
 @click.option(
     "--backend", type=click.Choice(BACKENDS), default="loky", show_default=True,
@@ -101,8 +105,8 @@ _STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank
 @_CONTROL
 @_STD
 def run(
-    config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, labels, backend, scheduler, share_fits, reuse_from, verbose, quiet,
-    stats, control, std,
+    config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels, backend, scheduler, share_fits, reuse_from, verbose,
+    quiet, stats, control, std,
 ):
     """Run every unit of a config not already stored, then write the tables.
 
@@ -130,7 +134,7 @@ def run(
         with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
             summary = run_experiment(
                 config, run_dir, data_dir=data_dir, fresh=fresh, on_start=progress.start, on_unit=progress.unit,
-                backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=[Path(d) for d in reuse_from],
+                backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=[Path(d) for d in reuse_from], narrow=narrow,
             )
     except KeyboardInterrupt:
         click.echo(f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.", err=True)

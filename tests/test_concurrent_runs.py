@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -93,3 +94,84 @@ def test_a_run_killed_with_sigkill_holds_no_unit_back(tmp_path):
     assert {(d, m, int(s)) for d, m, s in computed}.isdisjoint({(row[0], row[2], row[4]) for row in stored_before})
     assert len(stored_rows(out)) == N_UNITS
     assert time.monotonic() - started < 120  # the dead owner's claim did not have to lapse (LEASE_SECONDS)
+
+
+GATED_METHOD = '''
+import os, time
+from mlhidden.methods.br import BR
+
+
+class GatedBR(BR):
+    """BR whose fit waits, while $GATE names a missing file, so a test can stop its process mid-unit."""
+
+    def fit(self, X, Y):
+        while os.environ.get("GATE") and not os.path.exists(os.environ["GATE"]):
+            time.sleep(0.02)
+        return super().fit(X, Y)
+'''
+SHORT_LEASE = "import sys, mlhidden.experiment.claims as c; c.LEASE_SECONDS = 1.0; from mlhidden.cli import main; sys.exit(main())"
+
+
+def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:
+    """``mlhidden run`` of one GatedBR unit in its own process (``lease``: claims lapse after 1 s, not 120)."""
+    (tmp_path / "gated.py").write_text(GATED_METHOD)
+    env = {name: value for name, value in os.environ.items() if name != "GATE"}
+    env["PYTHONPATH"] = str(tmp_path)
+    if gate is not None:
+        env["GATE"] = str(gate)
+    entry = ["-c", SHORT_LEASE] if lease else ["-m", "mlhidden"]
+    command = [sys.executable, *entry, "run", "-d", "Logical", "-m", "gated:GatedBR", "--splits", "1", "--n-jobs", "1", "-q", "--out", str(out)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).resolve().parents[1])
+
+
+def _claims(out) -> list:
+    path = out / STORE_FILE
+    if not path.exists():
+        return []
+    with sqlite3.connect(path, timeout=60) as conn:
+        try:
+            return conn.execute("SELECT owner, renewed_at FROM claims").fetchall()
+        except sqlite3.OperationalError:
+            return []
+
+
+def _unit_rows(out) -> list:
+    with sqlite3.connect(out / STORE_FILE, timeout=60) as conn:
+        return conn.execute("SELECT method, split, status, finished_at, train_seconds FROM units").fetchall()
+
+
+def test_a_frozen_claim_holder_does_not_overwrite_the_unit_another_run_took_over(tmp_path):
+    out, gate = tmp_path / "run", tmp_path / "gate"
+    frozen = _gated_run(tmp_path, out, gate=gate)
+    try:
+        deadline = time.monotonic() + 120
+        while not _claims(out):  # it holds the claim and waits in fit
+            assert frozen.poll() is None and time.monotonic() < deadline, frozen.communicate()
+            time.sleep(0.05)
+        os.kill(frozen.pid, signal.SIGSTOP)
+        time.sleep(1.5)  # past the other run's 1 s lease
+        gate.touch()
+        other = _gated_run(tmp_path, out, lease=True)
+        assert other.wait(timeout=300) == 0, other.communicate()
+        taken_over = _unit_rows(out)
+        assert len(taken_over) == 1 and taken_over[0][2] == "ok"
+    finally:
+        os.kill(frozen.pid, signal.SIGCONT)
+    _, stderr = frozen.communicate(timeout=300)
+    assert frozen.returncode == 0, stderr
+    assert _unit_rows(out) == taken_over, "the resumed run overwrote the unit of the run that took it over"
+    assert "1 unit(s) computed here were discarded" in stderr
+    assert _claims(out) == []
+
+
+def test_claims_of_killed_runs_are_cleared(tmp_path):
+    out = tmp_path / "run"
+    assert _gated_run(tmp_path, out).wait(timeout=300) == 0
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    with sqlite3.connect(out / STORE_FILE) as conn:  # a run killed with kill -9 while computing a unit of another config
+        conn.execute(
+            "INSERT INTO claims VALUES ('Logical', 'x', 'CC', 'y', 0, 1, ?, ?, ?, ?)",
+            (f"{socket.gethostname()}:{int(dead.stdout)}:0", socket.gethostname(), int(dead.stdout), time.time()),
+        )
+    assert _gated_run(tmp_path, out).wait(timeout=300) == 0
+    assert _claims(out) == []

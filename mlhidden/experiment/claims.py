@@ -5,7 +5,12 @@ same SQLite file as the results). A unit already stored, or claimed by another l
 not computed again: the claimer skips it and, once its own units are done, waits for the other
 process to store it. A claim lapses when its owner stops renewing it (``LEASE_SECONDS``; a
 thread renews every claim of a live process) or, on the same machine, as soon as the owner
-process no longer exists, so a run killed with ``kill -9`` holds nothing back on resume.
+process no longer exists, so a run killed with ``kill -9`` holds nothing back on resume; such
+lapsed claims are cleared when a process opens or closes its claims.
+
+A unit's row is written only by the current holder of its claim (:meth:`ResultStore.write_unit`
+compares the owner in the writing transaction): a process stopped past its lease (SIGSTOP, a
+suspended laptop) whose unit another process took over discards its own result when it resumes.
 """
 
 from __future__ import annotations
@@ -16,13 +21,14 @@ import sqlite3
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
-from mlhidden.experiment.store import KEY_COLUMNS
+from mlhidden.experiment.store import KEY_COLUMNS, WHERE_KEY
+from mlhidden.experiment.store_file import store_error
 
 LEASE_SECONDS = 120.0
 RENEW_SECONDS = 20.0
-_WHERE_KEY = " AND ".join(f"{column}=?" for column in KEY_COLUMNS)
 
 
 class UnitClaims:
@@ -31,9 +37,9 @@ class UnitClaims:
     While open, a daemon thread renews the claims every ``RENEW_SECONDS``; closing releases them.
     """
 
-    def __init__(self, store_path, lease_seconds: float = LEASE_SECONDS):
+    def __init__(self, store_path, lease_seconds: float | None = None):
         self.store_path = Path(store_path)
-        self.lease_seconds = lease_seconds
+        self.lease_seconds = LEASE_SECONDS if lease_seconds is None else lease_seconds
         self.host, self.pid = socket.gethostname(), os.getpid()
         self.owner = f"{self.host}:{self.pid}:{uuid.uuid4().hex[:8]}"
         self._conn = _connect(self.store_path)
@@ -42,6 +48,8 @@ class UnitClaims:
         self._renewer = threading.Thread(target=self._renew_until_stopped, name="mlhidden-claims", daemon=True)
 
     def __enter__(self):
+        with self._lock, self._faults():
+            self._clear_lapsed()
         self._renewer.start()
         return self
 
@@ -49,22 +57,49 @@ class UnitClaims:
         self._stop.set()
         self._renewer.join()
         with self._lock:
-            self._conn.execute("DELETE FROM claims WHERE owner=?", (self.owner,))
-            self._conn.close()
+            try:
+                self._conn.execute("DELETE FROM claims WHERE owner=?", (self.owner,))
+                self._clear_lapsed()
+            except sqlite3.Error:  # a full disk or a lost store: what is left lapses, and the next run clears it
+                pass
+            finally:
+                self._conn.close()
+
+    def _clear_lapsed(self):
+        """Delete the claims of owners that no longer compute (killed, or stopped past their lease)."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            owners = conn.execute("SELECT owner, host, pid, MAX(renewed_at) FROM claims GROUP BY owner, host, pid").fetchall()
+            for owner, host, pid, renewed_at in owners:
+                if owner != self.owner and not self._alive(host, pid, renewed_at):
+                    conn.execute("DELETE FROM claims WHERE owner=?", (owner,))
+            conn.execute("COMMIT")
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
 
     def claim(self, key: tuple) -> str:
         """Claim the unit with store key ``key``: "claimed", "stored" (done already) or "held" (by another live process)."""
-        with self._lock:
+        with self._lock, self._faults():
             return self._claim(key)
+
+    @contextmanager
+    def _faults(self):
+        """SQLite's errors (a full disk) as the store's one-line errors."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.store_path) from None
 
     def _claim(self, key: tuple) -> str:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if conn.execute(f"SELECT 1 FROM units WHERE {_WHERE_KEY} AND status='ok'", key).fetchone():
+            if conn.execute(f"SELECT 1 FROM units WHERE {WHERE_KEY} AND status='ok'", key).fetchone():
                 outcome = "stored"
             else:
-                row = conn.execute(f"SELECT owner, host, pid, renewed_at FROM claims WHERE {_WHERE_KEY}", key).fetchone()
+                row = conn.execute(f"SELECT owner, host, pid, renewed_at FROM claims WHERE {WHERE_KEY}", key).fetchone()
                 if row is not None and row[0] != self.owner and self._alive(*row[1:]):
                     outcome = "held"
                 else:
@@ -91,7 +126,10 @@ class UnitClaims:
         conn = _connect(self.store_path)
         try:
             while not self._stop.wait(RENEW_SECONDS):
-                conn.execute("UPDATE claims SET renewed_at=? WHERE owner=?", (time.time(), self.owner))
+                try:
+                    conn.execute("UPDATE claims SET renewed_at=? WHERE owner=?", (time.time(), self.owner))
+                except sqlite3.OperationalError:  # a full disk or a long lock: the next renewal may pass
+                    pass
         finally:
             conn.close()
 

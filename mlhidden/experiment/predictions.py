@@ -34,13 +34,18 @@ class UnitPredictions:
         return float("nan") if self.scores is None else RANKING_METRICS[name](self.truth, self.scores)
 
 
+def stored_predictions(shape: tuple, truth: bytes, predicted: bytes, scores: bytes | None) -> UnitPredictions:
+    """A unit's predictions from its stored blobs; ValueError for a blob that does not hold ``shape``'s values."""
+    return UnitPredictions(unpack_bits(truth, shape), unpack_bits(predicted, shape), None if scores is None else unpack_scores(scores, shape))
+
+
 def pack_bits(matrix) -> bytes:
     """A 0/1 matrix as compressed bits (its shape is stored beside it)."""
     return zlib.compress(np.packbits(np.asarray(matrix).astype(bool), axis=None).tobytes(), COMPRESSION_LEVEL)
 
 
 def unpack_bits(blob: bytes, shape: tuple) -> np.ndarray:
-    bits = np.unpackbits(np.frombuffer(zlib.decompress(blob), dtype=np.uint8), count=int(np.prod(shape)))
+    bits = np.unpackbits(np.frombuffer(_decompressed(blob, (int(np.prod(shape)) + 7) // 8), dtype=np.uint8), count=int(np.prod(shape)))
     return bits.reshape(shape).astype(np.int8)
 
 
@@ -50,4 +55,16 @@ def pack_scores(scores) -> bytes:
 
 
 def unpack_scores(blob: bytes, shape: tuple) -> np.ndarray:
-    return np.frombuffer(zlib.decompress(blob), dtype="<f4").reshape(shape)
+    return np.frombuffer(_decompressed(blob, 4 * int(np.prod(shape))), dtype="<f4").reshape(shape)
+
+
+def _decompressed(blob: bytes, size: int) -> bytes:
+    """The ``size`` bytes a stored blob holds; ValueError for a damaged one (never more than ``size`` bytes are made)."""
+    try:
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(blob, size)
+    except (zlib.error, TypeError) as exc:
+        raise ValueError(f"not a compressed array: {exc}") from None
+    if len(data) != size or not inflater.eof or inflater.unconsumed_tail:
+        raise ValueError(f"it holds {'more' if inflater.unconsumed_tail else 'fewer'} than the {size} bytes its shape needs")
+    return data

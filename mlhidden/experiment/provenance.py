@@ -14,18 +14,22 @@ import os
 import platform
 import subprocess
 import sys
+import warnings
 from importlib import metadata
 from pathlib import Path
 
 import mlhidden
+from mlhidden.errors import InputWarning
 from mlhidden.experiment.protocols import Protocol, unit_seed
 from mlhidden.experiment.splits import method_seed
-from mlhidden.io import write_atomically
+from mlhidden.io import write_text
 
 RUN_JSON = "run.json"
 FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
 UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
+_RECORD_KEYS = {"status", "config", "config_hash", "mlhidden", "python", "packages", "seeds", "machine", "backend", "started_at",
+                "finished_at", "units"}
 # What decides a run's numbers in a checkout: the package, the configs and the build files. Results
 # (which `make reproduce` rewrites), docs and tests do not make a checkout "modified".
 SOURCE_PATHS = ("mlhidden", "configs", "pyproject.toml", "Makefile")
@@ -95,18 +99,30 @@ def finish_run(
 
 def write_run_json(run_dir, record: dict) -> Path:
     """Write ``run_dir/run.json`` through a temporary file, so a reader never sees half of it."""
-    path = Path(run_dir) / RUN_JSON
-    text = json.dumps(record, indent=2, sort_keys=True) + "\n"
-    write_atomically(path, lambda stream: stream.write(text.encode("utf-8")))
-    return path
+    return write_text(Path(run_dir) / RUN_JSON, json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
 def read_run_json(run_dir) -> dict | None:
-    """The run's provenance record, or None for a run directory without one (an older mlhidden)."""
+    """The run's provenance record, or None for a run directory without one (an older mlhidden).
+
+    An unreadable ``run.json`` is None too, with a warning: it only describes the run, so it
+    blocks neither the tables (the store holds the results) nor a run (which rewrites it).
+    """
     path = Path(run_dir) / RUN_JSON
     if not path.is_file():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(record, dict) or record.get("format") != FORMAT_VERSION or not _RECORD_KEYS <= record.keys():
+            raise ValueError(f"not a run record of format {FORMAT_VERSION}")
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        warnings.warn(
+            f"{path}: unreadable ({reason}); the tables say nothing of what produced them until `mlhidden run` rewrites it",
+            InputWarning, stacklevel=2,
+        )
+        return None
+    return record
 
 
 def git_revision(package_root=None) -> dict:

@@ -32,9 +32,10 @@ from mlhidden.experiment.predictions import UnitPredictions
 from mlhidden.experiment.protocols import dataset_splits
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.reuse import reuse_units
+from mlhidden.experiment.run_directory import check_run_directory
 from mlhidden.experiment.splits import Split, method_seed
 from mlhidden.experiment.status import FAILED, OK
-from mlhidden.experiment.store import ResultStore, now, remove_store, split_protocol, unit_key
+from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
 from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
 from mlhidden.experiment.units import fit_unit
 
@@ -88,7 +89,8 @@ class RunSummary:
 
     ``unit_warnings`` holds the recorded warnings of each unit run (see
     :mod:`mlhidden.experiment.unit_warnings`), ``failures`` one ``(dataset, method label, split,
-    first line of the error)`` per failed unit.
+    first line of the error)`` per failed unit. ``n_discarded`` counts units computed here whose
+    claim another process took over meanwhile (this one was stopped past its lease): theirs are kept.
     """
 
     run_dir: Path
@@ -105,6 +107,7 @@ class RunSummary:
     not_run: list = field(default_factory=list)
     unit_warnings: list = field(default_factory=list)
     failures: list = field(default_factory=list)
+    n_discarded: int = 0
 
     def unit_counts(self) -> dict:
         return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
@@ -112,7 +115,11 @@ class RunSummary:
     def problem_lines(self) -> list:
         """One line per warning kind of the units run, then one per failed unit with its reason."""
         failed = [f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures]
-        return warning_lines(self.unit_warnings) + failed
+        discarded = [
+            f"{self.n_discarded} unit(s) computed here were discarded: this process was stopped past its claim's lease"
+            " and another run took them over (that run's results are kept)"
+        ] if self.n_discarded else []
+        return warning_lines(self.unit_warnings) + failed + discarded
 
 
 def load_dataset_spec(spec: DatasetSpec, data_dir=None) -> Dataset:
@@ -188,6 +195,7 @@ def run_experiment(
     scheduler: str | None = None,
     share_fits: bool = True,
     reuse_from=(),
+    narrow: bool = False,
 ) -> RunSummary:
     """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
 
@@ -201,17 +209,19 @@ def run_experiment(
     (:mod:`mlhidden.experiment.claims`), and each returns when every unit is stored.
     Units that a run directory in ``reuse_from`` holds under the same key are copied from it
     instead of computed (:mod:`mlhidden.experiment.reuse`); run.json names the donors.
+    A config asking for a part of the run stored in ``run_dir`` and nothing more is refused,
+    since it would rewrite that run's tables and run.json with fewer units, unless ``narrow``.
     """
     plan = plan_run(config, data_dir)
     return execute_plan(
         plan, run_dir, n_jobs=n_jobs, fresh=fresh, on_unit=on_unit, on_start=on_start,
-        backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=reuse_from,
+        backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=reuse_from, narrow=narrow,
     )
 
 
 def execute_plan(
     plan: RunPlan, run_dir, *, n_jobs=None, fresh=False, on_unit=None, on_start=None, backend="loky", scheduler=None, share_fits=True,
-    reuse_from=(),
+    reuse_from=(), narrow=False,
 ) -> RunSummary:
     """Compute and store the units of ``plan`` that ``run_dir``'s store lacks (see :func:`run_experiment`)."""
     config, run_dir = plan.config, Path(run_dir)
@@ -221,18 +231,7 @@ def execute_plan(
     started = time.perf_counter()
     with ExecutionBackend(backend, scheduler) as executor, ResultStore(run_dir) as store:
         record = config_record(config)
-        stored = store.get_meta("config")
-        if stored is not None and split_protocol(stored) != split_protocol(record):
-            raise UserError(
-                f"the stored units were split with {split_protocol(stored)}; this config asks for {split_protocol(record)}",
-                path=store.path, hint="re-run with --fresh to start over, or choose another --out",
-            )
-        if stored is not None and stored["seed"] != record["seed"] and not store.units().empty:
-            raise UserError(
-                f"the stored units were made with run seed {stored['seed']}; this run asks for seed {record['seed']},"
-                " and one directory holds one run seed so that its tables never mix or drop seeds",
-                path=store.path, hint="give each run seed its own --out, or re-run with --fresh to start over",
-            )
+        check_run_directory(store, record, plan.checksums, narrow=narrow)
         started_at = now()
         store.set_meta("config", record)
         store.set_meta("unavailable", plan.unavailable)
@@ -270,6 +269,12 @@ def execute_plan(
                 _run_units(todo, config, jobs, executor, store, claims, summary, on_unit, shared_dir)
         except KeyboardInterrupt:
             summary.interrupted = True
+        except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
+            _remove_shared_fits(run_dir)
+            if not keep_record:
+                _try_to_record_the_end(run_dir, provenance, summary)
+            stored_units = summary.n_skipped + summary.n_done
+            raise UserError(f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint) from None
         _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
         if not keep_record:
@@ -280,6 +285,14 @@ def execute_plan(
                 reused_units=summary.reused_units,
             ))
     return summary
+
+
+def _try_to_record_the_end(run_dir: Path, provenance: dict, summary: RunSummary) -> None:
+    """Mark run.json interrupted where the disk still allows it, rather than leave it "running"."""
+    try:
+        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), now(), interrupted=True, reused_units=summary.reused_units))
+    except UserError:
+        pass
 
 
 def _finished_record(run_dir: Path, n_units: int) -> bool:
@@ -352,7 +365,11 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
                         continue
                     row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
                     with _stop_signals_deferred():
-                        store.write_unit(row, _predictions(unit, result))
+                        if not store.write_unit(row, _predictions(unit, result), owner=claims.owner):
+                            pending[unit_key(key)] = unit  # another process holds it now: wait for that one to store it
+                            held.add(unit_key(key))
+                            summary.n_discarded += 1
+                            continue
                         summary.n_done += 1
                         summary.n_failed += result["status"] == FAILED
                         summary.reused_seconds += result.get("reused_seconds", 0.0)

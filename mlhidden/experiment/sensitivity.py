@@ -51,6 +51,7 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
+from mlhidden.io import write_text
 from mlhidden.methods.base_learners import binary_only, make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import method_of, resolve_preprocess
 from mlhidden.methods.registry import build_method, check_method_base, resolve_method
@@ -279,8 +280,7 @@ def _write_manifest(out_dir: Path, manifest: dict) -> dict:
     else:
         others = []
     written = {**manifest, "settings": sorted(manifest["settings"] + others, key=lambda entry: manifest["order"].index(entry["name"]))}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / MANIFEST_FILE).write_text(json.dumps(written, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_text(out_dir / MANIFEST_FILE, json.dumps(written, indent=2, sort_keys=True) + "\n")
     return written
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,17 +24,20 @@ import pandas as pd
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.metrics import SCORES
-from mlhidden.experiment.predictions import UnitPredictions, pack_bits, pack_scores, unpack_bits, unpack_scores
+from mlhidden.experiment.predictions import UnitPredictions, pack_bits, pack_scores, stored_predictions
 from mlhidden.experiment.protocols import Protocol, unit_seed
 from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.status import OK
+from mlhidden.experiment.store_file import check_schema, connect, store_error, tidy_after_reading
+from mlhidden.io import storage_error
 
 SCHEMA_VERSION = 1
 STORE_FILE = "store.sqlite"
 METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
 KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
 SPLIT_COLUMNS = ("dataset", "dataset_sha256", "split", "seed")
+WHERE_KEY = " AND ".join(f"{column}=?" for column in KEY_COLUMNS)
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,68 +80,62 @@ class ResultStore:
     """Read and write one run directory's ``store.sqlite``."""
 
     def __init__(self, run_dir, *, create: bool = True):
+        """``create=False`` opens an existing store read-only (for reports); otherwise it is created if need be."""
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / STORE_FILE
-        if not self.path.exists() and not create:
+        self.read_only = not create
+        if not self.path.exists() and not self.path.is_symlink() and not create:
             raise UserError("no results store here", path=self.path, hint="give the run directory that `mlhidden run` wrote")
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        if create:
+            try:
+                self.run_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise storage_error(exc, self.run_dir) from None
+        self._conn = connect(self.path, read_only=not create)
         try:
-            self._check_schema(create)
+            with self._faults():
+                check_schema(self._conn, self.path, SCHEMA_VERSION, create=create)
+                if create:
+                    self._conn.execute("PRAGMA journal_mode=WAL")
+                    self._conn.execute("PRAGMA synchronous=NORMAL")
+            if create:
+                with self._transaction():
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        self._conn.execute(statement)
+                    self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                    if "warnings" not in {row[1] for row in self._conn.execute("PRAGMA table_info(units)")}:  # stored before warnings were kept
+                        self._conn.execute("ALTER TABLE units ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")
         except BaseException:
             self._conn.close()
             raise
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        if not create:  # reading: a store written before the predictions tables is left as it is
-            return
-        with self._transaction():
-            for statement in filter(str.strip, _SCHEMA.split(";")):
-                self._conn.execute(statement)
-            self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            if "warnings" not in {row[1] for row in self._conn.execute("PRAGMA table_info(units)")}:  # stored before warnings were kept
-                self._conn.execute("ALTER TABLE units ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")
 
-    def _check_schema(self, create: bool):
-        """Refuse (UserError) a file that is not a store of this schema version, only reading it.
-
-        A refused store is left byte for byte as it was: the journal mode is switched to WAL and
-        the tables are created only after this check.
-        """
+    @contextmanager
+    def _faults(self):
+        """SQLite's errors on this store as one line each (:func:`~mlhidden.experiment.store_file.store_error`)."""
         try:
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() if "meta" in tables else None
-        except sqlite3.DatabaseError as exc:
-            raise UserError(f"not an SQLite results store ({exc})", path=self.path, hint="move the file away or re-run with --fresh") from None
-        if "meta" in tables:
-            if row is None or str(row[0]) != str(SCHEMA_VERSION):
-                found = "no schema version (it predates versioning)" if row is None else f"schema version {row[0]}"
-                raise UserError(
-                    f"results store has {found}; this mlhidden reads and writes only schema version {SCHEMA_VERSION}",
-                    path=self.path, hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
-                )
-        elif tables or not create:
-            raise UserError("not an mlhidden results store", path=self.path, hint="re-run with --fresh or choose another --out")
+            yield
+        except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
+            raise store_error(exc, self.path) from None
 
+    @contextmanager
     def _transaction(self):
         conn = self._conn
-
-        class _Tx:
-            def __enter__(self):
-                if conn.in_transaction:  # one that Ctrl-C or SIGTERM cut short: its unit counts as in flight
+        with self._faults():
+            if conn.in_transaction:  # one that Ctrl-C or SIGTERM cut short: its unit counts as in flight
+                conn.execute("ROLLBACK")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                conn.execute("BEGIN IMMEDIATE")
-
-            def __exit__(self, exc_type, *_):
-                if not exc_type:
-                    conn.execute("COMMIT")
-                elif conn.in_transaction:
-                    conn.execute("ROLLBACK")
-
-        return _Tx()
+                raise
+            conn.execute("COMMIT")
 
     def close(self):
         self._conn.close()
+        if self.read_only:
+            tidy_after_reading(self.path)
 
     def __enter__(self):
         return self
@@ -150,8 +148,12 @@ class ResultStore:
             self._conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
 
     def get_meta(self, key: str, default=None):
-        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return json.loads(row[0]) if row else default
+        with self._faults():
+            row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        try:
+            return json.loads(row[0]) if row else default
+        except json.JSONDecodeError as exc:
+            raise UserError(f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path) from None
 
     def record_dataset(self, name, *, sha256=None, source=None, n_samples=None, n_labels=None, n_features=None, label_cardinality=None, status=OK):
         with self._transaction():
@@ -161,14 +163,22 @@ class ResultStore:
             )
 
     def datasets(self) -> pd.DataFrame:
-        return pd.read_sql_query("SELECT * FROM datasets", self._conn)
+        with self._faults():
+            return pd.read_sql_query("SELECT * FROM datasets", self._conn)
 
-    def write_unit(self, result: dict, predictions: UnitPredictions | None = None) -> None:
-        """Store one finished unit (replacing an earlier failed attempt with the same key) and its predictions."""
+    def write_unit(self, result: dict, predictions: UnitPredictions | None = None, *, owner: str | None = None) -> bool:
+        """Store one finished unit (replacing an earlier failed attempt with the same key) and its predictions.
+
+        With a claims ``owner``, only if it holds the unit's claim, or nobody does and the unit is
+        not stored, checked in the writing transaction: a process whose lapsed claim another took
+        over never overwrites that one's unit. Returns whether the unit was written.
+        """
         row = {**result, "finished_at": now()}
         columns = [*KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, "n_warnings", "finished_at", "warnings"]
         values = [row.get(c) for c in columns]
         with self._transaction():
+            if owner is not None and not self._claim_is_owned_by(unit_key(row), owner):
+                return False
             self._conn.execute(
                 f"INSERT OR REPLACE INTO units ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values
             )
@@ -183,11 +193,19 @@ class ResultStore:
                     "INSERT OR IGNORE INTO test_labels VALUES (?, ?, ?, ?, ?)",
                     (*(row[c] for c in SPLIT_COLUMNS), pack_bits(predictions.truth)),
                 )
+        return True
+
+    def _claim_is_owned_by(self, key: tuple, owner: str) -> bool:
+        holder = self._conn.execute(f"SELECT owner FROM claims WHERE {WHERE_KEY}", key).fetchone()
+        if holder is not None:
+            return holder[0] == owner
+        return self._conn.execute(f"SELECT 1 FROM units WHERE {WHERE_KEY} AND status=?", (*key, OK)).fetchone() is None
 
     def has_predictions(self) -> bool:
         """Whether this store has the predictions tables (stores written before them do not)."""
         query = "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('predictions', 'test_labels')"
-        return self._conn.execute(query).fetchone()[0] == 2
+        with self._faults():
+            return self._conn.execute(query).fetchone()[0] == 2
 
     def iter_predictions(self):
         """``(store key, UnitPredictions)`` of every unit with stored predictions, one at a time."""
@@ -196,19 +214,25 @@ class ResultStore:
         join = " AND ".join(f"p.{c} = t.{c}" for c in SPLIT_COLUMNS)
         columns = ", ".join([*(f"p.{c}" for c in KEY_COLUMNS), "p.n_rows", "p.n_labels", "t.truth", "p.predicted", "p.scores"])
         query = f"SELECT {columns} FROM predictions p JOIN test_labels t ON {join}"
-        for *key, n_rows, n_labels, truth, predicted, scores in self._conn.execute(query):
-            shape = (n_rows, n_labels)
-            yield tuple(key), UnitPredictions(
-                unpack_bits(truth, shape), unpack_bits(predicted, shape), None if scores is None else unpack_scores(scores, shape)
-            )
+        with self._faults():
+            for *key, n_rows, n_labels, truth, predicted, scores in self._conn.execute(query):
+                try:
+                    yield tuple(key), stored_predictions((n_rows, n_labels), truth, predicted, scores)
+                except ValueError as exc:
+                    raise UserError(
+                        f"the results store is damaged: the predictions of {key[2]} on {key[0]} (split {key[4]}) cannot be read ({exc})",
+                        path=self.path, hint="restore it from a backup; `mlhidden report` without --metric does not need them",
+                    ) from None
 
     def done_keys(self) -> set:
         """Keys of the units that finished successfully (failed ones are retried on resume)."""
         query = f"SELECT {', '.join(KEY_COLUMNS)} FROM units WHERE status='{OK}'"
-        return {tuple(r) for r in self._conn.execute(query)}
+        with self._faults():
+            return {tuple(r) for r in self._conn.execute(query)}
 
     def units(self) -> pd.DataFrame:
-        return pd.read_sql_query("SELECT * FROM units", self._conn)
+        with self._faults():
+            return pd.read_sql_query("SELECT * FROM units", self._conn)
 
 
 def expected_keys(config_record: dict, dataset_checksums: dict) -> dict:

@@ -48,6 +48,7 @@ from mlhidden.experiment.runner import load_datasets
 from mlhidden.experiment.sensitivity import load_sensitivity
 from mlhidden.experiment.splits import Split, method_seed
 from mlhidden.experiment.units import fit_unit, impute
+from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner
 
 SETTINGS = ("b_liblinear_C1", "a_lbfgs_C1")
@@ -317,10 +318,9 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     seconds = time.perf_counter() - start
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out, index=False, float_format="%.6g")
     table = crosscheck_table(frame, wall_seconds=seconds)
-    args.out.with_suffix(".md").write_text(table + "\n")
+    write_text(args.out, frame.to_csv(index=False, float_format="%.6g", lineterminator="\n"))
+    write_text(args.out.with_suffix(".md"), table + "\n")
     print(table)
     return 0
 

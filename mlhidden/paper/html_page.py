@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
 from mlhidden.report.claims import DEVIATION, FAILS, HOLDS, decide_claims
 from mlhidden.report.evidence import Runs, gather_evidence
@@ -170,5 +171,4 @@ def write_index_html(out_dir) -> Path:
         text = render_page(TITLE, views=views, view_label="setting", intro=intro)
     else:
         text = render_page(TITLE, views[main], intro=intro)
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_text(path, text)

@@ -21,6 +21,7 @@ from matplotlib.lines import Line2D
 
 from mlhidden.data.generated import make_logical
 from mlhidden.data.synthetic import draw_network
+from mlhidden.io import write_file
 from mlhidden.methods.base_learners import make_base_learner
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
@@ -39,11 +40,14 @@ def save_figure(figure: Figure, path_stem, *, dpi: int = 150, pad_inches: float 
     gives the same bytes.
     """
     stem = Path(path_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [Path(f"{stem}.png"), Path(f"{stem}.pdf")]
-    figure.savefig(paths[0], dpi=dpi, bbox_inches="tight", pad_inches=pad_inches)
-    figure.savefig(paths[1], bbox_inches="tight", pad_inches=pad_inches, metadata={"CreationDate": None})
-    return paths
+
+    def saver(**options):
+        return lambda stream: figure.savefig(stream, bbox_inches="tight", pad_inches=pad_inches, **options)
+
+    return [
+        write_file(f"{stem}.png", saver(format="png", dpi=dpi)),
+        write_file(f"{stem}.pdf", saver(format="pdf", metadata={"CreationDate": None})),
+    ]
 
 
 def new_figure(width: float, height: float) -> Figure:

@@ -20,6 +20,7 @@ import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL
+from mlhidden.io import write_text
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
 
@@ -128,12 +129,11 @@ def latex_frame(frame: pd.DataFrame, caption: str, label: str, index_name: str =
 
 def write_table(numbers: pd.DataFrame, shown: pd.DataFrame, stem: Path, caption: str, index_name: str = "") -> list:
     """``numbers`` as ``<stem>.csv``; ``shown`` (display text) as ``<stem>.md`` and ``<stem>.tex``."""
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".csv"), stem.with_suffix(".md"), stem.with_suffix(".tex")]
-    numbers.to_csv(paths[0], lineterminator="\n")
-    paths[1].write_text(f"{caption}\n\n{markdown_frame(shown, index_name)}", encoding="utf-8")
-    paths[2].write_text(latex_frame(shown, caption, f"tab:{stem.name}", index_name), encoding="utf-8")
-    return paths
+    return [
+        write_text(stem.with_suffix(".csv"), numbers.to_csv(lineterminator="\n")),
+        write_text(stem.with_suffix(".md"), f"{caption}\n\n{markdown_frame(shown, index_name)}"),
+        write_text(stem.with_suffix(".tex"), latex_frame(shown, caption, f"tab:{stem.name}", index_name)),
+    ]
 
 
 def format_mean_std(table: MetricTable, dataset: str, method: str) -> str:
@@ -314,19 +314,12 @@ def avg_ranks_frame(tables: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "method", "avg_rank", "n_datasets"])
 
 
-def _write_text(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def write_frame(path: Path, frame: pd.DataFrame) -> Path:
     """``frame`` as a CSV file without its index, "\\n" line ends on every platform."""
-    frame.to_csv(path, index=False, lineterminator="\n")
-    return path
+    return write_text(path, frame.to_csv(index=False, lineterminator="\n"))
 
 
 def _write_csvs(units: pd.DataFrame, tables: dict, out_dir: Path) -> list:
-    out_dir.mkdir(parents=True, exist_ok=True)
     paths = [write_frame(out_dir / "units.csv", units)]
     paths += [write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
     return [*paths, write_frame(out_dir / AVG_RANKS_FILE, avg_ranks_frame(tables))]
@@ -381,14 +374,14 @@ def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=N
             text = writer(tables[column], std=std)
             if suffix == "tex":
                 text = latex_comment(provenance) + text
-            paths.append(_write_text(out_dir / f"{column}.{suffix}", text))
+            paths.append(write_text(out_dir / f"{column}.{suffix}", text))
     sections = ["# Results\n", *(to_markdown(tables[column], std=std) for column in HEADLINE_METRICS)]
     problems = [*notes, *problem_lines(units, datasets, methods, unavailable)]
     if problems:
         sections.append("## Problems\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in problems))
     if provenance:
         sections.append("## Provenance\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in provenance))
-    paths.append(_write_text(out_dir / "tables.md", "\n".join(sections)))
+    paths.append(write_text(out_dir / "tables.md", "\n".join(sections)))
     return paths
 
 

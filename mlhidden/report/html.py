@@ -24,6 +24,7 @@ from mlhidden.experiment.provenance import provenance_lines
 from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
 from mlhidden.experiment.store import ResultStore, store_exists
 from mlhidden.experiment.unit_warnings import warning_lines
+from mlhidden.io import write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
 from mlhidden.report.statistics import significance_report
@@ -378,6 +379,4 @@ def write_html(run_results, path, *, title: str | None = None, extra_sections=()
     path = Path(path)
     title = title or f"Results: {run_results.config.get('name', 'run')}"
     sections = [*extra_sections, *run_sections(run_results, sizes)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_page(title, sections), encoding="utf-8")
-    return path
+    return write_text(path, render_page(title, sections))

@@ -14,6 +14,7 @@ import pandas as pd
 from mlhidden.experiment.provenance import package_versions
 from mlhidden.experiment.splits import make_split
 from mlhidden.experiment.status import OK
+from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
 from mlhidden.report.claims import decide_claims
 from mlhidden.report.deviations import cell_values, deviations_markdown, diagnose, trivial_baselines, version_mismatches
@@ -256,5 +257,5 @@ def write_report(out_dir, data_dir=None) -> list:
     ]
     text = wrap_prose("\n".join([*header, *body, differences_section(runs, reference), run_information(out_dir, runs)]))
     report = out_dir / REPORT_FILE
-    report.write_text(text, encoding="utf-8")
+    write_text(report, text)
     return [report, comparison_path, *(path for section in sections for path in section.paths)]

@@ -27,6 +27,7 @@ from mlhidden.experiment.provenance import machine, package_versions, provenance
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.sensitivity import load_sensitivity
 from mlhidden.experiment.store import load_results, now
+from mlhidden.io import write_text
 from mlhidden.paper.html_page import write_index_html
 from mlhidden.report.formats import write_reports
 from mlhidden.report.paper import LABEL_ACCURACY_FILE, LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
@@ -159,8 +160,7 @@ def reproduce(
         finished_at=now(), invocation_seconds=result.seconds, wall_seconds=sum(r["wall_seconds"] for r in log["runs"].values()),
         machine=machine(), packages=package_versions(), python=platform.python_version(),
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / RUN_LOG_FILE).write_text(json.dumps(log, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
     result.paths += write_setting_refits(setting_dirs, data_dir)
     result.paths += write_report(out_dir, data_dir)
     result.paths.append(write_index_html(out_dir))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.errors import InputWarning
+from mlhidden.io import write_text
 from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.formats import format_avg_rank, markdown_escape, pipe_table
 from mlhidden.report.statistics import (
@@ -267,9 +268,9 @@ def write_statistics(
         sections.append(section)
         paths += diagram
     markdown = out_dir / "statistics.md"
-    markdown.write_text("\n".join(sections), encoding="utf-8")
+    write_text(markdown, "\n".join(sections))
     summary = out_dir / "statistics.json"
     document = {column: significance_dict(report) for column, report in reports.items()}
-    summary.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    write_text(summary, json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return [markdown, summary, *paths]
 

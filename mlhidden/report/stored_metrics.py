@@ -18,6 +18,7 @@ import numpy as np
 from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results
+from mlhidden.io import write_text
 from mlhidden.report.formats import markdown_escape, to_markdown
 from mlhidden.report.tables import SCORE_METRICS, MetricTable, get_metric, metric_table
 
@@ -92,8 +93,7 @@ def write_score_metric_tables(run_dir) -> Path:
         parts.append("\n")
     parts += [f"- {markdown_escape(line)}\n" for line in results.run_notes]
     path = Path(run_dir) / SCORE_METRICS_FILE
-    path.write_text("".join(parts), encoding="utf-8")
-    return path
+    return write_text(path, "".join(parts))
 
 
 def _tabulate(results, metric, values, has_scores) -> StoredMetric:

@@ -1,0 +1,180 @@
+"""How a results store's SQLite file is opened, and what its faults mean to the user.
+
+Reading (``report``) opens the file read-only, so that a store on a read-only disk, an
+immutable file or a full disk still gives its tables. A fault of the file system (full,
+read-only, locked) is never mistaken for a broken store, and a store is only called "not a
+results store" (with advice to move it away) when its first bytes prove it is no SQLite file.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+from mlhidden.errors import UserError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+TIMEOUT_SECONDS = 60
+_NEARLY_FULL_BYTES = 1 << 20
+_CORE_TABLES = ("units", "datasets")  # in every store of the schema version; later tables are added on opening
+
+
+def check_header(path: Path) -> None:
+    """Refuse (UserError) a store path that is a folder, or a file that is not an SQLite database.
+
+    An empty file is what SQLite leaves when it creates a database, so it passes.
+    """
+    if path.is_dir():
+        raise UserError("the results store is a folder, not a file", path=path, hint="move the folder away, or choose another --out")
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UserError(f"cannot read the results store ({exc.strerror or exc})", path=path, hint="check its permissions") from None
+    if head and head != SQLITE_HEADER:
+        raise UserError(
+            "not an SQLite results store (it does not start with SQLite's header)", path=path,
+            hint="move the file away or re-run with --fresh",
+        )
+
+
+def connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
+    """An autocommit connection to the store at ``path`` (checked with :func:`check_header` first).
+
+    Read-only, it opens with ``mode=ro``; where SQLite cannot even keep its shared-memory file
+    beside the store (a read-only folder, a full disk), with ``immutable=1``, which is safe
+    only because no write-ahead log is waiting to be merged: one is refused in one line.
+    """
+    check_header(path)
+    try:
+        if not read_only:
+            return sqlite3.connect(path, timeout=TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
+        try:
+            return _opened(f"file:{quote(str(path.resolve()))}?mode=ro")
+        except sqlite3.OperationalError:
+            wal = path.with_name(path.name + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise UserError(
+                    f"the results store cannot be opened here, and {wal.name} holds writes not yet merged into it", path=path,
+                    hint="copy the run directory to a writable disk and run `mlhidden report` on the copy",
+                ) from None
+            return _opened(f"file:{quote(str(path.resolve()))}?immutable=1")
+    except sqlite3.Error as exc:
+        raise store_error(exc, path) from None
+
+
+def tidy_after_reading(path: Path) -> None:
+    """Remove the empty write-ahead log and shared-memory file that a read-only connection leaves.
+
+    SQLite removes them when the last connection closes, unless that one is read-only. A brief
+    read-write connection closes last instead, and does so only if no other process has the
+    store open; a store that cannot be opened for writing keeps them (they are harmless).
+    """
+    wal = path.with_name(path.name + "-wal")
+    try:
+        if not wal.exists() or wal.stat().st_size:
+            return
+        conn = sqlite3.connect(path, timeout=0.1, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
+        pass
+
+
+def check_schema(conn: sqlite3.Connection, path: Path, version: int, *, create: bool) -> None:
+    """Refuse (UserError) a database that is not a results store of schema ``version``, only reading it.
+
+    A refused store is left byte for byte as it was: the caller switches the journal mode to WAL
+    and creates the tables only after this check. ``create`` allows a database without tables.
+    """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" not in tables:
+        if tables or not create:
+            raise UserError("not an mlhidden results store", path=path, hint="re-run with --fresh or choose another --out")
+        return
+    row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    if row is None or str(row[0]) != str(version):
+        found = "no schema version (it predates versioning)" if row is None else f"schema version {row[0]}"
+        raise UserError(
+            f"results store has {found}; this mlhidden reads and writes only schema version {version}",
+            path=path, hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
+        )
+    lost = [table for table in _CORE_TABLES if table not in tables]
+    if lost:
+        raise UserError(
+            f"the results store is damaged: its {' and '.join(lost)} table{'s are' if len(lost) > 1 else ' is'} missing",
+            path=path, hint="restore it from a backup, or choose another --out",
+        )
+
+
+def _opened(uri: str) -> sqlite3.Connection:
+    """A connection to ``uri`` that has read the schema, so that a file SQLite cannot open fails here."""
+    conn = sqlite3.connect(uri, uri=True, timeout=TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def store_error(exc: Exception, path: Path) -> UserError:
+    """The one line for an SQLite error on the store at ``path``, by what went wrong underneath.
+
+    ``exc`` may be pandas' wrapper of an SQLite error. A store whose header is SQLite's but whose
+    pages cannot be read is called damaged, and no advice is given to delete it.
+    """
+    cause = exc.__cause__ if not isinstance(exc, sqlite3.Error) and isinstance(exc.__cause__, sqlite3.Error) else exc
+    kind, reason = _kind(cause), str(cause)
+    if kind == "full" or (kind == "io" and _nearly_full(path)):
+        return UserError(
+            f"the disk is full ({reason})", path=path,
+            hint="free some space, then re-run the same command: the units stored so far are kept",
+        )
+    if kind == "read-only":
+        return UserError(
+            f"the results store is read-only here ({reason})", path=path,
+            hint="`mlhidden report` reads it as it is (with --out elsewhere); to add units, make it and its folder writable, "
+            "or give another --out",
+        )
+    if kind == "locked":
+        return UserError(
+            f"the results store stayed locked by another process for {TIMEOUT_SECONDS} s ({reason})", path=path,
+            hint="wait for that process to finish, then re-run the same command",
+        )
+    if kind == "io":
+        return UserError(f"the disk failed to read or write the results store ({reason})", path=path, hint="check the disk, then re-run the same command")
+    return UserError(
+        f"the results store is damaged ({reason})", path=path,
+        hint="keep a copy of it (`sqlite3 store.sqlite .recover` may rescue its units), and choose another --out",
+    )
+
+
+_KINDS = (  # (kind, SQLite error name prefixes, message parts for Pythons before 3.11)
+    ("full", ("SQLITE_FULL",), ("disk is full",)),
+    ("read-only", ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH"), ("readonly", "unable to open")),
+    ("locked", ("SQLITE_BUSY", "SQLITE_LOCKED"), ("locked",)),
+    ("io", ("SQLITE_IOERR",), ("disk i/o error",)),
+)
+
+
+def _kind(exc: Exception) -> str:
+    """What an SQLite error says about the file system: full, read-only, locked, io, or else "damaged"."""
+    name, text = getattr(exc, "sqlite_errorname", "") or "", str(exc).lower()
+    for kind, prefixes, parts in _KINDS:
+        if name.startswith(prefixes) or (not name and any(part in text for part in parts)):
+            return kind
+    return "damaged"
+
+
+def _nearly_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent).free < _NEARLY_FULL_BYTES
+    except OSError:
+        return False

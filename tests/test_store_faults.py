@@ -1,0 +1,124 @@
+"""A damaged or odd run directory through the real CLI: one line each, nothing stored is lost.
+
+Real SQLite stores made by a real run, then broken the way a user or a crash breaks them: the
+store path a folder, a garbage ``run.json``, a dropped table, a damaged prediction, a store cut
+short; and a narrower command into a directory holding a wider run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mlhidden.cli import cli
+from mlhidden.experiment.provenance import RUN_JSON
+from mlhidden.experiment.store import STORE_FILE
+
+WIDE = ["-d", "Logical", "-m", "BR", "-m", "CC", "--splits", "3", "--n-jobs", "1", "-q"]
+NARROW = ["-d", "Logical", "-m", "BR", "--splits", "2", "--n-jobs", "1", "-q"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+def one_line(result) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, (result.exit_code, result.stderr, result.exception)
+    return lines[0]
+
+
+def execute(run_dir: Path, statement: str, *parameters) -> None:
+    with contextlib.closing(sqlite3.connect(run_dir / STORE_FILE)) as conn, conn:
+        conn.execute(statement, parameters)
+
+
+def stored(run_dir: Path) -> list:
+    with contextlib.closing(sqlite3.connect(run_dir / STORE_FILE)) as conn:
+        return conn.execute("SELECT method, split, status, finished_at FROM units ORDER BY method, split").fetchall()
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    run_dir = tmp_path_factory.mktemp("finished") / "run"
+    result = invoke("run", *WIDE, "--out", run_dir)
+    assert result.exit_code == 0, result.output
+    return run_dir
+
+
+@pytest.fixture
+def run_dir(finished_run, tmp_path) -> Path:
+    shutil.copytree(finished_run, tmp_path / "run")
+    return tmp_path / "run"
+
+
+@pytest.mark.parametrize("command", [["report"], ["run", *WIDE, "--out"]], ids=["report", "run"])
+def test_a_store_path_that_is_a_folder_is_one_line(tmp_path, command):
+    (tmp_path / "run" / STORE_FILE).mkdir(parents=True)
+    line = one_line(invoke(*command, tmp_path / "run"))
+    assert line == f"error: {tmp_path / 'run' / STORE_FILE}: the results store is a folder, not a file (move the folder away, or choose another --out)"
+
+
+@pytest.mark.parametrize("garbage", ["{garbage", "[1, 2]", '{"format": 1}', "\udcff"], ids=["not-json", "a-list", "no-keys", "not-utf8"])
+def test_a_garbage_run_json_blocks_neither_report_nor_run(run_dir, garbage):
+    (run_dir / RUN_JSON).write_bytes(garbage.encode("utf-8", "surrogateescape"))
+    report = invoke("report", run_dir)
+    assert report.exit_code == 0, (report.stderr, report.exception)
+    (warning,) = report.stderr.strip().splitlines()
+    assert warning.startswith(f"warning: {run_dir / RUN_JSON}: unreadable (")
+    assert "provenance:" not in report.output
+    run = invoke("run", *WIDE, "--out", run_dir)
+    assert run.exit_code == 0, (run.stderr, run.exception)
+    assert json.loads((run_dir / RUN_JSON).read_text())["status"] == "finished"
+
+
+@pytest.mark.parametrize("command", [["report"], ["run", *WIDE, "--out"]], ids=["report", "run"])
+def test_a_dropped_units_table_is_one_line(run_dir, command):
+    execute(run_dir, "DROP TABLE units")
+    before = (run_dir / STORE_FILE).read_bytes()
+    line = one_line(invoke(*command, run_dir))
+    damaged = "the results store is damaged: its units table is missing (restore it from a backup, or choose another --out)"
+    assert line == f"error: {run_dir / STORE_FILE}: {damaged}"
+    assert (run_dir / STORE_FILE).read_bytes() == before
+
+
+def test_a_damaged_prediction_is_one_line_naming_the_unit(run_dir):
+    execute(run_dir, "UPDATE predictions SET predicted = x'00' WHERE method = 'CC' AND split = 1")
+    line = one_line(invoke("report", run_dir, "--metric", "ranking_loss"))
+    assert line.startswith(f"error: {run_dir / STORE_FILE}: the results store is damaged: the predictions of CC on Logical (split 1) cannot be read")
+    assert "--fresh" not in line
+    assert invoke("report", run_dir).exit_code == 0
+
+
+def test_a_store_cut_short_is_called_damaged_not_foreign(run_dir):
+    store = run_dir / STORE_FILE
+    store.write_bytes(store.read_bytes()[:8192])
+    line = one_line(invoke("report", run_dir))
+    assert "the results store is damaged" in line and "--fresh" not in line and "not an SQLite" not in line
+
+
+def test_a_narrower_command_does_not_rewrite_the_wider_runs_tables(run_dir):
+    tables = {name: (run_dir / name).read_bytes() for name in ("units.csv", "tables.md", RUN_JSON)}
+    units = stored(run_dir)
+    line = one_line(invoke("run", *NARROW, "--out", run_dir))
+    assert "asks for 2 of the 6 units of the run stored here (BR, CC on Logical, 3 splits)" in line
+    assert "--narrow" in line and "another --out" in line
+    assert {name: (run_dir / name).read_bytes() for name in tables} == tables
+    assert stored(run_dir) == units
+    wider = invoke("run", *WIDE, "-m", "LP", "--out", run_dir)  # asking for more is resuming, as before
+    assert wider.exit_code == 0, wider.stderr
+
+
+def test_narrow_makes_the_narrower_command_the_directorys_run(run_dir):
+    units = stored(run_dir)
+    result = invoke("run", *NARROW, "--out", run_dir, "--narrow")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads((run_dir / RUN_JSON).read_text())["units"]["total"] == 2
+    assert "4 stored unit(s) are not in these tables" in result.output
+    assert stored(run_dir) == units
