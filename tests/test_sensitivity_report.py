@@ -25,7 +25,9 @@ from mlhidden.report.deviations import (
     baseline_predictions,
     category_counts,
     cell_values,
+    deviations_markdown,
     diagnose,
+    setting_agreement,
     version_mismatches,
 )
 from mlhidden.report.evidence import Runs, gather_evidence
@@ -158,16 +160,23 @@ def test_every_category_is_reachable_and_counted():
     paper_shapes = shapes.assign(n_features=[80.0])
     mismatches = version_mismatches(shapes, paper_shapes)
     assert mismatches == {"Music": "n_features 71 (paper 80)"}
-    diagnoses = diagnose(comparisons, {"b": other}, audit, mismatches, cells).set_index(["dataset", "method"])
+    far = cells.assign(ours=cells["ours"] - 0.3)  # a setting further from the paper everywhere, though it happens to hit Scene CC
+    far.loc[(far["dataset"] == "Scene") & (far["method"] == "CC"), "ours"] = 0.95
+    agreement = setting_agreement(comparisons, {"far": far, "b": other})
+    assert list(agreement["setting"]) == ["b", "far"], "the best match overall comes first"
+    diagnoses = diagnose(comparisons, {"far": far, "b": other}, audit, mismatches, cells).set_index(["dataset", "method"])
     assert diagnoses["category"].to_dict() == {
-        ("Medical", "BR"): DEFECTIVE, ("Music", "BR"): DATASET_VERSION, ("Reuters", "BR"): DATASET_VERSION,
-        ("Reuters", "CC"): DATASET_VERSION, ("Logical", "BR"): SMALL_SAMPLE, ("Scene", "BR"): SETTING_DEPENDENT,
+        ("Medical", "BR"): DEFECTIVE, ("Music", "BR"): DATASET_VERSION, ("Reuters", "BR"): UNEXPLAINED,
+        ("Reuters", "CC"): UNEXPLAINED, ("Logical", "BR"): SMALL_SAMPLE, ("Scene", "BR"): SETTING_DEPENDENT,
         ("Scene", "CC"): UNEXPLAINED,
-    }
+    }, "every method lower on Reuters is no file difference; 'far' matching Scene CC alone explains nothing"
     assert diagnoses.at[("Medical", "BR"), "evidence"] == "below the all-zero baseline (0.970) by 0.270"
-    assert "within 0.05 under b" in diagnoses.at[("Scene", "BR"), "evidence"]
+    assert diagnoses.at[("Scene", "BR"), "evidence"].startswith("0.020 off under b, the setting closest to the paper overall")
+    assert "all 2 methods off by -0.50 to -0.19 in the main run and 2 settings (no file difference measured)" in diagnoses.at[("Reuters", "BR"), "evidence"]
     counts = category_counts(diagnoses.reset_index())
-    assert list(counts.index) == list(CATEGORIES) and counts.sum() == 7 and counts[DATASET_VERSION] == 3
+    assert list(counts.index) == list(CATEGORIES) and counts.sum() == 7 and counts[DATASET_VERSION] == 1
+    markdown = deviations_markdown(diagnoses.reset_index(), baselines, agreement)
+    assert "**b** is the one 'setting-dependent' refers to" in markdown
 
 
 # --------------------------------------------------------------------------- real runs

@@ -17,7 +17,14 @@ from mlhidden.experiment.status import OK
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
 from mlhidden.report.claims import decide_claims
-from mlhidden.report.deviations import cell_values, deviations_markdown, diagnose, trivial_baselines, version_mismatches
+from mlhidden.report.deviations import (
+    cell_values,
+    deviations_markdown,
+    diagnose,
+    setting_agreement,
+    trivial_baselines,
+    version_mismatches,
+)
 from mlhidden.report.evidence import Evidence, Runs, gather_evidence
 from mlhidden.report.formats import pipe_table, write_frame
 from mlhidden.report.paper import (
@@ -198,7 +205,7 @@ def deviations_report(
     mismatches = version_mismatches(runs.shapes("paper"), paper_shapes) if runs["paper"] is not None else {}
     settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
     diagnoses = diagnose(comparisons, settings_cells, audit, mismatches, cell_values(runs))
-    return deviations_markdown(diagnoses, baselines, len(runs_by_setting))
+    return deviations_markdown(diagnoses, baselines, setting_agreement(comparisons, settings_cells))
 
 
 def write_report(out_dir, data_dir=None) -> list:
