@@ -171,7 +171,7 @@ def test_a_method_whose_fit_takes_no_labels_is_refused_before_anything_runs(plug
 
 def test_unknown_names_suggest_the_nearest_method():
     with pytest.raises(UserError) as caught:
-        get_entry("ccasl+aml")
+        get_entry("ccasl-aml")
     assert caught.value.hint.startswith("did you mean 'CCASL+AML'?")
 
 

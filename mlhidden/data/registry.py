@@ -256,7 +256,7 @@ def select_entries(names) -> list[RegistryEntry]:
     for name in names:
         key = _match(by_name, str(name))
         if key is None:
-            raise UserError(f"unknown dataset '{name}'", hint=f"registry datasets are {', '.join(by_name)}")
+            raise UserError(f"unknown dataset '{name}'", hint=f"{did_you_mean(name, by_name)}registry datasets are {', '.join(by_name)}")
         selected.append(by_name[key])
     return selected
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import warnings
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 import joblib
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from mlhidden.errors import UserError
+from mlhidden.errors import InputWarning, UserError
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -140,3 +141,21 @@ class ExecutionBackend:
                 "blas": blas_description(),
             }
         return {"name": "loky", "cores": os.cpu_count(), "blas": blas_description()}
+
+    def capped_jobs(self, n_jobs: int | None, origin: str | None = None) -> int | None:
+        """``n_jobs`` (joblib's meaning: None or -1 = all) capped to the units that can compute at once.
+
+        That is this machine's cores (loky), or the worker threads of the cluster (dask, when it
+        has any): more would only start idle processes, each holding memory. A cap is an
+        ``InputWarning`` naming ``origin`` (``FILE:LINE`` of the config, or ``--n-jobs``).
+        """
+        if self.name == "dask":
+            slots = sum(self._client.nthreads().values()) if self._client is not None else 0
+            what = f"worker threads of the dask cluster at {self.scheduler}"
+        else:
+            slots, what = os.cpu_count() or 1, "cores of this machine"
+        if n_jobs is None or n_jobs <= slots or not slots:
+            return n_jobs
+        given = f"{origin}: n_jobs: {n_jobs}" if origin and origin != "--n-jobs" else f"--n-jobs {n_jobs}" if origin else f"n_jobs {n_jobs}"
+        warnings.warn(f"{given} is more than the {slots} {what}: running {slots} units at a time (-1 uses them all)", InputWarning, stacklevel=2)
+        return slots

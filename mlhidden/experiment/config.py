@@ -8,7 +8,6 @@ dataset files are checked when they are loaded, which also happens before the fi
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import re
 from collections.abc import Mapping
@@ -20,16 +19,21 @@ from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION
-from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
+from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN, point_label, sweep_points
+from mlhidden.experiment.yaml_lines import failure_at, line_of, read_yaml_with_lines
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
-from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, resolve_method
+from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, method_name, resolve_method
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol")
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 BASE_PREFIX = "base."
 """A method's sweep axis ``base.NAME`` sweeps its base learner's parameter ``NAME``."""
+MAX_SPLITS = 1_000
+"""The most splits (or folds) of a run: the paper uses 10."""
+MAX_UNITS = 100_000
+"""The most units of a run (datasets x methods x splits): each is a fit, and the store keeps one row each."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,8 @@ class RunConfig:
     source: str | None = None
     shuffle_labels: bool = True
     protocol: Protocol = Protocol()
+    n_jobs_origin: str | None = field(default=None, compare=False)
+    """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
 
     def to_dict(self) -> dict:
         """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
@@ -130,12 +136,22 @@ def _entry(entry, where, kind, keys, forms, fail) -> dict:
     """A dataset or method entry as a mapping with a string ``name`` and only known keys."""
     if isinstance(entry, str):
         entry = {"name": entry}
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+    if not isinstance(entry, Mapping) or entry.get("name") is None:
         fail(f"a {kind} entry must be {forms}", where)
     bad = [k for k in entry if k not in keys]
     if bad:
         fail(f"unknown key '{bad[0]}' in {kind} entry", where + (bad[0],), hint=f"{did_you_mean(bad[0], keys)}valid keys: {', '.join(keys)}")
+    for key, allowed, hint in (("name", (str,), f"one name per entry: a {kind} entry is {forms}"), ("label", (str, int, float), "quote it to make it text")):
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, allowed)):
+            fail(f"a {kind}'s '{key}' must be text, got {_described(value)}", where + (key,), hint=hint)
     return entry
+
+
+def _described(value) -> str:
+    """A wrong value as a user would name it: a list, a mapping, binary data, or the value itself."""
+    kinds = {list: "a list", dict: "a mapping", bytes: "binary data"}
+    return next((name for kind, name in kinds.items() if isinstance(value, kind)), repr(value))
 
 
 def _mulan_entry(entry):
@@ -155,30 +171,6 @@ def _mapping(entry, key, where, fail) -> dict:
     if not isinstance(value, Mapping):
         fail(f"'{key}' must be a mapping", where + (key,))
     return dict(value)
-
-
-def _sweep_values(values, where, fail) -> list:
-    """A sweep axis: a list of values, or ``{range: [start, stop]}`` / ``{range: stop}``."""
-    if isinstance(values, Mapping) and set(values) == {"range"}:
-        bounds = values["range"]
-        bounds = [bounds] if isinstance(bounds, int) else bounds
-        if not isinstance(bounds, list) or not 1 <= len(bounds) <= 3 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
-            fail("a sweep range must be {range: stop} or {range: [start, stop(, step)]} with integers", where)
-        values = list(range(*bounds))
-    if not isinstance(values, list) or not values:
-        fail("a sweep axis must be a non-empty list of values or {range: ...}", where)
-    return values
-
-
-def _sweep_points(entry, where, fail) -> list:
-    """Every point of an entry's ``sweep`` grid (one empty point when it has none)."""
-    sweep = _mapping(entry, "sweep", where, fail)
-    axes = [(name, _sweep_values(values, where + ("sweep", name), fail)) for name, values in sweep.items()]
-    return [dict(zip([name for name, _ in axes], combination)) for combination in itertools.product(*[v for _, v in axes])]
-
-
-def _point_label(label: str, point: dict) -> str:
-    return f"{label} [{', '.join(f'{k}={v}' for k, v in point.items())}]"
 
 
 def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
@@ -207,30 +199,51 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     settings = _run_settings(data, fail, splits=splits, seed=seed, n_jobs=n_jobs)
     if labels is not None and (isinstance(labels, bool) or not isinstance(labels, int) or labels == 0):
         fail(f"--labels must be a non-zero integer, got {labels!r}", None, hint=LABELS_MEANING)
+    name = _run_name(data.get("name") or (Path(source).stem if source else "run"), fail)
     folder = None if source is None else Path(source).parent
-    datasets = [spec for i, entry in enumerate(data["datasets"]) for spec in _dataset_specs(entry, ("datasets", i), labels, folder, fail)]
+    datasets: list[DatasetSpec] = []
+    for i, entry in enumerate(data["datasets"]):
+        datasets += _dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets))
     if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
-    methods = [spec for i, entry in enumerate(data["methods"]) for spec in _method_specs(entry, ("methods", i), fail)]
+    methods: list[MethodSpec] = []
+    for i, entry in enumerate(data["methods"]):
+        methods += _method_specs(entry, ("methods", i), fail, MAX_ENTRIES - len(methods))
     for kind, names, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
         duplicates = sorted({x for x in names if names.count(x) > 1})
         if duplicates:
             fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
-    name = data.get("name") or (Path(source).stem if source else "run")
-    return RunConfig(str(name), tuple(datasets), tuple(methods), source=None if source is None else str(source), **settings)
+    units = len(datasets) * len(methods) * settings["splits"]
+    if units > MAX_UNITS:
+        fail(f"{len(datasets):,} datasets x {len(methods):,} methods x {settings['splits']:,} splits make {units:,} units, "
+             f"more than the {MAX_UNITS:,} a run may have", ("splits",) if splits is None and "splits" in data else (),
+             hint=f"use fewer splits, datasets or methods, {SPLIT_THE_RUN}")
+    origin = "--n-jobs" if n_jobs is not None else f"{source}:{line_of(lines or {}, ('n_jobs',))}" if source and "n_jobs" in data else None
+    return RunConfig(name, tuple(datasets), tuple(methods), source=None if source is None else str(source), n_jobs_origin=origin, **settings)
+
+
+def _run_name(name, fail) -> str:
+    """The run's name, which names its folder ``results/NAME``: a folder name, never a path leading elsewhere."""
+    text = str(name)
+    if isinstance(name, bool) or not isinstance(name, (str, int)) or text in ("", ".", "..") or any(c in text for c in "/\\\0"):
+        fail(f"'name' must be a folder name (it names the run directory results/NAME), got {_described(name)}", ("name",),
+             hint="write a name without / or .., and give --out DIR to write the run elsewhere")
+    return text
 
 
 def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
     """The run-wide settings (splits, seed, n_jobs, train fraction, label shuffling), options winning."""
 
-    def integer(key, override, default, minimum):
+    def integer(key, override, default, minimum, maximum=None):
         value = data.get(key, default) if override is None else override
+        name, where = (f"'{key}'", (key,)) if override is None else (f"--{key.replace('_', '-')}", None)
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            name, where = (f"'{key}'", (key,)) if override is None else (f"--{key.replace('_', '-')}", None)
             fail(f"{name} must be an integer >= {minimum}, got {value!r}", where)
+        if maximum is not None and value > maximum:
+            fail(f"{name} is {value:,}, more than the {maximum:,} a run may have", where, hint="the paper uses 10")
         return value
 
-    settings = {"splits": integer("splits", splits, 10, 1), "seed": integer("seed", seed, 0, 0)}
+    settings = {"splits": integer("splits", splits, 10, 1, MAX_SPLITS), "seed": integer("seed", seed, 0, 0)}
     jobs = data.get("n_jobs") if n_jobs is None else n_jobs
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
         name, where = ("'n_jobs'", ("n_jobs",)) if n_jobs is None else ("--n-jobs", None)
@@ -269,6 +282,8 @@ def _protocol(data, fail) -> Protocol:
     folds = entry.get("folds", DEFAULT_FOLDS)
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
         fail(f"'folds' must be an integer >= 2, got {folds!r}", ("protocol", "folds"))
+    if folds > MAX_SPLITS:
+        fail(f"'folds' is {folds:,}, more than the {MAX_SPLITS:,} a run may have", ("protocol", "folds"), hint="the paper uses 10 splits")
     return Protocol(kind, folds)
 
 
@@ -277,7 +292,7 @@ def _from_folder(path, folder: Path | None):
     return path if folder is None or not isinstance(path, str) or Path(path).is_absolute() else str(folder / path)
 
 
-def _dataset_specs(entry, where, labels, folder, fail) -> list:
+def _dataset_specs(entry, where, labels, folder, fail, room: int) -> list:
     """The datasets of one config entry: one per sweep point, each checked.
 
     A name that is not a registered or generated dataset is an ARFF path; relative paths (and
@@ -303,7 +318,7 @@ def _dataset_specs(entry, where, labels, folder, fail) -> list:
     if labels is not None and kind == "file":
         params["labels"] = labels
     specs = []
-    for point in _sweep_points(entry, where, fail):
+    for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "dataset", room):
         point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
         point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
         problem = dataset_params_problem(name, point_params)
@@ -313,12 +328,12 @@ def _dataset_specs(entry, where, labels, folder, fail) -> list:
         label = entry.get("label")
         if point or (label is None and (point_params or point_transform)):
             shown = point or {**point_params, **as_written, **point_transform}
-            label = _point_label(label or written, shown)
+            label = point_label(label or written, shown)
         specs.append(DatasetSpec(name, point_params, point_transform, label, entry.get("label") or written, point))
     return specs
 
 
-def _method_specs(entry, where, fail) -> list:
+def _method_specs(entry, where, fail, room: int) -> list:
     """The methods of one config entry: one per sweep point, each resolved.
 
     Each problem is reported at its own line: the name (unknown, not importable, not a method),
@@ -327,7 +342,6 @@ def _method_specs(entry, where, fail) -> list:
     """
     entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
     params = _mapping(entry, "params", where, fail)
-    group = str(entry.get("label") or entry["name"])
     base = entry.get("base")
 
     def at(key, check, *args):
@@ -336,21 +350,23 @@ def _method_specs(entry, where, fail) -> list:
         except UserError as exc:
             fail(exc.message, where + key, hint=exc.hint)
 
-    method_entry = at(("name",), get_entry, entry["name"])
+    name = at(("name",), method_name, entry["name"])
+    group = str(entry.get("label") or name)
+    method_entry = at(("name",), get_entry, name)
     if base is not None:
         at(("base",), make_base_learner, base)
     at(("preprocess",), resolve_preprocess, entry.get("preprocess"))
     specs = []
-    for point in _sweep_points(entry, where, fail):
+    for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "method", room):
         point_params = {**params, **{k: v for k, v in point.items() if not k.startswith(BASE_PREFIX)}}
         base_point = {k[len(BASE_PREFIX):]: v for k, v in point.items() if k.startswith(BASE_PREFIX)}
         if base_point and not method_entry.takes_base:
-            fail(f"method '{entry['name']}' takes no base learner, so base.{next(iter(base_point))} cannot be swept", where + ("sweep",))
+            fail(f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be swept", where + ("sweep",))
         point_base = at(("sweep",), _with_base_params, base or method_entry.base, base_point) if base_point else base
-        resolved = at(("sweep",) if point else ("params",), resolve_method, entry["name"], point_params, point_base, entry.get("preprocess"))
+        resolved = at(("sweep",) if point else ("params",), resolve_method, name, point_params, point_base, entry.get("preprocess"))
         at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved)
-        label = _point_label(group, point) if point else group
-        specs.append(MethodSpec(label, entry["name"], point_params, point_base, resolved, method_entry, group, point))
+        label = point_label(group, point) if point else group
+        specs.append(MethodSpec(label, name, point_params, point_base, resolved, method_entry, group, point))
     return specs
 
 

@@ -258,10 +258,10 @@ def execute_plan(
         keep_record = not todo and _finished_record(run_dir, summary.n_units)
         if not keep_record:
             write_run_json(run_dir, provenance)
+        jobs = executor.capped_jobs(*((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs")))
         if on_start is not None:
             sizes = {p.name: p.dataset.n_samples * p.dataset.n_features * p.dataset.n_labels for p in plan.datasets}
             on_start(summary.n_units, summary.n_skipped, [(p.name, method.label, sizes[p.name]) for p, _, method, _ in todo])
-        jobs = config.n_jobs if n_jobs is None else n_jobs
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:

@@ -1,6 +1,10 @@
 """Config YAML read with the line of every key, so that a wrong value is reported at its line.
 
-Run configs and the sensitivity config both read their files here.
+Run configs and the sensitivity config both read their files here. A config is plain data:
+text, numbers, true/false, dates, lists and mappings with plain keys. Anything else (a python or
+binary tag, a list as a key, a key given twice, an alias inside itself), and anything too big to
+be a config (nested deeper than ``MAX_NESTING``, more than ``MAX_VALUES`` values once aliases
+are expanded), is one ``UserError`` at its line, found before any value is built.
 """
 
 from __future__ import annotations
@@ -11,25 +15,104 @@ import yaml
 
 from mlhidden.errors import UserError
 
+MAX_NESTING = 50
+"""The deepest a config's lists and mappings may nest (aliases expanded); real configs use 5."""
+MAX_VALUES = 100_000
+"""The most values (scalars, lists, mappings) a config may hold once its aliases are expanded."""
+
+_CORE = "tag:yaml.org,2002:"
+_SCALAR_TAGS = frozenset(_CORE + name for name in ("null", "bool", "int", "float", "str", "timestamp"))
+_PLAIN_TAGS = {yaml.ScalarNode: _SCALAR_TAGS, yaml.SequenceNode: {_CORE + "seq"}, yaml.MappingNode: {_CORE + "map"}}
+PLAIN_DATA = "a config holds plain values: text, numbers, true/false, lists and mappings"
+TOO_BIG = f"a config holds at most {MAX_VALUES:,} values: use fewer or smaller aliases *name"
+TOO_DEEP = f"a config nests at most {MAX_NESTING} deep: flatten it"
+
+
+def _line(node) -> int:
+    return node.start_mark.line + 1
+
 
 class _LineTracker:
-    """Builds plain Python values from a YAML node tree, remembering the line of every path."""
+    """Builds plain Python values from a checked YAML node tree, remembering the line of every path."""
 
-    def __init__(self):
+    def __init__(self, path: Path):
+        self.path = path
         self.lines: dict[tuple, int] = {}
+        self._constructor = yaml.constructor.SafeConstructor()
+        self._extent: dict[int, tuple[int, int]] = {}
+
+    def fail(self, message: str, node, hint: str | None = None):
+        raise UserError(message, path=self.path, line=_line(node), hint=hint)
+
+    def check(self, node, open_nodes: frozenset = frozenset()) -> tuple[int, int]:
+        """``node``'s (values, depth) with its aliases expanded, refusing what a config cannot hold.
+
+        Each node is checked once (an alias reuses its anchor's count), so a billion-laughs
+        document costs its written size, not its expanded size.
+        """
+        if id(node) in self._extent:
+            return self._extent[id(node)]
+        if id(node) in open_nodes:
+            self.fail("an alias refers to the list or mapping that contains it", node, hint="a config cannot hold a value inside itself")
+        if node.tag not in _PLAIN_TAGS[type(node)]:
+            self._refuse_tag(node)
+        children = node.value if isinstance(node, yaml.SequenceNode) else []
+        if isinstance(node, yaml.MappingNode):
+            for key, _ in node.value:
+                if not isinstance(key, yaml.ScalarNode):
+                    self.fail(f"a {'list' if isinstance(key, yaml.SequenceNode) else 'mapping'} used as a key", key, hint="keys are plain names")
+            children = [item for pair in node.value for item in pair]
+        inner = open_nodes | {id(node)}
+        extents = [self.check(child, inner) for child in children]
+        values, depth = 1 + sum(v for v, _ in extents), max((d for _, d in extents), default=0) + (not isinstance(node, yaml.ScalarNode))
+        if values > MAX_VALUES:
+            self.fail(f"this value expands to more than {MAX_VALUES:,} values through its aliases", node, hint=TOO_BIG)
+        if depth > MAX_NESTING:
+            self.fail(f"lists and mappings nested more than {MAX_NESTING} deep once aliases are expanded", node, hint=TOO_DEEP)
+        self._extent[id(node)] = values, depth
+        return values, depth
+
+    def _refuse_tag(self, node):
+        if node.tag == _CORE + "merge":
+            self.fail("merge keys (<<) are not supported", node, hint="write the keys out, or give an alias *name as a whole value")
+        shown = node.tag.replace(_CORE, "!!")
+        self.fail(f"the YAML tag {shown} is not allowed", node, hint=f"{PLAIN_DATA}; remove the tag")
 
     def build(self, node, path=()):
-        self.lines.setdefault(path, node.start_mark.line + 1)
+        self.lines.setdefault(path, _line(node))
         if isinstance(node, yaml.MappingNode):
-            result = {}
+            result: dict = {}
             for key_node, value_node in node.value:
-                key = yaml.safe_load(yaml.serialize(key_node))
-                self.lines[path + (key,)] = key_node.start_mark.line + 1
+                key = self._scalar(key_node)
+                if key in result:
+                    first = self.lines[path + (key,)]
+                    self.fail(f"key '{key}' appears twice, at lines {first} and {_line(key_node)}", key_node, hint="keep one of them")
+                self.lines[path + (key,)] = _line(key_node)
                 result[key] = self.build(value_node, path + (key,))
             return result
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
-        return yaml.safe_load(yaml.serialize(node))
+        return self._scalar(node)
+
+    def _scalar(self, node):
+        try:
+            return self._constructor.construct_object(node)
+        except Exception:  # an explicit tag on text it cannot read (!!int abc): the user's to fix
+            self.fail(f"cannot read {node.value!r} as {node.tag.replace(_CORE, '!!')}", node, hint="remove the tag or correct the value")
+
+
+def _too_deep(text: str) -> int | None:
+    """The line where ``text`` nests deeper than ``MAX_NESTING``, found by the parser's events (which,
+    unlike composing the node tree, do not recurse), else None."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_NESTING:
+                return event.start_mark.line + 1
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+    return None
 
 
 def read_yaml_with_lines(path: Path) -> tuple:
@@ -41,13 +124,19 @@ def read_yaml_with_lines(path: Path) -> tuple:
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read config: {exc}", path=path) from None
     try:
+        deep = _too_deep(text)
+        if deep is not None:
+            raise UserError(f"lists and mappings nested more than {MAX_NESTING} deep", path=path, line=deep, hint=TOO_DEEP)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         raise UserError(f"invalid YAML: {problem}", path=path, line=mark.line + 1 if mark else None) from None
-    tracker = _LineTracker()
-    return (tracker.build(node) if node is not None else None), tracker.lines
+    tracker = _LineTracker(path)
+    if node is None:
+        return None, tracker.lines
+    tracker.check(node)
+    return tracker.build(node), tracker.lines
 
 
 def failure_at(source, lines: dict):
@@ -60,7 +149,11 @@ def failure_at(source, lines: dict):
     def fail(message, where=(), hint=None):
         if where is None:
             raise UserError(message, hint=hint)
-        line = next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)
-        raise UserError(message, path=source, line=line, hint=hint)
+        raise UserError(message, path=source, line=line_of(lines, where), hint=hint)
 
     return fail
+
+
+def line_of(lines: dict, where: tuple) -> int | None:
+    """The config line of the key path ``where``, or of its nearest parent that has one."""
+    return next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)

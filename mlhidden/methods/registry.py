@@ -171,13 +171,30 @@ def registered_methods() -> dict[str, MethodEntry]:
     return {**METHODS, **{name: entry for name, entry in entry_point_methods().items() if name not in METHODS}}
 
 
+def method_name(name: str) -> str:
+    """The registered spelling of a method name typed in any case (``ccasl`` is ``CCASL``), as
+    dataset names are matched; a name registered as written, an import path or an unknown name
+    is returned as it is. Two registered names that differ only in case must be written exactly.
+    """
+    if name in METHODS:
+        return name
+    known = registered_methods()
+    if name in known or is_import_path(name):
+        return name
+    same = [key for key in known if key.lower() == name.lower()]
+    if len(same) > 1:
+        raise UserError(f"method '{name}' matches {' and '.join(same)} when case is ignored", hint="write the name exactly as registered")
+    return same[0] if same else name
+
+
 def get_entry(name: str) -> MethodEntry:
-    """The registry entry for a config's method name: a registered name or an import path.
+    """The registry entry for a config's method name (in any case, see :func:`method_name`) or an import path.
 
     Built-in names are found without loading any package's entry points.
     """
     if name in METHODS:
         return METHODS[name]
+    name = method_name(name)
     known = registered_methods()
     if name in known:
         return known[name]
@@ -196,6 +213,7 @@ def resolve_method(name: str, params: Mapping | None = None, base=None, preproce
     This is what identifies a method in the results store, so that writing a default explicitly
     in a config does not make a new method.
     """
+    name = method_name(name)
     entry = get_entry(name)
     params = dict(params or {})
     defaults = entry.defaults()
