@@ -3,9 +3,9 @@
 Sections of ``python -m benchmarks.run``:
 
 - ``liblinear``: CC, CCASL and CCASL+AML under ``solver: liblinear`` (the sensitivity study's
-  settings b and f), fitted with the batched TRON of :mod:`mlhidden.methods.batched_tron`;
+  settings b and f), fitted with the batched TRON of :mod:`mlhidden.methods.solvers.batched_tron`;
 - ``logistic_cv``: the same methods with C tuned per label by ``LogisticRegressionCV`` on
-  standardised inputs (setting h), fitted with :mod:`mlhidden.methods.batched_logistic_cv`
+  standardised inputs (setting h), fitted with :mod:`mlhidden.methods.solvers.batched_logistic_cv`
   (not in ``--quick`` runs: scikit-learn's one-by-one fits take minutes on any real dataset).
 
 Each is timed against one scikit-learn estimator per label or chain link (a subclass, which

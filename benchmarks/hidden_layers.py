@@ -24,9 +24,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neural_network import MLPClassifier
 
-from mlhidden.methods.batched_logistic import _Design, fit_batched_logistic
+from mlhidden.methods.hidden_units import apply_scaling, column_scaling
 from mlhidden.methods.registry import make_method
-from mlhidden.methods.synthetic import apply_scaling, column_scaling
+from mlhidden.methods.solvers.batched_logistic import _Design, fit_batched_logistic
 
 CCASL_FAMILY = ("CCASL", "CCASL+BR", "CCASL+AML")
 CCASL_DATASETS = ("Bibtex", "Corel5k", "Many-labels-synthetic")  # the last: L = 1000, see benchmarks.generated

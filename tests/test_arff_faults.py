@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.data import read_arff
-from mlhidden.data.arff_stream import EXPANSION_ENV, EXPANSION_FLOOR
+from mlhidden.data.arff.stream import EXPANSION_ENV, EXPANSION_FLOOR
 from mlhidden.errors import UserError
 
 

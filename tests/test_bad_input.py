@@ -20,7 +20,7 @@ from sklearn.linear_model import LogisticRegression
 
 from mlhidden.cli import cli
 from mlhidden.data import registry_entries
-from mlhidden.data.generated import GENERATORS
+from mlhidden.data.generators import GENERATORS
 from mlhidden.experiment.store import STORE_FILE
 from mlhidden.methods.registry import METHODS
 

@@ -14,8 +14,8 @@ from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
 from mlhidden.data import load_dataset
 from mlhidden.methods import BR, CC
-from mlhidden.methods.batched_logistic import fit_batched_logistic
-from mlhidden.methods.logistic_models import batchable_logistic, fit_logistic_models
+from mlhidden.methods.solvers.batched_logistic import fit_batched_logistic
+from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from sklearn.preprocessing import StandardScaler
 from mlhidden.data import load_dataset
 from mlhidden.methods import CC, PCC
 from mlhidden.methods.base_learners import make_base_learner
-from mlhidden.methods.batched_logistic_cv import fit_batched_logistic_cv, training_weights
-from mlhidden.methods.logistic_models import batchable_logistic, fit_logistic_models
 from mlhidden.methods.shared_fits import shared_fits
+from mlhidden.methods.solvers.batched_logistic_cv import fit_batched_logistic_cv, training_weights
+from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
 
 TUNED = {"name": "logistic_cv", "params": {"max_iter": 1000}}
 CS = [0.01, 0.1, 1.0, 10.0, 100.0]

@@ -13,9 +13,9 @@ from sklearn.linear_model import LogisticRegression
 
 from mlhidden.data import load_dataset
 from mlhidden.methods import BR, CC, CCASL
-from mlhidden.methods.batched_tron import fit_batched_liblinear
-from mlhidden.methods.logistic_models import fit_logistic_models
-from mlhidden.methods.synthetic import ThresholdUnits
+from mlhidden.methods.hidden_units import ThresholdUnits
+from mlhidden.methods.solvers.batched_tron import fit_batched_liblinear
+from mlhidden.methods.solvers.logistic_models import fit_logistic_models
 
 LIBLINEAR = {"name": "logistic", "params": {"solver": "liblinear"}}
 

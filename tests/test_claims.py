@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import mlhidden
-from mlhidden.report.claims import (
+from mlhidden.paper.claims import (
     CLAIMS,
     FAILS,
     HOLDS,
@@ -33,8 +33,8 @@ from mlhidden.report.claims import (
     claim_time,
     decide_claims,
 )
-from mlhidden.report.evidence import rank_summary
-from mlhidden.report.paper import reference_results
+from mlhidden.paper.evidence import rank_summary
+from mlhidden.paper.reference import reference_results
 from mlhidden.report.tables import metric_table
 
 REFERENCE = reference_results()
@@ -50,7 +50,7 @@ def sweep_splits(points: dict, n_splits: int = 10) -> pd.DataFrame:
 
 def test_importing_the_claims_loads_no_plotting_tables_or_runner():
     code = (
-        "import sys, mlhidden.report.claims; "
+        "import sys, mlhidden.paper.claims; "
         "print(sorted(m for m in ('matplotlib', 'tabulate', 'mlhidden.experiment.runner', 'sqlite3') if m in sys.modules))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -109,7 +109,7 @@ class GatedBR(BR):
             time.sleep(0.02)
         return super().fit(X, Y)
 '''
-SHORT_LEASE = "import sys, mlhidden.experiment.claims as c; c.LEASE_SECONDS = 1.0; from mlhidden.cli import main; sys.exit(main())"
+SHORT_LEASE = "import sys, mlhidden.experiment.leases as c; c.LEASE_SECONDS = 1.0; from mlhidden.cli import main; sys.exit(main())"
 
 
 def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mlhidden.data import load_dataset, make_logical, read_arff, write_arff
-from mlhidden.data.generated import GENERATORS
+from mlhidden.data.generators import GENERATORS
 from mlhidden.errors import UserError
 
 LOGICAL_ARFF = Path(__file__).resolve().parents[1] / "datasets" / "Logical.arff"

@@ -11,9 +11,9 @@ from sklearn.linear_model import LogisticRegression
 
 from mlhidden.data import load_dataset
 from mlhidden.methods import CCASL
-from mlhidden.methods.batched_logistic import _Design, _loss_and_residual, fit_batched_logistic, positive_entries
+from mlhidden.methods.hidden_units import ThresholdUnits
 from mlhidden.methods.mlp import sigmoid, train_network
-from mlhidden.methods.synthetic import ThresholdUnits
+from mlhidden.methods.solvers.batched_logistic import _Design, _loss_and_residual, fit_batched_logistic, positive_entries
 
 TIGHT = {"tol": 1e-8, "max_iter": 10**5}
 

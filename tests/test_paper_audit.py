@@ -22,9 +22,9 @@ from mlhidden.paper.audit import (
     audit_markdown,
     audit_paper,
 )
-from mlhidden.report.deviations import DEFECTIVE, STORED_BASELINES
-from mlhidden.report.paper import reference_results
-from mlhidden.report.paper_report import write_report
+from mlhidden.paper.deviations import DEFECTIVE, STORED_BASELINES
+from mlhidden.paper.reference import reference_results
+from mlhidden.paper.report import write_report
 
 COMMITTED_PAPER_RUN = Path(__file__).resolve().parents[1] / "results" / "paper" / "units.csv"
 

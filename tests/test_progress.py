@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from mlhidden.experiment.progress import CLEAR_LINE, RunProgress, format_duration, unit_line
+from mlhidden.cli.progress import CLEAR_LINE, RunProgress, format_duration, unit_line
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

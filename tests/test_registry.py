@@ -21,7 +21,7 @@ from mlhidden.data import (
     verify_datasets,
 )
 from mlhidden.data.cache import CACHE_ENV
-from mlhidden.data.generated import GENERATORS
+from mlhidden.data.generators import GENERATORS
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment

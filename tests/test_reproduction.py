@@ -20,22 +20,22 @@ from sklearn.linear_model import LogisticRegression
 
 from mlhidden.cli import cli
 from mlhidden.data import load_dataset, make_logical
-from mlhidden.data.generated import GENERATORS
-from mlhidden.data.synthetic import draw_network, make_synthetic_complex, make_synthetic_simple
+from mlhidden.data.generators import GENERATORS
+from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import split_seed
 from mlhidden.experiment.store import ResultStore
-from mlhidden.report.claims import CLAIMS, FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
-from mlhidden.report.evidence import sweep_frame
+from mlhidden.paper.claims import CLAIMS, FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
+from mlhidden.paper.evidence import sweep_frame
+from mlhidden.paper.reference import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, TRIVIAL_BASELINE_METHODS, reference_results
+from mlhidden.paper.report import evaluate_claims, write_report
+from mlhidden.paper.reproduction import reproduce
+from mlhidden.paper.sections import paper_units
 from mlhidden.report.figures import plot_sweep
-from mlhidden.report.paper import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, TRIVIAL_BASELINE_METHODS, reference_results
-from mlhidden.report.paper_report import evaluate_claims, write_report
-from mlhidden.report.reproduction import reproduce
-from mlhidden.report.sections import paper_units
-from mlhidden.report.statistics import significance_report
+from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
 from mlhidden.report.uncertainty import VERDICTS
 

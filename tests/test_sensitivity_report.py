@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mlhidden.data.synthetic import draw_network, make_synthetic_complex, make_synthetic_simple
+from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.audit import audit_paper
-from mlhidden.report.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, Claim
-from mlhidden.report.deviations import (
+from mlhidden.paper.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, Claim
+from mlhidden.paper.deviations import (
     CATEGORIES,
     DATASET_VERSION,
     DEFECTIVE,
@@ -30,10 +30,10 @@ from mlhidden.report.deviations import (
     setting_agreement,
     version_mismatches,
 )
-from mlhidden.report.evidence import Runs, gather_evidence
-from mlhidden.report.paper import reference_results
-from mlhidden.report.paper_report import write_report
-from mlhidden.report.sensitivity import (
+from mlhidden.paper.evidence import Runs, gather_evidence
+from mlhidden.paper.reference import reference_results
+from mlhidden.paper.report import write_report
+from mlhidden.paper.sensitivity_report import (
     NEVER_EVALUATED,
     NOT_REPRODUCED,
     ROBUST,

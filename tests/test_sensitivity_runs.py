@@ -13,14 +13,14 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
-from mlhidden.experiment.primary_setting import RuleVerdict, apply_primary_rule, primary_by_rule, scales_as_solver_needs
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.reuse import reuse_units
-from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, run_sensitivity, setting_plans
 from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
-from mlhidden.report.paper import LABEL_ACCURACY_FILE, reference_results
-from mlhidden.report.reproduction import reproduce, write_setting_refits
-from mlhidden.report.sensitivity import primary_markdown, settings_section
+from mlhidden.paper.primary_setting import RuleVerdict, apply_primary_rule, primary_by_rule, scales_as_solver_needs
+from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
+from mlhidden.paper.reproduction import reproduce, write_setting_refits
+from mlhidden.paper.sensitivity_report import primary_markdown, settings_section
+from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, run_sensitivity, setting_plans
 
 LOGICAL = """\
 name: tiny

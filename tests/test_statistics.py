@@ -1,4 +1,4 @@
-"""Significance tests of mlhidden.report.statistics, checked against Demšar (2006) and hand computations."""
+"""Significance tests of mlhidden.report.significance_tests, checked against Demšar (2006) and hand computations."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from scipy import integrate, optimize, stats
 from mlhidden.errors import InputWarning, UserError
 from mlhidden.report.cd_diagram import CD_BAR, draw_cd_diagram, plot_cd_diagram
 from mlhidden.report.formats import format_mean_std
-from mlhidden.report.significance import significance_dict, significance_markdown, write_statistics
-from mlhidden.report.statistics import (
+from mlhidden.report.significance_output import significance_dict, significance_markdown, write_statistics
+from mlhidden.report.significance_tests import (
     cliques,
     critical_difference,
     friedman_test,

@@ -3,7 +3,7 @@
 from mlhidden.data.arff import read_arff, write_arff
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.fetch import copy_from_mirror
-from mlhidden.data.generated import make_logical
+from mlhidden.data.generators import make_logical
 from mlhidden.data.inventory import dataset_table, verify_datasets
 from mlhidden.data.mulan import LabelsXmlWarning
 from mlhidden.data.registry import (

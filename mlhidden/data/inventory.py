@@ -7,7 +7,7 @@ reports on them.
 from __future__ import annotations
 
 from mlhidden.data.dataset import Dataset
-from mlhidden.data.generated import GENERATORS
+from mlhidden.data.generators import GENERATORS
 from mlhidden.data.registry import RegistryEntry, data_path, find_entry, load_entry, registry_entries, select_entries
 from mlhidden.errors import UserError
 

@@ -27,7 +27,7 @@ import yaml
 from mlhidden.data.arff import READER_VERSION, read_arff
 from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
-from mlhidden.data.generated import GENERATORS
+from mlhidden.data.generators import GENERATORS
 from mlhidden.data.mulan import xml_beside
 from mlhidden.errors import InputWarning, UserError, did_you_mean
 from mlhidden.io import sha256_of

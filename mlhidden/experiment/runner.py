@@ -25,8 +25,8 @@ from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ExecutionBackend
-from mlhidden.experiment.claims import UnitClaims
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
+from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.predictions import UnitPredictions
 from mlhidden.experiment.protocols import dataset_splits
@@ -206,7 +206,7 @@ def run_experiment(
     ``(dataset, method label, N x D x L)`` per unit to run, for the ETA), ``on_unit(row, done,
     n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
     Several processes may run into one ``run_dir`` at once: they share the units through claims
-    (:mod:`mlhidden.experiment.claims`), and each returns when every unit is stored.
+    (:mod:`mlhidden.experiment.leases`), and each returns when every unit is stored.
     Units that a run directory in ``reuse_from`` holds under the same key are copied from it
     instead of computed (:mod:`mlhidden.experiment.reuse`); run.json names the donors.
     A config asking for a part of the run stored in ``run_dir`` and nothing more is refused,
@@ -265,7 +265,7 @@ def execute_plan(
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
-            with UnitClaims(store.path) as claims:
+            with UnitLeases(store.path) as claims:
                 _run_units(todo, config, jobs, executor, store, claims, summary, on_unit, shared_dir)
         except KeyboardInterrupt:
             summary.interrupted = True

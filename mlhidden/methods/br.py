@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import fit_binary, positive_proba
-from mlhidden.methods.logistic_models import batchable_logistic, fit_logistic_models
+from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
 
 
 class BR(MultiLabelClassifier):
@@ -17,7 +17,7 @@ class BR(MultiLabelClassifier):
 
     The baseline of the paper (Section 1, Table 6). A label that is constant in the training
     data gets a constant model rather than an error. With a plain logistic base learner all
-    labels are fitted as one batched problem (:mod:`~mlhidden.methods.batched_logistic`).
+    labels are fitted as one batched problem (:mod:`~mlhidden.methods.solvers.batched_logistic`).
 
     Parameters
     ----------

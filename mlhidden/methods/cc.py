@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import fit_binary
 from mlhidden.methods.inference import greedy_search
-from mlhidden.methods.logistic_models import batchable_logistic, fit_logistic_models
+from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
 
 
 def resolve_order(order, n_labels: int, rng: np.random.RandomState) -> np.ndarray:

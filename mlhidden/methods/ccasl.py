@@ -12,15 +12,15 @@ from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
-from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
-from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
-from mlhidden.methods.synthetic import (
+from mlhidden.methods.hidden_units import (
     SCALING_OPTIONS,
     ThresholdUnits,
     draw_label_subsets,
     meta_labels,
     most_common_combinations,
 )
+from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
+from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
 
 SYNTHETIC_CONSTRAINTS = {
     "estimator": ESTIMATOR_CONSTRAINT,
@@ -38,7 +38,7 @@ class SyntheticChain(CC):
     The synthetic labels are about half ones and separable, which makes L-BFGS crawl in the
     original coordinates (most links stopped at ``max_iter``); centred, the same problem
     converges in about half the iterations, to the same optimum (see
-    :func:`~mlhidden.methods.batched_logistic.fit_batched_logistic`).
+    :func:`~mlhidden.methods.solvers.batched_logistic.fit_batched_logistic`).
     """
 
     _center_inputs = True
@@ -92,7 +92,7 @@ class SyntheticLabelsMixin:
 class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
     """Classifier chain augmented with synthetic labels (CCASL, Section 4.1).
 
-    K random cascaded threshold units of x (see :class:`~mlhidden.methods.synthetic.ThresholdUnits`)
+    K random cascaded threshold units of x (see :class:`~mlhidden.methods.hidden_units.ThresholdUnits`)
     become synthetic labels z_1..z_K placed before the real labels; a classifier chain is trained
     on ``[z_1..z_K, y_1..y_L]`` (labels in the order given) and its last L outputs are the
     prediction. The synthetic labels of test rows are predicted by the chain like any label.

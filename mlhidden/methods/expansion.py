@@ -15,7 +15,7 @@ from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
 from mlhidden.methods.ccasl import SYNTHETIC_CONSTRAINTS
-from mlhidden.methods.synthetic import ThresholdUnits
+from mlhidden.methods.hidden_units import ThresholdUnits
 
 
 class RandomRBF(TransformerMixin, BaseEstimator):

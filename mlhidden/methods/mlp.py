@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from mlhidden.methods.base import MultiLabelClassifier
-from mlhidden.methods.synthetic import SCALING_OPTIONS, apply_scaling, column_scaling
+from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 
 
 def sigmoid(A):

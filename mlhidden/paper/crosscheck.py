@@ -45,11 +45,11 @@ from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.config import RunConfig, load_config, parse_config
 from mlhidden.experiment.metrics import exact_match, hamming_score
 from mlhidden.experiment.runner import load_datasets
-from mlhidden.experiment.sensitivity import load_sensitivity
 from mlhidden.experiment.splits import Split, method_seed
 from mlhidden.experiment.units import fit_unit, impute
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner
+from mlhidden.paper.settings import load_sensitivity
 
 SETTINGS = ("b_liblinear_C1", "a_lbfgs_C1")
 DATASETS = ("Logical", "Music", "Scene", "Yeast", "Medical", "Enron")

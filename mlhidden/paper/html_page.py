@@ -14,13 +14,13 @@ import pandas as pd
 
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
-from mlhidden.report.claims import DEVIATION, FAILS, HOLDS, decide_claims
-from mlhidden.report.evidence import Runs, gather_evidence
+from mlhidden.paper.claims import DEVIATION, FAILS, HOLDS, decide_claims
+from mlhidden.paper.evidence import Runs, gather_evidence
+from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, read_run_log, reference_results
+from mlhidden.paper.sections import results_section
+from mlhidden.paper.sensitivity_report import settings_section
 from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, sortable_table
 from mlhidden.report.html_plots import agreement_svg
-from mlhidden.report.paper import COMPARISON_FILE, PAPER_TABLES, read_run_log, reference_results
-from mlhidden.report.sections import results_section
-from mlhidden.report.sensitivity import settings_section
 
 TITLE = "Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)"
 KEY = ["table", "metric", "dataset", "method"]

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.report.figures import new_figure, save_figure
-from mlhidden.report.statistics import cliques
+from mlhidden.report.significance_tests import cliques
 
 WIDTH = 7.0  # inches
 FONT_SIZE = 9

@@ -1,7 +1,7 @@
 """The one figure layer: every figure is made by :func:`new_figure` and saved by :func:`save_figure`.
 
 The reproduction's figures are here too: sweep line plots (from a
-:func:`~mlhidden.report.evidence.sweep_frame`: one line per method with a band of one standard
+:func:`~mlhidden.paper.evidence.sweep_frame`: one line per method with a band of one standard
 deviation over the splits) and plots of the generated datasets themselves, which their generators
 rebuild from the stored parameters. Every figure is a :class:`~matplotlib.figure.Figure` on its own
 Agg canvas, so no pyplot state is touched.
@@ -19,8 +19,8 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from mlhidden.data.generated import make_logical
-from mlhidden.data.synthetic import draw_network
+from mlhidden.data.generators import make_logical
+from mlhidden.data.random_networks import draw_network
 from mlhidden.io import write_file
 from mlhidden.methods.base_learners import make_base_learner
 
@@ -63,7 +63,7 @@ def plot_sweep(frame: pd.DataFrame, path_stem, *, y_label: str, x_label: str, ti
     Parameters
     ----------
     frame : pandas.DataFrame
-        As :func:`~mlhidden.report.evidence.sweep_frame` returns it.
+        As :func:`~mlhidden.paper.evidence.sweep_frame` returns it.
     path_stem : str or os.PathLike
         Output path without suffix.
     y_label, x_label : str
@@ -125,7 +125,7 @@ def plot_synthetic_2d(datasets, path_stem, *, max_points: int = 600) -> list:
     ----------
     datasets : sequence of (str, Dataset)
         Titles and generated datasets with D = 2 and L = 2 whose ``params`` rebuild them with
-        :func:`~mlhidden.data.synthetic.draw_network`.
+        :func:`~mlhidden.data.random_networks.draw_network`.
     path_stem : str or os.PathLike
     max_points : int
         At most this many points are drawn per dataset (the first ones), so that they stay visible.

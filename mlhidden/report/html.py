@@ -27,7 +27,7 @@ from mlhidden.experiment.unit_warnings import warning_lines
 from mlhidden.io import write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
-from mlhidden.report.statistics import significance_report
+from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, METRICS, MetricTable, metric_tables
 

@@ -3,7 +3,7 @@
 :class:`Runs` reads the run directories under one folder; the functions below turn them into the
 numbers the paper's tables and figures hold (Table 3, Table 4, the sweeps, the chain accuracies),
 and :func:`gather_evidence` collects what the claims decide on into one
-:class:`~mlhidden.report.claims.Evidence`.
+:class:`~mlhidden.paper.claims.Evidence`.
 
 Every aggregate is taken over units in table order (configured datasets and methods, then split),
 never in the order they arrived in the store, so a re-run writes the same bytes.
@@ -21,15 +21,15 @@ import pandas as pd
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results, store_exists
-from mlhidden.report.claims import RANKED_METRICS, Evidence, RankSummary
-from mlhidden.report.paper import (
+from mlhidden.paper.claims import RANKED_METRICS, Evidence, RankSummary
+from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
     LOGICAL_MODELS,
     SYNTHETIC_2D_BASE_CLASSIFIERS,
     SYNTHETIC_2D_METHODS,
     TRIVIAL_BASELINE_METHODS,
 )
-from mlhidden.report.statistics import friedman_test
+from mlhidden.report.significance_tests import friedman_test
 from mlhidden.report.tables import METRICS, metric_table, sort_units
 from mlhidden.report.uncertainty import t_interval
 
@@ -64,7 +64,7 @@ class Runs:
             return store.datasets().set_index("name")
 
     def label_accuracy(self, name: str) -> pd.DataFrame | None:
-        """The run's refits (:mod:`mlhidden.report.refits`), or None when there are none."""
+        """The run's refits (:mod:`mlhidden.paper.refits`), or None when there are none."""
         path = self.out_dir / name / LABEL_ACCURACY_FILE
         return pd.read_csv(path) if path.is_file() else None
 
@@ -252,7 +252,7 @@ def ranked_methods(run) -> list:
 
 
 def gather_evidence(runs: Runs) -> Evidence:
-    """Everything :mod:`mlhidden.report.claims` needs, read from the runs' stores and refits."""
+    """Everything :mod:`mlhidden.paper.claims` needs, read from the runs' stores and refits."""
     fields: dict[str, Any] = {
         "logical": logical_table(runs), "logical_splits": logical_splits(runs), "synthetic": synthetic_table(runs),
         "synthetic_datasets": synthetic_datasets(runs), "hidden_nodes": run_sweep(runs, "hidden_nodes"),

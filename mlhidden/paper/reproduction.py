@@ -1,12 +1,12 @@
 """Reproduce the paper in one call: run its configs, refit what the report needs, write the report.
 
 :func:`reproduce` runs ``configs/<name>.yaml`` for every name in
-:data:`~mlhidden.report.paper.PAPER_CONFIGS` into ``<out>/<name>/`` (resuming what is already
+:data:`~mlhidden.paper.reference.PAPER_CONFIGS` into ``<out>/<name>/`` (resuming what is already
 stored), under the base-learner setting of ``configs/sensitivity.yaml`` that the primary rule
-(:mod:`mlhidden.experiment.primary_setting`) names (units
+(:mod:`mlhidden.paper.primary_setting`) names (units
 the sensitivity study already computed under it are copied from ``<out>/sensitivity/``), writes
 each run's own tables, refits the few units whose per-label accuracies the report needs
-(:mod:`mlhidden.report.refits`), and calls :func:`~mlhidden.report.paper_report.write_report`.
+(:mod:`mlhidden.paper.refits`), and calls :func:`~mlhidden.paper.report.write_report`.
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ from typing import Any
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
-from mlhidden.experiment.primary_setting import primary_by_rule
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines, read_run_json
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.sensitivity import load_sensitivity
 from mlhidden.experiment.store import load_results, now
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import write_index_html
+from mlhidden.paper.primary_setting import primary_by_rule
+from mlhidden.paper.reference import LABEL_ACCURACY_FILE, LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
+from mlhidden.paper.refits import write_label_accuracies
+from mlhidden.paper.report import write_report
+from mlhidden.paper.sensitivity_report import SENSITIVITY_DIR
+from mlhidden.paper.settings import load_sensitivity
 from mlhidden.report.formats import write_reports
-from mlhidden.report.paper import LABEL_ACCURACY_FILE, LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
-from mlhidden.report.paper_report import write_report
-from mlhidden.report.refits import write_label_accuracies
-from mlhidden.report.sensitivity import SENSITIVITY_DIR
 from mlhidden.report.stored_metrics import write_score_metric_tables
 
 SENSITIVITY_CONFIG = "sensitivity.yaml"
@@ -85,7 +85,7 @@ def reproduce(
     out_dir : str or os.PathLike
         Where the run directories, REPORT.md, ``tables/`` and ``figures/`` go.
     quick : bool
-        Shrink every config with :data:`~mlhidden.report.paper.QUICK` (3 splits, small datasets,
+        Shrink every config with :data:`~mlhidden.paper.reference.QUICK` (3 splits, small datasets,
         fewer synthetic datasets).
     data_dir : str or os.PathLike, optional
         The dataset folder (see :func:`mlhidden.data.resolve_data_dir`).
@@ -102,7 +102,7 @@ def reproduce(
     progress : callable, optional
         ``progress(config_name)`` returns a context manager whose value has the runner's
         ``start(n_units, n_skipped)`` and ``unit(row, done, n_units)`` callbacks (e.g.
-        :class:`~mlhidden.experiment.progress.RunProgress`).
+        :class:`~mlhidden.cli.progress.RunProgress`).
 
     Returns
     -------
@@ -168,7 +168,7 @@ def reproduce(
 
 
 def write_setting_refits(setting_dirs, data_dir=None) -> list:
-    """The refits of :data:`~mlhidden.report.paper.LABEL_ACCURACY_REFITS` for each sensitivity
+    """The refits of :data:`~mlhidden.paper.reference.LABEL_ACCURACY_REFITS` for each sensitivity
     setting's finished runs that lack them, so the claims they decide (C8) are decided under every
     setting too. A run still running, or refitted before, is left as it is."""
     written = []

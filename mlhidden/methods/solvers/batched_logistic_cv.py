@@ -13,7 +13,7 @@ warm-started from the last, and the refit is one more batch, each column at its 
 folds are the ones ``LogisticRegressionCV`` draws (its own splitter on each target), the
 scores its scorer's (the held-out log-loss, probabilities clipped as ``log_loss`` clips them),
 and ties go to the first C, as ``argmax`` gives. The solver is
-:func:`~mlhidden.methods.batched_logistic.solve_logistic`, which reaches the same optimum as
+:func:`~mlhidden.methods.solvers.batched_logistic.solve_logistic`, which reaches the same optimum as
 scikit-learn's lbfgs within the same tolerance.
 """
 
@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.model_selection import check_cv
 
-from mlhidden.methods.batched_logistic import _Design, solve_logistic
+from mlhidden.methods.solvers.batched_logistic import _Design, solve_logistic
 
 
 @dataclass
@@ -87,7 +87,7 @@ def fit_batched_logistic_cv(X, Y, *, weights, extra=None, extra_mask=None, Cs=10
     """``LogisticRegressionCV(scoring="neg_log_loss", refit=True)`` for every column of Y, batched.
 
     ``X``, ``Y``, ``extra``, ``extra_mask``, ``tol``, ``max_iter`` and ``center`` are those of
-    :func:`~mlhidden.methods.batched_logistic.fit_batched_logistic`, ``weights`` the folds' rows
+    :func:`~mlhidden.methods.solvers.batched_logistic.fit_batched_logistic`, ``weights`` the folds' rows
     from :func:`training_weights` (``training_weights(Y, cv)`` for ``LogisticRegressionCV``'s
     ``cv``), and ``Cs`` that of ``LogisticRegressionCV`` (an int is that many values from 1e-4 to 1e4).
     """

@@ -101,7 +101,7 @@ QUICK = QuickMode()
 
 def reference_results() -> pd.DataFrame:
     """The paper's numbers: columns table, metric, dataset (our spelling), method, value, rank."""
-    text = resources.files("mlhidden.report").joinpath(REFERENCE_FILE).read_text(encoding="utf-8")
+    text = resources.files("mlhidden.paper").joinpath(REFERENCE_FILE).read_text(encoding="utf-8")
     frame = pd.read_csv(io.StringIO(text), dtype={"method": str})
     frame["dataset"] = frame["dataset"].replace(PAPER_DATASET_NAMES)
     return frame

@@ -2,7 +2,7 @@
 
 Every ``claim_*`` is a pure function ``(evidence, reference) -> Claim``: no file is read, nothing
 is fitted or drawn, so a claim can be tested on evidence made by hand
-(:func:`mlhidden.report.evidence.gather_evidence` makes it from the stores). A claim whose evidence is
+(:func:`mlhidden.paper.evidence.gather_evidence` makes it from the stores). A claim whose evidence is
 missing is "not evaluated" and says why. Otherwise it is a set of paired comparisons
 (:mod:`mlhidden.report.uncertainty`: over the same splits, over datasets, or by average rank), and
 its verdict, holds / does not hold / inconclusive, comes from :func:`~mlhidden.report.uncertainty.combine`
@@ -61,11 +61,11 @@ class Evidence:
     Attributes
     ----------
     logical : pandas.DataFrame or None
-        Table 3 (:func:`~mlhidden.report.evidence.logical_table`).
+        Table 3 (:func:`~mlhidden.paper.evidence.logical_table`).
     logical_splits : pandas.DataFrame or None
         Table 3's units: method, split, exact_match, hamming_score.
     synthetic : pandas.DataFrame or None
-        Table 4 (:func:`~mlhidden.report.evidence.synthetic_table`).
+        Table 4 (:func:`~mlhidden.paper.evidence.synthetic_table`).
     synthetic_datasets : pandas.DataFrame or None
         Table 4's datasets: kind, dataset, method and the metrics' means over the dataset's splits.
     paper_ranks : dict or None
@@ -77,13 +77,13 @@ class Evidence:
     paper_sizes : pandas.Series or None
         The paper run's n_samples by dataset.
     hidden_nodes, label_count : pandas.DataFrame or None
-        The sweeps' exact match (:func:`~mlhidden.report.evidence.sweep_frame`).
+        The sweeps' exact match (:func:`~mlhidden.paper.evidence.sweep_frame`).
     hidden_nodes_splits, label_count_splits : pandas.DataFrame or None
-        Their units (:func:`~mlhidden.report.evidence.sweep_splits`): line, x, split, value.
+        Their units (:func:`~mlhidden.paper.evidence.sweep_splits`): line, x, split, value.
     label_count_bases : dict
         The label-count run's method groups -> base learner name (None without one).
     medical_chain : pandas.DataFrame or None
-        Medical's accuracy per chain position (:func:`~mlhidden.report.evidence.chain_accuracy`).
+        Medical's accuracy per chain position (:func:`~mlhidden.paper.evidence.chain_accuracy`).
     medical_chain_splits : pandas.DataFrame or None
         Its refits: line, split, x (the position from 1), value (the label's accuracy).
     """

@@ -1,7 +1,7 @@
 """scikit-learn ``LogisticRegression`` models for BR's labels and a chain's links, from one batched fit.
 
-:mod:`~mlhidden.methods.batched_logistic` (smooth solvers), :mod:`~mlhidden.methods.batched_tron`
-(liblinear) and :mod:`~mlhidden.methods.batched_logistic_cv` (``LogisticRegressionCV``) solve
+:mod:`~mlhidden.methods.solvers.batched_logistic` (smooth solvers), :mod:`~mlhidden.methods.solvers.batched_tron`
+(liblinear) and :mod:`~mlhidden.methods.solvers.batched_logistic_cv` (``LogisticRegressionCV``) solve
 the problems; this module decides when a base learner's objective is the one they solve, and
 turns the solution back into per-label models that predict, pickle and report their fitted
 attributes (``n_iter_``, ``C_``, ...) like ones ``fit_binary`` fitted.
@@ -20,10 +20,10 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
-from mlhidden.methods.batched_logistic import LogisticFit, fit_batched_logistic
-from mlhidden.methods.batched_logistic_cv import LogisticCVFit, fit_batched_logistic_cv, training_weights
-from mlhidden.methods.batched_tron import fit_batched_liblinear
 from mlhidden.methods.shared_fits import reuse_or_fit
+from mlhidden.methods.solvers.batched_logistic import LogisticFit, fit_batched_logistic
+from mlhidden.methods.solvers.batched_logistic_cv import LogisticCVFit, fit_batched_logistic_cv, training_weights
+from mlhidden.methods.solvers.batched_tron import fit_batched_liblinear
 
 # Solvers whose objective is the one minimised by fit_batched_logistic (saga differs in detail).
 SMOOTH_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mlhidden.data.arff_tokens import UnterminatedQuote, has_unclosed_quote, tokens
+from mlhidden.data.arff.tokens import UnterminatedQuote, has_unclosed_quote, tokens
 from mlhidden.errors import UserError
 
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\\['\"]")

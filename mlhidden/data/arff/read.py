@@ -2,11 +2,11 @@
 
 MEKA marks the labels in the relation name: ``@relation 'Name: -C N'`` means the first N
 attributes are labels, ``-C -N`` the last N. The file is read as a stream of lines
-(:mod:`.arff_stream`); the header is parsed by liac-arff, the data rows one at a time as Weka
-reads them (:mod:`.arff_rows`, :mod:`.arff_tokens`). The jobs around it live in their own
-modules: the header's structure (:mod:`.arff_lines`), liac-arff's failures in the user's terms
-(:mod:`.arff_diagnosis`), MEKA's label convention (:mod:`.arff_meka`), values to ``X`` and ``Y``
-(:mod:`.arff_encode`) and writing (:mod:`.arff_write`).
+(:mod:`.stream`); the header is parsed by liac-arff, the data rows one at a time as Weka
+reads them (:mod:`.rows`, :mod:`.tokens`). The jobs around it live in their own
+modules: the header's structure (:mod:`.lines`), liac-arff's failures in the user's terms
+(:mod:`.diagnosis`), MEKA's label convention (:mod:`.meka`), values to ``X`` and ``Y``
+(:mod:`.encode`) and writing (:mod:`.write`).
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from pathlib import Path
 import arff
 import numpy as np
 
-from mlhidden.data.arff_diagnosis import PARSE_ERRORS, parse_error
-from mlhidden.data.arff_encode import check_binary, check_finite, column_for, encode, encoded_names
-from mlhidden.data.arff_lines import Layout, check_structure, scan_layout
-from mlhidden.data.arff_meka import label_index as meka_label_index
-from mlhidden.data.arff_meka import meka_labels, relation_count, relation_name
-from mlhidden.data.arff_rows import read_rows
-from mlhidden.data.arff_stream import TextStream
-from mlhidden.data.arff_write import write_arff
+from mlhidden.data.arff.diagnosis import PARSE_ERRORS, parse_error
+from mlhidden.data.arff.encode import check_binary, check_finite, column_for, encode, encoded_names
+from mlhidden.data.arff.lines import Layout, check_structure, scan_layout
+from mlhidden.data.arff.meka import label_index as meka_label_index
+from mlhidden.data.arff.meka import meka_labels, relation_count, relation_name
+from mlhidden.data.arff.rows import read_rows
+from mlhidden.data.arff.stream import TextStream
+from mlhidden.data.arff.write import write_arff
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.mulan import label_index_from_xml
 from mlhidden.errors import UserError

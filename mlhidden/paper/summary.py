@@ -1,7 +1,7 @@
 """REPORT.md's first screen: the answer in one paragraph, then one short row per claim.
 
 Every word of it is computed: the verdict counts from the claims, robustness from the claims x
-settings matrix (:func:`mlhidden.report.sensitivity.claims_matrix`), closeness from the
+settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), closeness from the
 comparisons with the paper. Each claim's long evidence is in its own section
 (:func:`claims_detail`), which the short table links to.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mlhidden.report.claims import DEVIATION
+from mlhidden.paper.claims import DEVIATION
+from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
-from mlhidden.report.sensitivity import ROBUST
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 
 OVER_SETTINGS = "over all settings"

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from mlhidden.data.dataset import Dataset
-from mlhidden.data.synthetic import make_synthetic_complex, make_synthetic_simple
+from mlhidden.data.random_networks import make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 
 _LOGICAL_INPUTS = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])

@@ -93,7 +93,7 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from mlhidden.methods.synthetic import ThresholdUnits
+    >>> from mlhidden.methods.hidden_units import ThresholdUnits
     >>> X = np.random.RandomState(0).normal(size=(100, 3))
     >>> ThresholdUnits(n_units=4, random_state=0).fit_transform(X).shape
     (100, 4)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mlhidden.methods.batched_logistic import LogisticFit, _Design, _loss_and_residual, positive_entries
+from mlhidden.methods.solvers.batched_logistic import LogisticFit, _Design, _loss_and_residual, positive_entries
 
 ETA0, ETA1, ETA2 = 1e-4, 0.25, 0.75  # accept a step / shrink / keep / grow the region, by actual over predicted reduction
 SIGMA1, SIGMA2, SIGMA3 = 0.25, 0.5, 4.0  # the region's update factors
@@ -91,7 +91,7 @@ def _trust_region_cg(objective, cols, delta, G, curvature):
 def fit_batched_liblinear(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, max_iter=100) -> LogisticFit:
     """Fit one liblinear logistic regression per column of Y, all at once, by batched TRON.
 
-    The inputs and the result are those of :func:`~mlhidden.methods.batched_logistic.fit_batched_logistic`;
+    The inputs and the result are those of :func:`~mlhidden.methods.solvers.batched_logistic.fit_batched_logistic`;
     ``tol`` is LIBLINEAR's ``eps`` (as ``LogisticRegression(solver="liblinear", tol=...)`` passes it)
     and ``max_iter`` caps the Newton iterations. ``converged`` is False where a target ran
     ``max_iter`` iterations, the case in which scikit-learn warns that liblinear failed to converge.

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from mlhidden import __version__
-from mlhidden.cli_endings import OneLineErrors, StopSignals
+from mlhidden.cli.endings import OneLineErrors, StopSignals
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
 
@@ -115,8 +115,8 @@ def run(
     plain periodic lines otherwise. Ctrl-C or SIGTERM stops cleanly: finished units stay stored,
     and the same command resumes.
     """
+    from mlhidden.cli.progress import RunProgress
     from mlhidden.experiment.config import config_from_options, load_config
-    from mlhidden.experiment.progress import RunProgress
     from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
 
     overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels}
@@ -251,9 +251,9 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
 
     Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
     """
-    from mlhidden.experiment.progress import RunProgress
-    from mlhidden.report.paper import REPORT_FILE
-    from mlhidden.report.reproduction import reproduce as reproduce_paper
+    from mlhidden.cli.progress import RunProgress
+    from mlhidden.paper.reference import REPORT_FILE
+    from mlhidden.paper.reproduction import reproduce as reproduce_paper
 
     def progress(name):
         click.echo(f"== {name}", err=True)
@@ -302,8 +302,8 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reu
     Resumes what is stored, like `mlhidden run`; OUT/settings.json names each setting. Units
     identical to those of the main runs (REUSE/<run>/) or of another setting are copied.
     """
-    from mlhidden.experiment.progress import RunProgress
-    from mlhidden.experiment.sensitivity import MANIFEST_FILE, load_sensitivity, run_sensitivity
+    from mlhidden.cli.progress import RunProgress
+    from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, run_sensitivity
 
     def progress(name):
         click.echo(f"== {name}", err=True)

@@ -1,6 +1,6 @@
 """REPORT.md's sections on the paper's tables and figures, each next to the paper's numbers.
 
-A section takes evidence (:mod:`mlhidden.report.evidence`), draws its figures through
+A section takes evidence (:mod:`mlhidden.paper.evidence`), draws its figures through
 :mod:`mlhidden.report.figures`, writes its tables through :mod:`mlhidden.report.formats`, and
 returns a :class:`Section`: its Markdown, the comparison rows it adds to ``comparison.csv`` and the
 files it wrote.
@@ -16,13 +16,13 @@ import pandas as pd
 
 from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.status import OK
-from mlhidden.report.claims import DEVIATION, missing_run
-from mlhidden.report.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
+from mlhidden.paper.claims import DEVIATION, missing_run
+from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
+from mlhidden.paper.reference import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.report.figures import plot_logical, plot_sweep, plot_synthetic_2d
 from mlhidden.report.formats import format_interval, format_number, format_rank, markdown_escape, markdown_frame, write_table
-from mlhidden.report.paper import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
-from mlhidden.report.significance import markdown_with_diagram
-from mlhidden.report.statistics import significance_report
+from mlhidden.report.significance_output import markdown_with_diagram
+from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import METRICS, metric_table
 from mlhidden.report.uncertainty import interval_of
 
@@ -294,7 +294,7 @@ def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: P
         title
         + "Mean over the synthetic datasets of each kind of the per-dataset score (one 50/50 split each) ± the half-width "
         "of its 95 % t-interval over the datasets; ours, the paper's in parentheses. The paper does not give D, the input or weight distributions or the label "
-        "thresholds, so our datasets are not the paper's (see `mlhidden/data/synthetic.py`).\n\n"
+        "thresholds, so our datasets are not the paper's (see `mlhidden/data/random_networks.py`).\n\n"
         + markdown_frame(shown, "Data · method") + "\n" + _flag_note(comparisons) + "\n"
     )
     return Section(text, comparisons, paths)
@@ -346,7 +346,7 @@ def sweep_section(
 ) -> Section:
     """A sweep figure of run ``name`` (exact match against the swept value) with its table of means.
 
-    ``frame`` is the run's sweep (:func:`~mlhidden.report.evidence.sweep_frame`), None when the
+    ``frame`` is the run's sweep (:func:`~mlhidden.paper.evidence.sweep_frame`), None when the
     run has no store; ``splits`` its number of splits.
     """
     if frame is None:

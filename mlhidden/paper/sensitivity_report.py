@@ -1,9 +1,9 @@
 """Which of the paper's claims survive which base-learner settings: the claims x settings matrix.
 
-Every setting's runs are read as the main ones are (:class:`~mlhidden.report.evidence.Runs`),
-and the same pure claim functions (:data:`~mlhidden.report.claims.CLAIMS`) decide each claim
+Every setting's runs are read as the main ones are (:class:`~mlhidden.paper.evidence.Runs`),
+and the same pure claim functions (:data:`~mlhidden.paper.claims.CLAIMS`) decide each claim
 under each setting. A claim about a ranking also gets the significance of the difference that
-decides it (Nemenyi and Wilcoxon–Holm, :mod:`mlhidden.report.statistics`). The closing verdict
+decides it (Nemenyi and Wilcoxon–Holm, :mod:`mlhidden.report.significance_tests`). The closing verdict
 per claim is one of "robust: holds under all settings", "holds only under ..." and "not
 reproduced under any setting tried".
 
@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
-from mlhidden.experiment.sensitivity import read_manifest
-from mlhidden.report.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
-from mlhidden.report.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_datasets, synthetic_table
+from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, Evidence, claim_synthetic, decide_claims, missing_run
+from mlhidden.paper.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_datasets, synthetic_table
+from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
+from mlhidden.paper.reference import read_run_log
+from mlhidden.paper.settings import read_manifest
 from mlhidden.report.formats import markdown_escape, pipe_table
-from mlhidden.report.paper import read_run_log
-from mlhidden.report.statistics import significance_report
+from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
 
 SENSITIVITY_DIR = "sensitivity"
@@ -104,7 +104,7 @@ def ranking_significance(runs: Runs, key: str) -> str:
 
 
 def decide_settings(runs_by_setting: dict, reference: pd.DataFrame) -> dict:
-    """Setting name -> its claims (:func:`~mlhidden.report.claims.decide_claims` on that setting's runs)."""
+    """Setting name -> its claims (:func:`~mlhidden.paper.claims.decide_claims` on that setting's runs)."""
     return {name: decide_claims(gather_evidence(runs), reference) for name, runs in runs_by_setting.items()}
 
 
@@ -153,7 +153,7 @@ def sensitivity_markdown(
     settings = list(runs_by_setting)
     parts += [
         "Every claim-bearing experiment was run again under each base-learner setting below, on the same splits; "
-        "`mlhidden/report/claims.py` decides each claim under each setting with the same functions as above.\n\n",
+        "`mlhidden/paper/claims.py` decides each claim under each setting with the same functions as above.\n\n",
         _settings_table(settings, descriptions, costs),
         "\n\n",
         pipe_table([[key, *(f"**{v}**" if v == HOLDS else v for v in row)] for key, row in matrix.iterrows()], ["", *matrix.columns]),
@@ -194,7 +194,7 @@ def primary_markdown(verdicts: list, main_setting: str | None) -> str:
         outcome = f"The rule names **{chosen}**, but the main tables above were made under {main} (asked for with `--setting`)."
     return "".join([
         "### The primary setting\n\n",
-        "The rule (`mlhidden/experiment/primary_setting.py`): the paper names scikit-learn's logistic regression and random forest "
+        "The rule (`mlhidden/paper/primary_setting.py`): the paper names scikit-learn's logistic regression and random forest "
         f"and gives none of their parameters, so the primary setting is the one whose base learners are that library's defaults of "
         f"the paper's time ({PAPER_ERA_LIBRARY}: liblinear, C = 1, penalised intercept; forests of 10 trees) on inputs as they are. "
         "Neither the config's order nor any result plays a part. Convergence and scaling are shown as facts about each setting "

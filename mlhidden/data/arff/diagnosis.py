@@ -9,8 +9,8 @@ from typing import Any
 
 import arff
 
-from mlhidden.data.arff_lines import Layout, unquoted, unterminated_quote
-from mlhidden.data.arff_tokens import has_unclosed_quote
+from mlhidden.data.arff.lines import Layout, unquoted, unterminated_quote
+from mlhidden.data.arff.tokens import has_unclosed_quote
 from mlhidden.errors import UserError
 
 _LINE_SUFFIX = re.compile(r",?\s*(?:at|in)\s+line\s+-?\d+\s*\.?:?")

@@ -126,7 +126,7 @@ class Setting:
 class Sensitivity:
     """A validated sensitivity config: the runs (config file names) and the settings. Which
     setting ``mlhidden reproduce`` makes the main tables under is decided by the rule of
-    :mod:`mlhidden.experiment.primary_setting`, not by the config."""
+    :mod:`mlhidden.paper.primary_setting`, not by the config."""
 
     runs: tuple
     settings: tuple
@@ -230,7 +230,7 @@ def run_sensitivity(
     baselines, the forests under a logistic-only setting) is copied from the main run
     ``reuse_dir/<run>/`` or from another setting's run directory when one holds it
     (:mod:`mlhidden.experiment.reuse`), not computed again. ``progress(label)`` returns a context manager with
-    the runner's ``start`` and ``unit`` callbacks, as for :func:`mlhidden.report.reproduction.reproduce`.
+    the runner's ``start`` and ``unit`` callbacks, as for :func:`mlhidden.paper.reproduction.reproduce`.
     Returns the manifest (its ``interrupted`` key set when a run was interrupted).
     """
     out_dir = Path(out_dir)

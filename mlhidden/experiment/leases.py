@@ -31,7 +31,7 @@ LEASE_SECONDS = 120.0
 RENEW_SECONDS = 20.0
 
 
-class UnitClaims:
+class UnitLeases:
     """This process's claims on the units of the store at ``store_path``; a context manager.
 
     While open, a daemon thread renews the claims every ``RENEW_SECONDS``; closing releases them.

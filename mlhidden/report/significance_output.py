@@ -1,6 +1,6 @@
 """The significance tests written out: Markdown sections with their CD diagrams, JSON, ``statistics.md``.
 
-The tests themselves are :mod:`mlhidden.report.statistics`; tables go through
+The tests themselves are :mod:`mlhidden.report.significance_tests`; tables go through
 :mod:`mlhidden.report.formats` and diagrams through :mod:`mlhidden.report.cd_diagram`.
 """
 
@@ -17,7 +17,7 @@ from mlhidden.errors import InputWarning
 from mlhidden.io import write_text
 from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.formats import format_avg_rank, markdown_escape, pipe_table
-from mlhidden.report.statistics import (
+from mlhidden.report.significance_tests import (
     WILCOXON_ALPHA,
     WILCOXON_ZERO_METHOD,
     SignificanceReport,
@@ -253,7 +253,7 @@ def write_statistics(
     Warns
     -----
     InputWarning
-        Once, when the tests are over fewer than :data:`~mlhidden.report.statistics.MIN_DATASETS`
+        Once, when the tests are over fewer than :data:`~mlhidden.report.significance_tests.MIN_DATASETS`
         datasets (the CLI prints it as one ``warning:`` line).
     """
     out_dir = Path(out_dir)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mlhidden.data.arff_diagnosis import sparse_index_problem
-from mlhidden.data.arff_lines import check_row
-from mlhidden.data.arff_tokens import UnterminatedQuote, tokens
+from mlhidden.data.arff.diagnosis import sparse_index_problem
+from mlhidden.data.arff.lines import check_row
+from mlhidden.data.arff.tokens import UnterminatedQuote, tokens
 from mlhidden.errors import UserError
 
 _SEPARATORS = re.compile(r"[\x00-\x20,]+")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from mlhidden.data.arff_lines import Layout
+from mlhidden.data.arff.lines import Layout
 from mlhidden.errors import UserError
 
 _BINARY_NAMES = {"0": 0.0, "1": 1.0}

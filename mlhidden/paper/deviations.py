@@ -1,7 +1,7 @@
 """Why a value differs from the paper's: every flagged table cell gets one diagnosis.
 
 A cell is flagged when it is off by more than DEVIATION and the paper's value lies outside our 95 %
-interval (``comparison.csv``'s ``flagged``; :func:`mlhidden.report.sections.flag_counts`).
+interval (``comparison.csv``'s ``flagged``; :func:`mlhidden.paper.sections.flag_counts`).
 
 The categories, tried in this order (the first that applies is the cell's):
 
@@ -34,10 +34,10 @@ from scipy import sparse
 from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.splits import split_for
 from mlhidden.paper.audit import Audit
-from mlhidden.report.claims import DEVIATION
-from mlhidden.report.evidence import Runs, dataset_means, ok_units
+from mlhidden.paper.claims import DEVIATION
+from mlhidden.paper.evidence import Runs, dataset_means, ok_units
+from mlhidden.paper.reference import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
 from mlhidden.report.formats import markdown_frame
-from mlhidden.report.paper import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
 
 DEFECTIVE, DATASET_VERSION, SMALL_SAMPLE, SETTING_DEPENDENT, UNEXPLAINED = (
     "paper's value defective", "dataset version", "small sample", "setting-dependent", "unexplained",
@@ -99,7 +99,7 @@ def trivial_baselines(runs: Runs, name: str = "paper", data_dir=None) -> pd.Data
     """Exact match and Hamming score of the predictors that ignore x, on the run's own datasets and splits.
 
     One row per (dataset, baseline), the mean over the splits. A run that ran the baselines as
-    methods (:data:`~mlhidden.report.paper.TRIVIAL_BASELINE_METHODS`) is read from its store;
+    methods (:data:`~mlhidden.paper.reference.TRIVIAL_BASELINE_METHODS`) is read from its store;
     an older one gets them computed (:func:`baseline_scores`).
     """
     run = runs[name]
@@ -243,7 +243,7 @@ def deviations_markdown(diagnoses: pd.DataFrame, baselines: pd.DataFrame, agreem
         "## Every deviation, diagnosed\n\n",
         f"Each cell of Tables 'results', 3 and 4 that differs from the paper's by more than {DEVIATION}, with the paper's "
         "value outside our 95 % interval (a flagged cell), is put in the first category that applies "
-        "(`mlhidden/report/deviations.py` states the rules): the audit of the paper's numbers found a defect in the "
+        "(`mlhidden/paper/deviations.py` states the rules): the audit of the paper's numbers found a defect in the "
         "value or its run that explains the difference (see 'Audit of the paper's numbers'); our file differs from the "
         "paper's table of datasets (shape or label cardinality, measured); the difference is within two standard errors "
         f"of our mean; under the one setting of the sensitivity study ({len(agreement)} finished) that matches the paper "
