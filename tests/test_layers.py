@@ -1,0 +1,166 @@
+"""The package's layers import strictly downward, and the general half never imports the study or the CLI.
+
+From the bottom: the package root, ``errors`` and ``io``; ``data``; ``methods``; ``experiment``;
+``report`` (the general tool, the user's half); ``paper`` (the study of the paper, on top of it);
+``cli``. A module may import its own layer and those below. Every import counts, wherever it
+sits (module level, inside a function, under ``TYPE_CHECKING``, relative, ``from mlhidden import
+x``, ``importlib.import_module("...")``), because a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mlhidden"
+LAYERS = ("base", "data", "methods", "experiment", "report", "paper", "cli")
+GENERAL = ("data", "methods", "experiment", "report")
+BASE_MODULES = ("mlhidden", "mlhidden.errors", "mlhidden.io")
+
+
+def layer_of(module: str) -> str:
+    """The layer of a module of the package, by its dotted name."""
+    if module in BASE_MODULES:
+        return "base"
+    if module == "mlhidden.__main__":
+        return "cli"
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in LAYERS[1:]:
+        return parts[1]
+    raise ValueError(f"{module} is in no layer: put it in a layer's package, or add a layer in {Path(__file__).name}")
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The module a ``from ... import`` reads from, with relative levels resolved."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imported_modules(tree: ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """``(line, module)`` for every module of the package that ``tree`` imports."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(node, module, is_package)
+            if source == "mlhidden":  # from mlhidden import paper: a layer, or a name of the root
+                for alias in node.names:
+                    found.append((node.lineno, f"mlhidden.{alias.name}" if alias.name in LAYERS[1:] else "mlhidden"))
+            else:
+                found.append((node.lineno, source))
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
+            argument = node.args[0] if node.args else None
+            if isinstance(argument, ast.JoinedStr) and argument.values:
+                argument = argument.values[0]
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                found.append((node.lineno, argument.value.rstrip(".")))
+    return [(line, name) for line, name in found if name == "mlhidden" or name.startswith("mlhidden.")]
+
+
+def layer_violations(package_dir: Path) -> list[str]:
+    """Every import in ``package_dir`` (a folder named ``mlhidden``) that goes up a layer, one line each."""
+    root = package_dir.parent
+    problems = []
+    for path in sorted(package_dir.rglob("*.py")):
+        module = _module_name(path, root)
+        own = layer_of(module)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for line, target in imported_modules(tree, module, path.name == "__init__.py"):
+            theirs = layer_of(target)
+            if LAYERS.index(theirs) <= LAYERS.index(own):
+                continue
+            if own in GENERAL and theirs in ("paper", "cli"):
+                why = "the general half must not import the study or the command line"
+            else:
+                why = "a layer imports only itself and the layers below"
+            problems.append(f"{path.relative_to(root)}:{line}: {module} ({own}) imports {target} ({theirs}): {why}")
+    return problems
+
+
+def test_the_package_imports_only_downward():
+    assert layer_violations(PACKAGE) == []
+
+
+def _tree(tmp_path: Path, modules: dict) -> Path:
+    """A fake ``mlhidden`` package: dotted name -> source; a layer's name is its package's ``__init__.py``."""
+    for name, source in {"mlhidden": "", **modules}.items():
+        parts = name.split(".")
+        is_package = parts[-1] in ("mlhidden", *LAYERS)
+        path = tmp_path.joinpath(*parts, "__init__.py") if is_package else tmp_path.joinpath(*parts).with_suffix(".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
+    for folder in (tmp_path / "mlhidden").rglob("*"):
+        if folder.is_dir() and not (folder / "__init__.py").exists():
+            (folder / "__init__.py").write_text("", encoding="utf-8")
+    return tmp_path / "mlhidden"
+
+
+# (importing module, its source, the import the checker must name)
+UPWARD = {
+    "general half imports the study": (
+        "mlhidden.report.tables", "from mlhidden.paper.claims import CLAIMS\n", "mlhidden.paper.claims (paper)"
+    ),
+    "a layer imported by name": ("mlhidden.experiment.runner", "from mlhidden import cli\n", "mlhidden.cli (cli)"),
+    "relative import": ("mlhidden.report.tables", "from ..paper import claims\n", "mlhidden.paper (paper)"),
+    "plain import": ("mlhidden.methods.br", "import mlhidden.experiment.store\n", "imports mlhidden.experiment.store"),
+    "import inside a function": (
+        "mlhidden.data.registry",
+        "def f():\n    from mlhidden.methods.registry import METHODS\n",
+        "mlhidden.methods.registry (methods)",
+    ),
+    "import by importlib": (
+        "mlhidden.report.formats",
+        "import importlib\nimportlib.import_module('mlhidden.cli.commands')\n",
+        "mlhidden.cli.commands (cli)",
+    ),
+    "study imports the CLI": (
+        "mlhidden.paper.reproduction", "from mlhidden.cli.progress import RunProgress\n", "mlhidden.cli.progress (cli)"
+    ),
+    "base imports a layer": ("mlhidden.errors", "from mlhidden.data import Dataset\n", "mlhidden.data (data)"),
+}
+
+
+@pytest.mark.parametrize("importer, source, named", UPWARD.values(), ids=UPWARD.keys())
+def test_an_upward_import_is_caught(tmp_path, importer, source, named):
+    problems = layer_violations(_tree(tmp_path, {importer: source}))
+    assert len(problems) == 1 and named in problems[0], problems
+
+
+def test_downward_and_sideways_imports_pass(tmp_path):
+    modules = {
+        "mlhidden.cli.commands": "from mlhidden.paper.reproduction import reproduce\nfrom . import progress\n",
+        "mlhidden.paper.claims": "from mlhidden.report.tables import METRICS\nfrom . import evidence\n",
+        "mlhidden.report.tables": "from mlhidden import __version__\nfrom mlhidden.experiment.status import OK\n",
+        "mlhidden.data.arff": "from mlhidden.errors import UserError\nfrom mlhidden.io import write_atomically\n",
+        "mlhidden.methods.br": "from mlhidden.data import Dataset\nfrom .base import MultiLabelClassifier\n",
+        "mlhidden.__main__": "from mlhidden.cli import main\n",
+    }
+    assert layer_violations(_tree(tmp_path, modules)) == []
+
+
+def test_a_module_outside_every_layer_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="mlhidden.plugins is in no layer"):
+        layer_violations(_tree(tmp_path, {"mlhidden.plugins": ""}))
+
+
+def test_an_import_added_to_the_real_package_is_caught(tmp_path):
+    copy = tmp_path / "mlhidden"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    tables = copy / "report" / "tables.py"
+    added = "\nfrom mlhidden.paper.reference import REPORT_FILE\n"
+    tables.write_text(tables.read_text(encoding="utf-8") + added, encoding="utf-8")
+    problems = layer_violations(copy)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("mlhidden/report/tables.py:") and "general half" in problems[0]
