@@ -2,8 +2,8 @@
 
 A unit fits one method on one split's training part, with the labels in the split's order, and
 predicts its test part. Inputs missing in either part are mean-imputed from the training rows.
-Because the runner and the report's refits (:mod:`mlhidden.paper.refits`) both call
-:func:`fit_unit`, a refit with a unit's stored seed is that unit again.
+Because the runner and every refit call :func:`fit_unit`, a refit with a unit's stored seed is
+that unit again.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.status import OK
 from mlhidden.paper.claims import DEVIATION, missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
+from mlhidden.paper.figures import plot_logical, plot_synthetic_2d
 from mlhidden.paper.reference import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
-from mlhidden.report.figures import plot_logical, plot_sweep, plot_synthetic_2d
+from mlhidden.report.figures import plot_sweep
 from mlhidden.report.formats import format_interval, format_number, format_rank, markdown_escape, markdown_frame, write_table
 from mlhidden.report.significance_output import markdown_with_diagram
 from mlhidden.report.significance_tests import significance_report
