@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import arff
 
-from mlhidden.data.arff.lines import Layout, unquoted, unterminated_quote
+from mlhidden.data.arff.lines import unquoted, unterminated_quote
 from mlhidden.data.arff.tokens import has_unclosed_quote
 from mlhidden.errors import UserError
 
@@ -20,7 +18,7 @@ _SPARSE_INDEX = re.compile(r"(?:^\s*\{|,)\s*(\d+)\s")
 PARSE_ERRORS = (arff.ArffException, ValueError, TypeError, IndexError, KeyError, OverflowError)
 
 
-def parse_error(path: Path, lines, layout: Layout, error: Exception, line: int) -> UserError:
+def parse_error(path: Path, lines, error: Exception, line: int) -> UserError:
     """Turn a liac-arff failure into a UserError that says what is wrong in the user's terms."""
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     if has_unclosed_quote(text):
@@ -32,10 +30,6 @@ def parse_error(path: Path, lines, layout: Layout, error: Exception, line: int) 
         return UserError(
             f"{what}, which is not supported (use numeric or nominal {{...}} attributes)", path=path, line=line
         )
-    if layout.data_line is not None and line > layout.data_line:
-        explained = _explain_row(lines, layout, text)
-        if explained is not None:
-            return UserError(explained[0], path=path, line=line, hint=explained[1])
     return UserError(f"malformed ARFF: {_describe(error, line)}", path=path, line=line)
 
 
@@ -46,52 +40,6 @@ def _describe(error: Exception, line: int) -> str:
     except (TypeError, ValueError):  # liac-arff formats the offending row into a %-template
         text = str(getattr(error, "message", "")).replace("%d", str(line))
     return _LINE_SUFFIX.sub("", text).strip() or type(error).__name__
-
-
-def _explain_row(lines, layout: Layout, row: str) -> tuple[str, str] | None:
-    """Which value of a data row liac-arff refused, and why, as ``(message, hint)``; None if unclear.
-
-    liac-arff only says that some value is wrong; splitting the row with its own tokenizer (so the
-    values are those it saw) and checking each against its declaration recovers which one.
-    """
-    try:
-        attributes = arff.loads("\n".join(lines[: layout.data_line]))["attributes"]
-        values = arff._parse_values(row)
-    except PARSE_ERRORS:
-        return None
-    if isinstance(values, dict):
-        problem = sparse_index_problem(row, len(attributes))
-        if problem is not None:
-            return problem
-        entries: Iterable[tuple[int, Any]] = sorted(values.items())
-    elif len(values) != len(attributes):
-        return (
-            f"malformed data row: {len(values)} values, but {len(attributes)} attributes are declared",
-            "give one value per attribute, ? for a missing one",
-        )
-    else:
-        entries = enumerate(values)
-    for i, value in entries:
-        name, kind = attributes[i]
-        if value is None:
-            continue
-        if isinstance(kind, list) and value not in kind:
-            declared = ",".join(map(str, kind))
-            return (
-                f"value '{value}' of attribute '{name}' is not one of its declared values {{{declared}}}",
-                "correct the value or add it to the @attribute declaration",
-            )
-        if not isinstance(kind, list) and not _is_number(value):
-            return f"value '{value}' of numeric attribute '{name}' is not a number", "use a number, or ? for missing"
-    return None
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def sparse_index_problem(row: str, n_attributes: int) -> tuple[str, str] | None:

@@ -144,7 +144,7 @@ def _decode_header(path: Path, header: list[str], layout: Layout):
     try:
         parsed = arff.load(counted, encode_nominal=True)
     except PARSE_ERRORS as error:
-        raise parse_error(path, header, layout, error, counted.line) from None
+        raise parse_error(path, header, error, counted.line) from None
     attributes = parsed["attributes"]
     for i, (name, kind) in enumerate(attributes):
         if kind == "STRING":
