@@ -127,3 +127,15 @@ def test_br_and_cc_agree_with_both_libraries_on_music():
     assert set(frame["setting"]) == {"a_lbfgs_C1", "b_liblinear_C1"}
     assert agreement_ok(frame, ("BR", "CC"))
     assert frame.loc[frame["method"].isin(["BR", "CC"]), "agreement"].min() > 0.99
+
+
+def test_the_report_section_shows_the_committed_cross_check_and_says_when_there_is_none(tmp_path):
+    import shutil
+
+    from mlhidden.paper.report import crosscheck_section
+
+    assert "Not run here" in crosscheck_section(tmp_path)
+    shutil.copy("results/crosscheck.csv", tmp_path / "crosscheck.csv")
+    section = crosscheck_section(tmp_path)
+    assert "The largest disagreement in a cell, per method: BR " in section
+    assert "skmultilearn" in section.lower() and "| b_liblinear_C1" in section

@@ -308,7 +308,7 @@ def main(argv=None) -> int:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
-    from mlhidden.paper.crosscheck_table import crosscheck_table
+    from mlhidden.paper.crosscheck_table import crosscheck_table, stored_blas_note
 
     start = time.perf_counter()
     try:
@@ -318,7 +318,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     seconds = time.perf_counter() - start
-    table = crosscheck_table(frame, wall_seconds=seconds)
+    table = crosscheck_table(frame, wall_seconds=seconds, machine_note=stored_blas_note(frame))
     write_text(args.out, frame.to_csv(index=False, float_format="%.6g", lineterminator="\n"))
     write_text(args.out.with_suffix(".md"), table + "\n")
     print(table)

@@ -71,8 +71,12 @@ def _architectures(libraries) -> str:
     return "/".join(sorted({str(lib.get("architecture")) for lib in libraries if lib.get("user_api") == "blas"}))
 
 
-def crosscheck_table(frame: pd.DataFrame, tolerance: float = TOLERANCE, wall_seconds: float | None = None) -> str:
-    """The Markdown table: one row per setting, method and other implementation, then notes."""
+def crosscheck_table(frame: pd.DataFrame, tolerance: float = TOLERANCE, wall_seconds: float | None = None, machine_note: str = "") -> str:
+    """The Markdown table: one row per setting, method and other implementation, then notes.
+
+    ``machine_note`` (:func:`stored_blas_note`, made when the cross-check runs) compares the
+    stored run's machine with the cross-check's; the table itself is a function of ``frame`` only.
+    """
     frame = with_gaps(frame)
     rows = []
     for (setting, method, implementation), group in frame.groupby(["setting", "method", "implementation"], sort=False):
@@ -81,7 +85,7 @@ def crosscheck_table(frame: pd.DataFrame, tolerance: float = TOLERANCE, wall_sec
             group["agreement"].mean(), group["agreement"].min(), disagreement_reason(group, tolerance),
         ])
     headers = ["setting", "ours", "theirs", "cells", "max |Δ| exact match", "max |Δ| Hamming", "mean agreement", "min agreement", "why"]
-    notes = [stored_blas_note(frame)]
+    notes = [machine_note] if machine_note else []
     datasets = ", ".join(frame["dataset"].unique())
     splits = frame.groupby("dataset")["split"].nunique()
     notes.append(f"Datasets: {datasets}; splits per dataset: {', '.join(f'{d} {n}' for d, n in splits.items())}. "

@@ -26,6 +26,7 @@ REPORT_FILE = "REPORT.md"
 RUN_LOG_FILE = "reproduction.json"
 LABEL_ACCURACY_FILE = "label_accuracy.csv"
 COMPARISON_FILE = "comparison.csv"
+CROSSCHECK_FILE = "crosscheck.csv"
 REFERENCE_FILE = "reference_results.csv"
 
 # The paper's spelling of our dataset names, in reference_results.csv.

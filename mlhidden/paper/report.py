@@ -17,6 +17,7 @@ from mlhidden.experiment.status import OK
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
 from mlhidden.paper.claims import decide_claims
+from mlhidden.paper.crosscheck_table import crosscheck_table, with_gaps
 from mlhidden.paper.deviations import (
     cell_values,
     deviations_markdown,
@@ -28,6 +29,7 @@ from mlhidden.paper.deviations import (
 from mlhidden.paper.evidence import Evidence, Runs, gather_evidence
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
+    CROSSCHECK_FILE,
     PAPER_CONFIGS,
     PAPER_TABLES,
     QUICK,
@@ -69,6 +71,24 @@ SWEEPS = {
 def evaluate_claims(out_dir) -> list:
     """Every claim of :data:`~mlhidden.paper.claims.CLAIMS` decided from the runs under ``out_dir``."""
     return decide_claims(gather_evidence(Runs(out_dir)), reference_results())
+
+
+def crosscheck_section(out_dir: Path) -> str:
+    """Our BR, CC and LP against scikit-multilearn's and scikit-learn's on the same splits, from the
+    cross-check's CSV in ``out_dir`` (:mod:`mlhidden.paper.crosscheck` writes it)."""
+    lines = ["## A second implementation: scikit-multilearn and scikit-learn\n"]
+    path = out_dir / CROSSCHECK_FILE
+    if not path.is_file():
+        return "\n".join([*lines, f"Not run here: `python -m mlhidden.paper.crosscheck --out {path}` writes `{CROSSCHECK_FILE}`.\n"])
+    frame = pd.read_csv(path)
+    gaps = with_gaps(frame)
+    worst = gaps.groupby("method")[["gap_exact_match", "gap_hamming_score"]].max().max(axis=1)
+    lines += [
+        f"The same splits fitted by our methods and by other libraries' with the same base learner (`{CROSSCHECK_FILE}`). "
+        "The largest disagreement in a cell, per method: " + ", ".join(f"{method} {gap:.4f}" for method, gap in worst.items()) + ".\n",
+        crosscheck_table(frame) + "\n",
+    ]
+    return "\n".join(lines)
 
 
 def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
@@ -262,7 +282,7 @@ def write_report(out_dir, data_dir=None) -> list:
         sensitivity, audit_markdown(audit), deviations_report(runs, runs_by_setting, comparisons, reference, baselines, audit),
         *(section.markdown for section in sections),
     ]
-    text = wrap_prose("\n".join([*header, *body, differences_section(runs, reference), run_information(out_dir, runs)]))
+    text = wrap_prose("\n".join([*header, *body, crosscheck_section(out_dir), differences_section(runs, reference), run_information(out_dir, runs)]))
     report = out_dir / REPORT_FILE
     write_text(report, text)
     return [report, comparison_path, *(path for section in sections for path in section.paths)]
