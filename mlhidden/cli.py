@@ -107,7 +107,7 @@ def run(
     """
     from mlhidden.experiment.config import config_from_options, load_config
     from mlhidden.experiment.progress import RunProgress
-    from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
+    from mlhidden.experiment.runner import run_experiment
 
     overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels}
     if config_path is not None and (datasets or methods):
@@ -147,11 +147,7 @@ def run(
     for line in summary.problem_lines():
         click.echo(line, err=True)
     if summary.not_run:
-        click.echo(
-            f"{len(summary.not_run)} unit(s) not run: their workers were lost on {MAX_ATTEMPTS} attempts; "
-            "re-run the same command to run them.",
-            err=True,
-        )
+        click.echo(f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.", err=True)
     _write_and_print([run_dir], run_dir, stats, control, std)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
