@@ -356,15 +356,26 @@ def datasets_info(name, data_dir, labels):
 @click.argument("names", nargs=-1)
 @click.option("--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files.")
 @_DATA_DIR
-def datasets_fetch(names, mirror, data_dir):
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Give up on a file that takes longer than this in all (default 3600).")
+def datasets_fetch(names, mirror, data_dir, deadline):
     """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches.
 
     NAMES are registry datasets, or file names of your own ARFF files in the mirror (copied with
-    their Mulan NAME.xml, their sha256 printed)."""
+    their Mulan NAME.xml, their sha256 printed). Exits 1 if a NAME is missing in the mirror."""
     from mlhidden.data import copy_from_mirror
     from mlhidden.report.formats import listing
 
-    click.echo(listing(copy_from_mirror(mirror, data_dir, names or None)))
+    stop = StopSignals()
+    try:
+        with stop:
+            rows = copy_from_mirror(mirror, data_dir, names or None, deadline=deadline)
+    except KeyboardInterrupt:
+        click.echo("interrupted: the files fetched so far are in place, and no file was half-written.", err=True)
+        sys.exit(128 + stop.signum)
+    click.echo(listing(rows))
+    if names and any(row["status"] == "missing in mirror" for row in rows):
+        sys.exit(1)
 
 
 @cli.command()
