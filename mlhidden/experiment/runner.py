@@ -272,10 +272,9 @@ def execute_plan(
                 _run_units(todo, config, jobs, executor, store, claims, summary, on_unit, shared_dir)
         except KeyboardInterrupt:
             summary.interrupted = True
-        except BaseException as exc:  # out of memory, no thread left, ...: run.json still says how the run ended
+        except BaseException:  # out of memory, no thread left, ...: run.json still says how the run ended
             stored = store.done_keys()
             summary.not_run = [key for *_, key in todo if unit_key(key) not in stored]
-            summary.not_run_reason = f"the run stopped on {type(exc).__name__}"
             raise
         finally:
             _remove_shared_fits(run_dir)
