@@ -39,10 +39,15 @@ class ClusterLost(Exception):
     reports the units left as not run, with this message as the reason."""
 
 
-def _not_a_reconnect_failure(record: logging.LogRecord) -> bool:
-    """A log filter: the dask client's own error on losing its scheduler for good, which the run
-    reports in its one line about the units not run (:class:`ClusterLost`)."""
-    return not record.getMessage().startswith("Failed to reconnect to scheduler")
+_ECHO_LOGGERS = ("distributed.client", "tornado.application")
+
+
+def _not_an_echo_of_a_lost_scheduler(record: logging.LogRecord) -> bool:
+    """A log filter: what the dask client logs on losing its scheduler (its failure to reconnect,
+    the traceback of each result whose connection closed), which the run reports in its one line
+    about the units not run (:class:`ClusterLost`)."""
+    closed = record.exc_info is not None and isinstance(record.exc_info[1], OSError)
+    return not (closed or record.getMessage().startswith("Failed to reconnect to scheduler"))
 
 
 def dask_timeout() -> float:
@@ -154,7 +159,8 @@ class ExecutionBackend:
         if self._client is not None:
             self._client.close()
             self._client = None
-            logging.getLogger("distributed.client").removeFilter(_not_a_reconnect_failure)
+            for name in _ECHO_LOGGERS:
+                logging.getLogger(name).removeFilter(_not_an_echo_of_a_lost_scheduler)
 
     def _connect(self):
         try:
@@ -169,7 +175,8 @@ class ExecutionBackend:
                 hint="check the address and that `dask scheduler` is running",
             ) from None
         self.lost_worker_errors = (KilledWorker, CancelledError)
-        logging.getLogger("distributed.client").addFilter(_not_a_reconnect_failure)
+        for name in _ECHO_LOGGERS:
+            logging.getLogger(name).addFilter(_not_an_echo_of_a_lost_scheduler)
 
     def parallel_config(self, shared=()):
         """A ``joblib.parallel_config`` context for one pass over the units.
