@@ -138,7 +138,7 @@ def _copy(source, target: Path, label: str, expected_sha256: str | None, deadlin
         os.replace(staged, target)
         return found
     except OSError as exc:
-        full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        full = exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
         raise UserError(
             f"{label}: cannot write {target}: {exc.strerror or exc}; not written", path=origin,
             hint="free some space or choose another --data-dir" if full else "check that the data path is writable, or choose another --data-dir",
