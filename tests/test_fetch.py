@@ -3,9 +3,15 @@
 import contextlib
 import functools
 import hashlib
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -17,11 +23,37 @@ from mlhidden.errors import UserError
 SMALL = ["Music", "Medical"]
 
 
+TRICKLE_SECONDS = 0.1
+TRICKLE_BYTES = 300
+"""``/slow/...`` sends one byte every TRICKLE_SECONDS, at most TRICKLE_BYTES of them (so a client without a deadline ends too)."""
+
+
 class MirrorHandler(SimpleHTTPRequestHandler):
-    """Serves a folder; ``/error/...`` answers 500 and ``/truncated/...`` drops the connection half-way."""
+    """Serves a folder; ``/error/...`` answers 500, ``/truncated/...`` drops the connection half-way,
+    ``/nolength/...`` sends the first half of a file with no Content-Length (an end the client
+    cannot tell from the real one), ``/full-nolength/...`` the whole file without it, and
+    ``/slow/...`` trickles a file's bytes."""
 
     def do_GET(self):
-        if self.path.startswith("/error/"):
+        if self.path.startswith(("/nolength/", "/full-nolength/", "/slow/")):
+            kind, _, file = self.path[1:].partition("/")
+            if not (Path(self.directory) / file).is_file():
+                self.send_error(404)
+                return
+            content = (Path(self.directory) / file).read_bytes()
+            self.send_response(200)
+            if kind == "slow":
+                self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            if kind == "slow":
+                for byte in content[:TRICKLE_BYTES]:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(TRICKLE_SECONDS)
+            else:
+                self.wfile.write(content[: len(content) // 2] if kind == "nolength" else content)
+            self.close_connection = True
+        elif self.path.startswith("/error/"):
             self.send_error(500, "mirror broken")
         elif self.path.startswith("/truncated/"):
             self.send_response(200)
@@ -154,10 +186,96 @@ def test_a_users_own_files_are_fetched_with_their_xml_and_their_sha256_printed(t
     data_dir = tmp_path / "data"
     with http_mirror(mirror) as url:
         result = CliRunner().invoke(cli, ["datasets", "fetch", "Music", "toy.arff", "absent.arff.bz2", "--mirror", url, "--data-dir", str(data_dir)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, "Music and absent.arff.bz2 were asked for and are missing: " + result.output
     for file in ("toy.arff", "toy.xml"):
         assert (data_dir / file).read_bytes() == (mirror / file).read_bytes()
         assert f"downloaded, sha256 {sha256(mirror / file)}" in result.output
     assert "Music" in result.output and "absent.arff.bz2" in result.output and "missing in mirror" in result.output
     assert load_dataset(data_dir / "toy.arff").label_names == ("b", "c")
     assert leftovers(data_dir) == []
+
+
+TOY_ROWS = "".join(f"{i}.5,{i % 2},{(i // 2) % 2}\n" for i in range(20))
+TOY_ARFF = "@relation 'toy: -C -2'\n@attribute a numeric\n@attribute b {0,1}\n@attribute c {0,1}\n@data\n" + TOY_ROWS
+
+
+@pytest.fixture
+def own_mirror(tmp_path):
+    """A mirror holding a user's own ``toy.arff`` (20 rows, labels by ``-C``), which no manifest vouches for."""
+    mirror = tmp_path / "own"
+    mirror.mkdir()
+    (mirror / "toy.arff").write_text(TOY_ARFF)
+    return mirror
+
+
+def test_an_own_file_sent_without_length_is_kept_only_if_it_loads_completely(own_mirror, tmp_path):
+    data_dir = tmp_path / "data"
+    with http_mirror(own_mirror) as url:
+        with pytest.raises(UserError, match="toy.arff: the server sent no length and the file does not load completely"):
+            copy_from_mirror(url + "/nolength", data_dir, ["toy.arff"])
+        assert not (data_dir / "toy.arff").exists() and leftovers(data_dir) == []
+        rows = copy_from_mirror(url + "/full-nolength", data_dir, ["toy.arff"])
+    assert rows[0]["status"] == f"downloaded, sha256 {sha256(own_mirror / 'toy.arff')}"
+    assert load_dataset(data_dir / "toy.arff").n_samples == 20
+    assert leftovers(data_dir) == []
+
+
+def test_a_trickling_server_meets_the_overall_deadline(mirror_dir, tmp_path):
+    data_dir = tmp_path / "data"
+    with http_mirror(mirror_dir) as url:
+        with pytest.raises(UserError, match=r"Music: the download took longer than 1 s; not written"):
+            copy_from_mirror(url + "/slow", data_dir, ["Music"], deadline=1)
+    assert not (data_dir / "Music.arff").exists() and leftovers(data_dir) == []
+
+
+def test_a_named_dataset_the_mirror_lacks_exits_non_zero(tmp_path, mirror_dir):
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    shutil.copy(mirror_dir / "Music.arff", partial)
+    with http_mirror(partial) as url:
+        result = CliRunner().invoke(cli, ["datasets", "fetch", "Music", "Scene", "--mirror", url, "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 1, result.output
+    assert "missing in mirror" in result.output and (tmp_path / "data" / "Music.arff").exists()
+
+
+def _fetch_command(*args):
+    return [sys.executable, "-m", "mlhidden", "datasets", "fetch", *args]
+
+
+def test_sigterm_mid_download_leaves_no_temporary_file(mirror_dir, tmp_path):
+    data_dir = tmp_path / "data"
+    with http_mirror(mirror_dir) as url:
+        fetch = subprocess.Popen(
+            _fetch_command("Music", "--mirror", url + "/slow", "--data-dir", str(data_dir)),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not (data_dir.is_dir() and leftovers(data_dir)) and fetch.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert fetch.poll() is None and leftovers(data_dir), "the download is under way"
+            fetch.send_signal(signal.SIGTERM)
+            _, stderr = fetch.communicate(timeout=60)
+        finally:
+            if fetch.poll() is None:
+                fetch.kill()
+                fetch.communicate()
+    assert fetch.returncode == 128 + signal.SIGTERM, stderr
+    assert leftovers(data_dir) == [] and not (data_dir / "Music.arff").exists()
+    assert "Traceback" not in stderr and stderr.startswith("interrupted: ") and len(stderr.strip().splitlines()) == 1, stderr
+
+
+@pytest.mark.skipif(not shutil.which("unshare") or sys.platform != "linux", reason="needs unshare to mount a small tmpfs")
+def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(mirror_dir, tmp_path):
+    """The data path is a 64 KiB tmpfs (mounted in a private mount namespace), smaller than Music.arff."""
+    data_dir = tmp_path / "small"
+    data_dir.mkdir()
+    fetch = " ".join(_fetch_command("Music", "--mirror", str(mirror_dir), "--data-dir", str(data_dir)))
+    script = f"mount -t tmpfs -o size=64k tmpfs {data_dir} || exit 99; {fetch}; echo exit=$?; ls -A {data_dir}"
+    done = subprocess.run(["unshare", "-Urm", "sh", "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.getcwd()})
+    if done.returncode == 99 or "unshare:" in done.stderr:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    assert done.stdout.splitlines() == ["exit=2"], done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("error: ") and "No space left on device" in done.stderr

@@ -117,7 +117,7 @@ def run(
     """
     from mlhidden.cli.progress import RunProgress
     from mlhidden.experiment.config import config_from_options, load_config
-    from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
+    from mlhidden.experiment.runner import run_experiment
 
     overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels}
     if config_path is not None and (datasets or methods):
@@ -157,11 +157,7 @@ def run(
     for line in summary.problem_lines():
         click.echo(line, err=True)
     if summary.not_run:
-        click.echo(
-            f"{len(summary.not_run)} unit(s) not run: their workers were lost on {MAX_ATTEMPTS} attempts; "
-            "re-run the same command to run them.",
-            err=True,
-        )
+        click.echo(f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.", err=True)
     _write_and_print([run_dir], run_dir, stats, control, std)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
@@ -373,15 +369,26 @@ def datasets_info(name, data_dir, labels):
 @click.argument("names", nargs=-1)
 @click.option("--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files.")
 @_DATA_DIR
-def datasets_fetch(names, mirror, data_dir):
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Give up on a file that takes longer than this in all (default 3600).")
+def datasets_fetch(names, mirror, data_dir, deadline):
     """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches.
 
     NAMES are registry datasets, or file names of your own ARFF files in the mirror (copied with
-    their Mulan NAME.xml, their sha256 printed)."""
+    their Mulan NAME.xml, their sha256 printed). Exits 1 if a NAME is missing in the mirror."""
     from mlhidden.data import copy_from_mirror
     from mlhidden.report.formats import listing
 
-    click.echo(listing(copy_from_mirror(mirror, data_dir, names or None)))
+    stop = StopSignals()
+    try:
+        with stop:
+            rows = copy_from_mirror(mirror, data_dir, names or None, deadline=deadline)
+    except KeyboardInterrupt:
+        click.echo("interrupted: the files fetched so far are in place, and no file was half-written.", err=True)
+        sys.exit(128 + stop.signum)
+    click.echo(listing(rows))
+    if names and any(row["status"] == "missing in mirror" for row in rows):
+        sys.exit(1)
 
 
 @cli.command()

@@ -1,24 +1,81 @@
-"""How a command ends: a user's mistake as one line on stderr, a signal as an interrupted run.
+"""How a command ends: a user's mistake as one line on stderr, a signal as an interrupted run,
+running out of memory as one line too.
 
 Kept apart from the commands so that every command group shares one way of ending.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import signal
+import threading
 import warnings
+from contextlib import contextmanager
 
 import click
 
 from mlhidden.errors import InputWarning, UserError, escape_controls
 
+EXHAUSTION_HINT = "what is stored is kept; free memory or raise the limit (ulimit -v), then re-run the same command"
+
+
+class ResourcesExhausted(MemoryError):
+    """This process ran out of memory or threads somewhere other than the main thread.
+
+    Raised asynchronously, so with no arguments: the message is the class's.
+    """
+
+    def __str__(self):
+        return super().__str__() or "a thread died for lack of memory or threads"
+
+
+def exhaustion(exc: BaseException) -> str | None:
+    """What ran out, if ``exc`` means the process lacks memory or threads (not a bug), else None.
+
+    Under a memory limit the failure shows as a ``MemoryError``, a thread that cannot start
+    (``RuntimeError``, or ``EAGAIN``), or a shared library that cannot be mapped while a module
+    is imported (``ImportError``).
+    """
+    text = str(exc)
+    if isinstance(exc, MemoryError):
+        return text or "memory"
+    if isinstance(exc, RuntimeError) and "can't start new thread" in text:
+        return "a thread could not start"
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOMEM, errno.EAGAIN) and "thread" in text:
+        return "a thread could not start"
+    if isinstance(exc, ImportError) and ("failed to map segment" in text or "Cannot allocate memory" in text):
+        return f"a library could not be loaded: {text.split(':')[0]}"
+    return None
+
+
+@contextmanager
+def exhaustion_in_threads_stops_the_main_thread():
+    """While active, a thread that dies of :func:`exhaustion` raises :class:`ResourcesExhausted` in
+    the main thread, which would otherwise wait forever for it (joblib's executor thread, say)."""
+    main = threading.main_thread().ident
+    previous = threading.excepthook
+
+    def hook(args):
+        if args.exc_value is None or exhaustion(args.exc_value) is None or main is None:
+            previous(args)
+            return
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(ResourcesExhausted))
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
+
 
 class OneLineErrors(click.Group):
     """Turns a ``UserError`` into one line on stderr and exit code 2 — never a traceback — and a
-    warning about the user's input into one ``warning:`` line."""
+    warning about the user's input into one ``warning:`` line. Running out of memory or threads
+    (:func:`exhaustion`), in any thread, is one ``error: out of memory`` line and exit code 1."""
 
     def invoke(self, ctx):
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), exhaustion_in_threads_stops_the_main_thread():
             default_show = warnings.showwarning
 
             def show(message, category, *args, **kwargs):
@@ -33,6 +90,12 @@ class OneLineErrors(click.Group):
             except UserError as exc:
                 click.echo(f"error: {exc}", err=True)
                 ctx.exit(2)
+            except (MemoryError, RuntimeError, OSError, ImportError) as exc:
+                what = exhaustion(exc)
+                if what is None:
+                    raise
+                click.echo(f"error: out of memory ({what}): {EXHAUSTION_HINT}", err=True)
+                ctx.exit(1)
 
 
 

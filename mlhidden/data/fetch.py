@@ -8,24 +8,31 @@ sha256 each got is reported so a config or a paper can quote it.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import http.client
+import os
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from mlhidden.data.mulan import ARFF_SUFFIXES
+from mlhidden.data.arff import read_arff
+from mlhidden.data.mulan import ARFF_SUFFIXES, read_label_names
 from mlhidden.data.registry import dataset_kind, resolve_data_dir, select_entries
 from mlhidden.errors import UserError
 from mlhidden.io import sha256_of, write_atomically
 
 HTTP_TIMEOUT_SECONDS = 60
+"""The longest wait for any one answer of the server."""
+FETCH_DEADLINE_SECONDS = 3600.0
+"""The longest a file may take to arrive in all (a server trickling bytes meets no per-read timeout)."""
 _CHUNK = 1 << 20
 
 
-def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
+def copy_from_mirror(mirror, data_dir=None, names=None, deadline: float | None = None) -> list[dict]:
     """Copy or download the registry files of a mirror into the data path, verified by sha256.
 
     Each file is streamed into a temporary file beside its destination while it is hashed, and
@@ -42,7 +49,10 @@ def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
     names : iterable of str, optional
         Registry names to fetch (default: all), or file names of a user's own ARFF files in the
         mirror (``mine.arff``, ``.arff.gz``, ``.arff.bz2``), each with its ``NAME.xml`` if the
-        mirror has one.
+        mirror has one. No checksum vouches for those: one a server sends without announcing
+        its length (so a cut transfer looks whole) is kept only if it loads completely.
+    deadline : float, optional
+        Seconds each file may take in all (default ``FETCH_DEADLINE_SECONDS``).
 
     Returns
     -------
@@ -54,9 +64,12 @@ def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
     ------
     UserError
         The mirror folder does not exist, the server cannot be reached or answers with an error,
-        or a mirror file's checksum differs from the manifest (that file is not written).
+        a file takes longer than ``deadline``, a mirror file's checksum differs from the manifest
+        or a user's file sent without a length does not load (that file is not written), or the
+        data path cannot be written (disk full).
     """
-    open_source, fetched = _mirror(mirror)
+    deadline = FETCH_DEADLINE_SECONDS if deadline is None else deadline
+    open_source, fetched = _mirror(mirror, min(HTTP_TIMEOUT_SECONDS, deadline))
     data_dir = resolve_data_dir(data_dir)
     own_files = [name for name in names or () if _is_own_file(name)]
     rows = []
@@ -67,20 +80,31 @@ def copy_from_mirror(mirror, data_dir=None, names=None) -> list[dict]:
         elif (source := open_source(entry.file)) is None:
             status = entry.unavailable_status if entry.user_supplied else "missing in mirror"
         else:
-            _copy(source, data_dir / entry.file, entry.name, entry.sha256)
+            _copy(source, data_dir / entry.file, entry.name, entry.sha256, deadline)
             status = fetched
         rows.append({"name": entry.name, "file": entry.file, "status": status})
     for file in own_files:
         arff_stem = file[: -len(next(suffix for suffix in ARFF_SUFFIXES if file.lower().endswith(suffix)))]
-        for companion in (file, arff_stem + ".xml"):
+        xml = None
+        for companion in (arff_stem + ".xml", file):  # the XML first: it may be needed to load the ARFF
             source = open_source(companion)
             if source is None:
                 if companion == file:
                     rows.append({"name": file, "file": file, "status": "missing in mirror"})
                 continue
-            found = _copy(source, data_dir / companion, companion, None)
+            check = _loads_xml if companion != file else functools.partial(_loads_arff, labels_xml=xml)
+            found = _copy(source, data_dir / companion, companion, None, deadline, check)
+            xml = xml or data_dir / companion
             rows.append({"name": file, "file": companion, "status": f"{fetched}, sha256 {found}"})
     return rows
+
+
+def _loads_arff(path: Path, labels_xml=None):
+    read_arff(path, labels_xml=labels_xml)
+
+
+def _loads_xml(path: Path):
+    read_label_names(path)
 
 
 def _is_own_file(name: str) -> bool:
@@ -88,15 +112,42 @@ def _is_own_file(name: str) -> bool:
     return "/" not in name and name.lower().endswith(ARFF_SUFFIXES) and dataset_kind(name) != "registry"
 
 
-def _copy(source, target: Path, label: str, expected_sha256: str | None) -> str:
-    """Write the mirror's ``(stream, origin)`` to ``target`` atomically; the sha256 written."""
+def _copy(source, target: Path, label: str, expected_sha256: str | None, deadline: float, check=None) -> str:
+    """Write the mirror's ``(stream, origin)`` to ``target`` atomically; the sha256 written.
+
+    A transfer of unknown length without a checksum is written under a hidden name first and
+    renamed into place only once ``check(path)`` loads it (a UserError refuses it).
+    """
     stream, origin = source
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with stream:
-        return write_atomically(target, functools.partial(_copy_verified, stream, label, expected_sha256, origin))
+    copy = functools.partial(_copy_verified, stream, label, expected_sha256, origin, time.monotonic() + deadline, deadline)
+    unverified = expected_sha256 is None and check is not None and getattr(stream, "length", 0) is None
+    staged = target.with_name(f".unverified-{target.name}")
+    try:
+        with stream:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not unverified:
+                return write_atomically(target, copy)
+            found = write_atomically(staged, copy)
+        try:
+            check(staged)
+        except UserError as exc:
+            raise UserError(
+                f"{label}: the server sent no length and the file does not load completely ({exc.message}); not written",
+                path=origin, hint="try again, or fetch it from a server that sends Content-Length",
+            ) from None
+        os.replace(staged, target)
+        return found
+    except OSError as exc:
+        full = exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+        raise UserError(
+            f"{label}: cannot write {target}: {exc.strerror or exc}; not written", path=origin,
+            hint="free some space or choose another --data-dir" if full else "check that the data path is writable, or choose another --data-dir",
+        ) from None
+    finally:
+        staged.unlink(missing_ok=True)
 
 
-def _mirror(mirror):
+def _mirror(mirror, timeout: float):
     """``(open, status)``: ``open(file name)`` gives ``(binary stream, location)``, or None when the mirror lacks the file."""
     text = str(mirror)
     if text.lower().startswith(("http://", "https://")):
@@ -105,7 +156,7 @@ def _mirror(mirror):
         def open_url(file):
             url = base + urllib.parse.quote(file)
             try:
-                return urllib.request.urlopen(url, timeout=HTTP_TIMEOUT_SECONDS), url
+                return urllib.request.urlopen(url, timeout=timeout), url
             except urllib.error.HTTPError as exc:
                 exc.close()
                 if exc.code == 404:
@@ -127,17 +178,22 @@ def _mirror(mirror):
     return open_file, "copied"
 
 
-def _copy_verified(stream, label: str, expected_sha256: str | None, origin, out) -> str:
-    """Copy ``stream`` to ``out`` while hashing it; refuse (UserError) a checksum other than
+def _copy_verified(stream, label: str, expected_sha256: str | None, origin, ends_at: float, deadline: float, out) -> str:
+    """Copy ``stream`` to ``out`` while hashing it, until the monotonic time ``ends_at`` at most
+    (``deadline`` seconds from the start); refuse (UserError) a checksum other than
     ``expected_sha256`` (the manifest's; None for a user's file). The sha256 copied."""
     digest = hashlib.sha256()
+    read = getattr(stream, "read1", stream.read)  # what has arrived, so that the deadline is checked between reads
     while True:
         try:
-            chunk = stream.read(_CHUNK)
+            chunk = read(_CHUNK)
         except (OSError, http.client.HTTPException) as exc:
             raise UserError(f"{label}: reading the mirror's copy failed: {exc}", path=origin, hint="try again") from None
         if not chunk:
             break
+        if time.monotonic() > ends_at:
+            raise UserError(f"{label}: the download took longer than {deadline:g} s; not written", path=origin,
+                            hint="try again, or give it longer with --deadline")
         digest.update(chunk)
         out.write(chunk)
     owed = getattr(stream, "length", None)  # bytes an HTTP response announced but never sent

@@ -8,8 +8,11 @@ so a config moves from a laptop to a cluster without a change.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
+import threading
+import time
 import warnings
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
@@ -27,6 +30,39 @@ BACKENDS = ("loky", "dask")
 UNIT_BLAS_THREADS = 1
 """The BLAS / OpenMP threads every unit computes with, wherever it runs (see :func:`unit_thread_limits`)."""
 DASK_EXTRA_HINT = "install the extra: pip install 'mlhidden[dask]'"
+DASK_TIMEOUT_ENV = "MLHIDDEN_DASK_TIMEOUT"
+DEFAULT_DASK_TIMEOUT = 30.0
+
+
+class ClusterLost(Exception):
+    """The dask cluster can run no unit: it has had no worker for the backend's timeout, or its
+    scheduler is gone. Unlike a lost worker, waiting or resubmitting would not help: the runner
+    reports the units left as not run, with this message as the reason."""
+
+
+_ECHO_LOGGERS = ("distributed.client", "tornado.application")
+
+
+def _not_an_echo_of_a_lost_scheduler(record: logging.LogRecord) -> bool:
+    """A log filter: what the dask client logs on losing its scheduler (its failure to reconnect,
+    the traceback of each result whose connection closed), which the run reports in its one line
+    about the units not run (:class:`ClusterLost`)."""
+    closed = record.exc_info is not None and isinstance(record.exc_info[1], OSError)
+    return not (closed or record.getMessage().startswith("Failed to reconnect to scheduler"))
+
+
+def dask_timeout() -> float:
+    """The dask backend's timeout in seconds: ``$MLHIDDEN_DASK_TIMEOUT``, else ``DEFAULT_DASK_TIMEOUT``."""
+    text = os.environ.get(DASK_TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_DASK_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise UserError(f"{DASK_TIMEOUT_ENV}={text!r} is not a number of seconds", hint="give a positive number, such as 30")
+    return seconds
 
 
 def unit_thread_limits():
@@ -48,11 +84,29 @@ def blas_description() -> dict:
     return {"threads_per_unit": UNIT_BLAS_THREADS, "libraries": libraries}
 
 
-def _ignore_interrupts():
-    """Run in each loky worker as it starts: Ctrl-C reaches the whole process group, and only the
-    parent acts on it (it stops the run, keeping what is stored, and ends the workers), so a
-    worker must not die with a traceback from wherever the signal found it."""
+PARENT_POLL_SECONDS = 1.0
+"""How often a loky worker checks that the process that started it is still alive."""
+
+
+def _start_worker():
+    """Run in each loky worker as it starts.
+
+    Ctrl-C reaches the whole process group, and only the parent acts on it (it stops the run,
+    keeping what is stored, and ends the workers), so a worker ignores it rather than dying with a
+    traceback from wherever the signal found it. A parent killed outright (``kill -9``, the OOM
+    killer) ends nothing, so each worker watches its parent and exits once it is gone: a worker
+    left behind would hold its memory, computing a unit nobody will store.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), name="mlhidden-parent-watch", daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int):
+    """Exit this process once its parent is no longer ``parent`` (it died and the process was reparented)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
 
 
 class ExecutionBackend:
@@ -69,9 +123,10 @@ class ExecutionBackend:
     scheduler : str, optional
         The address of a running dask scheduler, such as ``tcp://10.0.0.5:8786``; required by
         ``dask``, and meaningless (so refused) with ``loky``.
-    timeout : float, default=30
-        Seconds to wait for the scheduler to answer, and for a worker when the cluster has none
-        (all of them lost and restarting).
+    timeout : float, optional
+        Seconds to wait for the scheduler to answer (and to come back when its connection is
+        lost), and for a worker when the cluster has none (all of them lost and restarting):
+        past it the units left are not run (:class:`ClusterLost`). Default: :func:`dask_timeout`.
 
     Attributes
     ----------
@@ -80,7 +135,7 @@ class ExecutionBackend:
         gone), as opposed to a bug: the runner resubmits the units that did not come back.
     """
 
-    def __init__(self, name: str = "loky", scheduler: str | None = None, timeout: float = 30):
+    def __init__(self, name: str = "loky", scheduler: str | None = None, timeout: float | None = None):
         if name not in BACKENDS:
             raise UserError(f"unknown backend '{name}'", hint=f"use one of {', '.join(BACKENDS)}")
         if name == "dask" and not scheduler:
@@ -92,7 +147,7 @@ class ExecutionBackend:
             raise UserError(f"--scheduler is only used with --backend dask, not {name}")
         self.name = name
         self.scheduler = scheduler
-        self.timeout = timeout
+        self.timeout = dask_timeout() if timeout is None and name == "dask" else timeout or DEFAULT_DASK_TIMEOUT
         self._client: Client | None = None
         self.lost_worker_errors: tuple[type[BaseException], ...] = (BrokenProcessPool,)
 
@@ -105,6 +160,8 @@ class ExecutionBackend:
         if self._client is not None:
             self._client.close()
             self._client = None
+            for name in _ECHO_LOGGERS:
+                logging.getLogger(name).removeFilter(_not_an_echo_of_a_lost_scheduler)
 
     def _connect(self):
         try:
@@ -119,6 +176,8 @@ class ExecutionBackend:
                 hint="check the address and that `dask scheduler` is running",
             ) from None
         self.lost_worker_errors = (KilledWorker, CancelledError)
+        for name in _ECHO_LOGGERS:
+            logging.getLogger(name).addFilter(_not_an_echo_of_a_lost_scheduler)
 
     def parallel_config(self, shared=()):
         """A ``joblib.parallel_config`` context for one pass over the units.
@@ -129,8 +188,9 @@ class ExecutionBackend:
         if self.name == "dask":
             from mlhidden.experiment.dask_backend import ResilientDaskBackend
 
-            return joblib.parallel_config(backend=ResilientDaskBackend(self._client, shared, self.timeout))
-        return joblib.parallel_config(backend="loky", initializer=_ignore_interrupts)
+            backend = ResilientDaskBackend(self._client, shared, self.timeout, address=self.scheduler)
+            return joblib.parallel_config(backend=backend)
+        return joblib.parallel_config(backend="loky", initializer=_start_worker)
 
     def describe(self) -> dict:
         """Where the units compute, for the run's provenance record."""

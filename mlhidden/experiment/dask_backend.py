@@ -6,9 +6,17 @@ Importing ``distributed`` costs seconds, which every CLI call and test collectio
 
 from __future__ import annotations
 
+import threading
+import time
 import warnings
+from concurrent.futures import CancelledError
 
 from joblib._dask import DaskDistributedBackend
+
+from mlhidden.experiment.backends import ClusterLost
+
+WATCH_SECONDS = 0.5
+"""How often a pass checks that its cluster still has a worker and a scheduler."""
 
 
 def _identity(value):
@@ -30,17 +38,72 @@ class ResilientDaskBackend(DaskDistributedBackend):
       lost, where scattered data would be gone and the units needing it cancelled.
     - A cluster whose workers are all restarting at once is waited for ``wait_for_workers_timeout``
       seconds, not joblib's 10, which a busy machine's restarting workers can exceed.
+    - A cluster left without any worker for that long, or without its scheduler, would have the
+      scheduler hold the tasks forever (they wait for a worker) or joblib fail with a traceback:
+      the pass ends with :class:`ClusterLost` instead, naming the cluster at ``address``.
     """
 
-    def __init__(self, client, shared=(), wait_for_workers_timeout=30):
+    def __init__(self, client, shared=(), wait_for_workers_timeout=30, address=None):
         super().__init__(client=client, wait_for_workers_timeout=wait_for_workers_timeout)
+        self._address = address or client.scheduler.address
         self._shared = list(shared)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
-            self.data_futures = {id(array): client.submit(_identity, array, pure=False) for array in self._shared}
+        self._watching: threading.Event | None = None
+        try:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+                self.data_futures = {id(array): client.submit(_identity, array, pure=False) for array in self._shared}
+        except (OSError, CancelledError, RuntimeError):
+            raise self._lost() from None
+
+    def _lost(self) -> ClusterLost:
+        """The :class:`ClusterLost` that says what the cluster lacks now."""
+        if self.client.status != "running":
+            return ClusterLost(f"lost the dask scheduler at {self._address}: no answer for {self.wait_for_workers_timeout:g} s")
+        return ClusterLost(f"the dask cluster at {self._address} had no worker for {self.wait_for_workers_timeout:g} s")
 
     def effective_n_jobs(self, n_jobs):
-        return max(super().effective_n_jobs(n_jobs), 2)
+        try:
+            return max(super().effective_n_jobs(n_jobs), 2)
+        except (OSError, CancelledError):  # TimeoutError (no worker) is an OSError
+            raise self._lost() from None
+
+    def start_call(self):
+        super().start_call()
+        self._watching = threading.Event()
+        threading.Thread(target=self._watch, args=(self._watching,), name="mlhidden-dask-watch", daemon=True).start()
+
+    def stop_call(self):
+        if self._watching is not None:
+            self._watching.set()
+        super().stop_call()
+
+    def _has_workers(self) -> bool:
+        if self.client.status != "running":
+            return False
+        try:
+            return bool(self.client.nthreads())
+        except (OSError, CancelledError, RuntimeError):
+            return False
+
+    def _watch(self, stopped: threading.Event):
+        """Fail the pass's tasks once the cluster has had no worker (or no scheduler) for the timeout."""
+        since = time.monotonic()
+        while not stopped.wait(WATCH_SECONDS):
+            if self._has_workers():
+                since = time.monotonic()
+            elif time.monotonic() - since >= self.wait_for_workers_timeout and not stopped.is_set():
+                lost = self._lost()
+                self.client.loop.add_callback(self._fail_pending, lost)
+                return
+
+    def _fail_pending(self, error: ClusterLost):
+        """On the client's event loop (where joblib's results arrive): end every task not yet back with ``error``."""
+        self.abort_everything()
+        for future in list(self._results):
+            self._results.pop(future).set_exception(error)
+            callback = self._callbacks.pop(future, None)
+            if callback is not None:
+                callback(error)
 
     def submit(self, func, callback=None):
         future = super().submit(func, callback)

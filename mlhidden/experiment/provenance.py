@@ -85,7 +85,8 @@ def finish_run(
     """``record`` with the end time, the unit counts and the final status.
 
     The status is ``interrupted`` (Ctrl-C), ``incomplete`` (units not run: their workers were
-    lost too often) or ``finished`` (every unit ran, some may have failed).
+    lost too often, the cluster had none left, or the run stopped on an error such as running out
+    of memory) or ``finished`` (every unit ran, some may have failed).
     ``reused_fit_seconds`` is the compute time that shared fits saved (the units' train times
     include it). ``reused_units`` maps each run directory units were copied from to their count
     (they are among the skipped).

@@ -24,7 +24,7 @@ from joblib import Parallel, delayed, parallel_config
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
-from mlhidden.experiment.backends import ExecutionBackend
+from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.metrics import evaluate
@@ -85,7 +85,8 @@ class DatasetPlan:
 
 @dataclass
 class RunSummary:
-    """What a run did. ``not_run`` holds the keys of units whose workers were lost on every attempt.
+    """What a run did. ``not_run`` holds the keys of units not run, and ``not_run_reason`` why: their
+    workers were lost on every attempt, or the cluster had none left.
 
     ``unit_warnings`` holds the recorded warnings of each unit run (see
     :mod:`mlhidden.experiment.unit_warnings`), ``failures`` one ``(dataset, method label, split,
@@ -105,6 +106,7 @@ class RunSummary:
     reused_seconds: float = 0.0
     reused_units: dict = field(default_factory=dict)
     not_run: list = field(default_factory=list)
+    not_run_reason: str = ""
     unit_warnings: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     n_discarded: int = 0
@@ -275,6 +277,13 @@ def execute_plan(
                 _try_to_record_the_end(run_dir, provenance, summary)
             stored_units = summary.n_skipped + summary.n_done
             raise UserError(f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint) from None
+        except BaseException:  # out of memory, no thread left, ...: run.json still says how the run ended
+            stored = store.done_keys()
+            summary.not_run = [key for *_, key in todo if unit_key(key) not in stored]
+            _remove_shared_fits(run_dir)
+            if not keep_record:
+                _try_to_record_the_end(run_dir, provenance, summary, interrupted=summary.interrupted)
+            raise
         _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
         if not keep_record:
@@ -287,10 +296,10 @@ def execute_plan(
     return summary
 
 
-def _try_to_record_the_end(run_dir: Path, provenance: dict, summary: RunSummary) -> None:
-    """Mark run.json interrupted where the disk still allows it, rather than leave it "running"."""
+def _try_to_record_the_end(run_dir: Path, provenance: dict, summary: RunSummary, interrupted: bool = True) -> None:
+    """Record in run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
     try:
-        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), now(), interrupted=True, reused_units=summary.reused_units))
+        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), now(), interrupted=interrupted, reused_units=summary.reused_units))
     except UserError:
         pass
 
@@ -378,11 +387,16 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
                             summary.failures.append((key["dataset"], method_label, key["split"], result["error"].splitlines()[0]))
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
+        except ClusterLost as exc:
+            summary.not_run_reason = str(exc)
+            break
         except executor.lost_worker_errors:
             attempt += 1
             if attempt < MAX_ATTEMPTS:
                 summary.n_resubmitted += len(pending)
     summary.not_run = [key for *_, key in pending.values()]
+    if summary.not_run and not summary.not_run_reason:
+        summary.not_run_reason = f"their workers were lost on {MAX_ATTEMPTS} attempts"
 
 
 def _predictions(unit, result: dict) -> UnitPredictions | None:

@@ -1,0 +1,114 @@
+"""Running out of memory or threads ends a command in one line, and a run's run.json says how it ended.
+
+A real ``mlhidden run`` under an address-space limit (``RLIMIT_AS``, what ``ulimit -v`` sets)
+fails in different places by the limit: a thread of joblib's executor cannot start (the run
+used to wait forever), a shared library cannot be mapped while the tables are written (an
+ImportError traceback). Which limit hits which place depends on the machine, so the end is
+checked whatever happened, and the handlers are also driven directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from mlhidden.cli.endings import OneLineErrors, ResourcesExhausted, exhaustion_in_threads_stops_the_main_thread
+
+HANG_SECONDS = 120
+"""A run still going after this is stuck (these runs take seconds)."""
+
+
+def _limited(megabytes: int):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+
+    return limit
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="the limits were found on Linux")
+@pytest.mark.parametrize("megabytes", [450, 600])
+def test_a_run_under_a_memory_limit_ends_in_one_line_with_run_json_final(megabytes, tmp_path):
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "mlhidden", "run", "-d", "Logical", "-m", "BR", "--splits", "2", "--out", str(out), "-q"]
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # a stuck run shows where it waits when aborted
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limited(megabytes))
+    try:
+        _, stderr = run.communicate(timeout=HANG_SECONDS)
+    except subprocess.TimeoutExpired:
+        run.send_signal(signal.SIGABRT)
+        _, stderr = run.communicate()
+        pytest.fail(f"the run was still going after {HANG_SECONDS} s: {stderr[-4000:]}")
+    assert "Traceback" not in stderr and "Exception in thread" not in stderr, stderr
+    if run.returncode:
+        assert run.returncode == 1, stderr
+        assert stderr.strip().splitlines()[-1].startswith("error: out of memory"), stderr
+    if (out / "run.json").exists():
+        assert json.loads((out / "run.json").read_text())["status"] != "running"
+
+
+@click.group(cls=OneLineErrors)
+def commands():
+    pass
+
+
+@commands.command()
+@click.argument("kind")
+def exhaust(kind):
+    if kind == "memory":
+        raise MemoryError()
+    if kind == "thread":
+        raise RuntimeError("can't start new thread")
+    if kind == "library":
+        raise ImportError("/lib/x.so: failed to map segment from shared object")
+    if kind == "bug":
+        raise ImportError("No module named 'nowhere'")
+    worker = threading.Thread(target=lambda: (_ for _ in ()).throw(RuntimeError("can't start new thread")))
+    worker.start()
+    time.sleep(HANG_SECONDS)  # the main thread is stopped long before
+
+
+@pytest.mark.parametrize("kind", ["memory", "thread", "library", "in-a-thread"])
+def test_exhaustion_anywhere_is_one_line(kind):
+    result = CliRunner().invoke(commands, ["exhaust", kind])
+    assert result.exit_code == 1, (result.output, result.exception)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: out of memory"), result.output
+
+
+def test_an_import_error_that_is_a_bug_keeps_its_traceback():
+    result = CliRunner().invoke(commands, ["exhaust", "bug"])
+    assert isinstance(result.exception, ImportError)
+
+
+def test_a_thread_dying_of_exhaustion_stops_the_main_thread():
+    with pytest.raises(ResourcesExhausted, match="a thread died for lack of memory or threads"):
+        with exhaustion_in_threads_stops_the_main_thread():
+            threading.Thread(target=lambda: (_ for _ in ()).throw(RuntimeError("can't start new thread"))).start()
+            time.sleep(HANG_SECONDS)
+
+
+def test_a_run_stopped_by_memory_error_leaves_run_json_final(tmp_path):
+    from mlhidden.experiment.config import parse_config
+    from mlhidden.experiment.provenance import read_run_json
+    from mlhidden.experiment.runner import run_experiment
+
+    def exhausted_after_one(row, done, total):
+        raise MemoryError()
+
+    config = parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 3})
+    with pytest.raises(MemoryError):
+        run_experiment(config, tmp_path, n_jobs=1, on_unit=exhausted_after_one)
+    record = read_run_json(tmp_path)
+    assert record["status"] == "incomplete"
+    assert record["units"] == {"total": 3, "done": 1, "failed": 0, "skipped": 0, "not_run": 2}
