@@ -10,16 +10,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from stores import stored_units
 
 from mlhidden.experiment.provenance import read_run_json
-from mlhidden.experiment.store import STORE_FILE
 
 DASK = str(Path(sys.executable).with_name("dask"))
 TIMEOUT_SECONDS = "2"
@@ -30,12 +29,6 @@ START_SECONDS = 60
 HANG_SECONDS = 120
 
 
-def _stored(run_dir: Path) -> int:
-    try:
-        with sqlite3.connect(run_dir / STORE_FILE, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def _kill_group(process: subprocess.Popen):
@@ -105,7 +98,7 @@ def _run_on(address, tmp_path, when_stored=None):
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     try:
         if when_stored is not None:
-            while _stored(out) < 1 and run.poll() is None:
+            while stored_units(out) < 1 and run.poll() is None:
                 time.sleep(0.01)
             when_stored()
         _, stderr = run.communicate(timeout=HANG_SECONDS)
@@ -125,7 +118,7 @@ def _assert_ended_with_units_not_run(ended, fragment):
     assert record["status"] == "incomplete", record["status"]
     units = record["units"]
     assert units["not_run"] > 0 and units["done"] + units["not_run"] == units["total"] == N_UNITS
-    assert _stored(out) == units["done"], "every unit run is stored"
+    assert stored_units(out) == units["done"], "every unit run is stored"
     assert f"{units['not_run']} unit(s) not run: {fragment}" in stderr
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from stores import stored_units
 
 from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
 
@@ -35,13 +36,6 @@ def _command(config: Path, out: Path, n_jobs: int) -> list[str]:
     return [sys.executable, "-m", "mlhidden", "run", "--config", str(config), "--out", str(out), "--n-jobs", str(n_jobs), "-q"]
 
 
-def _stored(run_dir: Path) -> int:
-    """Units in the store, read the way a second process would (0 while it does not exist yet)."""
-    try:
-        with sqlite3.connect(run_dir / STORE_FILE, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def _scores(run_dir: Path) -> pd.DataFrame:
@@ -83,7 +77,7 @@ def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, confi
     )
     try:
         deadline = time.monotonic() + 120
-        while _stored(run_dir) < 5 and process.poll() is None and time.monotonic() < deadline:
+        while stored_units(run_dir) < 5 and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert process.poll() is None, "the run ended before it could be stopped"
         (os.killpg if whole_group else os.kill)(process.pid, stop)
@@ -94,7 +88,7 @@ def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, confi
         except ProcessLookupError:
             pass
         _, stderr = process.communicate(timeout=60)
-    stored = _stored(run_dir)
+    stored = stored_units(run_dir)
     assert 5 <= stored < N_UNITS, "the stop must land mid-run"
     with sqlite3.connect(run_dir / STORE_FILE) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

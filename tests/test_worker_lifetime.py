@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-
-from mlhidden.experiment.store import STORE_FILE
+from stores import stored_units
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds processes through /proc (Linux)")
 WAIT_SECONDS = 60
@@ -37,12 +35,6 @@ def _children(pid: int) -> set[int]:
     return {int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit() and _parent_of(int(entry.name)) == pid}
 
 
-def _stored(run_dir: Path) -> int:
-    try:
-        with sqlite3.connect(run_dir / STORE_FILE, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def test_kill_9_of_a_run_leaves_no_worker(tmp_path):
@@ -53,7 +45,7 @@ def test_kill_9_of_a_run_leaves_no_worker(tmp_path):
     workers: set[int] = set()
     try:
         deadline = time.monotonic() + WAIT_SECONDS
-        while _stored(run_dir) < 2 and run.poll() is None and time.monotonic() < deadline:
+        while stored_units(run_dir) < 2 and run.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         workers = _children(run.pid)
         assert run.poll() is None and len(workers) >= 2, "the run computes in worker processes"
