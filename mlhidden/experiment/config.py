@@ -18,7 +18,7 @@ from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, 
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
-from mlhidden.experiment.splits import TRAIN_FRACTION
+from mlhidden.experiment.splits import TRAIN_FRACTION, SplitRecipe
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN, point_label, sweep_points
 from mlhidden.experiment.yaml_lines import failure_at, line_of, read_yaml_with_lines
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
@@ -124,6 +124,11 @@ class RunConfig:
     @property
     def config_hash(self) -> str:
         return canonical_hash(self.to_dict())
+
+    @property
+    def split_recipe(self) -> SplitRecipe:
+        """What decides every unit's split and seeds (:mod:`mlhidden.experiment.splits`)."""
+        return SplitRecipe(self.seed, self.splits, self.protocol, self.train_fraction, self.shuffle_labels)
 
 
 def canonical_hash(value) -> str:

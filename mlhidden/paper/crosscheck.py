@@ -45,7 +45,7 @@ from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.config import RunConfig, load_config, parse_config
 from mlhidden.experiment.metrics import exact_match, hamming_score
 from mlhidden.experiment.runner import load_datasets
-from mlhidden.experiment.splits import Split, method_seed
+from mlhidden.experiment.splits import Split
 from mlhidden.experiment.units import fit_unit, impute
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner
@@ -259,8 +259,7 @@ def run_crosscheck(
                     for method in config.methods:
                         if progress:
                             progress(f"{setting} {plan.name} split {split.index} {method.label}")
-                        seed = method_seed(config.seed, plan.name, split.index)
-                        rows += method_rows(setting, plan, split, method, seed, stored.get((plan.sha256, method.params_hash, split.index)))
+                        rows += method_rows(setting, plan, split, method, split.method_seed, stored.get((plan.sha256, method.params_hash, split.index)))
     return pd.DataFrame(rows)
 
 
