@@ -11,6 +11,7 @@ The protocol is part of a unit's identity: its seeds and splits are derived from
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +44,31 @@ class Protocol:
         if not self.is_kfold:
             return f"train fraction {train_fraction}"
         return f"{self.folds}-fold cross-validation{' (iteratively stratified)' if self.kind == STRATIFIED_KFOLD else ''}"
+
+
+def parse_protocol(data, fail, max_folds: int) -> Protocol:
+    """A config's ``protocol: {kind: holdout | kfold | stratified_kfold, folds: K}`` (default: holdout).
+
+    ``fail`` reports a problem at its config line (:func:`~mlhidden.experiment.yaml_lines.failure_at`).
+    """
+    entry = data.get("protocol") or {"kind": "holdout"}
+    entry = {"kind": entry} if isinstance(entry, str) else entry
+    if not isinstance(entry, Mapping) or entry.get("kind") not in PROTOCOL_KINDS:
+        kind = entry.get("kind") if isinstance(entry, Mapping) else entry
+        fail(f"unknown protocol kind {kind!r}", ("protocol",), hint=f"use {{kind: {' | '.join(PROTOCOL_KINDS)}}}")
+    kind = entry["kind"]
+    allowed = ("kind",) if kind == "holdout" else ("kind", "folds")
+    bad = [key for key in entry if key not in allowed]
+    if bad:
+        fail(f"unknown key '{bad[0]}' in a {kind} protocol", ("protocol", bad[0]), hint=f"valid keys: {', '.join(allowed)}")
+    if kind == "holdout":
+        return Protocol()
+    folds = entry.get("folds", DEFAULT_FOLDS)
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        fail(f"'folds' must be an integer >= 2, got {folds!r}", ("protocol", "folds"))
+    if folds > max_folds:
+        fail(f"'folds' is {folds:,}, more than the {max_folds:,} a run may have", ("protocol", "folds"), hint="the paper uses 10 splits")
+    return Protocol(kind, folds)
 
 
 def label_coverage(splits, Y) -> list:
