@@ -71,7 +71,7 @@ from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
 from mlhidden.methods.registry import make_method
-from mlhidden.methods.shared_fits import shared_fits
+from mlhidden.methods.shared_fits import SharedFits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "MediaMill-synthetic")
@@ -93,7 +93,7 @@ def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
-        with shared_fits(folder) if share else nullcontext() as shared:
+        with SharedFits(folder).active() if share else nullcontext() as shared:
             predictions = {m: np.asarray(make_method(m, random_state=seed).fit(X_train, Y_train).predict(X_test)) for m in methods}
         return time.perf_counter() - start, predictions, shared.reused_seconds if share else 0.0
 

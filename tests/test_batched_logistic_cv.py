@@ -17,7 +17,7 @@ from sklearn.preprocessing import StandardScaler
 from mlhidden.data import load_dataset
 from mlhidden.methods import CC, PCC
 from mlhidden.methods.base_learners import make_base_learner
-from mlhidden.methods.shared_fits import shared_fits
+from mlhidden.methods.shared_fits import SharedFits
 from mlhidden.methods.solvers.batched_logistic_cv import fit_batched_logistic_cv, training_weights
 from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
 
@@ -121,7 +121,7 @@ def test_rare_labels_warn_as_sklearn_warns_and_predict_as_it_does(medical):
 def test_a_chain_reused_from_the_shared_fits_still_gives_the_splitters_warnings(medical, tmp_path):
     X, Y, _ = medical
     counts = []
-    with shared_fits(tmp_path) as shared:
+    with SharedFits(tmp_path).active() as shared:
         for method in (CC(estimator=TUNED, order=None), PCC(estimator=TUNED, order=None)):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")

@@ -1,7 +1,7 @@
 import pytest
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import load_config
+from mlhidden.experiment.config import load_config, parse_config
 
 
 def write(tmp_path, text):
@@ -105,3 +105,25 @@ def test_transform_sweep_runs_end_to_end(tmp_path, mirror_dir):
     results = load_results(tmp_path)
     assert results.datasets == ["Music [first_labels=1]", "Music [first_labels=2]"]
     assert len(results.units) == 2 and results.units["exact_match"].notna().all()
+
+
+def test_a_config_read_builds_each_method_once(monkeypatch):
+    import mlhidden.methods.registry as registry
+
+    built = []
+    original = registry.build_method
+    monkeypatch.setattr(registry, "build_method", lambda *args, **kwargs: built.append(args[1]["name"]) or original(*args, **kwargs))
+    parse_config({"datasets": ["Logical"], "methods": ["BR", "PCC", {"name": "LP", "base": "logistic"}]})
+    assert built == ["BR", "PCC", "LP"]
+
+
+def test_an_overlay_rebases_methods_as_the_config_parser_reads_them():
+    from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay
+
+    liblinear = {"name": "logistic", "params": {"solver": "liblinear"}}
+    overlay = BaseOverlay({"logistic": liblinear}, ["standard"])
+    config = parse_config({"name": "x", "datasets": ["Logical"], "methods": ["BR", "LP", "MLP"]}, overlay=overlay)
+    br, lp, mlp = config.methods
+    assert br.resolved == parse_config({"datasets": ["Logical"], "methods": [{"name": "BR", "base": liblinear, "preprocess": "standard"}]}).methods[0].resolved
+    assert lp.resolved["base"]["name"] == ONE_VS_REST and config.adjustments == (f"x: LP fits its multi-class model with {ONE_VS_REST}",)
+    assert mlp.resolved == parse_config({"datasets": ["Logical"], "methods": ["MLP"]}).methods[0].resolved

@@ -10,9 +10,9 @@ from mlhidden.cli import cli
 from mlhidden.data import load_dataset
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.protocols import KFOLD, STRATIFIED_KFOLD, Protocol, dataset_splits, label_coverage, unit_seed
+from mlhidden.experiment.protocols import KFOLD, STRATIFIED_KFOLD, Protocol, label_coverage
 from mlhidden.experiment.runner import plan_run, run_experiment
-from mlhidden.experiment.splits import split_for, split_seed
+from mlhidden.experiment.splits import SplitRecipe, split_for, split_seed
 from mlhidden.experiment.store import load_results
 
 
@@ -28,7 +28,7 @@ def yeast():
 
 @pytest.mark.parametrize("kind", [KFOLD, STRATIFIED_KFOLD])
 def test_folds_partition_the_rows(yeast, kind):
-    splits = dataset_splits(Protocol(kind, 5), 0, "Yeast", yeast.Y, 5, 0.6)
+    splits = SplitRecipe(0, 5, Protocol(kind, 5)).splits("Yeast", yeast.Y)
     tests = np.concatenate([s.test for s in splits])
     assert sorted(tests) == list(range(yeast.n_samples))  # every row tested exactly once
     for s in splits:
@@ -39,7 +39,7 @@ def test_folds_partition_the_rows(yeast, kind):
 def test_stratification_spreads_the_rarest_label_evenly_over_the_folds(yeast):
     counts = {}
     for kind in (KFOLD, STRATIFIED_KFOLD):
-        rows = label_coverage(dataset_splits(Protocol(kind, 10), 0, "Yeast", yeast.Y, 10, 0.6), yeast.Y)
+        rows = label_coverage(SplitRecipe(0, 10, Protocol(kind, 10)).splits("Yeast", yeast.Y), yeast.Y)
         counts[kind] = [row["rarest_label_positives"] for row in rows]
     assert sum(counts[KFOLD]) == sum(counts[STRATIFIED_KFOLD]) == yeast.Y.sum(axis=0).min()
     assert min(counts[STRATIFIED_KFOLD]) > 0
@@ -48,9 +48,9 @@ def test_stratification_spreads_the_rarest_label_evenly_over_the_folds(yeast):
 
 def test_holdout_splits_and_seeds_are_those_stored_before_protocols(yeast):
     for index in range(3):
-        assert unit_seed(Protocol(), 7, "Yeast", index) == split_seed(7, "Yeast", index)
-        assert unit_seed(Protocol(KFOLD, 3), 7, "Yeast", index) != split_seed(7, "Yeast", index)
-    new = dataset_splits(Protocol(), 7, "Yeast", yeast.Y, 3, 0.6)
+        assert SplitRecipe(7, 3).split_seed("Yeast", index) == split_seed(7, "Yeast", index)
+        assert SplitRecipe(7, 3, Protocol(KFOLD, 3)).split_seed("Yeast", index) != split_seed(7, "Yeast", index)
+    new = SplitRecipe(7, 3).splits("Yeast", yeast.Y)
     for index, split in enumerate(new):
         old = split_for(7, "Yeast", index, yeast.n_samples, yeast.n_labels)
         assert np.array_equal(split.train, old.train) and np.array_equal(split.label_order, old.label_order)
@@ -89,7 +89,7 @@ def test_kfold_runs_resume_and_refuse_merging_with_another_protocol(tmp_path):
     assert (first.n_done, again.n_done, again.n_skipped) == (8, 0, 8)
     assert load_results(tmp_path / "kfold").missing == 0
     seeds = json.loads((tmp_path / "kfold" / "run.json").read_text())["seeds"]["split_seeds"]["Logical"]
-    assert seeds == [unit_seed(kfold.protocol, 0, "Logical", i) for i in range(4)]
+    assert seeds == kfold.split_recipe.split_seeds("Logical")
     with pytest.raises(UserError, match="5-fold cross-validation"):
         run_experiment(config({"kind": KFOLD, "folds": 5}), tmp_path / "kfold", n_jobs=1)
     run_experiment(config({"kind": STRATIFIED_KFOLD, "folds": 4}), tmp_path / "stratified", n_jobs=1)

@@ -40,7 +40,6 @@ def test_a_reused_fit_gives_the_same_results_as_fitting_alone(first, reuser, mus
     shared = _unit(data, split, reuser, tmp_path)
     assert alone["reused_seconds"] == 0 and shared["reused_seconds"] > 0
     assert {k: shared[k] for k in SCORES} == {k: alone[k] for k in SCORES}
-    assert shared["train_seconds"] >= shared["reused_seconds"]
 
 
 def test_methods_that_fit_different_pieces_share_nothing(music_split, tmp_path):

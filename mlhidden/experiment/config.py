@@ -17,13 +17,22 @@ from pathlib import Path
 from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem, unknown_dataset
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
-from mlhidden.experiment.splits import TRAIN_FRACTION
+from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay, needs_one_vs_rest, one_vs_rest
+from mlhidden.experiment.protocols import Protocol, parse_protocol
+from mlhidden.experiment.splits import TRAIN_FRACTION, SplitRecipe
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN, point_label, sweep_points
 from mlhidden.experiment.yaml_lines import failure_at, line_of, read_yaml_with_lines
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
-from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, method_name, resolve_method
+from mlhidden.methods.registry import (
+    MethodEntry,
+    build_method,
+    check_method_base,
+    checked_estimator,
+    describe_method,
+    get_entry,
+    method_name,
+)
 
 TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol")
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
@@ -106,6 +115,8 @@ class RunConfig:
     protocol: Protocol = Protocol()
     n_jobs_origin: str | None = field(default=None, compare=False)
     """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
+    adjustments: tuple = field(default=(), compare=False)
+    """What a :class:`~mlhidden.experiment.overlay.BaseOverlay` had to adjust, one line each."""
 
     def to_dict(self) -> dict:
         """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
@@ -124,6 +135,11 @@ class RunConfig:
     @property
     def config_hash(self) -> str:
         return canonical_hash(self.to_dict())
+
+    @property
+    def split_recipe(self) -> SplitRecipe:
+        """What decides every unit's split and seeds (:mod:`mlhidden.experiment.splits`)."""
+        return SplitRecipe(self.seed, self.splits, self.protocol, self.train_fraction, self.shuffle_labels)
 
 
 def canonical_hash(value) -> str:
@@ -173,19 +189,22 @@ def _mapping(entry, key, where, fail) -> dict:
     return dict(value)
 
 
-def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None, overlay: BaseOverlay | None = None) -> RunConfig:
     """Read and validate a run config; command-line overrides win over the file."""
     path = Path(path)
     data, lines = read_yaml_with_lines(path)
-    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, overlay=overlay)
 
 
-def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def parse_config(
+    data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, overlay: BaseOverlay | None = None,
+) -> RunConfig:
     """Validate a config mapping (as read from YAML) into a ``RunConfig``.
 
     ``splits``, ``seed`` and ``n_jobs`` override the config's values; ``labels`` becomes the
     ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
-    relation has no ``-C``, or an override of it).
+    relation has no ``-C``, or an override of it). ``overlay`` re-bases methods
+    (:mod:`mlhidden.experiment.overlay`) before they are resolved.
     """
     fail = failure_at(source, lines or {})
     if not isinstance(data, Mapping):
@@ -207,8 +226,10 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
     methods: list[MethodSpec] = []
+    wrapped: list[str] = []
     for i, entry in enumerate(data["methods"]):
-        methods += _method_specs(entry, ("methods", i), fail, MAX_ENTRIES - len(methods))
+        methods += _method_specs(entry, ("methods", i), fail, MAX_ENTRIES - len(methods), overlay, wrapped)
+    adjustments = tuple(f"{name}: {label} fits its multi-class model with {ONE_VS_REST}" for label in wrapped)
     for kind, names, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
         duplicates = sorted({x for x in names if names.count(x) > 1})
         if duplicates:
@@ -219,7 +240,10 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
              f"more than the {MAX_UNITS:,} a run may have", ("splits",) if splits is None and "splits" in data else (),
              hint=f"use fewer splits, datasets or methods, {SPLIT_THE_RUN}")
     origin = "--n-jobs" if n_jobs is not None else f"{source}:{line_of(lines or {}, ('n_jobs',))}" if source and "n_jobs" in data else None
-    return RunConfig(name, tuple(datasets), tuple(methods), source=None if source is None else str(source), n_jobs_origin=origin, **settings)
+    return RunConfig(
+        name, tuple(datasets), tuple(methods), source=None if source is None else str(source), n_jobs_origin=origin,
+        adjustments=adjustments, **settings,
+    )
 
 
 def _run_name(name, fail) -> str:
@@ -254,7 +278,7 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
     shuffle = data.get("shuffle_labels", True)
     if not isinstance(shuffle, bool):
         fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
-    protocol = _protocol(data, fail)
+    protocol = parse_protocol(data, fail, MAX_SPLITS)
     if protocol.is_kfold:
         given: list[tuple[str, tuple | None]] = [("--splits", None)] if splits is not None else []
         given += [(f"'{key}'", (key,)) for key in ("splits", "train_fraction") if key in data]
@@ -263,28 +287,6 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
             fail(f"{name} applies to the holdout protocol; a {protocol.kind} run has one unit per fold", where, hint="set protocol: {folds: K} instead")
         settings["splits"] = protocol.folds
     return {**settings, "n_jobs": jobs, "train_fraction": float(fraction), "shuffle_labels": shuffle, "protocol": protocol}
-
-
-def _protocol(data, fail) -> Protocol:
-    """``protocol: {kind: holdout | kfold | stratified_kfold, folds: K}`` (default: holdout)."""
-    entry = data.get("protocol") or {"kind": "holdout"}
-    entry = {"kind": entry} if isinstance(entry, str) else entry
-    if not isinstance(entry, Mapping) or entry.get("kind") not in PROTOCOL_KINDS:
-        kind = entry.get("kind") if isinstance(entry, Mapping) else entry
-        fail(f"unknown protocol kind {kind!r}", ("protocol",), hint=f"use {{kind: {' | '.join(PROTOCOL_KINDS)}}}")
-    kind = entry["kind"]
-    allowed = ("kind",) if kind == "holdout" else ("kind", "folds")
-    bad = [key for key in entry if key not in allowed]
-    if bad:
-        fail(f"unknown key '{bad[0]}' in a {kind} protocol", ("protocol", bad[0]), hint=f"valid keys: {', '.join(allowed)}")
-    if kind == "holdout":
-        return Protocol()
-    folds = entry.get("folds", DEFAULT_FOLDS)
-    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-        fail(f"'folds' must be an integer >= 2, got {folds!r}", ("protocol", "folds"))
-    if folds > MAX_SPLITS:
-        fail(f"'folds' is {folds:,}, more than the {MAX_SPLITS:,} a run may have", ("protocol", "folds"), hint="the paper uses 10 splits")
-    return Protocol(kind, folds)
 
 
 def _from_folder(path, folder: Path | None):
@@ -333,12 +335,13 @@ def _dataset_specs(entry, where, labels, folder, fail, room: int) -> list:
     return specs
 
 
-def _method_specs(entry, where, fail, room: int) -> list:
+def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = None, wrapped: list | None = None) -> list:
     """The methods of one config entry: one per sweep point, each resolved.
 
     Each problem is reported at its own line: the name (unknown, not importable, not a method),
     the base learner (unknown, bad parameter, not a classifier, no probabilities where the
-    method needs them), the preprocessing, the parameters (or the sweep).
+    method needs them), the preprocessing, the parameters (or the sweep). The labels of methods
+    whose base learner ``overlay`` had to wrap in one-vs-rest go to ``wrapped``.
     """
     entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
     params = _mapping(entry, "params", where, fail)
@@ -363,8 +366,18 @@ def _method_specs(entry, where, fail, room: int) -> list:
         if base_point and not method_entry.takes_base:
             fail(f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be swept", where + ("sweep",))
         point_base = at(("sweep",), _with_base_params, base or method_entry.base, base_point) if base_point else base
-        resolved = at(("sweep",) if point else ("params",), resolve_method, name, point_params, point_base, entry.get("preprocess"))
-        at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved)
+        preprocess, replacement = entry.get("preprocess"), overlay.replacement(method_entry, point_base) if overlay else None
+        if replacement is not None and overlay is not None:
+            point_base, preprocess = replacement, overlay.preprocess
+        values_at = ("sweep",) if point else ("params",)
+        resolved = at(values_at, describe_method, name, point_params, point_base, preprocess)
+        estimator = at(values_at, checked_estimator, method_entry, resolved)
+        if replacement is not None and needs_one_vs_rest(estimator):
+            point_base = one_vs_rest(point_base)
+            (wrapped if wrapped is not None else []).append(point_label(group, point) if point else group)
+            resolved = at(values_at, describe_method, name, point_params, point_base, preprocess)
+            estimator = at(values_at, checked_estimator, method_entry, resolved)
+        at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved, estimator)
         label = point_label(group, point) if point else group
         specs.append(MethodSpec(label, name, point_params, point_base, resolved, method_entry, group, point))
     return specs

@@ -5,19 +5,16 @@
 same with iterative stratification (Sechidis et al. 2011, through the maintained
 ``iterative-stratification`` package), so that rare labels reach every test fold.
 
-The protocol is part of a unit's identity: a k-fold unit's seed (a store key column) is derived
-from the protocol as well, so it never equals a holdout unit's, while holdout seeds are exactly
-those of runs stored before protocols existed.
+The protocol is part of a unit's identity: its seeds and splits are derived from it in
+:mod:`mlhidden.experiment.splits` (:class:`~mlhidden.experiment.splits.SplitRecipe`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import KFold
-
-from mlhidden.experiment.splits import Split, derive_seed, make_split, split_seed
 
 HOLDOUT, KFOLD, STRATIFIED_KFOLD = "holdout", "kfold", "stratified_kfold"
 PROTOCOL_KINDS = (HOLDOUT, KFOLD, STRATIFIED_KFOLD)
@@ -49,46 +46,29 @@ class Protocol:
         return f"{self.folds}-fold cross-validation{' (iteratively stratified)' if self.kind == STRATIFIED_KFOLD else ''}"
 
 
-def unit_seed(protocol: Protocol, run_seed: int, dataset_name: str, index: int) -> int:
-    """The store seed of unit ``index`` of a dataset (its label order is drawn from it)."""
-    if not protocol.is_kfold:
-        return split_seed(run_seed, dataset_name, index)
-    return derive_seed(run_seed, "split", dataset_name, index, protocol.kind, protocol.folds)
+def parse_protocol(data, fail, max_folds: int) -> Protocol:
+    """A config's ``protocol: {kind: holdout | kfold | stratified_kfold, folds: K}`` (default: holdout).
 
-
-def _test_folds(protocol: Protocol, Y, seed: int) -> list:
-    n_samples = Y.shape[0]
-    if protocol.folds > n_samples:
-        raise ValueError(f"{protocol.folds} folds need at least {protocol.folds} rows, got {n_samples}")
-    rows = np.zeros((n_samples, 1))
-    if protocol.kind == KFOLD:
-        splitter = KFold(protocol.folds, shuffle=True, random_state=seed).split(rows)
-    else:
-        from iterstrat.ml_stratifiers import MultilabelStratifiedKFold
-
-        splitter = MultilabelStratifiedKFold(protocol.folds, shuffle=True, random_state=seed).split(rows, np.asarray(Y))
-    return [np.sort(test) for _, test in splitter]
-
-
-def dataset_splits(
-    protocol: Protocol, run_seed: int, dataset_name: str, Y, n_splits: int, train_fraction: float, shuffle_labels: bool = True,
-) -> list:
-    """Every :class:`~mlhidden.experiment.splits.Split` of a dataset in a run, in unit order.
-
-    Holdout splits are those of :func:`~mlhidden.experiment.splits.make_split`; k-fold units
-    test on one fold each and train on the others, the folds drawn once per dataset from
-    (run seed, dataset, protocol).
+    ``fail`` reports a problem at its config line (:func:`~mlhidden.experiment.yaml_lines.failure_at`).
     """
-    n_samples, n_labels = Y.shape
-    seeds = [unit_seed(protocol, run_seed, dataset_name, i) for i in range(n_splits)]
-    if not protocol.is_kfold:
-        return [make_split(n_samples, n_labels, seed, i, train_fraction, shuffle_labels) for i, seed in enumerate(seeds)]
-    folds = _test_folds(protocol, Y, derive_seed(run_seed, "folds", dataset_name, protocol.kind, protocol.folds))
-    splits = []
-    for i, (seed, test) in enumerate(zip(seeds, folds)):
-        label_order = np.random.RandomState(seed).permutation(n_labels) if shuffle_labels else np.arange(n_labels)
-        splits.append(Split(i, seed, np.setdiff1d(np.arange(n_samples), test), test, label_order))
-    return splits
+    entry = data.get("protocol") or {"kind": "holdout"}
+    entry = {"kind": entry} if isinstance(entry, str) else entry
+    if not isinstance(entry, Mapping) or entry.get("kind") not in PROTOCOL_KINDS:
+        kind = entry.get("kind") if isinstance(entry, Mapping) else entry
+        fail(f"unknown protocol kind {kind!r}", ("protocol",), hint=f"use {{kind: {' | '.join(PROTOCOL_KINDS)}}}")
+    kind = entry["kind"]
+    allowed = ("kind",) if kind == "holdout" else ("kind", "folds")
+    bad = [key for key in entry if key not in allowed]
+    if bad:
+        fail(f"unknown key '{bad[0]}' in a {kind} protocol", ("protocol", bad[0]), hint=f"valid keys: {', '.join(allowed)}")
+    if kind == "holdout":
+        return Protocol()
+    folds = entry.get("folds", DEFAULT_FOLDS)
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        fail(f"'folds' must be an integer >= 2, got {folds!r}", ("protocol", "folds"))
+    if folds > max_folds:
+        fail(f"'folds' is {folds:,}, more than the {max_folds:,} a run may have", ("protocol", "folds"), hint="the paper uses 10 splits")
+    return Protocol(kind, folds)
 
 
 def label_coverage(splits, Y) -> list:

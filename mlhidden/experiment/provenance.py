@@ -20,8 +20,7 @@ from pathlib import Path
 
 import mlhidden
 from mlhidden.errors import InputWarning
-from mlhidden.experiment.protocols import Protocol, unit_seed
-from mlhidden.experiment.splits import method_seed
+from mlhidden.experiment.record import RunRecord
 from mlhidden.io import write_text
 
 RUN_JSON = "run.json"
@@ -52,8 +51,7 @@ def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend
     started_at : str
         ISO 8601 time, UTC.
     """
-    run_seed, n_splits = config_record["seed"], config_record["splits"]
-    protocol = Protocol.from_record(config_record.get("protocol"))
+    recipe = RunRecord.from_record(config_record).split_recipe
     return {
         "format": FORMAT_VERSION,
         "status": "running",
@@ -66,10 +64,10 @@ def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend
         "datasets": dict(datasets),
         "unavailable": dict(unavailable),
         "seeds": {
-            "run_seed": run_seed,
-            "train_fraction": config_record["train_fraction"],
-            "split_seeds": {name: [unit_seed(protocol, run_seed, name, i) for i in range(n_splits)] for name in datasets},
-            "method_seeds": {name: [method_seed(run_seed, name, i) for i in range(n_splits)] for name in datasets},
+            "run_seed": recipe.run_seed,
+            "train_fraction": recipe.train_fraction,
+            "split_seeds": {name: recipe.split_seeds(name) for name in datasets},
+            "method_seeds": {name: recipe.method_seeds(name) for name in datasets},
         },
         "machine": machine(),
         "backend": dict(backend),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from mlhidden.experiment.config import DatasetSpec, MethodSpec
 from mlhidden.experiment.protocols import Protocol
+from mlhidden.experiment.splits import SplitRecipe
 
 # Runs stored before ``shuffle_labels`` existed shuffled their labels.
 STORED_SHUFFLE_LABELS_DEFAULT = True
@@ -64,6 +65,11 @@ class RunRecord:
             shuffle_labels=record.get("shuffle_labels", STORED_SHUFFLE_LABELS_DEFAULT),
             protocol=Protocol.from_record(record.get("protocol")),
         )
+
+    @property
+    def split_recipe(self) -> SplitRecipe:
+        """What decided every stored unit's split and seeds: ask it, never derive them again."""
+        return SplitRecipe(self.seed, self.splits, self.protocol, self.train_fraction, self.shuffle_labels)
 
     def dataset(self, table_name: str) -> DatasetRecord:
         """The entry whose table name is ``table_name``."""

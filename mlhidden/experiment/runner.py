@@ -29,11 +29,10 @@ from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.predictions import UnitPredictions
-from mlhidden.experiment.protocols import dataset_splits
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.run_directory import check_run_directory
-from mlhidden.experiment.splits import Split, method_seed
+from mlhidden.experiment.splits import Split
 from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
 from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
@@ -142,7 +141,7 @@ def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], 
         if data.n_samples < 2:
             raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
         try:
-            splits = dataset_splits(config.protocol, config.seed, data.name, data.Y, config.splits, config.train_fraction, config.shuffle_labels)
+            splits = config.split_recipe.splits(data.name, data.Y)
         except ValueError as exc:
             raise UserError(str(exc), path=data.source, hint="use fewer folds") from None
         plans.append(DatasetPlan(data, splits))
@@ -268,7 +267,7 @@ def execute_plan(
         _remove_shared_fits(run_dir)
         try:
             with UnitLeases(store.path) as claims:
-                _run_units(todo, config, jobs, executor, store, claims, summary, on_unit, shared_dir)
+                _run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir)
         except KeyboardInterrupt:
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
@@ -333,7 +332,7 @@ def _remove_shared_fits(run_dir: Path):
     shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
 
 
-def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, shared_dir):
+def _run_units(todo, n_jobs, executor, store, claims, summary, on_unit, shared_dir):
     """Run the units of ``todo``, storing each exactly once.
 
     Each unit is claimed just before it is handed to a worker; one that another process has
@@ -360,7 +359,7 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
                 held.add(unit)
             else:
                 held.discard(unit)
-                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, method_seed(config.seed, plan.name, split.index), shared_dir)
+                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir)
 
     attempt = 0
     while pending and attempt < MAX_ATTEMPTS:
@@ -368,11 +367,11 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
             time.sleep(CLAIM_POLL_SECONDS)
         try:
             with executor.parallel_config(shared):
-                for key, method_label, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
+                for key, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
                     unit = pending.pop(unit_key(key), None)
                     if unit is None:
                         continue
-                    row = {**key, **result, "label": method_label, "params_json": json.dumps(_resolved(config, key), sort_keys=True)}
+                    row = {**key, **result, **_unit_record(unit)}
                     with _stop_signals_deferred():
                         if not store.write_unit(row, _predictions(unit, result), owner=claims.owner):
                             pending[unit_key(key)] = unit  # another process holds it now: wait for that one to store it
@@ -384,7 +383,7 @@ def _run_units(todo, config, n_jobs, executor, store, claims, summary, on_unit, 
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
                         summary.unit_warnings.append(result["warnings"])
                         if result["status"] == FAILED:
-                            summary.failures.append((key["dataset"], method_label, key["split"], result["error"].splitlines()[0]))
+                            summary.failures.append((key["dataset"], row["label"], key["split"], result["error"].splitlines()[0]))
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
         except ClusterLost as exc:
@@ -407,7 +406,7 @@ def _predictions(unit, result: dict) -> UnitPredictions | None:
     return UnitPredictions(plan.dataset.Y[split.test], result["predicted"], result["scores"])
 
 
-def _keyed_unit(key, X, Y, split, method, seed, shared_dir):
+def _keyed_unit(key, X, Y, split, method, shared_dir):
     """One unit as a parallel task: the method's own joblib calls run sequentially inside it
     (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.experiment.units.fit_unit`).
 
@@ -415,11 +414,16 @@ def _keyed_unit(key, X, Y, split, method, seed, shared_dir):
     ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
     """
     with parallel_config(backend="sequential"):
-        return key, method.label, run_unit(X, Y, split, method, seed, shared_dir)
+        return key, run_unit(X, Y, split, method, split.method_seed, shared_dir)
 
 
-def _resolved(config: RunConfig, key: dict) -> dict:
-    return next(m.resolved for m in config.methods if m.name == key["method"] and m.params_hash == key["params_hash"])
+def _unit_record(unit) -> dict:
+    """What the store keeps of a unit's plan beside its key: its label, identity, method seed and label order."""
+    _, split, method, _ = unit
+    return {
+        "label": method.label, "params_json": json.dumps(method.resolved, sort_keys=True),
+        "method_seed": split.method_seed, "label_order": json.dumps(split.label_order.tolist()),
+    }
 
 
 def config_record(config: RunConfig) -> dict:

@@ -1,7 +1,14 @@
-"""Train/test splits and seeds: every method sees the same split and label order.
+"""Every split and seed of a run, derived here and nowhere else.
+
+A run's :class:`SplitRecipe` (run seed, protocol, number of units, train fraction, label
+shuffling) gives each unit of a dataset its split seed (a store key column), its method seed
+(the ``random_state`` every method gets) and its :class:`Split` (train/test rows and label
+order). The store, the provenance record, the runner and every report or refit ask the recipe
+of a config or stored run record, so a unit is never re-derived by a second rule.
 
 Seeds are derived from (run seed, dataset, split index) only, so adding a method or a dataset
-to a config never changes the numbers of the others (benchopt's rule).
+to a config never changes the numbers of the others (benchopt's rule). A k-fold unit's split
+seed is derived from the protocol as well, so it never equals a holdout unit's.
 """
 
 from __future__ import annotations
@@ -10,6 +17,9 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.model_selection import KFold
+
+from mlhidden.experiment.protocols import KFOLD, Protocol
 
 TRAIN_FRACTION = 0.6
 
@@ -22,13 +32,18 @@ def derive_seed(run_seed: int, *keys) -> int:
 
 @dataclass(frozen=True)
 class Split:
-    """One randomisation: train/test row indices and the label order the methods see."""
+    """One unit's split: train/test row indices, the label order the methods see, and the seeds.
+
+    ``seed`` is the split seed (the store's ``seed`` key column); ``method_seed`` the
+    ``random_state`` of every method on it (None for a split made outside a run).
+    """
 
     index: int
     seed: int
     train: np.ndarray
     test: np.ndarray
     label_order: np.ndarray
+    method_seed: int | None = None
 
 
 def make_split(
@@ -43,13 +58,18 @@ def make_split(
         raise ValueError(f"need at least 2 samples to split, got {n_samples}")
     rng = np.random.RandomState(seed)
     rows = rng.permutation(n_samples)
-    n_train = min(max(int(round(train_fraction * n_samples)), 1), n_samples - 1)
+    n_train = holdout_train_rows(n_samples, train_fraction)
     label_order = rng.permutation(n_labels) if shuffle_labels else np.arange(n_labels)
     return Split(index, seed, np.sort(rows[:n_train]), np.sort(rows[n_train:]), label_order)
 
 
+def holdout_train_rows(n_samples: int, train_fraction: float) -> int:
+    """The training rows of a holdout split of ``n_samples`` rows: at least one, and one fewer than all."""
+    return min(max(int(round(train_fraction * n_samples)), 1), n_samples - 1)
+
+
 def split_seed(run_seed: int, dataset_name: str, index: int) -> int:
-    """The seed of split ``index`` of a dataset: depends only on (run seed, dataset, index)."""
+    """The seed of holdout split ``index`` of a dataset: depends only on (run seed, dataset, index)."""
     return derive_seed(run_seed, "split", dataset_name, index)
 
 
@@ -57,8 +77,9 @@ def split_for(
     run_seed: int, dataset_name: str, index: int, n_samples: int, n_labels: int,
     train_fraction: float = TRAIN_FRACTION, shuffle_labels: bool = True,
 ) -> Split:
-    """Split ``index`` of a dataset in a run."""
-    return make_split(n_samples, n_labels, split_seed(run_seed, dataset_name, index), index, train_fraction, shuffle_labels)
+    """Holdout split ``index`` of a dataset in a run, with its method seed."""
+    split = make_split(n_samples, n_labels, split_seed(run_seed, dataset_name, index), index, train_fraction, shuffle_labels)
+    return _with_method_seed(split, run_seed, dataset_name)
 
 
 def method_seed(run_seed: int, dataset_name: str, index: int) -> int:
@@ -68,3 +89,73 @@ def method_seed(run_seed: int, dataset_name: str, index: int) -> int:
     same way (CCASL and its +BR/+AML variants) draw it identically.
     """
     return derive_seed(run_seed, "method", dataset_name, index)
+
+
+def _with_method_seed(split: Split, run_seed: int, dataset_name: str) -> Split:
+    return Split(split.index, split.seed, split.train, split.test, split.label_order, method_seed(run_seed, dataset_name, split.index))
+
+
+@dataclass(frozen=True)
+class SplitRecipe:
+    """How a run splits every dataset: what decides each unit's split seed, method seed and split.
+
+    Built from a config (:attr:`RunConfig.split_recipe`) or a stored run's record
+    (:attr:`RunRecord.split_recipe`), so that a report or refit asks the record for a unit
+    rather than deriving it again.
+    """
+
+    run_seed: int
+    n_splits: int
+    protocol: Protocol = Protocol()
+    train_fraction: float = TRAIN_FRACTION
+    shuffle_labels: bool = True
+
+    def split_seed(self, dataset_name: str, index: int) -> int:
+        """The store seed of unit ``index`` of a dataset (its label order is drawn from it)."""
+        if not self.protocol.is_kfold:
+            return split_seed(self.run_seed, dataset_name, index)
+        return derive_seed(self.run_seed, "split", dataset_name, index, self.protocol.kind, self.protocol.folds)
+
+    def split_seeds(self, dataset_name: str) -> list:
+        return [self.split_seed(dataset_name, i) for i in range(self.n_splits)]
+
+    def method_seeds(self, dataset_name: str) -> list:
+        return [method_seed(self.run_seed, dataset_name, i) for i in range(self.n_splits)]
+
+    def splits(self, dataset_name: str, Y) -> list:
+        """Every :class:`Split` of a dataset in the run, in unit order, with its method seed.
+
+        Holdout splits are those of :func:`make_split`; k-fold units test on one fold each and
+        train on the others, the folds drawn once per dataset from (run seed, dataset, protocol).
+        """
+        n_samples, n_labels = Y.shape
+        seeds = self.split_seeds(dataset_name)
+        if not self.protocol.is_kfold:
+            splits = [make_split(n_samples, n_labels, seed, i, self.train_fraction, self.shuffle_labels) for i, seed in enumerate(seeds)]
+        else:
+            folds_seed = derive_seed(self.run_seed, "folds", dataset_name, self.protocol.kind, self.protocol.folds)
+            splits = []
+            for i, (seed, test) in enumerate(zip(seeds, _test_folds(self.protocol, Y, folds_seed))):
+                label_order = np.random.RandomState(seed).permutation(n_labels) if self.shuffle_labels else np.arange(n_labels)
+                splits.append(Split(i, seed, np.setdiff1d(np.arange(n_samples), test), test, label_order))
+        return [_with_method_seed(split, self.run_seed, dataset_name) for split in splits]
+
+    def test_rows(self, n_samples: int) -> int:
+        """The rows of the smallest test part of a dataset of ``n_samples`` rows."""
+        if self.protocol.folds is not None:
+            return n_samples // self.protocol.folds
+        return n_samples - holdout_train_rows(n_samples, self.train_fraction)
+
+
+def _test_folds(protocol: Protocol, Y, seed: int) -> list:
+    n_samples = Y.shape[0]
+    if protocol.folds > n_samples:
+        raise ValueError(f"{protocol.folds} folds need at least {protocol.folds} rows, got {n_samples}")
+    rows = np.zeros((n_samples, 1))
+    if protocol.kind == KFOLD:
+        splitter = KFold(protocol.folds, shuffle=True, random_state=seed).split(rows)
+    else:
+        from iterstrat.ml_stratifiers import MultilabelStratifiedKFold
+
+        splitter = MultilabelStratifiedKFold(protocol.folds, shuffle=True, random_state=seed).split(rows, np.asarray(Y))
+    return [np.sort(test) for _, test in splitter]

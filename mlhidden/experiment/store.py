@@ -23,53 +23,24 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.predictions import UnitPredictions, pack_bits, pack_scores, stored_predictions
-from mlhidden.experiment.protocols import Protocol, unit_seed
 from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store_file import check_schema, connect, store_error, tidy_after_reading
+from mlhidden.experiment.store_schema import (
+    KEY_COLUMNS,
+    OLDEST_READABLE_VERSION,
+    SCHEMA_VERSION,
+    SPLIT_COLUMNS,
+    UNIT_COLUMNS,
+    WHERE_KEY,
+    create_or_migrate,
+    missing_unit_columns,
+)
 from mlhidden.io import storage_error
 
-SCHEMA_VERSION = 1
 STORE_FILE = "store.sqlite"
-METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
-KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
-SPLIT_COLUMNS = ("dataset", "dataset_sha256", "split", "seed")
-WHERE_KEY = " AND ".join(f"{column}=?" for column in KEY_COLUMNS)
-
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS units (
-    dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, method TEXT NOT NULL,
-    params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
-    label TEXT NOT NULL, params_json TEXT NOT NULL, status TEXT NOT NULL, error TEXT NOT NULL,
-    {", ".join(f"{c} REAL" for c in METRIC_COLUMNS)},
-    n_warnings INTEGER NOT NULL DEFAULT 0, finished_at TEXT NOT NULL, warnings TEXT NOT NULL DEFAULT '[]',
-    PRIMARY KEY ({", ".join(KEY_COLUMNS)})
-);
-CREATE TABLE IF NOT EXISTS claims (
-    dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, method TEXT NOT NULL,
-    params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
-    owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, renewed_at REAL NOT NULL,
-    PRIMARY KEY ({", ".join(KEY_COLUMNS)})
-);
-CREATE TABLE IF NOT EXISTS predictions (
-    dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, method TEXT NOT NULL,
-    params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
-    n_rows INTEGER NOT NULL, n_labels INTEGER NOT NULL, predicted BLOB NOT NULL, scores BLOB,
-    PRIMARY KEY ({", ".join(KEY_COLUMNS)})
-);
-CREATE TABLE IF NOT EXISTS test_labels (
-    dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
-    truth BLOB NOT NULL, PRIMARY KEY ({", ".join(SPLIT_COLUMNS)})
-);
-CREATE TABLE IF NOT EXISTS datasets (
-    name TEXT PRIMARY KEY, sha256 TEXT, source TEXT, n_samples INTEGER, n_labels INTEGER,
-    n_features INTEGER, label_cardinality REAL, status TEXT NOT NULL
-);
-"""
 
 
 def now() -> str:
@@ -94,17 +65,13 @@ class ResultStore:
         self._conn = connect(self.path, read_only=not create)
         try:
             with self._faults():
-                check_schema(self._conn, self.path, SCHEMA_VERSION, create=create)
+                version = check_schema(self._conn, self.path, range(OLDEST_READABLE_VERSION, SCHEMA_VERSION + 1), create=create)
                 if create:
                     self._conn.execute("PRAGMA journal_mode=WAL")
                     self._conn.execute("PRAGMA synchronous=NORMAL")
             if create:
                 with self._transaction():
-                    for statement in filter(str.strip, _SCHEMA.split(";")):
-                        self._conn.execute(statement)
-                    self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                    if "warnings" not in {row[1] for row in self._conn.execute("PRAGMA table_info(units)")}:  # stored before warnings were kept
-                        self._conn.execute("ALTER TABLE units ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")
+                    create_or_migrate(self._conn, version)
         except BaseException:
             self._conn.close()
             raise
@@ -174,7 +141,7 @@ class ResultStore:
         over never overwrites that one's unit. Returns whether the unit was written.
         """
         row = {**result, "finished_at": now()}
-        columns = [*KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, "n_warnings", "finished_at", "warnings"]
+        columns = UNIT_COLUMNS
         values = [row.get(c) for c in columns]
         with self._transaction():
             if owner is not None and not self._claim_is_owned_by(unit_key(row), owner):
@@ -231,17 +198,20 @@ class ResultStore:
             return {tuple(r) for r in self._conn.execute(query)}
 
     def units(self) -> pd.DataFrame:
+        """Every stored unit; the columns a store of an older schema lacks are there, empty (NULL)."""
         with self._faults():
-            return pd.read_sql_query("SELECT * FROM units", self._conn)
+            units = pd.read_sql_query("SELECT * FROM units", self._conn)
+            missing = missing_unit_columns(self._conn)
+        units = units.assign(**{column: None for column in missing}) if missing else units
+        return units[[*UNIT_COLUMNS, *(column for column in units if column not in UNIT_COLUMNS)]]
 
 
 def expected_keys(config_record: dict, dataset_checksums: dict) -> dict:
     """Store key -> method label for every unit a stored config asks for."""
     keys = {}
-    protocol = Protocol.from_record(config_record.get("protocol"))
+    recipe = RunRecord.from_record(config_record).split_recipe
     for name, checksum in dataset_checksums.items():
-        for i in range(config_record["splits"]):
-            seed = unit_seed(protocol, config_record["seed"], name, i)
+        for i, seed in enumerate(recipe.split_seeds(name)):
             for method in config_record["methods"]:
                 keys[(name, checksum, method["name"], method["params_hash"], i, seed)] = method["label"]
     return keys
@@ -352,7 +322,8 @@ def merge_results(runs: dict) -> RunResults:
     method_of: dict[str, tuple] = {}
     for run_dir, run in runs.items():
         for dataset, checksum in run.checksums.items():
-            protocol = (checksum, split_protocol(run.config), _split_seeds(run.config, dataset))
+            seeds = tuple(RunRecord.from_record(run.config).split_recipe.split_seeds(dataset))
+            protocol = (checksum, split_protocol(run.config), seeds)
             description = f"seed {run.config['seed']}, {run.config['splits']} splits, {split_protocol(run.config)}, data sha256 {checksum[:12]}"
             first_dir, first_protocol, first_description = splits_of.setdefault(dataset, (run_dir, protocol, description))
             if protocol != first_protocol:
@@ -399,11 +370,6 @@ def split_protocol(config: dict) -> str:
     record = RunRecord.from_record(config)
     order = "shuffled labels" if record.shuffle_labels else "labels in file order"
     return f"{record.protocol.describe(record.train_fraction)}, {order}"
-
-
-def _split_seeds(config: dict, dataset: str) -> tuple:
-    protocol = Protocol.from_record(config.get("protocol"))
-    return tuple(unit_seed(protocol, config["seed"], dataset, i) for i in range(config["splits"]))
 
 
 def unit_key(unit: dict) -> tuple:

@@ -87,22 +87,23 @@ def tidy_after_reading(path: Path) -> None:
         pass
 
 
-def check_schema(conn: sqlite3.Connection, path: Path, version: int, *, create: bool) -> None:
-    """Refuse (UserError) a database that is not a results store of schema ``version``, only reading it.
+def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, create: bool) -> int | None:
+    """The schema version of a results store, one of ``versions``; None for a new, empty database.
 
-    A refused store is left byte for byte as it was: the caller switches the journal mode to WAL
-    and creates the tables only after this check. ``create`` allows a database without tables.
+    Anything else is refused (UserError), only reading it: a refused store is left byte for byte
+    as it was, since the caller switches the journal mode to WAL and creates or migrates the
+    tables only after this check. ``create`` allows a database without tables.
     """
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "meta" not in tables:
         if tables or not create:
             raise UserError("not an mlhidden results store", path=path, hint="re-run with --fresh or choose another --out")
-        return
+        return None
     row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-    if row is None or str(row[0]) != str(version):
+    if row is None or str(row[0]) not in {str(v) for v in versions}:
         found = "no schema version (it predates versioning)" if row is None else f"schema version {row[0]}"
         raise UserError(
-            f"results store has {found}; this mlhidden reads and writes only schema version {version}",
+            f"results store has {found}; this mlhidden reads and writes schema versions {versions.start} to {versions.stop - 1}",
             path=path, hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
         )
     lost = [table for table in _CORE_TABLES if table not in tables]
@@ -111,6 +112,7 @@ def check_schema(conn: sqlite3.Connection, path: Path, version: int, *, create: 
             f"the results store is damaged: its {' and '.join(lost)} table{'s are' if len(lost) > 1 else ' is'} missing",
             path=path, hint="restore it from a backup, or choose another --out",
         )
+    return int(row[0])
 
 
 def _opened(uri: str) -> sqlite3.Connection:

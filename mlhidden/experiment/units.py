@@ -18,7 +18,7 @@ from sklearn.impute import SimpleImputer
 
 from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.splits import Split
-from mlhidden.methods.shared_fits import shared_fits
+from mlhidden.methods.shared_fits import SharedFits
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,11 @@ class FittedUnit:
     predicted : numpy.ndarray
         Test predictions with the labels back in the dataset's order.
     train_seconds, test_seconds : float
-        Fit and predict times; the train time counts fits reused from other methods at what
-        they cost.
+        Fit and predict times: the unit's own work. Fits reused from other methods are not in
+        ``train_seconds``.
     reused_seconds : float
-        The part of ``train_seconds`` that reused fits saved.
+        What the fits reused from other methods cost to compute (the unit's fit alone would
+        have taken about ``train_seconds + reused_seconds``).
     scores : numpy.ndarray or None
         Test label probabilities P(y_j = 1 | x) in the dataset's label order (float32), or None
         for a method without them (see :func:`label_scores`).
@@ -83,7 +84,7 @@ def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None, with_scores
 
     The method sees the labels in ``split.label_order``; the predictions are put back into the
     dataset's order. With ``shared_dir``, fits another method of the run already made on the same
-    inputs are reused (:mod:`mlhidden.methods.shared_fits`). The label scores are predicted after
+    inputs are reused (:mod:`mlhidden.methods.shared_fits`; the one place a unit's shared fits are activated). The label scores are predicted after
     the timed prediction, so times are those of ``predict`` alone; ``with_scores=False`` skips them
     (a refit that needs only the predictions). BLAS runs with the fixed thread count
     of every unit (:func:`~mlhidden.experiment.backends.unit_thread_limits`), so a refit made by the
@@ -93,10 +94,11 @@ def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None, with_scores
         X_train, X_test = impute(X[split.train], X[split.test])
         estimator = method.make(random_state=seed)
         start = time.perf_counter()
-        with shared_fits(shared_dir) if shared_dir else nullcontext() as shared:
+        shared = SharedFits(shared_dir) if shared_dir else None
+        with shared.active() if shared else nullcontext():
             estimator.fit(X_train, Y[split.train][:, split.label_order])
+        train_seconds = time.perf_counter() - start
         reused = shared.reused_seconds if shared else 0.0
-        train_seconds = time.perf_counter() - start + reused
         start = time.perf_counter()
         in_split_order = np.asarray(estimator.predict(X_test))
         test_seconds = time.perf_counter() - start

@@ -211,8 +211,15 @@ def resolve_method(name: str, params: Mapping | None = None, base=None, preproce
     and its input preprocessing if any (:mod:`~mlhidden.methods.preprocessing`).
 
     This is what identifies a method in the results store, so that writing a default explicitly
-    in a config does not make a new method.
+    in a config does not make a new method. The values are checked on the one estimator built.
     """
+    resolved = describe_method(name, params, base, preprocess)
+    checked_estimator(get_entry(resolved["name"]), resolved)
+    return resolved
+
+
+def describe_method(name: str, params: Mapping | None = None, base=None, preprocess=None) -> dict:
+    """:func:`resolve_method`'s description, without building the method to check its values."""
     name = method_name(name)
     entry = get_entry(name)
     params = dict(params or {})
@@ -228,8 +235,14 @@ def resolve_method(name: str, params: Mapping | None = None, base=None, preproce
     steps = resolve_preprocess(preprocess)
     if steps:
         resolved["preprocess"] = steps
-    _check_values(name, build_method(entry, resolved))
     return resolved
+
+
+def checked_estimator(entry: MethodEntry, resolved: dict):
+    """The unfitted estimator of a description, its parameter values checked against the class's constraints."""
+    estimator = build_method(entry, resolved)
+    _check_values(resolved["name"], estimator)
+    return estimator
 
 
 def _parameter_hint(entry: MethodEntry, base, unknown: set, defaults: dict) -> str:
@@ -253,13 +266,13 @@ def _check_values(name: str, estimator):
         raise UserError(f"method '{name}': {exc}".splitlines()[0]) from None
 
 
-def check_method_base(entry: MethodEntry, resolved: dict):
+def check_method_base(entry: MethodEntry, resolved: dict, estimator=None):
     """Refuse a base learner the method cannot use: one without ``predict_proba`` where the method
     reads probabilities (PCC, PCCASL, exact inference, ``meta_input: proba``), a binary-only one
-    where it fits a multi-class model (LP with liblinear)."""
-    estimator = method_of(build_method(entry, resolved))
+    where it fits a multi-class model (LP with liblinear). ``estimator``: the one already built."""
     if not entry.builtin or "base" not in resolved:
         return
+    estimator = method_of(build_method(entry, resolved) if estimator is None else estimator)
     try:
         check_base_learner(
             estimator.estimator, needs_probabilities=estimator._needs_probabilities(),

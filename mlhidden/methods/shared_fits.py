@@ -6,10 +6,18 @@ chain, ``CCASL+BR`` and ``CCASL+AML`` train ``CCASL``'s chain over the same synt
 logistic fit of given arrays and settings), so it is keyed by a digest of those inputs and
 the reuse is exact: the reusing method gets the very weights it would have computed.
 
-Outside a :func:`shared_fits` block (plain scikit-learn use) nothing is cached. Inside one,
-fits go to files in a folder that every worker of a run can read, so it does not matter
-which process ran the first method. A reused fit counts towards the reusing method's train
-time at the seconds it took to compute, so time tables stay each method's own cost.
+A unit's fit runs inside :meth:`SharedFits.active` of the :class:`SharedFits` object the
+runner hands it (:func:`mlhidden.experiment.units.fit_unit`); outside (plain scikit-learn use)
+nothing is cached. Fits go to files in a folder that every worker of a run can read, so it does
+not matter which process ran the first method. The object counts what the unit reused and what
+that cost to compute, which the store keeps apart from the unit's own train time.
+
+Why a context variable rather than a ``fit`` parameter: the base fits that may be shared sit
+several estimators deep (a stacked method clones and refits its middle layer per fold, a
+``Pipeline`` routes ``fit`` parameters only by step name, and a method given by import path has
+scikit-learn's ``fit(X, y)`` and nothing more), so a parameter would have to pass through every
+method's ``fit`` and every clone. :data:`ACTIVE` is set in one place, scoped to one unit's fit,
+and is per thread, so concurrent fits in one process never see each other's.
 """
 
 from __future__ import annotations
@@ -17,15 +25,15 @@ from __future__ import annotations
 import hashlib
 import pickle
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from mlhidden.io import write_atomically
-
-_active = None
 
 
 def digest(*parts) -> str:
@@ -77,22 +85,26 @@ class SharedFits:
             pass
 
 
-@contextmanager
-def shared_fits(folder):
-    """Within this block, :func:`reuse_or_fit` shares fits through ``folder``."""
-    global _active
-    previous, _active = _active, SharedFits(folder)
-    try:
-        yield _active
-    finally:
-        _active = previous
+    @contextmanager
+    def active(self) -> Iterator[SharedFits]:
+        """Within this block (one unit's fit), :func:`reuse_or_fit` shares fits through this object."""
+        token = ACTIVE.set(self)
+        try:
+            yield self
+        finally:
+            ACTIVE.reset(token)
+
+
+ACTIVE: ContextVar[SharedFits | None] = ContextVar("mlhidden_shared_fits", default=None)
+"""The :class:`SharedFits` of the unit being fitted, set only by :meth:`SharedFits.active`."""
 
 
 def reuse_or_fit(kind: str, compute, *inputs):
-    """``compute()``, or its earlier result for the same ``inputs`` inside a :func:`shared_fits` block.
+    """``compute()``, or its earlier result for the same ``inputs`` inside :meth:`SharedFits.active`.
 
     ``inputs`` must determine ``compute()``'s result completely (arrays and settings).
     """
-    if _active is None:
+    shared = ACTIVE.get()
+    if shared is None:
         return compute()
-    return _active.get_or_compute(kind, digest(*inputs), compute)
+    return shared.get_or_compute(kind, digest(*inputs), compute)

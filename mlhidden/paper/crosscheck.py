@@ -42,10 +42,10 @@ from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import unit_thread_limits
-from mlhidden.experiment.config import RunConfig, load_config, parse_config
+from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.metrics import exact_match, hamming_score
 from mlhidden.experiment.runner import load_datasets
-from mlhidden.experiment.splits import Split, method_seed
+from mlhidden.experiment.splits import Split
 from mlhidden.experiment.units import fit_unit, impute
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner
@@ -125,19 +125,19 @@ def crosscheck_config(setting: str, datasets, methods=METHODS, splits: int = 3, 
     the split only). LP is not in the paper config; it gets the same base learner as BR.
     """
     config_dir = Path(config_dir)
-    paper = load_config(config_dir / "paper.yaml", splits=splits)
-    known = {spec.name: spec for spec in paper.methods}
-    extra = [m for m in methods if m not in known]
-    if extra:
-        known.update({spec.name: spec for spec in parse_config({"name": "crosscheck", "datasets": ["Logical"], "methods": extra}).methods})
-    kept = [spec for spec in paper.datasets if spec.name in datasets]
-    config = dataclasses.replace(paper, datasets=tuple(kept), methods=tuple(known[m] for m in methods))
     sensitivity = load_sensitivity(config_dir / "sensitivity.yaml")
     chosen = sensitivity.setting(setting)
     if chosen.preprocess:
         raise UserError(f"setting '{setting}' preprocesses inputs inside the method; the cross-check compares plain base learners",
                         path=sensitivity.source, hint=f"choose one of {', '.join(SETTINGS)}")
-    return chosen.apply(config)[0]
+    paper = chosen.load(config_dir / "paper.yaml", splits=splits)
+    known = {spec.name: spec for spec in paper.methods}
+    extra = [m for m in methods if m not in known]
+    if extra:
+        listed = {"name": "crosscheck", "datasets": ["Logical"], "methods": extra}
+        known.update({spec.name: spec for spec in parse_config(listed, overlay=chosen.overlay).methods})
+    kept = [spec for spec in paper.datasets if spec.name in datasets]
+    return dataclasses.replace(paper, datasets=tuple(kept), methods=tuple(known[m] for m in methods))
 
 
 def stored_scores(path=STORED_UNITS) -> dict:
@@ -259,8 +259,7 @@ def run_crosscheck(
                     for method in config.methods:
                         if progress:
                             progress(f"{setting} {plan.name} split {split.index} {method.label}")
-                        seed = method_seed(config.seed, plan.name, split.index)
-                        rows += method_rows(setting, plan, split, method, seed, stored.get((plan.sha256, method.params_hash, split.index)))
+                        rows += method_rows(setting, plan, split, method, split.method_seed, stored.get((plan.sha256, method.params_hash, split.index)))
     return pd.DataFrame(rows)
 
 

@@ -32,7 +32,6 @@ import pandas as pd
 from scipy import sparse
 
 from mlhidden.experiment.runner import load_dataset_spec
-from mlhidden.experiment.splits import split_for
 from mlhidden.paper.audit import Audit
 from mlhidden.paper.claims import DEVIATION
 from mlhidden.paper.evidence import Runs, dataset_means, ok_units
@@ -116,8 +115,8 @@ def trivial_baselines(runs: Runs, name: str = "paper", data_dir=None) -> pd.Data
 def baseline_scores(config, unavailable=(), data_dir=None) -> pd.DataFrame:
     """The trivial baselines on a config's (or a stored run record's) datasets and splits.
 
-    Computed from the datasets themselves, the splits rebuilt from the config's seed, so they are
-    the splits the methods saw.
+    Computed from the datasets themselves, the splits those of the config's (or record's) split recipe,
+    so they are the splits the methods saw, under any protocol.
     """
     rows = []
     for spec in config.datasets:
@@ -126,8 +125,7 @@ def baseline_scores(config, unavailable=(), data_dir=None) -> pd.DataFrame:
         data = load_dataset_spec(spec, data_dir)
         Y = _dense(data.Y)
         scores: dict[str, list] = {baseline: [] for baseline in BASELINES}
-        for index in range(config.splits):
-            split = split_for(config.seed, data.name, index, data.n_samples, data.n_labels, config.train_fraction, config.shuffle_labels)
+        for split in config.split_recipe.splits(data.name, data.Y):
             truth = Y[split.test]
             for baseline, predicted in baseline_predictions(Y[split.train], len(split.test)).items():
                 scores[baseline].append(((predicted == truth).all(axis=1).mean(), (predicted == truth).mean()))

@@ -15,10 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mlhidden.experiment.protocols import dataset_splits
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import load_dataset_spec
-from mlhidden.experiment.splits import method_seed
 from mlhidden.experiment.store import load_results
 from mlhidden.experiment.units import fit_unit
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
@@ -54,17 +52,17 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         if spec.group not in groups or name not in results.checksums:
             continue
         data = load_dataset_spec(spec, data_dir)
-        splits = dataset_splits(record.protocol, record.seed, name, data.Y, record.splits, record.train_fraction, record.shuffle_labels)
+        splits = record.split_recipe.splits(name, data.Y)
         for method in (m for m in record.methods if m.label in methods):
-            for index, split in enumerate(splits):
+            for split in splits:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    fitted = fit_unit(data.X, data.Y, split, method, method_seed(record.seed, name, index), with_scores=False)
+                    fitted = fit_unit(data.X, data.Y, split, method, split.method_seed, with_scores=False)
                 correct = fitted.predicted == data.Y[split.test]
                 exact = float(np.mean(np.all(correct, axis=1)))
                 for position, label in enumerate(split.label_order):
                     rows.append({
-                        "dataset": name, "method": method.label, "split": index, "position": position,
+                        "dataset": name, "method": method.label, "split": split.index, "position": position,
                         "label": int(label), "accuracy": float(np.mean(correct[:, label])), "exact_match": exact,
                     })
     return write_frame(run_dir / LABEL_ACCURACY_FILE, pd.DataFrame(rows, columns=LABEL_ACCURACY_COLUMNS))

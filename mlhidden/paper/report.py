@@ -12,7 +12,6 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.experiment.provenance import package_versions
-from mlhidden.experiment.splits import make_split
 from mlhidden.experiment.status import OK
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
@@ -127,10 +126,11 @@ def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
     for name in ("logical", "paper"):
         if runs[name] is not None and "Logical" in runs[name].checksums:
             shape = runs.shapes(name).loc["Logical"]
-            split = make_split(int(shape["n_samples"]), int(shape["n_labels"]), 0, 0, runs.record(name).train_fraction, False)
+            n_samples = int(shape["n_samples"])
+            n_test = runs.record(name).split_recipe.test_rows(n_samples)
             lines.append(
-                f"- **Logical** has {int(shape['n_samples'])} examples: a split trains on {len(split.train)} and tests on "
-                f"{len(split.test)}, so one wrong test example costs {1 / len(split.test):.3f} exact match, and a training "
+                f"- **Logical** has {n_samples} examples: a split trains on {n_samples - n_test} and tests on "
+                f"{n_test}, so one wrong test example costs {1 / n_test:.3f} exact match, and a training "
                 "part may miss an input combination. The paper does not say how it evaluated Table 3."
             )
             break

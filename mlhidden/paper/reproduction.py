@@ -32,7 +32,7 @@ from mlhidden.paper.reference import LABEL_ACCURACY_FILE, LABEL_ACCURACY_REFITS,
 from mlhidden.paper.refits import write_label_accuracies
 from mlhidden.paper.report import write_report
 from mlhidden.paper.sensitivity_report import SENSITIVITY_DIR
-from mlhidden.paper.settings import load_sensitivity
+from mlhidden.paper.settings import Setting, load_sensitivity
 from mlhidden.report.formats import write_reports
 from mlhidden.report.stored_metrics import write_score_metric_tables
 
@@ -54,15 +54,16 @@ class Reproduction:
         return sum(summary.n_failed + len(summary.not_run) for summary in self.summaries.values())
 
 
-def paper_configs(config_dir="configs", names=PAPER_CONFIGS, quick: bool = False) -> list:
-    """Load and validate the paper's configs (all of them, before anything runs), shrunk for ``quick``."""
+def paper_configs(config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None) -> list:
+    """Load and validate the paper's configs (all of them, before anything runs), shrunk for ``quick``,
+    under ``setting`` if given."""
     config_dir = Path(config_dir)
     configs = []
     for name in names:
         path = config_dir / f"{name}.yaml"
         if not path.is_file():
             raise UserError("paper config not found", path=path, hint="run from the project root or pass --configs DIR")
-        config = load_config(path)
+        config = load_config(path) if setting is None else setting.load(path)
         configs.append(QUICK.shrink(config) if quick else config)
     return configs
 
@@ -122,10 +123,9 @@ def reproduce(
         primary = primary_by_rule(sensitivity.settings)
         main_setting = sensitivity.setting(setting) if setting is not None else primary
         setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
-    configs = paper_configs(config_dir, names, quick)
+    configs = paper_configs(config_dir, names, quick, main_setting)
     if main_setting is not None:
-        applied = [main_setting.apply(config) for config in configs]
-        configs, adjustments = [config for config, _ in applied], [note for _, notes in applied for note in notes]
+        adjustments = [note for config in configs for note in config.adjustments]
         is_primary = main_setting == primary
         setting_log = {**main_setting.record(), "adjustments": adjustments, "is_primary": is_primary}
     result = Reproduction(out_dir)

@@ -11,14 +11,13 @@ settings. A setting replaces base learners by name and may add input preprocessi
         base: {logistic: logistic}
         preprocess: standard
 
-Every method of a run whose base learner is named under ``base`` (``logistic`` for the
-logistic-regression methods, ``random_forest`` for BR_RF and CC_RF) gets the replacement and,
-if given, the setting's ``preprocess`` (:mod:`mlhidden.methods.preprocessing`); the other
+A setting is an overlay (:class:`~mlhidden.experiment.overlay.BaseOverlay`) that the config
+parser applies: every method of a run whose base learner is named under ``base`` (``logistic``
+for the logistic-regression methods, ``random_forest`` for BR_RF and CC_RF) gets the replacement
+and, if given, the setting's ``preprocess`` (:mod:`mlhidden.methods.preprocessing`); the other
 methods (MLP, the trivial baselines) are unchanged. A setting with no ``base`` is the configs as
-they are. A method that fits one multi-class model (LP) on a binary-only base learner
-(liblinear) gets it wrapped in one-vs-rest, as scikit-learn's liblinear did itself before 1.8;
-the manifest lists each such adjustment. Everything is resolved and checked before the first
-unit runs.
+they are. The manifest lists the parser's adjustments (LP's one-vs-rest). Everything is
+resolved and checked before the first unit runs.
 
 Layout (what the sensitivity report reads)::
 
@@ -49,18 +48,17 @@ from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.config import RunConfig, load_config
+from mlhidden.experiment.overlay import BaseOverlay
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
 from mlhidden.io import write_text
-from mlhidden.methods.base_learners import binary_only, make_base_learner, parse_base_spec, resolved_base_params
-from mlhidden.methods.preprocessing import method_of, resolve_preprocess
-from mlhidden.methods.registry import build_method, check_method_base, resolve_method
+from mlhidden.methods.base_learners import make_base_learner, parse_base_spec, resolved_base_params
+from mlhidden.methods.preprocessing import resolve_preprocess
 
 MANIFEST_FILE = "settings.json"
 TOP_LEVEL_KEYS = ("name", "runs", "settings", "quick")
 SETTING_KEYS = ("about", "base", "preprocess")
 QUICK_KEYS = ("datasets", "splits", "max_sweep_points")
-ONE_VS_REST = "sklearn.multiclass.OneVsRestClassifier"
 
 
 @dataclass(frozen=True)
@@ -99,22 +97,20 @@ class Setting:
     base: dict = field(default_factory=dict)
     preprocess: list | None = None
 
-    def apply(self, config: RunConfig) -> tuple[RunConfig, list]:
-        """``config`` with this setting's base learners, and the adjustments made (LP's one-vs-rest)."""
-        methods, adjustments = [], []
-        for spec in config.methods:
-            base = spec.resolved.get("base")
-            if base is None or base["name"] not in self.base:
-                methods.append(spec)
-                continue
-            replacement = self.base[base["name"]]
-            if method_of(build_method(spec.entry, spec.resolved))._needs_multiclass() and binary_only(make_base_learner(replacement)):
-                replacement = {"name": ONE_VS_REST, "params": {"estimator": replacement}}
-                adjustments.append(f"{config.name}: {spec.label} fits its multi-class model with {ONE_VS_REST}")
-            resolved = resolve_method(spec.name, spec.params, replacement, self.preprocess)
-            check_method_base(spec.entry, resolved)
-            methods.append(dataclasses.replace(spec, base=replacement, resolved=resolved))
-        return dataclasses.replace(config, methods=tuple(methods)), adjustments
+    @property
+    def overlay(self) -> BaseOverlay:
+        """What the config parser applies to every run config under this setting."""
+        return BaseOverlay(self.base, self.preprocess)
+
+    def load(self, path, **options) -> RunConfig:
+        """The run config at ``path`` under this setting (``options`` as for :func:`load_config`).
+
+        Its problems under the setting are ``UserError``s naming the setting.
+        """
+        try:
+            return load_config(path, overlay=self.overlay, **options)
+        except UserError as exc:
+            raise UserError(f"setting '{self.name}': {exc.message}", path=exc.path, hint=exc.hint) from None
 
     def record(self) -> dict:
         """The manifest's entry: each replacement base learner with its defaults filled in."""
@@ -202,21 +198,15 @@ def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = 
     """``(setting, run configs, adjustments)`` for every setting (or those named in ``only``), all
     resolved and checked before anything runs."""
     settings = [sensitivity.setting(name) for name in only] if only else list(sensitivity.settings)
-    configs = []
-    for run in sensitivity.runs:
-        path = Path(config_dir) / f"{run}.yaml"
+    paths = [Path(config_dir) / f"{run}.yaml" for run in sensitivity.runs]
+    for run, path in zip(sensitivity.runs, paths):
         if not path.is_file():
             raise UserError(f"config of run '{run}' not found", path=path, hint="run from the project root or pass --configs DIR")
-        config = sensitivity.quick.shrink(load_config(path)) if quick else load_config(path)
-        if config is not None:
-            configs.append(config)
     plans = []
     for setting in settings:
-        try:
-            applied = [setting.apply(config) for config in configs]
-        except UserError as exc:
-            raise UserError(f"setting '{setting.name}': {exc.message}", path=sensitivity.source, hint=exc.hint) from None
-        plans.append((setting, [config for config, _ in applied], [note for _, notes in applied for note in notes]))
+        loaded = [setting.load(path) for path in paths]
+        configs = [c for c in (sensitivity.quick.shrink(config) if quick else config for config in loaded) if c is not None]
+        plans.append((setting, configs, [note for config in configs for note in config.adjustments]))
     return plans
 
 

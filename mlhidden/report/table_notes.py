@@ -13,10 +13,11 @@ PARTIAL_MARK = "†"
 WARNED_MARK = "‡"
 NO_VALUE = "-"
 UNRECORDED_WARNINGS = "raised warnings (their kinds predate this store's record of them)"
+OWN_WORK_NOTE = "times are each method's own work: fits reused from another method are not counted (units.csv: reused_seconds)"
 
 
 def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
-    """The footnotes a table needs: partly failed cells, failed cells, unranked rows.
+    """The footnotes a table needs: partly failed cells, failed cells, unranked rows, what its times count.
 
     ``unavailable=False`` leaves out the unavailable datasets, for formats whose row says why.
     """
@@ -37,6 +38,8 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
         notes.append(f"not ranked, as some cells have no result yet ({NO_VALUE}): {', '.join(incomplete)}")
     if unavailable:
         notes.extend(f"{dataset}: {reason}; not ranked" for dataset, reason in table.unavailable.items())
+    if table.own_work_only:
+        notes.append(OWN_WORK_NOTE)
     return notes
 
 

@@ -90,6 +90,9 @@ SCORE_METRICS: dict[str, Metric] = {
     )
 }
 
+TRAIN_TIME_METRICS = ("train_seconds", "total_seconds")
+REUSED_SECONDS = "reused_seconds"
+
 # The paper's tables: exact match and Hamming score (Table tab:results) and time (tab:scalability).
 HEADLINE_METRICS = ("exact_match", "hamming_score", "total_seconds")
 
@@ -145,6 +148,10 @@ class MetricTable:
     warning_kinds : dict
         (dataset, method) -> the kinds of warning its units raised
         (:func:`~mlhidden.experiment.unit_warnings.warning_kind`), for the cells with any.
+    own_work_only : bool
+        A train-time table whose units record reused fits apart (``reused_seconds``): its times
+        are each method's own work. False for other tables, and for units of older stores, whose
+        train times include the fits reused from other methods.
     """
 
     metric: Metric
@@ -162,6 +169,7 @@ class MetricTable:
     unavailable: dict
     n_warned: pd.DataFrame
     warning_kinds: dict
+    own_work_only: bool = False
 
     @property
     def ranked_datasets(self) -> list:
@@ -308,6 +316,7 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         unavailable=unavailable,
         n_warned=n_warned,
         warning_kinds=warning_kinds,
+        own_work_only=metric.column in TRAIN_TIME_METRICS and REUSED_SECONDS in units and units[REUSED_SECONDS].notna().any(),
     )
 
 

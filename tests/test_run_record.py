@@ -1,0 +1,145 @@
+"""One record of every unit's split and seeds, own and reused fit time apart, and stores of schema version 1.
+
+``tests/data/store_v1`` holds a run (``config.yaml``: Logical, BR/CC/PCC, 3 splits) stored by the
+mlhidden of schema version 1, and the tables ``mlhidden report --stats`` made of it then.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from mlhidden.cli import cli
+from mlhidden.data import load_dataset
+from mlhidden.experiment.config import load_config, parse_config
+from mlhidden.experiment.metrics import SCORES
+from mlhidden.experiment.protocols import Protocol
+from mlhidden.experiment.record import RunRecord
+from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.splits import SplitRecipe
+from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
+from mlhidden.paper.deviations import baseline_scores, trivial_baselines
+from mlhidden.paper.evidence import Runs
+from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
+from mlhidden.paper.refits import write_label_accuracies
+from mlhidden.report.table_notes import OWN_WORK_NOTE
+
+STORE_V1 = Path(__file__).parent / "data" / "store_v1"
+OLD_COLUMNS = ["dataset", "dataset_sha256", "method", "params_hash", "split", "seed", "label", "params_json", "status", *SCORES]
+
+
+def _schema_version(run_dir: Path) -> str:
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:
+        return conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
+
+
+@pytest.fixture
+def store_v1(tmp_path) -> Path:
+    run_dir = tmp_path / "store_v1"
+    shutil.copytree(STORE_V1 / "run", run_dir)
+    return run_dir
+
+
+def test_the_splits_and_seeds_of_every_protocol_are_those_of_schema_1():
+    """A digest of every split, label order and seed that the mlhidden of schema version 1 derived."""
+    digest = hashlib.sha256()
+    for name in ("Logical", "Yeast"):
+        Y = load_dataset(name).Y
+        for protocol, n_splits in ((Protocol(), 4), (Protocol("kfold", 4), 4), (Protocol("stratified_kfold", 3), 3)):
+            for shuffle in (True, False):
+                for s in SplitRecipe(3, n_splits, protocol, 0.6, shuffle).splits(name, Y):
+                    unit = (s.index, s.seed, s.method_seed, s.train.tolist(), s.test.tolist(), s.label_order.tolist())
+                    digest.update(repr(unit).encode())
+    assert digest.hexdigest() == "75d057ab86a3e05f337a73e6944af365d47ddd4dc67b366e75bf9d2b4eae5b77"
+
+
+def test_a_run_stores_the_scores_and_predictions_schema_1_stored(tmp_path):
+    run_experiment(load_config(STORE_V1 / "config.yaml"), tmp_path / "new", n_jobs=1)
+    columns = ", ".join(OLD_COLUMNS)
+    order = "ORDER BY method, split"
+    for query in (f"SELECT {columns} FROM units {order}", f"SELECT predicted, scores FROM predictions {order}"):
+        with sqlite3.connect(STORE_V1 / "run" / STORE_FILE) as old, sqlite3.connect(tmp_path / "new" / STORE_FILE) as new:
+            assert new.execute(query).fetchall() == old.execute(query).fetchall()
+
+
+def test_the_store_keeps_each_units_method_seed_label_order_and_reused_time(tmp_path):
+    config = load_config(STORE_V1 / "config.yaml")
+    run_experiment(config, tmp_path / "run", n_jobs=1)
+    units = load_results(tmp_path / "run").units
+    recipe = RunRecord.from_record(load_results(tmp_path / "run").config).split_recipe
+    splits = recipe.splits("Logical", load_dataset("Logical").Y)
+    for row in units.itertuples():
+        assert row.method_seed == splits[row.split].method_seed == recipe.method_seeds("Logical")[row.split]
+        assert json.loads(row.label_order) == splits[row.split].label_order.tolist()
+    reused = units.groupby("method")["reused_seconds"].min()
+    assert reused["BR"] == reused["CC"] == 0 and reused["PCC"] > 0  # PCC reuses CC's chain
+    result = CliRunner().invoke(cli, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "tables")])
+    assert result.exit_code == 0, result.output
+    written = pd.read_csv(tmp_path / "tables" / "units.csv")
+    assert {"train_seconds", "reused_seconds"} <= set(written.columns)
+    assert OWN_WORK_NOTE.replace("_", "\\_") in (tmp_path / "tables" / "tables.md").read_text()
+
+
+def test_a_store_of_schema_1_reports_as_it_did(store_v1, tmp_path):
+    result = CliRunner().invoke(cli, ["report", str(store_v1), "--out", str(tmp_path / "tables"), "--stats"])
+    assert result.exit_code == 0, result.output
+    for expected in (STORE_V1 / "report").iterdir():
+        written = tmp_path / "tables" / expected.name
+        if expected.name == "units.csv":  # the same units, with the columns schema 2 added left empty
+            new = pd.read_csv(written)
+            pd.testing.assert_frame_equal(new[pd.read_csv(expected).columns], pd.read_csv(expected))
+            assert new[["reused_seconds", "method_seed", "label_order"]].isna().all().all()
+        else:
+            assert written.read_text() == expected.read_text(), expected.name
+    assert _schema_version(store_v1) == "1"  # reading never migrates
+
+
+def test_resuming_a_store_of_schema_1_migrates_it_and_keeps_its_units(store_v1, tmp_path):
+    before = load_results(store_v1).units[OLD_COLUMNS]
+    summary = run_experiment(load_config(STORE_V1 / "config.yaml"), store_v1, n_jobs=1)
+    assert (summary.n_skipped, summary.n_done) == (9, 0)
+    assert _schema_version(store_v1) == "2"
+    after = load_results(store_v1).units
+    pd.testing.assert_frame_equal(after[OLD_COLUMNS], before)
+    assert after["reused_seconds"].isna().all()  # unknown: these train times include the fits reused
+    with ResultStore(store_v1) as store:  # opening the migrated store again is a no-op
+        assert len(store.units()) == 9
+
+
+@pytest.fixture(scope="module")
+def kfold_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("kfold")
+    methods = ["BR", "CC", *TRIVIAL_BASELINE_METHODS]
+    config = parse_config({"name": "paper", "datasets": ["Logical"], "methods": methods, "protocol": {"kind": "kfold", "folds": 4}})
+    run_experiment(config, out / "paper", n_jobs=1)
+    return out
+
+
+def test_the_baselines_a_report_computes_use_the_methods_folds(kfold_run):
+    runs = Runs(kfold_run)
+    stored = trivial_baselines(runs, "paper").set_index(["dataset", "baseline"]).sort_index()
+    computed = baseline_scores(runs.record("paper")).set_index(["dataset", "baseline"]).sort_index()
+    pd.testing.assert_frame_equal(computed, stored, check_exact=False, rtol=1e-12, check_dtype=False)
+
+
+def test_refits_of_a_kfold_run_are_its_units(kfold_run):
+    path = write_label_accuracies(kfold_run / "paper", ["Logical"], ["CC"])
+    refits = pd.read_csv(path).groupby("split")["exact_match"].first()
+    units = load_results(kfold_run / "paper").units
+    stored = units[units["method"] == "CC"].set_index("split")["exact_match"].sort_index()
+    assert np.array_equal(refits.sort_index().to_numpy(), stored.to_numpy())
+
+
+@pytest.mark.parametrize("options", [[], ["--stats"], ["--html"]])
+def test_every_report_of_a_kfold_run(kfold_run, tmp_path, options):
+    result = CliRunner().invoke(cli, ["report", str(kfold_run / "paper"), "--out", str(tmp_path), *options])
+    assert result.exit_code == 0, result.output
+    assert "4-fold" in result.output or (tmp_path / "tables.md").is_file()
