@@ -1,7 +1,8 @@
 """One record of every unit's split and seeds, own and reused fit time apart, and stores of schema version 1.
 
 ``tests/data/store_v1`` holds a run (``config.yaml``: Logical, BR/CC/PCC, 3 splits) stored by the
-mlhidden of schema version 1, and the tables ``mlhidden report --stats`` made of it then.
+mlhidden of schema version 1 (its store as an SQL dump, ``run/store.sql``), and the tables
+``mlhidden report --stats`` made of it then.
 """
 
 from __future__ import annotations
@@ -43,8 +44,12 @@ def _schema_version(run_dir: Path) -> str:
 
 @pytest.fixture
 def store_v1(tmp_path) -> Path:
+    """The schema-1 run directory, its store rebuilt from the committed SQL dump (a text fixture)."""
     run_dir = tmp_path / "store_v1"
-    shutil.copytree(STORE_V1 / "run", run_dir)
+    shutil.copytree(STORE_V1 / "run", run_dir, ignore=shutil.ignore_patterns("store.sql"))
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:
+        conn.executescript((STORE_V1 / "run" / "store.sql").read_text(encoding="utf-8"))
+    conn.close()
     return run_dir
 
 
@@ -61,12 +66,12 @@ def test_the_splits_and_seeds_of_every_protocol_are_those_of_schema_1():
     assert digest.hexdigest() == "75d057ab86a3e05f337a73e6944af365d47ddd4dc67b366e75bf9d2b4eae5b77"
 
 
-def test_a_run_stores_the_scores_and_predictions_schema_1_stored(tmp_path):
+def test_a_run_stores_the_scores_and_predictions_schema_1_stored(store_v1, tmp_path):
     run_experiment(load_config(STORE_V1 / "config.yaml"), tmp_path / "new", n_jobs=1)
     columns = ", ".join(OLD_COLUMNS)
     order = "ORDER BY method, split"
     for query in (f"SELECT {columns} FROM units {order}", f"SELECT predicted, scores FROM predictions {order}"):
-        with sqlite3.connect(STORE_V1 / "run" / STORE_FILE) as old, sqlite3.connect(tmp_path / "new" / STORE_FILE) as new:
+        with sqlite3.connect(store_v1 / STORE_FILE) as old, sqlite3.connect(tmp_path / "new" / STORE_FILE) as new:
             assert new.execute(query).fetchall() == old.execute(query).fetchall()
 
 
