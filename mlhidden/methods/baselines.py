@@ -1,7 +1,7 @@
 """Trivial baselines: predictors that ignore x, the floor every published number should clear.
 
 A paper's value below what one of these gets (Medical's Hamming score of 0.70 against the
-all-zero predictor's 0.97, issue #17) cannot be a real method's result as printed. Each is fitted
+all-zero predictor's 0.97) cannot be a real method's result as printed. Each is fitted
 on the training part like any method, so it is scored on the same splits as the others.
 """
 

@@ -45,7 +45,7 @@ LABEL_ACCURACY_REFITS = {
     "paper": (("Medical",), ("CC", "CCASL")),
 }
 
-# The trivial baselines in paper.yaml and logical.yaml (issue #17): in the tables, as a floor for
+# The trivial baselines in paper.yaml and logical.yaml: in the tables, as a floor for
 # the paper's values, but not among the methods whose ranks and times the paper's claims compare.
 TRIVIAL_BASELINE_METHODS = ("AllZero", "Majority", "MostFrequentSet")
 
