@@ -55,7 +55,7 @@ from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from threadpoolctl import threadpool_limits
 
 from benchmarks.batched_bases import BATCHED_BASES, bench_batched_base, render_batched_base
-from benchmarks.generated import make_many_labels, make_mediamill_like
+from benchmarks.generated import make_delicious_like, make_many_labels, make_mediamill_like
 from benchmarks.hidden_layers import (
     CCASL_DATASETS,
     MLP_DATASETS,
@@ -85,7 +85,10 @@ TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PC
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
 SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES, "floor")
 PAPER_CONFIG = PROJECT_ROOT / "configs" / "paper.yaml"
-GENERATED = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
+GENERATED = {
+    "MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels, "Delicious-synthetic": make_delicious_like,
+    "Delicious-synthetic-quarter": partial(make_delicious_like, n_samples=4000),
+}
 
 
 def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
