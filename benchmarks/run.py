@@ -36,7 +36,6 @@ import platform
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from contextlib import nullcontext
@@ -65,6 +64,7 @@ from benchmarks.hidden_layers import (
     render_ccasl,
     render_mlp,
 )
+from benchmarks.peak_rss import PeakRSS
 from benchmarks.reproduce_floor import bench_floor, paper_config, render_floor
 from mlhidden.data import DatasetUnavailable, load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
@@ -120,27 +120,6 @@ class Measurement:
 
     def median(self, attr="seconds") -> float:
         return statistics.median(getattr(self, attr))
-
-
-class PeakRSS:
-    """The process's peak resident memory while the block runs, sampled every few milliseconds."""
-
-    def __enter__(self):
-        self._process = psutil.Process()
-        self.peak = self._process.memory_info().rss
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _sample(self):
-        while not self._stop.wait(0.005):
-            self.peak = max(self.peak, self._process.memory_info().rss)
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, self._process.memory_info().rss)
 
 
 def timed_fit_predict(estimator, X_train, Y_train, X_test):
