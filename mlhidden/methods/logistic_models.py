@@ -148,10 +148,11 @@ def chain_blocks(X, extra, n_extra_used) -> list[np.ndarray]:
     the first ``n_extra_used[l]``; and the batch's per-target arrays (scores, residuals) outgrow
     the cache. When the extra columns hold more nonzeros than X (CCASL's chain: its synthetic
     labels are about half ones), the targets, in order of the columns they use, are fitted in
-    groups of at most ``BLOCK_LINKS``, each on ``extra[:, :max used]``: a chain of K + L links
-    then touches about half the label entries, and on L = 1000 the chain fits twice as fast. Each
-    target's problem, and so its optimum, is the same; the iterates differ only by the rounding
-    of the products. Otherwise (BR, CC: sparse labels) one batch, as the split would save little.
+    groups of at most ``BLOCK_LINKS``, each on ``extra[:, :max used]``: the synthetic links skip
+    the columns after them, and a batch's arrays stay a few times smaller (on L = 1000 the chain
+    fits 1.6 to 2 times faster, at 40 % of the peak memory). Each target's problem, and so its
+    optimum, is the same; the iterates differ only by the rounding of the products. Otherwise
+    (BR, CC: sparse labels) one batch, as the split would save little.
     """
     n_targets = len(n_extra_used)
     if extra is None or n_targets <= BLOCK_LINKS or np.count_nonzero(extra) <= (X.nnz if sp.issparse(X) else X.size):
