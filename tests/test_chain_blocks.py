@@ -75,7 +75,7 @@ def chain_weights(model):
     return weights
 
 
-@pytest.mark.parametrize("solver", ["lbfgs", "liblinear"])
+@pytest.mark.parametrize("solver", ["lbfgs", pytest.param("liblinear", marks=pytest.mark.slow)])
 def test_blocked_chain_fits_the_one_batch_links_and_predicts_the_same(medical, solver, monkeypatch):
     X, Y, X_test = medical
     base = LogisticRegression(solver=solver)
