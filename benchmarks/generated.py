@@ -37,3 +37,19 @@ def make_many_labels(n_samples=5000, n_features=500, n_labels=1000, random_state
     thresholds = np.array([np.quantile(scores[:, j], 1 - f) for j, f in enumerate(frequency)])
     Y = (scores > thresholds).astype(np.int8)
     return Dataset("Many-labels-synthetic", X, Y, params={"random_state": random_state})
+
+
+def make_delicious_like(n_samples=16000, n_features=500, n_labels=1000, random_state=0) -> Dataset:
+    """Sparse binary words and a thousand sparse labels, of Mulan's delicious shape (N = 16,105, D = 500, L = 983).
+
+    Each row has about 20 of the 500 words. Label j is a noisy linear threshold of the words with
+    a frequency of ``0.4 j^-0.55`` (0.4 down to 0.009): about 19 labels per row, as delicious has
+    (cardinality 19.0), most of them rare. :func:`make_many_labels` has the same words but 64 labels a row.
+    """
+    rng = np.random.RandomState(random_state)
+    X = sp.random(n_samples, n_features, density=0.04, format="csr", random_state=rng, data_rvs=np.ones)
+    scores = np.asarray(X @ rng.standard_normal((n_features, n_labels))) + 0.5 * rng.standard_normal((n_samples, n_labels))
+    frequency = 0.4 * np.arange(1, n_labels + 1) ** -0.55
+    thresholds = np.array([np.quantile(scores[:, j], 1 - f) for j, f in enumerate(frequency)])
+    Y = (scores > thresholds).astype(np.int8)
+    return Dataset("Delicious-synthetic", X, Y, params={"random_state": random_state})

@@ -7,13 +7,18 @@ memory-mapped arrays, count once per process) and PSS (shared pages split betwee
 that map them, so the sum is the memory really used).
 
     python -m benchmarks.peak_rss [--log FILE] -- make reproduce
+
+:class:`PeakRSS` is the in-process figure: this process's peak RSS while a block runs.
 """
 import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+import psutil
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
@@ -52,6 +57,27 @@ def tree_memory_bytes(root_pid) -> tuple[int, int]:
         except OSError:
             continue
     return rss, pss
+
+
+class PeakRSS:
+    """The process's peak resident memory while the block runs, sampled every few milliseconds."""
+
+    def __enter__(self):
+        self._process = psutil.Process()
+        self.peak = self._process.memory_info().rss
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.wait(0.005):
+            self.peak = max(self.peak, self._process.memory_info().rss)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._process.memory_info().rss)
 
 
 def main(argv=None):

@@ -36,7 +36,6 @@ import platform
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from contextlib import nullcontext
@@ -55,7 +54,7 @@ from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from threadpoolctl import threadpool_limits
 
 from benchmarks.batched_bases import BATCHED_BASES, bench_batched_base, render_batched_base
-from benchmarks.generated import make_many_labels, make_mediamill_like
+from benchmarks.generated import make_delicious_like, make_many_labels, make_mediamill_like
 from benchmarks.hidden_layers import (
     CCASL_DATASETS,
     MLP_DATASETS,
@@ -65,6 +64,7 @@ from benchmarks.hidden_layers import (
     render_ccasl,
     render_mlp,
 )
+from benchmarks.peak_rss import PeakRSS
 from benchmarks.reproduce_floor import bench_floor, paper_config, render_floor
 from mlhidden.data import DatasetUnavailable, load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
@@ -85,7 +85,10 @@ TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PC
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
 SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES, "floor")
 PAPER_CONFIG = PROJECT_ROOT / "configs" / "paper.yaml"
-GENERATED = {"MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels}
+GENERATED = {
+    "MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels, "Delicious-synthetic": make_delicious_like,
+    "Delicious-synthetic-quarter": partial(make_delicious_like, n_samples=4000),
+}
 
 
 def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
@@ -117,27 +120,6 @@ class Measurement:
 
     def median(self, attr="seconds") -> float:
         return statistics.median(getattr(self, attr))
-
-
-class PeakRSS:
-    """The process's peak resident memory while the block runs, sampled every few milliseconds."""
-
-    def __enter__(self):
-        self._process = psutil.Process()
-        self.peak = self._process.memory_info().rss
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _sample(self):
-        while not self._stop.wait(0.005):
-            self.peak = max(self.peak, self._process.memory_info().rss)
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, self._process.memory_info().rss)
 
 
 def timed_fit_predict(estimator, X_train, Y_train, X_test):
