@@ -1,0 +1,80 @@
+"""The registries of datasets and methods: ``mlhidden datasets ...`` and ``mlhidden methods``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mlhidden.cli.endings import OneLineErrors
+from mlhidden.cli.options import DATA_DIR, LABELS
+
+
+@click.group(cls=OneLineErrors)
+def datasets():
+    """The dataset registry: list, verify checksums, inspect, fetch from a mirror."""
+
+
+
+@datasets.command("list")
+@DATA_DIR
+def datasets_list(data_dir):
+    """Every registered dataset with availability, N, L, D and label cardinality."""
+    from mlhidden.data import dataset_table
+    from mlhidden.report.formats import listing
+
+    click.echo(listing(dataset_table(data_dir)))
+
+
+@datasets.command("verify")
+@click.argument("names", nargs=-1)
+@DATA_DIR
+def datasets_verify(names, data_dir):
+    """Check the sha256 of every dataset file present; exit 1 on a mismatch."""
+    from mlhidden.data import verify_datasets
+    from mlhidden.report.formats import listing
+
+    rows = verify_datasets(data_dir, names or None)
+    click.echo(listing(rows))
+    if any(r["status"] == "checksum mismatch" for r in rows):
+        sys.exit(1)
+
+
+@datasets.command("info")
+@click.argument("name")
+@DATA_DIR
+@LABELS
+def datasets_info(name, data_dir, labels):
+    """Load one dataset (registry name, generator or ARFF path) and describe it."""
+    from mlhidden.data import load_dataset
+    from mlhidden.report.formats import listing
+
+    data = load_dataset(name, data_dir=data_dir, params=None if labels is None else {"labels": labels})
+    click.echo(listing(data.description(), tablefmt="plain"))
+
+
+@datasets.command("fetch")
+@click.argument("names", nargs=-1)
+@click.option("--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files.")
+@DATA_DIR
+def datasets_fetch(names, mirror, data_dir):
+    """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches.
+
+    NAMES are registry datasets, or file names of your own ARFF files in the mirror (copied with
+    their Mulan NAME.xml, their sha256 printed)."""
+    from mlhidden.data import copy_from_mirror
+    from mlhidden.report.formats import listing
+
+    click.echo(listing(copy_from_mirror(mirror, data_dir, names or None)))
+
+
+@click.command()
+def methods():
+    """Every method known by name, where it comes from, its parameters and defaults."""
+    from mlhidden.methods.base_learners import BASE_LEARNERS
+    from mlhidden.methods.registry import method_table
+    from mlhidden.report.formats import listing
+
+    click.echo(listing(method_table()))
+    click.echo("\nany other estimator with fit(X, Y) and predict(X) by import path, e.g. sklearn.neighbors.KNeighborsClassifier or mypkg.module:MyMethod")
+    click.echo(f"base learners: {', '.join(BASE_LEARNERS)}, or any scikit-learn classifier by import path")
