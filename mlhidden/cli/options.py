@@ -13,3 +13,8 @@ LABELS = click.option(
 STATS = click.option("--stats", is_flag=True, help="Also write statistics.md/.json and critical-difference diagrams (Friedman, Nemenyi, Wilcoxon-Holm).")
 CONTROL = click.option("--control", default=None, help="Control method for the Wilcoxon tests (default: best average rank).")
 STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank' (standard deviation over the splits) in the text tables.")
+# At most 12 decimals: the ranks treat means closer than 1e-12 as ties (report.tables.RANK_DECIMALS).
+PRECISION = click.option(
+    "--precision", type=click.IntRange(0, 12), default=None, metavar="N",
+    help="Decimals of every value in the terminal, Markdown and LaTeX tables (default: 2 for scores, times by size).",
+)

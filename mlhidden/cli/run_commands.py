@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from mlhidden.cli.endings import StopSignals
-from mlhidden.cli.options import CONTROL, DATA_DIR, LABELS, STATS, STD
+from mlhidden.cli.options import CONTROL, DATA_DIR, LABELS, PRECISION, STATS, STD
 from mlhidden.cli.report_commands import write_and_print
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
@@ -47,9 +47,10 @@ from mlhidden.experiment.backends import BACKENDS
 @STATS
 @CONTROL
 @STD
+@PRECISION
 def run(
     config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels, backend, scheduler, share_fits, reuse_from, verbose,
-    quiet, stats, control, std,
+    quiet, stats, control, std, precision,
 ):
     """Run every unit of a config not already stored, then write the tables.
 
@@ -105,7 +106,7 @@ def run(
             "re-run the same command to run them.",
             err=True,
         )
-    write_and_print([run_dir], run_dir, stats, control, std)
+    write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
 

@@ -16,7 +16,7 @@ UNRECORDED_WARNINGS = "raised warnings (their kinds predate this store's record 
 
 
 def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
-    """The footnotes a table needs: partly failed cells, failed cells, unranked rows.
+    """The footnotes a table needs: partly failed cells, failed cells, unranked methods and rows.
 
     ``unavailable=False`` leaves out the unavailable datasets, for formats whose row says why.
     """
@@ -32,7 +32,9 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
     notes += warning_notes(table)
     if FAILED in states.values():
         notes.append("failed: every split failed; ranked last (ties share the average rank)")
-    incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in table.methods)]
+    ranked_methods = [m for m in table.methods if m not in table.unranked]
+    incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in ranked_methods)]
+    notes.extend(f"{method} left out of the ranks: {reason}" for method, reason in table.unranked.items())
     if incomplete:
         notes.append(f"not ranked, as some cells have no result yet ({NO_VALUE}): {', '.join(incomplete)}")
     if unavailable:
