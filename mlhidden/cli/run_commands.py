@@ -17,7 +17,18 @@ from mlhidden.experiment.backends import BACKENDS
 @click.command()
 @click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False), help="Run config (YAML); or give -d and -m instead.")
 @click.option("-d", "--dataset", "datasets", multiple=True, metavar="NAME", help="A dataset (name or ARFF path), without --config; repeatable.")
-@click.option("-m", "--method", "methods", multiple=True, metavar="NAME", help="A method (name or import path), without --config; repeatable.")
+@click.option(
+    "-m", "--method", "methods", multiple=True, metavar="NAME",
+    help="A method (name or import path), without --config; repeatable. NAME[param=value,base.param=value] sets parameters.",
+)
+@click.option(
+    "--label", "method_labels", multiple=True, metavar="TEXT",
+    help="The table column of the -m at the same position (repeatable; '' keeps the default).",
+)
+@click.option(
+    "--protocol", default=None, metavar="KIND[:K]",
+    help="holdout (random 60/40 splits, the default), kfold:K or stratified_kfold:K (overrides the config).",
+)
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from config, else all).")
 @DATA_DIR
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>).")
@@ -49,8 +60,8 @@ from mlhidden.experiment.backends import BACKENDS
 @STD
 @PRECISION
 def run(
-    config_path, datasets, methods, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels, backend, scheduler, share_fits, reuse_from, verbose,
-    quiet, stats, control, std, precision,
+    config_path, datasets, methods, method_labels, protocol, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels,
+    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision,
 ):
     """Run every unit of a config not already stored, then write the tables.
 
@@ -66,10 +77,12 @@ def run(
     overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels}
     if config_path is not None and (datasets or methods):
         raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
+    if config_path is not None and method_labels:
+        raise UserError("--label names the -m methods; with --config, set 'label' in the file", hint="drop --label")
     if config_path is not None:
-        config = load_config(config_path, **overrides)
+        config = load_config(config_path, protocol=protocol, **overrides)
     elif datasets and methods:
-        config = config_from_options(datasets, methods, **overrides)
+        config = config_from_options(datasets, methods, method_labels=method_labels, protocol=protocol, **overrides)
     else:
         raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
     run_dir = Path(out) if out else Path("results") / config.name

@@ -17,6 +17,7 @@ from pathlib import Path
 from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem, unknown_dataset
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
+from mlhidden.experiment.command_line import default_label, method_entries, protocol_option
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN, point_label, sweep_points
@@ -29,7 +30,7 @@ TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "tr
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 BASE_PREFIX = "base."
-"""A method's sweep axis ``base.NAME`` sweeps its base learner's parameter ``NAME``."""
+"""A method's parameter (or sweep axis) ``base.NAME`` sets (or sweeps) its base learner's parameter ``NAME``."""
 MAX_SPLITS = 1_000
 """The most splits (or folds) of a run: the paper uses 10."""
 MAX_UNITS = 100_000
@@ -173,23 +174,26 @@ def _mapping(entry, key, where, fail) -> dict:
     return dict(value)
 
 
-def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
-    """Read and validate a run config; command-line overrides win over the file."""
+def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None, protocol=None) -> RunConfig:
+    """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol`` value)."""
     path = Path(path)
     data, lines = read_yaml_with_lines(path)
-    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    protocol = None if protocol is None else protocol_option(protocol)
+    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol)
 
 
-def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, protocol=None) -> RunConfig:
     """Validate a config mapping (as read from YAML) into a ``RunConfig``.
 
-    ``splits``, ``seed`` and ``n_jobs`` override the config's values; ``labels`` becomes the
-    ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
-    relation has no ``-C``, or an override of it).
+    ``splits``, ``seed``, ``n_jobs`` and ``protocol`` (a ``protocol`` entry) override the config's
+    values; ``labels`` becomes the ``labels`` parameter of every dataset given as an ARFF path (the
+    label count of files whose relation has no ``-C``, or an override of it).
     """
     fail = failure_at(source, lines or {})
     if not isinstance(data, Mapping):
         fail("a config must be a mapping with 'datasets' and 'methods'", hint="see configs/smoke.yaml")
+    if protocol is not None:
+        data = {**data, "protocol": protocol}
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
         fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"{did_you_mean(unknown[0], TOP_LEVEL_KEYS)}valid keys: {', '.join(TOP_LEVEL_KEYS)}")
@@ -342,6 +346,7 @@ def _method_specs(entry, where, fail, room: int) -> list:
     """
     entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
     params = _mapping(entry, "params", where, fail)
+    base_params = {key[len(BASE_PREFIX):]: params.pop(key) for key in list(params) if key.startswith(BASE_PREFIX)}
     base = entry.get("base")
 
     def at(key, check, *args):
@@ -351,7 +356,7 @@ def _method_specs(entry, where, fail, room: int) -> list:
             fail(exc.message, where + key, hint=exc.hint)
 
     name = at(("name",), method_name, entry["name"])
-    group = str(entry.get("label") or name)
+    group = str(entry.get("label") or default_label(name))
     method_entry = at(("name",), get_entry, name)
     if base is not None:
         at(("base",), make_base_learner, base)
@@ -359,9 +364,11 @@ def _method_specs(entry, where, fail, room: int) -> list:
     specs = []
     for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "method", room):
         point_params = {**params, **{k: v for k, v in point.items() if not k.startswith(BASE_PREFIX)}}
-        base_point = {k[len(BASE_PREFIX):]: v for k, v in point.items() if k.startswith(BASE_PREFIX)}
+        swept_base = {k[len(BASE_PREFIX):]: v for k, v in point.items() if k.startswith(BASE_PREFIX)}
+        base_point = {**base_params, **swept_base}
         if base_point and not method_entry.takes_base:
-            fail(f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be swept", where + ("sweep",))
+            verb, key = ("swept", "sweep") if swept_base else ("set", "params")
+            fail(f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be {verb}", where + (key,))
         point_base = at(("sweep",), _with_base_params, base or method_entry.base, base_point) if base_point else base
         resolved = at(("sweep",) if point else ("params",), resolve_method, name, point_params, point_base, entry.get("preprocess"))
         at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved)
@@ -376,10 +383,17 @@ def _with_base_params(spec, extra: dict) -> dict:
     return {"name": name, "params": {**params, **extra}}
 
 
-def config_from_options(datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def config_from_options(
+    datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None, method_labels=(), protocol=None,
+) -> RunConfig:
     """The config that ``mlhidden run -d DATASET... -m METHOD...`` describes: the same ``RunConfig``
-    as a YAML file listing those names, named after them; paths are relative to the current folder."""
+    as a YAML file listing those names, named after them; paths are relative to the current folder.
+
+    Methods may carry parameters and labels (:func:`~mlhidden.experiment.command_line.method_entries`);
+    ``protocol`` is a ``--protocol`` value such as ``kfold:5``.
+    """
     stems = [Path(str(d)).name.split(".")[0] for d in datasets]
     name = re.sub(r"[^A-Za-z0-9+._-]+", "_", "-".join(stems) + "_" + "-".join(map(str, methods)))
-    data = {"name": name, "datasets": list(datasets), "methods": list(methods)}
-    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    data = {"name": name, "datasets": list(datasets), "methods": method_entries(methods, method_labels)}
+    protocol = None if protocol is None else protocol_option(protocol)
+    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol)
