@@ -19,8 +19,9 @@ def test_inline_parameters_base_parameters_and_labels_reach_the_store_and_the_co
     out = tmp_path / "inline"
     result = invoke(
         "run", "-d", "Logical", "--splits", 2, "--n-jobs", 1, "-q", "--out", out,
-        "-m", "CCASL[n_synthetic=4]", "-m", "BR[base.C=10]", "-m", "BR[base.C=0.01]", "--label", "CCASL4", "--label", "",
-        "--label", "BR weak", "-m", "sklearn.neighbors:KNeighborsClassifier[n_neighbors=3]",
+        "-m", "CCASL[n_synthetic=4]", "-m", "BR[base.C=10]", "-m", "BR[base.C=0.01]",
+        "--label", "CCASL4", "--label", "", "--label", "BR weak",
+        "-m", "sklearn.neighbors:KNeighborsClassifier[n_neighbors=3]",
     )
     assert result.exit_code == 0, result.output
     header = next(line for line in result.output.splitlines() if line.startswith("Dataset"))
@@ -35,7 +36,8 @@ def test_inline_parameters_base_parameters_and_labels_reach_the_store_and_the_co
 
 
 def test_an_import_path_without_a_label_shows_its_class_name():
-    config = config_from_options(["Logical"], ["sklearn.neighbors:KNeighborsClassifier", "sklearn.tree.DecisionTreeClassifier"])
+    paths = ["sklearn.neighbors:KNeighborsClassifier", "sklearn.tree.DecisionTreeClassifier"]
+    config = config_from_options(["Logical"], paths)
     assert [m.label for m in config.methods] == ["KNeighborsClassifier", "DecisionTreeClassifier"]
 
 
@@ -45,7 +47,10 @@ def test_an_import_path_without_a_label_shows_its_class_name():
         ("CC", {"name": "CC"}),
         ("CCASL[n_synthetic=4]", {"name": "CCASL", "params": {"n_synthetic": 4}}),
         ("CC[order=[2, 1, 0], base.C=1e-1]", {"name": "CC", "params": {"order": [2, 1, 0], "base.C": 0.1}}),
-        ("BR[base.solver=lbfgs, base.fit_intercept=false]", {"name": "BR", "params": {"base.solver": "lbfgs", "base.fit_intercept": False}}),
+        (
+            "BR[base.solver=lbfgs, base.fit_intercept=false]",
+            {"name": "BR", "params": {"base.solver": "lbfgs", "base.fit_intercept": False}},
+        ),
     ],
 )
 def test_values_are_yaml_scalars(text, entry):

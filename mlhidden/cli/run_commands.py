@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -59,9 +60,14 @@ from mlhidden.experiment.backends import BACKENDS
 @CONTROL
 @STD
 @PRECISION
+@click.option("--dry-run", is_flag=True, help="Print the plan (units to compute, units stored, expected cost) and run nothing.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+    help="Stop a unit computing for longer and store it as failed with that reason; the run goes on.",
+)
 def run(
     config_path, datasets, methods, method_labels, protocol, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels,
-    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision,
+    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision, dry_run, timeout,
 ):
     """Run every unit of a config not already stored, then write the tables.
 
@@ -71,21 +77,15 @@ def run(
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress
-    from mlhidden.experiment.config import config_from_options, load_config
     from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
 
-    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels}
-    if config_path is not None and (datasets or methods):
-        raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
-    if config_path is not None and method_labels:
-        raise UserError("--label names the -m methods; with --config, set 'label' in the file", hint="drop --label")
-    if config_path is not None:
-        config = load_config(config_path, protocol=protocol, **overrides)
-    elif datasets and methods:
-        config = config_from_options(datasets, methods, method_labels=method_labels, protocol=protocol, **overrides)
-    else:
-        raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
+    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol}
+    config = _run_config(config_path, datasets, methods, method_labels, overrides)
+    config = dataclasses.replace(config, unit_timeout=timeout)
     run_dir = Path(out) if out else Path("results") / config.name
+    if dry_run:
+        _print_plan(config, run_dir, data_dir, fresh)
+        return
     stop = StopSignals()
     try:
         with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
@@ -122,6 +122,46 @@ def run(
     write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
+
+
+def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
+    """The run's config: the YAML file of --config, or the -d and -m options (with their --label)."""
+    from mlhidden.experiment.config import config_from_options, load_config
+
+    if config_path is not None and (datasets or methods):
+        raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
+    if config_path is not None and method_labels:
+        raise UserError("--label names the -m methods; with --config, set 'label' in the file", hint="drop --label")
+    if config_path is not None:
+        return load_config(config_path, **overrides)
+    if datasets and methods:
+        return config_from_options(datasets, methods, method_labels=method_labels, **overrides)
+    raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
+
+
+def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
+    """``--dry-run``: what the run would compute and what it would cost, nothing written."""
+    from joblib import effective_n_jobs
+
+    from mlhidden.cli.progress import format_duration
+    from mlhidden.experiment.plan_preview import preview_plan
+    from mlhidden.experiment.runner import plan_run
+    from mlhidden.report.formats import listing
+
+    preview = preview_plan(plan_run(config, data_dir), run_dir, fresh=fresh)
+    stored = preview.n_units - preview.n_to_compute
+    click.echo(f"plan for {run_dir}: {preview.n_units} units, {preview.n_to_compute} to compute, {stored} already stored")
+    rows = [{**row, "s per unit": f"{row['s per unit']:.3g} s", "expected s": f"{row['expected s']:.3g} s"} for row in preview.rows]
+    click.echo(listing(rows, tablefmt="simple"))
+    for name, reason in preview.unavailable.items():
+        click.echo(f"{name}: {reason}")
+    parallel = max(1, min(effective_n_jobs(config.n_jobs or -1), preview.n_to_compute))
+    click.echo(
+        f"expected compute time: {format_duration(preview.expected_seconds)} of unit time, about "
+        f"{format_duration(preview.expected_seconds / parallel)} with {parallel} unit(s) at once "
+        "(unit times of the paper run on 2 cores; 'estimate' says how each was made)"
+    )
+    click.echo("nothing was run (--dry-run)")
 
 
 @click.command("splits")

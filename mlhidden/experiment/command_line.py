@@ -75,7 +75,8 @@ def _scalar(value: str, text: str):
 def protocol_option(text: str) -> dict:
     """A ``--protocol`` value, ``holdout``, ``kfold:K`` or ``stratified_kfold:K``, as a config's ``protocol`` entry."""
     kind, colon, folds = str(text).strip().partition(":")
-    if kind not in PROTOCOL_KINDS or (kind == HOLDOUT and colon) or (kind != HOLDOUT and colon and not folds.strip().isdigit()):
+    folds_given = folds.strip().isdigit() if kind != HOLDOUT else not colon
+    if kind not in PROTOCOL_KINDS or (colon and not folds_given):
         raise UserError(
             f"--protocol {text!r}: write holdout, kfold:K or stratified_kfold:K",
             hint=f"{did_you_mean(kind, PROTOCOL_KINDS)}K is the number of folds, e.g. kfold:5",
@@ -96,7 +97,8 @@ def method_entries(methods, labels=()) -> list:
     """
     entries = [method_option(text) for text in methods]
     entries = [
-        {**entry, "label": point_label(default_label(method_name(entry["name"])), entry["params"])} if "params" in entry else entry
+        {**entry, "label": point_label(default_label(method_name(entry["name"])), entry["params"])}
+        if "params" in entry else entry
         for entry in entries
     ]
     labels = list(labels)
@@ -105,4 +107,5 @@ def method_entries(methods, labels=()) -> list:
             f"{len(labels)} --label for {len(entries)} -m: each --label names the -m at its position",
             hint="give at most one --label per -m, '' to keep a method's default label",
         )
-    return [{**entry, "label": label} if label else entry for entry, label in zip(entries, labels)] + entries[len(labels):]
+    labelled = [{**entry, "label": label} if label else entry for entry, label in zip(entries, labels)]
+    return labelled + entries[len(labels):]

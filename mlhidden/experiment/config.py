@@ -107,6 +107,8 @@ class RunConfig:
     protocol: Protocol = Protocol()
     n_jobs_origin: str | None = field(default=None, compare=False)
     """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
+    unit_timeout: float | None = field(default=None, compare=False)
+    """Seconds after which a unit is stopped and stored as failed (``--timeout``); like n_jobs, not part of the run's identity."""
 
     def to_dict(self) -> dict:
         """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
