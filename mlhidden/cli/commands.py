@@ -10,7 +10,7 @@ import click
 from mlhidden import __version__
 from mlhidden.cli.endings import OneLineErrors
 from mlhidden.cli.registry_commands import datasets, methods
-from mlhidden.cli.report_commands import report
+from mlhidden.cli.report_commands import export, report
 from mlhidden.cli.run_commands import init, reproduce, run, sensitivity, splits_command
 
 
@@ -20,7 +20,7 @@ def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
 
 
-for command in (run, report, splits_command, init, reproduce, sensitivity, datasets, methods):
+for command in (run, report, export, splits_command, init, reproduce, sensitivity, datasets, methods):
     cli.add_command(command)
 
 main = cli

@@ -18,12 +18,15 @@ def datasets():
 
 @datasets.command("list")
 @DATA_DIR
-def datasets_list(data_dir):
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON, for other programs.")
+def datasets_list(data_dir, as_json):
     """Every registered dataset with availability, N, L, D and label cardinality."""
     from mlhidden.data import dataset_table
+    from mlhidden.report.export import json_text
     from mlhidden.report.formats import listing
 
-    click.echo(listing(dataset_table(data_dir)))
+    rows = dataset_table(data_dir)
+    click.echo(json_text(rows) if as_json else listing(rows), nl=not as_json)
 
 
 @datasets.command("verify")
@@ -69,12 +72,17 @@ def datasets_fetch(names, mirror, data_dir):
 
 
 @click.command()
-def methods():
+@click.option("--json", "as_json", is_flag=True, help="Print the methods as JSON, for other programs.")
+def methods(as_json):
     """Every method known by name, where it comes from, its parameters and defaults."""
     from mlhidden.methods.base_learners import BASE_LEARNERS
-    from mlhidden.methods.registry import method_table
+    from mlhidden.methods.registry import method_records, method_table
+    from mlhidden.report.export import json_text
     from mlhidden.report.formats import listing
 
+    if as_json:
+        click.echo(json_text(method_records()), nl=False)
+        return
     click.echo(listing(method_table()))
     click.echo("\nany other estimator with fit(X, Y) and predict(X) by import path, e.g. sklearn.neighbors.KNeighborsClassifier or mypkg.module:MyMethod")
     click.echo(f"base learners: {', '.join(BASE_LEARNERS)}, or any scikit-learn classifier by import path")

@@ -60,3 +60,24 @@ def report(run_dirs, out, stats, control, std, precision, metrics, html):
         [Path(d) for d in run_dirs], out_dir,
         metrics=metrics, stats=stats, control=control, std=std, precision=precision, html=html,
     )
+
+
+@click.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv", show_default=True,
+    help="parquet needs the parquet extra.",
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="The units' file (default RUN_DIR/export.FORMAT).")
+@click.option(
+    "--predictions", is_flag=True, help="Also OUT_predictions.FORMAT: one row per unit x test row x label.",
+)
+def export(run_dirs, fmt, out, predictions):
+    """Write a run's units (several RUN_DIRS: merged), one row per unit, as CSV or Parquet for other tools."""
+    from mlhidden.report.export import export_run
+
+    if len(run_dirs) > 1 and out is None:
+        raise UserError("exporting several runs needs --out FILE", hint="each run directory keeps its own export")
+    out_path = Path(out) if out else Path(run_dirs[0]) / f"export.{fmt}"
+    paths, n_units = export_run([Path(d) for d in run_dirs], out_path, fmt, predictions=predictions)
+    click.echo(f"wrote {paths[0]} ({n_units} units)" + "".join(f" and {path}" for path in paths[1:]))
