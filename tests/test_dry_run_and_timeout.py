@@ -10,7 +10,6 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.cost_priors import expected_unit_seconds
 from mlhidden.experiment.store import STORE_FILE, load_results
 
 WORKTREE = Path(__file__).resolve().parents[1]
@@ -57,6 +56,8 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
     assert rows == {
         ("Logical", "BR", "0", "3"), ("Logical", "CC", "0", "3"), ("Music", "BR", "3", "0"), ("Music", "CC", "3", "0")
     }
+    from mlhidden.experiment.cost_priors import expected_unit_seconds
+
     music_br = expected_unit_seconds("Music", "BR", 593 * 72 * 6)
     assert music_br.source == "paper run" and music_br.seconds > 0
     assert any(line.startswith("expected compute time: ") for line in lines), result.output
@@ -72,6 +73,8 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
 
 
 def test_an_unknown_pair_is_estimated_from_its_size():
+    from mlhidden.experiment.cost_priors import expected_unit_seconds
+
     small, large = expected_unit_seconds("Mine", "BR", 10_000), expected_unit_seconds("Mine", "BR", 10_000_000)
     assert small.source == large.source == "scaled by size" and 0 < small.seconds < large.seconds
     assert expected_unit_seconds("Mine", "my.pkg:Method", 10_000).source == "scaled by size (all methods)"

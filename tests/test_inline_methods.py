@@ -6,7 +6,6 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.command_line import method_option
 from mlhidden.experiment.config import config_from_options
 from mlhidden.experiment.store import load_results
 
@@ -54,6 +53,8 @@ def test_an_import_path_without_a_label_shows_its_class_name():
     ],
 )
 def test_values_are_yaml_scalars(text, entry):
+    from mlhidden.experiment.command_line import method_option
+
     assert method_option(text) == entry
 
 
