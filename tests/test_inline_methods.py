@@ -85,3 +85,9 @@ def test_protocol_option_runs_one_unit_per_fold(tmp_path, kind):
     results = load_results(out)
     assert results.config["protocol"] == {"kind": kind, "folds": 3} and len(results.units) == 3
     assert sorted(results.units["split"]) == [0, 1, 2]
+
+
+def test_protocol_option_overrides_a_config_files_holdout_splits(tmp_path):
+    result = invoke("run", "--config", "configs/smoke.yaml", "--protocol", "kfold:3", "--dry-run", "--out", tmp_path / "kf")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == f"plan for {tmp_path / 'kf'}: 6 units, 6 to compute, 0 already stored"

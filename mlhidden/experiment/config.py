@@ -187,15 +187,17 @@ def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None, proto
 def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, protocol=None) -> RunConfig:
     """Validate a config mapping (as read from YAML) into a ``RunConfig``.
 
-    ``splits``, ``seed``, ``n_jobs`` and ``protocol`` (a ``protocol`` entry) override the config's
-    values; ``labels`` becomes the ``labels`` parameter of every dataset given as an ARFF path (the
-    label count of files whose relation has no ``-C``, or an override of it).
+    ``splits``, ``seed``, ``n_jobs`` and ``protocol`` (a ``protocol`` entry; a k-fold one drops the
+    file's ``splits`` and ``train_fraction``) override the config's values; ``labels`` becomes the
+    ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
+    relation has no ``-C``, or an override of it).
     """
     fail = failure_at(source, lines or {})
     if not isinstance(data, Mapping):
         fail("a config must be a mapping with 'datasets' and 'methods'", hint="see configs/smoke.yaml")
-    if protocol is not None:
-        data = {**data, "protocol": protocol}
+    if protocol is not None:  # the option's folds replace the file's holdout settings
+        holdout = ("splits", "train_fraction") if protocol.get("kind") != "holdout" else ()
+        data = {**{k: v for k, v in data.items() if k not in holdout}, "protocol": protocol}
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
         fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"{did_you_mean(unknown[0], TOP_LEVEL_KEYS)}valid keys: {', '.join(TOP_LEVEL_KEYS)}")
