@@ -17,6 +17,7 @@ from pathlib import Path
 from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem, unknown_dataset
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
+from mlhidden.experiment.command_line import default_label, method_entries, protocol_option
 from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay, needs_one_vs_rest, one_vs_rest
 from mlhidden.experiment.protocols import Protocol, parse_protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION, SplitRecipe
@@ -38,7 +39,7 @@ TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "tr
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 BASE_PREFIX = "base."
-"""A method's sweep axis ``base.NAME`` sweeps its base learner's parameter ``NAME``."""
+"""A method's parameter (or sweep axis) ``base.NAME`` sets (or sweeps) its base learner's parameter ``NAME``."""
 MAX_SPLITS = 1_000
 """The most splits (or folds) of a run: the paper uses 10."""
 MAX_UNITS = 100_000
@@ -117,6 +118,8 @@ class RunConfig:
     """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
     adjustments: tuple = field(default=(), compare=False)
     """What a :class:`~mlhidden.experiment.overlay.BaseOverlay` had to adjust, one line each."""
+    unit_timeout: float | None = field(default=None, compare=False)
+    """Seconds after which a unit is stopped and stored as failed (``--timeout``); like n_jobs, not part of the run's identity."""
 
     def to_dict(self) -> dict:
         """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
@@ -189,19 +192,23 @@ def _mapping(entry, key, where, fail) -> dict:
     return dict(value)
 
 
-def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None, overlay: BaseOverlay | None = None) -> RunConfig:
-    """Read and validate a run config; command-line overrides win over the file."""
+def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None, protocol=None, overlay: BaseOverlay | None = None) -> RunConfig:
+    """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol`` value)."""
     path = Path(path)
     data, lines = read_yaml_with_lines(path)
-    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, overlay=overlay)
+    protocol = None if protocol is None else protocol_option(protocol)
+    return parse_config(
+        data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol, overlay=overlay,
+    )
 
 
 def parse_config(
-    data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, overlay: BaseOverlay | None = None,
+    data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, protocol=None, overlay: BaseOverlay | None = None,
 ) -> RunConfig:
     """Validate a config mapping (as read from YAML) into a ``RunConfig``.
 
-    ``splits``, ``seed`` and ``n_jobs`` override the config's values; ``labels`` becomes the
+    ``splits``, ``seed``, ``n_jobs`` and ``protocol`` (a ``protocol`` entry; a k-fold one drops the
+    file's ``splits`` and ``train_fraction``) override the config's values; ``labels`` becomes the
     ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
     relation has no ``-C``, or an override of it). ``overlay`` re-bases methods
     (:mod:`mlhidden.experiment.overlay`) before they are resolved.
@@ -209,6 +216,9 @@ def parse_config(
     fail = failure_at(source, lines or {})
     if not isinstance(data, Mapping):
         fail("a config must be a mapping with 'datasets' and 'methods'", hint="see configs/smoke.yaml")
+    if protocol is not None:  # the option's folds replace the file's holdout settings
+        holdout = ("splits", "train_fraction") if protocol.get("kind") != "holdout" else ()
+        data = {**{k: v for k, v in data.items() if k not in holdout}, "protocol": protocol}
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
         fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"{did_you_mean(unknown[0], TOP_LEVEL_KEYS)}valid keys: {', '.join(TOP_LEVEL_KEYS)}")
@@ -345,6 +355,7 @@ def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = N
     """
     entry = _entry(entry, where, "method", METHOD_KEYS, "a name or {name: ..., params: {...}, base: ...}", fail)
     params = _mapping(entry, "params", where, fail)
+    base_params = {key[len(BASE_PREFIX):]: params.pop(key) for key in list(params) if key.startswith(BASE_PREFIX)}
     base = entry.get("base")
 
     def at(key, check, *args):
@@ -354,7 +365,7 @@ def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = N
             fail(exc.message, where + key, hint=exc.hint)
 
     name = at(("name",), method_name, entry["name"])
-    group = str(entry.get("label") or name)
+    group = str(entry.get("label") or default_label(name))
     method_entry = at(("name",), get_entry, name)
     if base is not None:
         at(("base",), make_base_learner, base)
@@ -362,9 +373,11 @@ def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = N
     specs = []
     for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "method", room):
         point_params = {**params, **{k: v for k, v in point.items() if not k.startswith(BASE_PREFIX)}}
-        base_point = {k[len(BASE_PREFIX):]: v for k, v in point.items() if k.startswith(BASE_PREFIX)}
+        swept_base = {k[len(BASE_PREFIX):]: v for k, v in point.items() if k.startswith(BASE_PREFIX)}
+        base_point = {**base_params, **swept_base}
         if base_point and not method_entry.takes_base:
-            fail(f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be swept", where + ("sweep",))
+            verb, key = ("swept", "sweep") if swept_base else ("set", "params")
+            fail(f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be {verb}", where + (key,))
         point_base = at(("sweep",), _with_base_params, base or method_entry.base, base_point) if base_point else base
         preprocess, replacement = entry.get("preprocess"), overlay.replacement(method_entry, point_base) if overlay else None
         if replacement is not None and overlay is not None:
@@ -389,10 +402,17 @@ def _with_base_params(spec, extra: dict) -> dict:
     return {"name": name, "params": {**params, **extra}}
 
 
-def config_from_options(datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def config_from_options(
+    datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None, method_labels=(), protocol=None,
+) -> RunConfig:
     """The config that ``mlhidden run -d DATASET... -m METHOD...`` describes: the same ``RunConfig``
-    as a YAML file listing those names, named after them; paths are relative to the current folder."""
+    as a YAML file listing those names, named after them; paths are relative to the current folder.
+
+    Methods may carry parameters and labels (:func:`~mlhidden.experiment.command_line.method_entries`);
+    ``protocol`` is a ``--protocol`` value such as ``kfold:5``.
+    """
     stems = [Path(str(d)).name.split(".")[0] for d in datasets]
     name = re.sub(r"[^A-Za-z0-9+._-]+", "_", "-".join(stems) + "_" + "-".join(map(str, methods)))
-    data = {"name": name, "datasets": list(datasets), "methods": list(methods)}
-    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    data = {"name": name, "datasets": list(datasets), "methods": method_entries(methods, method_labels)}
+    protocol = None if protocol is None else protocol_option(protocol)
+    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol)

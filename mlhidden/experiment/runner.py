@@ -35,20 +35,22 @@ from mlhidden.experiment.run_directory import check_run_directory
 from mlhidden.experiment.splits import Split
 from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
+from mlhidden.experiment.time_limit import unit_time_limit
 from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
 from mlhidden.experiment.units import fit_unit
 
 
-def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None) -> dict:
+def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None, timeout: float | None = None) -> dict:
     """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
 
-    A failure is a result too. The train time counts fits reused through ``shared_dir`` at
+    A failure is a result too, and so is a unit stopped after ``timeout`` seconds
+    (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through ``shared_dir`` at
     what they cost, and ``reused_seconds`` says how much that was. A successful result also
     holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
     """
     result = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
             warnings.simplefilter("always")
             fitted = fit_unit(X, Y, split, method, seed, shared_dir)
         result.update(
@@ -267,7 +269,7 @@ def execute_plan(
         _remove_shared_fits(run_dir)
         try:
             with UnitLeases(store.path) as claims:
-                _run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir)
+                _run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir, config.unit_timeout)
         except KeyboardInterrupt:
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
@@ -332,7 +334,7 @@ def _remove_shared_fits(run_dir: Path):
     shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
 
 
-def _run_units(todo, n_jobs, executor, store, claims, summary, on_unit, shared_dir):
+def _run_units(todo, n_jobs, executor, store, claims, summary, on_unit, shared_dir, timeout=None):
     """Run the units of ``todo``, storing each exactly once.
 
     Each unit is claimed just before it is handed to a worker; one that another process has
@@ -359,7 +361,7 @@ def _run_units(todo, n_jobs, executor, store, claims, summary, on_unit, shared_d
                 held.add(unit)
             else:
                 held.discard(unit)
-                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir)
+                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir, timeout)
 
     attempt = 0
     while pending and attempt < MAX_ATTEMPTS:
@@ -406,7 +408,7 @@ def _predictions(unit, result: dict) -> UnitPredictions | None:
     return UnitPredictions(plan.dataset.Y[split.test], result["predicted"], result["scores"])
 
 
-def _keyed_unit(key, X, Y, split, method, shared_dir):
+def _keyed_unit(key, X, Y, split, method, shared_dir, timeout=None):
     """One unit as a parallel task: the method's own joblib calls run sequentially inside it
     (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.experiment.units.fit_unit`).
 
@@ -414,7 +416,7 @@ def _keyed_unit(key, X, Y, split, method, shared_dir):
     ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
     """
     with parallel_config(backend="sequential"):
-        return key, run_unit(X, Y, split, method, split.method_seed, shared_dir)
+        return key, run_unit(X, Y, split, method, split.method_seed, shared_dir, timeout)
 
 
 def _unit_record(unit) -> dict:

@@ -69,7 +69,7 @@ class ResultStore:
                 if create:
                     self._conn.execute("PRAGMA journal_mode=WAL")
                     self._conn.execute("PRAGMA synchronous=NORMAL")
-            if create:
+            if create and version != SCHEMA_VERSION:  # a store at the current version is not written to by opening it
                 with self._transaction():
                     create_or_migrate(self._conn, version)
         except BaseException:

@@ -320,3 +320,17 @@ def method_table() -> list[dict]:
         }
         for name, entry in registered_methods().items()
     ]
+
+
+def method_records() -> list[dict]:
+    """:func:`method_table` as data (``methods --json``): the defaults as a mapping, no base learner as None."""
+    return [
+        {
+            "method": name,
+            "source": entry.source,
+            "summary": entry.summary,
+            "defaults": entry.defaults(),
+            "base": entry.base if entry.takes_base else None,
+        }
+        for name, entry in registered_methods().items()
+    ]

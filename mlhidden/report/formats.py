@@ -350,12 +350,31 @@ def problem_lines(units: pd.DataFrame, datasets, methods, unavailable=None) -> l
     return lines
 
 
+def write_text_tables(table: MetricTable, out_dir: Path, provenance=(), *, std=False, notes=()) -> list:
+    """One file per format of :data:`TABLE_WRITERS`, ``<metric>.tex`` headed by the ``provenance`` comment lines.
+
+    ``notes`` (e.g. why a method has no value) follow the Markdown table as bullets.
+    """
+    paths = []
+    for suffix, writer in TABLE_WRITERS.items():
+        text = writer(table, std=std)
+        if suffix == "tex":
+            text = latex_comment(provenance) + text
+        elif notes:
+            text += "".join(f"- {markdown_escape(line)}\n" for line in notes)
+        paths.append(write_text(Path(out_dir) / f"{table.metric.column}.{suffix}", text))
+    return paths
+
+
 def latex_comment(lines) -> str:
     """``lines`` as LaTeX comment lines (``% ...``), which a document including the table ignores."""
     return "".join(f"% {' '.join(str(line).split())}\n" for line in lines)
 
 
-def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False, notes=()) -> list:
+def write_reports(
+    units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False, notes=(), *,
+    precision=None, unranked=None,
+) -> list:
     """Write every report file into ``out_dir`` and return their paths.
 
     That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
@@ -365,16 +384,13 @@ def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=N
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
     still says where it came from. ``std`` adds each mean's standard deviation over the splits
     to the text tables (the CSVs always have it, and ``units.csv`` every split's value).
+    ``precision`` and ``unranked`` are those of :func:`~mlhidden.report.tables.metric_table`.
     """
     out_dir = Path(out_dir)
-    tables = metric_tables(units, datasets, methods, unavailable)
+    tables = metric_tables(units, datasets, methods, unavailable, precision=precision, unranked=unranked)
     paths = _write_csvs(sort_units(units, datasets, methods, unavailable), tables, out_dir)
     for column in HEADLINE_METRICS:
-        for suffix, writer in TABLE_WRITERS.items():
-            text = writer(tables[column], std=std)
-            if suffix == "tex":
-                text = latex_comment(provenance) + text
-            paths.append(write_text(out_dir / f"{column}.{suffix}", text))
+        paths += write_text_tables(tables[column], out_dir, provenance, std=std)
     sections = ["# Results\n", *(to_markdown(tables[column], std=std) for column in HEADLINE_METRICS)]
     problems = [*notes, *problem_lines(units, datasets, methods, unavailable)]
     if problems:
@@ -385,12 +401,16 @@ def write_reports(units: pd.DataFrame, out_dir, datasets, methods, unavailable=N
     return paths
 
 
-def render_terminal_summary(units: pd.DataFrame, datasets, methods, unavailable=None, std=False) -> str:
+def render_terminal_summary(
+    units: pd.DataFrame, datasets, methods, unavailable=None, std=False, *, precision=None, unranked=None
+) -> str:
     """The headline tables as plain text for printing, then the unavailable datasets and failures.
 
-    ``std`` adds each mean's standard deviation over the splits.
+    ``std`` adds each mean's standard deviation over the splits; ``precision`` and ``unranked``: see
+    :func:`~mlhidden.report.tables.metric_table`.
     """
-    tables = metric_tables(units, datasets, methods, unavailable, metrics=HEADLINE_METRICS)
+    grid = (units, datasets, methods, unavailable)
+    tables = metric_tables(*grid, metrics=HEADLINE_METRICS, precision=precision, unranked=unranked)
     sections = [to_terminal(tables[column], std=std) for column in HEADLINE_METRICS]
     problems = problem_lines(units, datasets, methods, unavailable)
     if problems:

@@ -256,9 +256,14 @@ def write_statistics(
         Once, when the tests are over fewer than :data:`~mlhidden.report.significance_tests.MIN_DATASETS`
         datasets (the CLI prints it as one ``warning:`` line).
     """
+    tables = metric_tables(units, datasets, methods, unavailable, metrics=metrics)
+    return write_table_statistics(tables, out_dir, control)
+
+
+def write_table_statistics(tables: dict, out_dir, control: str | None = None) -> list:
+    """:func:`write_statistics` of ready tables, ``{metric column: MetricTable}`` (e.g. from stored predictions)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tables = metric_tables(units, datasets, methods, unavailable, metrics=metrics)
     reports = {column: significance_report(table, control) for column, table in tables.items()}
     for caveat in dict.fromkeys(report.caveat for report in reports.values() if report.caveat):
         warnings.warn(caveat, InputWarning, stacklevel=2)

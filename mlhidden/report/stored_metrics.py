@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from mlhidden.experiment.metrics import SCORES
+from mlhidden.experiment.provenance import provenance_lines
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results
 from mlhidden.io import write_text
 from mlhidden.report.formats import markdown_escape, to_markdown
-from mlhidden.report.tables import SCORE_METRICS, MetricTable, get_metric, metric_table
+from mlhidden.report.tables import SCORE_METRICS, MetricTable, get_metric, metric_table, shared_methods
 
 PREDICTION_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed")
 SCORE_METRICS_FILE = "score_metrics.md"
@@ -46,31 +47,43 @@ class StoredMetric:
 
 class StoredMetrics(dict):
     """``{name: StoredMetric}``, and ``run_notes``: the run's lines on units every one of its tables
-    leaves out (of another run seed, or not stored yet), which hold for all the metrics at once."""
+    leaves out (of another run seed, or not stored yet), which hold for all the metrics at once;
+    ``provenance``: the lines saying what produced the runs."""
 
-    def __init__(self, metrics: dict, run_notes):
+    def __init__(self, metrics: dict, run_notes, provenance=()):
         super().__init__(metrics)
         self.run_notes = tuple(run_notes)
+        self.provenance = tuple(provenance)
 
 
-def stored_metric(run_dirs, metric) -> StoredMetric:
+def stored_metric(run_dirs, metric, *, precision=None) -> StoredMetric:
     """Tabulate ``metric`` (a name of ``METRICS`` or ``SCORE_METRICS``) for one run directory or several merged."""
-    return stored_metrics(run_dirs, [metric])[metric]
+    return stored_metrics(run_dirs, [metric], precision=precision)[metric]
 
 
-def stored_metrics(run_dirs, metrics) -> StoredMetrics:
+def merged_unranked(results) -> dict:
+    """Method -> why it is left out of the ranks: only for merged runs whose method sets differ
+    (:func:`~mlhidden.report.tables.shared_methods`); one run's missing cells are units still to run."""
+    if len(results.provenance) < 2:
+        return {}
+    return shared_methods(results.units, results.datasets, results.methods, results.unavailable)
+
+
+def stored_metrics(run_dirs, metrics, *, precision=None) -> StoredMetrics:
     """A :class:`StoredMetric` for each name in ``metrics``, reading and unpacking each unit's predictions once.
 
     The full paper run's predictions are estimated at half a gigabyte compressed: unpacked once,
-    they serve every metric asked for.
+    they serve every metric asked for. ``precision``: the decimals shown (default: the metric's).
     """
     run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
     chosen = {name: get_metric(name) for name in metrics}
     results = load_results(run_dirs)
     columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS]
     values, has_scores = _prediction_values(run_dirs, columns)
-    tables = {name: _tabulate(results, metric, values.get(metric.column), has_scores) for name, metric in chosen.items()}
-    return StoredMetrics(tables, results.note_lines())
+    tables = {
+        name: _tabulate(results, metric, values.get(metric.column), has_scores, precision) for name, metric in chosen.items()
+    }
+    return StoredMetrics(tables, results.note_lines(), provenance_lines(results.provenance))
 
 
 def write_score_metric_tables(run_dir) -> Path:
@@ -96,7 +109,7 @@ def write_score_metric_tables(run_dir) -> Path:
     return write_text(path, "".join(parts))
 
 
-def _tabulate(results, metric, values, has_scores) -> StoredMetric:
+def _tabulate(results, metric, values, has_scores, precision) -> StoredMetric:
     """One metric's table; ``values`` maps a prediction key to the metric's value, None for a metric of unit rows."""
     units = results.units
     from_predictions = values is not None
@@ -117,7 +130,10 @@ def _tabulate(results, metric, values, has_scores) -> StoredMetric:
         else:
             not_available[method] = NO_SCORES if not any(has_scores.get(k) for k in ok_keys) else UNDEFINED
     methods = [m for m in results.methods if m not in not_available]
-    table = metric_table(units, metric, results.datasets, methods, results.unavailable) if methods else None
+    unranked = merged_unranked(results)
+    table = metric_table(
+        units, metric, results.datasets, methods, results.unavailable, precision=precision, unranked=unranked,
+    ) if methods else None
     return StoredMetric(table, not_available)
 
 

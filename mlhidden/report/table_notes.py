@@ -17,7 +17,7 @@ OWN_WORK_NOTE = "times are each method's own work: fits reused from another meth
 
 
 def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
-    """The footnotes a table needs: partly failed cells, failed cells, unranked rows, what its times count.
+    """The footnotes a table needs: partly failed cells, failed cells, unranked methods and rows, what its times count.
 
     ``unavailable=False`` leaves out the unavailable datasets, for formats whose row says why.
     """
@@ -33,7 +33,9 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
     notes += warning_notes(table)
     if FAILED in states.values():
         notes.append("failed: every split failed; ranked last (ties share the average rank)")
-    incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in table.methods)]
+    ranked_methods = [m for m in table.methods if m not in table.unranked]
+    incomplete = [d for d in table.datasets if any(states[d, m] == MISSING for m in ranked_methods)]
+    notes.extend(f"{method} left out of the ranks: {reason}" for method, reason in table.unranked.items())
     if incomplete:
         notes.append(f"not ranked, as some cells have no result yet ({NO_VALUE}): {', '.join(incomplete)}")
     if unavailable:

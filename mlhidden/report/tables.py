@@ -9,7 +9,7 @@ and methods, never alphabetical order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -39,20 +39,26 @@ class Metric:
         Scores rank descending (rank 1 = highest); times rank ascending (rank 1 = fastest).
     is_time : bool
         Times are shown with fewer decimals the longer they are (see :meth:`format`).
+    digits : int, optional
+        Decimals of every value shown (``--precision``); None for the defaults of :meth:`format`.
     """
 
     column: str
     title: str
     higher_is_better: bool = True
     is_time: bool = False
+    digits: int | None = None
 
     def format(self, value: float) -> str:
         """The display text of a mean.
 
         Scores get 2 decimals, as in the paper. Times in seconds get whole seconds from 10 s up
         (the paper shows integer seconds), one decimal from 1 s and two below 1 s, so that fast
-        methods do not all read "0".
+        methods do not all read "0". With ``digits`` set, every value gets that many, since two
+        decimals can hide the differences that decide the ranks.
         """
+        if self.digits is not None:
+            return f"{value:.{self.digits}f}"
         if not self.is_time or value < 1:
             return f"{value:.2f}"
         return f"{value:.1f}" if value < 10 else f"{value:.0f}"
@@ -152,6 +158,8 @@ class MetricTable:
         A train-time table whose units record reused fits apart (``reused_seconds``): its times
         are each method's own work. False for other tables, and for units of older stores, whose
         train times include the fits reused from other methods.
+    unranked : dict
+        Method -> why it is shown but left out of the ranks (see :func:`metric_table`).
     """
 
     metric: Metric
@@ -170,6 +178,7 @@ class MetricTable:
     n_warned: pd.DataFrame
     warning_kinds: dict
     own_work_only: bool = False
+    unranked: dict = field(default_factory=dict)
 
     @property
     def ranked_datasets(self) -> list:
@@ -240,7 +249,9 @@ def sort_units(units: pd.DataFrame, datasets, methods, unavailable=None) -> pd.D
     return ordered.reset_index(drop=True)
 
 
-def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=None) -> MetricTable:
+def metric_table(
+    units: pd.DataFrame, metric, datasets, methods, unavailable=None, *, precision: int | None = None, unranked=None,
+) -> MetricTable:
     """Means, ranks and average rank of one metric over datasets x methods.
 
     Parameters
@@ -253,12 +264,21 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         Row and column order.
     unavailable : dict, optional
         Dataset name -> reason, for datasets that could not be run (they have no units).
+    precision : int, optional
+        Decimals of the values shown (see :attr:`Metric.digits`); ranks always use the full values.
+    unranked : dict, optional
+        Method -> why it is left out of the ranks: its cells show their values without a rank,
+        and a row is ranked when every other method has a result on it (merged runs whose method
+        sets differ are ranked over the methods they share, see :func:`shared_methods`).
 
     Returns
     -------
     MetricTable
     """
     metric = get_metric(metric)
+    if precision is not None:
+        metric = replace(metric, digits=precision)
+    unranked = {method: reason for method, reason in (unranked or {}).items() if method in methods}
     unavailable = dict(unavailable or {})
     rows = table_rows(datasets, unavailable)
     methods = _unique(methods, "methods")
@@ -289,16 +309,17 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         for cell, group in warned.groupby(["dataset", "method"], sort=False)
     } if "warnings" in warned else {}
 
+    ranked_methods = [method for method in methods if method not in unranked]
     ranked = [
         dataset
         for dataset in rows
-        if dataset not in unavailable and (n_splits.loc[dataset] > 0).all()
+        if dataset not in unavailable and (n_splits.loc[dataset, ranked_methods] > 0).all()
     ]
     ranks = (
-        means.loc[ranked]
+        means.loc[ranked, ranked_methods]
         .round(RANK_DECIMALS)
         .rank(axis=1, method="average", ascending=not metric.higher_is_better, na_option="bottom")
-        .reindex(index=rows)
+        .reindex(index=rows, columns=methods)
     )
     return MetricTable(
         metric=metric,
@@ -317,12 +338,38 @@ def metric_table(units: pd.DataFrame, metric, datasets, methods, unavailable=Non
         n_warned=n_warned,
         warning_kinds=warning_kinds,
         own_work_only=metric.column in TRAIN_TIME_METRICS and REUSED_SECONDS in units and units[REUSED_SECONDS].notna().any(),
+        unranked=unranked,
     )
 
 
-def metric_tables(units: pd.DataFrame, datasets, methods, unavailable=None, metrics=tuple(METRICS)) -> dict:
-    """``{column: MetricTable}`` for each metric in ``metrics``."""
+def metric_tables(
+    units: pd.DataFrame, datasets, methods, unavailable=None, metrics=tuple(METRICS), *, precision=None, unranked=None,
+) -> dict:
+    """``{column: MetricTable}`` for each metric in ``metrics`` (``precision``, ``unranked``: see :func:`metric_table`)."""
+    options = {"precision": precision, "unranked": unranked}
     return {
-        get_metric(metric).column: metric_table(units, metric, datasets, methods, unavailable)
+        get_metric(metric).column: metric_table(units, metric, datasets, methods, unavailable, **options)
         for metric in metrics
+    }
+
+
+def shared_methods(units: pd.DataFrame, datasets, methods, unavailable=None) -> dict:
+    """Method -> why to leave it out of the ranks of merged runs: it has no unit on some dataset others have.
+
+    Runs merged from different method sets leave whole cells empty; ranking only the datasets
+    every method has would drop the others from the ranks. Ranking instead over the methods with
+    results on every dataset keeps each dataset ranked. Fewer than two such methods leave nothing
+    to rank, so then every method stays (and the incomplete rows stay unranked, as in one run).
+    """
+    rows = [dataset for dataset in datasets if dataset not in (unavailable or {})]
+    present = set(zip(units["dataset"], units["method"]))
+    missing = {method: [d for d in rows if (d, method) not in present] for method in methods}
+    shared = [method for method in methods if not missing[method]]
+    if len(shared) < 2 or len(shared) == len(methods):
+        return {}
+    return {
+        method: f"it has no results on {', '.join(gaps)} "
+        f"(ranked over the methods every dataset has: {', '.join(shared)})"
+        for method, gaps in missing.items()
+        if gaps
     }

@@ -1,0 +1,292 @@
+"""The commands that compute: ``run``, ``splits``, ``init``, ``reproduce`` and ``sensitivity``."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import click
+
+from mlhidden.cli.endings import StopSignals
+from mlhidden.cli.options import CONTROL, DATA_DIR, LABELS, PRECISION, STATS, STD
+from mlhidden.cli.report_commands import write_and_print
+from mlhidden.errors import UserError
+from mlhidden.experiment.backends import BACKENDS
+
+
+@click.command()
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False), help="Run config (YAML); or give -d and -m instead.")
+@click.option("-d", "--dataset", "datasets", multiple=True, metavar="NAME", help="A dataset (name or ARFF path), without --config; repeatable.")
+@click.option(
+    "-m", "--method", "methods", multiple=True, metavar="NAME",
+    help="A method (name or import path), without --config; repeatable. NAME[param=value,base.param=value] sets parameters.",
+)
+@click.option(
+    "--label", "method_labels", multiple=True, metavar="TEXT",
+    help="The table column of the -m at the same position (repeatable; '' keeps the default).",
+)
+@click.option(
+    "--protocol", default=None, metavar="KIND[:K]",
+    help="holdout (random 60/40 splits, the default), kfold:K or stratified_kfold:K (overrides the config).",
+)
+@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from config, else all).")
+@DATA_DIR
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>).")
+@click.option("--splits", type=int, default=None, help="Number of random 60/40 splits (overrides the config).")
+@click.option("--seed", type=int, default=None, help="Run seed (overrides the config).")
+@click.option("--fresh", is_flag=True, help="Discard stored units and start over (default: resume).")
+@click.option(
+    "--narrow", is_flag=True,
+    help="Let a command asking for a part of the run stored in --out make its tables and run.json of that part only (the other units stay stored).",
+)
+@LABELS
+@click.option(
+    "--backend", type=click.Choice(BACKENDS), default="loky", show_default=True,
+    help="Where units compute: loky processes on this machine, or the dask cluster at --scheduler.",
+)
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Address of a running dask scheduler (tcp://HOST:8786), for --backend dask.")
+@click.option(
+    "--no-shared-fits", "share_fits", is_flag=True, flag_value=False, default=True,
+    help="Every method fits all its parts itself (default: reuse identical fits made by other methods on the same split).",
+)
+@click.option(
+    "--reuse", "reuse_from", multiple=True, type=click.Path(file_okay=False),
+    help="A run directory whose finished units with the same key are copied instead of computed (repeatable).",
+)
+@click.option("-v", "--verbose", is_flag=True, help="One line per finished unit.")
+@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
+@STATS
+@CONTROL
+@STD
+@PRECISION
+@click.option("--dry-run", is_flag=True, help="Print the plan (units to compute, units stored, expected cost) and run nothing.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+    help="Stop a unit computing for longer and store it as failed with that reason; the run goes on.",
+)
+def run(
+    config_path, datasets, methods, method_labels, protocol, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels,
+    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision, dry_run, timeout,
+):
+    """Run every unit of a config not already stored, then write the tables.
+
+    The config is a YAML file (--config), or the datasets and methods given as -d and -m (the
+    same run a file listing them describes). Progress goes to stderr: a live bar on a terminal,
+    plain periodic lines otherwise. Ctrl-C or SIGTERM stops cleanly: finished units stay stored,
+    and the same command resumes.
+    """
+    from mlhidden.cli.progress import RunProgress
+    from mlhidden.experiment.runner import run_experiment
+
+    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol}
+    config = _run_config(config_path, datasets, methods, method_labels, overrides)
+    config = dataclasses.replace(config, unit_timeout=timeout)
+    run_dir = Path(out) if out else Path("results") / config.name
+    if dry_run:
+        _print_plan(config, run_dir, data_dir, fresh)
+        return
+    stop = StopSignals()
+    try:
+        with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
+            summary = run_experiment(
+                config, run_dir, data_dir=data_dir, fresh=fresh, on_start=progress.start, on_unit=progress.unit,
+                backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=[Path(d) for d in reuse_from], narrow=narrow,
+            )
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.", err=True)
+        sys.exit(128 + stop.signum)
+    for name, reason in summary.unavailable.items():
+        click.echo(f"{name}: {reason}", err=True)
+    if summary.interrupted:
+        click.echo(
+            f"interrupted: {summary.n_skipped + summary.n_done} of {summary.n_units} units are stored in {run_dir}; "
+            "re-run the same command to resume.",
+            err=True,
+        )
+        sys.exit(128 + stop.signum)
+    copied = f" ({sum(summary.reused_units.values())} copied from {', '.join(summary.reused_units)})" if summary.reused_units else ""
+    click.echo(
+        f"{summary.n_done} unit(s) run, {summary.n_skipped} already stored{copied}, {summary.n_failed} failed, "
+        f"{summary.seconds:.1f} s.",
+        err=True,
+    )
+    for line in summary.problem_lines():
+        click.echo(line, err=True)
+    if summary.not_run:
+        click.echo(f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.", err=True)
+    write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision)
+    if summary.n_failed or summary.not_run:
+        sys.exit(1)
+
+
+def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
+    """The run's config: the YAML file of --config, or the -d and -m options (with their --label)."""
+    from mlhidden.experiment.config import config_from_options, load_config
+
+    if config_path is not None and (datasets or methods):
+        raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
+    if config_path is not None and method_labels:
+        raise UserError("--label names the -m methods; with --config, set 'label' in the file", hint="drop --label")
+    if config_path is not None:
+        return load_config(config_path, **overrides)
+    if datasets and methods:
+        return config_from_options(datasets, methods, method_labels=method_labels, **overrides)
+    raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
+
+
+def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
+    """``--dry-run``: what the run would compute and what it would cost, nothing written."""
+    from joblib import effective_n_jobs
+
+    from mlhidden.cli.progress import format_duration
+    from mlhidden.experiment.plan_preview import preview_plan
+    from mlhidden.experiment.runner import plan_run
+    from mlhidden.report.formats import listing
+
+    preview = preview_plan(plan_run(config, data_dir), run_dir, fresh=fresh)
+    stored = preview.n_units - preview.n_to_compute
+    click.echo(f"plan for {run_dir}: {preview.n_units} units, {preview.n_to_compute} to compute, {stored} already stored")
+    rows = [{**row, "s per unit": f"{row['s per unit']:.3g} s", "expected s": f"{row['expected s']:.3g} s"} for row in preview.rows]
+    click.echo(listing(rows, tablefmt="simple"))
+    for name, reason in preview.unavailable.items():
+        click.echo(f"{name}: {reason}")
+    parallel = max(1, min(effective_n_jobs(config.n_jobs or -1), preview.n_to_compute))
+    click.echo(
+        f"expected compute time: {format_duration(preview.expected_seconds)} of unit time, about "
+        f"{format_duration(preview.expected_seconds / parallel)} with {parallel} unit(s) at once "
+        "(unit times of the paper run on 2 cores; 'estimate' says how each was made)"
+    )
+    click.echo("nothing was run (--dry-run)")
+
+
+@click.command("splits")
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False), help="Run config (YAML).")
+@DATA_DIR
+@LABELS
+def splits_command(config_path, data_dir, labels):
+    """Each dataset's test parts under the config's protocol, without running anything.
+
+    Per part: its rows, the positives of the dataset's rarest label in it, and how many labels
+    have no positive in it (per-label measures such as macro F1 and macro AUC are undefined there).
+    """
+    from mlhidden.experiment.config import load_config
+    from mlhidden.experiment.protocols import label_coverage
+    from mlhidden.experiment.runner import load_datasets
+    from mlhidden.report.formats import listing
+
+    config = load_config(config_path, labels=labels)
+    plans, unavailable = load_datasets(config, data_dir)
+    for plan in plans:
+        rows = label_coverage(plan.splits, plan.dataset.Y)
+        rarest = rows[0]["rarest_label"]
+        name = "-" if rarest is None else f"{plan.dataset.label_names[rarest]} ({int(plan.dataset.Y[:, rarest].sum())} positives in all)"
+        counts = [row["rarest_label_positives"] for row in rows]
+        click.echo(f"{plan.name}: {config.protocol.describe(config.train_fraction)}; rarest label {name}")
+        click.echo(listing(rows))
+        if rarest is not None:
+            click.echo(f"rarest label per test part: min {min(counts)}, max {max(counts)}; parts where some label has no positive: "
+                       f"{sum(row['labels_without_positive'] > 0 for row in rows)} of {len(rows)}\n")
+    for name, reason in unavailable.items():
+        click.echo(f"{name}: {reason}", err=True)
+
+
+@click.command()
+@click.argument("path", required=False, default=None, type=click.Path(dir_okay=False))
+def init(path):
+    """Write a commented template run config to PATH (default mlhidden.yaml); it runs as written."""
+    from mlhidden.experiment.template import DEFAULT_PATH, write_template
+
+    written = write_template(path or DEFAULT_PATH)
+    click.echo(f"wrote {written}: edit it, then run `mlhidden run --config {written}`")
+
+
+@click.command()
+@click.option("--quick", is_flag=True, help="3 splits, datasets with N x D <= 1.5M, 10 synthetic datasets of each kind: minutes, not hours.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
+@DATA_DIR
+@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the paper's configs.")
+@click.option(
+    "--setting", default=None,
+    help="Make the main tables under this setting of sensitivity.yaml instead of the one the primary rule names (e.g. a faster one).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
+def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
+    """Run every paper config, then write REPORT.md (tables next to the paper's, claims C1-C8), tables and figures.
+
+    Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
+    """
+    from mlhidden.cli.progress import RunProgress
+    from mlhidden.paper.reference import REPORT_FILE
+    from mlhidden.paper.reproduction import reproduce as reproduce_paper
+
+    def progress(name):
+        click.echo(f"== {name}", err=True)
+        return RunProgress(bar=False if quiet else None)
+
+    out_dir = Path(out) if out else Path("results") / ("quick" if quick else "")
+    stop = StopSignals()
+    try:
+        with stop:
+            result = reproduce_paper(
+                out_dir, quick=quick, data_dir=data_dir, n_jobs=n_jobs, config_dir=config_dir, setting=setting, progress=progress,
+            )
+    except KeyboardInterrupt:
+        result = None
+    if result is None or result.interrupted:
+        click.echo(f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.", err=True)
+        sys.exit(128 + stop.signum)
+    click.echo(f"wrote {out_dir / REPORT_FILE} and {len(result.paths) - 1} more files in {result.seconds:.0f} s")
+    for name, summary in result.summaries.items():
+        for line in summary.problem_lines():
+            click.echo(f"{name}: {line}", err=True)
+    if result.n_failed:
+        click.echo(f"{result.n_failed} unit(s) failed or were not run: see the run tables; re-run the same command to retry them.", err=True)
+        sys.exit(1)
+
+
+@click.command()
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), default="configs/sensitivity.yaml", show_default=True,
+    help="Sensitivity config (runs and settings).",
+)
+@click.option("--quick", is_flag=True, help="The config's quick slice: a few datasets, 2 splits.")
+@click.option("--setting", "only", multiple=True, help="Run only this setting (repeatable; default: all).")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/sensitivity/, quick: results/quick/sensitivity/).")
+@DATA_DIR
+@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the runs' configs.")
+@click.option(
+    "--reuse", "reuse_dir", type=click.Path(file_okay=False), default=None,
+    help="Folder of the main runs whose identical units are copied, not recomputed (default results/, quick: results/quick/).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
+def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reuse_dir, quiet):
+    """Run the paper's claim-bearing configs once per base-learner setting into OUT/<setting>/<run>/.
+
+    Resumes what is stored, like `mlhidden run`; OUT/settings.json names each setting. Units
+    identical to those of the main runs (REUSE/<run>/) or of another setting are copied.
+    """
+    from mlhidden.cli.progress import RunProgress
+    from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, run_sensitivity
+
+    def progress(name):
+        click.echo(f"== {name}", err=True)
+        return RunProgress(bar=False if quiet else None)
+
+    results = Path("results") / ("quick" if quick else "")
+    out_dir = Path(out) if out else results / "sensitivity"
+    stop = StopSignals()
+    try:
+        with stop:
+            manifest = run_sensitivity(
+                load_sensitivity(config_path), out_dir, config_dir=config_dir, quick=quick, only=only or None,
+                data_dir=data_dir, n_jobs=n_jobs, progress=progress, reuse_dir=Path(reuse_dir) if reuse_dir else results,
+            )
+    except KeyboardInterrupt:
+        manifest = None
+    if manifest is None or manifest.get("interrupted"):
+        click.echo(f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.", err=True)
+        sys.exit(128 + stop.signum)
+    click.echo(f"wrote {len(manifest['settings'])} setting(s) under {out_dir} ({MANIFEST_FILE})")

@@ -1,0 +1,61 @@
+"""What a run would do, without doing it (``mlhidden run --dry-run``): units to compute and stored, expected cost.
+
+Built from :func:`~mlhidden.experiment.runner.plan_run`, which loads the datasets and draws the
+splits but writes nothing, and from the run directory's store read as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlhidden.experiment.cost_priors import expected_unit_seconds
+from mlhidden.experiment.runner import RunPlan
+from mlhidden.experiment.store import ResultStore, store_exists, unit_key
+
+
+@dataclass
+class PlanPreview:
+    """Per dataset x method (``rows``, in run order): units to compute, units stored, expected seconds."""
+
+    run_dir: Path
+    rows: list = field(default_factory=list)
+    unavailable: dict = field(default_factory=dict)
+
+    @property
+    def n_units(self) -> int:
+        return sum(row["to compute"] + row["stored"] for row in self.rows)
+
+    @property
+    def n_to_compute(self) -> int:
+        return sum(row["to compute"] for row in self.rows)
+
+    @property
+    def expected_seconds(self) -> float:
+        """The expected compute time of the units to compute, all added up (parallel units divide it)."""
+        return sum(row["expected s"] for row in self.rows)
+
+
+def preview_plan(plan: RunPlan, run_dir, *, fresh: bool = False) -> PlanPreview:
+    """The units of ``plan`` that ``run_dir``'s store lacks (all of them with ``fresh``), each pair's expected cost."""
+    run_dir = Path(run_dir)
+    stored = set()
+    if not fresh and store_exists(run_dir):
+        with ResultStore(run_dir, create=False) as store:
+            stored = store.done_keys()
+    rows: dict[tuple, dict] = {}
+    for dataset_plan, _, method, key in plan.units:
+        data = dataset_plan.dataset
+        row = rows.get((dataset_plan.name, method.label))
+        if row is None:
+            estimate = expected_unit_seconds(data.name, method.name, data.n_samples * data.n_features * data.n_labels)
+            row = rows[dataset_plan.name, method.label] = {
+                "dataset": dataset_plan.name, "method": method.label, "to compute": 0, "stored": 0,
+                "s per unit": estimate.seconds, "expected s": 0.0, "estimate": estimate.source,
+            }
+        if unit_key(key) in stored:
+            row["stored"] += 1
+        else:
+            row["to compute"] += 1
+            row["expected s"] += row["s per unit"]
+    return PlanPreview(run_dir, list(rows.values()), dict(plan.unavailable))

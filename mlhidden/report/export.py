@@ -1,0 +1,99 @@
+"""A run's results for other tools: JSON listings, and units (and predictions) as CSV or Parquet files.
+
+``mlhidden export RUN`` writes one row per unit, in table order, with every stored column; with
+``predictions`` also a long table of the test predictions, one row per unit x test row x label
+(``truth``, ``predicted``, ``score``: the label's probability, empty for methods without one).
+Parquet needs pyarrow, the ``parquet`` extra; CSV needs nothing more.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mlhidden.errors import UserError
+from mlhidden.experiment.store import ResultStore, load_results
+from mlhidden.io import write_file, write_text
+from mlhidden.report.stored_metrics import PREDICTION_KEY
+from mlhidden.report.tables import sort_units
+
+EXPORT_FORMATS = ("csv", "parquet")
+PREDICTION_COLUMNS = ["dataset", "method", "split", "test_row", "label", "truth", "predicted", "score"]
+
+
+def json_text(rows) -> str:
+    """``rows`` (dicts of plain values) as indented JSON; NaN becomes null and other objects their text."""
+
+    def plain(value):
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+    return json.dumps(plain(list(rows)), indent=2, ensure_ascii=False) + "\n"
+
+
+def export_run(run_dirs, out, fmt: str = "csv", *, predictions: bool = False) -> tuple[list, int]:
+    """Write the units of one run (or several merged) to ``out``, and with ``predictions`` the
+    predictions to ``<out stem>_predictions.<fmt>`` beside it. Returns ``(paths, number of units)``."""
+    if fmt not in EXPORT_FORMATS:
+        raise UserError(f"unknown export format '{fmt}'", hint=f"use one of {', '.join(EXPORT_FORMATS)}")
+    if fmt == "parquet":
+        try:
+            importlib.import_module("pyarrow")
+        except ImportError:
+            hint = "pip install 'mlhidden[parquet]'"
+            raise UserError("--format parquet needs the pyarrow package", hint=hint) from None
+    results = load_results(run_dirs)
+    units = sort_units(results.units, results.datasets, results.methods, results.unavailable)
+    out = Path(out)
+    paths = [_write(units, out, fmt)]
+    if predictions:
+        run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
+        frame = prediction_frame(run_dirs, units)
+        paths.append(_write(frame, out.with_name(f"{out.stem}_predictions{out.suffix or '.' + fmt}"), fmt))
+    return paths, len(units)
+
+
+def prediction_frame(run_dirs, units: pd.DataFrame) -> pd.DataFrame:
+    """The stored predictions of ``units`` (rows of :func:`~mlhidden.experiment.store.load_results`), long, in order."""
+    keys = list(zip(*(units[c] for c in PREDICTION_KEY)))
+    label_of = {key: (row.dataset, row.method, row.split) for key, row in zip(keys, units.itertuples())}
+    parts = {}
+    for run_dir in run_dirs:
+        with ResultStore(run_dir, create=False) as store:
+            for key, unit in store.iter_predictions():
+                if key in label_of and label_of[key] not in parts:
+                    parts[label_of[key]] = _long(unit)
+    order = [label_of[key] for key in keys if label_of[key] in parts]
+    frames = [parts[cell].assign(dataset=cell[0], method=cell[1], split=cell[2]) for cell in order]
+    if not frames:
+        return pd.DataFrame(columns=PREDICTION_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[PREDICTION_COLUMNS]
+
+
+def _long(unit) -> pd.DataFrame:
+    n_rows, n_labels = unit.truth.shape
+    scores = np.full(unit.truth.shape, np.nan) if unit.scores is None else unit.scores.astype(float)
+    return pd.DataFrame({
+        "test_row": np.repeat(np.arange(n_rows), n_labels),
+        "label": np.tile(np.arange(n_labels), n_rows),
+        "truth": unit.truth.ravel().astype(int),
+        "predicted": unit.predicted.ravel().astype(int),
+        "score": scores.ravel(),
+    })
+
+
+def _write(frame: pd.DataFrame, path: Path, fmt: str) -> Path:
+    if fmt == "csv":
+        return write_text(path, frame.to_csv(index=False, lineterminator="\n"))
+    return write_file(path, lambda stream: frame.to_parquet(stream, index=False))

@@ -1,0 +1,99 @@
+"""A stored run's report, or several runs' merged: the files written and the text to print.
+
+What ``mlhidden report`` (and ``run`` after its units) does, callable from Python. The headline
+tables and the metrics asked for by name (``--metric``) go through the same writers, so a metric
+computed from the stored predictions gets the files a built-in one gets: its wide CSV, its
+LaTeX and Markdown tables and, with ``stats``, its significance tests and CD diagram.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.store import load_results
+from mlhidden.report.formats import (
+    render_terminal_summary,
+    to_terminal,
+    wide_frame,
+    write_frame,
+    write_reports,
+    write_text_tables,
+)
+from mlhidden.report.significance_output import write_statistics, write_table_statistics
+from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
+
+
+@dataclass
+class RunReport:
+    """``text``: the tables to print; ``notes``: lines on what they leave out; ``paths``: the files written."""
+
+    text: str
+    notes: list = field(default_factory=list)
+    provenance: list = field(default_factory=list)
+    paths: list = field(default_factory=list)
+
+
+def report_runs(
+    run_dirs, out_dir=None, *, metrics=(), stats: bool = False, control: str | None = None, std: bool = False,
+    precision: int | None = None, html: bool = False,
+) -> RunReport:
+    """The report of one run directory or several merged, written into ``out_dir``.
+
+    Without ``metrics``: every built-in table (:func:`~mlhidden.report.formats.write_reports`),
+    with ``stats`` the significance tests, with ``html`` the results page; ``out_dir`` None writes
+    nothing. With ``metrics`` (names of any metric, e.g. ``ranking_loss``): those metrics' tables
+    from the stored predictions, their files only when ``out_dir`` is given. Merged runs whose
+    method sets differ are ranked over the methods they share, with a note naming the others.
+    ``precision`` is the number of decimals shown (default: each metric's own).
+    """
+    run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
+    if metrics:
+        return _named_metrics(run_dirs, out_dir, metrics, stats=stats, control=control, std=std, precision=precision)
+    results = load_results(run_dirs)
+    unranked = merged_unranked(results)
+    footer = provenance_lines(results.provenance)
+    grid = (results.units, results.datasets, results.methods, results.unavailable)
+    text = render_terminal_summary(*grid, std=std, precision=precision, unranked=unranked)
+    report = RunReport(text, results.note_lines(), footer)
+    if out_dir is None:
+        return report
+    out_dir = Path(out_dir)
+    units, datasets, methods, unavailable = grid
+    report.paths = write_reports(
+        units, out_dir, datasets, methods, unavailable, provenance=footer, std=std, notes=results.note_lines(),
+        precision=precision, unranked=unranked,
+    )
+    if stats:
+        ranked = [method for method in methods if method not in unranked]
+        report.paths += write_statistics(units, out_dir, datasets, ranked, unavailable, control=control)
+    if html:
+        from mlhidden.report.html import HTML_FILE, write_html
+
+        report.paths.append(write_html(results, out_dir / HTML_FILE))
+    return report
+
+
+def _named_metrics(run_dirs, out_dir, metrics, *, stats, control, std, precision) -> RunReport:
+    """The tables of ``metrics`` from the stores (:func:`~mlhidden.report.stored_metrics.stored_metrics`)."""
+    results = stored_metrics(run_dirs, list(dict.fromkeys(metrics)), precision=precision)
+    parts, notes = [], []
+    for name, result in results.items():
+        if result.table is not None:
+            parts.append(to_terminal(result.table, std=std))
+        notes += [f"{name}: {line}" for line in result.note_lines()]
+    report = RunReport("\n".join(parts), notes + list(results.run_notes), list(results.provenance))
+    if out_dir is None:
+        return report
+    out_dir = Path(out_dir)
+    tables = {result.table.metric.column: result for result in results.values() if result.table is not None}
+    for column, result in tables.items():
+        report.paths.append(write_frame(out_dir / f"{column}.csv", wide_frame(result.table)))
+        notes = [*result.note_lines(), *results.run_notes]
+        report.paths += write_text_tables(result.table, out_dir, results.provenance, std=std, notes=notes)
+    if stats and tables:
+        ready = {column: result.table for column, result in tables.items()}
+        report.paths += write_table_statistics(ready, out_dir, control)
+    return report

@@ -1,0 +1,102 @@
+"""`mlhidden run --dry-run` (the plan, nothing run) and `--timeout SECONDS` (a unit past it is stored as failed)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mlhidden.cli import cli
+from mlhidden.experiment.store import STORE_FILE, load_results
+
+WORKTREE = Path(__file__).resolve().parents[1]
+
+SLEEPY = '''
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+
+class Sleepy(BaseEstimator):
+    """Fits for ``seconds`` in short sleeps (Python code that a time limit can stop), then predicts zeros."""
+
+    def __init__(self, seconds=600.0):
+        self.seconds = seconds
+
+    def fit(self, X, Y):
+        end = time.monotonic() + self.seconds
+        while time.monotonic() < end:
+            time.sleep(0.02)
+        self.n_labels_ = Y.shape[1]
+        return self
+
+    def predict(self, X):
+        return np.zeros((X.shape[0], self.n_labels_), dtype=int)
+'''
+
+
+def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
+    out = tmp_path / "run"
+    args = ["run", "-d", "Logical", "-d", "Music", "-m", "BR", "-m", "CC"]
+    args += ["--splits", "3", "--n-jobs", "1", "-q", "--out", str(out)]
+    logical_only = ["run", "-d", "Logical", *args[5:]]
+    first = CliRunner().invoke(cli, logical_only)
+    assert first.exit_code == 0, first.output
+    stored_before = (out / STORE_FILE).read_bytes()
+
+    result = CliRunner().invoke(cli, [*args, "--dry-run"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"plan for {out}: 12 units, 6 to compute, 6 already stored", lines[0]
+    rows = {tuple(line.split()[:4]) for line in lines[1:] if line.startswith(("Logical", "Music"))}
+    assert rows == {
+        ("Logical", "BR", "0", "3"), ("Logical", "CC", "0", "3"), ("Music", "BR", "3", "0"), ("Music", "CC", "3", "0")
+    }
+    from mlhidden.experiment.cost_priors import expected_unit_seconds
+
+    music_br = expected_unit_seconds("Music", "BR", 593 * 72 * 6)
+    assert music_br.source == "paper run" and music_br.seconds > 0
+    assert any(line.startswith("expected compute time: ") for line in lines), result.output
+    assert lines[-1] == "nothing was run (--dry-run)"
+    assert (out / STORE_FILE).read_bytes() == stored_before
+    assert len(load_results(out).units) == 6
+
+    new = ["run", "-d", "Scene", "-m", "BR[base.C=3]", "--splits", "2", "--out", str(tmp_path / "new"), "--dry-run"]
+    fresh = CliRunner().invoke(cli, new)
+    assert fresh.exit_code == 0, fresh.output
+    assert fresh.output.splitlines()[0] == f"plan for {tmp_path / 'new'}: 2 units, 2 to compute, 0 already stored"
+    assert not (tmp_path / "new").exists()
+
+
+def test_an_unknown_pair_is_estimated_from_its_size():
+    from mlhidden.experiment.cost_priors import expected_unit_seconds
+
+    small, large = expected_unit_seconds("Mine", "BR", 10_000), expected_unit_seconds("Mine", "BR", 10_000_000)
+    assert small.source == large.source == "scaled by size" and 0 < small.seconds < large.seconds
+    assert expected_unit_seconds("Mine", "my.pkg:Method", 10_000).source == "scaled by size (all methods)"
+
+
+def test_a_unit_past_the_timeout_is_stored_as_failed_and_the_run_goes_on(tmp_path):
+    (tmp_path / "sleepy.py").write_text(SLEEPY, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WORKTREE), str(tmp_path)])}
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "mlhidden", "run", "-d", "Logical", "-m", "sleepy:Sleepy", "-m", "BR",
+               "--splits", "2", "--n-jobs", "2", "--timeout", "1", "-q", "--out", str(out)]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    units = load_results(out).units.set_index(["method", "split"])
+    assert units.loc[("BR", 0), "status"] == units.loc[("BR", 1), "status"] == "ok"
+    for split in (0, 1):
+        assert units.loc[("Sleepy", split), "status"] == "failed"
+        error = units.loc[("Sleepy", split), "error"]
+        assert error.startswith("UnitTimeout: the unit ran past --timeout 1 s"), error
+    assert "Sleepy on Logical failed (split 0): UnitTimeout: the unit ran past --timeout 1 s" in done.stderr
+
+
+def test_timeout_must_be_positive():
+    result = CliRunner().invoke(cli, ["run", "-d", "Logical", "-m", "BR", "--timeout", "0"])
+    assert result.exit_code == 2 and "--timeout" in result.output
