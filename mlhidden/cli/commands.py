@@ -11,6 +11,7 @@ from mlhidden import __version__
 from mlhidden.cli.endings import OneLineErrors, StopSignals
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
+from mlhidden.shipped import config_folder
 
 _DATA_DIR = click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
 
@@ -62,6 +63,7 @@ def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
         click.echo(line)
 
 
+_CONFIGS_HELP = "Folder holding the paper's configs (default: ./configs if there is one, else the configs shipped with mlhidden)."
 _LABELS = click.option(
     "--labels", type=int, default=None, metavar="N",
     help="Label count of datasets given as ARFF paths: the first N attributes, or the last |N| if negative (supplies or overrides -C).",
@@ -240,7 +242,7 @@ def init(path):
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
 @_DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the paper's configs.")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=_CONFIGS_HELP)
 @click.option(
     "--setting", default=None,
     help="Make the main tables under this setting of sensitivity.yaml instead of the one the primary rule names (e.g. a faster one).",
@@ -260,6 +262,7 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
         return RunProgress(bar=False if quiet else None)
 
     out_dir = Path(out) if out else Path("results") / ("quick" if quick else "")
+    config_dir = config_folder(config_dir)
     stop = StopSignals()
     try:
         with stop:
@@ -282,15 +285,15 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
 
 @cli.command()
 @click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), default="configs/sensitivity.yaml", show_default=True,
-    help="Sensitivity config (runs and settings).",
+    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
+    help="Sensitivity config (runs and settings; default: sensitivity.yaml in the configs folder).",
 )
 @click.option("--quick", is_flag=True, help="The config's quick slice: a few datasets, 2 splits.")
 @click.option("--setting", "only", multiple=True, help="Run only this setting (repeatable; default: all).")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/sensitivity/, quick: results/quick/sensitivity/).")
 @_DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the runs' configs.")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=_CONFIGS_HELP)
 @click.option(
     "--reuse", "reuse_dir", type=click.Path(file_okay=False), default=None,
     help="Folder of the main runs whose identical units are copied, not recomputed (default results/, quick: results/quick/).",
@@ -311,6 +314,8 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reu
 
     results = Path("results") / ("quick" if quick else "")
     out_dir = Path(out) if out else results / "sensitivity"
+    config_dir = config_folder(config_dir)
+    config_path = config_path or config_dir / "sensitivity.yaml"
     stop = StopSignals()
     try:
         with stop:

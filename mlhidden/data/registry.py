@@ -31,11 +31,14 @@ from mlhidden.data.generators import GENERATORS
 from mlhidden.data.mulan import xml_beside
 from mlhidden.errors import InputWarning, UserError, did_you_mean
 from mlhidden.io import sha256_of
+from mlhidden.shipped import shipped_folder
 
 DATA_ENV = "MLHIDDEN_DATA"
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "datasets"
-"""The project's ``datasets/`` folder, holding the shipped copy of every distributable dataset."""
-MISSING_HINT = "restore the project's datasets/ folder (git checkout datasets), or pass --data-dir / set MLHIDDEN_DATA"
+SHIPPED_DIR = shipped_folder("datasets")
+"""The project's ``datasets/`` (the clone's, or the installed package's copy): the shipped copy of every distributable dataset."""
+MISSING_HINT = (
+    "restore the project's datasets/ folder (git checkout datasets, or reinstall mlhidden), or pass --data-dir / set MLHIDDEN_DATA"
+)
 
 
 class DatasetUnavailable(UserError):
