@@ -125,9 +125,9 @@ def run(
     if config_path is not None and (datasets or methods):
         raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
     if config_path is not None:
-        config = load_config(config_path, **overrides)
+        config = load_config(config_path, **overrides, data_dir=data_dir)
     elif datasets and methods:
-        config = config_from_options(datasets, methods, **overrides)
+        config = config_from_options(datasets, methods, **overrides, data_dir=data_dir)
     else:
         raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
     run_dir = Path(out) if out else Path("results") / config.name
@@ -211,7 +211,7 @@ def splits_command(config_path, data_dir, labels):
     from mlhidden.experiment.runner import load_datasets
     from mlhidden.report.formats import listing
 
-    config = load_config(config_path, labels=labels)
+    config = load_config(config_path, labels=labels, data_dir=data_dir)
     plans, unavailable = load_datasets(config, data_dir)
     for plan in plans:
         rows = label_coverage(plan.splits, plan.dataset.Y)

@@ -8,7 +8,18 @@ from __future__ import annotations
 
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
-from mlhidden.data.registry import RegistryEntry, data_path, find_entry, load_entry, registry_entries, select_entries
+from mlhidden.data.own_datasets import folder_files
+from mlhidden.data.registry import (
+    RegistryEntry,
+    data_path,
+    dataset_kind,
+    find_entry,
+    load_dataset,
+    load_entry,
+    own_folders,
+    registry_entries,
+    select_entries,
+)
 from mlhidden.errors import UserError
 
 
@@ -34,7 +45,19 @@ def dataset_table(data_dir=None) -> list[dict]:
     for name, generator in GENERATORS.items():
         dataset = generator()
         rows.append(_table_row(name, "(generated)", True, dataset, dataset.checksum, "ok"))
+    for stem, path in folder_files(own_folders(data_dir)).items():
+        if dataset_kind(stem, data_dir) == "data file":
+            rows.append(_own_file_row(stem, path, data_dir))
     return rows
+
+
+def _own_file_row(stem, path, data_dir) -> dict:
+    """The row of a user's own ARFF file of the data path (named by its stem): parsed, or why it cannot be."""
+    try:
+        dataset = load_dataset(stem, data_dir=data_dir)
+    except UserError as error:
+        return {"name": stem, "file": str(path), "available": False, "status": error.message}
+    return _table_row(stem, str(path), True, dataset, dataset.checksum, "ok")
 
 
 def verify_datasets(data_dir=None, names=None) -> list[dict]:

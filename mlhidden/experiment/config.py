@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem, unknown_dataset
+from mlhidden.data.registry import (
+    FILE_KINDS,
+    LABELS_MEANING,
+    dataset_kind,
+    dataset_params_problem,
+    unknown_dataset,
+    unknown_dataset_hint,
+)
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
@@ -173,19 +180,23 @@ def _mapping(entry, key, where, fail) -> dict:
     return dict(value)
 
 
-def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None, data_dir=None) -> RunConfig:
     """Read and validate a run config; command-line overrides win over the file."""
     path = Path(path)
     data, lines = read_yaml_with_lines(path)
-    return parse_config(data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "data_dir": data_dir}
+    return parse_config(data, source=path, lines=lines, **overrides)
 
 
-def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def parse_config(
+    data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, data_dir=None,
+) -> RunConfig:
     """Validate a config mapping (as read from YAML) into a ``RunConfig``.
 
     ``splits``, ``seed`` and ``n_jobs`` override the config's values; ``labels`` becomes the
     ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
-    relation has no ``-C``, or an override of it).
+    relation has no ``-C``, or an override of it). ``data_dir`` is the first folder of the data
+    path, whose ARFF files are datasets by name.
     """
     fail = failure_at(source, lines or {})
     if not isinstance(data, Mapping):
@@ -203,8 +214,8 @@ def parse_config(data, *, source=None, lines=None, splits=None, seed=None, n_job
     folder = None if source is None else Path(source).parent
     datasets: list[DatasetSpec] = []
     for i, entry in enumerate(data["datasets"]):
-        datasets += _dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets))
-    if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
+        datasets += _dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets), data_dir)
+    if labels is not None and not any(dataset_kind(d.name, data_dir) in FILE_KINDS for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
     methods: list[MethodSpec] = []
     for i, entry in enumerate(data["methods"]):
@@ -287,12 +298,24 @@ def _protocol(data, fail) -> Protocol:
     return Protocol(kind, folds)
 
 
+NAMED_KINDS = ("generator", "registry", "data file", "loader")
+"""The dataset kinds named as written; any other name is a path, read from the config file's folder."""
+
+
+def at_entry(where, fail, check, *args):
+    """``check(*args)``, with its one-line ``UserError`` (an ambiguous name, a loader not importable) reported at ``where``."""
+    try:
+        return check(*args)
+    except UserError as exc:
+        fail(exc.message, where, hint=exc.hint)
+
+
 def _from_folder(path, folder: Path | None):
     """A relative path as seen from the config file's folder (``folder``; None: the current folder)."""
     return path if folder is None or not isinstance(path, str) or Path(path).is_absolute() else str(folder / path)
 
 
-def _dataset_specs(entry, where, labels, folder, fail, room: int) -> list:
+def _dataset_specs(entry, where, labels, folder, fail, room: int, data_dir=None) -> list:
     """The datasets of one config entry: one per sweep point, each checked.
 
     A name that is not a registered or generated dataset is an ARFF path; relative paths (and
@@ -304,24 +327,22 @@ def _dataset_specs(entry, where, labels, folder, fail, room: int) -> list:
     if unknown:
         fail(f"unknown dataset transform '{unknown[0]}'", where + ("transform",), hint=f"{did_you_mean(unknown[0], TRANSFORMS)}valid: {', '.join(TRANSFORMS)}")
     written = entry["name"]
-    name = written if dataset_kind(written) in ("generator", "registry") else _from_folder(written, folder)
-    kind = dataset_kind(name)
+    kind = at_entry(where + ("name",), fail, dataset_kind, written, data_dir)
+    name = written if kind in NAMED_KINDS else _from_folder(written, folder)
+    kind = kind if kind in NAMED_KINDS else at_entry(where + ("name",), fail, dataset_kind, name, data_dir)
     if kind is None:
         relative = "the current folder" if folder is None else "the config file's folder"
-        fail(
-            unknown_dataset(written, name), where + ("name",),
-            hint=f"{did_you_mean(written, dataset_names())}use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to {relative}",
-        )
+        fail(unknown_dataset(written, name), where + ("name",), hint=unknown_dataset_hint(written, relative))
     as_written = {key: params[key] for key in ("labels_xml",) if key in params}
     if "labels_xml" in params:
         params["labels_xml"] = _from_folder(params["labels_xml"], folder)
-    if labels is not None and kind == "file":
+    if labels is not None and kind in FILE_KINDS:
         params["labels"] = labels
     specs = []
     for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "dataset", room):
         point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
         point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
-        problem = dataset_params_problem(name, point_params)
+        problem = at_entry(where + ("name",), fail, dataset_params_problem, name, point_params, data_dir)
         if problem is not None:
             guesses = [guess for guess in (did_you_mean(key, TRANSFORMS, cutoff=0.8) for key in point_params) if guess]
             fail(problem, where + (("sweep",) if point else ("params",)), hint=f"{guesses[0]}it is a transform" if guesses else None)
@@ -345,10 +366,7 @@ def _method_specs(entry, where, fail, room: int) -> list:
     base = entry.get("base")
 
     def at(key, check, *args):
-        try:
-            return check(*args)
-        except UserError as exc:
-            fail(exc.message, where + key, hint=exc.hint)
+        return at_entry(where + key, fail, check, *args)
 
     name = at(("name",), method_name, entry["name"])
     group = str(entry.get("label") or name)
@@ -376,10 +394,12 @@ def _with_base_params(spec, extra: dict) -> dict:
     return {"name": name, "params": {**params, **extra}}
 
 
-def config_from_options(datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None) -> RunConfig:
+def config_from_options(
+    datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None, data_dir=None,
+) -> RunConfig:
     """The config that ``mlhidden run -d DATASET... -m METHOD...`` describes: the same ``RunConfig``
     as a YAML file listing those names, named after them; paths are relative to the current folder."""
     stems = [Path(str(d)).name.split(".")[0] for d in datasets]
     name = re.sub(r"[^A-Za-z0-9+._-]+", "_", "-".join(stems) + "_" + "-".join(map(str, methods)))
     data = {"name": name, "datasets": list(datasets), "methods": list(methods)}
-    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels)
+    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, data_dir=data_dir)
