@@ -165,6 +165,8 @@ def run(
             err=True,
         )
     _write_and_print([run_dir], run_dir, stats, control, std)
+    if config.metrics:
+        _print_metrics([run_dir], config.metrics, std)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
 

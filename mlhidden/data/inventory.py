@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
-from mlhidden.data.own_datasets import folder_files
+from mlhidden.data.own_datasets import entry_point_loaders
 from mlhidden.data.registry import (
     RegistryEntry,
     data_path,
@@ -16,7 +16,7 @@ from mlhidden.data.registry import (
     find_entry,
     load_dataset,
     load_entry,
-    own_folders,
+    own_files,
     registry_entries,
     select_entries,
 )
@@ -24,7 +24,8 @@ from mlhidden.errors import UserError
 
 
 def dataset_table(data_dir=None) -> list[dict]:
-    """One row per registry dataset plus the generated ones: availability, shape, checksum, status.
+    """One row per registry dataset, generated one, ARFF file of the user's in the data path (by its
+    stem) and loader of an installed package: availability, shape, checksum, status.
 
     Shapes come from the parsed file when it is available, else from the manifest.
     """
@@ -45,9 +46,12 @@ def dataset_table(data_dir=None) -> list[dict]:
     for name, generator in GENERATORS.items():
         dataset = generator()
         rows.append(_table_row(name, "(generated)", True, dataset, dataset.checksum, "ok"))
-    for stem, path in folder_files(own_folders(data_dir)).items():
+    for stem, path in own_files(data_dir).items():
         if dataset_kind(stem, data_dir) == "data file":
             rows.append(_own_file_row(stem, path, data_dir))
+    for name, (_, source) in entry_point_loaders().items():
+        if dataset_kind(name, data_dir) == "loader":  # not shadowed by a registry name or a file
+            rows.append({"name": name, "file": f"(loader: {source})", "available": True, "status": "loaded when a run names it"})
     return rows
 
 

@@ -49,22 +49,21 @@ def arff_stem(path: Path) -> str | None:
     return name[: -len(suffix)] if suffix and len(name) > len(suffix) else None
 
 
-def folder_files(folders) -> dict[str, Path]:
-    """``{stem: path}`` of every ARFF file in ``folders``; the first folder holding a stem wins."""
+def folder_files(folders, skip=()) -> dict[str, Path]:
+    """``{stem: path}`` of every ARFF file in ``folders`` but those named in ``skip``; the first folder holding a stem wins."""
     found: dict[str, Path] = {}
     for folder in folders:
         if not Path(folder).is_dir():
             continue
         for path in sorted(Path(folder).iterdir()):
             stem = arff_stem(path)
-            if stem is not None and stem not in found and path.is_file():
+            if stem is not None and stem not in found and path.name not in skip and path.is_file():
                 found[stem] = path
     return found
 
 
-def find_folder_file(name: str, folders) -> Path | None:
-    """The ARFF file of ``folders`` whose stem is ``name`` (case rule as for registry names), or None."""
-    files = folder_files(folders)
+def find_folder_file(name: str, files: dict) -> Path | None:
+    """The file of ``files`` (see :func:`folder_files`) whose stem is ``name`` (case rule as for registry names), or None."""
     stem = unique_match(name, files, "dataset")
     return None if stem is None else files[stem]
 

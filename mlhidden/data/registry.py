@@ -29,7 +29,7 @@ from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
 from mlhidden.data.mulan import xml_beside
-from mlhidden.data.own_datasets import arff_stem, find_folder_file, find_loader, load_with, loader_params_problem
+from mlhidden.data.own_datasets import arff_stem, find_folder_file, find_loader, folder_files, load_with, loader_params_problem
 from mlhidden.errors import InputWarning, UserError, did_you_mean
 from mlhidden.io import sha256_of
 from mlhidden.shipped import shipped_folder
@@ -121,9 +121,13 @@ def data_path(data_dir=None) -> list[Path]:
     return list(dict.fromkeys([*folders, SHIPPED_DIR]))
 
 
-def own_folders(data_dir=None) -> list[Path]:
-    """The folders whose ARFF files are datasets by their stem: the data path less the shipped ``datasets/``."""
-    return [folder for folder in data_path(data_dir) if folder != SHIPPED_DIR]
+def own_files(data_dir=None) -> dict[str, Path]:
+    """``{stem: path}``: the user's ARFF files in the data path (less the shipped ``datasets/``), datasets by their stem.
+
+    The registry's own files (``Reuters-K500.arff`` is ``Reuters``) are not.
+    """
+    registry_files = {name for entry in _manifest() for name, _ in entry.candidates()}
+    return folder_files([folder for folder in data_path(data_dir) if folder != SHIPPED_DIR], skip=registry_files)
 
 
 def registry_entries() -> list[RegistryEntry]:
@@ -175,7 +179,7 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
         return load_entry(_entries_by_name()[_match(_entries_by_name(), name)], data_path(data_dir))
     if kind == "loader":
         return load_with(name, find_loader(name), params)
-    path = Path(spec) if kind == "file" else find_folder_file(name, own_folders(data_dir))
+    path = Path(spec) if kind == "file" else find_folder_file(name, own_files(data_dir))
     assert path is not None
     labels_xml = params.get("labels_xml") or (xml_beside(path) if params.get("labels") is None else None)
     dataset = _load_file(str(path.resolve()), sha256_of(path), params.get("labels"), _xml_key(labels_xml))
@@ -208,7 +212,7 @@ def dataset_kind(spec, data_dir=None) -> str | None:
         return "registry"
     if Path(name).is_file():
         return "file"
-    if find_folder_file(name, own_folders(data_dir)) is not None:
+    if find_folder_file(name, own_files(data_dir)) is not None:
         return "data file"
     return "loader" if find_loader(name) is not None else None
 

@@ -24,6 +24,7 @@ from mlhidden.data.registry import (
 )
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
+from mlhidden.experiment.metrics import check_metric_name
 from mlhidden.experiment.protocols import DEFAULT_FOLDS, PROTOCOL_KINDS, Protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN, point_label, sweep_points
@@ -32,7 +33,7 @@ from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, method_name, resolve_method
 
-TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol")
+TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol", "metrics")
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 BASE_PREFIX = "base."
@@ -112,6 +113,8 @@ class RunConfig:
     shuffle_labels: bool = True
     protocol: Protocol = Protocol()
     n_jobs_origin: str | None = field(default=None, compare=False)
+    metrics: tuple = field(default=(), compare=False)
+    """Metrics tabulated after the run from the stored predictions (``metrics:``); not part of the run's identity."""
     """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
 
     def to_dict(self) -> dict:
@@ -230,7 +233,13 @@ def parse_config(
              f"more than the {MAX_UNITS:,} a run may have", ("splits",) if splits is None and "splits" in data else (),
              hint=f"use fewer splits, datasets or methods, {SPLIT_THE_RUN}")
     origin = "--n-jobs" if n_jobs is not None else f"{source}:{line_of(lines or {}, ('n_jobs',))}" if source and "n_jobs" in data else None
-    return RunConfig(name, tuple(datasets), tuple(methods), source=None if source is None else str(source), n_jobs_origin=origin, **settings)
+    metrics = data.get("metrics") or []
+    if not isinstance(metrics, list):
+        fail("'metrics' must be a list of metric names or import paths", ("metrics",))
+    for i, metric in enumerate(metrics):
+        at_entry(("metrics", i), fail, check_metric_name, metric)
+    source = None if source is None else str(source)
+    return RunConfig(name, tuple(datasets), tuple(methods), source=source, n_jobs_origin=origin, metrics=tuple(metrics), **settings)
 
 
 def _run_name(name, fail) -> str:

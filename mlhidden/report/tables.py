@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.experiment.metrics import LOWER_IS_BETTER
+from mlhidden.experiment.metrics import LOWER_IS_BETTER, plugin_metric
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 from mlhidden.experiment.unit_warnings import kind_counts
 from mlhidden.report.uncertainty import t_interval
@@ -39,12 +39,16 @@ class Metric:
         Scores rank descending (rank 1 = highest); times rank ascending (rank 1 = fastest).
     is_time : bool
         Times are shown with fewer decimals the longer they are (see :meth:`format`).
+    plugin : bool
+        A metric function of the user's (:func:`mlhidden.experiment.metrics.plugin_metric`),
+        computed from the stored predictions.
     """
 
     column: str
     title: str
     higher_is_better: bool = True
     is_time: bool = False
+    plugin: bool = False
 
     def format(self, value: float) -> str:
         """The display text of a mean.
@@ -95,12 +99,19 @@ HEADLINE_METRICS = ("exact_match", "hamming_score", "total_seconds")
 
 
 def get_metric(metric: str | Metric) -> Metric:
-    """The :class:`Metric` for a name of :data:`METRICS` or :data:`SCORE_METRICS` (a :class:`Metric` is returned as is)."""
+    """The :class:`Metric` for a name of :data:`METRICS` or :data:`SCORE_METRICS`, or a plug-in
+    metric's import path or entry-point name (a :class:`Metric` is returned as is)."""
     if isinstance(metric, Metric):
         return metric
     known = {**METRICS, **SCORE_METRICS}
+    plugin = None if metric in known else plugin_metric(metric)
+    if plugin is not None:
+        return Metric(metric, metric, higher_is_better=plugin.higher_is_better, plugin=True)
     if metric not in known:
-        raise UserError(f"unknown metric '{metric}'", hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}")
+        raise UserError(
+            f"unknown metric '{metric}'",
+            hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}, or a metric function by import path (pkg.module:name)",
+        )
     return known[metric]
 
 
