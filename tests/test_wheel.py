@@ -110,6 +110,57 @@ def test_the_installed_wheel_reproduces_the_quick_paper_run_into_out(installed, 
     assert sorted(os.listdir(work)) == ["paper"]
 
 
+PLUGIN_PROJECT = {
+    "pyproject.toml": """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "mlhidden-blobs"
+version = "1.0"
+
+[project.entry-points."mlhidden.datasets"]
+Blobs = "mlhidden_blobs:load_blobs"
+
+[project.entry-points."mlhidden.metrics"]
+recall = "mlhidden_blobs:label_recall"
+""",
+    "mlhidden_blobs.py": """\
+import numpy as np
+
+from mlhidden.data import Dataset
+
+
+def load_blobs(n=40):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 1] + X[:, 2] > 0]).astype(np.int8)
+    return Dataset(name="Blobs", X=X, Y=Y, feature_names=("a", "b", "c"), label_names=("first", "second"))
+
+
+def label_recall(Y_true, Y_pred):
+    return float((Y_true & Y_pred).sum() / max(Y_true.sum(), 1))
+""",
+}
+
+
+@pytest.mark.slow
+def test_a_pip_installed_plugin_package_provides_a_dataset_and_a_metric(installed, tmp_path):
+    bin_dir, _ = installed
+    project = tmp_path / "plugin"
+    project.mkdir()
+    for name, text in PLUGIN_PROJECT.items():
+        (project / name).write_text(text)
+    _run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-deps", project], cwd=tmp_path)
+    work = _empty_folder(tmp_path)
+    assert "Blobs" in _run([bin_dir / "mlhidden", "datasets", "list"], cwd=work).stdout
+    _run([bin_dir / "mlhidden", "run", "-d", "blobs", "-m", "BR", "--splits", "2", "--out", "run", "-q"], cwd=work)
+    report = _run([bin_dir / "mlhidden", "report", "run", "--metric", "recall"], cwd=work)
+    row = next(line for line in report.stdout.splitlines() if line.startswith("Blobs"))
+    assert 0 < float(row.split()[1]) <= 1
+
+
 @pytest.mark.slow
 def test_an_editable_install_finds_the_clones_datasets_and_configs(installed, tmp_path):
     """``pip install -e .`` (the Makefile's install) maps nothing: the clone's own folders are read."""
