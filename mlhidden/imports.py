@@ -46,7 +46,7 @@ def import_object(path: str, what: str):
         module = importlib.import_module(module_name)
     except Exception as exc:  # the user's module: any error in it is theirs to fix
         message = f"cannot import {what} '{path}': {type(exc).__name__}: {exc}".splitlines()[0]
-        raise UserError(message, hint="is its package installed in this environment, or in the working folder?") from None
+        raise UserError(message, hint="is its package installed in this environment?") from None
     try:
         return getattr(module, attr)
     except AttributeError:
@@ -62,7 +62,8 @@ def load_entry_points(group: str, what: str) -> dict:
         try:
             loaded = point.load()
         except Exception as exc:  # a broken plugin is its author's to fix; say which one
-            raise UserError(f"cannot load {what} '{point.name}' from {source}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+            message = f"cannot load {what} '{point.name}' from {source}: {type(exc).__name__}: {exc}"
+            raise UserError(message.splitlines()[0]) from None
         found[point.name] = (loaded, source)
     return found
 

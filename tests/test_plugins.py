@@ -55,6 +55,7 @@ def project(tmp_path, monkeypatch):
     """A user's project folder holding ``myplugin.py``, as the working folder."""
     (tmp_path / "myplugin.py").write_text(PLUGIN)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the working folder is put on it; restored after
     yield tmp_path
     sys.modules.pop("myplugin", None)
 

@@ -63,7 +63,7 @@ def _print_metrics(run_dirs: list, metrics, std: bool) -> None:
         click.echo(line)
 
 
-_CONFIGS_HELP = "Folder holding the paper's configs (default: ./configs if there is one, else the configs shipped with mlhidden)."
+_CONFIGS_HELP = "Folder holding the paper's configs (default: ./configs if there is one, else those shipped with mlhidden)."
 _LABELS = click.option(
     "--labels", type=int, default=None, metavar="N",
     help="Label count of datasets given as ARFF paths: the first N attributes, or the last |N| if negative (supplies or overrides -C).",

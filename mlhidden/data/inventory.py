@@ -51,7 +51,7 @@ def dataset_table(data_dir=None) -> list[dict]:
             rows.append(_own_file_row(stem, path, data_dir))
     for name, (_, source) in entry_point_loaders().items():
         if dataset_kind(name, data_dir) == "loader":  # not shadowed by a registry name or a file
-            rows.append({"name": name, "file": f"(loader: {source})", "available": True, "status": "loaded when a run names it"})
+            rows.append({"name": name, "file": f"(loader: {source})", "available": True, "status": "loaded when run"})
     return rows
 
 

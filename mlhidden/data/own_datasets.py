@@ -50,7 +50,7 @@ def arff_stem(path: Path) -> str | None:
 
 
 def folder_files(folders, skip=()) -> dict[str, Path]:
-    """``{stem: path}`` of every ARFF file in ``folders`` but those named in ``skip``; the first folder holding a stem wins."""
+    """``{stem: path}`` of the ARFF files in ``folders`` but those named in ``skip``; the first folder with a stem wins."""
     found: dict[str, Path] = {}
     for folder in folders:
         if not Path(folder).is_dir():
@@ -63,7 +63,7 @@ def folder_files(folders, skip=()) -> dict[str, Path]:
 
 
 def find_folder_file(name: str, files: dict) -> Path | None:
-    """The file of ``files`` (see :func:`folder_files`) whose stem is ``name`` (case rule as for registry names), or None."""
+    """The file of ``files`` (:func:`folder_files`) whose stem is ``name`` (registry names' case rule), or None."""
     stem = unique_match(name, files, "dataset")
     return None if stem is None else files[stem]
 
@@ -86,7 +86,10 @@ def find_loader(name: str):
     loader = import_object(name, "dataset loader")
     if not callable(loader):
         kind = type(loader).__name__
-        raise UserError(f"dataset loader '{name}' is a {kind}, not a function", hint="name a function returning a Dataset")
+        raise UserError(
+            f"dataset loader '{name}' is a {kind}, not a function",
+            hint="name a function returning a Dataset",
+        )
     return loader
 
 

@@ -29,7 +29,14 @@ from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
 from mlhidden.data.mulan import xml_beside
-from mlhidden.data.own_datasets import arff_stem, find_folder_file, find_loader, folder_files, load_with, loader_params_problem
+from mlhidden.data.own_datasets import (
+    arff_stem,
+    find_folder_file,
+    find_loader,
+    folder_files,
+    load_with,
+    loader_params_problem,
+)
 from mlhidden.errors import InputWarning, UserError, did_you_mean
 from mlhidden.io import sha256_of
 from mlhidden.shipped import shipped_folder
@@ -122,7 +129,7 @@ def data_path(data_dir=None) -> list[Path]:
 
 
 def own_files(data_dir=None) -> dict[str, Path]:
-    """``{stem: path}``: the user's ARFF files in the data path (less the shipped ``datasets/``), datasets by their stem.
+    """``{stem: path}``: the user's ARFF files in the data path (but the shipped ``datasets/``): datasets by stem.
 
     The registry's own files (``Reuters-K500.arff`` is ``Reuters``) are not.
     """

@@ -33,7 +33,9 @@ from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import MethodEntry, build_method, check_method_base, get_entry, method_name, resolve_method
 
-TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol", "metrics")
+TOP_LEVEL_KEYS = (
+    "name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol", "metrics",
+)
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 BASE_PREFIX = "base."
@@ -239,7 +241,9 @@ def parse_config(
     for i, metric in enumerate(metrics):
         at_entry(("metrics", i), fail, check_metric_name, metric)
     source = None if source is None else str(source)
-    return RunConfig(name, tuple(datasets), tuple(methods), source=source, n_jobs_origin=origin, metrics=tuple(metrics), **settings)
+    return RunConfig(
+        name, tuple(datasets), tuple(methods), source=source, n_jobs_origin=origin, metrics=tuple(metrics), **settings,
+    )
 
 
 def _run_name(name, fail) -> str:
@@ -312,7 +316,7 @@ NAMED_KINDS = ("generator", "registry", "data file", "loader")
 
 
 def at_entry(where, fail, check, *args):
-    """``check(*args)``, with its one-line ``UserError`` (an ambiguous name, a loader not importable) reported at ``where``."""
+    """``check(*args)``, its one-line ``UserError`` (an ambiguous name, a loader not importable) reported at ``where``."""
     try:
         return check(*args)
     except UserError as exc:

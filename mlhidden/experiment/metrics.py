@@ -161,6 +161,7 @@ def evaluate(Y_true, Y_pred) -> dict:
 
 
 ENTRY_POINT_GROUP = "mlhidden.metrics"
+FUNCTION_HINT = "a function (Y_true, Y_pred[, scores]) -> float by import path (pkg.module:name)"
 
 
 @dataclass(frozen=True)
@@ -201,8 +202,9 @@ def plugin_metric(name: str) -> PluginMetric | None:
         return None
     if not callable(function):
         kind = type(function).__name__
-        raise UserError(f"metric '{name}' is a {kind}, not a function", hint="name a function (Y_true, Y_pred[, scores]) -> float")
-    return PluginMetric(name, function, _positional_count(function) >= 3, bool(getattr(function, "higher_is_better", True)))
+        raise UserError(f"metric '{name}' is a {kind}, not a function", hint=FUNCTION_HINT)
+    higher_is_better = bool(getattr(function, "higher_is_better", True))
+    return PluginMetric(name, function, _positional_count(function) >= 3, higher_is_better)
 
 
 def _positional_count(function) -> int:
@@ -214,10 +216,10 @@ def _positional_count(function) -> int:
 
 
 def check_metric_name(name) -> str:
-    """``name`` if it names a metric of the stored predictions (built in, or a plug-in), else a one-line ``UserError``."""
+    """``name`` if it names a metric of the stored predictions (built in, or a plug-in), else a ``UserError``."""
     if not isinstance(name, str):
         raise UserError(f"a metric is a name or an import path, got {name!r}")
     if name in SCORES or name in RANKING_METRICS or plugin_metric(name) is not None:
         return name
     known = [*SCORES, *RANKING_METRICS]
-    raise UserError(f"unknown metric '{name}'", hint=f"use one of {', '.join(known)}, or a metric function by import path (pkg.module:name)")
+    raise UserError(f"unknown metric '{name}'", hint=f"use one of {', '.join(known)}, or {FUNCTION_HINT}")

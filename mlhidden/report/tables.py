@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.experiment.metrics import LOWER_IS_BETTER, plugin_metric
+from mlhidden.experiment.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 from mlhidden.experiment.unit_warnings import kind_counts
 from mlhidden.report.uncertainty import t_interval
@@ -110,7 +110,7 @@ def get_metric(metric: str | Metric) -> Metric:
     if metric not in known:
         raise UserError(
             f"unknown metric '{metric}'",
-            hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}, or a metric function by import path (pkg.module:name)",
+            hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}, or {FUNCTION_HINT}",
         )
     return known[metric]
 
