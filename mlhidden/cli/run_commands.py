@@ -13,6 +13,9 @@ from mlhidden.cli.options import CONTROL, DATA_DIR, LABELS, PRECISION, STATS, ST
 from mlhidden.cli.report_commands import write_and_print
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
+from mlhidden.shipped import config_folder
+
+CONFIGS_HELP = "Folder holding the paper's configs (default: ./configs if there is one, else those shipped with mlhidden)."
 
 
 @click.command()
@@ -79,7 +82,7 @@ def run(
     from mlhidden.cli.progress import RunProgress
     from mlhidden.experiment.runner import run_experiment
 
-    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol}
+    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol, "data_dir": data_dir}
     config = _run_config(config_path, datasets, methods, method_labels, overrides)
     config = dataclasses.replace(config, unit_timeout=timeout)
     run_dir = Path(out) if out else Path("results") / config.name
@@ -116,6 +119,8 @@ def run(
     if summary.not_run:
         click.echo(f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.", err=True)
     write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision)
+    if config.metrics:
+        write_and_print([run_dir], None, metrics=config.metrics, std=std, precision=precision)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
 
@@ -175,7 +180,7 @@ def splits_command(config_path, data_dir, labels):
     from mlhidden.experiment.runner import load_datasets
     from mlhidden.report.formats import listing
 
-    config = load_config(config_path, labels=labels)
+    config = load_config(config_path, labels=labels, data_dir=data_dir)
     plans, unavailable = load_datasets(config, data_dir)
     for plan in plans:
         rows = label_coverage(plan.splits, plan.dataset.Y)
@@ -206,7 +211,7 @@ def init(path):
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
 @DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the paper's configs.")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=CONFIGS_HELP)
 @click.option(
     "--setting", default=None,
     help="Make the main tables under this setting of sensitivity.yaml instead of the one the primary rule names (e.g. a faster one).",
@@ -226,6 +231,7 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
         return RunProgress(bar=False if quiet else None)
 
     out_dir = Path(out) if out else Path("results") / ("quick" if quick else "")
+    config_dir = config_folder(config_dir)
     stop = StopSignals()
     try:
         with stop:
@@ -248,15 +254,15 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
 
 @click.command()
 @click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), default="configs/sensitivity.yaml", show_default=True,
-    help="Sensitivity config (runs and settings).",
+    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
+    help="Sensitivity config (runs and settings; default: sensitivity.yaml in the configs folder).",
 )
 @click.option("--quick", is_flag=True, help="The config's quick slice: a few datasets, 2 splits.")
 @click.option("--setting", "only", multiple=True, help="Run only this setting (repeatable; default: all).")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/sensitivity/, quick: results/quick/sensitivity/).")
 @DATA_DIR
 @click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default="configs", show_default=True, help="Folder holding the runs' configs.")
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=CONFIGS_HELP)
 @click.option(
     "--reuse", "reuse_dir", type=click.Path(file_okay=False), default=None,
     help="Folder of the main runs whose identical units are copied, not recomputed (default results/, quick: results/quick/).",
@@ -277,6 +283,8 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reu
 
     results = Path("results") / ("quick" if quick else "")
     out_dir = Path(out) if out else results / "sensitivity"
+    config_dir = config_folder(config_dir)
+    config_path = config_path or config_dir / "sensitivity.yaml"
     stop = StopSignals()
     try:
         with stop:

@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
-from mlhidden.data.registry import RegistryEntry, data_path, find_entry, load_entry, registry_entries, select_entries
+from mlhidden.data.own_datasets import entry_point_loaders
+from mlhidden.data.registry import (
+    RegistryEntry,
+    data_path,
+    dataset_kind,
+    find_entry,
+    load_dataset,
+    load_entry,
+    own_files,
+    registry_entries,
+    select_entries,
+)
 from mlhidden.errors import UserError
 
 
 def dataset_table(data_dir=None) -> list[dict]:
-    """One row per registry dataset plus the generated ones: availability, shape, checksum, status.
+    """One row per registry dataset, generated one, ARFF file of the user's in the data path (by its
+    stem) and loader of an installed package: availability, shape, checksum, status.
 
     Shapes come from the parsed file when it is available, else from the manifest.
     """
@@ -34,7 +46,22 @@ def dataset_table(data_dir=None) -> list[dict]:
     for name, generator in GENERATORS.items():
         dataset = generator()
         rows.append(_table_row(name, "(generated)", True, dataset, dataset.checksum, "ok"))
+    for stem, path in own_files(data_dir).items():
+        if dataset_kind(stem, data_dir) == "data file":
+            rows.append(_own_file_row(stem, path, data_dir))
+    for name, (_, source) in entry_point_loaders().items():
+        if dataset_kind(name, data_dir) == "loader":  # not shadowed by a registry name or a file
+            rows.append({"name": name, "file": f"(loader: {source})", "available": True, "status": "loaded when run"})
     return rows
+
+
+def _own_file_row(stem, path, data_dir) -> dict:
+    """The row of a user's own ARFF file of the data path (named by its stem): parsed, or why it cannot be."""
+    try:
+        dataset = load_dataset(stem, data_dir=data_dir)
+    except UserError as error:
+        return {"name": stem, "file": str(path), "available": False, "status": error.message}
+    return _table_row(stem, str(path), True, dataset, dataset.checksum, "ok")
 
 
 def verify_datasets(data_dir=None, names=None) -> list[dict]:

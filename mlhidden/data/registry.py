@@ -29,13 +29,25 @@ from mlhidden.data.cache import cache_dir, read_cache, write_cache
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
 from mlhidden.data.mulan import xml_beside
+from mlhidden.data.own_datasets import (
+    arff_stem,
+    find_folder_file,
+    find_loader,
+    folder_files,
+    load_with,
+    loader_params_problem,
+)
 from mlhidden.errors import InputWarning, UserError, did_you_mean
 from mlhidden.io import sha256_of
+from mlhidden.shipped import shipped_folder
 
 DATA_ENV = "MLHIDDEN_DATA"
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "datasets"
-"""The project's ``datasets/`` folder, holding the shipped copy of every distributable dataset."""
-MISSING_HINT = "restore the project's datasets/ folder (git checkout datasets), or pass --data-dir / set MLHIDDEN_DATA"
+SHIPPED_DIR = shipped_folder("datasets")
+"""The project's ``datasets/`` (the clone's, or the installed package's copy): a copy of every distributable dataset."""
+MISSING_HINT = (
+    "restore the project's datasets/ folder (git checkout datasets, or reinstall mlhidden), "
+    "or pass --data-dir / set MLHIDDEN_DATA"
+)
 
 
 class DatasetUnavailable(UserError):
@@ -116,6 +128,15 @@ def data_path(data_dir=None) -> list[Path]:
     return list(dict.fromkeys([*folders, SHIPPED_DIR]))
 
 
+def own_files(data_dir=None) -> dict[str, Path]:
+    """``{stem: path}``: the user's ARFF files in the data path (but the shipped ``datasets/``): datasets by stem.
+
+    The registry's own files (``Reuters-K500.arff`` is ``Reuters``) are not.
+    """
+    registry_files = {name for entry in _manifest() for name, _ in entry.candidates()}
+    return folder_files([folder for folder in data_path(data_dir) if folder != SHIPPED_DIR], skip=registry_files)
+
+
 def registry_entries() -> list[RegistryEntry]:
     """Every dataset of the paper, in the manifest's order."""
     return list(_manifest())
@@ -152,13 +173,10 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
     """
     params = dict(params or {})
     name = str(spec)
-    kind = dataset_kind(name)
+    kind = dataset_kind(name, data_dir)
     if kind is None:
-        raise UserError(
-            unknown_dataset(name),
-            hint=f"{did_you_mean(name, _all_names())}use one of {', '.join(_all_names())} or the path of a MEKA ARFF file",
-        )
-    problem = dataset_params_problem(name, params)
+        raise UserError(unknown_dataset(name), hint=unknown_dataset_hint(name))
+    problem = dataset_params_problem(name, params, data_dir)
     if problem is not None:
         raise UserError(problem, path=spec if kind == "file" else None)
     if kind == "generator":
@@ -166,22 +184,44 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
         return GENERATORS[generator_name](**params)
     if kind == "registry":
         return load_entry(_entries_by_name()[_match(_entries_by_name(), name)], data_path(data_dir))
-    path = Path(spec)
+    if kind == "loader":
+        return load_with(name, find_loader(name), params)
+    path = Path(spec) if kind == "file" else find_folder_file(name, own_files(data_dir))
+    assert path is not None
     labels_xml = params.get("labels_xml") or (xml_beside(path) if params.get("labels") is None else None)
-    return _load_file(str(path.resolve()), sha256_of(path), params.get("labels"), _xml_key(labels_xml))
+    dataset = _load_file(str(path.resolve()), sha256_of(path), params.get("labels"), _xml_key(labels_xml))
+    return dataset if kind == "file" else dataclasses.replace(dataset, name=arff_stem(path) or name, source=str(path))
+
+
+FILE_KINDS = ("file", "data file")
+"""The kinds of dataset read from an ARFF file of the user's: by path, or by stem in the data path."""
+
+
+def unknown_dataset_hint(name: str, relative_to: str = "") -> str:
+    """What to write instead of an unknown dataset name."""
+    where = f", relative to {relative_to}" if relative_to else ""
+    names = ", ".join(_all_names())
+    return (f"{did_you_mean(name, _all_names())}use one of {names}, an ARFF file's name in --data-dir, "
+            f"a dataset loader (pkg.module:function), or the path of a MEKA ARFF file{where}")
 
 
 LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
 
 
-def dataset_kind(spec) -> str | None:
-    """What a dataset spec names: "generator", "registry" or "file" (an existing path); None for nothing."""
+def dataset_kind(spec, data_dir=None) -> str | None:
+    """What a dataset spec names, in this order: "generator", "registry", "file" (an existing path),
+    "data file" (an ARFF file of the data path by its stem), "loader" (an entry point's name or an
+    import path, :mod:`~mlhidden.data.own_datasets`); None for nothing."""
     name = str(spec)
     if _match(GENERATORS, name) is not None:
         return "generator"
     if _match(_entries_by_name(), name) is not None:
         return "registry"
-    return "file" if Path(name).is_file() else None
+    if Path(name).is_file():
+        return "file"
+    if find_folder_file(name, own_files(data_dir)) is not None:
+        return "data file"
+    return "loader" if find_loader(name) is not None else None
 
 
 def unknown_dataset(name, path=None) -> str:
@@ -200,9 +240,9 @@ def unknown_dataset(name, path=None) -> str:
     return f"dataset '{name}' is not a regular file (a pipe, socket or device)"
 
 
-def dataset_params_problem(spec, params) -> str | None:
+def dataset_params_problem(spec, params, data_dir=None) -> str | None:
     """Why :func:`load_dataset` would refuse ``params`` for ``spec``, or None; decided without loading."""
-    name, params, kind = str(spec), dict(params or {}), dataset_kind(spec)
+    name, params, kind = str(spec), dict(params or {}), dataset_kind(spec, data_dir)
     if kind == "generator":
         generator_name = _match(GENERATORS, name)
         signature = inspect.signature(GENERATORS[generator_name])
@@ -215,7 +255,9 @@ def dataset_params_problem(spec, params) -> str | None:
             return problem + (f" ({guess})" if guess else "")
     elif kind == "registry" and params:
         return f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
-    elif kind == "file":
+    elif kind == "loader":
+        return loader_params_problem(name, find_loader(name), params)
+    elif kind in FILE_KINDS:
         unknown = sorted(set(params) - {"labels", "labels_xml"})
         if unknown:
             return f"an ARFF file takes only the parameters 'labels' and 'labels_xml', got {', '.join(unknown)}"

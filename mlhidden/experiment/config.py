@@ -14,10 +14,18 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from mlhidden.data.registry import LABELS_MEANING, dataset_kind, dataset_names, dataset_params_problem, unknown_dataset
+from mlhidden.data.registry import (
+    FILE_KINDS,
+    LABELS_MEANING,
+    dataset_kind,
+    dataset_params_problem,
+    unknown_dataset,
+    unknown_dataset_hint,
+)
 from mlhidden.data.transforms import TRANSFORMS
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.command_line import default_label, method_entries, protocol_option
+from mlhidden.experiment.metrics import check_metric_name
 from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay, needs_one_vs_rest, one_vs_rest
 from mlhidden.experiment.protocols import Protocol, parse_protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION, SplitRecipe
@@ -35,7 +43,9 @@ from mlhidden.methods.registry import (
     method_name,
 )
 
-TOP_LEVEL_KEYS = ("name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol")
+TOP_LEVEL_KEYS = (
+    "name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol", "metrics",
+)
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
 BASE_PREFIX = "base."
@@ -116,6 +126,8 @@ class RunConfig:
     protocol: Protocol = Protocol()
     n_jobs_origin: str | None = field(default=None, compare=False)
     """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
+    metrics: tuple = field(default=(), compare=False)
+    """Metrics tabulated after the run from the stored predictions (``metrics:``); not part of the run's identity."""
     adjustments: tuple = field(default=(), compare=False)
     """What a :class:`~mlhidden.experiment.overlay.BaseOverlay` had to adjust, one line each."""
     unit_timeout: float | None = field(default=None, compare=False)
@@ -192,18 +204,20 @@ def _mapping(entry, key, where, fail) -> dict:
     return dict(value)
 
 
-def load_config(path, *, splits=None, seed=None, n_jobs=None, labels=None, protocol=None, overlay: BaseOverlay | None = None) -> RunConfig:
+def load_config(
+    path, *, splits=None, seed=None, n_jobs=None, labels=None, protocol=None, overlay: BaseOverlay | None = None, data_dir=None,
+) -> RunConfig:
     """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol`` value)."""
     path = Path(path)
     data, lines = read_yaml_with_lines(path)
     protocol = None if protocol is None else protocol_option(protocol)
-    return parse_config(
-        data, source=path, lines=lines, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol, overlay=overlay,
-    )
+    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol, "overlay": overlay, "data_dir": data_dir}
+    return parse_config(data, source=path, lines=lines, **overrides)
 
 
 def parse_config(
     data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, protocol=None, overlay: BaseOverlay | None = None,
+    data_dir=None,
 ) -> RunConfig:
     """Validate a config mapping (as read from YAML) into a ``RunConfig``.
 
@@ -211,7 +225,8 @@ def parse_config(
     file's ``splits`` and ``train_fraction``) override the config's values; ``labels`` becomes the
     ``labels`` parameter of every dataset given as an ARFF path (the label count of files whose
     relation has no ``-C``, or an override of it). ``overlay`` re-bases methods
-    (:mod:`mlhidden.experiment.overlay`) before they are resolved.
+    (:mod:`mlhidden.experiment.overlay`) before they are resolved. ``data_dir`` is the first folder
+    of the data path, whose ARFF files are datasets by name.
     """
     fail = failure_at(source, lines or {})
     if not isinstance(data, Mapping):
@@ -232,8 +247,8 @@ def parse_config(
     folder = None if source is None else Path(source).parent
     datasets: list[DatasetSpec] = []
     for i, entry in enumerate(data["datasets"]):
-        datasets += _dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets))
-    if labels is not None and not any(dataset_kind(d.name) == "file" for d in datasets):
+        datasets += _dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets), data_dir)
+    if labels is not None and not any(dataset_kind(d.name, data_dir) in FILE_KINDS for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
     methods: list[MethodSpec] = []
     wrapped: list[str] = []
@@ -250,9 +265,14 @@ def parse_config(
              f"more than the {MAX_UNITS:,} a run may have", ("splits",) if splits is None and "splits" in data else (),
              hint=f"use fewer splits, datasets or methods, {SPLIT_THE_RUN}")
     origin = "--n-jobs" if n_jobs is not None else f"{source}:{line_of(lines or {}, ('n_jobs',))}" if source and "n_jobs" in data else None
+    metrics = data.get("metrics") or []
+    if not isinstance(metrics, list):
+        fail("'metrics' must be a list of metric names or import paths", ("metrics",))
+    for i, metric in enumerate(metrics):
+        at_entry(("metrics", i), fail, check_metric_name, metric)
     return RunConfig(
         name, tuple(datasets), tuple(methods), source=None if source is None else str(source), n_jobs_origin=origin,
-        adjustments=adjustments, **settings,
+        adjustments=adjustments, metrics=tuple(metrics), **settings,
     )
 
 
@@ -299,12 +319,24 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
     return {**settings, "n_jobs": jobs, "train_fraction": float(fraction), "shuffle_labels": shuffle, "protocol": protocol}
 
 
+NAMED_KINDS = ("generator", "registry", "data file", "loader")
+"""The dataset kinds named as written; any other name is a path, read from the config file's folder."""
+
+
+def at_entry(where, fail, check, *args):
+    """``check(*args)``, its one-line ``UserError`` (an ambiguous name, a loader not importable) reported at ``where``."""
+    try:
+        return check(*args)
+    except UserError as exc:
+        fail(exc.message, where, hint=exc.hint)
+
+
 def _from_folder(path, folder: Path | None):
     """A relative path as seen from the config file's folder (``folder``; None: the current folder)."""
     return path if folder is None or not isinstance(path, str) or Path(path).is_absolute() else str(folder / path)
 
 
-def _dataset_specs(entry, where, labels, folder, fail, room: int) -> list:
+def _dataset_specs(entry, where, labels, folder, fail, room: int, data_dir=None) -> list:
     """The datasets of one config entry: one per sweep point, each checked.
 
     A name that is not a registered or generated dataset is an ARFF path; relative paths (and
@@ -316,24 +348,22 @@ def _dataset_specs(entry, where, labels, folder, fail, room: int) -> list:
     if unknown:
         fail(f"unknown dataset transform '{unknown[0]}'", where + ("transform",), hint=f"{did_you_mean(unknown[0], TRANSFORMS)}valid: {', '.join(TRANSFORMS)}")
     written = entry["name"]
-    name = written if dataset_kind(written) in ("generator", "registry") else _from_folder(written, folder)
-    kind = dataset_kind(name)
+    kind = at_entry(where + ("name",), fail, dataset_kind, written, data_dir)
+    name = written if kind in NAMED_KINDS else _from_folder(written, folder)
+    kind = kind if kind in NAMED_KINDS else at_entry(where + ("name",), fail, dataset_kind, name, data_dir)
     if kind is None:
         relative = "the current folder" if folder is None else "the config file's folder"
-        fail(
-            unknown_dataset(written, name), where + ("name",),
-            hint=f"{did_you_mean(written, dataset_names())}use one of {', '.join(dataset_names())} or the path of a MEKA ARFF file, relative to {relative}",
-        )
+        fail(unknown_dataset(written, name), where + ("name",), hint=unknown_dataset_hint(written, relative))
     as_written = {key: params[key] for key in ("labels_xml",) if key in params}
     if "labels_xml" in params:
         params["labels_xml"] = _from_folder(params["labels_xml"], folder)
-    if labels is not None and kind == "file":
+    if labels is not None and kind in FILE_KINDS:
         params["labels"] = labels
     specs = []
     for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "dataset", room):
         point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
         point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
-        problem = dataset_params_problem(name, point_params)
+        problem = at_entry(where + ("name",), fail, dataset_params_problem, name, point_params, data_dir)
         if problem is not None:
             guesses = [guess for guess in (did_you_mean(key, TRANSFORMS, cutoff=0.8) for key in point_params) if guess]
             fail(problem, where + (("sweep",) if point else ("params",)), hint=f"{guesses[0]}it is a transform" if guesses else None)
@@ -359,10 +389,7 @@ def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = N
     base = entry.get("base")
 
     def at(key, check, *args):
-        try:
-            return check(*args)
-        except UserError as exc:
-            fail(exc.message, where + key, hint=exc.hint)
+        return at_entry(where + key, fail, check, *args)
 
     name = at(("name",), method_name, entry["name"])
     group = str(entry.get("label") or default_label(name))
@@ -403,7 +430,7 @@ def _with_base_params(spec, extra: dict) -> dict:
 
 
 def config_from_options(
-    datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None, method_labels=(), protocol=None,
+    datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None, method_labels=(), protocol=None, data_dir=None,
 ) -> RunConfig:
     """The config that ``mlhidden run -d DATASET... -m METHOD...`` describes: the same ``RunConfig``
     as a YAML file listing those names, named after them; paths are relative to the current folder.
@@ -415,4 +442,4 @@ def config_from_options(
     name = re.sub(r"[^A-Za-z0-9+._-]+", "_", "-".join(stems) + "_" + "-".join(map(str, methods)))
     data = {"name": name, "datasets": list(datasets), "methods": method_entries(methods, method_labels)}
     protocol = None if protocol is None else protocol_option(protocol)
-    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol)
+    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol, data_dir=data_dir)

@@ -7,6 +7,11 @@ empty (an example with no labels, a label never present), the prediction is perf
 ``RANKING_METRICS`` are functions ``(Y_true, scores) -> float`` of the per-label probabilities
 P(y_j = 1 | x) a method's ``predict_proba`` gives (MEKA's ranking and probability measures);
 ``LOWER_IS_BETTER`` names the losses among them. Methods without such scores have none of these.
+
+Any other metric is a plug-in (:func:`plugin_metric`): a function ``(Y_true, Y_pred) -> float``, or
+``(Y_true, Y_pred, scores) -> float`` to read the label scores too, named by import path
+(``my_pkg.metrics:my_f1``) or by the name an installed package gives it in the ``mlhidden.metrics``
+entry-point group; a loss says so with ``my_loss.higher_is_better = False``.
 The label ranking measures (ranking loss, coverage, average precision, one-error) come from
 :mod:`mlhidden.experiment.label_ranking`, which gives scikit-learn's values without its per-row
 Python loop, so that a report of the full paper run computes them from its stored scores in seconds.
@@ -14,10 +19,18 @@ Python loop, so that a report of the full paper run computes them from its store
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.stats import rankdata
 
+from mlhidden.data.own_datasets import unique_match
+from mlhidden.errors import UserError
 from mlhidden.experiment.label_ranking import average_precision, coverage_error, one_error, ranking_loss
+from mlhidden.imports import import_object, is_import_path, load_entry_points
 
 # Probabilities are clipped to [eps, 1 - eps] in the log-loss (float32 resolves 1 - 1e-7).
 LOG_LOSS_EPS = 1e-7
@@ -145,3 +158,68 @@ def evaluate(Y_true, Y_pred) -> dict:
     if Y_true.shape != Y_pred.shape:
         raise ValueError(f"prediction shape {Y_pred.shape} differs from truth {Y_true.shape}")
     return {name: fn(Y_true, Y_pred) for name, fn in SCORES.items()}
+
+
+ENTRY_POINT_GROUP = "mlhidden.metrics"
+FUNCTION_HINT = "a function (Y_true, Y_pred[, scores]) -> float by import path (pkg.module:name)"
+
+
+@dataclass(frozen=True)
+class PluginMetric:
+    """A metric function of the user's: ``needs_scores`` when it takes the label scores as a third argument."""
+
+    name: str
+    function: Callable
+    needs_scores: bool
+    higher_is_better: bool = True
+
+    def __call__(self, Y_true, Y_pred, scores=None) -> float:
+        """The metric of one test part; NaN when it needs scores the method does not give."""
+        if self.needs_scores and scores is None:
+            return float("nan")
+        try:
+            value = self.function(Y_true, Y_pred, scores) if self.needs_scores else self.function(Y_true, Y_pred)
+            return float(value)
+        except Exception as exc:  # the user's function: any error in it is theirs to fix
+            raise UserError(f"metric '{self.name}' failed: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+
+
+@functools.cache
+def entry_point_metrics() -> dict:
+    """``{name: (function, source)}`` for the metrics installed packages register in ``mlhidden.metrics``."""
+    return load_entry_points(ENTRY_POINT_GROUP, "metric")
+
+
+def plugin_metric(name: str) -> PluginMetric | None:
+    """The plug-in metric ``name`` names (an entry point's name in any case, or an import path), else None."""
+    registered = entry_point_metrics()
+    key = unique_match(name, registered, "metric")
+    if key is not None:
+        function = registered[key][0]
+    elif is_import_path(name):
+        function = import_object(name, "metric")
+    else:
+        return None
+    if not callable(function):
+        kind = type(function).__name__
+        raise UserError(f"metric '{name}' is a {kind}, not a function", hint=FUNCTION_HINT)
+    higher_is_better = bool(getattr(function, "higher_is_better", True))
+    return PluginMetric(name, function, _positional_count(function) >= 3, higher_is_better)
+
+
+def _positional_count(function) -> int:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+
+
+def check_metric_name(name) -> str:
+    """``name`` if it names a metric of the stored predictions (built in, or a plug-in), else a ``UserError``."""
+    if not isinstance(name, str):
+        raise UserError(f"a metric is a name or an import path, got {name!r}")
+    if name in SCORES or name in RANKING_METRICS or plugin_metric(name) is not None:
+        return name
+    known = [*SCORES, *RANKING_METRICS]
+    raise UserError(f"unknown metric '{name}'", hint=f"use one of {', '.join(known)}, or {FUNCTION_HINT}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mlhidden.experiment.metrics import RANKING_METRICS, SCORES
+from mlhidden.experiment.metrics import RANKING_METRICS, SCORES, plugin_metric
 
 COMPRESSION_LEVEL = 6
 
@@ -28,9 +28,13 @@ class UnitPredictions:
     scores: np.ndarray | None = None
 
     def metric(self, name: str) -> float:
-        """A metric of ``SCORES`` or ``RANKING_METRICS``; NaN for a ranking metric without scores."""
+        """A metric of ``SCORES``, ``RANKING_METRICS`` or a plug-in; NaN for a metric of scores without scores."""
         if name in SCORES:
             return SCORES[name](self.truth, self.predicted)
+        if name not in RANKING_METRICS:
+            metric = plugin_metric(name)
+            assert metric is not None, name
+            return metric(self.truth, self.predicted, self.scores)
         return float("nan") if self.scores is None else RANKING_METRICS[name](self.truth, self.scores)
 
 

@@ -14,10 +14,10 @@ import inspect
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
+from mlhidden.imports import import_object, is_import_path, load_entry_points, provider
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
 from mlhidden.methods.baselines import AllZero, LabelMajority, MostFrequentLabelSet
 from mlhidden.methods.br import BR
@@ -26,7 +26,6 @@ from mlhidden.methods.ccasl import CCASL, CCASLAML, CCASLBR
 from mlhidden.methods.expansion import ELM, RBFBR
 from mlhidden.methods.external import ExternalMethod
 from mlhidden.methods.forest import ForestBR
-from mlhidden.methods.imports import import_object, is_import_path, provider
 from mlhidden.methods.lp import LP
 from mlhidden.methods.mlp import MLP
 from mlhidden.methods.pcc import PCC
@@ -155,15 +154,10 @@ def entry_point_methods() -> dict[str, MethodEntry]:
 
     An entry point names a method class (or a ``MethodEntry``): ``my_method = "mypkg.module:MyMethod"``.
     """
-    found = {}
-    for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        source = f"{point.dist.name} {point.dist.version} (entry point)" if point.dist else "entry point"
-        try:
-            loaded = point.load()
-        except Exception as exc:  # a broken plugin is its author's to fix; say which one
-            raise UserError(f"cannot load method '{point.name}' from {source}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
-        found[point.name] = loaded if isinstance(loaded, MethodEntry) else _external_entry(loaded, point.name, source)
-    return found
+    return {
+        name: loaded if isinstance(loaded, MethodEntry) else _external_entry(loaded, name, source)
+        for name, (loaded, source) in load_entry_points(ENTRY_POINT_GROUP, "method").items()
+    }
 
 
 def registered_methods() -> dict[str, MethodEntry]:

@@ -78,7 +78,7 @@ def stored_metrics(run_dirs, metrics, *, precision=None) -> StoredMetrics:
     run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
     chosen = {name: get_metric(name) for name in metrics}
     results = load_results(run_dirs)
-    columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS]
+    columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS or m.plugin]
     values, has_scores = _prediction_values(run_dirs, columns)
     tables = {
         name: _tabulate(results, metric, values.get(metric.column), has_scores, precision) for name, metric in chosen.items()

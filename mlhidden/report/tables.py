@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.experiment.metrics import LOWER_IS_BETTER
+from mlhidden.experiment.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 from mlhidden.experiment.unit_warnings import kind_counts
 from mlhidden.report.uncertainty import t_interval
@@ -41,6 +41,9 @@ class Metric:
         Times are shown with fewer decimals the longer they are (see :meth:`format`).
     digits : int, optional
         Decimals of every value shown (``--precision``); None for the defaults of :meth:`format`.
+    plugin : bool
+        A metric function of the user's (:func:`mlhidden.experiment.metrics.plugin_metric`),
+        computed from the stored predictions.
     """
 
     column: str
@@ -48,6 +51,7 @@ class Metric:
     higher_is_better: bool = True
     is_time: bool = False
     digits: int | None = None
+    plugin: bool = False
 
     def format(self, value: float) -> str:
         """The display text of a mean.
@@ -104,12 +108,19 @@ HEADLINE_METRICS = ("exact_match", "hamming_score", "total_seconds")
 
 
 def get_metric(metric: str | Metric) -> Metric:
-    """The :class:`Metric` for a name of :data:`METRICS` or :data:`SCORE_METRICS` (a :class:`Metric` is returned as is)."""
+    """The :class:`Metric` for a name of :data:`METRICS` or :data:`SCORE_METRICS`, or a plug-in
+    metric's import path or entry-point name (a :class:`Metric` is returned as is)."""
     if isinstance(metric, Metric):
         return metric
     known = {**METRICS, **SCORE_METRICS}
+    plugin = None if metric in known else plugin_metric(metric)
+    if plugin is not None:
+        return Metric(metric, metric, higher_is_better=plugin.higher_is_better, plugin=True)
     if metric not in known:
-        raise UserError(f"unknown metric '{metric}'", hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}")
+        raise UserError(
+            f"unknown metric '{metric}'",
+            hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}, or {FUNCTION_HINT}",
+        )
     return known[metric]
 
 
