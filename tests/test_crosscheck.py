@@ -134,7 +134,7 @@ def test_the_report_section_shows_the_committed_cross_check_and_says_when_there_
 
     from mlhidden.paper.report import crosscheck_section
 
-    assert "Not run here" in crosscheck_section(tmp_path)
+    assert "Not run for this folder" in crosscheck_section(tmp_path)
     shutil.copy("results/crosscheck.csv", tmp_path / "crosscheck.csv")
     section = crosscheck_section(tmp_path)
     assert "The largest disagreement in a cell, per method: BR " in section

@@ -56,10 +56,9 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
     assert rows == {
         ("Logical", "BR", "0", "3"), ("Logical", "CC", "0", "3"), ("Music", "BR", "3", "0"), ("Music", "CC", "3", "0")
     }
-    from mlhidden.experiment.cost_priors import expected_unit_seconds
+    from mlhidden.experiment.plan_preview import estimate_basis
 
-    music_br = expected_unit_seconds("Music", "BR", 593 * 72 * 6)
-    assert music_br.source == "paper run" and music_br.seconds > 0
+    assert estimate_basis("BR") == "paper run"
     assert any(line.startswith("expected compute time: ") for line in lines), result.output
     assert lines[-1] == "nothing was run (--dry-run)"
     assert (out / STORE_FILE).read_bytes() == stored_before
@@ -72,12 +71,13 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
     assert not (tmp_path / "new").exists()
 
 
-def test_an_unknown_pair_is_estimated_from_its_size():
-    from mlhidden.experiment.cost_priors import expected_unit_seconds
+def test_an_unknown_method_is_estimated_from_the_median_curve_and_grows_with_size():
+    from mlhidden.experiment.costs import expected_seconds
+    from mlhidden.experiment.plan_preview import estimate_basis
 
-    small, large = expected_unit_seconds("Mine", "BR", 10_000), expected_unit_seconds("Mine", "BR", 10_000_000)
-    assert small.source == large.source == "scaled by size" and 0 < small.seconds < large.seconds
-    assert expected_unit_seconds("Mine", "my.pkg:Method", 10_000).source == "scaled by size (all methods)"
+    small, large = expected_seconds((100, 10, 10), "my.pkg:Method"), expected_seconds((10_000, 100, 10), "my.pkg:Method")
+    assert 0 < small < large
+    assert estimate_basis("my.pkg:Method") == "median of the methods" and estimate_basis("LP") == "paper run (BR)"
 
 
 def test_a_unit_past_the_timeout_is_stored_as_failed_and_the_run_goes_on(tmp_path):

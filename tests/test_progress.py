@@ -134,7 +134,7 @@ def test_smoke_run_draws_a_bar_on_a_terminal(tmp_path):
 
 def test_smoke_run_prints_plain_lines_with_quiet_even_on_a_terminal(tmp_path):
     text = read_terminal(tmp_path, ["--quiet"])
-    assert "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA ?" in text
+    assert "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:00" in text  # from the priors
     assert "progress: 4/4 units (100%), 0 failed" in text
     assert CLEAR_LINE not in text
 
@@ -143,7 +143,7 @@ def test_smoke_run_prints_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     done = subprocess.run(smoke_command(tmp_path, ["-v"]), cwd=PROJECT_ROOT, capture_output=True, timeout=120)
     assert done.returncode == 0
     lines = done.stderr.decode().splitlines()
-    assert lines[0] == "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA ?"
+    assert lines[0] == "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:00"
     assert sum(line.startswith("[") and ": ok (" in line for line in lines) == 4, "one line per unit with -v"
     assert any(line.startswith("progress: 4/4 units (100%), 0 failed") for line in lines)
     assert "\r" not in done.stderr.decode()
@@ -162,13 +162,13 @@ def paper_units():
     config = yaml.safe_load(open(os.path.join(PROJECT_ROOT, "configs", "paper.yaml")))
     units = pd.read_csv(os.path.join(PROJECT_ROOT, "tests", "data", "paper_unit_seconds.csv"))
     logical = make_logical()
-    sizes = {e.name: e.n_samples * e.n_features * e.n_labels for e in registry_entries()}
-    sizes["Logical"] = logical.n_samples * logical.n_features * logical.n_labels
+    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
+    shapes["Logical"] = (logical.n_samples, logical.n_features, logical.n_labels)
     methods = [m if isinstance(m, str) else m["name"] for m in config["methods"]]
     order = {"dataset": {d: i for i, d in enumerate(config["datasets"])}, "method": {m: i for i, m in enumerate(methods)}}
     units = units.assign(_d=units["dataset"].map(order["dataset"]), _m=units["method"].map(order["method"]))
     units = units.sort_values(["_d", "_m", "split"])
-    return [(r.dataset, r.method, r.split, r.total_seconds) for r in units.itertuples()], sizes
+    return [(r.dataset, r.method, r.split, r.total_seconds) for r in units.itertuples()], shapes
 
 
 @pytest.mark.parametrize("fraction", [0.25, 0.5, 0.75])
@@ -176,10 +176,12 @@ def test_the_eta_weights_remaining_units_by_cost_on_a_run_of_small_then_large_da
     """Replays the paper run's recorded unit seconds one after the other on a fake clock: the ETA
     at 25, 50 and 75 % of the units is within a factor of 2 of the time really left, where
     counting units is off by far more (Bibtex and Corel5k come last and cost the most)."""
-    units, sizes = paper_units()
+    from mlhidden.experiment.costs import expected_seconds
+
+    units, shapes = paper_units()
     clock = FakeClock()
     progress = RunProgress(io.StringIO(), bar=False, clock=clock)
-    progress.start(len(units), 0, [(dataset, method, sizes[dataset]) for dataset, method, _, _ in units])
+    progress.start(len(units), 0, [((dataset, method), expected_seconds(shapes[dataset], method)) for dataset, method, _, _ in units])
     at = int(fraction * len(units))
     for done, (dataset, method, split, seconds) in enumerate(units[:at], start=1):
         clock.now += seconds

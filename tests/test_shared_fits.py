@@ -76,3 +76,42 @@ def test_the_digest_tells_arrays_apart_by_content_shape_and_type():
     changed = a.copy()
     changed[1, 2] += 1e-12
     assert digest(a) != digest(changed)
+
+
+def _fit_in_another_process(folder, log, started):
+    """A worker of the same run needing the same fit: it records each time it really computes."""
+    import time
+
+    from mlhidden.methods.shared_fits import SharedFits
+
+    def compute():
+        with open(log, "a") as file:
+            file.write("computed\n")
+        time.sleep(0.5)
+        return np.arange(3)
+
+    started.set()
+    return SharedFits(folder).get_or_compute("chain", "k" * 40, compute)
+
+
+def test_a_fit_being_computed_by_another_process_is_waited_for_not_computed_again(tmp_path):
+    """Two processes asking for one fit at once: the second waits for the first's and reuses it."""
+    import multiprocessing
+
+    from mlhidden.methods.shared_fits import SharedFits
+
+    log = tmp_path / "log.txt"
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    started = context.Event()
+    other = context.Process(target=_fit_in_another_process, args=(tmp_path / "fits", log, started))
+    other.start()
+    try:
+        assert started.wait(30)
+        while not log.exists():  # the other process is inside its fit now
+            assert other.is_alive()
+        here = SharedFits(tmp_path / "fits")
+        value = here.get_or_compute("chain", "k" * 40, lambda: (log.open("a").write("computed\n"), np.arange(3))[1])
+    finally:
+        other.join(30)
+    assert log.read_text().splitlines() == ["computed"]
+    assert value.tolist() == [0, 1, 2] and here.n_reused == 1 and here.reused_seconds >= 0.5

@@ -6,8 +6,9 @@ would fill the log with carriage returns, so a plain status line is printed at t
 ``interval`` seconds and at the end instead. ``verbose`` adds one line per finished unit in
 either mode.
 
-The ETA weights each remaining unit by its expected cost (:class:`CostModel`), since on a run
-over small and large datasets the last units can cost 100 times the first.
+The ETA is :class:`~mlhidden.experiment.eta.RunEstimate`'s: the remaining units replayed on the
+run's workers at their expected costs, learned from the finished ones. Across the stages of
+``reproduce``, one estimate runs through all of them and the line says ``stage k/n``.
 """
 
 from __future__ import annotations
@@ -16,20 +17,14 @@ import shutil
 import sys
 import threading
 import time
-from collections import Counter, defaultdict
+
+from mlhidden.experiment.eta import RunEstimate
 
 BAR_REFRESH_SECONDS = 0.5
 PLAIN_INTERVAL_SECONDS = 30.0
 BAR_WIDTH = 30
 MIN_BAR_WIDTH = 10
 CLEAR_LINE = "\r\x1b[K"
-# A unit's cost grows about as the square root of N x D x L across datasets (sparse features and
-# solvers that stop early make it sublinear): replayed on the paper run's recorded unit times, the
-# ETA at 25, 50 and 75 % is within 0.6-1.2 times the truth, where a linear weight is 64 times too
-# long at 25 % (tests/test_progress.py).
-SIZE_EXPONENT = 0.5
-
-
 def format_duration(seconds: float | None) -> str:
     """``m:ss`` or ``h:mm:ss``; ``?`` when unknown."""
     if seconds is None:
@@ -51,52 +46,6 @@ def unit_cost(row: dict) -> float:
     return (row.get("train_seconds") or 0) + (row.get("test_seconds") or 0) - (row.get("reused_seconds") or 0)
 
 
-class CostModel:
-    """The expected compute seconds of the units still to run, from those finished so far.
-
-    A unit's expected cost is the mean of the finished units of its method on its dataset; before
-    one has finished, its weight (N x D x L) ** :data:`SIZE_EXPONENT` times the seconds per weight
-    of its method's finished units on other datasets, or of all finished units when its method
-    has none yet.
-
-    Parameters
-    ----------
-    pending : iterable of (dataset, method label, size)
-        The units to run; ``size`` is N x D x L of the dataset.
-    """
-
-    def __init__(self, pending):
-        self.remaining: Counter[tuple[str, str]] = Counter()
-        self.size: dict[tuple[str, str], float] = {}
-        for dataset, method, size in pending:
-            self.remaining[dataset, method] += 1
-            self.size[dataset, method] = max(float(size), 1.0) ** SIZE_EXPONENT
-        self.seconds: defaultdict[tuple[str, str], float] = defaultdict(float)
-        self.count: Counter[tuple[str, str]] = Counter()
-        self.done_seconds = 0.0
-
-    def finished(self, dataset: str, method: str, seconds: float | None) -> None:
-        """A unit ended; ``seconds`` is None for a failed one (it says nothing about the cost)."""
-        if self.remaining[dataset, method] > 0:
-            self.remaining[dataset, method] -= 1
-        if seconds is not None:
-            self.seconds[dataset, method] += seconds
-            self.count[dataset, method] += 1
-            self.done_seconds += seconds
-
-    def expected(self, dataset: str, method: str) -> float:
-        """The expected seconds of one more unit of ``method`` on ``dataset``."""
-        if self.count[dataset, method]:
-            return self.seconds[dataset, method] / self.count[dataset, method]
-        mine = [cell for cell in self.count if cell[1] == method and cell in self.size]
-        cells = mine or [cell for cell in self.count if cell in self.size]
-        size = sum(self.count[cell] * self.size[cell] for cell in cells)
-        return sum(self.seconds[cell] for cell in cells) / size * self.size[dataset, method] if size else 0.0
-
-    def remaining_seconds(self) -> float:
-        return sum(n * self.expected(*cell) for cell, n in self.remaining.items() if n)
-
-
 class RunProgress:
     """Shows a run's progress; give :meth:`start` to the runner as ``on_start`` and :meth:`unit` as ``on_unit``.
 
@@ -115,6 +64,10 @@ class RunProgress:
         Seconds between plain status lines.
     clock : callable, default=time.monotonic
         Seconds since an arbitrary origin.
+    estimate : RunEstimate, optional
+        An estimate spanning several runs (stages); by default one for this run alone.
+    stage : str, optional
+        Shown before the status, e.g. ``stage 2/7``.
 
     Attributes
     ----------
@@ -122,7 +75,10 @@ class RunProgress:
         Units of the run, units finished (already stored ones included) and failed units.
     """
 
-    def __init__(self, stream=None, *, bar=None, verbose=False, interval=PLAIN_INTERVAL_SECONDS, clock=time.monotonic):
+    def __init__(
+        self, stream=None, *, bar=None, verbose=False, interval=PLAIN_INTERVAL_SECONDS, clock=time.monotonic,
+        estimate: RunEstimate | None = None, stage: str | None = None,
+    ):
         self.stream = sys.stderr if stream is None else stream
         self.bar = _is_terminal(self.stream) if bar is None else bar
         self.verbose = verbose
@@ -130,7 +86,9 @@ class RunProgress:
         self.clock = clock
         self.total = self.done = self.failed = 0
         self._skipped = 0
-        self._costs: CostModel | None = None
+        self._shared_estimate = estimate
+        self._estimate: RunEstimate | None = None
+        self.stage = stage
         self._started: float | None = None
         self._last_line: float | None = None
         self._lock = threading.Lock()
@@ -143,16 +101,20 @@ class RunProgress:
     def __exit__(self, exc_type, *_):
         self.close(show_final=exc_type is None)
 
-    def start(self, total: int, skipped: int, pending=None) -> None:
+    def start(self, total: int, skipped: int, pending=None, workers: int = 1) -> None:
         """The run has ``total`` units, ``skipped`` of them already stored; start the clock.
 
-        ``pending`` lists the units to run as ``(dataset, method label, N x D x L)``, for an ETA
-        weighted by cost (see :class:`CostModel`); without it every unit counts the same.
+        ``pending`` lists the units to run in dispatch order as ``((dataset, method label),
+        expected seconds)`` and ``workers`` says how many compute at once, for an ETA weighted
+        by cost (see :class:`~mlhidden.experiment.eta.RunEstimate`); without it every unit counts the same.
         """
         with self._lock:
             self.total, self.done, self._skipped = total, skipped, skipped
-            self._costs = None if pending is None else CostModel(pending)
             self._started = self._last_line = self.clock()
+            self._estimate = self._shared_estimate
+            if pending is not None:
+                self._estimate = self._estimate or RunEstimate([pending], workers)
+                self._estimate.start_stage(pending, self._started, workers)
             self._show_status()
         self._thread = threading.Thread(target=self._refresh, name="mlhidden-progress", daemon=True)
         self._thread.start()
@@ -162,8 +124,9 @@ class RunProgress:
         with self._lock:
             self.done, self.total = done, total
             self.failed += row["status"] == "failed"
-            if self._costs is not None:
-                self._costs.finished(row["dataset"], row["label"], None if row["status"] == "failed" else unit_cost(row))
+            if self._estimate is not None:
+                cost = None if row["status"] == "failed" else unit_cost(row)
+                self._estimate.finished((row["dataset"], row["label"]), cost, self.clock())
             if self.verbose:
                 self._write_line(unit_line(row, done, total))
             if self.bar:
@@ -195,23 +158,20 @@ class RunProgress:
             self._started = None
 
     def eta(self, now: float) -> float | None:
-        """Seconds left at the pace of the units run so far in this session; None before the first.
-
-        With the pending units known, the elapsed time is scaled by the remaining units' expected
-        cost over the finished units' cost; else by the number of units.
-        """
+        """Seconds left: the estimate's with the pending units known, else at the pace of the
+        units run so far (None before the first)."""
+        if self._estimate is not None:
+            return self._estimate.remaining(now)
         ran = self.done - self._skipped
         if ran <= 0:
             return None
-        if self._costs is not None and self._costs.done_seconds > 0:
-            return self._elapsed(now) * self._costs.remaining_seconds() / self._costs.done_seconds
         return self._elapsed(now) / ran * (self.total - self.done)
 
     def status(self, now: float) -> str:
         """``12/40 units (30%), 1 failed, 0:12 elapsed, ETA 0:28``."""
         percent = 100 * self.done // self.total if self.total else 100
         return (
-            f"{self.done}/{self.total} units ({percent}%), {self.failed} failed, "
+            (f"{self.stage}: " if self.stage else "") + f"{self.done}/{self.total} units ({percent}%), {self.failed} failed, "
             f"{format_duration(self._elapsed(now))} elapsed, ETA {format_duration(self.eta(now))}"
         )
 

@@ -226,9 +226,9 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
     from mlhidden.paper.reference import REPORT_FILE
     from mlhidden.paper.reproduction import reproduce as reproduce_paper
 
-    def progress(name):
-        click.echo(f"== {name}", err=True)
-        return RunProgress(bar=False if quiet else None)
+    def progress(name, stage, estimate):
+        click.echo(f"== {stage}: {name}", err=True)
+        return RunProgress(bar=False if quiet else None, estimate=estimate, stage=stage)
 
     out_dir = Path(out) if out else Path("results") / ("quick" if quick else "")
     config_dir = config_folder(config_dir)

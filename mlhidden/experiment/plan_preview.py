@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlhidden.experiment.cost_priors import expected_unit_seconds
+from mlhidden.experiment.costs import PRIOR_ALIASES, PRIORS, expected_seconds
 from mlhidden.experiment.runner import RunPlan
 from mlhidden.experiment.store import ResultStore, store_exists, unit_key
 
@@ -48,10 +48,10 @@ def preview_plan(plan: RunPlan, run_dir, *, fresh: bool = False) -> PlanPreview:
         data = dataset_plan.dataset
         row = rows.get((dataset_plan.name, method.label))
         if row is None:
-            estimate = expected_unit_seconds(data.name, method.name, data.n_samples * data.n_features * data.n_labels)
+            seconds = expected_seconds((data.n_samples, data.n_features, data.n_labels), method.name)
             row = rows[dataset_plan.name, method.label] = {
                 "dataset": dataset_plan.name, "method": method.label, "to compute": 0, "stored": 0,
-                "s per unit": estimate.seconds, "expected s": 0.0, "estimate": estimate.source,
+                "s per unit": seconds, "expected s": 0.0, "estimate": estimate_basis(method.name),
             }
         if unit_key(key) in stored:
             row["stored"] += 1
@@ -59,3 +59,13 @@ def preview_plan(plan: RunPlan, run_dir, *, fresh: bool = False) -> PlanPreview:
             row["to compute"] += 1
             row["expected s"] += row["s per unit"]
     return PlanPreview(run_dir, list(rows.values()), dict(plan.unavailable))
+
+
+def estimate_basis(method: str) -> str:
+    """What a method's expected seconds rest on (:mod:`mlhidden.experiment.costs`): its own curve
+    fitted on the paper run, another method's it repeats, or the median curve."""
+    if method in PRIORS:
+        return "paper run"
+    if method in PRIOR_ALIASES:
+        return f"paper run ({PRIOR_ALIASES[method]})"
+    return "median of the methods"

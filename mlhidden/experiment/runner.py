@@ -19,13 +19,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from joblib import Parallel, delayed, parallel_config
+from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
 from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
+from mlhidden.experiment.costs import expected_unit_seconds, longest_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.predictions import UnitPredictions
@@ -205,9 +206,11 @@ def run_experiment(
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
     ``share_fits`` lets methods reuse identical fits made by others on the same split, through
     ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
-    ``on_start(n_units, n_skipped, pending)`` is called once before the first unit (``pending``: a
-    ``(dataset, method label, N x D x L)`` per unit to run, for the ETA), ``on_unit(row, done,
-    n_units)`` after each unit is stored. ``run_dir/run.json`` records the run's provenance.
+    Units go out longest expected first (:func:`dispatch_order`).
+    ``on_start(n_units, n_skipped, pending, workers=)`` is called once before the first unit
+    (``pending``: a ``((dataset, method label), expected seconds)`` per unit to run, in dispatch
+    order, for the ETA; ``workers``: the units computing at once), ``on_unit(row, done, n_units)``
+    after each unit is stored. ``run_dir/run.json`` records the run's provenance.
     Several processes may run into one ``run_dir`` at once: they share the units through claims
     (:mod:`mlhidden.experiment.leases`), and each returns when every unit is stored.
     Units that a run directory in ``reuse_from`` holds under the same key are copied from it
@@ -253,7 +256,7 @@ def execute_plan(
         if reuse_from:
             summary.reused_units = reuse_units(store.path, reuse_from, {unit_key(u[3]) for u in plan.units})
             done = store.done_keys()
-        todo = [unit for unit in plan.units if unit_key(unit[3]) not in done]
+        todo, expected = dispatch_order([unit for unit in plan.units if unit_key(unit[3]) not in done], store.units())
         summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
         provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
@@ -263,8 +266,8 @@ def execute_plan(
             write_run_json(run_dir, provenance)
         jobs = executor.capped_jobs(*((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs")))
         if on_start is not None:
-            sizes = {p.name: p.dataset.n_samples * p.dataset.n_features * p.dataset.n_labels for p in plan.datasets}
-            on_start(summary.n_units, summary.n_skipped, [(p.name, method.label, sizes[p.name]) for p, _, method, _ in todo])
+            pending = [((p.name, method.label), seconds) for (p, _, method, _), seconds in zip(todo, expected)]
+            on_start(summary.n_units, summary.n_skipped, pending, workers=min(effective_n_jobs(jobs or -1), max(len(todo), 1)))
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
@@ -295,6 +298,17 @@ def execute_plan(
                 reused_units=summary.reused_units,
             ))
     return summary
+
+
+def dispatch_order(units: list, stored) -> tuple[list, list]:
+    """``units`` (a :class:`RunPlan`'s) longest expected first, and their expected seconds in that
+    order (:mod:`mlhidden.experiment.costs`; ``stored``: the store's units, whose costs count first).
+    Each unit has its own seed, so the order changes when units finish, not what they compute."""
+    shapes = {id(p): (p.dataset.n_samples, p.dataset.n_features, p.dataset.n_labels) for p, *_ in units}
+    rows = stored.to_dict("records") if len(stored) else []
+    seconds = expected_unit_seconds([(p.name, shapes[id(p)], m.name, m.params_hash) for p, _, m, _ in units], rows)
+    order = longest_first(list(range(len(units))), seconds)
+    return [units[i] for i in order], [seconds[i] for i in order]
 
 
 def _try_to_record_the_end(run_dir: Path, provenance: dict, summary: RunSummary, interrupted: bool = True) -> None:

@@ -18,6 +18,10 @@ several estimators deep (a stacked method clones and refits its middle layer per
 scikit-learn's ``fit(X, y)`` and nothing more), so a parameter would have to pass through every
 method's ``fit`` and every clone. :data:`ACTIVE` is set in one place, scoped to one unit's fit,
 and is per thread, so concurrent fits in one process never see each other's.
+
+A fit is computed once whatever the number of workers: the process computing it holds an
+exclusive lock on a file beside it (``fcntl.flock``, released by the system if the process
+dies), and a process needing the same fit meanwhile waits for that lock, then reads the fit.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import hashlib
 import pickle
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from pathlib import Path
 
@@ -34,6 +38,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from mlhidden.io import write_atomically
+
+try:
+    import fcntl
+except ImportError:  # Windows: no cross-process wait, a fit may then be computed twice
+    fcntl = None  # type: ignore[assignment]
 
 
 def digest(*parts) -> str:
@@ -55,26 +64,44 @@ def digest(*parts) -> str:
 
 
 class SharedFits:
-    """A folder of fitted pieces keyed by input digest, and what this block reused from it."""
+    """A folder of fitted pieces keyed by input digest, and what this block reused from and added to it."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
         self.reused_seconds = 0.0
         self.n_reused = 0
+        self.computed_seconds = 0.0
+        self.n_computed = 0
 
     def get_or_compute(self, kind: str, key: str, compute):
         path = self.folder / f"{kind}-{key}.pkl"
-        try:
-            with open(path, "rb") as file:
-                value, seconds = pickle.load(file)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            start = time.perf_counter()
-            value = compute()
-            self._save(path, (value, time.perf_counter() - start))
-            return value
+        record = _load(path)
+        if record is None:
+            with self._computing(path.with_suffix(".lock")):
+                record = _load(path)  # computed by the process that held the lock
+                if record is None:
+                    start = time.perf_counter()
+                    value = compute()
+                    seconds = time.perf_counter() - start
+                    self.computed_seconds += seconds
+                    self.n_computed += 1
+                    self._save(path, (value, seconds))
+                    return value
+        value, seconds = record
         self.reused_seconds += seconds
         self.n_reused += 1
         return value
+
+    def _computing(self, lock_path: Path):
+        """An exclusive lock on ``lock_path`` (waiting for any other holder); none where we cannot lock."""
+        if fcntl is None:
+            return nullcontext()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            file = open(lock_path, "a")
+        except OSError:
+            return nullcontext()
+        return _flocked(file)
 
     def _save(self, path: Path, record):
         """Write atomically; a folder we cannot write to only means no reuse."""
@@ -93,6 +120,25 @@ class SharedFits:
             yield self
         finally:
             ACTIVE.reset(token)
+
+
+def _load(path: Path):
+    """The ``(value, seconds)`` stored at ``path``, or None."""
+    try:
+        with open(path, "rb") as file:
+            return pickle.load(file)
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None
+
+
+@contextmanager
+def _flocked(file):
+    with file:
+        try:
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX)
+        except OSError:  # a file system without locks: compute without waiting
+            pass
+        yield  # closing the file releases the lock
 
 
 ACTIVE: ContextVar[SharedFits | None] = ContextVar("mlhidden_shared_fits", default=None)

@@ -78,7 +78,7 @@ def crosscheck_section(out_dir: Path) -> str:
     lines = ["## A second implementation: scikit-multilearn and scikit-learn\n"]
     path = out_dir / CROSSCHECK_FILE
     if not path.is_file():
-        return "\n".join([*lines, f"Not run here: `python -m mlhidden.paper.crosscheck --out {path}` writes `{CROSSCHECK_FILE}`.\n"])
+        return "\n".join([*lines, f"Not run for this folder: `python -m mlhidden.paper.crosscheck --out FOLDER/{CROSSCHECK_FILE}` writes it.\n"])
     frame = pd.read_csv(path)
     gaps = with_gaps(frame)
     worst = gaps.groupby("method")[["gap_exact_match", "gap_hamming_score"]].max().max(axis=1)

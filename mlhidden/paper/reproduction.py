@@ -20,8 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from joblib import effective_n_jobs
+
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
+from mlhidden.experiment.eta import RunEstimate, planned_stage
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines, read_run_json
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import load_results, now
@@ -101,9 +104,10 @@ def reproduce(
         A setting of ``sensitivity.yaml`` to make the main tables under instead of the one the
         primary rule names (e.g. a faster one); the report says it was asked for.
     progress : callable, optional
-        ``progress(config_name)`` returns a context manager whose value has the runner's
-        ``start(n_units, n_skipped)`` and ``unit(row, done, n_units)`` callbacks (e.g.
-        :class:`~mlhidden.cli.progress.RunProgress`).
+        ``progress(config_name, stage, estimate)`` returns a context manager whose value has the
+        runner's ``start`` and ``unit`` callbacks (e.g. :class:`~mlhidden.cli.progress.RunProgress`);
+        ``stage`` reads ``stage k/n``, and ``estimate`` is one
+        :class:`~mlhidden.experiment.eta.RunEstimate` over every config's units, for one ETA.
 
     Returns
     -------
@@ -133,10 +137,15 @@ def reproduce(
     earlier = read_run_log(out_dir)
     earlier_runs = earlier["runs"] if earlier and earlier["quick"] == quick else {}
     log: dict[str, Any] = {"quick": quick, "started_at": started_at, "runs": {}, "setting": setting_log}
-    for config in configs:
+    estimate = None
+    if progress is not None:
+        stages = [planned_stage(config, out_dir / config.name, data_dir) for config in configs]
+        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1))
+    for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
         run_started = time.perf_counter()
-        with progress(config.name) if progress is not None else nullcontext() as shown:
+        shown_context = progress(config.name, f"stage {stage}/{len(configs)}", estimate) if progress is not None else nullcontext()
+        with shown_context as shown:
             summary = run_experiment(
                 config, run_dir, data_dir=data_dir, n_jobs=n_jobs, reuse_from=[folder / config.name for folder in setting_dirs],
                 on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),

@@ -1,0 +1,100 @@
+"""How long a run has left: its remaining units replayed on its workers at their expected costs.
+
+The runner hands units to ``workers`` in dispatch order (longest expected first). The estimate
+follows that: the first ``workers`` units start at once, and each time one finishes the next in
+order starts. The time left is the end of a simulation of the units still running (their
+expected cost less the time they have run) and those still queued, each given to the first
+free worker. Expected costs come from :class:`~mlhidden.experiment.costs.CostModel`, which
+rescales the priors by the units that finished, so the estimate learns the machine's speed and
+load as the run goes. A run of several stages (the paper's configs, one after the other) adds
+the simulated length of each later stage.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+from mlhidden.experiment.costs import Cell, CostModel
+
+
+def makespan(seconds: Sequence[float], workers: int, free_at: Sequence[float] = ()) -> float:
+    """When the last of ``seconds`` ends, handed out in this order to the first free of ``workers``
+    (``free_at`` gives the time each busy worker is free; the others are free at 0)."""
+    heap = sorted(list(free_at)[:workers] + [0.0] * max(workers - len(free_at), 0))
+    for cost in seconds:
+        heapq.heapreplace(heap, heap[0] + cost)
+    return max(heap) if heap else 0.0
+
+
+class RunEstimate:
+    """The remaining wall seconds of a run of one or more stages.
+
+    Parameters
+    ----------
+    stages : sequence of sequences of (cell, prior seconds)
+        The units each stage will compute, in dispatch order (a later stage's list is replaced
+        by the runner's own when it starts, see :meth:`start_stage`).
+    workers : int
+        The units computing at once.
+    """
+
+    def __init__(self, stages: Sequence[Sequence[tuple[Cell, float]]], workers: int = 1):
+        self.stages = [list(units) for units in stages]
+        self.workers = max(int(workers), 1)
+        self.model = CostModel(unit for units in self.stages for unit in units)
+        self.stage = -1
+        self.queue: list[Cell] = []
+        self.running: list[tuple[Cell, float]] = []
+
+    def start_stage(self, units: Sequence[tuple[Cell, float]], now: float, workers: int | None = None) -> None:
+        """The next stage starts at ``now`` with ``units`` to compute, in dispatch order."""
+        self.stage += 1
+        if self.stage >= len(self.stages):
+            self.stages.append([])
+        self.stages[self.stage] = list(units)
+        self.model.prior.update((cell, max(prior, 1e-6)) for cell, prior in units)
+        if workers is not None:
+            self.workers = max(int(workers), 1)
+        self.queue = [cell for cell, _ in units]
+        self.running = []
+        self._start_next(now)
+
+    def finished(self, cell: Cell, seconds: float | None, now: float) -> None:
+        """A unit of ``cell`` ended at ``now`` after ``seconds`` of compute (None: it failed)."""
+        running = [unit for unit, _ in self.running]
+        if cell in running:
+            del self.running[running.index(cell)]
+        elif cell in self.queue:  # handed out ahead of time (joblib dispatches a few in advance)
+            self.queue.remove(cell)
+        if seconds is not None:
+            self.model.finished(cell, seconds)
+        self._start_next(now)
+
+    def remaining(self, now: float) -> float:
+        """Seconds until the last stage ends."""
+        busy = [max(self.model.expected(cell) - (now - started), 0.0) for cell, started in self.running]
+        left = makespan([self.model.expected(cell) for cell in self.queue], self.workers, busy)
+        for units in self.stages[self.stage + 1:]:
+            left += makespan([self.model.expected(cell) for cell, _ in units], self.workers)
+        return left
+
+    def _start_next(self, now: float) -> None:
+        while self.queue and len(self.running) < self.workers:
+            self.running.append((self.queue.pop(0), now))
+
+
+def planned_stage(config, run_dir, data_dir=None) -> list[tuple[Cell, float]]:
+    """The units a run of ``config`` into ``run_dir`` would compute (those not stored there), in
+    dispatch order with their expected seconds: a later stage of a :class:`RunEstimate`."""
+    from mlhidden.experiment.runner import dispatch_order, plan_run
+    from mlhidden.experiment.store import ResultStore, store_exists, unit_key
+
+    plan = plan_run(config, data_dir)
+    stored = None
+    if store_exists(run_dir):
+        with ResultStore(run_dir, create=False) as store:
+            stored = store.units()
+    done = set() if stored is None else {unit_key(row) for row in stored.to_dict("records") if row["status"] == "ok"}
+    units, seconds = dispatch_order([u for u in plan.units if unit_key(u[3]) not in done], stored if stored is not None else [])
+    return [((p.name, method.label), cost) for (p, _, method, _), cost in zip(units, seconds)]

@@ -1,0 +1,56 @@
+"""The unit cost model: priors fitted on a stored run, rescaled by the units that finish."""
+
+import csv
+import os
+
+import pytest
+
+from mlhidden.experiment.costs import PRIORS, CostModel, expected_seconds, fit_priors
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def paper_shapes():
+    from mlhidden.data import make_logical, registry_entries
+
+    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
+    logical = make_logical()
+    shapes["Logical"] = (logical.n_samples, logical.n_features, logical.n_labels)
+    return shapes
+
+
+def test_the_priors_are_the_fit_of_the_committed_paper_run():
+    with open(os.path.join(PROJECT_ROOT, "results", "paper", "units.csv"), newline="") as file:
+        units = list(csv.DictReader(file))
+    shapes = paper_shapes()
+    del shapes["Logical"]  # its units time only overheads
+    assert fit_priors(units, shapes) == PRIORS
+
+
+def test_expected_seconds_orders_the_paper_run_as_its_recorded_times_do():
+    """On the recorded run, the prior's order of the dataset x method cells agrees with the
+    measured one far more often than not (Kendall's tau > 0.8)."""
+    import pandas as pd
+    from scipy.stats import kendalltau
+
+    units = pd.read_csv(os.path.join(PROJECT_ROOT, "tests", "data", "paper_unit_seconds.csv"))
+    cells = units.groupby(["dataset", "method"]).total_seconds.mean().reset_index()
+    shapes = paper_shapes()
+    prior = [expected_seconds(shapes[d], m) for d, m in zip(cells.dataset, cells.method)]
+    assert kendalltau(prior, cells.total_seconds).statistic > 0.8
+
+
+def test_a_method_without_a_prior_gets_the_median_curve_and_grows_with_the_dataset():
+    small, large = expected_seconds((100, 10, 5), "my_pkg:Method"), expected_seconds((10_000, 1000, 50), "my_pkg:Method")
+    assert 0 < small < large
+    assert expected_seconds((1000, 100, 10), "PCCASL") == expected_seconds((1000, 100, 10), "CCASL")
+
+
+def test_the_cost_model_rescales_priors_by_the_finished_units():
+    model = CostModel([(("A", "BR"), 1.0), (("B", "BR"), 4.0), (("B", "CC"), 2.0)])
+    assert model.expected(("B", "BR")) == 4.0
+    for _ in range(20):  # this machine is 3 times slower than the priors
+        model.finished(("A", "BR"), 3.0)
+        model.finished(("B", "CC"), 6.0)
+    assert model.expected(("A", "BR")) == 3.0
+    assert model.expected(("B", "BR")) == pytest.approx(12.0, rel=0.1)

@@ -1,0 +1,32 @@
+"""Units go out longest expected first; the stored costs of a run count before the priors."""
+
+import pandas as pd
+
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.costs import expected_seconds
+from mlhidden.experiment.runner import dispatch_order, plan_run
+
+CONFIG = {"name": "dispatch", "datasets": ["Music", "Scene"], "methods": ["BR", "MLP", "CCASL"], "splits": 2, "seed": 0}
+
+
+def _cells(units):
+    return [(plan.name, method.name) for plan, _, method, _ in units]
+
+
+def test_units_go_out_longest_expected_first(mirror_dir):
+    plan = plan_run(parse_config(CONFIG), mirror_dir)
+    units, seconds = dispatch_order(plan.units, pd.DataFrame())
+    assert seconds == sorted(seconds, reverse=True)
+    assert _cells(units)[0] == ("Scene", "MLP") and _cells(units)[-1] == ("Music", "BR")
+    assert _cells(units) != _cells(plan.units)
+    shapes = {p.name: (p.dataset.n_samples, p.dataset.n_features, p.dataset.n_labels) for p in plan.datasets}
+    assert seconds[0] == expected_seconds(shapes["Scene"], "MLP")
+    assert [u[1].index for u in units[:2]] == [0, 1], "ties keep the plan's order"
+
+
+def test_a_stored_unit_cost_counts_before_the_prior(mirror_dir):
+    plan = plan_run(parse_config(CONFIG), mirror_dir)
+    _, _, br, key = next(u for u in plan.units if u[0].name == "Music" and u[2].name == "BR")
+    stored = pd.DataFrame([{**key, "status": "ok", "train_seconds": 990.0, "test_seconds": 10.0}])
+    units, seconds = dispatch_order(plan.units, stored)
+    assert _cells(units)[:2] == [("Music", "BR")] * 2 and seconds[:2] == [1000.0, 1000.0]
