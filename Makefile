@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The paper's datasets ship in datasets/; BENCH_ARGS="--data-dir D" benchmarks another copy.
 N_JOBS ?= -1
 
-.PHONY: venv test test-all fuzz smoke reproduce sensitivity bench clean
+.PHONY: venv test test-all test-lowest fuzz smoke reproduce sensitivity bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,21 @@ test: venv
 ## make test-all: also the slow tests (every method on every mirror dataset, ...)
 test-all: venv
 	$(BIN)/python -m pytest -q -m ''
+
+## make test-lowest: the method, solver and store tests on the lowest releases pyproject.toml admits (.ci/lowest-constraints.txt), in .venv-lowest
+LOWEST_VENV ?= .venv-lowest
+LOWEST_TESTS := tests/test_sklearn_api.py tests/test_methods.py tests/test_batched_logistic.py \
+	tests/test_batched_tron.py tests/test_batched_logistic_cv.py tests/test_sklearn_parity.py \
+	tests/test_compact_forest.py tests/test_store_faults.py tests/test_stored_predictions.py \
+	tests/test_arff.py tests/test_arff_faults.py tests/test_arff_weka_reading.py
+$(LOWEST_VENV)/.installed: pyproject.toml .ci/lowest-constraints.txt
+	$(PYTHON) -m venv $(LOWEST_VENV)
+	$(LOWEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOWEST_VENV)/bin/python -m pip install --quiet -c .ci/lowest-constraints.txt -e . pytest hypothesis
+	touch $@
+
+test-lowest: $(LOWEST_VENV)/.installed
+	$(LOWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider $(LOWEST_TESTS)
 
 ## make fuzz: the ARFF reader fuzz tests with FUZZ_EXAMPLES examples each (the default suite runs 120)
 FUZZ_EXAMPLES ?= 20000
@@ -49,4 +64,4 @@ bench: venv
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(LOWEST_VENV) .pytest_cache

@@ -10,36 +10,30 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
-from sklearn.utils._param_validation import HasMethods
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.imports import named_class
 from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
+from mlhidden.methods.sklearn_api import PENALTY_FROM_L1_RATIO, HasMethods
 
-BASE_LEARNERS = {
+BASE_LEARNERS: dict[str, tuple[type, dict[str, Any]]] = {
     "logistic": (LogisticRegression, {"C": 1.0}),
     "standard_logistic": (StandardScaledLogisticRegression, {"C": 1.0}),
     "random_forest": (RandomForestClassifier, {"n_estimators": 100}),
     # C chosen per fit by 3-fold cross-validation on the training part, by log-loss (accuracy
-    # ties on rare labels and would pick the smallest C); the folds are not shuffled. The last
-    # two settings are today's future defaults (they silence FutureWarnings in scikit-learn 1.9).
-    "logistic_cv": (
-        LogisticRegressionCV,
-        {
-            key: value
-            for key, value in {
-                "Cs": [0.01, 0.1, 1.0, 10.0, 100.0], "cv": 3, "scoring": "neg_log_loss", "l1_ratios": [0.0], "use_legacy_attributes": False,
-            }.items()
-            if key in inspect.signature(LogisticRegressionCV).parameters
-        },
-    ),
+    # ties on rare labels and would pick the smallest C); the folds are not shuffled.
+    "logistic_cv": (LogisticRegressionCV, {"Cs": [0.01, 0.1, 1.0, 10.0, 100.0], "cv": 3, "scoring": "neg_log_loss"}),
 }
+if PENALTY_FROM_L1_RATIO:
+    # The L2 penalty and fitted attributes that scikit-learn >= 1.8 warns will become its defaults.
+    BASE_LEARNERS["logistic_cv"][1].update({"l1_ratios": [0.0], "use_legacy_attributes": False})
 # Base-learner names that are logistic regressions (C tuned or not, scaling inside or not): the report's "logistic-regression methods".
 LOGISTIC_LEARNERS = ("logistic", "standard_logistic", "logistic_cv", "sklearn.linear_model.LogisticRegression", "sklearn.linear_model.LogisticRegressionCV")
 CALIBRATION_HINT = "wrap it: {name: sklearn.calibration.CalibratedClassifierCV, params: {estimator: ...}}"

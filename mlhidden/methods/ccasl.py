@@ -6,7 +6,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
@@ -20,6 +19,7 @@ from mlhidden.methods.hidden_units import (
     most_common_combinations,
 )
 from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
+from mlhidden.methods.sklearn_api import Interval, StrOptions
 from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
 
 SYNTHETIC_CONSTRAINTS = {

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.ensemble._forest import ForestClassifier
-from sklearn.tree._tree import Tree
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.utils.validation import check_array
+
+from mlhidden.methods.sklearn_api import Tree
 
 # Trees grown (and held in full) at a time.
 TREES_PER_GROUP = 10
@@ -26,7 +27,8 @@ TREES_PER_GROUP = 10
 
 def is_compactable(model) -> bool:
     """Whether ``model`` is a scikit-learn forest of classification trees that can be grown in groups."""
-    return isinstance(model, ForestClassifier) and "warm_start" in model.get_params() and not model.get_params()["oob_score"]
+    forest = isinstance(model, (RandomForestClassifier, ExtraTreesClassifier))
+    return forest and "warm_start" in model.get_params() and not model.get_params()["oob_score"]
 
 
 def _node_rows(leaf_rows, leaves, n_nodes: int) -> sp.csr_matrix:

@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
@@ -16,6 +15,7 @@ from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
 from mlhidden.methods.ccasl import SYNTHETIC_CONSTRAINTS
 from mlhidden.methods.hidden_units import ThresholdUnits
+from mlhidden.methods.sklearn_api import Interval
 
 
 class RandomRBF(TransformerMixin, BaseEstimator):

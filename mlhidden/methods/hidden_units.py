@@ -10,8 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
+
+from mlhidden.methods.sklearn_api import Interval, StrOptions
 
 SCALING_OPTIONS = StrOptions({"auto", "standard", "maxabs"})
 CASCADE_BLOCK = 64  # threshold units computed one by one between two matrix products (see ThresholdUnits._units)

@@ -8,12 +8,12 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
+from mlhidden.methods.sklearn_api import Interval
 
 
 def sigmoid(A):

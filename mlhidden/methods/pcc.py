@@ -6,12 +6,12 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.cc import CC
 from mlhidden.methods.inference import exact_search, monte_carlo_search
+from mlhidden.methods.sklearn_api import Interval, StrOptions
 
 INFERENCE_CONSTRAINTS = {
     "inference": [StrOptions({"mc", "exact"})],

@@ -8,12 +8,12 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
+from mlhidden.methods.sklearn_api import Interval, StrOptions
 
 STACK_CONSTRAINTS = {
     "skip_input": ["boolean"],

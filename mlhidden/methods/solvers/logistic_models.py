@@ -13,6 +13,7 @@ import copy
 import warnings
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,6 +23,7 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
 from mlhidden.methods.shared_fits import reuse_or_fit
+from mlhidden.methods.sklearn_api import PENALTY_FROM_L1_RATIO
 from mlhidden.methods.solvers.batched_logistic import LogisticFit, fit_batched_logistic
 from mlhidden.methods.solvers.batched_logistic_cv import LogisticCVFit, fit_batched_logistic_cv, training_weights
 from mlhidden.methods.solvers.batched_tron import fit_batched_liblinear
@@ -49,28 +51,39 @@ def batchable_logistic(estimator) -> bool:
     if type(model) is LogisticRegressionCV:
         return _batchable_cv(params)
     solved = params["solver"] in SMOOTH_SOLVERS or (params["solver"] == "liblinear" and params["intercept_scaling"] == 1)
-    return (
-        solved
-        and params["penalty"] in ("deprecated", "l2")
-        and params["l1_ratio"] in (0, 0.0, None)
-        and np.isfinite(params["C"])
-        and not params["warm_start"]
-    )
+    return solved and _l2_penalty(params) and bool(np.isfinite(params["C"])) and not params["warm_start"]
 
 
-def _batchable_cv(params) -> bool:
+def _l2_penalty(params: dict[str, Any]) -> bool:
+    """Whether ``LogisticRegression``'s parameters say a pure L2 penalty, in the installed scikit-learn's API."""
+    if PENALTY_FROM_L1_RATIO:
+        return params["penalty"] in ("deprecated", "l2") and params["l1_ratio"] in (0, 0.0, None)
+    return params["penalty"] == "l2" and params["l1_ratio"] is None
+
+
+def _l2_penalty_cv(params: dict[str, Any]) -> bool:
+    """Whether ``LogisticRegressionCV``'s parameters say a pure L2 penalty and the fitted attributes we set."""
+    l1_ratios = params["l1_ratios"]
+    if PENALTY_FROM_L1_RATIO:
+        return bool(
+            params["penalty"] == "deprecated"
+            and not isinstance(l1_ratios, str)
+            and l1_ratios is not None
+            and np.all(np.asarray(l1_ratios) == 0)
+            and params["use_legacy_attributes"] is False
+        )
+    return params["penalty"] == "l2" and l1_ratios is None
+
+
+def _batchable_cv(params: dict[str, Any]) -> bool:
     Cs = params["Cs"]
     return bool(
         params["solver"] in SMOOTH_SOLVERS
-        and params["penalty"] == "deprecated"
-        and not isinstance(params["l1_ratios"], str)
-        and params["l1_ratios"] is not None
-        and np.all(np.asarray(params["l1_ratios"]) == 0)
+        and _l2_penalty_cv(params)
         and (isinstance(Cs, int) or np.all(np.isfinite(Cs)))
         and (params["cv"] is None or isinstance(params["cv"], int))
         and params["scoring"] == "neg_log_loss"
         and params["refit"]
-        and params.get("use_legacy_attributes") is False
     )
 
 
@@ -177,11 +190,23 @@ def join_fits(fits, blocks, n_inputs: int) -> LogisticFit:
     return joined
 
 
-def _set_cv_attributes(model, fit, column, n_inputs):
-    """``LogisticRegressionCV``'s own fitted attributes (those of ``use_legacy_attributes=False``)."""
+def _set_cv_attributes(model: LogisticRegressionCV, fit: LogisticCVFit, column: int | np.integer, n_inputs: int) -> None:
+    """``LogisticRegressionCV``'s fitted attributes as the installed scikit-learn lays them out.
+
+    From scikit-learn 1.8 with ``use_legacy_attributes=False``: ``C_`` a float, arrays indexed
+    (fold, l1_ratio, C, ...). Before 1.8: ``C_`` an array of one, per-class dicts keyed by the
+    positive class, and ``l1_ratio(s)_`` of ``None``.
+    """
     paths = fit.paths[:, :, :, column]
-    model.C_, model.Cs_ = float(fit.C[column]), fit.Cs.copy()
-    model.l1_ratio_, model.l1_ratios_ = 0.0, np.asarray(model.l1_ratios, dtype=float)
-    model.coefs_paths_ = np.concatenate([paths[:, :, :n_inputs], paths[:, :, -1:]], axis=2)[:, None, :, None, :]
-    model.scores_ = fit.scores[:, None, :, column].copy()
-    model.n_iter_ = fit.n_iter[:, None, :, column].astype(np.int32)
+    coefs_paths = np.concatenate([paths[:, :, :n_inputs], paths[:, :, -1:]], axis=2)
+    scores, n_iter = fit.scores[:, :, column].copy(), fit.n_iter[:, :, column].astype(np.int32)
+    model.Cs_ = fit.Cs.copy()
+    if PENALTY_FROM_L1_RATIO:
+        model.C_, model.l1_ratio_ = float(fit.C[column]), 0.0
+        model.l1_ratios_ = np.asarray(model.l1_ratios, dtype=float)
+        model.coefs_paths_ = coefs_paths[:, None, :, None, :]
+        model.scores_, model.n_iter_ = scores[:, None, :], n_iter[:, None, :]
+    else:
+        positive = model.classes_[1]
+        model.C_, model.l1_ratio_, model.l1_ratios_ = np.array([fit.C[column]]), np.array([None]), np.array([None])
+        model.coefs_paths_, model.scores_, model.n_iter_ = {positive: coefs_paths}, {positive: scores}, n_iter[None]
