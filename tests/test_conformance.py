@@ -1,11 +1,19 @@
-"""scikit-learn's own estimator checks on every registered method.
+"""scikit-learn's own estimator checks on the registered methods: one per family by default, all under ``-m slow``.
 
 Each check that cannot apply to a multi-label classifier is listed with its reason; scikit-learn
 then requires it to fail (an expected failure that passes is reported), so the list stays true.
+
+The checks test the estimator contract (parameters, cloning, pickling, input validation, fitted
+attributes, output shapes, determinism). That contract lives in ``MultiLabelClassifier`` and in
+each family's own ``fit`` and ``predict``; the members of a family share both and differ only in
+parameters (base learner, inference, options) whose results other tests check. So each family's
+representative is the member whose code path is the family's widest; ``make test-all`` runs the
+checks on every method.
 """
 
 from __future__ import annotations
 
+import pytest
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -57,11 +65,42 @@ def expected_failed_checks(estimator) -> dict:
     return expected
 
 
-def registered_methods():
-    """Every registry entry with its defaults and a seed; 10 trees per forest and 50 MLP epochs
-    keep the suite fast (the checks are about the contract, not accuracy)."""
+# Each registered method's family, named by its representative (which checks the family by default).
+FAMILY = {
+    # per-label models (BR's fit and predict)
+    "BR": "BR",
+    # per-label models on expanded features (BasisBR): ELM's random hidden layer and BR_phi's RBF basis
+    "ELM": "ELM",
+    "BR_phi": "ELM",
+    # forests grown in compact groups (ForestBR); CC_RF is a chain and checked with the chains
+    "BR_RF": "BR_RF",
+    # classifier chains: PCC is CC's fit plus its Monte-Carlo inference; CC_RF is CC with forests as links
+    "CC": "PCC",
+    "PCC": "PCC",
+    "CC_RF": "PCC",
+    # chains through synthetic hidden labels (CCASL), greedy or Monte-Carlo
+    "CCASL": "CCASL",
+    "PCCASL": "CCASL",
+    # stacked BR (StackedBR): CCASL+AML adds the synthetic labels and their selection to CCASL+BR and MBR's stack
+    "MBR": "CCASL+AML",
+    "CCASL+BR": "CCASL+AML",
+    "CCASL+AML": "CCASL+AML",
+    "LP": "LP",
+    "MLP": "MLP",
+    # label-frequency baselines (_LabelFrequencies)
+    "AllZero": "MostFrequentSet",
+    "Majority": "MostFrequentSet",
+    "MostFrequentSet": "MostFrequentSet",
+}
+
+
+def registered_methods(representatives: bool) -> list:
+    """The family representatives (or the other methods) with their defaults and a seed; 10 trees
+    per forest and 50 MLP epochs keep the suite fast (the checks are about the contract, not accuracy)."""
     estimators = []
     for name in METHODS:
+        if (FAMILY.get(name) == name) != representatives:
+            continue
         estimator = make_method(name, random_state=0)
         if name == "MLP":
             estimator.set_params(n_epochs=50)
@@ -71,6 +110,17 @@ def registered_methods():
     return estimators
 
 
-@parametrize_with_checks(registered_methods(), expected_failed_checks=expected_failed_checks)
+def test_every_method_has_a_family_whose_representative_is_a_member():
+    assert set(FAMILY) == set(METHODS)
+    assert all(FAMILY[representative] == representative for representative in FAMILY.values())
+
+
+@parametrize_with_checks(registered_methods(representatives=True), expected_failed_checks=expected_failed_checks)
 def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(registered_methods(representatives=False), expected_failed_checks=expected_failed_checks)
+def test_scikit_learn_estimator_checks_on_the_other_members(estimator, check):
     check(estimator)
