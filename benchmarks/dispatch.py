@@ -25,7 +25,7 @@ import yaml
 
 from mlhidden.experiment.costs import expected_seconds, longest_first
 from mlhidden.experiment.eta import makespan
-from mlhidden.experiment.store import load_results
+from mlhidden.experiment.store import ResultStore
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results.md"
@@ -108,9 +108,9 @@ def check_table(root: Path) -> list[str]:
     lines = ["| run | units | measured wall (s) | simulated, dispatch order (s) | error |", "|---|---|---|---|---|"]
     total_wall = total_sim = 0.0
     for name, run in log["runs"].items():
-        results = load_results(root / name)
-        shapes = {r.dataset: (r.n_samples, r.n_features, r.n_labels) for r in results.datasets.itertuples()}
-        units = results.units
+        with ResultStore(root / name, create=False) as store:
+            shapes = {r.name: (r.n_samples, r.n_features, r.n_labels) for r in store.datasets().itertuples()}
+            units = store.units()
         seconds = (units["train_seconds"] + units["test_seconds"]).tolist()
         priors = [expected_seconds(shapes[d], m) for d, m in zip(units["dataset"], units["method"])]
         simulated = makespan(longest_first(seconds, priors), 2)

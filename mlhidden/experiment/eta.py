@@ -6,7 +6,8 @@ order starts. The time left is the end of a simulation of the units still runnin
 expected cost less the time they have run) and those still queued, each given to the first
 free worker. Expected costs come from :class:`~mlhidden.experiment.costs.CostModel`, which
 rescales the priors by the units that finished, so the estimate learns the machine's speed and
-load as the run goes. A run of several stages (the paper's configs, one after the other) adds
+load as the run goes; the wall time the units' own seconds do not account for (handing them out,
+storing them, work between stages) scales the result (:meth:`RunEstimate.overhead`). A run of several stages (the paper's configs, one after the other) adds
 the simulated length of each later stage.
 """
 
@@ -16,6 +17,8 @@ import heapq
 from collections.abc import Sequence
 
 from mlhidden.experiment.costs import Cell, CostModel
+
+MAX_OVERHEAD = 10.0
 
 
 def makespan(seconds: Sequence[float], workers: int, free_at: Sequence[float] = ()) -> float:
@@ -46,10 +49,13 @@ class RunEstimate:
         self.stage = -1
         self.queue: list[Cell] = []
         self.running: list[tuple[Cell, float]] = []
+        self.began: float | None = None
+        self.done_seconds = 0.0
 
     def start_stage(self, units: Sequence[tuple[Cell, float]], now: float, workers: int | None = None) -> None:
         """The next stage starts at ``now`` with ``units`` to compute, in dispatch order."""
         self.stage += 1
+        self.began = now if self.began is None else self.began
         if self.stage >= len(self.stages):
             self.stages.append([])
         self.stages[self.stage] = list(units)
@@ -69,6 +75,7 @@ class RunEstimate:
             self.queue.remove(cell)
         if seconds is not None:
             self.model.finished(cell, seconds)
+            self.done_seconds += seconds
         self._start_next(now)
 
     def remaining(self, now: float) -> float:
@@ -77,7 +84,15 @@ class RunEstimate:
         left = makespan([self.model.expected(cell) for cell in self.queue], self.workers, busy)
         for units in self.stages[self.stage + 1:]:
             left += makespan([self.model.expected(cell) for cell, _ in units], self.workers)
-        return left
+        return left * self.overhead(now)
+
+    def overhead(self, now: float) -> float:
+        """Wall seconds per compute second so far (at least 1): what units cost beyond their fit and
+        predict (handing out, storing, loading between stages) and idle workers, which the costs miss."""
+        if self.began is None or self.done_seconds <= 0:
+            return 1.0
+        working = self.done_seconds + sum(now - started for _, started in self.running)
+        return min(max(self.workers * (now - self.began) / working, 1.0), MAX_OVERHEAD)
 
     def _start_next(self, now: float) -> None:
         while self.queue and len(self.running) < self.workers:
