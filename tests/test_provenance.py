@@ -38,7 +38,7 @@ def provenance_run(tmp_path_factory, mirror_dir):
     config = parse_config(CONFIG)
     at_start = []
     summary = run_experiment(
-        config, run_dir, data_dir=mirror_dir, n_jobs=1, on_start=lambda total, skipped, pending: at_start.append(read_run_json(run_dir))
+        config, run_dir, data_dir=mirror_dir, n_jobs=1, on_start=lambda total, skipped, pending, workers=None: at_start.append(read_run_json(run_dir))
     )
     return config, summary, at_start[0], read_run_json(run_dir), run_dir
 
