@@ -18,6 +18,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
@@ -186,6 +187,12 @@ def plan_run(config: RunConfig, data_dir=None) -> RunPlan:
     return RunPlan(config, plans, unavailable, units)
 
 
+class StartCallback(Protocol):
+    """What ``run_experiment`` calls once before the first unit (see its docstring)."""
+
+    def __call__(self, n_units: int, n_skipped: int, pending: list, *, workers: int) -> None: ...
+
+
 def run_experiment(
     config: RunConfig,
     run_dir,
@@ -194,7 +201,7 @@ def run_experiment(
     n_jobs=None,
     fresh: bool = False,
     on_unit: Callable[[dict, int, int], None] | None = None,
-    on_start: Callable[[int, int, list], None] | None = None,
+    on_start: StartCallback | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
     share_fits: bool = True,
