@@ -28,10 +28,10 @@ test-all: venv
 
 ## make test-lowest: the method, solver and store tests on the lowest releases pyproject.toml admits (.ci/lowest-constraints.txt), in .venv-lowest
 LOWEST_VENV ?= .venv-lowest
-LOWEST_TESTS := tests/test_sklearn_api.py tests/test_methods.py tests/test_batched_logistic.py \
-	tests/test_batched_tron.py tests/test_batched_logistic_cv.py tests/test_sklearn_parity.py \
-	tests/test_compact_forest.py tests/test_store_faults.py tests/test_stored_predictions.py \
-	tests/test_arff.py tests/test_arff_faults.py tests/test_arff_weka_reading.py
+LOWEST_TESTS := tests/methods/test_sklearn_api.py tests/methods/test_methods.py tests/methods/test_batched_logistic.py \
+	tests/methods/test_batched_tron.py tests/methods/test_batched_logistic_cv.py tests/methods/test_sklearn_parity.py \
+	tests/methods/test_compact_forest.py tests/experiment/test_store_faults.py tests/experiment/test_stored_predictions.py \
+	tests/data/test_arff.py tests/data/test_arff_faults.py tests/data/test_arff_weka_reading.py
 $(LOWEST_VENV)/.installed: pyproject.toml .ci/lowest-constraints.txt
 	$(PYTHON) -m venv $(LOWEST_VENV)
 	$(LOWEST_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -44,7 +44,7 @@ test-lowest: $(LOWEST_VENV)/.installed
 ## make fuzz: the ARFF reader fuzz tests with FUZZ_EXAMPLES examples each (the default suite runs 120)
 FUZZ_EXAMPLES ?= 20000
 fuzz: venv
-	MLHIDDEN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz_arff.py --hypothesis-show-statistics
+	MLHIDDEN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/data/test_fuzz_arff.py --hypothesis-show-statistics
 
 ## make smoke: the Logical smoke run, tables under results/smoke/
 smoke: venv

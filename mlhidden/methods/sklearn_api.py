@@ -2,7 +2,7 @@
 
 scikit-learn has no public home for the parameter constraints that ``_validate_params`` reads
 (``Interval``, ``StrOptions``, ``HasMethods``) nor for the ``Tree`` that the compact forest
-rebuilds, so they are imported here and nowhere else; ``tests/test_sklearn_api.py`` fails loudly
+rebuilds, so they are imported here and nowhere else; ``tests/methods/test_sklearn_api.py`` fails loudly
 on a release that moved or changed them, and pyproject.toml admits only the releases tested.
 
 scikit-learn 1.8 deprecated ``penalty`` in ``LogisticRegression(CV)`` (its default became

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from mlhidden.cli import cli
 from mlhidden.experiment.store import load_results
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def invoke(*args):

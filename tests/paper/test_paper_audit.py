@@ -26,7 +26,7 @@ from mlhidden.paper.deviations import DEFECTIVE, STORED_BASELINES
 from mlhidden.paper.reference import reference_results
 from mlhidden.paper.report import write_report
 
-COMMITTED_PAPER_RUN = Path(__file__).resolve().parents[1] / "results" / "paper" / "units.csv"
+COMMITTED_PAPER_RUN = Path(__file__).resolve().parents[2] / "results" / "paper" / "units.csv"
 
 
 def reference(rows) -> pd.DataFrame:

@@ -95,7 +95,7 @@ def test_a_decompression_bomb_is_refused_in_bounded_memory(tmp_path):
         "try:\n    read_arff(sys.argv[1])\nexcept UserError as error:\n    print(error)\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     env.pop(EXPANSION_ENV, None)
     result = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -121,7 +121,7 @@ def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:
         env["GATE"] = str(gate)
     entry = ["-c", SHORT_LEASE] if lease else ["-m", "mlhidden"]
     command = [sys.executable, *entry, "run", "-d", "Logical", "-m", "gated:GatedBR", "--splits", "1", "--n-jobs", "1", "-q", "--out", str(out)]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).resolve().parents[1])
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).resolve().parents[2])
 
 
 def _claims(out) -> list:

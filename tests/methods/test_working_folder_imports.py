@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 WRAP = '''
 from mlhidden.methods import BR

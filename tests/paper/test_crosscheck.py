@@ -18,7 +18,7 @@ from mlhidden.paper import crosscheck
 from mlhidden.paper.crosscheck import IMPLEMENTATIONS, crosscheck_config, fit_theirs, run_crosscheck
 from mlhidden.paper.crosscheck_table import agreement_ok, crosscheck_table, disagreement_reason, with_gaps
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = PROJECT_ROOT / "configs"
 needs_skmultilearn = pytest.mark.skipif(
     importlib.util.find_spec("skmultilearn") is None,

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from mlhidden.cli import cli
 from mlhidden.experiment.store import STORE_FILE, load_results
 
-WORKTREE = Path(__file__).resolve().parents[1]
+WORKTREE = Path(__file__).resolve().parents[2]
 
 SLEEPY = '''
 import time

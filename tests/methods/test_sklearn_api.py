@@ -24,7 +24,7 @@ from mlhidden.methods.base_learners import make_base_learner
 from mlhidden.methods.sklearn_api import PENALTY_FROM_L1_RATIO, SKLEARN_VERSION, HasMethods, Interval, StrOptions, Tree
 from mlhidden.methods.solvers.logistic_models import batchable_logistic
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def version(text: str) -> tuple[int, ...]:

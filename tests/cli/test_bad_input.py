@@ -1,4 +1,4 @@
-"""The bad-input corpus (tests/data/bad/cases.yaml) through the real CLI.
+"""The bad-input corpus (tests/fixtures/bad/cases.yaml) through the real CLI.
 
 Every case must give exit code 2, exactly its expected line on stderr, nothing on stdout, no
 traceback, and leave an existing results store byte for byte as it was.
@@ -24,7 +24,7 @@ from mlhidden.data.generators import GENERATORS
 from mlhidden.experiment.store import STORE_FILE
 from mlhidden.methods.registry import METHODS
 
-BAD = Path(__file__).resolve().parent / "data" / "bad"
+BAD = Path(__file__).resolve().parents[1] / "fixtures" / "bad"
 CASES = yaml.safe_load((BAD / "cases.yaml").read_text(encoding="utf-8"))["cases"]
 ARFF_SUFFIXES = (".arff", ".arff.bz2", ".arff.gz")
 

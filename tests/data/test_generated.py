@@ -11,7 +11,7 @@ from mlhidden.data import load_dataset, make_logical, read_arff, write_arff
 from mlhidden.data.generators import GENERATORS
 from mlhidden.errors import UserError
 
-LOGICAL_ARFF = Path(__file__).resolve().parents[1] / "datasets" / "Logical.arff"
+LOGICAL_ARFF = Path(__file__).resolve().parents[2] / "datasets" / "Logical.arff"
 
 # Paper Table 2: X1, X2 -> OR, AND, XOR.
 TABLE_2 = [((0, 0), (0, 0, 0)), ((0, 1), (1, 0, 1)), ((1, 0), (1, 0, 1)), ((1, 1), (1, 1, 0))]

@@ -39,7 +39,7 @@ from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
 from mlhidden.report.uncertainty import VERDICTS
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = PROJECT_ROOT / "configs"
 SCORES = ("exact_match", "hamming_score", "micro_f1", "macro_f1", "example_f1", "jaccard")
 
@@ -141,7 +141,7 @@ def test_reproduce_without_configs_is_a_one_line_user_error(tmp_path):
 
 
 def test_reference_csv_holds_the_shared_paper_numbers():
-    # tests/data/paper_reference_results.csv: shared/paper/reference_results.csv, copied byte for byte
+    # tests/fixtures/paper_reference_results.csv: shared/paper/reference_results.csv, copied byte for byte
     with open(PROJECT_ROOT / "tests" / "data" / "paper_reference_results.csv", newline="") as stream:
         shared = [tuple(row) for row in csv.reader(stream)][1:]
     reference = reference_results()

@@ -7,7 +7,7 @@ import pytest
 
 from mlhidden.experiment.costs import PRIORS, CostModel, expected_seconds, fit_priors
 
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def paper_shapes():
@@ -33,7 +33,7 @@ def test_expected_seconds_orders_the_paper_run_as_its_recorded_times_do():
     import pandas as pd
     from scipy.stats import kendalltau
 
-    units = pd.read_csv(os.path.join(PROJECT_ROOT, "tests", "data", "paper_unit_seconds.csv"))
+    units = pd.read_csv(os.path.join(PROJECT_ROOT, "tests", "fixtures", "paper_unit_seconds.csv"))
     cells = units.groupby(["dataset", "method"]).total_seconds.mean().reset_index()
     shapes = paper_shapes()
     prior = [expected_seconds(shapes[d], m) for d, m in zip(cells.dataset, cells.method)]

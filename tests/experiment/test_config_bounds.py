@@ -25,8 +25,8 @@ from mlhidden.experiment.yaml_lines import MAX_NESTING, MAX_VALUES
 from mlhidden.methods import registry
 from mlhidden.methods.registry import METHODS, MethodEntry, get_entry
 
-PROJECT = Path(__file__).resolve().parents[1]
-BAD = PROJECT / "tests" / "data" / "bad"
+PROJECT = Path(__file__).resolve().parents[2]
+BAD = PROJECT / "tests" / "fixtures" / "bad"
 
 
 def _mlhidden(*args, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -19,7 +19,7 @@ from mlhidden.experiment.template import template_text
 from mlhidden.methods import make_method
 from mlhidden.report.tables import get_metric
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_flags_build_the_config_a_file_would():

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 PLUGIN = '''
 import numpy as np

@@ -1,6 +1,6 @@
 """One record of every unit's split and seeds, own and reused fit time apart, and stores of schema version 1.
 
-``tests/data/store_v1`` holds a run (``config.yaml``: Logical, BR/CC/PCC, 3 splits) stored by the
+``tests/fixtures/store_v1`` holds a run (``config.yaml``: Logical, BR/CC/PCC, 3 splits) stored by the
 mlhidden of schema version 1 (its store as an SQL dump, ``run/store.sql``), and the tables
 ``mlhidden report --stats`` made of it then.
 """
@@ -33,7 +33,7 @@ from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
 from mlhidden.paper.refits import write_label_accuracies
 from mlhidden.report.table_notes import OWN_WORK_NOTE
 
-STORE_V1 = Path(__file__).parent / "data" / "store_v1"
+STORE_V1 = Path(__file__).resolve().parents[1] / "fixtures" / "store_v1"
 OLD_COLUMNS = ["dataset", "dataset_sha256", "method", "params_hash", "split", "seed", "label", "params_json", "status", *SCORES]
 
 

@@ -22,7 +22,7 @@ from mlhidden.experiment.runner import config_record, run_experiment
 from mlhidden.experiment.splits import method_seed
 from mlhidden.experiment.store import load_results
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = {"name": "prov", "datasets": ["Music", "Logical"], "methods": ["BR"], "splits": 2, "seed": 7}
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from mlhidden.cli.progress import CLEAR_LINE, RunProgress, format_duration, unit_line
 
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class FakeClock:
@@ -160,7 +160,7 @@ def paper_units():
     from mlhidden.data import make_logical, registry_entries
 
     config = yaml.safe_load(open(os.path.join(PROJECT_ROOT, "configs", "paper.yaml")))
-    units = pd.read_csv(os.path.join(PROJECT_ROOT, "tests", "data", "paper_unit_seconds.csv"))
+    units = pd.read_csv(os.path.join(PROJECT_ROOT, "tests", "fixtures", "paper_unit_seconds.csv"))
     logical = make_logical()
     shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
     shapes["Logical"] = (logical.n_samples, logical.n_features, logical.n_labels)
