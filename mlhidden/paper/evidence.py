@@ -3,7 +3,7 @@
 :class:`Runs` reads the run directories under one folder; the functions below turn them into the
 numbers the paper's tables and figures hold (Table 3, Table 4, the sweeps, the chain accuracies),
 and :func:`gather_evidence` collects what the claims decide on into one
-:class:`~mlhidden.paper.claims.Evidence`.
+:class:`~mlhidden.paper.claim_inputs.Evidence`.
 
 Every aggregate is taken over units in table order (configured datasets and methods, then split),
 never in the order they arrived in the store, so a re-run writes the same bytes.
@@ -21,7 +21,7 @@ import pandas as pd
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results, store_exists
-from mlhidden.paper.claims import RANKED_METRICS, Evidence, RankSummary
+from mlhidden.paper.claim_inputs import RANKED_METRICS, Evidence, RankSummary
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
     LOGICAL_MODELS,

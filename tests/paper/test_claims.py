@@ -15,14 +15,13 @@ import pandas as pd
 import pytest
 
 import mlhidden
+from mlhidden.paper.claim_inputs import Evidence, RankSummary
 from mlhidden.paper.claims import (
     CLAIMS,
     FAILS,
     HOLDS,
     INCONCLUSIVE,
     NOT_EVALUATED,
-    Evidence,
-    RankSummary,
     claim_exact_match_ranks,
     claim_hamming_ranks,
     claim_hidden_nodes,
