@@ -58,10 +58,13 @@ reproduce: venv
 sensitivity: venv
 	$(BIN)/mlhidden sensitivity $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
 
-## make bench: speed vs scikit-learn on split 0 of the real datasets -> benchmarks/results.md (BENCH_ARGS=--quick: a minute)
+## make bench: speed vs scikit-learn on split 0 of the real datasets, dispatch simulated, shared fits at 1 and all workers
+## -> benchmarks/results.md (BENCH_ARGS=--quick: a minute for the first)
 BENCH_ARGS ?=
 bench: venv
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.dispatch
+	$(BIN)/python -m benchmarks.shared_fits
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) .pytest_cache

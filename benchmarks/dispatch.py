@@ -23,13 +23,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from benchmarks.results_file import write_section
 from mlhidden.experiment.costs import expected_seconds, longest_first
 from mlhidden.experiment.eta import makespan
 from mlhidden.experiment.store import ResultStore
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results.md"
-BEGIN, END = "<!-- dispatch: begin -->", "<!-- dispatch: end -->"
 WORKERS = (2, 4, 16, 64)
 # Methods whose first fit is a chain another method of the same split fits identically.
 CHAIN_OWNERS = {"CCASL+BR": "CCASL", "CCASL+AML": "CCASL", "PCC": "CC"}
@@ -160,21 +159,14 @@ def main(argv=None):
     parser.add_argument("--eta", type=Path, help="a stamped progress log of that reproduction")
     args = parser.parse_args(argv)
     units = paper_units()
-    lines = [BEGIN, "## Dispatch (benchmarks/dispatch.py)", "", "Paper run (results/paper/units.csv, 1,200 units) replayed:", ""]
+    lines = ["## Dispatch (benchmarks/dispatch.py)", "", "Paper run (results/paper/units.csv, 1,200 units) replayed:", ""]
     lines += dispatch_table(units) + ["", "Shared chain fits (CCASL → CCASL+BR, CCASL+AML; CC → PCC) replayed:", ""]
     lines += shared_fit_table(units)
     if args.check:
         lines += ["", f"Simulation against a real 2-core run ({args.check}):", ""] + check_table(args.check)
     if args.eta:
         lines += ["", f"ETA of that run ({args.eta.name}, samples every 5 s):", ""] + eta_table(args.eta)
-    lines.append(END)
-    section = "\n".join(lines) + "\n"
-    text = RESULTS.read_text() if RESULTS.exists() else ""
-    if BEGIN in text:
-        text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) + 1:]
-    else:
-        text += "\n" + section
-    RESULTS.write_text(text)
+    section = write_section("dispatch", "\n".join(lines))
     print(section)
 
 
