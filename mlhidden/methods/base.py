@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base_learners import check_base_learner
 
 
@@ -88,7 +89,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-def hstack_features(X, Z):
+def hstack_features(X: Matrix, Z: np.ndarray) -> Matrix:
     """``[X, Z]`` column-wise, sparse when X is sparse (label columns are few and dense-ish)."""
     if sp.issparse(X):
         return sp.hstack([X, sp.csr_matrix(Z, dtype=np.float64)], format="csr")

@@ -13,11 +13,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.imports import named_class
 from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
@@ -39,11 +41,14 @@ LOGISTIC_LEARNERS = ("logistic", "standard_logistic", "logistic_cv", "sklearn.li
 CALIBRATION_HINT = "wrap it: {name: sklearn.calibration.CalibratedClassifierCV, params: {estimator: ...}}"
 ONE_VS_REST_HINT = "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
 
+# A base learner named in a config: a name, ``{name: ..., params: {...}}``, or None for logistic regression.
+# (scikit-learn ships no types, so its estimators are ``Any``.)
+BaseSpec = str | Mapping[str, Any] | None
 # What an ``estimator`` parameter accepts: an estimator, a spec (name or mapping), or None.
 ESTIMATOR_CONSTRAINT = [HasMethods(["fit"]), str, Mapping, None]
 
 
-def parse_base_spec(spec) -> tuple[str, dict]:
+def parse_base_spec(spec: object) -> tuple[str, dict[str, Any]]:
     """Split a base-learner spec into ``(name, params)``."""
     if spec is None:
         return "logistic", {}
@@ -79,7 +84,7 @@ def _nested(params: dict) -> dict:
     return params
 
 
-def make_base_learner(spec=None):
+def make_base_learner(spec: object = None) -> Any:
     """Build an unfitted base learner from a spec, with our defaults under the user's params.
 
     Everything is checked here, before any fit: the class, the parameter names and values (by
@@ -144,7 +149,7 @@ def binary_only(learner) -> bool:
     return isinstance(learner, (LogisticRegression, LogisticRegressionCV)) and params.get("solver") == "liblinear"
 
 
-def as_estimator(estimator):
+def as_estimator(estimator: Any) -> Any:
     """An unfitted copy of ``estimator``, which may be a fitted estimator, a spec or None."""
     if estimator is None or _is_spec(estimator):
         return make_base_learner(estimator)
@@ -156,7 +161,7 @@ def draw_seed(rng: np.random.RandomState) -> int:
     return int(rng.randint(np.iinfo(np.int32).max))
 
 
-def seed_estimator(estimator, rng: np.random.RandomState):
+def seed_estimator(estimator: Any, rng: np.random.RandomState) -> Any:
     """Give ``estimator`` (and nested estimators) a seed drawn from ``rng`` where they take one."""
     seed = draw_seed(rng)
     keys = [k for k in estimator.get_params() if k == "random_state" or k.endswith("__random_state")]
@@ -165,7 +170,7 @@ def seed_estimator(estimator, rng: np.random.RandomState):
     return estimator
 
 
-def fit_binary(estimator, X, y, rng: np.random.RandomState):
+def fit_binary(estimator: Any, X: Matrix, y: ArrayLike, rng: np.random.RandomState) -> Any:
     """Fit a fresh copy of ``estimator`` on one target (binary, or multi-class for LP); a constant target gets a constant model.
 
     Single-class training labels are routine (every Corel5k split has them); scikit-learn's

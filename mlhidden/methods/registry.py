@@ -239,7 +239,7 @@ def checked_estimator(entry: MethodEntry, resolved: dict):
     return estimator
 
 
-def _parameter_hint(entry: MethodEntry, base, unknown: set, defaults: dict) -> str:
+def _parameter_hint(entry: MethodEntry, base: Any, unknown: set[str], defaults: dict[str, Any]) -> str:
     """Where unknown method parameters belong: the base learner's (swept as ``base.NAME``), or a near spelling."""
     of_base = sorted(unknown & set(make_base_learner(entry.base if base is None else base).get_params())) if entry.takes_base else []
     if of_base:
