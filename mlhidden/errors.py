@@ -31,7 +31,8 @@ class UserError(Exception):
     """
 
     def __init__(
-        self, message: str, *, path: str | os.PathLike[str] | None = None, line: int | None = None, hint: str | None = None
+        self, message: str, *, path: str | os.PathLike[str] | None = None, line: int | None = None,
+        hint: str | None = None,
     ) -> None:
         self.message = message
         self.path = None if path is None else str(path)

@@ -56,7 +56,8 @@ def xml_beside(arff_path: str | os.PathLike[str]) -> Path | None:
 
 
 def label_index_from_xml(
-    arff_path: str | os.PathLike[str], xml_path: str | os.PathLike[str], attribute_names: Sequence[str], relation_count: int | None
+    arff_path: str | os.PathLike[str], xml_path: str | os.PathLike[str], attribute_names: Sequence[str],
+    relation_count: int | None,
 ) -> list[int]:
     """The positions of the XML's labels among the ARFF's attributes, in file order.
 

@@ -108,7 +108,8 @@ def _per_label_blocks(n_hidden: int, n_labels: int) -> np.ndarray:
 
 
 def draw_network(
-    n_samples: int = 10000, n_features: int = 10, n_labels: int = 10, n_hidden: int = 100, random_state: RandomStateLike = 0,
+    n_samples: int = 10000, n_features: int = 10, n_labels: int = 10, n_hidden: int = 100,
+    random_state: RandomStateLike = 0,
     inputs: str = "normal", thresholds: str = "jittered_mean", hidden: str = "shared",
 ) -> tuple[np.ndarray, RandomNetwork]:
     """Sample the inputs and the random network of one synthetic dataset.
@@ -176,7 +177,8 @@ def _network_dataset(name: str, params: dict[str, Any]) -> Dataset:
 
 
 def make_synthetic_complex(
-    n_samples: int = 10000, n_features: int = 10, n_labels: int = 10, n_hidden: int = 100, random_state: RandomStateLike = 0,
+    n_samples: int = 10000, n_features: int = 10, n_labels: int = 10, n_hidden: int = 100,
+    random_state: RandomStateLike = 0,
     inputs: str = "normal", thresholds: str = "jittered_mean", hidden: str = "shared",
 ) -> Dataset:
     """Non-linear synthetic data: random inputs, a ReLU hidden layer, a TLU per label (Table 4a).

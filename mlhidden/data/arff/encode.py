@@ -56,7 +56,8 @@ def encoded_names(attributes: Sequence[Attribute], columns: Sequence[Column], se
 
 
 def encode(
-    triplets: tuple[np.ndarray, np.ndarray, np.ndarray], columns: Sequence[Column], selected: Sequence[int], n_rows: int, sparse: bool
+    triplets: tuple[np.ndarray, np.ndarray, np.ndarray], columns: Sequence[Column], selected: Sequence[int],
+    n_rows: int, sparse: bool,
 ) -> sp.csr_matrix:
     """Encode the attributes ``selected`` (in that order) into a float64 CSR matrix.
 

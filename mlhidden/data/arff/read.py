@@ -51,7 +51,9 @@ class _CountingLines:
             yield text
 
 
-def read_arff(path: str | os.PathLike[str], labels: int | None = None, labels_xml: str | os.PathLike[str] | None = None) -> Dataset:
+def read_arff(
+    path: str | os.PathLike[str], labels: int | None = None, labels_xml: str | os.PathLike[str] | None = None,
+) -> Dataset:
     """Read a MEKA or Mulan ARFF file (``.arff``, ``.arff.gz`` or ``.arff.bz2``) into a :class:`Dataset`.
 
     Parameters

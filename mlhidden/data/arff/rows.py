@@ -51,7 +51,9 @@ class Rows:
         return (np.repeat(np.arange(n_rows), n_attributes), np.tile(np.arange(n_attributes), n_rows), values)
 
 
-def read_rows(path: Path, numbered_lines: Iterable[tuple[int, str]], attributes: Sequence[Attribute], data_line: int) -> Rows:
+def read_rows(
+    path: Path, numbered_lines: Iterable[tuple[int, str]], attributes: Sequence[Attribute], data_line: int,
+) -> Rows:
     """Parse every data row; the first decides whether the file is sparse. Raises :class:`UserError`."""
     converters = [_nominal(kind) if isinstance(kind, list) else _number for _, kind in attributes]
     by_values: dict[tuple[str, ...], Callable[[str], float]] = {}
@@ -148,7 +150,8 @@ def _dense_row(
 
 
 def _sparse_row(
-    path: Path, number: int, row: str, values: Sequence[tuple[str, bool]], converters: Sequence[Converter], names: Sequence[str]
+    path: Path, number: int, row: str, values: Sequence[tuple[str, bool]], converters: Sequence[Converter],
+    names: Sequence[str],
 ) -> tuple[list[int], list[float]]:
     if len(values) % 2:
         raise UserError(

@@ -84,7 +84,8 @@ class _Design:
     """
 
     def __init__(
-        self, X: Matrix, extra: ArrayLike | None, center: bool = False, dense_block: bool | None = None, dtype: DTypeLike = np.float32
+        self, X: Matrix, extra: ArrayLike | None, center: bool = False, dense_block: bool | None = None,
+        dtype: DTypeLike = np.float32,
     ) -> None:
         if extra is not None:
             extra = np.asarray(extra, dtype=np.float64)
@@ -257,7 +258,9 @@ class _Batch:
         self.grad = self.gradient(residual, self.theta)
         self.history = _History(Theta.shape[0], Y.shape[1])
 
-    def evaluate(self, Z: np.ndarray, theta: np.ndarray, columns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(
+        self, Z: np.ndarray, theta: np.ndarray, columns: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The objective at scores Z and weights theta of every column (or of ``columns``), and the loss residual."""
         if columns is None:
             Y, weights, positives, n_rows, lam = self.Y, self.weights, self.positives, self.n_rows, self.lam
@@ -352,7 +355,8 @@ def fit_batched_logistic(
 
 
 def solve_logistic(
-    design: _Design, Y: np.ndarray, *, extra_mask: np.ndarray | None = None, C: float | np.ndarray = 1.0, tol: float = 1e-4,
+    design: _Design, Y: np.ndarray, *, extra_mask: np.ndarray | None = None, C: float | np.ndarray = 1.0,
+    tol: float = 1e-4,
     max_iter: int = 100, weights: np.ndarray | None = None, init: np.ndarray | None = None,
 ) -> LogisticFit:
     """:func:`fit_batched_logistic` on a prepared design, with per-column options.

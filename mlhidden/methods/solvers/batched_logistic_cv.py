@@ -86,7 +86,8 @@ def held_out_scores(Z: np.ndarray, Y: np.ndarray, weights: np.ndarray) -> np.nda
 
 
 def fit_batched_logistic_cv(
-    X: Matrix, Y: np.ndarray, *, weights: np.ndarray, extra: ArrayLike | None = None, extra_mask: np.ndarray | None = None,
+    X: Matrix, Y: np.ndarray, *, weights: np.ndarray, extra: ArrayLike | None = None,
+    extra_mask: np.ndarray | None = None,
     Cs: int | ArrayLike = 10, tol: float = 1e-4, max_iter: int = 100, center: bool = False,
 ) -> LogisticCVFit:
     """``LogisticRegressionCV(scoring="neg_log_loss", refit=True)`` for every column of Y, batched.
