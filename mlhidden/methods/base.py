@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
@@ -22,11 +25,11 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     probabilities in ``_needs_probabilities`` and whether it must be multi-class in ``_needs_multiclass``.
     """
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         return (self.predict_proba(X) >= 0.5).astype(np.int8)
 
     @property
-    def classes_(self):
+    def classes_(self) -> list[np.ndarray]:
         """The classes of each label, ``[0, 1]``: scikit-learn's multi-output convention, which
         its scorers (``make_scorer``, ``cross_validate``) read. Available after ``fit``."""
         check_is_fitted(self, "n_labels_")
@@ -40,7 +43,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         """Whether the method fits its base learner on more than two classes (LP does)."""
         return False
 
-    def _fit_input(self, X, Y):
+    def _fit_input(self, X: Matrix, Y: ArrayLike) -> tuple[Matrix, np.ndarray]:
         """The start of every ``fit``: parameters and base learner checked, X and Y validated."""
         if hasattr(self, "_parameter_constraints"):
             self._validate_params()
@@ -52,7 +55,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         X = self._check_X(X, reset=True)
         return X, self._check_Y(Y, X.shape[0])
 
-    def _check_X(self, X, *, reset: bool):
+    def _check_X(self, X: Matrix, *, reset: bool) -> Matrix:
         """Validate X (scikit-learn's checks and messages): sparse becomes CSR, dense float64.
 
         NaN is refused: impute missing values first (the runner does, with training means).
@@ -79,7 +82,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"Unknown label type: {kind} with values {np.unique(Y)[:5].tolist()}. Y must be a 0/1 label matrix")
         return Y.astype(np.int8)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.target_tags.multi_output = True

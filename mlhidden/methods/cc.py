@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import fit_binary
 from mlhidden.methods.inference import greedy_search
 from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 def resolve_order(order, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
@@ -74,7 +81,7 @@ class CC(MultiLabelClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         return self._fit_chain(X, Y, check_random_state(self.random_state))
 
@@ -108,9 +115,9 @@ class CC(MultiLabelClassifier):
         in_label_order = np.argsort(self.order_)
         return hard[:, in_label_order], proba[:, in_label_order]
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         return self._infer(X)[0]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """P(y_j = 1 | x, greedy predictions of the labels before j), shape (n, L)."""
         return self._infer(X)[1]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
@@ -21,6 +24,9 @@ from mlhidden.methods.hidden_units import (
 from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
 from mlhidden.methods.sklearn_api import Interval, StrOptions
 from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 SYNTHETIC_CONSTRAINTS = {
     "estimator": ESTIMATOR_CONSTRAINT,
@@ -169,7 +175,7 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
     def _needs_probabilities(self) -> bool:
         return self.inference != "greedy"
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         Z = self._synthetic_labels(X, Y.shape[1], rng)
@@ -185,11 +191,11 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         X = self._check_X(X, reset=False)
         return self.chain_.predict(X)[:, self.n_synthetic_ :]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """The chain's marginals of the real labels (greedy: conditional on earlier predictions)."""
         X = self._check_X(X, reset=False)
         return self.chain_.predict_proba(X)[:, self.n_synthetic_ :]
@@ -259,7 +265,7 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         targets = self._middle_targets(X, Y, rng)

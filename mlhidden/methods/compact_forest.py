@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.utils.validation import check_array
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.sklearn_api import Tree
 
 # Trees grown (and held in full) at a time.
@@ -114,11 +115,11 @@ class CompactForest:
             total0 += p0
         return total1 / len(self.skeletons), total0 / len(self.skeletons)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """P(y_j = 1 | x) averaged over the trees, as the forest's ``predict_proba`` gives it; shape (n, L)."""
         return self._leaf_sums(X)[0]
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         """The forest's ``predict``: the class of higher mean probability, the smaller class on ties."""
         p1, p0 = self._leaf_sums(X)
         constant = np.array([c[0] for c in self.classes])

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
 from mlhidden.methods.ccasl import SYNTHETIC_CONSTRAINTS
 from mlhidden.methods.hidden_units import ThresholdUnits
 from mlhidden.methods.sklearn_api import Interval
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class RandomRBF(TransformerMixin, BaseEstimator):
@@ -56,11 +62,11 @@ class RandomRBF(TransformerMixin, BaseEstimator):
         self.gamma = gamma
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: Matrix, y: object = None) -> Self:
         self.fit_transform(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: Matrix, y: object = None) -> Matrix:
         self._validate_params()
         rng = check_random_state(self.random_state)
         rows = np.sort(rng.choice(X.shape[0], min(self.n_centers, X.shape[0]), replace=False))
@@ -73,7 +79,7 @@ class RandomRBF(TransformerMixin, BaseEstimator):
             self.gamma_ = float(self.gamma)
         return np.exp(-self.gamma_ * distances)
 
-    def transform(self, X):
+    def transform(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         return np.exp(-self.gamma_ * euclidean_distances(X, self.centers_, squared=True))
 
@@ -85,7 +91,7 @@ class BasisBR(MultiLabelClassifier):
     parameters ``estimator``, ``include_input`` and ``n_jobs``.
     """
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         self.basis_ = self._make_basis(Y.shape[1], draw_seed(rng))
@@ -102,11 +108,11 @@ class BasisBR(MultiLabelClassifier):
         X = self._check_X(X, reset=False)
         return self._features(X, self.basis_.transform(X))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         expanded = self._expand(X)
         return self.br_.predict_proba(expanded)
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         expanded = self._expand(X)
         return self.br_.predict(expanded)
 

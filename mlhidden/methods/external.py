@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
+
+from mlhidden.data.dataset import Matrix
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 def _dense(values) -> np.ndarray:
@@ -57,7 +65,7 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, estimator):
         self.estimator = estimator
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         Y = _dense(Y)
         Y = Y.reshape(len(Y), -1)
         if Y.shape[0] == 0:
@@ -78,12 +86,12 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             columns[:, self.varying_labels_] = np.asarray(varying_part, dtype=float).reshape(n_rows, -1)
         return columns
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         predicted = None if self.estimator_ is None else _dense(self.estimator_.predict(X))
         return self._assemble(X.shape[0], predicted).astype(np.int8)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """P(y_j = 1 | x) for every label, shape (n, L)."""
         check_is_fitted(self)
         proba = None
@@ -102,12 +110,12 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         return self._assemble(X.shape[0], None if proba is None else _dense(proba))
 
     @property
-    def classes_(self):
+    def classes_(self) -> list[np.ndarray]:
         """``[0, 1]`` for every label, as the built-in methods (read by scikit-learn's scorers)."""
         check_is_fitted(self)
         return [np.array([0, 1])] * self.n_labels_
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         tags.target_tags.multi_output = True

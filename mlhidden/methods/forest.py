@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, as_estimator, draw_seed, seed_estimator
 from mlhidden.methods.br import BR
 from mlhidden.methods.compact_forest import CompactForest, is_compactable
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 DENSE_FROM_DENSITY = 0.03
 """A sparse X at least this dense is grown on as a dense float32 array: scikit-learn's dense
@@ -83,7 +90,7 @@ class ForestBR(MultiLabelClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         spec = "random_forest" if self.estimator is None else self.estimator
@@ -99,18 +106,18 @@ class ForestBR(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         if self.per_label or isinstance(self.estimator_, CompactForest):
             return self.estimator_.predict_proba(X)
-        probas = self.estimator_.predict_proba(X)
-        classes = self.estimator_.classes_
+        probas: Any = self.estimator_.predict_proba(X)  # a list per label, or one array for one label
+        classes: Any = self.estimator_.classes_
         if self.n_labels_ == 1:
             probas, classes = [probas], [classes]
         return np.column_stack([_positive_column(c, p) for c, p in zip(classes, probas)])
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         if self.per_label:

@@ -5,6 +5,7 @@ ELM's hidden layer) and meta labels from label subsets (CCASL+AML).
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,7 +13,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.sklearn_api import Interval, StrOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 SCALING_OPTIONS = StrOptions({"auto", "standard", "maxabs"})
 CASCADE_BLOCK = 64  # threshold units computed one by one between two matrix products (see ThresholdUnits._units)
@@ -120,11 +125,11 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         self.input_scaling = input_scaling
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: Matrix, y: object = None) -> Self:
         self.fit_transform(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: Matrix, y: object = None) -> Matrix:
         self._validate_params()
         rng = check_random_state(self.random_state)
         n_features, K = X.shape[1], self.n_units
@@ -139,7 +144,7 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         self.train_units_ = self._units(X, threshold_noise=threshold_noise)
         return self.train_units_
 
-    def transform(self, X):
+    def transform(self, X: Matrix) -> Matrix:
         """The units on new rows, with the thresholds fixed at fit time."""
         check_is_fitted(self)
         if X.shape[1] != self.n_features_in_:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, fit_binary
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class LP(MultiLabelClassifier):
@@ -53,7 +60,7 @@ class LP(MultiLabelClassifier):
     def _needs_multiclass(self) -> bool:
         return True
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         self.label_vectors_, classes = np.unique(Y, axis=0, return_inverse=True)
         self.estimator_ = fit_binary(self.estimator, X, classes.ravel(), check_random_state(self.random_state))
@@ -72,9 +79,9 @@ class LP(MultiLabelClassifier):
             proba[np.arange(X.shape[0]), model.predict(X)] = 1.0
         return proba
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         return np.clip(self._class_proba(X) @ self.label_vectors_, 0.0, 1.0)  # sums may round above 1
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         most_probable = self._class_proba(X).argmax(axis=1)
         return self.label_vectors_[most_probable]

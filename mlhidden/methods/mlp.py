@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 def sigmoid(A):
@@ -193,7 +199,7 @@ class MLP(MultiLabelClassifier):
         self.input_scaling = input_scaling
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         self.offset_, self.scale_ = column_scaling(X, self.input_scaling)
@@ -216,7 +222,7 @@ class MLP(MultiLabelClassifier):
     def _train(self, X, Y, size, rng):
         return train_network(X, Y, size, self.learning_rate, self.n_epochs, self.momentum, rng)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = apply_scaling(self._check_X(X, reset=False), self.offset_, self.scale_)
         return self.network_.output(self.network_.hidden(X)).astype(np.float64)

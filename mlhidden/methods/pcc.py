@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.cc import CC
 from mlhidden.methods.inference import exact_search, monte_carlo_search
 from mlhidden.methods.sklearn_api import Interval, StrOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 INFERENCE_CONSTRAINTS = {
     "inference": [StrOptions({"mc", "exact"})],
@@ -97,7 +103,7 @@ class PCC(CC):
     def _needs_probabilities(self) -> bool:
         return True
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         if self.inference == "exact":
             check_exact_size(Y.shape[1], self.max_exact_labels)
@@ -114,10 +120,10 @@ class PCC(CC):
         in_label_order = np.argsort(self.order_)
         return best[:, in_label_order], marginals[:, in_label_order]
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         """The most probable label vector found, shape (n, L)."""
         return self._search(X)[0]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """Marginals p(y_j = 1 | x) under the chain: exact, or the sample frequencies for ``mc``."""
         return self._search(X)[1]

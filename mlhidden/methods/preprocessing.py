@@ -13,6 +13,7 @@ transformers.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -20,8 +21,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.errors import UserError
 from mlhidden.methods.imports import named_class
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 NO_PREPROCESSING = "none"
 
@@ -45,16 +50,16 @@ class StandardScaling(TransformerMixin, BaseEstimator):
     [-1.0, 1.0]
     """
 
-    def fit(self, X, y=None):
+    def fit(self, X: Matrix, y: object = None) -> Self:
         self.scaler_ = StandardScaler(with_mean=not sp.issparse(X)).fit(X)
         self.n_features_in_ = self.scaler_.n_features_in_
         return self
 
-    def transform(self, X):
+    def transform(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         return self.scaler_.transform(X)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags

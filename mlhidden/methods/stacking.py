@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
 from mlhidden.methods.sklearn_api import Interval, StrOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 STACK_CONSTRAINTS = {
     "skip_input": ["boolean"],
@@ -81,12 +87,12 @@ class StackedBR(MultiLabelClassifier):
         X = self._check_X(X, reset=False)
         return self._meta_features(X, middle_outputs(self.middle_, X, self.meta_input))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """The meta BR's marginals, shape (n, L)."""
         inputs = self._meta_inputs(X)
         return self.meta_.predict_proba(inputs)
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         inputs = self._meta_inputs(X)
         return self.meta_.predict(inputs)
 
@@ -141,7 +147,7 @@ class MBR(StackedBR):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         middle = BR(self.estimator, n_jobs=self.n_jobs)
         return self._fit_stack(middle, X, Y, Y, check_random_state(self.random_state))
