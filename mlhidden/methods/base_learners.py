@@ -77,7 +77,7 @@ def _is_spec(value) -> bool:
     return isinstance(value, (str, Mapping))
 
 
-def _nested(params: dict) -> dict:
+def _nested(params: dict[str, Any]) -> dict[str, Any]:
     """``params`` with an ``estimator`` spec (of a meta-estimator such as CalibratedClassifierCV) built."""
     if _is_spec(params.get("estimator")):
         return {**params, "estimator": make_base_learner(params["estimator"])}
@@ -113,7 +113,7 @@ def make_base_learner(spec: object = None) -> Any:
     return learner
 
 
-def resolved_base_params(spec) -> dict:
+def resolved_base_params(spec: object) -> dict[str, Any]:
     """The full ``{name, params}`` of a spec with defaults filled in, for hashing and display."""
     name, params = parse_base_spec(spec)
     cls, defaults = _resolve_class(name)
@@ -122,7 +122,9 @@ def resolved_base_params(spec) -> dict:
     return {"name": name, "params": {**defaults, **params}}
 
 
-def check_base_learner(estimator, *, needs_probabilities: bool, needs_multiclass: bool = False, method: str = "this method"):
+def check_base_learner(
+    estimator: Any, *, needs_probabilities: bool, needs_multiclass: bool = False, method: str = "this method",
+) -> None:
     """Refuse a base learner that is not a classifier, lacks ``predict_proba`` where it is read, or
     is binary-only where the method fits one multi-class model (LP).
 
@@ -143,7 +145,7 @@ def check_base_learner(estimator, *, needs_probabilities: bool, needs_multiclass
         )
 
 
-def binary_only(learner) -> bool:
+def binary_only(learner: Any) -> bool:
     """Whether ``learner`` refuses more than two classes: scikit-learn's liblinear logistic regression."""
     params = learner.get_params(deep=False)
     return isinstance(learner, (LogisticRegression, LogisticRegressionCV)) and params.get("solver") == "liblinear"
@@ -184,7 +186,7 @@ def fit_binary(estimator: Any, X: Matrix, y: ArrayLike, rng: np.random.RandomSta
     return model.fit(X, y)
 
 
-def positive_proba(model, X) -> np.ndarray:
+def positive_proba(model: Any, X: Matrix) -> np.ndarray:
     """P(y=1 | x) from a fitted binary classifier, whatever classes it saw in training."""
     classes = np.asarray(model.classes_)
     if classes.size == 1:

@@ -14,6 +14,8 @@ next is grown, so the full forest never exists at once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
@@ -26,7 +28,7 @@ from mlhidden.methods.sklearn_api import Tree
 TREES_PER_GROUP = 10
 
 
-def is_compactable(model) -> bool:
+def is_compactable(model: Any) -> bool:
     """Whether ``model`` is a scikit-learn forest of classification trees that can be grown in groups."""
     forest = isinstance(model, (RandomForestClassifier, ExtraTreesClassifier))
     return forest and "warm_start" in model.get_params() and not model.get_params()["oob_score"]

@@ -25,10 +25,10 @@ splitter finds the same splits as its sparse one (the same trees, node for node)
 there (Enron, OHSUMED, Bibtex); on sparser data (Corel5k, 1.7 %) the sparse splitter is as fast."""
 
 
-def forest_input(X):
+def forest_input(X: Matrix) -> Matrix:
     """X as a forest is fastest grown on: dense float32 (the trees' own dtype) when a sparse X is
     at least :data:`DENSE_FROM_DENSITY` dense, else X as it is."""
-    if sparse.issparse(X) and X.nnz >= DENSE_FROM_DENSITY * X.shape[0] * X.shape[1]:
+    if not isinstance(X, np.ndarray) and sparse.issparse(X) and X.nnz >= DENSE_FROM_DENSITY * X.shape[0] * X.shape[1]:
         return X.astype(np.float32).toarray()
     return X
 

@@ -179,13 +179,13 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         return units
 
 
-def draw_label_subsets(n_subsets: int, n_labels: int, subset_size: int, rng) -> np.ndarray:
+def draw_label_subsets(n_subsets: int, n_labels: int, subset_size: int, rng: np.random.RandomState) -> np.ndarray:
     """``n_subsets`` random label subsets S_k of size min(subset_size, n_labels), one per row."""
     size = min(subset_size, n_labels)
     return np.array([np.sort(rng.choice(n_labels, size, replace=False)) for _ in range(n_subsets)], dtype=int).reshape(n_subsets, size)
 
 
-def most_common_combinations(Y, subsets) -> np.ndarray:
+def most_common_combinations(Y: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     """For each subset S_k, the combination y*_{S_k} most frequent in Y (first in sorted order on ties)."""
     combinations = []
     for subset in subsets:
@@ -194,6 +194,6 @@ def most_common_combinations(Y, subsets) -> np.ndarray:
     return np.array(combinations, dtype=np.int8).reshape(len(subsets), subsets.shape[1])
 
 
-def meta_labels(Y, subsets, combinations) -> np.ndarray:
+def meta_labels(Y: np.ndarray, subsets: np.ndarray, combinations: np.ndarray) -> np.ndarray:
     """The AML units ``z'_k = [y_{S_k} == y*_{S_k}]`` (Section 4.3), shape (n_samples, n_subsets)."""
     return (Y[:, subsets] == combinations).all(axis=2).astype(np.int8)

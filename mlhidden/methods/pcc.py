@@ -26,7 +26,7 @@ INFERENCE_CONSTRAINTS = {
 }
 
 
-def check_exact_size(n_links: int, max_exact_labels: int):
+def check_exact_size(n_links: int, max_exact_labels: int) -> None:
     """Refuse exhaustive inference over more than ``max_exact_labels`` chain links."""
     if n_links > max_exact_labels:
         raise ValueError(

@@ -12,7 +12,7 @@ transformers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import scipy.sparse as sp
@@ -86,7 +86,7 @@ def _transformer_class(name: str):
     return named_class(name, "preprocessing", "transformer", ("fit", "transform", "get_params"), hint)
 
 
-def make_transformer(step: Mapping):
+def make_transformer(step: Mapping[str, Any]) -> Any:
     """An unfitted transformer from a resolved ``{name, params}`` step, its parameters checked."""
     cls = _transformer_class(step["name"])
     try:
@@ -98,7 +98,7 @@ def make_transformer(step: Mapping):
     return transformer
 
 
-def resolve_preprocess(value) -> list | None:
+def resolve_preprocess(value: object) -> list[dict[str, Any]] | None:
     """A config's ``preprocess`` value as a list of ``{name, params}`` steps, each checked; None for none."""
     if value is None or value == NO_PREPROCESSING:
         return None
@@ -113,7 +113,7 @@ def resolve_preprocess(value) -> list | None:
     return resolved
 
 
-def with_preprocessing(method, steps):
+def with_preprocessing(method: Any, steps: Sequence[Mapping[str, Any]] | None) -> Any:
     """``method`` behind its fitted-on-training transformers (a ``Pipeline``), or itself without any."""
     if not steps:
         return method
@@ -121,6 +121,6 @@ def with_preprocessing(method, steps):
     return Pipeline([*transformers, ("method", method)])
 
 
-def method_of(estimator):
+def method_of(estimator: Any) -> Any:
     """The multi-label method inside a ``with_preprocessing`` pipeline (or the estimator itself)."""
     return estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator

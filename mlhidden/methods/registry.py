@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlhidden.data.dataset import RandomStateLike
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.imports import import_object, is_import_path, load_entry_points, provider
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
@@ -200,7 +201,9 @@ def get_entry(name: str) -> MethodEntry:
     )
 
 
-def resolve_method(name: str, params: Mapping | None = None, base=None, preprocess=None) -> dict:
+def resolve_method(
+    name: str, params: Mapping[str, Any] | None = None, base: object = None, preprocess: object = None,
+) -> dict[str, Any]:
     """The full, canonical description of a configured method: name, every parameter, base learner,
     and its input preprocessing if any (:mod:`~mlhidden.methods.preprocessing`).
 
@@ -260,7 +263,7 @@ def _check_values(name: str, estimator):
         raise UserError(f"method '{name}': {exc}".splitlines()[0]) from None
 
 
-def check_method_base(entry: MethodEntry, resolved: dict, estimator=None):
+def check_method_base(entry: MethodEntry, resolved: dict[str, Any], estimator: Any = None) -> None:
     """Refuse a base learner the method cannot use: one without ``predict_proba`` where the method
     reads probabilities (PCC, PCCASL, exact inference, ``meta_input: proba``), a binary-only one
     where it fits a multi-class model (LP with liblinear). ``estimator``: the one already built."""
@@ -276,7 +279,7 @@ def check_method_base(entry: MethodEntry, resolved: dict, estimator=None):
         raise UserError(str(exc)) from None
 
 
-def build_method(entry: MethodEntry, resolved: dict, random_state=None):
+def build_method(entry: MethodEntry, resolved: dict[str, Any], random_state: RandomStateLike = None) -> Any:
     """An unfitted estimator from a registry entry and its resolved description: what a unit fits.
 
     Only parameters that differ from the class's defaults are passed, so the class fills in its
@@ -297,7 +300,10 @@ def build_method(entry: MethodEntry, resolved: dict, random_state=None):
     return with_preprocessing(estimator if entry.builtin else ExternalMethod(estimator), resolved.get("preprocess"))
 
 
-def make_method(name: str, params: Mapping | None = None, base=None, random_state=None, preprocess=None):
+def make_method(
+    name: str, params: Mapping[str, Any] | None = None, base: object = None, random_state: RandomStateLike = None,
+    preprocess: object = None,
+) -> Any:
     """Build an unfitted estimator for a configured method."""
     return build_method(get_entry(name), resolve_method(name, params, base, preprocess), random_state)
 

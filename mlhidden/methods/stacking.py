@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,12 +28,12 @@ STACK_CONSTRAINTS = {
 }
 
 
-def middle_outputs(middle, X, meta_input: str) -> np.ndarray:
+def middle_outputs(middle: Any, X: Matrix, meta_input: str) -> np.ndarray:
     """What the output layer sees of a fitted middle layer: hard predictions or probabilities."""
     return np.asarray(middle.predict(X) if meta_input == "predict" else middle.predict_proba(X), dtype=np.float64)
 
 
-def out_of_fold_outputs(middle, X, T, n_folds: int, meta_input: str, seed: int) -> np.ndarray:
+def out_of_fold_outputs(middle: Any, X: Matrix, T: np.ndarray, n_folds: int, meta_input: str, seed: int) -> np.ndarray:
     """Middle-layer outputs for every training row from a copy fitted without that row's fold.
 
     With fewer rows than folds, each row is its own fold; a single row gets in-sample outputs.
