@@ -36,12 +36,12 @@ from mlhidden.imports import import_object, is_import_path, load_entry_points
 LOG_LOSS_EPS = 1e-7
 
 
-def exact_match(Y_true, Y_pred) -> float:
+def exact_match(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Share of examples whose whole label vector is right (1 - 0/1 loss; paper eq. EM)."""
     return float(np.mean(np.all(Y_true == Y_pred, axis=1)))
 
 
-def hamming_score(Y_true, Y_pred) -> float:
+def hamming_score(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Share of individual label decisions that are right (1 - Hamming loss; paper eq. HL)."""
     return float(np.mean(Y_true == Y_pred))
 
@@ -59,22 +59,22 @@ def _counts(Y_true, Y_pred, axis):
     return tp, fp, fn
 
 
-def micro_f1(Y_true, Y_pred) -> float:
+def micro_f1(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """F1 over all label decisions pooled."""
     return float(_f1(*_counts(Y_true, Y_pred, axis=None)))
 
 
-def macro_f1(Y_true, Y_pred) -> float:
+def macro_f1(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Mean over labels of each label's F1."""
     return float(np.mean(_f1(*_counts(Y_true, Y_pred, axis=0))))
 
 
-def example_f1(Y_true, Y_pred) -> float:
+def example_f1(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Mean over examples of each example's F1."""
     return float(np.mean(_f1(*_counts(Y_true, Y_pred, axis=1))))
 
 
-def jaccard(Y_true, Y_pred) -> float:
+def jaccard(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Mean over examples of |y ∩ ŷ| / |y ∪ ŷ| (MEKA's 'accuracy')."""
     tp, fp, fn = _counts(Y_true, Y_pred, axis=1)
     union = tp + fp + fn
@@ -91,14 +91,14 @@ SCORES = {
 }
 
 
-def log_loss(Y_true, scores) -> float:
+def log_loss(Y_true: np.ndarray, scores: np.ndarray) -> float:
     """Mean binary cross-entropy over every label decision (probabilities clipped by ``LOG_LOSS_EPS``)."""
     p = np.clip(np.asarray(scores, dtype=float), LOG_LOSS_EPS, 1 - LOG_LOSS_EPS)
     Y_true = np.asarray(Y_true).astype(bool)
     return float(-np.mean(np.where(Y_true, np.log(p), np.log1p(-p))))
 
 
-def micro_auc(Y_true, scores) -> float:
+def micro_auc(Y_true: np.ndarray, scores: np.ndarray) -> float:
     """ROC AUC of all label decisions pooled; NaN when the whole test part is one class.
 
     Counted per distinct score (a tied positive and negative count one half, as in
@@ -115,7 +115,7 @@ def micro_auc(Y_true, scores) -> float:
     return float(np.sum(positives * (negatives_below + negatives / 2)) / (positives.sum() * negatives.sum()))
 
 
-def macro_auc(Y_true, scores) -> float:
+def macro_auc(Y_true: np.ndarray, scores: np.ndarray) -> float:
     """Mean ROC AUC over the labels with both classes in the test part.
 
     A label with one class in the test part has no AUC and is left out of the mean (sklearn's
@@ -147,12 +147,12 @@ RANKING_METRICS = {
 LOWER_IS_BETTER = ("ranking_loss", "coverage_error", "one_error", "log_loss")
 
 
-def evaluate_scores(Y_true, scores) -> dict:
+def evaluate_scores(Y_true: np.ndarray, scores: np.ndarray) -> dict[str, float]:
     """Every measure in ``RANKING_METRICS`` for one test set's label scores."""
     return {name: fn(Y_true, scores) for name, fn in RANKING_METRICS.items()}
 
 
-def evaluate(Y_true, Y_pred) -> dict:
+def evaluate(Y_true: np.ndarray, Y_pred: np.ndarray) -> dict[str, float]:
     """Every score in ``SCORES`` for one test set."""
     Y_true, Y_pred = np.asarray(Y_true), np.asarray(Y_pred)
     if Y_true.shape != Y_pred.shape:

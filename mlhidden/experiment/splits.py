@@ -24,7 +24,7 @@ from mlhidden.experiment.protocols import KFOLD, Protocol
 TRAIN_FRACTION = 0.6
 
 
-def derive_seed(run_seed: int, *keys) -> int:
+def derive_seed(run_seed: int, *keys: object) -> int:
     """A 32-bit seed from the run seed and any keys, stable across processes and platforms."""
     text = "\x1f".join([str(int(run_seed)), *map(str, keys)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")

@@ -15,13 +15,13 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from mlhidden.io import write_file
+from mlhidden.io import PathLike, write_file
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 MAX_TICKS = 20  # sweeps with more integer points keep matplotlib's own ticks
 
 
-def save_figure(figure: Figure, path_stem, *, dpi: int = 150, pad_inches: float | None = None) -> list:
+def save_figure(figure: Figure, path_stem: PathLike, *, dpi: int = 150, pad_inches: float | None = None) -> list[Path]:
     """Write ``<path_stem>.png`` (at ``dpi``) and ``<path_stem>.pdf`` and return their paths.
 
     Every figure of the package is saved here, cropped to its drawing plus ``pad_inches``

@@ -21,7 +21,9 @@ J. Demšar. Statistical comparisons of classifiers over multiple data sets. JMLR
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -30,6 +32,9 @@ from scipy import stats
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.tables import RANK_DECIMALS, MetricTable
 from mlhidden.report.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
+
+# Each method's average rank: a pandas Series indexed by method, or any mapping.
+Ranks: TypeAlias = "pd.Series | Mapping[str, float]"
 
 NEMENYI_ALPHAS = (ALPHA, 0.10)
 # Below this many datasets the tests have little power and a critical difference as long as the
@@ -175,7 +180,7 @@ class SignificanceReport:
         return tuple(dataset for dataset in self.table.datasets if dataset not in self.datasets)
 
 
-def friedman_test(ranks) -> FriedmanTest:
+def friedman_test(ranks: pd.DataFrame) -> FriedmanTest:
     """Friedman and Iman–Davenport tests on an N datasets x k methods matrix of within-row ranks.
 
     The ranks are used as given (not re-ranked), so their direction and tie handling are the
@@ -200,7 +205,7 @@ def friedman_test(ranks) -> FriedmanTest:
     return FriedmanTest(chi2=chi2, chi2_p_value=float(stats.chi2.sf(chi2, k - 1)), f=f, p_value=p_value, df=df)
 
 
-def cliques(avg_ranks, cd: float) -> tuple:
+def cliques(avg_ranks: Ranks, cd: float) -> tuple[tuple[str, ...], ...]:
     """The maximal groups of methods whose average ranks all differ by less than ``cd``.
 
     With methods sorted by average rank, each group is a run from one method to the last one
