@@ -46,12 +46,12 @@ def hamming_score(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     return float(np.mean(Y_true == Y_pred))
 
 
-def _f1(tp, fp, fn):
+def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
     denominator = 2 * tp + fp + fn
-    return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), 1.0)
+    return np.asarray(np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), 1.0))
 
 
-def _counts(Y_true, Y_pred, axis):
+def _counts(Y_true: np.ndarray, Y_pred: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Y_true, Y_pred = Y_true.astype(bool), Y_pred.astype(bool)
     tp = np.sum(Y_true & Y_pred, axis=axis)
     fp = np.sum(~Y_true & Y_pred, axis=axis)

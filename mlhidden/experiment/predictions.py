@@ -39,7 +39,7 @@ class UnitPredictions:
         return float("nan") if self.scores is None else RANKING_METRICS[name](self.truth, self.scores)
 
 
-def stored_predictions(shape: tuple, truth: bytes, predicted: bytes, scores: bytes | None) -> UnitPredictions:
+def stored_predictions(shape: tuple[int, ...], truth: bytes, predicted: bytes, scores: bytes | None) -> UnitPredictions:
     """A unit's predictions from its stored blobs; ValueError for a blob that does not hold ``shape``'s values."""
     return UnitPredictions(unpack_bits(truth, shape), unpack_bits(predicted, shape), None if scores is None else unpack_scores(scores, shape))
 

@@ -21,7 +21,7 @@ J. Demšar. Statistical comparisons of classifiers over multiple data sets. JMLR
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -68,7 +68,7 @@ class FriedmanTest:
     chi2_p_value: float
     f: float
     p_value: float
-    df: tuple
+    df: tuple[int, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +94,7 @@ class NemenyiTest:
     q: float
     cd: float
     significant: pd.DataFrame
-    cliques: tuple
+    cliques: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -155,12 +155,12 @@ class SignificanceReport:
     """
 
     table: MetricTable
-    datasets: tuple
+    datasets: tuple[str, ...]
     avg_ranks: pd.Series
     friedman: FriedmanTest | None = None
-    nemenyi: tuple = ()
+    nemenyi: tuple[NemenyiTest, ...] = ()
     control: str | None = None
-    wilcoxon: tuple = ()
+    wilcoxon: tuple[WilcoxonComparison, ...] = ()
     not_applicable: str | None = None
 
     @property
@@ -175,7 +175,7 @@ class SignificanceReport:
         )
 
     @property
-    def excluded(self) -> tuple:
+    def excluded(self) -> tuple[str, ...]:
         """The table's datasets that are not tested: unavailable, or with cells lacking any result."""
         return tuple(dataset for dataset in self.table.datasets if dataset not in self.datasets)
 
@@ -246,7 +246,7 @@ def nemenyi_test(avg_ranks: pd.Series, n_datasets: int, alpha: float) -> Nemenyi
     return NemenyiTest(alpha=alpha, q=q, cd=cd, significant=significant, cliques=cliques(avg_ranks, cd))
 
 
-def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list:
+def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list[list[str]]:
     """``[better, worse]`` for each significant pair, better by average rank, best pairs first."""
     ordered = list(avg_ranks.sort_values(kind="stable").index)
     return [
@@ -257,7 +257,9 @@ def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list:
     ]
 
 
-def wilcoxon_against_control(table: MetricTable, datasets, control: str) -> tuple:
+def wilcoxon_against_control(
+    table: MetricTable, datasets: Sequence[str], control: str,
+) -> tuple[WilcoxonComparison, ...]:
     """Wilcoxon signed-rank tests of ``control`` against every other method, Holm-corrected.
 
     The differences are taken so that a positive one means the control is better (for times:
@@ -291,7 +293,7 @@ def wilcoxon_against_control(table: MetricTable, datasets, control: str) -> tupl
     return tuple(comparisons)
 
 
-def _signed_rank_test(differences: np.ndarray) -> tuple:
+def _signed_rank_test(differences: np.ndarray) -> tuple[int, float, float, float, float]:
     """(n, R+, R-, min(R+, R-), two-sided p) for paired differences, zero differences split."""
     n = len(differences)
     if n == 0:

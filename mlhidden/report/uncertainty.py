@@ -55,7 +55,7 @@ TIE_DECIMALS = 12
 Values: TypeAlias = "Sequence[float] | np.ndarray"
 
 
-def t_interval(mean: float, std: float, n: int, confidence: float = CONFIDENCE) -> tuple:
+def t_interval(mean: float, std: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """The two-sided t-interval ``mean ± t sd / sqrt(n)``; NaNs without two values, the mean itself when sd is 0."""
     if n < 2 or math.isnan(mean) or math.isnan(std):
         return math.nan, math.nan
@@ -117,7 +117,7 @@ class Comparison:
     test: str
     p_claimed: float
     p_opposite: float
-    claimed: tuple | None = None
+    claimed: tuple[float, float] | None = None
     reading: str = ""
     ratio: bool = False
 
@@ -129,7 +129,7 @@ class Comparison:
         """Whether the interval lies wholly outside the effect the claim states."""
         if self.claimed is None or math.isnan(self.low):
             return False
-        return self.high < self.claimed[0] or self.low > self.claimed[1]
+        return bool(self.high < self.claimed[0] or self.low > self.claimed[1])
 
     def _shown(self, value: float) -> str:
         return f"{math.exp(value):.2f}x" if self.ratio else f"{value:+.3f}"
@@ -220,7 +220,9 @@ def within(
     lower, upper = bounds
     inside = max(_one_sided(values - lower, "greater"), _one_sided(values - upper, "less"))
     outside = min(1.0, 2 * min(_one_sided(values - lower, "less"), _one_sided(values - upper, "greater")))
-    return Comparison(label, effect, low, high, len(values), unit, WILCOXON, inside, outside, tuple(bounds), reading, ratio)
+    return Comparison(
+        label, effect, low, high, len(values), unit, WILCOXON, inside, outside, (bounds[0], bounds[1]), reading, ratio,
+    )
 
 
 def holm_family(comparisons: Sequence[Comparison]) -> list[Comparison]:
