@@ -29,8 +29,10 @@ BLOCK_COMPARISONS = 1 << 22
 
 def _relevance_and_scores(Y_true: Matrix, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``Y_true`` as a dense boolean array (nonzero is relevant) and ``scores`` as an array of the same 2-D shape."""
-    dense = isinstance(Y_true, np.ndarray) or not sp.issparse(Y_true)
-    relevant = np.asarray(Y_true) != 0 if dense else Y_true.toarray() != 0
+    if isinstance(Y_true, np.ndarray) or not sp.issparse(Y_true):
+        relevant = np.asarray(Y_true) != 0
+    else:
+        relevant = Y_true.toarray() != 0
     scores = np.asarray(scores)
     if relevant.shape != scores.shape or scores.ndim != 2:
         raise ValueError(f"label scores of shape {scores.shape} do not match the truth's {relevant.shape}")
