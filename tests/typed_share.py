@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 GENERAL_HALF = [
-    "mlhidden/data", "mlhidden/methods", "mlhidden/experiment", "mlhidden/report", "mlhidden/errors.py", "mlhidden/io.py",
+    "mlhidden/data", "mlhidden/methods", "mlhidden/experiment", "mlhidden/report",
+    "mlhidden/errors.py", "mlhidden/io.py",
 ]
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
