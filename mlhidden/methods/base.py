@@ -26,7 +26,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """
 
     def predict(self, X: Matrix) -> np.ndarray:
-        return (self.predict_proba(X) >= 0.5).astype(np.int8)
+        return np.asarray(self.predict_proba(X) >= 0.5).astype(np.int8)
 
     @property
     def classes_(self) -> list[np.ndarray]:
@@ -65,7 +65,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
         return sp.csr_matrix(X) if sp.issparse(X) else X
 
-    def _check_Y(self, Y, n_samples: int) -> np.ndarray:
+    def _check_Y(self, Y: Any, n_samples: int) -> np.ndarray:
         """Validate Y: a 0/1 label matrix (sparse is made dense, a vector is one label)."""
         if Y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")

@@ -65,14 +65,14 @@ def parse_base_spec(spec: object) -> tuple[str, dict[str, Any]]:
     raise UserError(f"base learner spec {spec!r} is not a name or a mapping with 'name'")
 
 
-def _resolve_class(name: str):
+def _resolve_class(name: str) -> tuple[Any, dict[str, Any]]:
     if name in BASE_LEARNERS:
         return BASE_LEARNERS[name]
     hint = f"{did_you_mean(name, BASE_LEARNERS)}valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC"
     return named_class(name, "base learner", "estimator", ("fit", "get_params"), hint), {}
 
 
-def _is_spec(value) -> bool:
+def _is_spec(value: object) -> bool:
     """Whether ``value`` is a base-learner spec (a name or a mapping) rather than an estimator."""
     return isinstance(value, (str, Mapping))
 
@@ -193,5 +193,5 @@ def positive_proba(model: Any, X: Matrix) -> np.ndarray:
         return np.full(X.shape[0], float(classes[0] == 1))
     if hasattr(model, "predict_proba"):
         proba = model.predict_proba(X)
-        return proba[:, np.flatnonzero(classes == 1)[0]]
-    return (model.predict(X) == 1).astype(float)
+        return np.asarray(proba[:, np.flatnonzero(classes == 1)[0]])
+    return np.asarray(model.predict(X) == 1, dtype=float)

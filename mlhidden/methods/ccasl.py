@@ -77,7 +77,7 @@ class SyntheticLabelsMixin:
     weight_std: float
     connectivity: float
     threshold_std: float
-    input_scaling: float | str
+    input_scaling: str | None
 
     def _synthetic_labels(self, X, n_labels: int, rng) -> np.ndarray:
         """Fit ``units_`` (K = n_synthetic, default L) on X and return z on the training rows."""

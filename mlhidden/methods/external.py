@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 
-def _dense(values) -> np.ndarray:
+def _dense(values: Any) -> np.ndarray:
     return np.asarray(values.toarray() if sp.issparse(values) else values)
 
 
-def _positive_column(proba, classes, n_rows: int) -> np.ndarray:
+def _positive_column(proba: Any, classes: ArrayLike, n_rows: int) -> np.ndarray:
     """P(y = 1) from one label's (n, n_classes) probabilities, whatever classes it saw."""
     classes = list(np.asarray(classes))
     return _dense(proba)[:, classes.index(1)] if 1 in classes else np.zeros(n_rows)
@@ -62,7 +62,7 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     [[0, 1], [0, 1], [1, 1], [1, 1]]
     """
 
-    def __init__(self, estimator):
+    def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
 
     def fit(self, X: Matrix, Y: ArrayLike) -> Self:
@@ -80,7 +80,7 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self.estimator_ = clone(self.estimator).fit(X, target[:, 0] if target.shape[1] == 1 else target)
         return self
 
-    def _assemble(self, n_rows: int, varying_part) -> np.ndarray:
+    def _assemble(self, n_rows: int, varying_part: ArrayLike | None) -> np.ndarray:
         columns = np.tile(self.constant_values_.astype(float), (n_rows, 1))
         if varying_part is not None:
             columns[:, self.varying_labels_] = np.asarray(varying_part, dtype=float).reshape(n_rows, -1)

@@ -95,7 +95,7 @@ class ForestBR(MultiLabelClassifier):
         rng = check_random_state(self.random_state)
         spec = "random_forest" if self.estimator is None else self.estimator
         if self.per_label:
-            self.estimator_ = BR(spec, n_jobs=self.n_jobs, random_state=draw_seed(rng)).fit(X, Y)
+            self.estimator_: Any = BR(spec, n_jobs=self.n_jobs, random_state=draw_seed(rng)).fit(X, Y)
         else:
             model = seed_estimator(as_estimator(spec), rng)
             if not _supports_multi_output(model):

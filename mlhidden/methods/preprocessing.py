@@ -68,7 +68,7 @@ class StandardScaling(TransformerMixin, BaseEstimator):
 PREPROCESSORS = {"standard": StandardScaling, "maxabs": MaxAbsScaler}
 
 
-def _step_spec(step) -> tuple[str, dict]:
+def _step_spec(step: object) -> tuple[str, dict[str, Any]]:
     if isinstance(step, str):
         return step, {}
     if isinstance(step, Mapping) and isinstance(step.get("name"), str) and set(step) <= {"name", "params"}:
@@ -79,7 +79,7 @@ def _step_spec(step) -> tuple[str, dict]:
     raise UserError(f"preprocess step {step!r} is not a name or {{name: ..., params: {{...}}}}")
 
 
-def _transformer_class(name: str):
+def _transformer_class(name: str) -> Any:
     if name in PREPROCESSORS:
         return PREPROCESSORS[name]
     hint = f"use {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING}, or a list of transformers by import path such as sklearn.preprocessing.MaxAbsScaler"

@@ -134,7 +134,7 @@ def contract_problem(cls) -> str | None:
     return None
 
 
-def _external_entry(cls, name: str, source: str) -> MethodEntry:
+def _external_entry(cls: Any, name: str, source: str) -> MethodEntry:
     problem = contract_problem(cls)
     if problem is not None:
         raise UserError(f"method '{name}' {problem}", hint="a method is a class with fit(X, Y) and predict(X), e.g. sklearn.neighbors.KNeighborsClassifier")
