@@ -138,6 +138,7 @@ def _copy(
             if not unverified:
                 return write_atomically(target, copy)
             found = write_atomically(staged, copy)
+        assert check is not None  # unverified implies a check
         try:
             check(staged)
         except UserError as exc:

@@ -23,6 +23,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
@@ -169,11 +170,11 @@ class PluginMetric:
     """A metric function of the user's: ``needs_scores`` when it takes the label scores as a third argument."""
 
     name: str
-    function: Callable
+    function: Callable[..., Any]
     needs_scores: bool
     higher_is_better: bool = True
 
-    def __call__(self, Y_true, Y_pred, scores=None) -> float:
+    def __call__(self, Y_true: np.ndarray, Y_pred: np.ndarray, scores: np.ndarray | None = None) -> float:
         """The metric of one test part; NaN when it needs scores the method does not give."""
         if self.needs_scores and scores is None:
             return float("nan")
@@ -185,7 +186,7 @@ class PluginMetric:
 
 
 @functools.cache
-def entry_point_metrics() -> dict:
+def entry_point_metrics() -> dict[str, tuple[Any, str]]:
     """``{name: (function, source)}`` for the metrics installed packages register in ``mlhidden.metrics``."""
     return load_entry_points(ENTRY_POINT_GROUP, "metric")
 
@@ -207,7 +208,7 @@ def plugin_metric(name: str) -> PluginMetric | None:
     return PluginMetric(name, function, _positional_count(function) >= 3, higher_is_better)
 
 
-def _positional_count(function) -> int:
+def _positional_count(function: Callable[..., Any]) -> int:
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
@@ -215,7 +216,7 @@ def _positional_count(function) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
 
 
-def check_metric_name(name) -> str:
+def check_metric_name(name: object) -> str:
     """``name`` if it names a metric of the stored predictions (built in, or a plug-in), else a ``UserError``."""
     if not isinstance(name, str):
         raise UserError(f"a metric is a name or an import path, got {name!r}")

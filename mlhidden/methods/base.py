@@ -80,7 +80,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             if kind.startswith("multiclass"):
                 raise ValueError(f"Only binary classification is supported. The target is {kind}: Y must be a 0/1 label matrix")
             raise ValueError(f"Unknown label type: {kind} with values {np.unique(Y)[:5].tolist()}. Y must be a 0/1 label matrix")
-        return Y.astype(np.int8)
+        return np.asarray(Y.astype(np.int8))
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
