@@ -34,7 +34,7 @@ class _LabelFrequencies(MultiLabelClassifier):
         self._fit_prediction(Y)
         return self
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         """Set ``prediction_``, the label vector predicted for every row."""
         raise NotImplementedError
 
@@ -66,7 +66,7 @@ class AllZero(_LabelFrequencies):
     [[0, 0]]
     """
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         self.prediction_ = np.zeros(Y.shape[1], dtype=np.int8)
 
 
@@ -89,7 +89,7 @@ class LabelMajority(_LabelFrequencies):
     [[1, 0]]
     """
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         self.prediction_ = (self.label_frequencies_ >= 0.5).astype(np.int8)
 
 
@@ -112,7 +112,7 @@ class MostFrequentLabelSet(_LabelFrequencies):
     [[1, 1]]
     """
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         vectors, counts = np.unique(Y, axis=0, return_counts=True)
         self.prediction_ = vectors[np.argmax(counts)].astype(np.int8)
 

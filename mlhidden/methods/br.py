@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mlhidden.data.dataset import Matrix
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import fit_binary, positive_proba
 from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
@@ -54,7 +54,9 @@ class BR(MultiLabelClassifier):
     # Whether batched logistic models fit in centred coordinates (same optimum; CCASL's output layer does).
     _center_inputs = False
 
-    def __init__(self, estimator=None, *, n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, n_jobs: int | None = None, random_state: RandomStateLike = None
+    ) -> None:
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -10,7 +10,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mlhidden.data.dataset import Matrix
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, as_estimator, draw_seed, seed_estimator
 from mlhidden.methods.br import BR
@@ -33,8 +33,8 @@ def forest_input(X: Matrix) -> Matrix:
     return X
 
 
-def _supports_multi_output(estimator) -> bool:
-    return estimator.__sklearn_tags__().target_tags.multi_output
+def _supports_multi_output(estimator: Any) -> bool:
+    return bool(estimator.__sklearn_tags__().target_tags.multi_output)
 
 
 class ForestBR(MultiLabelClassifier):
@@ -83,7 +83,10 @@ class ForestBR(MultiLabelClassifier):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, "per_label": ["boolean"], "compact": ["boolean"]}
 
-    def __init__(self, estimator=None, *, per_label=False, compact=True, n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, per_label: bool = False, compact: bool = True, n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.per_label = per_label
         self.compact = compact
@@ -110,7 +113,7 @@ class ForestBR(MultiLabelClassifier):
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         if self.per_label or isinstance(self.estimator_, CompactForest):
-            return self.estimator_.predict_proba(X)
+            return np.asarray(self.estimator_.predict_proba(X))
         probas: Any = self.estimator_.predict_proba(X)  # a list per label, or one array for one label
         classes: Any = self.estimator_.classes_
         if self.n_labels_ == 1:
@@ -121,13 +124,13 @@ class ForestBR(MultiLabelClassifier):
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         if self.per_label:
-            return self.estimator_.predict(X)
+            return np.asarray(self.estimator_.predict(X))
         return np.asarray(self.estimator_.predict(X)).reshape(X.shape[0], self.n_labels_).astype(np.int8)
 
 
-def _positive_column(classes, proba) -> np.ndarray:
+def _positive_column(classes: ArrayLike, proba: np.ndarray) -> np.ndarray:
     """P(y = 1) from one output's class probabilities, whatever classes it saw in training."""
     classes = np.asarray(classes)
     if (classes == 1).any():
-        return proba[:, np.flatnonzero(classes == 1)[0]]
+        return np.asarray(proba[:, np.flatnonzero(classes == 1)[0]])
     return np.zeros(proba.shape[0])

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mlhidden.data.dataset import Matrix
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, fit_binary
 
@@ -53,7 +53,7 @@ class LP(MultiLabelClassifier):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT}
 
-    def __init__(self, estimator=None, *, random_state=None):
+    def __init__(self, estimator: object = None, *, random_state: RandomStateLike = None) -> None:
         self.estimator = estimator
         self.random_state = random_state
 
@@ -67,7 +67,7 @@ class LP(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def _class_proba(self, X):
+    def _class_proba(self, X: Matrix) -> np.ndarray:
         """p(class | x) over all classes of ``label_vectors_`` (zero for any the model lacks)."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
@@ -80,8 +80,8 @@ class LP(MultiLabelClassifier):
         return proba
 
     def predict_proba(self, X: Matrix) -> np.ndarray:
-        return np.clip(self._class_proba(X) @ self.label_vectors_, 0.0, 1.0)  # sums may round above 1
+        return np.asarray(np.clip(self._class_proba(X) @ self.label_vectors_, 0.0, 1.0))  # sums may round above 1
 
     def predict(self, X: Matrix) -> np.ndarray:
         most_probable = self._class_proba(X).argmax(axis=1)
-        return self.label_vectors_[most_probable]
+        return np.asarray(self.label_vectors_[most_probable])

@@ -49,11 +49,11 @@ class MethodEntry:
 
     cls: type[Any]
     summary: str
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     base: object = "logistic"
     source: str = BUILTIN_SOURCE
 
-    def defaults(self) -> dict:
+    def defaults(self) -> dict[str, Any]:
         """Every tunable constructor parameter with its default (presets applied)."""
         return {**_signature_defaults(self.cls), **self.params}
 
@@ -66,7 +66,7 @@ class MethodEntry:
         """One of this package's methods, which need no adapting to the protocol."""
         return self.cls.__module__.startswith("mlhidden.")
 
-    def provider(self) -> dict | None:
+    def provider(self) -> dict[str, str | None] | None:
         """The package (and version) providing a method that is not built in, for ``run.json``."""
         return None if self.builtin else provider(self.cls)
 
@@ -92,7 +92,7 @@ METHODS: dict[str, MethodEntry] = {
 }
 
 
-def _signature_defaults(cls) -> dict:
+def _signature_defaults(cls: type[Any]) -> dict[str, Any]:
     signature = inspect.signature(cls.__init__)
     return {
         name: p.default
@@ -101,7 +101,7 @@ def _signature_defaults(cls) -> dict:
     }
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """``value`` if it is plain data (what a YAML config can hold), else a stable name for it.
 
     A method's identity holds its defaults; a default such as a function or an object has no
@@ -115,7 +115,7 @@ def _plain(value):
         return f"<{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', repr(kind))}>"
 
 
-def contract_problem(cls) -> str | None:
+def contract_problem(cls: object) -> str | None:
     """What keeps ``cls`` from being run as a method (``fit(X, Y)``, ``predict(X)``, parameters), if anything."""
     if not inspect.isclass(cls):
         return f"is a {type(cls).__name__}, not an estimator class"
@@ -215,7 +215,9 @@ def resolve_method(
     return resolved
 
 
-def describe_method(name: str, params: Mapping | None = None, base=None, preprocess=None) -> dict:
+def describe_method(
+    name: str, params: Mapping[str, Any] | None = None, base: object = None, preprocess: object = None
+) -> dict[str, Any]:
     """:func:`resolve_method`'s description, without building the method to check its values."""
     name = method_name(name)
     entry = get_entry(name)
@@ -224,7 +226,7 @@ def describe_method(name: str, params: Mapping | None = None, base=None, preproc
     unknown = set(params) - set(defaults)
     if unknown:
         raise UserError(f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}", hint=_parameter_hint(entry, base, unknown, defaults))
-    resolved = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
+    resolved: dict[str, Any] = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
     if entry.takes_base:
         resolved["base"] = resolved_base_params(entry.base if base is None else base)
     elif base is not None:
@@ -235,7 +237,7 @@ def describe_method(name: str, params: Mapping | None = None, base=None, preproc
     return resolved
 
 
-def checked_estimator(entry: MethodEntry, resolved: dict):
+def checked_estimator(entry: MethodEntry, resolved: dict[str, Any]) -> Any:
     """The unfitted estimator of a description, its parameter values checked against the class's constraints."""
     estimator = build_method(entry, resolved)
     _check_values(resolved["name"], estimator)
@@ -251,7 +253,7 @@ def _parameter_hint(entry: MethodEntry, base: Any, unknown: set[str], defaults: 
     return f"{did_you_mean(min(unknown), defaults)}valid: {', '.join(sorted(defaults)) or 'none'}"
 
 
-def _check_values(name: str, estimator):
+def _check_values(name: str, estimator: Any) -> None:
     """Check parameter values against the class's declared constraints, before anything runs."""
     estimator = method_of(estimator)
     inner = estimator.estimator if isinstance(estimator, ExternalMethod) else estimator
@@ -308,7 +310,7 @@ def make_method(
     return build_method(get_entry(name), resolve_method(name, params, base, preprocess), random_state)
 
 
-def method_table() -> list[dict]:
+def method_table() -> list[dict[str, Any]]:
     """One row per method known by name: where it comes from, what it is, its parameters and base learner."""
     return [
         {
@@ -322,7 +324,7 @@ def method_table() -> list[dict]:
     ]
 
 
-def method_records() -> list[dict]:
+def method_records() -> list[dict[str, Any]]:
     """:func:`method_table` as data (``methods --json``): the defaults as a mapping, no base learner as None."""
     return [
         {

@@ -12,7 +12,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mlhidden.data.dataset import Matrix
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
@@ -59,9 +59,9 @@ class StackedBR(MultiLabelClassifier):
     _output_layer = BR
 
     def _needs_probabilities(self) -> bool:
-        return self.meta_input == "proba"
+        return bool(self.meta_input == "proba")
 
-    def _fit_stack(self, middle, X, T, Y, rng):
+    def _fit_stack(self, middle: Any, X: Matrix, T: np.ndarray, Y: np.ndarray, rng: np.random.RandomState) -> Self:
         """Fit ``middle`` (unfitted, seeded here) on (X, T) and the meta BR on its outputs for Y."""
         middle = clone(middle).set_params(random_state=draw_seed(rng))
         meta_seed, fold_seed = draw_seed(rng), draw_seed(rng)
@@ -74,15 +74,15 @@ class StackedBR(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def _meta_features(self, X, outputs):
+    def _meta_features(self, X: Matrix, outputs: np.ndarray) -> Matrix:
         hidden = self._output_layer_inputs(outputs)
         return hstack_features(X, hidden) if self.skip_input else hidden
 
-    def _output_layer_inputs(self, outputs):
+    def _output_layer_inputs(self, outputs: np.ndarray) -> np.ndarray:
         """What the output layer sees of the middle layer's outputs: all of them."""
         return outputs
 
-    def _meta_inputs(self, X):
+    def _meta_inputs(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return self._meta_features(X, middle_outputs(self.middle_, X, self.meta_input))
@@ -139,7 +139,11 @@ class MBR(StackedBR):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, **STACK_CONSTRAINTS}
 
-    def __init__(self, estimator=None, *, skip_input=True, meta_cv=None, meta_input="predict", n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, skip_input: bool = True, meta_cv: int | None = None,
+        meta_input: str = "predict",
+        n_jobs: int | None = None, random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.skip_input = skip_input
         self.meta_cv = meta_cv
