@@ -7,7 +7,9 @@ everything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+from collections.abc import Iterable
 
 # Characters a terminal acts on (ESC, BEL, NUL..., bidirectional overrides), never printed raw from a file.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -28,14 +30,17 @@ class UserError(Exception):
         What to do about it.
     """
 
-    def __init__(self, message, *, path=None, line=None, hint=None):
+    def __init__(
+        self, message: str, *, path: str | os.PathLike[str] | None = None, line: int | None = None,
+        hint: str | None = None,
+    ) -> None:
         self.message = message
         self.path = None if path is None else str(path)
         self.line = line
         self.hint = hint
         super().__init__(str(self))
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = ""
         if self.path is not None:
             where = self.path if self.line is None else f"{self.path}:{self.line}"
@@ -55,7 +60,7 @@ class InputWarning(UserWarning):
     """Something in the user's input that the tool resolved on its own, saying how; the CLI prints it as one ``warning:`` line."""
 
 
-def did_you_mean(name, choices, cutoff: float = 0.6) -> str:
+def did_you_mean(name: object, choices: Iterable[object], cutoff: float = 0.6) -> str:
     """``"did you mean 'X'? "`` for the choice closest to a misspelt ``name`` (case ignored), else ``""``.
 
     Every "unknown name" error starts its hint with it, before the list of valid names. A higher

@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 from importlib import metadata
+from typing import Any
 
 from mlhidden.errors import UserError
 
@@ -32,7 +33,7 @@ def working_folder_importable() -> None:
         sys.path.insert(0, folder)
 
 
-def import_object(path: str, what: str):
+def import_object(path: str, what: str) -> Any:
     """The object at ``pkg.module.Name`` or ``pkg.module:Name``, or a one-line ``UserError``.
 
     The module may be in the working folder. Whatever importing it raises (a missing package, an
@@ -53,10 +54,10 @@ def import_object(path: str, what: str):
         raise UserError(f"cannot import {what} '{path}': module '{module_name}' has no attribute '{attr}'") from None
 
 
-def load_entry_points(group: str, what: str) -> dict:
+def load_entry_points(group: str, what: str) -> dict[str, tuple[Any, str]]:
     """``{name: (loaded object, source)}`` for every entry point of ``group``; ``source`` names the
     providing package and version. A plug-in that fails to load is a one-line ``UserError`` naming it."""
-    found = {}
+    found: dict[str, tuple[Any, str]] = {}
     for point in metadata.entry_points(group=group):
         source = f"{point.dist.name} {point.dist.version} (entry point)" if point.dist else "entry point"
         try:
@@ -68,7 +69,7 @@ def load_entry_points(group: str, what: str) -> dict:
     return found
 
 
-def provider(obj) -> dict:
+def provider(obj: object) -> dict[str, str | None]:
     """The installed distribution that provides ``obj``'s top-level package, and its version.
 
     A module outside any installed distribution (a script's folder on ``sys.path``) has package

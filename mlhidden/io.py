@@ -6,7 +6,9 @@ import errno
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, TypeVar
 
 from mlhidden.errors import UserError
 
@@ -16,8 +18,11 @@ os.umask(_UMASK)
 _NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _NOT_WRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM}
 
+T = TypeVar("T")
+PathLike = str | os.PathLike[str]
 
-def write_atomically(path: Path, write):
+
+def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T]) -> T:
     """Call ``write(binary stream)`` on a temporary file beside ``path``, rename it into place, and
     return what ``write`` returned.
 
@@ -42,7 +47,7 @@ def write_atomically(path: Path, write):
         raise
 
 
-def write_file(path, write) -> Path:
+def write_file(path: PathLike, write: Callable[[IO[bytes]], object]) -> Path:
     """:func:`write_atomically` into ``path`` (its folder made if need be) for a file the user asked for.
 
     A full disk, a read-only folder or any other failure of the file system is a
@@ -57,13 +62,13 @@ def write_file(path, write) -> Path:
     return path
 
 
-def write_text(path, text: str) -> Path:
+def write_text(path: PathLike, text: str) -> Path:
     """``text`` as UTF-8 in ``path``, written whole or not at all (see :func:`write_file`)."""
     data = text.encode("utf-8")
     return write_file(path, lambda stream: stream.write(data))
 
 
-def storage_error(exc: OSError, path) -> UserError:
+def storage_error(exc: OSError, path: PathLike) -> UserError:
     """The one line for a file system that refused a write to ``path``: why, and what to do."""
     reason = exc.strerror or str(exc)
     if exc.errno in _NO_SPACE:
@@ -75,7 +80,7 @@ def storage_error(exc: OSError, path) -> UserError:
     return UserError(f"cannot write the file ({reason})", path=path, hint=hint)
 
 
-def sha256_of(path) -> str:
+def sha256_of(path: PathLike) -> str:
     """The sha256 of a file's bytes as stored, read in chunks."""
     digest = hashlib.sha256()
     with open(path, "rb") as stream:

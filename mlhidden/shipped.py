@@ -8,6 +8,7 @@ installed ``mlhidden`` finds them from any folder.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -23,7 +24,7 @@ def shipped_folder(name: str) -> Path:
     return inside if inside.is_dir() else PACKAGE_DIR.parent / name
 
 
-def config_folder(given=None) -> Path:
+def config_folder(given: str | os.PathLike[str] | None = None) -> Path:
     """Where the paper's configs are read from: ``given`` (``--configs DIR``), else ``./configs`` when
     the current folder has one (a clone's root), else the shipped configs (an installed wheel, any folder)."""
     if given is not None:

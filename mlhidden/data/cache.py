@@ -10,6 +10,7 @@ Mulan XML overruling ``@relation -C``), so a load from the cache says what a par
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ def read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, lis
     return (dataset, input_warnings) if consistent else None
 
 
-def write_cache(cache_path: Path, dataset: Dataset, input_warnings=()) -> None:
+def write_cache(cache_path: Path, dataset: Dataset, input_warnings: Iterable[tuple[str, str]] = ()) -> None:
     """Store the parsed arrays and the parse's (category name, message) warnings; a cache that
     cannot be written only costs a re-parse next time."""
     arrays: dict[str, Any] = {

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
+
+# A feature matrix: dense, or a scipy sparse matrix (scipy ships no types: sparse ones are ``Any``).
+Matrix: TypeAlias = "np.ndarray | sp.spmatrix"
+# What scikit-learn's ``check_random_state`` takes: a seed, a generator, or None for numpy's global one.
+RandomStateLike = int | np.random.RandomState | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,23 +29,23 @@ class Dataset:
     name: str
     X: np.ndarray | sp.csr_matrix
     Y: np.ndarray
-    feature_names: tuple = ()
-    label_names: tuple = ()
+    feature_names: tuple[str, ...] = ()
+    label_names: tuple[str, ...] = ()
     source: str | None = None
     sha256: str | None = None
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
     @property
     def n_samples(self) -> int:
-        return self.Y.shape[0]
+        return int(self.Y.shape[0])
 
     @property
     def n_labels(self) -> int:
-        return self.Y.shape[1]
+        return int(self.Y.shape[1])
 
     @property
     def n_features(self) -> int:
-        return self.X.shape[1]
+        return int(self.X.shape[1])
 
     @property
     def label_cardinality(self) -> float:
@@ -47,9 +53,9 @@ class Dataset:
 
     @property
     def is_sparse(self) -> bool:
-        return sp.issparse(self.X)
+        return bool(sp.issparse(self.X))
 
-    def description(self) -> list[tuple]:
+    def description(self) -> list[tuple[str, object]]:
         """(property, value) pairs describing the data: what ``mlhidden datasets info`` shows."""
         X = self.X
         density = None if isinstance(X, np.ndarray) else X.nnz / max(X.shape[0] * X.shape[1], 1)

@@ -17,22 +17,29 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO
 
 from mlhidden.data.arff import read_arff
 from mlhidden.data.mulan import ARFF_SUFFIXES, read_label_names
 from mlhidden.data.registry import dataset_kind, resolve_data_dir, select_entries
 from mlhidden.errors import UserError
-from mlhidden.io import sha256_of, write_atomically
+from mlhidden.io import PathLike, sha256_of, write_atomically
 
 HTTP_TIMEOUT_SECONDS = 60
 """The longest wait for any one answer of the server."""
 FETCH_DEADLINE_SECONDS = 3600.0
 """The longest a file may take to arrive in all (a server trickling bytes meets no per-read timeout)."""
 _CHUNK = 1 << 20
+# A mirror's file opened: its binary stream and where it is (a URL or a path).
+Source = tuple[IO[bytes], str | Path]
 
 
-def copy_from_mirror(mirror, data_dir=None, names=None, deadline: float | None = None) -> list[dict]:
+def copy_from_mirror(
+    mirror: PathLike, data_dir: PathLike | None = None, names: Iterable[str] | None = None,
+    deadline: float | None = None,
+) -> list[dict[str, str]]:
     """Copy or download the registry files of a mirror into the data path, verified by sha256.
 
     Each file is streamed into a temporary file beside its destination while it is hashed, and
@@ -99,11 +106,11 @@ def copy_from_mirror(mirror, data_dir=None, names=None, deadline: float | None =
     return rows
 
 
-def _loads_arff(path: Path, labels_xml=None):
+def _loads_arff(path: Path, labels_xml: Path | None = None) -> None:
     read_arff(path, labels_xml=labels_xml)
 
 
-def _loads_xml(path: Path):
+def _loads_xml(path: Path) -> None:
     read_label_names(path)
 
 
@@ -112,7 +119,10 @@ def _is_own_file(name: str) -> bool:
     return "/" not in name and name.lower().endswith(ARFF_SUFFIXES) and dataset_kind(name) != "registry"
 
 
-def _copy(source, target: Path, label: str, expected_sha256: str | None, deadline: float, check=None) -> str:
+def _copy(
+    source: Source, target: Path, label: str, expected_sha256: str | None, deadline: float,
+    check: Callable[[Path], None] | None = None,
+) -> str:
     """Write the mirror's ``(stream, origin)`` to ``target`` atomically; the sha256 written.
 
     A transfer of unknown length without a checksum is written under a hidden name first and
@@ -128,6 +138,7 @@ def _copy(source, target: Path, label: str, expected_sha256: str | None, deadlin
             if not unverified:
                 return write_atomically(target, copy)
             found = write_atomically(staged, copy)
+        assert check is not None  # unverified implies a check
         try:
             check(staged)
         except UserError as exc:
@@ -147,13 +158,13 @@ def _copy(source, target: Path, label: str, expected_sha256: str | None, deadlin
         staged.unlink(missing_ok=True)
 
 
-def _mirror(mirror, timeout: float):
+def _mirror(mirror: PathLike, timeout: float) -> tuple[Callable[[str], Source | None], str]:
     """``(open, status)``: ``open(file name)`` gives ``(binary stream, location)``, or None when the mirror lacks the file."""
     text = str(mirror)
     if text.lower().startswith(("http://", "https://")):
         base = text.rstrip("/") + "/"
 
-        def open_url(file):
+        def open_url(file: str) -> Source | None:
             url = base + urllib.parse.quote(file)
             try:
                 return urllib.request.urlopen(url, timeout=timeout), url
@@ -171,14 +182,17 @@ def _mirror(mirror, timeout: float):
     if not folder.is_dir():
         raise UserError("the dataset mirror folder does not exist", path=folder, hint="give a folder or an http(s) base URL")
 
-    def open_file(file):
+    def open_file(file: str) -> Source | None:
         path = folder / file
         return (open(path, "rb"), path) if path.is_file() else None
 
     return open_file, "copied"
 
 
-def _copy_verified(stream, label: str, expected_sha256: str | None, origin, ends_at: float, deadline: float, out) -> str:
+def _copy_verified(
+    stream: IO[bytes], label: str, expected_sha256: str | None, origin: str | Path, ends_at: float, deadline: float,
+    out: IO[bytes],
+) -> str:
     """Copy ``stream`` to ``out`` while hashing it, until the monotonic time ``ends_at`` at most
     (``deadline`` seconds from the start); refuse (UserError) a checksum other than
     ``expected_sha256`` (the manifest's; None for a user's file). The sha256 copied."""

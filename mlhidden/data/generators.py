@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from sklearn.utils import check_random_state
 
-from mlhidden.data.dataset import Dataset
+from mlhidden.data.dataset import Dataset, RandomStateLike
 from mlhidden.data.random_networks import make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 
@@ -21,7 +21,7 @@ _LOGICAL_INPUTS = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 _LOGICAL_REPEATS = 5
 
 
-def make_logical(jitter=0.0, random_state=None) -> Dataset:
+def make_logical(jitter: float = 0.0, random_state: RandomStateLike = None) -> Dataset:
     """The paper's toy Logical problem (Table 2): labels OR, AND, XOR of two input bits.
 
     The four input combinations are equally likely, so each appears five times (N = 20). XOR is

@@ -6,6 +6,10 @@ reports on them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
 from mlhidden.data.own_datasets import entry_point_loaders
@@ -21,9 +25,10 @@ from mlhidden.data.registry import (
     select_entries,
 )
 from mlhidden.errors import UserError
+from mlhidden.io import PathLike
 
 
-def dataset_table(data_dir=None) -> list[dict]:
+def dataset_table(data_dir: PathLike | None = None) -> list[dict[str, Any]]:
     """One row per registry dataset, generated one, ARFF file of the user's in the data path (by its
     stem) and loader of an installed package: availability, shape, checksum, status.
 
@@ -55,7 +60,7 @@ def dataset_table(data_dir=None) -> list[dict]:
     return rows
 
 
-def _own_file_row(stem, path, data_dir) -> dict:
+def _own_file_row(stem: str, path: Path, data_dir: PathLike | None) -> dict[str, Any]:
     """The row of a user's own ARFF file of the data path (named by its stem): parsed, or why it cannot be."""
     try:
         dataset = load_dataset(stem, data_dir=data_dir)
@@ -64,7 +69,7 @@ def _own_file_row(stem, path, data_dir) -> dict:
     return _table_row(stem, str(path), True, dataset, dataset.checksum, "ok")
 
 
-def verify_datasets(data_dir=None, names=None) -> list[dict]:
+def verify_datasets(data_dir: PathLike | None = None, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """Check each registry file's sha256 against the manifest (hashing only, no parsing).
 
     Parameters
@@ -93,7 +98,9 @@ def verify_datasets(data_dir=None, names=None) -> list[dict]:
     return rows
 
 
-def _table_row(name, file, available, shape, sha256, status) -> dict:
+def _table_row(
+    name: str, file: str, available: bool, shape: RegistryEntry | Dataset, sha256: str | None, status: str
+) -> dict[str, Any]:
     """A dataset_table row; ``shape`` is a Dataset or a RegistryEntry (same attribute names)."""
     return {
         "name": name,

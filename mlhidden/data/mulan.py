@@ -8,8 +8,10 @@ which attributes are labels.
 
 from __future__ import annotations
 
+import os
 import warnings
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
 from pathlib import Path
 
 from mlhidden.errors import InputWarning, UserError
@@ -21,7 +23,7 @@ class LabelsXmlWarning(InputWarning):
     """The XML label list and the ARFF's ``-C`` option disagree; the XML is used."""
 
 
-def read_label_names(xml_path) -> tuple[str, ...]:
+def read_label_names(xml_path: str | os.PathLike[str]) -> tuple[str, ...]:
     """The label names a Mulan XML file declares, in document order (nested labels included)."""
     path = Path(xml_path)
     try:
@@ -43,7 +45,7 @@ def read_label_names(xml_path) -> tuple[str, ...]:
     return tuple(names)
 
 
-def xml_beside(arff_path) -> Path | None:
+def xml_beside(arff_path: str | os.PathLike[str]) -> Path | None:
     """``NAME.xml`` in the folder of ``NAME.arff`` (or ``.arff.gz`` / ``.arff.bz2``), if it exists."""
     path = Path(arff_path)
     for suffix in ARFF_SUFFIXES:
@@ -53,7 +55,10 @@ def xml_beside(arff_path) -> Path | None:
     return None
 
 
-def label_index_from_xml(arff_path, xml_path, attribute_names, relation_count) -> list[int]:
+def label_index_from_xml(
+    arff_path: str | os.PathLike[str], xml_path: str | os.PathLike[str], attribute_names: Sequence[str],
+    relation_count: int | None,
+) -> list[int]:
     """The positions of the XML's labels among the ARFF's attributes, in file order.
 
     ``relation_count`` is the ``@relation``'s ``-C`` value (None when absent). When it names other

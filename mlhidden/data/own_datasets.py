@@ -17,17 +17,20 @@ from __future__ import annotations
 import functools
 import importlib.util
 import inspect
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.mulan import ARFF_SUFFIXES
 from mlhidden.errors import UserError
 from mlhidden.imports import import_object, load_entry_points, working_folder_importable
+from mlhidden.io import PathLike
 
 ENTRY_POINT_GROUP = "mlhidden.datasets"
 
 
-def unique_match(spec: str, names, what: str):
+def unique_match(spec: str, names: Iterable[str], what: str) -> str | None:
     """The one of ``names`` that ``spec`` names: itself, else the only one equal ignoring case; None for none.
 
     Two names equal ignoring case (and neither written exactly) are a one-line ``UserError``.
@@ -49,7 +52,7 @@ def arff_stem(path: Path) -> str | None:
     return name[: -len(suffix)] if suffix and len(name) > len(suffix) else None
 
 
-def folder_files(folders, skip=()) -> dict[str, Path]:
+def folder_files(folders: Iterable[PathLike], skip: Iterable[str] = ()) -> dict[str, Path]:
     """``{stem: path}`` of the ARFF files in ``folders`` but those named in ``skip``; the first folder with a stem wins."""
     found: dict[str, Path] = {}
     for folder in folders:
@@ -62,19 +65,19 @@ def folder_files(folders, skip=()) -> dict[str, Path]:
     return found
 
 
-def find_folder_file(name: str, files: dict) -> Path | None:
+def find_folder_file(name: str, files: Mapping[str, Path]) -> Path | None:
     """The file of ``files`` (:func:`folder_files`) whose stem is ``name`` (registry names' case rule), or None."""
     stem = unique_match(name, files, "dataset")
     return None if stem is None else files[stem]
 
 
 @functools.cache
-def entry_point_loaders() -> dict:
+def entry_point_loaders() -> dict[str, tuple[Any, str]]:
     """``{name: (loader, source)}`` for the loaders installed packages register in ``mlhidden.datasets``."""
     return load_entry_points(ENTRY_POINT_GROUP, "dataset loader")
 
 
-def find_loader(name: str):
+def find_loader(name: str) -> Any:
     """The loader ``name`` names: an entry point's name, or an import path (``pkg.module:function``;
     ``pkg.module.function`` when ``pkg`` is importable, so that a missing ``data.arff`` stays a missing file)."""
     registered = entry_point_loaders()
@@ -104,7 +107,7 @@ def _importable_dotted(name: str) -> bool:
         return False
 
 
-def loader_params_problem(name: str, loader, params: dict) -> str | None:
+def loader_params_problem(name: str, loader: Callable[..., Any], params: Mapping[str, Any]) -> str | None:
     """Why ``loader`` cannot take ``params`` as keyword arguments, or None."""
     try:
         signature = inspect.signature(loader)
@@ -117,7 +120,7 @@ def loader_params_problem(name: str, loader, params: dict) -> str | None:
     return None
 
 
-def load_with(name: str, loader, params: dict) -> Dataset:
+def load_with(name: str, loader: Callable[..., Any], params: Mapping[str, Any]) -> Dataset:
     """Call ``loader(**params)`` and check that it gave a Dataset; whatever it raises is one line naming it."""
     try:
         dataset = loader(**params)

@@ -17,12 +17,15 @@ exactly the numbers they always did. The report's Table 4 section runs C2 under 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
-from mlhidden.data.dataset import Dataset
+from mlhidden.data.dataset import Dataset, RandomStateLike
 from mlhidden.errors import UserError
 
 THRESHOLD_STD = 0.1
@@ -56,40 +59,40 @@ class RandomNetwork:
     output_weights: np.ndarray
     thresholds: np.ndarray
 
-    def activations(self, X) -> np.ndarray:
+    def activations(self, X: ArrayLike) -> np.ndarray:
         """The output units' activations before thresholding, shape (n_samples, n_labels)."""
         inputs = np.asarray(X, dtype=np.float64)
         if self.hidden_weights is not None:
             inputs = np.maximum(_affine(inputs, self.hidden_weights), 0.0)
         return _affine(inputs, self.output_weights)
 
-    def labels(self, X) -> np.ndarray:
+    def labels(self, X: ArrayLike) -> np.ndarray:
         """The label matrix of inputs ``X`` (int8 0/1), e.g. on a grid to draw the true regions."""
         return (self.activations(X) > self.thresholds).astype(np.int8)
 
 
-def _affine(inputs, weights):
-    return inputs @ weights[:-1] + weights[-1]
+def _affine(inputs: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return np.asarray(inputs @ weights[:-1] + weights[-1])
 
 
-def _positive_int(name: str, value, minimum: int = 1) -> int:
+def _positive_int(name: str, value: object, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise UserError(f"synthetic data: {name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
-def _choice(name: str, value, choices) -> str:
+def _choice(name: str, value: object, choices: Sequence[str]) -> str:
     if value not in choices:
         raise UserError(f"synthetic data: {name} must be one of {', '.join(choices)}, got {value!r}")
-    return value
+    return str(value)
 
 
-def _inputs(rng, distribution: str, shape) -> np.ndarray:
+def _inputs(rng: np.random.RandomState, distribution: str, shape: tuple[int, int]) -> np.ndarray:
     if distribution == "uniform":
-        return rng.uniform(0.0, 1.0, shape)
+        return np.asarray(rng.uniform(0.0, 1.0, shape))
     if distribution == "binary":
         return rng.randint(0, 2, shape).astype(np.float64)
-    return rng.standard_normal(shape)
+    return np.asarray(rng.standard_normal(shape))
 
 
 def _per_label_blocks(n_hidden: int, n_labels: int) -> np.ndarray:
@@ -105,9 +108,10 @@ def _per_label_blocks(n_hidden: int, n_labels: int) -> np.ndarray:
 
 
 def draw_network(
-    n_samples=10000, n_features=10, n_labels=10, n_hidden=100, random_state=0,
-    inputs="normal", thresholds="jittered_mean", hidden="shared",
-):
+    n_samples: int = 10000, n_features: int = 10, n_labels: int = 10, n_hidden: int = 100,
+    random_state: RandomStateLike = 0,
+    inputs: str = "normal", thresholds: str = "jittered_mean", hidden: str = "shared",
+) -> tuple[np.ndarray, RandomNetwork]:
     """Sample the inputs and the random network of one synthetic dataset.
 
     Parameters
@@ -150,17 +154,17 @@ def draw_network(
     if rule == "zero":
         return X, RandomNetwork(hidden_weights, output_weights, np.zeros(n_labels))
     activations = RandomNetwork(hidden_weights, output_weights, np.zeros(n_labels)).activations(X)
-    thresholds = activations.mean(axis=0) + THRESHOLD_STD * activations.std(axis=0) * threshold_noise
-    return X, RandomNetwork(hidden_weights, output_weights, thresholds)
+    jittered = activations.mean(axis=0) + THRESHOLD_STD * activations.std(axis=0) * threshold_noise
+    return X, RandomNetwork(hidden_weights, output_weights, jittered)
 
 
-def _params(**params) -> dict:
+def _params(**params: Any) -> dict[str, Any]:
     """The generator's parameters as stored with the dataset; options left at their defaults are not
     written, so that the records of datasets made before the options existed stay the same."""
     return {key: value for key, value in params.items() if DEFAULT_OPTIONS.get(key, object()) != value}
 
 
-def _network_dataset(name: str, params: dict) -> Dataset:
+def _network_dataset(name: str, params: dict[str, Any]) -> Dataset:
     X, network = draw_network(**params)
     return Dataset(
         name=name,
@@ -173,8 +177,9 @@ def _network_dataset(name: str, params: dict) -> Dataset:
 
 
 def make_synthetic_complex(
-    n_samples=10000, n_features=10, n_labels=10, n_hidden=100, random_state=0,
-    inputs="normal", thresholds="jittered_mean", hidden="shared",
+    n_samples: int = 10000, n_features: int = 10, n_labels: int = 10, n_hidden: int = 100,
+    random_state: RandomStateLike = 0,
+    inputs: str = "normal", thresholds: str = "jittered_mean", hidden: str = "shared",
 ) -> Dataset:
     """Non-linear synthetic data: random inputs, a ReLU hidden layer, a TLU per label (Table 4a).
 
@@ -191,7 +196,8 @@ def make_synthetic_complex(
 
 
 def make_synthetic_simple(
-    n_samples=10000, n_features=10, n_labels=10, random_state=0, inputs="normal", thresholds="jittered_mean",
+    n_samples: int = 10000, n_features: int = 10, n_labels: int = 10, random_state: RandomStateLike = 0,
+    inputs: str = "normal", thresholds: str = "jittered_mean",
 ) -> Dataset:
     """Linear synthetic data: random inputs straight to a TLU per label, no hidden layer (Table 4b)."""
     params = _params(

@@ -18,8 +18,10 @@ import inspect
 import os
 import stat
 import warnings
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml
@@ -38,7 +40,7 @@ from mlhidden.data.own_datasets import (
     loader_params_problem,
 )
 from mlhidden.errors import InputWarning, UserError, did_you_mean
-from mlhidden.io import sha256_of
+from mlhidden.io import PathLike, sha256_of
 from mlhidden.shipped import shipped_folder
 
 DATA_ENV = "MLHIDDEN_DATA"
@@ -114,7 +116,7 @@ class RegistryEntry:
         return f"not available (put {self.file} in the data path)"
 
 
-def resolve_data_dir(data_dir=None) -> Path:
+def resolve_data_dir(data_dir: PathLike | None = None) -> Path:
     """The first folder of the data path: ``data_dir``, else ``$MLHIDDEN_DATA``, else the shipped ``datasets/``.
 
     It is where :func:`mlhidden.data.fetch.copy_from_mirror` writes.
@@ -122,13 +124,13 @@ def resolve_data_dir(data_dir=None) -> Path:
     return data_path(data_dir)[0]
 
 
-def data_path(data_dir=None) -> list[Path]:
+def data_path(data_dir: PathLike | None = None) -> list[Path]:
     """The folders searched for a registry file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped ``datasets/``."""
     folders = [Path(folder) for folder in (data_dir, os.environ.get(DATA_ENV)) if folder]
     return list(dict.fromkeys([*folders, SHIPPED_DIR]))
 
 
-def own_files(data_dir=None) -> dict[str, Path]:
+def own_files(data_dir: PathLike | None = None) -> dict[str, Path]:
     """``{stem: path}``: the user's ARFF files in the data path (but the shipped ``datasets/``): datasets by stem.
 
     The registry's own files (``Reuters-K500.arff`` is ``Reuters``) are not.
@@ -148,7 +150,7 @@ def _manifest() -> tuple[RegistryEntry, ...]:
     return tuple(RegistryEntry(**entry) for entry in yaml.safe_load(text)["datasets"])
 
 
-def load_dataset(spec, data_dir=None, params=None) -> Dataset:
+def load_dataset(spec: PathLike, data_dir: PathLike | None = None, params: Mapping[str, Any] | None = None) -> Dataset:
     """Load a dataset by registry name, generator name or ARFF path.
 
     Parameters
@@ -180,10 +182,10 @@ def load_dataset(spec, data_dir=None, params=None) -> Dataset:
     if problem is not None:
         raise UserError(problem, path=spec if kind == "file" else None)
     if kind == "generator":
-        generator_name = _match(GENERATORS, name)
+        generator_name = _match(GENERATORS, name) or name
         return GENERATORS[generator_name](**params)
     if kind == "registry":
-        return load_entry(_entries_by_name()[_match(_entries_by_name(), name)], data_path(data_dir))
+        return load_entry(_entries_by_name()[_match(_entries_by_name(), name) or name], data_path(data_dir))
     if kind == "loader":
         return load_with(name, find_loader(name), params)
     path = Path(spec) if kind == "file" else find_folder_file(name, own_files(data_dir))
@@ -208,7 +210,7 @@ def unknown_dataset_hint(name: str, relative_to: str = "") -> str:
 LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
 
 
-def dataset_kind(spec, data_dir=None) -> str | None:
+def dataset_kind(spec: PathLike, data_dir: PathLike | None = None) -> str | None:
     """What a dataset spec names, in this order: "generator", "registry", "file" (an existing path),
     "data file" (an ARFF file of the data path by its stem), "loader" (an entry point's name or an
     import path, :mod:`~mlhidden.data.own_datasets`); None for nothing."""
@@ -224,7 +226,7 @@ def dataset_kind(spec, data_dir=None) -> str | None:
     return "loader" if find_loader(name) is not None else None
 
 
-def unknown_dataset(name, path=None) -> str:
+def unknown_dataset(name: PathLike, path: PathLike | None = None) -> str:
     """Why ``name`` names no dataset: nothing is at ``path`` (default: ``name``), or what is there is not a file."""
     path = Path(str(name if path is None else path))
     try:
@@ -240,11 +242,13 @@ def unknown_dataset(name, path=None) -> str:
     return f"dataset '{name}' is not a regular file (a pipe, socket or device)"
 
 
-def dataset_params_problem(spec, params, data_dir=None) -> str | None:
+def dataset_params_problem(
+    spec: PathLike, params: Mapping[str, Any] | None, data_dir: PathLike | None = None
+) -> str | None:
     """Why :func:`load_dataset` would refuse ``params`` for ``spec``, or None; decided without loading."""
     name, params, kind = str(spec), dict(params or {}), dataset_kind(spec, data_dir)
     if kind == "generator":
-        generator_name = _match(GENERATORS, name)
+        generator_name = _match(GENERATORS, name) or name
         signature = inspect.signature(GENERATORS[generator_name])
         try:
             signature.bind(**params)
@@ -276,7 +280,7 @@ def dataset_names() -> list[str]:
     return _all_names()
 
 
-def _match(named: dict, spec: str):
+def _match(named: Mapping[str, object], spec: str) -> str | None:
     """The key of ``named`` equal to ``spec`` ignoring case, or None."""
     return next((key for key in named if key.lower() == spec.lower()), None)
 
@@ -289,7 +293,7 @@ def _all_names() -> list[str]:
     return list(_entries_by_name()) + list(GENERATORS)
 
 
-def select_entries(names) -> list[RegistryEntry]:
+def select_entries(names: Iterable[str] | None) -> list[RegistryEntry]:
     """The registry entries named (case-insensitively), all when ``names`` is None."""
     if names is None:
         return list(_manifest())
@@ -363,13 +367,13 @@ def load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
     return dataclasses.replace(dataset, name=entry.name, source=str(found.path))
 
 
-def _xml_key(labels_xml) -> tuple[str, str] | None:
+def _xml_key(labels_xml: PathLike | None) -> tuple[str, str] | None:
     """A Mulan label file as a memo key: its resolved path and sha256."""
     return None if labels_xml is None else (str(Path(labels_xml).resolve()), sha256_of(labels_xml))
 
 
 @functools.lru_cache(maxsize=32)
-def _load_file(path: str, sha256: str, labels, labels_xml: tuple[str, str] | None) -> Dataset:
+def _load_file(path: str, sha256: str, labels: int | None, labels_xml: tuple[str, str] | None) -> Dataset:
     """Parse an ARFF file once per machine (disk cache by checksum) and once per process (memo).
 
     ``sha256`` is the identity the dataset carries (the file's own, or for a registry dataset

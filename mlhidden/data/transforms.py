@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from mlhidden.data.dataset import Dataset
 from mlhidden.errors import UserError, did_you_mean
@@ -18,7 +19,7 @@ def first_labels(dataset: Dataset, n_labels: int) -> Dataset:
 TRANSFORMS = {"first_labels": first_labels}
 
 
-def apply_transforms(dataset: Dataset, transforms: dict) -> Dataset:
+def apply_transforms(dataset: Dataset, transforms: dict[str, Any]) -> Dataset:
     """Apply ``{transform name: argument}`` in order; unknown names list the valid ones."""
     for name, argument in transforms.items():
         if name not in TRANSFORMS:

@@ -14,9 +14,10 @@ import signal
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import joblib
 from threadpoolctl import threadpool_info, threadpool_limits
@@ -65,7 +66,7 @@ def dask_timeout() -> float:
     return seconds
 
 
-def unit_thread_limits():
+def unit_thread_limits() -> Any:
     """A context in which native thread pools (BLAS, OpenMP) use ``UNIT_BLAS_THREADS`` threads.
 
     The thread count changes the order of BLAS's floating-point sums, and so an L-BFGS path and
@@ -77,7 +78,7 @@ def unit_thread_limits():
     return threadpool_limits(limits=UNIT_BLAS_THREADS)
 
 
-def blas_description() -> dict:
+def blas_description() -> dict[str, Any]:
     """The native thread pools loaded in this process and the thread count units use, for run.json."""
     keys = ("user_api", "internal_api", "version", "architecture", "threading_layer", "filepath")
     libraries = [{key: info[key] for key in keys if key in info} for info in threadpool_info()]
@@ -88,7 +89,7 @@ PARENT_POLL_SECONDS = 1.0
 """How often a loky worker checks that the process that started it is still alive."""
 
 
-def _start_worker():
+def _start_worker() -> None:
     """Run in each loky worker as it starts.
 
     Ctrl-C reaches the whole process group, and only the parent acts on it (it stops the run,
@@ -102,7 +103,7 @@ def _start_worker():
     threading.Thread(target=_exit_when_orphaned, args=(parent,), name="mlhidden-parent-watch", daemon=True).start()
 
 
-def _exit_when_orphaned(parent: int):
+def _exit_when_orphaned(parent: int) -> None:
     """Exit this process once its parent is no longer ``parent`` (it died and the process was reparented)."""
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
@@ -135,7 +136,7 @@ class ExecutionBackend:
         gone), as opposed to a bug: the runner resubmits the units that did not come back.
     """
 
-    def __init__(self, name: str = "loky", scheduler: str | None = None, timeout: float | None = None):
+    def __init__(self, name: str = "loky", scheduler: str | None = None, timeout: float | None = None) -> None:
         if name not in BACKENDS:
             raise UserError(f"unknown backend '{name}'", hint=f"use one of {', '.join(BACKENDS)}")
         if name == "dask" and not scheduler:
@@ -151,19 +152,19 @@ class ExecutionBackend:
         self._client: Client | None = None
         self.lost_worker_errors: tuple[type[BaseException], ...] = (BrokenProcessPool,)
 
-    def __enter__(self):
+    def __enter__(self) -> ExecutionBackend:
         if self.name == "dask":
             self._connect()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self._client is not None:
             self._client.close()
             self._client = None
             for name in _ECHO_LOGGERS:
                 logging.getLogger(name).removeFilter(_not_an_echo_of_a_lost_scheduler)
 
-    def _connect(self):
+    def _connect(self) -> None:
         try:
             from distributed import Client, KilledWorker
         except ImportError:
@@ -179,7 +180,7 @@ class ExecutionBackend:
         for name in _ECHO_LOGGERS:
             logging.getLogger(name).addFilter(_not_an_echo_of_a_lost_scheduler)
 
-    def parallel_config(self, shared=()):
+    def parallel_config(self, shared: Sequence[Any] = ()) -> Any:
         """A ``joblib.parallel_config`` context for one pass over the units.
 
         ``shared`` lists the large arrays many units read (the datasets): on dask they are sent
@@ -192,7 +193,7 @@ class ExecutionBackend:
             return joblib.parallel_config(backend=backend)
         return joblib.parallel_config(backend="loky", initializer=_start_worker)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """Where the units compute, for the run's provenance record."""
         if self.name == "dask":
             threads: dict[str, int] = self._client.nthreads() if self._client is not None else {}

@@ -9,13 +9,15 @@ without a dot (``1e-3``) are numbers too, as in YAML 1.2.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 import yaml
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.protocols import HOLDOUT, PROTOCOL_KINDS
 from mlhidden.experiment.sweeps import point_label
-from mlhidden.methods.imports import is_import_path
+from mlhidden.imports import is_import_path
 from mlhidden.methods.registry import method_name, registered_methods
 
 _INLINE = re.compile(r"(?P<name>[^\[\]]+)\[(?P<body>.*)\]", re.DOTALL)
@@ -23,7 +25,7 @@ _INLINE_FORM = "write NAME[param=value,...], e.g. CCASL[n_synthetic=4] or BR[bas
 _OPENING, _CLOSING = "[{", "]}"
 
 
-def method_option(text: str) -> dict:
+def method_option(text: str) -> dict[str, Any]:
     """A ``-m`` value as a config's method entry: ``{"name": ...}`` plus ``"params"`` when it has any.
 
     ``base.NAME=value`` sets the base learner's parameter ``NAME`` (see the ``params`` of a
@@ -41,11 +43,11 @@ def method_option(text: str) -> dict:
         if not equals or not key.strip():
             raise UserError(f"-m {text!r}: {_INLINE_FORM}", hint=f"'{item.strip()}' has no '=value'")
         params[key.strip()] = _scalar(value.strip(), text)
-    entry: dict = {"name": match["name"].strip()}
+    entry: dict[str, Any] = {"name": match["name"].strip()}
     return {**entry, "params": params} if params else entry
 
 
-def _top_level_items(body: str, text: str) -> list:
+def _top_level_items(body: str, text: str) -> list[str]:
     """``body`` split at the commas outside brackets, so that list values keep theirs."""
     items, depth, start = [], 0, 0
     for i, char in enumerate(body):
@@ -61,7 +63,7 @@ def _top_level_items(body: str, text: str) -> list:
     return [item for item in items if item.strip()]
 
 
-def _scalar(value: str, text: str):
+def _scalar(value: str, text: str) -> Any:
     try:
         parsed = yaml.safe_load(value) if value else None
     except yaml.YAMLError as exc:
@@ -72,7 +74,7 @@ def _scalar(value: str, text: str):
     return parsed
 
 
-def protocol_option(text: str) -> dict:
+def protocol_option(text: str) -> dict[str, Any]:
     """A ``--protocol`` value, ``holdout``, ``kfold:K`` or ``stratified_kfold:K``, as a config's ``protocol`` entry."""
     kind, colon, folds = str(text).strip().partition(":")
     folds_given = folds.strip().isdigit() if kind != HOLDOUT else not colon
@@ -89,7 +91,7 @@ def default_label(name: str) -> str:
     return re.split(r"[.:]", name)[-1] if is_import_path(name) and name not in registered_methods() else name
 
 
-def method_entries(methods, labels=()) -> list:
+def method_entries(methods: Iterable[str], labels: Iterable[str] = ()) -> list[dict[str, Any]]:
     """The config entries of ``-m`` values (:func:`method_option`), labelled by ``--label`` in order.
 
     A method with parameters is labelled ``NAME [param=value]``, as a sweep point is, so that one

@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
+from mlhidden.data.dataset import RandomStateLike
 from mlhidden.data.registry import (
     FILE_KINDS,
     LABELS_MEANING,
@@ -30,7 +32,8 @@ from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay, needs_one_vs_r
 from mlhidden.experiment.protocols import Protocol, parse_protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION, SplitRecipe
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN, point_label, sweep_points
-from mlhidden.experiment.yaml_lines import failure_at, line_of, read_yaml_with_lines
+from mlhidden.experiment.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines
+from mlhidden.io import PathLike
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import (
@@ -52,6 +55,7 @@ BASE_PREFIX = "base."
 """A method's parameter (or sweep axis) ``base.NAME`` sets (or sweeps) its base learner's parameter ``NAME``."""
 MAX_SPLITS = 1_000
 """The most splits (or folds) of a run: the paper uses 10."""
+T = TypeVar("T")
 MAX_UNITS = 100_000
 """The most units of a run (datasets x methods x splits): each is a fit, and the store keeps one row each."""
 
@@ -66,11 +70,11 @@ class DatasetSpec:
     """
 
     name: str
-    params: dict = field(default_factory=dict)
-    transform: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    transform: dict[str, Any] = field(default_factory=dict)
     label: str | None = None
     group: str | None = None
-    sweep: dict = field(default_factory=dict)
+    sweep: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -81,12 +85,12 @@ class MethodSpec:
 
     label: str
     name: str
-    params: dict
-    base: object
-    resolved: dict
+    params: dict[str, Any]
+    base: Any
+    resolved: dict[str, Any]
     entry: MethodEntry | None = field(compare=False, repr=False)
     group: str | None = None
-    sweep: dict = field(default_factory=dict)
+    sweep: dict[str, Any] = field(default_factory=dict)
 
     @property
     def params_hash(self) -> str:
@@ -97,7 +101,7 @@ class MethodSpec:
         """The registry entry: the one resolved when the config was read, else looked up by name."""
         return self.entry or get_entry(self.name)
 
-    def make(self, random_state=None):
+    def make(self, random_state: RandomStateLike = None) -> Any:
         """The unfitted estimator of one unit, built from the entry resolved when the config was read.
 
         Workers (loky processes, dask) build it without looking the name up again, so methods
@@ -105,7 +109,7 @@ class MethodSpec:
         """
         return build_method(self.method_entry, self.resolved, random_state)
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
         for a method that is not built in, the package and version providing it."""
         provider = self.method_entry.provider()
@@ -115,8 +119,8 @@ class MethodSpec:
 @dataclass(frozen=True)
 class RunConfig:
     name: str
-    datasets: tuple
-    methods: tuple
+    datasets: tuple[DatasetSpec, ...]
+    methods: tuple[MethodSpec, ...]
     splits: int = 10
     seed: int = 0
     n_jobs: int | None = None
@@ -126,14 +130,14 @@ class RunConfig:
     protocol: Protocol = Protocol()
     n_jobs_origin: str | None = field(default=None, compare=False)
     """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
-    metrics: tuple = field(default=(), compare=False)
+    metrics: tuple[str, ...] = field(default=(), compare=False)
     """Metrics tabulated after the run from the stored predictions (``metrics:``); not part of the run's identity."""
-    adjustments: tuple = field(default=(), compare=False)
+    adjustments: tuple[str, ...] = field(default=(), compare=False)
     """What a :class:`~mlhidden.experiment.overlay.BaseOverlay` had to adjust, one line each."""
     unit_timeout: float | None = field(default=None, compare=False)
     """Seconds after which a unit is stopped and stored as failed (``--timeout``); like n_jobs, not part of the run's identity."""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
         protocol = {"protocol": self.protocol.record()} if self.protocol.is_kfold else {}
         return {
@@ -157,13 +161,13 @@ class RunConfig:
         return SplitRecipe(self.seed, self.splits, self.protocol, self.train_fraction, self.shuffle_labels)
 
 
-def canonical_hash(value) -> str:
+def canonical_hash(value: object) -> str:
     """A short stable digest of a JSON-able value (sorted keys), used in store keys."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _entry(entry, where, kind, keys, forms, fail) -> dict:
+def _entry(entry: Any, where: KeyPath, kind: str, keys: tuple[str, ...], forms: str, fail: Fail) -> dict[str, Any]:
     """A dataset or method entry as a mapping with a string ``name`` and only known keys."""
     if isinstance(entry, str):
         entry = {"name": entry}
@@ -176,16 +180,16 @@ def _entry(entry, where, kind, keys, forms, fail) -> dict:
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, allowed)):
             fail(f"a {kind}'s '{key}' must be text, got {_described(value)}", where + (key,), hint=hint)
-    return entry
+    return cast("dict[str, Any]", entry)
 
 
-def _described(value) -> str:
+def _described(value: object) -> str:
     """A wrong value as a user would name it: a list, a mapping, binary data, or the value itself."""
     kinds = {list: "a list", dict: "a mapping", bytes: "binary data"}
     return next((name for kind, name in kinds.items() if isinstance(value, kind)), repr(value))
 
 
-def _mulan_entry(entry):
+def _mulan_entry(entry: Any) -> Any:
     """``{path: P, labels_xml: X}`` (an ARFF file and its Mulan label file) as ``{name: P, params: {labels_xml: X}}``."""
     if not isinstance(entry, Mapping) or not {"path", "labels_xml"} & set(entry):
         return entry
@@ -197,7 +201,7 @@ def _mulan_entry(entry):
     return entry
 
 
-def _mapping(entry, key, where, fail) -> dict:
+def _mapping(entry: Mapping[str, Any], key: str, where: KeyPath, fail: Fail) -> dict[str, Any]:
     value = entry.get(key) or {}
     if not isinstance(value, Mapping):
         fail(f"'{key}' must be a mapping", where + (key,))
@@ -205,19 +209,25 @@ def _mapping(entry, key, where, fail) -> dict:
 
 
 def load_config(
-    path, *, splits=None, seed=None, n_jobs=None, labels=None, protocol=None, overlay: BaseOverlay | None = None, data_dir=None,
+    path: PathLike, *, splits: int | None = None, seed: int | None = None, n_jobs: int | None = None,
+    labels: int | None = None, protocol: str | None = None, overlay: BaseOverlay | None = None,
+    data_dir: PathLike | None = None,
 ) -> RunConfig:
     """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol`` value)."""
     path = Path(path)
     data, lines = read_yaml_with_lines(path)
-    protocol = None if protocol is None else protocol_option(protocol)
-    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol, "overlay": overlay, "data_dir": data_dir}
+    protocol_entry = None if protocol is None else protocol_option(protocol)
+    overrides: dict[str, Any] = {
+        "splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol_entry,
+        "overlay": overlay, "data_dir": data_dir,
+    }
     return parse_config(data, source=path, lines=lines, **overrides)
 
 
 def parse_config(
-    data, *, source=None, lines=None, splits=None, seed=None, n_jobs=None, labels=None, protocol=None, overlay: BaseOverlay | None = None,
-    data_dir=None,
+    data: Any, *, source: PathLike | None = None, lines: Mapping[KeyPath, int] | None = None, splits: int | None = None,
+    seed: int | None = None, n_jobs: int | None = None, labels: int | None = None,
+    protocol: Mapping[str, Any] | None = None, overlay: BaseOverlay | None = None, data_dir: PathLike | None = None,
 ) -> RunConfig:
     """Validate a config mapping (as read from YAML) into a ``RunConfig``.
 
@@ -276,7 +286,7 @@ def parse_config(
     )
 
 
-def _run_name(name, fail) -> str:
+def _run_name(name: object, fail: Fail) -> str:
     """The run's name, which names its folder ``results/NAME``: a folder name, never a path leading elsewhere."""
     text = str(name)
     if isinstance(name, bool) or not isinstance(name, (str, int)) or text in ("", ".", "..") or any(c in text for c in "/\\\0"):
@@ -285,10 +295,12 @@ def _run_name(name, fail) -> str:
     return text
 
 
-def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
+def _run_settings(
+    data: Mapping[str, Any], fail: Fail, *, splits: int | None, seed: int | None, n_jobs: int | None
+) -> dict[str, Any]:
     """The run-wide settings (splits, seed, n_jobs, train fraction, label shuffling), options winning."""
 
-    def integer(key, override, default, minimum, maximum=None):
+    def integer(key: str, override: int | None, default: int, minimum: int, maximum: int | None = None) -> int:
         value = data.get(key, default) if override is None else override
         name, where = (f"'{key}'", (key,)) if override is None else (f"--{key.replace('_', '-')}", None)
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -297,7 +309,9 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
             fail(f"{name} is {value:,}, more than the {maximum:,} a run may have", where, hint="the paper uses 10")
         return value
 
-    settings = {"splits": integer("splits", splits, 10, 1, MAX_SPLITS), "seed": integer("seed", seed, 0, 0)}
+    settings: dict[str, int | None] = {
+        "splits": integer("splits", splits, 10, 1, MAX_SPLITS), "seed": integer("seed", seed, 0, 0),
+    }
     jobs = data.get("n_jobs") if n_jobs is None else n_jobs
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
         name, where = ("'n_jobs'", ("n_jobs",)) if n_jobs is None else ("--n-jobs", None)
@@ -310,7 +324,7 @@ def _run_settings(data, fail, *, splits, seed, n_jobs) -> dict:
         fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
     protocol = parse_protocol(data, fail, MAX_SPLITS)
     if protocol.is_kfold:
-        given: list[tuple[str, tuple | None]] = [("--splits", None)] if splits is not None else []
+        given: list[tuple[str, KeyPath | None]] = [("--splits", None)] if splits is not None else []
         given += [(f"'{key}'", (key,)) for key in ("splits", "train_fraction") if key in data]
         if given:
             name, where = given[0]
@@ -323,7 +337,7 @@ NAMED_KINDS = ("generator", "registry", "data file", "loader")
 """The dataset kinds named as written; any other name is a path, read from the config file's folder."""
 
 
-def at_entry(where, fail, check, *args):
+def at_entry(where: KeyPath, fail: Fail, check: Callable[..., T], *args: Any) -> T:
     """``check(*args)``, its one-line ``UserError`` (an ambiguous name, a loader not importable) reported at ``where``."""
     try:
         return check(*args)
@@ -331,12 +345,15 @@ def at_entry(where, fail, check, *args):
         fail(exc.message, where, hint=exc.hint)
 
 
-def _from_folder(path, folder: Path | None):
+def _from_folder(path: Any, folder: Path | None) -> Any:
     """A relative path as seen from the config file's folder (``folder``; None: the current folder)."""
     return path if folder is None or not isinstance(path, str) or Path(path).is_absolute() else str(folder / path)
 
 
-def _dataset_specs(entry, where, labels, folder, fail, room: int, data_dir=None) -> list:
+def _dataset_specs(
+    entry: Any, where: KeyPath, labels: int | None, folder: Path | None, fail: Fail, room: int,
+    data_dir: PathLike | None = None,
+) -> list[DatasetSpec]:
     """The datasets of one config entry: one per sweep point, each checked.
 
     A name that is not a registered or generated dataset is an ARFF path; relative paths (and
@@ -375,7 +392,10 @@ def _dataset_specs(entry, where, labels, folder, fail, room: int, data_dir=None)
     return specs
 
 
-def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = None, wrapped: list | None = None) -> list:
+def _method_specs(
+    entry: Any, where: KeyPath, fail: Fail, room: int, overlay: BaseOverlay | None = None,
+    wrapped: list[str] | None = None,
+) -> list[MethodSpec]:
     """The methods of one config entry: one per sweep point, each resolved.
 
     Each problem is reported at its own line: the name (unknown, not importable, not a method),
@@ -388,7 +408,7 @@ def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = N
     base_params = {key[len(BASE_PREFIX):]: params.pop(key) for key in list(params) if key.startswith(BASE_PREFIX)}
     base = entry.get("base")
 
-    def at(key, check, *args):
+    def at(key: KeyPath, check: Callable[..., T], *args: Any) -> T:
         return at_entry(where + key, fail, check, *args)
 
     name = at(("name",), method_name, entry["name"])
@@ -423,14 +443,16 @@ def _method_specs(entry, where, fail, room: int, overlay: BaseOverlay | None = N
     return specs
 
 
-def _with_base_params(spec, extra: dict) -> dict:
+def _with_base_params(spec: object, extra: dict[str, Any]) -> dict[str, Any]:
     """The base-learner spec ``spec`` with the parameters ``extra`` (a ``base.*`` sweep point) set."""
     name, params = parse_base_spec(spec)
     return {"name": name, "params": {**params, **extra}}
 
 
 def config_from_options(
-    datasets, methods, *, splits=None, seed=None, n_jobs=None, labels=None, method_labels=(), protocol=None, data_dir=None,
+    datasets: Sequence[PathLike], methods: Sequence[str], *, splits: int | None = None, seed: int | None = None,
+    n_jobs: int | None = None, labels: int | None = None, method_labels: Iterable[str] = (),
+    protocol: str | None = None, data_dir: PathLike | None = None,
 ) -> RunConfig:
     """The config that ``mlhidden run -d DATASET... -m METHOD...`` describes: the same ``RunConfig``
     as a YAML file listing those names, named after them; paths are relative to the current folder.
@@ -441,5 +463,7 @@ def config_from_options(
     stems = [Path(str(d)).name.split(".")[0] for d in datasets]
     name = re.sub(r"[^A-Za-z0-9+._-]+", "_", "-".join(stems) + "_" + "-".join(map(str, methods)))
     data = {"name": name, "datasets": list(datasets), "methods": method_entries(methods, method_labels)}
-    protocol = None if protocol is None else protocol_option(protocol)
-    return parse_config(data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol, data_dir=data_dir)
+    protocol_entry = None if protocol is None else protocol_option(protocol)
+    return parse_config(
+        data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol_entry, data_dir=data_dir
+    )

@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 # method: (a, b) with expected seconds exp(a) * (N * D * L) ** b, by fit_priors() on results/paper/units.csv
 # without Logical
@@ -35,6 +36,7 @@ PRIORS: dict[str, tuple[float, float]] = {
     "PCC": (-11.25, 0.602),
 }
 # Registered methods the paper run lacks, priced as the method whose work they repeat.
+T = TypeVar("T")
 PRIOR_ALIASES = {"PCCASL": "CCASL", "CC_RF": "BR_RF", "MBR": "BR", "BR_phi": "ELM", "LP": "BR"}
 GENERIC_PRIOR = (statistics.median(a for a, _ in PRIORS.values()), statistics.median(b for _, b in PRIORS.values()))
 
@@ -44,19 +46,21 @@ def expected_seconds(shape: tuple[int, int, int], method: str) -> float:
     ``shape`` = (N samples, D features, L labels), on one core of the machine the priors come from."""
     n_samples, n_features, n_labels = shape
     a, b = PRIORS.get(PRIOR_ALIASES.get(method, method), GENERIC_PRIOR)
-    return math.exp(a) * max(float(n_samples) * n_features * n_labels, 1.0) ** b
+    return float(math.exp(a) * max(float(n_samples) * n_features * n_labels, 1.0) ** b)
 
 
-def fit_priors(units, shapes: dict) -> dict[str, tuple[float, float]]:
+def fit_priors(
+    units: Iterable[Mapping[str, Any]], shapes: Mapping[str, tuple[int, int, int]]
+) -> dict[str, tuple[float, float]]:
     """The :data:`PRIORS` table from stored units (rows with ``dataset``, ``method``, ``total_seconds``)
     and each dataset's (N, D, L): a least-squares line of log mean seconds against log N x D x L."""
     import numpy as np
 
-    seconds: defaultdict[tuple[str, str], list] = defaultdict(list)
+    seconds: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
     for row in units:
         if row["dataset"] in shapes:
             seconds[row["method"], row["dataset"]].append(float(row["total_seconds"]))
-    by_method: defaultdict[str, list] = defaultdict(list)
+    by_method: defaultdict[str, list[tuple[float, float]]] = defaultdict(list)
     for (method, dataset), values in seconds.items():
         size = math.prod(shapes[dataset])
         by_method[method].append((math.log(max(size, 1)), math.log(max(statistics.fmean(values), 1e-6))))
@@ -93,7 +97,7 @@ class CostModel:
         self.prior: dict[Cell, float] = {cell: max(float(seconds), 1e-6) for cell, seconds in priors}
         self.seconds: defaultdict[Cell, float] = defaultdict(float)
         self.count: Counter[Cell] = Counter()
-        self._effects: dict | None = None
+        self._effects: dict[tuple[str, str], float] | None = None
 
     def finished(self, cell: Cell, seconds: float) -> None:
         """A unit of ``cell`` took ``seconds`` of compute."""
@@ -112,7 +116,7 @@ class CostModel:
             self._effects = self._fit_effects()
         return math.exp(self._effects.get(("d", cell[0]), 0.0) + self._effects.get(("m", cell[1]), 0.0))
 
-    def _fit_effects(self) -> dict:
+    def _fit_effects(self) -> dict[tuple[str, str], float]:
         import numpy as np
 
         cells = [cell for cell in self.count if cell in self.prior]
@@ -135,14 +139,16 @@ class CostModel:
         return self.prior.get(cell, 0.0) * self.ratio(cell)
 
 
-def expected_unit_seconds(units, stored=None) -> list[float]:
+def expected_unit_seconds(
+    units: Iterable[tuple[str, tuple[int, int, int], str, str]], stored: Iterable[Mapping[str, Any]] | None = None
+) -> list[float]:
     """The expected seconds of each of ``units``, given as (dataset, (N, D, L), method name, params hash).
 
     ``stored`` (rows with those keys, ``status`` and ``train_seconds`` + ``test_seconds``, e.g. a
     store's units) gives a unit the mean cost of the stored successful units of its dataset and
     method; the others get their prior (:func:`expected_seconds`).
     """
-    measured: defaultdict[tuple, list] = defaultdict(list)
+    measured: defaultdict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in [] if stored is None else stored:
         if row["status"] == "ok":
             measured[row["dataset"], row["method"], row["params_hash"]].append(row["train_seconds"] + row["test_seconds"])
@@ -152,7 +158,7 @@ def expected_unit_seconds(units, stored=None) -> list[float]:
     ]
 
 
-def longest_first(units: list, seconds: list[float]) -> list:
+def longest_first(units: Sequence[T], seconds: Sequence[float]) -> list[T]:
     """``units`` by decreasing expected ``seconds``, ties in their given order.
 
     Handing the longest out first keeps one long unit from starting last and running alone

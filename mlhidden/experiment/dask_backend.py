@@ -9,17 +9,20 @@ from __future__ import annotations
 import threading
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError
+from typing import Any, TypeVar
 
 from joblib._dask import DaskDistributedBackend
 
 from mlhidden.experiment.backends import ClusterLost
 
+T = TypeVar("T")
 WATCH_SECONDS = 0.5
 """How often a pass checks that its cluster still has a worker and a scheduler."""
 
 
-def _identity(value):
+def _identity(value: T) -> T:
     return value
 
 
@@ -43,7 +46,9 @@ class ResilientDaskBackend(DaskDistributedBackend):
       the pass ends with :class:`ClusterLost` instead, naming the cluster at ``address``.
     """
 
-    def __init__(self, client, shared=(), wait_for_workers_timeout=30, address=None):
+    def __init__(
+        self, client: Any, shared: Sequence[Any] = (), wait_for_workers_timeout: float = 30, address: str | None = None
+    ) -> None:
         super().__init__(client=client, wait_for_workers_timeout=wait_for_workers_timeout)
         self._address = address or client.scheduler.address
         self._shared = list(shared)
@@ -61,18 +66,18 @@ class ResilientDaskBackend(DaskDistributedBackend):
             return ClusterLost(f"lost the dask scheduler at {self._address}: no answer for {self.wait_for_workers_timeout:g} s")
         return ClusterLost(f"the dask cluster at {self._address} had no worker for {self.wait_for_workers_timeout:g} s")
 
-    def effective_n_jobs(self, n_jobs):
+    def effective_n_jobs(self, n_jobs: int | None) -> int:
         try:
-            return max(super().effective_n_jobs(n_jobs), 2)
+            return max(int(super().effective_n_jobs(n_jobs)), 2)
         except (OSError, CancelledError):  # TimeoutError (no worker) is an OSError
             raise self._lost() from None
 
-    def start_call(self):
+    def start_call(self) -> None:
         super().start_call()
         self._watching = threading.Event()
         threading.Thread(target=self._watch, args=(self._watching,), name="mlhidden-dask-watch", daemon=True).start()
 
-    def stop_call(self):
+    def stop_call(self) -> None:
         if self._watching is not None:
             self._watching.set()
         super().stop_call()
@@ -85,7 +90,7 @@ class ResilientDaskBackend(DaskDistributedBackend):
         except (OSError, CancelledError, RuntimeError):
             return False
 
-    def _watch(self, stopped: threading.Event):
+    def _watch(self, stopped: threading.Event) -> None:
         """Fail the pass's tasks once the cluster has had no worker (or no scheduler) for the timeout."""
         since = time.monotonic()
         while not stopped.wait(WATCH_SECONDS):
@@ -96,7 +101,7 @@ class ResilientDaskBackend(DaskDistributedBackend):
                 self.client.loop.add_callback(self._fail_pending, lost)
                 return
 
-    def _fail_pending(self, error: ClusterLost):
+    def _fail_pending(self, error: ClusterLost) -> None:
         """On the client's event loop (where joblib's results arrive): end every task not yet back with ``error``."""
         self.abort_everything()
         for future in list(self._results):
@@ -105,11 +110,11 @@ class ResilientDaskBackend(DaskDistributedBackend):
             if callback is not None:
                 callback(error)
 
-    def submit(self, func, callback=None):
+    def submit(self, func: Callable[[], Any], callback: Callable[[Any], None] | None = None) -> Any:
         future = super().submit(func, callback)
         if callback is not None:
 
-            def report_error(done):
+            def report_error(done: Any) -> None:
                 if done.exception() is not None:
                     callback(done.exception())
 

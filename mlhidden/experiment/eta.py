@@ -15,8 +15,13 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from mlhidden.experiment.costs import Cell, CostModel
+from mlhidden.io import PathLike
+
+if TYPE_CHECKING:
+    from mlhidden.experiment.config import RunConfig
 
 MAX_OVERHEAD = 10.0
 
@@ -99,7 +104,9 @@ class RunEstimate:
             self.running.append((self.queue.pop(0), now))
 
 
-def planned_stage(config, run_dir, data_dir=None) -> list[tuple[Cell, float]]:
+def planned_stage(
+    config: RunConfig, run_dir: PathLike, data_dir: PathLike | None = None
+) -> list[tuple[Cell, float]]:
     """The units a run of ``config`` into ``run_dir`` would compute (those not stored there), in
     dispatch order with their expected seconds: a later stage of a :class:`RunEstimate`."""
     from mlhidden.experiment.runner import dispatch_order, plan_run

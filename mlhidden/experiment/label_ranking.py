@@ -19,14 +19,20 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
+
+from mlhidden.data.dataset import Matrix
 
 # Relevant labels x labels compared per block: bounds the memory of a block to about 20 MB.
 BLOCK_COMPARISONS = 1 << 22
 
 
-def _relevance_and_scores(Y_true, scores) -> tuple:
+def _relevance_and_scores(Y_true: Matrix, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``Y_true`` as a dense boolean array (nonzero is relevant) and ``scores`` as an array of the same 2-D shape."""
-    relevant = Y_true.toarray() != 0 if sp.issparse(Y_true) else np.asarray(Y_true) != 0
+    if isinstance(Y_true, np.ndarray) or not sp.issparse(Y_true):
+        relevant = np.asarray(Y_true) != 0
+    else:
+        relevant = Y_true.toarray() != 0
     scores = np.asarray(scores)
     if relevant.shape != scores.shape or scores.ndim != 2:
         raise ValueError(f"label scores of shape {scores.shape} do not match the truth's {relevant.shape}")
@@ -49,7 +55,7 @@ class RelevantRanks:
     n_labels: int
 
     @classmethod
-    def of(cls, Y_true, scores) -> RelevantRanks:
+    def of(cls, Y_true: Matrix, scores: ArrayLike) -> RelevantRanks:
         relevant, scores = _relevance_and_scores(Y_true, scores)
         row, label = np.nonzero(relevant)
         at_or_above = np.empty(len(row), dtype=np.int64)
@@ -62,16 +68,16 @@ class RelevantRanks:
             relevant_at_or_above[start : start + block] = np.count_nonzero(above & relevant[rows], axis=1)
         return cls(row, at_or_above, relevant_at_or_above, relevant.sum(axis=1), scores.shape[1])
 
-    def per_row_sum(self, values) -> np.ndarray:
+    def per_row_sum(self, values: np.ndarray) -> np.ndarray:
         """``values`` (one per relevant label) summed over each row's relevant labels."""
         return np.bincount(self.row, weights=values, minlength=len(self.n_relevant))
 
     def ranked_trivially(self) -> np.ndarray:
         """Rows with no relevant label or only relevant ones, for which every ranking is perfect."""
-        return (self.n_relevant == 0) | (self.n_relevant == self.n_labels)
+        return np.asarray((self.n_relevant == 0) | (self.n_relevant == self.n_labels))
 
 
-def ranking_loss(Y_true, scores) -> float:
+def ranking_loss(Y_true: Matrix, scores: ArrayLike) -> float:
     """Mean share of (relevant, irrelevant) label pairs ranked the wrong way (sklearn's ``label_ranking_loss``).
 
     A tied pair counts as wrong; a row with no relevant or no irrelevant label has no pair and
@@ -84,7 +90,7 @@ def ranking_loss(Y_true, scores) -> float:
     return float(np.mean(np.where(ranks.ranked_trivially(), 0.0, loss)))
 
 
-def average_precision(Y_true, scores) -> float:
+def average_precision(Y_true: Matrix, scores: ArrayLike) -> float:
     """Label ranking average precision (sklearn's ``label_ranking_average_precision_score``).
 
     For each relevant label, the share of relevant labels among those scoring at least as high,
@@ -96,7 +102,7 @@ def average_precision(Y_true, scores) -> float:
     return float(np.mean(np.where(ranks.ranked_trivially(), 1.0, per_row)))
 
 
-def coverage_error(Y_true, scores) -> float:
+def coverage_error(Y_true: Matrix, scores: ArrayLike) -> float:
     """Mean depth of the ranking needed to cover every relevant label (sklearn's ``coverage_error``).
 
     The depth is the number of labels scoring at least as high as the lowest-scored relevant
@@ -108,7 +114,7 @@ def coverage_error(Y_true, scores) -> float:
     return float(np.mean(np.where(relevant.any(axis=1), depth, 0)))
 
 
-def one_error(Y_true, scores) -> float:
+def one_error(Y_true: Matrix, scores: ArrayLike) -> float:
     """Share of examples whose top-scored label is not relevant.
 
     Ties count against the method as in the measures above: the top is wrong when any label

@@ -21,11 +21,14 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mlhidden.experiment.store import KEY_COLUMNS, WHERE_KEY
+from mlhidden.experiment.store import UnitKey
 from mlhidden.experiment.store_file import store_error
+from mlhidden.experiment.store_schema import KEY_COLUMNS, WHERE_KEY
+from mlhidden.io import PathLike
 
 LEASE_SECONDS = 120.0
 RENEW_SECONDS = 20.0
@@ -37,7 +40,7 @@ class UnitLeases:
     While open, a daemon thread renews the claims every ``RENEW_SECONDS``; closing releases them.
     """
 
-    def __init__(self, store_path, lease_seconds: float | None = None):
+    def __init__(self, store_path: PathLike, lease_seconds: float | None = None) -> None:
         self.store_path = Path(store_path)
         self.lease_seconds = LEASE_SECONDS if lease_seconds is None else lease_seconds
         self.host, self.pid = socket.gethostname(), os.getpid()
@@ -47,13 +50,13 @@ class UnitLeases:
         self._stop = threading.Event()
         self._renewer = threading.Thread(target=self._renew_until_stopped, name="mlhidden-claims", daemon=True)
 
-    def __enter__(self):
+    def __enter__(self) -> UnitLeases:
         with self._lock, self._faults():
             self._clear_lapsed()
         self._renewer.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._renewer.join()
         with self._lock:
@@ -65,7 +68,7 @@ class UnitLeases:
             finally:
                 self._conn.close()
 
-    def _clear_lapsed(self):
+    def _clear_lapsed(self) -> None:
         """Delete the claims of owners that no longer compute (killed, or stopped past their lease)."""
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
@@ -79,20 +82,20 @@ class UnitLeases:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
 
-    def claim(self, key: tuple) -> str:
+    def claim(self, key: UnitKey) -> str:
         """Claim the unit with store key ``key``: "claimed", "stored" (done already) or "held" (by another live process)."""
         with self._lock, self._faults():
             return self._claim(key)
 
     @contextmanager
-    def _faults(self):
+    def _faults(self) -> Iterator[None]:
         """SQLite's errors (a full disk) as the store's one-line errors."""
         try:
             yield
         except sqlite3.Error as exc:
             raise store_error(exc, self.store_path) from None
 
-    def _claim(self, key: tuple) -> str:
+    def _claim(self, key: UnitKey) -> str:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -122,7 +125,7 @@ class UnitLeases:
             return False
         return host != self.host or _process_exists(pid)
 
-    def _renew_until_stopped(self):
+    def _renew_until_stopped(self) -> None:
         conn = _connect(self.store_path)
         try:
             while not self._stop.wait(RENEW_SECONDS):

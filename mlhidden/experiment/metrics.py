@@ -23,6 +23,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
@@ -36,22 +37,22 @@ from mlhidden.imports import import_object, is_import_path, load_entry_points
 LOG_LOSS_EPS = 1e-7
 
 
-def exact_match(Y_true, Y_pred) -> float:
+def exact_match(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Share of examples whose whole label vector is right (1 - 0/1 loss; paper eq. EM)."""
     return float(np.mean(np.all(Y_true == Y_pred, axis=1)))
 
 
-def hamming_score(Y_true, Y_pred) -> float:
+def hamming_score(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Share of individual label decisions that are right (1 - Hamming loss; paper eq. HL)."""
     return float(np.mean(Y_true == Y_pred))
 
 
-def _f1(tp, fp, fn):
+def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
     denominator = 2 * tp + fp + fn
-    return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), 1.0)
+    return np.asarray(np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), 1.0))
 
 
-def _counts(Y_true, Y_pred, axis):
+def _counts(Y_true: np.ndarray, Y_pred: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Y_true, Y_pred = Y_true.astype(bool), Y_pred.astype(bool)
     tp = np.sum(Y_true & Y_pred, axis=axis)
     fp = np.sum(~Y_true & Y_pred, axis=axis)
@@ -59,22 +60,22 @@ def _counts(Y_true, Y_pred, axis):
     return tp, fp, fn
 
 
-def micro_f1(Y_true, Y_pred) -> float:
+def micro_f1(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """F1 over all label decisions pooled."""
     return float(_f1(*_counts(Y_true, Y_pred, axis=None)))
 
 
-def macro_f1(Y_true, Y_pred) -> float:
+def macro_f1(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Mean over labels of each label's F1."""
     return float(np.mean(_f1(*_counts(Y_true, Y_pred, axis=0))))
 
 
-def example_f1(Y_true, Y_pred) -> float:
+def example_f1(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Mean over examples of each example's F1."""
     return float(np.mean(_f1(*_counts(Y_true, Y_pred, axis=1))))
 
 
-def jaccard(Y_true, Y_pred) -> float:
+def jaccard(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     """Mean over examples of |y ∩ ŷ| / |y ∪ ŷ| (MEKA's 'accuracy')."""
     tp, fp, fn = _counts(Y_true, Y_pred, axis=1)
     union = tp + fp + fn
@@ -91,14 +92,14 @@ SCORES = {
 }
 
 
-def log_loss(Y_true, scores) -> float:
+def log_loss(Y_true: np.ndarray, scores: np.ndarray) -> float:
     """Mean binary cross-entropy over every label decision (probabilities clipped by ``LOG_LOSS_EPS``)."""
     p = np.clip(np.asarray(scores, dtype=float), LOG_LOSS_EPS, 1 - LOG_LOSS_EPS)
     Y_true = np.asarray(Y_true).astype(bool)
     return float(-np.mean(np.where(Y_true, np.log(p), np.log1p(-p))))
 
 
-def micro_auc(Y_true, scores) -> float:
+def micro_auc(Y_true: np.ndarray, scores: np.ndarray) -> float:
     """ROC AUC of all label decisions pooled; NaN when the whole test part is one class.
 
     Counted per distinct score (a tied positive and negative count one half, as in
@@ -115,7 +116,7 @@ def micro_auc(Y_true, scores) -> float:
     return float(np.sum(positives * (negatives_below + negatives / 2)) / (positives.sum() * negatives.sum()))
 
 
-def macro_auc(Y_true, scores) -> float:
+def macro_auc(Y_true: np.ndarray, scores: np.ndarray) -> float:
     """Mean ROC AUC over the labels with both classes in the test part.
 
     A label with one class in the test part has no AUC and is left out of the mean (sklearn's
@@ -147,12 +148,12 @@ RANKING_METRICS = {
 LOWER_IS_BETTER = ("ranking_loss", "coverage_error", "one_error", "log_loss")
 
 
-def evaluate_scores(Y_true, scores) -> dict:
+def evaluate_scores(Y_true: np.ndarray, scores: np.ndarray) -> dict[str, float]:
     """Every measure in ``RANKING_METRICS`` for one test set's label scores."""
     return {name: fn(Y_true, scores) for name, fn in RANKING_METRICS.items()}
 
 
-def evaluate(Y_true, Y_pred) -> dict:
+def evaluate(Y_true: np.ndarray, Y_pred: np.ndarray) -> dict[str, float]:
     """Every score in ``SCORES`` for one test set."""
     Y_true, Y_pred = np.asarray(Y_true), np.asarray(Y_pred)
     if Y_true.shape != Y_pred.shape:
@@ -169,11 +170,11 @@ class PluginMetric:
     """A metric function of the user's: ``needs_scores`` when it takes the label scores as a third argument."""
 
     name: str
-    function: Callable
+    function: Callable[..., Any]
     needs_scores: bool
     higher_is_better: bool = True
 
-    def __call__(self, Y_true, Y_pred, scores=None) -> float:
+    def __call__(self, Y_true: np.ndarray, Y_pred: np.ndarray, scores: np.ndarray | None = None) -> float:
         """The metric of one test part; NaN when it needs scores the method does not give."""
         if self.needs_scores and scores is None:
             return float("nan")
@@ -185,7 +186,7 @@ class PluginMetric:
 
 
 @functools.cache
-def entry_point_metrics() -> dict:
+def entry_point_metrics() -> dict[str, tuple[Any, str]]:
     """``{name: (function, source)}`` for the metrics installed packages register in ``mlhidden.metrics``."""
     return load_entry_points(ENTRY_POINT_GROUP, "metric")
 
@@ -207,7 +208,7 @@ def plugin_metric(name: str) -> PluginMetric | None:
     return PluginMetric(name, function, _positional_count(function) >= 3, higher_is_better)
 
 
-def _positional_count(function) -> int:
+def _positional_count(function: Callable[..., Any]) -> int:
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
@@ -215,7 +216,7 @@ def _positional_count(function) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
 
 
-def check_metric_name(name) -> str:
+def check_metric_name(name: object) -> str:
     """``name`` if it names a metric of the stored predictions (built in, or a plug-in), else a ``UserError``."""
     if not isinstance(name, str):
         raise UserError(f"a metric is a name or an import path, got {name!r}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from mlhidden.methods.base_learners import binary_only, parse_base_spec
 from mlhidden.methods.preprocessing import method_of
@@ -28,22 +29,22 @@ ONE_VS_REST = "sklearn.multiclass.OneVsRestClassifier"
 class BaseOverlay:
     """Replacement base-learner specs by the name of the base learner they replace, and preprocessing."""
 
-    base: Mapping = field(default_factory=dict)
-    preprocess: list | None = None
+    base: Mapping[str, Any] = field(default_factory=dict)
+    preprocess: list[Any] | None = None
 
-    def replacement(self, entry: MethodEntry, base):
+    def replacement(self, entry: MethodEntry, base: object) -> Any:
         """The base-learner spec replacing a method's ``base`` (None: its entry's default), or None to keep it."""
         if not entry.takes_base:
             return None
         return self.base.get(parse_base_spec(entry.base if base is None else base)[0])
 
 
-def needs_one_vs_rest(estimator) -> bool:
+def needs_one_vs_rest(estimator: Any) -> bool:
     """Whether a method fits one multi-class model on a base learner that refuses more than two classes."""
     method = method_of(estimator)
     return bool(method._needs_multiclass()) and binary_only(method.estimator)
 
 
-def one_vs_rest(base) -> dict:
+def one_vs_rest(base: object) -> dict[str, Any]:
     """``base`` wrapped so that it fits a multi-class problem one class at a time."""
     return {"name": ONE_VS_REST, "params": {"estimator": base}}

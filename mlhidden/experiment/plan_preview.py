@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mlhidden.experiment.costs import PRIOR_ALIASES, PRIORS, expected_seconds
 from mlhidden.experiment.runner import RunPlan
 from mlhidden.experiment.store import ResultStore, store_exists, unit_key
+from mlhidden.io import PathLike
 
 
 @dataclass
@@ -19,8 +21,8 @@ class PlanPreview:
     """Per dataset x method (``rows``, in run order): units to compute, units stored, expected seconds."""
 
     run_dir: Path
-    rows: list = field(default_factory=list)
-    unavailable: dict = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_units(self) -> int:
@@ -33,17 +35,17 @@ class PlanPreview:
     @property
     def expected_seconds(self) -> float:
         """The expected compute time of the units to compute, all added up (parallel units divide it)."""
-        return sum(row["expected s"] for row in self.rows)
+        return float(sum(row["expected s"] for row in self.rows))
 
 
-def preview_plan(plan: RunPlan, run_dir, *, fresh: bool = False) -> PlanPreview:
+def preview_plan(plan: RunPlan, run_dir: PathLike, *, fresh: bool = False) -> PlanPreview:
     """The units of ``plan`` that ``run_dir``'s store lacks (all of them with ``fresh``), each pair's expected cost."""
     run_dir = Path(run_dir)
     stored = set()
     if not fresh and store_exists(run_dir):
         with ResultStore(run_dir, create=False) as store:
             stored = store.done_keys()
-    rows: dict[tuple, dict] = {}
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
     for dataset_plan, _, method, key in plan.units:
         data = dataset_plan.dataset
         row = rows.get((dataset_plan.name, method.label))

@@ -13,6 +13,7 @@ import zlib
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mlhidden.experiment.metrics import RANKING_METRICS, SCORES, plugin_metric
 
@@ -38,27 +39,27 @@ class UnitPredictions:
         return float("nan") if self.scores is None else RANKING_METRICS[name](self.truth, self.scores)
 
 
-def stored_predictions(shape: tuple, truth: bytes, predicted: bytes, scores: bytes | None) -> UnitPredictions:
+def stored_predictions(shape: tuple[int, ...], truth: bytes, predicted: bytes, scores: bytes | None) -> UnitPredictions:
     """A unit's predictions from its stored blobs; ValueError for a blob that does not hold ``shape``'s values."""
     return UnitPredictions(unpack_bits(truth, shape), unpack_bits(predicted, shape), None if scores is None else unpack_scores(scores, shape))
 
 
-def pack_bits(matrix) -> bytes:
+def pack_bits(matrix: ArrayLike) -> bytes:
     """A 0/1 matrix as compressed bits (its shape is stored beside it)."""
     return zlib.compress(np.packbits(np.asarray(matrix).astype(bool), axis=None).tobytes(), COMPRESSION_LEVEL)
 
 
-def unpack_bits(blob: bytes, shape: tuple) -> np.ndarray:
+def unpack_bits(blob: bytes, shape: tuple[int, ...]) -> np.ndarray:
     bits = np.unpackbits(np.frombuffer(_decompressed(blob, (int(np.prod(shape)) + 7) // 8), dtype=np.uint8), count=int(np.prod(shape)))
     return bits.reshape(shape).astype(np.int8)
 
 
-def pack_scores(scores) -> bytes:
+def pack_scores(scores: ArrayLike) -> bytes:
     """Probabilities as compressed little-endian float32."""
     return zlib.compress(np.ascontiguousarray(scores, dtype="<f4").tobytes(), COMPRESSION_LEVEL)
 
 
-def unpack_scores(blob: bytes, shape: tuple) -> np.ndarray:
+def unpack_scores(blob: bytes, shape: tuple[int, ...]) -> np.ndarray:
     return np.frombuffer(_decompressed(blob, 4 * int(np.prod(shape))), dtype="<f4").reshape(shape)
 
 

@@ -11,10 +11,16 @@ The protocol is part of a unit's identity: its seeds and splits are derived from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from mlhidden.experiment.splits import Split
+    from mlhidden.experiment.yaml_lines import Fail
 
 HOLDOUT, KFOLD, STRATIFIED_KFOLD = "holdout", "kfold", "stratified_kfold"
 PROTOCOL_KINDS = (HOLDOUT, KFOLD, STRATIFIED_KFOLD)
@@ -32,11 +38,11 @@ class Protocol:
     def is_kfold(self) -> bool:
         return self.kind != HOLDOUT
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         return {"kind": self.kind, "folds": self.folds} if self.is_kfold else {"kind": self.kind}
 
     @classmethod
-    def from_record(cls, record: dict | None) -> Protocol:
+    def from_record(cls, record: Mapping[str, Any] | None) -> Protocol:
         """A stored config's ``protocol`` entry; runs stored without one are holdout runs."""
         return cls(**record) if record else cls()
 
@@ -46,7 +52,7 @@ class Protocol:
         return f"{self.folds}-fold cross-validation{' (iteratively stratified)' if self.kind == STRATIFIED_KFOLD else ''}"
 
 
-def parse_protocol(data, fail, max_folds: int) -> Protocol:
+def parse_protocol(data: Mapping[str, Any], fail: Fail, max_folds: int) -> Protocol:
     """A config's ``protocol: {kind: holdout | kfold | stratified_kfold, folds: K}`` (default: holdout).
 
     ``fail`` reports a problem at its config line (:func:`~mlhidden.experiment.yaml_lines.failure_at`).
@@ -71,7 +77,7 @@ def parse_protocol(data, fail, max_folds: int) -> Protocol:
     return Protocol(kind, folds)
 
 
-def label_coverage(splits, Y) -> list:
+def label_coverage(splits: Iterable[Split], Y: ArrayLike) -> list[dict[str, Any]]:
     """Per test part: its rows, the positives of the dataset's rarest label, and labels with no positive.
 
     Labels without a positive in a test part make per-label measures (macro F1, macro AUC)

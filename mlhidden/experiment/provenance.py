@@ -15,13 +15,15 @@ import platform
 import subprocess
 import sys
 import warnings
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import mlhidden
 from mlhidden.errors import InputWarning
 from mlhidden.experiment.record import RunRecord
-from mlhidden.io import write_text
+from mlhidden.io import PathLike, write_text
 
 RUN_JSON = "run.json"
 FORMAT_VERSION = 1
@@ -35,7 +37,10 @@ SOURCE_PATHS = ("mlhidden", "configs", "pyproject.toml", "Makefile")
 _GIB = 1 << 30
 
 
-def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend: dict, started_at: str) -> dict:
+def describe_run(
+    config_record: Mapping[str, Any], datasets: Mapping[str, str], unavailable: Mapping[str, str],
+    backend: Mapping[str, Any], started_at: str,
+) -> dict[str, Any]:
     """Everything about a run that is known before its first unit, with ``status: running``.
 
     Parameters
@@ -78,8 +83,9 @@ def describe_run(config_record: dict, datasets: dict, unavailable: dict, backend
 
 
 def finish_run(
-    record: dict, units: dict, finished_at: str, *, interrupted: bool = False, reused_fit_seconds: float = 0.0, reused_units=None,
-) -> dict:
+    record: Mapping[str, Any], units: Mapping[str, int], finished_at: str, *, interrupted: bool = False,
+    reused_fit_seconds: float = 0.0, reused_units: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
     """``record`` with the end time, the unit counts and the final status.
 
     The status is ``interrupted`` (Ctrl-C), ``incomplete`` (units not run: their workers were
@@ -96,12 +102,12 @@ def finish_run(
     }
 
 
-def write_run_json(run_dir, record: dict) -> Path:
+def write_run_json(run_dir: PathLike, record: Mapping[str, Any]) -> Path:
     """Write ``run_dir/run.json`` through a temporary file, so a reader never sees half of it."""
     return write_text(Path(run_dir) / RUN_JSON, json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
-def read_run_json(run_dir) -> dict | None:
+def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:
     """The run's provenance record, or None for a run directory without one (an older mlhidden).
 
     An unreadable ``run.json`` is None too, with a warning: it only describes the run, so it
@@ -124,30 +130,30 @@ def read_run_json(run_dir) -> dict | None:
     return record
 
 
-def git_revision(package_root=None) -> dict:
+def git_revision(package_root: PathLike | None = None) -> dict[str, Any]:
     """The commit of the mlhidden checkout this code runs from, and whether its sources have local changes.
 
     Only changes under :data:`SOURCE_PATHS` count as ``git_dirty``. Both are None for an
     installed copy: a git repository around site-packages is not ours. ``package_root`` is the
     checkout (by default the one holding this package).
     """
-    package_root = Path(mlhidden.__file__).resolve().parent.parent if package_root is None else Path(package_root).resolve()
+    root = Path(mlhidden.__file__).resolve().parent.parent if package_root is None else Path(package_root).resolve()
 
-    def git(*args):
+    def git(*args: str) -> str | None:
         try:
-            done = subprocess.run(["git", *args], cwd=package_root, capture_output=True, text=True, timeout=10)
+            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
         except (OSError, subprocess.SubprocessError):
             return None
         return done.stdout.strip() if done.returncode == 0 else None
 
     toplevel = git("rev-parse", "--show-toplevel")
-    if toplevel is None or Path(toplevel).resolve() != package_root:
+    if toplevel is None or Path(toplevel).resolve() != root:
         return {"git_commit": None, "git_dirty": None}
     changes = git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_PATHS)
     return {"git_commit": git("rev-parse", "HEAD"), "git_dirty": None if changes is None else bool(changes)}
 
 
-def package_versions() -> dict:
+def package_versions() -> dict[str, str]:
     """The installed versions of the packages that decide the numbers (absent ones left out)."""
     versions = {}
     for name in KEY_PACKAGES:
@@ -158,7 +164,7 @@ def package_versions() -> dict:
     return versions
 
 
-def machine() -> dict:
+def machine() -> dict[str, Any]:
     """The host the run was started on: name, platform, cores and physical memory (bytes, if known)."""
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -167,7 +173,7 @@ def machine() -> dict:
     return {"hostname": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(), "memory_bytes": memory}
 
 
-def provenance_line(record: dict) -> str:
+def provenance_line(record: Mapping[str, Any]) -> str:
     """One line (ASCII, so it can sit in a LaTeX comment) saying what produced a run's results."""
     code = f"mlhidden {record['mlhidden']['version']}"
     if record["mlhidden"].get("git_commit"):
@@ -190,7 +196,7 @@ def provenance_line(record: dict) -> str:
     )
 
 
-def provenance_lines(records: dict) -> list:
+def provenance_lines(records: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
     """Footer lines for a report: one per run (prefixed by its directory when several are merged)."""
     present = {run_dir: record for run_dir, record in records.items() if record is not None}
     if len(records) == 1:

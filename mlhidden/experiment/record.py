@@ -7,7 +7,9 @@ each entry are known in this one place rather than wherever a report reads the d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from mlhidden.experiment.config import DatasetSpec, MethodSpec
 from mlhidden.experiment.protocols import Protocol
@@ -38,8 +40,8 @@ class RunRecord:
     """
 
     name: str
-    datasets: tuple
-    methods: tuple
+    datasets: tuple[DatasetRecord, ...]
+    methods: tuple[MethodSpec, ...]
     splits: int
     seed: int
     train_fraction: float
@@ -47,7 +49,7 @@ class RunRecord:
     protocol: Protocol = Protocol()
 
     @classmethod
-    def from_record(cls, record: dict) -> RunRecord:
+    def from_record(cls, record: Mapping[str, Any]) -> RunRecord:
         """Read the dict a store keeps (``ResultStore.get_meta("config")``)."""
         return cls(
             name=record["name"],

@@ -19,13 +19,15 @@ from pathlib import Path
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import KEY_COLUMNS, SPLIT_COLUMNS, STORE_FILE, ResultStore
+from mlhidden.experiment.store import STORE_FILE, ResultStore, UnitKey
+from mlhidden.experiment.store_schema import KEY_COLUMNS, SPLIT_COLUMNS
+from mlhidden.io import PathLike
 
 _KEYS = ", ".join(KEY_COLUMNS)
 _ON_KEY = " AND ".join(f"d.{c} = w.{c}" for c in KEY_COLUMNS)
 
 
-def reuse_units(store_path, donors: Iterable, keys: set) -> dict:
+def reuse_units(store_path: PathLike, donors: Iterable[PathLike], keys: set[UnitKey]) -> dict[str, int]:
     """Copy into the store at ``store_path`` every unit of ``keys`` it has not finished and a
     donor run directory has; returns ``{donor directory: units copied}`` for the donors that gave any.
 
@@ -33,22 +35,22 @@ def reuse_units(store_path, donors: Iterable, keys: set) -> dict:
     missing, is the store itself, is not a readable store of this schema, or predates the
     predictions tables is passed over.
     """
-    store_path = Path(store_path).resolve()
-    with ResultStore(store_path.parent, create=False) as store:
+    store_file = Path(store_path).resolve()
+    with ResultStore(store_file.parent, create=False) as store:
         wanted = set(keys) - store.done_keys()
-    copied: dict = {}
+    copied: dict[str, int] = {}
     for donor in donors:
         donor_path = (Path(donor) / STORE_FILE).resolve()
-        if not wanted or not donor_path.is_file() or donor_path == store_path or not _readable(donor):
+        if not wanted or not donor_path.is_file() or donor_path == store_file or not _readable(donor):
             continue
-        taken = _copy(store_path, donor_path, wanted)
+        taken = _copy(store_file, donor_path, wanted)
         if taken:
             copied[str(donor)] = len(taken)
             wanted -= taken
     return copied
 
 
-def _readable(run_dir) -> bool:
+def _readable(run_dir: PathLike) -> bool:
     try:
         with ResultStore(run_dir, create=False) as donor:
             return donor.has_predictions()
@@ -56,7 +58,7 @@ def _readable(run_dir) -> bool:
         return False
 
 
-def _copy(store_path: Path, donor_path: Path, keys: set) -> set:
+def _copy(store_path: Path, donor_path: Path, keys: set[UnitKey]) -> set[UnitKey]:
     """Copy the donor's finished units among ``keys``; returns the keys copied."""
     conn = sqlite3.connect(store_path, timeout=60, isolation_level=None)
     try:

@@ -8,12 +8,16 @@ in the directory is written.
 
 from __future__ import annotations
 
+from typing import Any
+
 from mlhidden.errors import UserError
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, expected_keys, split_protocol
 
 
-def check_run_directory(store: ResultStore, record: dict, checksums: dict, *, narrow: bool = False) -> None:
+def check_run_directory(
+    store: ResultStore, record: dict[str, Any], checksums: dict[str, str], *, narrow: bool = False
+) -> None:
     """Refuse (UserError) to run the config ``record`` (on data ``checksums``) into ``store``'s run directory.
 
     ``narrow`` allows a config asking for a strict part of the stored run's units, which then
@@ -37,7 +41,9 @@ def check_run_directory(store: ResultStore, record: dict, checksums: dict, *, na
         _refuse_narrower(store, stored, record, checksums)
 
 
-def _refuse_narrower(store: ResultStore, stored: dict, record: dict, checksums: dict) -> None:
+def _refuse_narrower(
+    store: ResultStore, stored: dict[str, Any], record: dict[str, Any], checksums: dict[str, str]
+) -> None:
     stored_checksums = {r.name: r.sha256 for r in store.datasets().itertuples() if r.status == OK}
     before, asked = set(expected_keys(stored, stored_checksums)), set(expected_keys(record, checksums))
     if not asked < before:

@@ -14,15 +14,17 @@ import signal
 import time
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
+from mlhidden.data.dataset import Matrix
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
@@ -40,9 +42,13 @@ from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
 from mlhidden.experiment.time_limit import unit_time_limit
 from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
 from mlhidden.experiment.units import fit_unit
+from mlhidden.io import PathLike
 
 
-def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None, timeout: float | None = None) -> dict:
+def run_unit(
+    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, seed: int | None, shared_dir: Path | None = None,
+    timeout: float | None = None,
+) -> dict[str, Any]:
     """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
 
     A failure is a result too, and so is a unit stopped after ``timeout`` seconds
@@ -50,7 +56,7 @@ def run_unit(X, Y, split: Split, method: MethodSpec, seed: int, shared_dir=None,
     what they cost, and ``reused_seconds`` says how much that was. A successful result also
     holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
     """
-    result = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
+    result: dict[str, Any] = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
     try:
         with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
             warnings.simplefilter("always")
@@ -75,7 +81,7 @@ class DatasetPlan:
     """A loaded dataset of the run and its splits."""
 
     dataset: Dataset = field(repr=False)
-    splits: list = field(repr=False)
+    splits: list[Split] = field(repr=False)
 
     @property
     def name(self) -> str:
@@ -85,6 +91,9 @@ class DatasetPlan:
     def sha256(self) -> str:
         return self.dataset.checksum
 
+
+Unit = tuple[DatasetPlan, Split, MethodSpec, dict[str, Any]]
+"""A planned unit: its dataset, split, method and store key (see :class:`RunPlan`)."""
 
 @dataclass
 class RunSummary:
@@ -102,22 +111,22 @@ class RunSummary:
     n_skipped: int = 0
     n_done: int = 0
     n_failed: int = 0
-    unavailable: dict = field(default_factory=dict)
+    unavailable: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
     seconds: float = 0.0
     n_resubmitted: int = 0
     reused_seconds: float = 0.0
-    reused_units: dict = field(default_factory=dict)
-    not_run: list = field(default_factory=list)
+    reused_units: dict[str, Any] = field(default_factory=dict)
+    not_run: list[dict[str, Any]] = field(default_factory=list)
     not_run_reason: str = ""
-    unit_warnings: list = field(default_factory=list)
-    failures: list = field(default_factory=list)
+    unit_warnings: list[str] = field(default_factory=list)
+    failures: list[tuple[str, str, int, str]] = field(default_factory=list)
     n_discarded: int = 0
 
-    def unit_counts(self) -> dict:
+    def unit_counts(self) -> dict[str, int]:
         return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
 
-    def problem_lines(self) -> list:
+    def problem_lines(self) -> list[str]:
         """One line per warning kind of the units run, then one per failed unit with its reason."""
         failed = [f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures]
         discarded = [
@@ -127,15 +136,16 @@ class RunSummary:
         return warning_lines(self.unit_warnings) + failed + discarded
 
 
-def load_dataset_spec(spec: DatasetSpec, data_dir=None) -> Dataset:
+def load_dataset_spec(spec: DatasetSpec, data_dir: PathLike | None = None) -> Dataset:
     """A config's dataset entry as the units see it: loaded, transformed, named by its label."""
     data = apply_transforms(load_dataset(spec.name, data_dir=data_dir, params=spec.params or None), spec.transform)
     return dataclasses.replace(data, name=spec.label) if spec.label else data
 
 
-def load_datasets(config: RunConfig, data_dir=None) -> tuple[list[DatasetPlan], dict]:
+def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[list[DatasetPlan], dict[str, str]]:
     """Load every dataset of the config (before any unit runs); user-supplied ones may be missing."""
-    plans, unavailable = [], {}
+    plans: list[DatasetPlan] = []
+    unavailable: dict[str, str] = {}
     for spec in config.datasets:
         try:
             data = load_dataset_spec(spec, data_dir)
@@ -161,23 +171,23 @@ class RunPlan:
     """
 
     config: RunConfig
-    datasets: list
-    unavailable: dict
-    units: list = field(repr=False)
+    datasets: list[DatasetPlan]
+    unavailable: dict[str, str]
+    units: list[Unit] = field(repr=False)
 
     @property
-    def checksums(self) -> dict:
+    def checksums(self) -> dict[str, str]:
         return {p.name: p.sha256 for p in self.datasets}
 
 
-def plan_run(config: RunConfig, data_dir=None) -> RunPlan:
+def plan_run(config: RunConfig, data_dir: PathLike | None = None) -> RunPlan:
     """Load the config's datasets, draw their splits and list every unit with its store key.
 
     Pure of side effects on any run directory, so what a run would do can be inspected (and
     tested) without running it.
     """
     plans, unavailable = load_datasets(config, data_dir)
-    units = [
+    units: list[Unit] = [
         (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
                                "params_hash": method.params_hash, "split": split.index, "seed": split.seed})
         for plan in plans
@@ -187,25 +197,31 @@ def plan_run(config: RunConfig, data_dir=None) -> RunPlan:
     return RunPlan(config, plans, unavailable, units)
 
 
+Pending = tuple[tuple[str, str], float]
+"""A unit to run as the ETA sees it: ``((dataset, method label), expected seconds)``."""
+UnitCallback = Callable[[dict[str, Any], int, int], None]
+"""``on_unit(row, done, n_units)``: called after each unit is stored."""
+
+
 class StartCallback(Protocol):
     """What ``run_experiment`` calls once before the first unit (see its docstring)."""
 
-    def __call__(self, n_units: int, n_skipped: int, pending: list, *, workers: int) -> None: ...
+    def __call__(self, n_units: int, n_skipped: int, pending: list[Pending], *, workers: int) -> None: ...
 
 
 def run_experiment(
     config: RunConfig,
-    run_dir,
+    run_dir: PathLike,
     *,
-    data_dir=None,
-    n_jobs=None,
+    data_dir: PathLike | None = None,
+    n_jobs: int | None = None,
     fresh: bool = False,
-    on_unit: Callable[[dict, int, int], None] | None = None,
+    on_unit: UnitCallback | None = None,
     on_start: StartCallback | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
     share_fits: bool = True,
-    reuse_from=(),
+    reuse_from: Iterable[PathLike] = (),
     narrow: bool = False,
 ) -> RunSummary:
     """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
@@ -233,8 +249,9 @@ def run_experiment(
 
 
 def execute_plan(
-    plan: RunPlan, run_dir, *, n_jobs=None, fresh=False, on_unit=None, on_start=None, backend="loky", scheduler=None, share_fits=True,
-    reuse_from=(), narrow=False,
+    plan: RunPlan, run_dir: PathLike, *, n_jobs: int | None = None, fresh: bool = False,
+    on_unit: UnitCallback | None = None, on_start: StartCallback | None = None, backend: str = "loky",
+    scheduler: str | None = None, share_fits: bool = True, reuse_from: Iterable[PathLike] = (), narrow: bool = False,
 ) -> RunSummary:
     """Compute and store the units of ``plan`` that ``run_dir``'s store lacks (see :func:`run_experiment`)."""
     config, run_dir = plan.config, Path(run_dir)
@@ -307,7 +324,7 @@ def execute_plan(
     return summary
 
 
-def dispatch_order(units: list, stored) -> tuple[list, list]:
+def dispatch_order(units: list[Unit], stored: Any) -> tuple[list[Unit], list[float]]:
     """``units`` (a :class:`RunPlan`'s) longest expected first, and their expected seconds in that
     order (:mod:`mlhidden.experiment.costs`; ``stored``: the store's units, whose costs count first).
     Each unit has its own seed, so the order changes when units finish, not what they compute."""
@@ -318,7 +335,9 @@ def dispatch_order(units: list, stored) -> tuple[list, list]:
     return [units[i] for i in order], [seconds[i] for i in order]
 
 
-def _try_to_record_the_end(run_dir: Path, provenance: dict, summary: RunSummary, interrupted: bool = True) -> None:
+def _try_to_record_the_end(
+    run_dir: Path, provenance: dict[str, Any], summary: RunSummary, interrupted: bool = True
+) -> None:
     """Record in run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
     try:
         write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), now(), interrupted=interrupted, reused_units=summary.reused_units))
@@ -333,7 +352,7 @@ def _finished_record(run_dir: Path, n_units: int) -> bool:
 
 
 @contextmanager
-def _stop_signals_deferred():
+def _stop_signals_deferred() -> Iterator[None]:
     """Ctrl-C or SIGTERM arriving while a unit is stored and counted takes effect right after, so
     the store and the run's counts (the "N of M units are stored" line) agree."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows
@@ -351,11 +370,14 @@ CLAIM_POLL_SECONDS = 1.0
 SHARED_FITS_DIR = "shared_fits"
 
 
-def _remove_shared_fits(run_dir: Path):
+def _remove_shared_fits(run_dir: Path) -> None:
     shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
 
 
-def _run_units(todo, n_jobs, executor, store, claims, summary, on_unit, shared_dir, timeout=None):
+def _run_units(
+    todo: list[Unit], n_jobs: int | None, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
+    summary: RunSummary, on_unit: UnitCallback | None, shared_dir: Path | None, timeout: float | None = None,
+) -> None:
     """Run the units of ``todo``, storing each exactly once.
 
     Each unit is claimed just before it is handed to a worker; one that another process has
@@ -370,9 +392,9 @@ def _run_units(todo, n_jobs, executor, store, claims, summary, on_unit, shared_d
     """
     pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
     shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
-    held = set()
+    held: set[tuple[Any, ...]] = set()
 
-    def claimed_tasks():
+    def claimed_tasks() -> Iterator[Any]:
         for unit, (plan, split, method, key) in list(pending.items()):
             outcome = claims.claim(unit)
             if outcome == "stored":
@@ -421,7 +443,7 @@ def _run_units(todo, n_jobs, executor, store, claims, summary, on_unit, shared_d
         summary.not_run_reason = f"their workers were lost on {MAX_ATTEMPTS} attempts"
 
 
-def _predictions(unit, result: dict) -> UnitPredictions | None:
+def _predictions(unit: Unit, result: dict[str, Any]) -> UnitPredictions | None:
     """A successful unit's test predictions, with the true labels of its split's test part."""
     if result["status"] != OK:
         return None
@@ -429,7 +451,10 @@ def _predictions(unit, result: dict) -> UnitPredictions | None:
     return UnitPredictions(plan.dataset.Y[split.test], result["predicted"], result["scores"])
 
 
-def _keyed_unit(key, X, Y, split, method, shared_dir, timeout=None):
+def _keyed_unit(
+    key: dict[str, Any], X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None,
+    timeout: float | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """One unit as a parallel task: the method's own joblib calls run sequentially inside it
     (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.experiment.units.fit_unit`).
 
@@ -440,7 +465,7 @@ def _keyed_unit(key, X, Y, split, method, shared_dir, timeout=None):
         return key, run_unit(X, Y, split, method, split.method_seed, shared_dir, timeout)
 
 
-def _unit_record(unit) -> dict:
+def _unit_record(unit: Unit) -> dict[str, Any]:
     """What the store keeps of a unit's plan beside its key: its label, identity, method seed and label order."""
     _, split, method, _ = unit
     return {
@@ -449,7 +474,7 @@ def _unit_record(unit) -> dict:
     }
 
 
-def config_record(config: RunConfig) -> dict:
+def config_record(config: RunConfig) -> dict[str, Any]:
     """What the store keeps of a config: enough to rebuild every table without the YAML file."""
     record = config.to_dict()
     for method, spec in zip(record["methods"], config.methods):

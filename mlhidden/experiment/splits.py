@@ -24,7 +24,7 @@ from mlhidden.experiment.protocols import KFOLD, Protocol
 TRAIN_FRACTION = 0.6
 
 
-def derive_seed(run_seed: int, *keys) -> int:
+def derive_seed(run_seed: int, *keys: object) -> int:
     """A 32-bit seed from the run seed and any keys, stable across processes and platforms."""
     text = "\x1f".join([str(int(run_seed)), *map(str, keys)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
@@ -116,13 +116,13 @@ class SplitRecipe:
             return split_seed(self.run_seed, dataset_name, index)
         return derive_seed(self.run_seed, "split", dataset_name, index, self.protocol.kind, self.protocol.folds)
 
-    def split_seeds(self, dataset_name: str) -> list:
+    def split_seeds(self, dataset_name: str) -> list[int]:
         return [self.split_seed(dataset_name, i) for i in range(self.n_splits)]
 
-    def method_seeds(self, dataset_name: str) -> list:
+    def method_seeds(self, dataset_name: str) -> list[int]:
         return [method_seed(self.run_seed, dataset_name, i) for i in range(self.n_splits)]
 
-    def splits(self, dataset_name: str, Y) -> list:
+    def splits(self, dataset_name: str, Y: np.ndarray) -> list[Split]:
         """Every :class:`Split` of a dataset in the run, in unit order, with its method seed.
 
         Holdout splits are those of :func:`make_split`; k-fold units test on one fold each and
@@ -147,7 +147,7 @@ class SplitRecipe:
         return n_samples - holdout_train_rows(n_samples, self.train_fraction)
 
 
-def _test_folds(protocol: Protocol, Y, seed: int) -> list:
+def _test_folds(protocol: Protocol, Y: np.ndarray, seed: int) -> list[np.ndarray]:
     n_samples = Y.shape[0]
     if protocol.folds > n_samples:
         raise ValueError(f"{protocol.folds} folds need at least {protocol.folds} rows, got {n_samples}")

@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -38,9 +40,11 @@ from mlhidden.experiment.store_schema import (
     create_or_migrate,
     missing_unit_columns,
 )
-from mlhidden.io import storage_error
+from mlhidden.io import PathLike, storage_error
 
 STORE_FILE = "store.sqlite"
+UnitKey = tuple[Any, ...]
+"""A unit's store key: its values of ``KEY_COLUMNS``, in that order."""
 
 
 def now() -> str:
@@ -50,7 +54,7 @@ def now() -> str:
 class ResultStore:
     """Read and write one run directory's ``store.sqlite``."""
 
-    def __init__(self, run_dir, *, create: bool = True):
+    def __init__(self, run_dir: PathLike, *, create: bool = True) -> None:
         """``create=False`` opens an existing store read-only (for reports); otherwise it is created if need be."""
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / STORE_FILE
@@ -77,7 +81,7 @@ class ResultStore:
             raise
 
     @contextmanager
-    def _faults(self):
+    def _faults(self) -> Iterator[None]:
         """SQLite's errors on this store as one line each (:func:`~mlhidden.experiment.store_file.store_error`)."""
         try:
             yield
@@ -85,7 +89,7 @@ class ResultStore:
             raise store_error(exc, self.path) from None
 
     @contextmanager
-    def _transaction(self):
+    def _transaction(self) -> Iterator[None]:
         conn = self._conn
         with self._faults():
             if conn.in_transaction:  # one that Ctrl-C or SIGTERM cut short: its unit counts as in flight
@@ -99,22 +103,22 @@ class ResultStore:
                 raise
             conn.execute("COMMIT")
 
-    def close(self):
+    def close(self) -> None:
         self._conn.close()
         if self.read_only:
             tidy_after_reading(self.path)
 
-    def __enter__(self):
+    def __enter__(self) -> ResultStore:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def set_meta(self, key: str, value) -> None:
+    def set_meta(self, key: str, value: object) -> None:
         with self._transaction():
             self._conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
 
-    def get_meta(self, key: str, default=None):
+    def get_meta(self, key: str, default: Any = None) -> Any:
         with self._faults():
             row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         try:
@@ -122,7 +126,11 @@ class ResultStore:
         except json.JSONDecodeError as exc:
             raise UserError(f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path) from None
 
-    def record_dataset(self, name, *, sha256=None, source=None, n_samples=None, n_labels=None, n_features=None, label_cardinality=None, status=OK):
+    def record_dataset(
+        self, name: str, *, sha256: str | None = None, source: str | None = None, n_samples: int | None = None,
+        n_labels: int | None = None, n_features: int | None = None, label_cardinality: float | None = None,
+        status: str = OK,
+    ) -> None:
         with self._transaction():
             self._conn.execute(
                 "INSERT OR REPLACE INTO datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -133,7 +141,9 @@ class ResultStore:
         with self._faults():
             return pd.read_sql_query("SELECT * FROM datasets", self._conn)
 
-    def write_unit(self, result: dict, predictions: UnitPredictions | None = None, *, owner: str | None = None) -> bool:
+    def write_unit(
+        self, result: dict[str, Any], predictions: UnitPredictions | None = None, *, owner: str | None = None
+    ) -> bool:
         """Store one finished unit (replacing an earlier failed attempt with the same key) and its predictions.
 
         With a claims ``owner``, only if it holds the unit's claim, or nobody does and the unit is
@@ -162,19 +172,19 @@ class ResultStore:
                 )
         return True
 
-    def _claim_is_owned_by(self, key: tuple, owner: str) -> bool:
+    def _claim_is_owned_by(self, key: UnitKey, owner: str) -> bool:
         holder = self._conn.execute(f"SELECT owner FROM claims WHERE {WHERE_KEY}", key).fetchone()
         if holder is not None:
-            return holder[0] == owner
+            return bool(holder[0] == owner)
         return self._conn.execute(f"SELECT 1 FROM units WHERE {WHERE_KEY} AND status=?", (*key, OK)).fetchone() is None
 
     def has_predictions(self) -> bool:
         """Whether this store has the predictions tables (stores written before them do not)."""
         query = "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('predictions', 'test_labels')"
         with self._faults():
-            return self._conn.execute(query).fetchone()[0] == 2
+            return bool(self._conn.execute(query).fetchone()[0] == 2)
 
-    def iter_predictions(self):
+    def iter_predictions(self) -> Iterator[tuple[UnitKey, UnitPredictions]]:
         """``(store key, UnitPredictions)`` of every unit with stored predictions, one at a time."""
         if not self.has_predictions():
             return
@@ -191,7 +201,7 @@ class ResultStore:
                         path=self.path, hint="restore it from a backup; `mlhidden report` without --metric does not need them",
                     ) from None
 
-    def done_keys(self) -> set:
+    def done_keys(self) -> set[UnitKey]:
         """Keys of the units that finished successfully (failed ones are retried on resume)."""
         query = f"SELECT {', '.join(KEY_COLUMNS)} FROM units WHERE status='{OK}'"
         with self._faults():
@@ -206,9 +216,9 @@ class ResultStore:
         return units[[*UNIT_COLUMNS, *(column for column in units if column not in UNIT_COLUMNS)]]
 
 
-def expected_keys(config_record: dict, dataset_checksums: dict) -> dict:
+def expected_keys(config_record: Mapping[str, Any], dataset_checksums: Mapping[str, str]) -> dict[UnitKey, str]:
     """Store key -> method label for every unit a stored config asks for."""
-    keys = {}
+    keys: dict[UnitKey, str] = {}
     recipe = RunRecord.from_record(config_record).split_recipe
     for name, checksum in dataset_checksums.items():
         for i, seed in enumerate(recipe.split_seeds(name)):
@@ -227,16 +237,16 @@ class RunResults:
     """
 
     units: pd.DataFrame
-    datasets: list
-    methods: list
-    unavailable: dict
-    config: dict
+    datasets: list[str]
+    methods: list[str]
+    unavailable: dict[str, str]
+    config: dict[str, Any]
     missing: int
-    checksums: dict = field(default_factory=dict)
-    provenance: dict = field(default_factory=dict)
+    checksums: dict[str, str] = field(default_factory=dict)
+    provenance: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     left_out: int = 0
 
-    def note_lines(self) -> list:
+    def note_lines(self) -> list[str]:
         """One line for each kind of unit the tables leave out, so that none is left out silently."""
         lines = []
         if self.missing:
@@ -253,7 +263,7 @@ class RunResults:
 MERGE_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed", "method")
 
 
-def load_results(run_dirs) -> RunResults:
+def load_results(run_dirs: PathLike | Iterable[PathLike]) -> RunResults:
     """The units of a run's config (not of earlier configs in the same directory), or of several runs merged.
 
     ``units['method']`` holds the method's table label; ``missing`` counts units the config asks
@@ -272,7 +282,7 @@ def load_results(run_dirs) -> RunResults:
     return next(iter(runs.values())) if len(runs) == 1 else merge_results(runs)
 
 
-def _load_run(run_dir) -> RunResults:
+def _load_run(run_dir: PathLike) -> RunResults:
     with ResultStore(run_dir, create=False) as store:
         config = store.get_meta("config")
         if config is None:
@@ -303,7 +313,7 @@ def _load_run(run_dir) -> RunResults:
     )
 
 
-def merge_results(runs: dict) -> RunResults:
+def merge_results(runs: Mapping[str, RunResults]) -> RunResults:
     """Several runs' results as one table, e.g. methods run on different days or clusters.
 
     A table row compares methods only if they saw the same splits, so runs that share a dataset
@@ -318,8 +328,8 @@ def merge_results(runs: dict) -> RunResults:
         Run directory -> its :class:`RunResults`, in the order their datasets and methods should
         appear.
     """
-    splits_of: dict[str, tuple] = {}
-    method_of: dict[str, tuple] = {}
+    splits_of: dict[str, tuple[str, tuple[Any, ...], str]] = {}
+    method_of: dict[str, tuple[str, tuple[str, str]]] = {}
     for run_dir, run in runs.items():
         for dataset, checksum in run.checksums.items():
             seeds = tuple(RunRecord.from_record(run.config).split_recipe.split_seeds(dataset))
@@ -361,7 +371,7 @@ def merge_results(runs: dict) -> RunResults:
     )
 
 
-def split_protocol(config: dict) -> str:
+def split_protocol(config: Mapping[str, Any]) -> str:
     """How a run's config splits every dataset, beyond the seeds: protocol (train fraction or folds) and label order.
 
     Unit keys hold the split seed, not these, so runs (or a resumed run) may only share units
@@ -372,15 +382,15 @@ def split_protocol(config: dict) -> str:
     return f"{record.protocol.describe(record.train_fraction)}, {order}"
 
 
-def unit_key(unit: dict) -> tuple:
+def unit_key(unit: Mapping[str, Any]) -> UnitKey:
     return tuple(unit[c] for c in KEY_COLUMNS)
 
 
-def store_exists(run_dir) -> bool:
+def store_exists(run_dir: PathLike) -> bool:
     return (Path(run_dir) / STORE_FILE).exists()
 
 
-def remove_store(run_dir) -> None:
+def remove_store(run_dir: PathLike) -> None:
     """Delete a run directory's store (``--fresh``), WAL side files included."""
     for suffix in ("", "-wal", "-shm"):
         path = Path(run_dir) / (STORE_FILE + suffix)

@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS datasets (
 """
 
 
-def _unit_columns(conn: sqlite3.Connection) -> set:
+def _unit_columns(conn: sqlite3.Connection) -> set[str]:
     return {row[1] for row in conn.execute("PRAGMA table_info(units)")}
 
 
@@ -97,7 +97,7 @@ def create_or_migrate(conn: sqlite3.Connection, version: int | None) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
 
-def missing_unit_columns(conn: sqlite3.Connection) -> list:
+def missing_unit_columns(conn: sqlite3.Connection) -> list[str]:
     """The columns of :data:`UNIT_COLUMNS` an older store's units table lacks (read as NULL)."""
     present = _unit_columns(conn)
     return [column for column in UNIT_COLUMNS if column not in present]

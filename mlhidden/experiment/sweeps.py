@@ -9,13 +9,17 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mlhidden.experiment.yaml_lines import Fail, KeyPath
 
 MAX_ENTRIES = 1_000
 """The most datasets, and the most methods, of a run once sweeps are expanded (table rows, columns)."""
 SPLIT_THE_RUN = "or split the run into several configs"
 
 
-def _sweep_values(values, where, fail) -> range | list:
+def _sweep_values(values: Any, where: KeyPath, fail: Fail) -> range | list[Any]:
     """A sweep axis: a list of values, or ``{range: [start, stop]}`` / ``{range: stop}`` (kept a range, counted unbuilt)."""
     if isinstance(values, Mapping) and set(values) == {"range"}:
         bounds = values["range"]
@@ -30,7 +34,9 @@ def _sweep_values(values, where, fail) -> range | list:
     return values
 
 
-def sweep_points(sweep: Mapping, where: tuple, fail, kind: str, room: int) -> list:
+def sweep_points(
+    sweep: Mapping[str, Any], where: KeyPath, fail: Fail, kind: str, room: int
+) -> list[dict[str, Any]]:
     """Every point of an entry's ``sweep`` grid (one empty point when it has none), refused past ``room`` points.
 
     ``kind`` (dataset or method) and ``where`` (the entry's key path) name it in the refusal. The
@@ -45,7 +51,7 @@ def sweep_points(sweep: Mapping, where: tuple, fail, kind: str, room: int) -> li
     return [dict(zip([name for name, _ in axes], combination)) for combination in itertools.product(*[v for _, v in axes])]
 
 
-def _length(values: range | list) -> int:
+def _length(values: range | list[Any]) -> int:
     """How many values a sweep axis has; a range too long for ``len`` counts as one more than any limit."""
     try:
         return len(values)
@@ -53,5 +59,5 @@ def _length(values: range | list) -> int:
         return MAX_ENTRIES + 1
 
 
-def point_label(label: str, point: dict) -> str:
+def point_label(label: str, point: Mapping[str, Any]) -> str:
     return f"{label} [{', '.join(f'{k}={v}' for k, v in point.items())}]"

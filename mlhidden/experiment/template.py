@@ -6,6 +6,7 @@ from importlib import resources
 from pathlib import Path
 
 from mlhidden.errors import UserError
+from mlhidden.io import PathLike
 
 DEFAULT_PATH = "mlhidden.yaml"
 
@@ -15,7 +16,7 @@ def template_text() -> str:
     return resources.files("mlhidden.experiment").joinpath("template.yaml").read_text(encoding="utf-8")
 
 
-def write_template(path=DEFAULT_PATH) -> Path:
+def write_template(path: PathLike = DEFAULT_PATH) -> Path:
     """Write the template config to ``path``, refusing to overwrite an existing file."""
     path = Path(path)
     if path.exists():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 REPEAT_SECONDS = 1.0
@@ -22,14 +23,14 @@ class UnitTimeout(Exception):
     """A unit ran past its time limit."""
 
 
-def _set_async_exception(thread_id: int, exception) -> None:
+def _set_async_exception(thread_id: int, exception: type[BaseException] | None) -> None:
     """Make ``exception`` (a class, or None to drop a pending one) raise in the thread ``thread_id``."""
     pending = None if exception is None else ctypes.py_object(exception)
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), pending)
 
 
 @contextmanager
-def unit_time_limit(seconds: float | None):
+def unit_time_limit(seconds: float | None) -> Iterator[None]:
     """Raise :class:`UnitTimeout` in the calling thread once ``seconds`` have passed inside the block (None: no limit).
 
     Leaving the block stops the timer and drops an exception it set that has not been raised
@@ -44,12 +45,12 @@ def unit_time_limit(seconds: float | None):
     message = f"the unit ran past --timeout {seconds:g} s and was stopped"
 
     class Timeout(UnitTimeout):  # raised by class, without arguments, so it carries its message itself
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__(message)
 
     Timeout.__name__ = Timeout.__qualname__ = UnitTimeout.__name__
 
-    def interrupt():
+    def interrupt() -> None:
         while True:
             with lock:
                 if finished.is_set():

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
 MAX_MESSAGE = 300
 _NOT_CONVERGED = re.compile(r"(\w+) failed to converge")
 _MAX_ITER = re.compile(r"max_iter\s*=\s*(\d+)|after (\d+) iteration")
 
 
-def record_warnings(caught) -> str:
+def record_warnings(caught: Iterable[warnings.WarningMessage]) -> str:
     """The distinct warnings of ``caught`` (``warnings.catch_warnings(record=True)``) as the store keeps them.
 
     A JSON list of ``{"category", "message", "count"}`` in order of first appearance; each
@@ -28,11 +31,12 @@ def record_warnings(caught) -> str:
     return json.dumps([{"category": c, "message": m, "count": n} for (c, m), n in counts.items()])
 
 
-def stored_warnings(text) -> list:
+def stored_warnings(text: str | None) -> list[dict[str, Any]]:
     """A unit's recorded warnings back as dicts; none for units stored before they were kept."""
     if not isinstance(text, str) or not text:
         return []
-    return json.loads(text)
+    records: list[dict[str, Any]] = json.loads(text)
+    return records
 
 
 def warning_kind(category: str, message: str) -> str:
@@ -52,16 +56,16 @@ def warning_kind(category: str, message: str) -> str:
     return f"raised {category}: {first_line}"
 
 
-def unit_kinds(text) -> list:
+def unit_kinds(text: str | None) -> list[str]:
     """The distinct kinds (:func:`warning_kind`) of one unit's stored warnings, in order."""
     return list(dict.fromkeys(warning_kind(w["category"], w["message"]) for w in stored_warnings(text)))
 
 
-def kind_counts(warning_texts) -> Counter:
+def kind_counts(warning_texts: Iterable[str | None]) -> Counter[str]:
     """Kind -> number of units that raised it, over the stored warnings of several units."""
     return Counter(kind for text in warning_texts for kind in unit_kinds(text))
 
 
-def warning_lines(warning_texts) -> list:
+def warning_lines(warning_texts: Iterable[str | None]) -> list[str]:
     """One line per warning kind, most frequent first: ``12 unit(s) did not converge (...)``."""
     return [f"{n} unit(s) {kind}" for kind, n in kind_counts(warning_texts).most_common()]

@@ -11,13 +11,19 @@ from __future__ import annotations
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.impute import SimpleImputer
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.splits import Split
+
+if TYPE_CHECKING:
+    from mlhidden.experiment.config import MethodSpec
 from mlhidden.methods.shared_fits import SharedFits
 
 
@@ -47,12 +53,12 @@ class FittedUnit:
     scores: np.ndarray | None = None
 
 
-def _has_missing(X) -> bool:
+def _has_missing(X: Matrix) -> bool:
     values = X.data if sp.issparse(X) else X
     return bool(np.isnan(values).any())
 
 
-def impute(X_train, X_test):
+def impute(X_train: Matrix, X_test: Matrix) -> tuple[Matrix, Matrix]:
     """Mean-impute NaN with statistics of the training rows only."""
     if not (_has_missing(X_train) or _has_missing(X_test)):
         return X_train, X_test
@@ -60,7 +66,7 @@ def impute(X_train, X_test):
     return imputer.transform(X_train), imputer.transform(X_test)
 
 
-def has_scores(estimator) -> bool:
+def has_scores(estimator: Any) -> bool:
     """Whether ``estimator.predict_proba`` gives real probabilities: it and its base learner have one.
 
     A method over a base learner without ``predict_proba`` (a linear SVM, a ridge classifier)
@@ -71,7 +77,7 @@ def has_scores(estimator) -> bool:
     return all(hasattr(model, "predict_proba") for model in (estimator, *inner))
 
 
-def label_scores(estimator, X_test, n_labels: int):
+def label_scores(estimator: Any, X_test: Matrix, n_labels: int) -> np.ndarray | None:
     """The test rows' label probabilities as a float32 (n, L) array, or None if the method has none."""
     if not has_scores(estimator):
         return None
@@ -79,7 +85,10 @@ def label_scores(estimator, X_test, n_labels: int):
     return scores if scores.shape == (X_test.shape[0], n_labels) else None
 
 
-def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None, with_scores: bool = True) -> FittedUnit:
+def fit_unit(
+    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, seed: int | None, shared_dir: Path | None = None,
+    with_scores: bool = True,
+) -> FittedUnit:
     """Fit ``method`` (anything with ``name``, ``params`` and ``base``) on a split and predict its test rows.
 
     The method sees the labels in ``split.label_order``; the predictions are put back into the
@@ -108,7 +117,7 @@ def fit_unit(X, Y, split: Split, method, seed: int, shared_dir=None, with_scores
     return FittedUnit(predicted, train_seconds, test_seconds, reused, scores)
 
 
-def _in_dataset_order(in_split_order: np.ndarray, label_order) -> np.ndarray:
+def _in_dataset_order(in_split_order: np.ndarray, label_order: np.ndarray) -> np.ndarray:
     """A (n, L) matrix whose columns follow the split's label order, put back in the dataset's."""
     matrix = np.empty_like(in_split_order)
     matrix[:, label_order] = in_split_order

@@ -9,7 +9,10 @@ are expanded), is one ``UserError`` at its line, found before any value is built
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, NoReturn, Protocol
 
 import yaml
 
@@ -26,10 +29,18 @@ _PLAIN_TAGS = {yaml.ScalarNode: _SCALAR_TAGS, yaml.SequenceNode: {_CORE + "seq"}
 PLAIN_DATA = "a config holds plain values: text, numbers, true/false, lists and mappings"
 TOO_BIG = f"a config holds at most {MAX_VALUES:,} values: use fewer or smaller aliases *name"
 TOO_DEEP = f"a config nests at most {MAX_NESTING} deep: flatten it"
+KeyPath = tuple[Any, ...]
+"""Where a value is in a config: its keys and list positions from the top, e.g. ``("methods", 0, "name")``."""
 
 
-def _line(node) -> int:
-    return node.start_mark.line + 1
+class Fail(Protocol):
+    """What :func:`failure_at` returns: raises a UserError at the config line of ``where`` (None: an option)."""
+
+    def __call__(self, message: str, where: KeyPath | None = (), hint: str | None = None) -> NoReturn: ...
+
+
+def _line(node: Any) -> int:
+    return int(node.start_mark.line) + 1
 
 
 class _LineTracker:
@@ -37,14 +48,14 @@ class _LineTracker:
 
     def __init__(self, path: Path):
         self.path = path
-        self.lines: dict[tuple, int] = {}
+        self.lines: dict[KeyPath, int] = {}
         self._constructor = yaml.constructor.SafeConstructor()
         self._extent: dict[int, tuple[int, int]] = {}
 
-    def fail(self, message: str, node, hint: str | None = None):
+    def fail(self, message: str, node: Any, hint: str | None = None) -> NoReturn:
         raise UserError(message, path=self.path, line=_line(node), hint=hint)
 
-    def check(self, node, open_nodes: frozenset = frozenset()) -> tuple[int, int]:
+    def check(self, node: Any, open_nodes: frozenset[int] = frozenset()) -> tuple[int, int]:
         """``node``'s (values, depth) with its aliases expanded, refusing what a config cannot hold.
 
         Each node is checked once (an alias reuses its anchor's count), so a billion-laughs
@@ -72,16 +83,16 @@ class _LineTracker:
         self._extent[id(node)] = values, depth
         return values, depth
 
-    def _refuse_tag(self, node):
+    def _refuse_tag(self, node: Any) -> NoReturn:
         if node.tag == _CORE + "merge":
             self.fail("merge keys (<<) are not supported", node, hint="write the keys out, or give an alias *name as a whole value")
         shown = node.tag.replace(_CORE, "!!")
         self.fail(f"the YAML tag {shown} is not allowed", node, hint=f"{PLAIN_DATA}; remove the tag")
 
-    def build(self, node, path=()):
+    def build(self, node: Any, path: KeyPath = ()) -> Any:
         self.lines.setdefault(path, _line(node))
         if isinstance(node, yaml.MappingNode):
-            result: dict = {}
+            result: dict[Any, Any] = {}
             for key_node, value_node in node.value:
                 key = self._scalar(key_node)
                 if key in result:
@@ -94,7 +105,7 @@ class _LineTracker:
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
         return self._scalar(node)
 
-    def _scalar(self, node):
+    def _scalar(self, node: Any) -> Any:
         try:
             return self._constructor.construct_object(node)
         except Exception:  # an explicit tag on text it cannot read (!!int abc): the user's to fix
@@ -109,13 +120,13 @@ def _too_deep(text: str) -> int | None:
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_NESTING:
-                return event.start_mark.line + 1
+                return int(event.start_mark.line) + 1
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
     return None
 
 
-def read_yaml_with_lines(path: Path) -> tuple:
+def read_yaml_with_lines(path: Path) -> tuple[Any, dict[KeyPath, int]]:
     """The YAML file's value and the line of every key path in it, e.g. ``("methods", 0, "name")``."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -139,14 +150,14 @@ def read_yaml_with_lines(path: Path) -> tuple:
     return tracker.build(node), tracker.lines
 
 
-def failure_at(source, lines: dict):
+def failure_at(source: str | os.PathLike[str] | None, lines: Mapping[KeyPath, int]) -> Fail:
     """``fail(message, where, hint)``: raise a UserError at the config line of the key path ``where``.
 
     ``where=None`` blames a command-line option (no line); a path without a line of its own takes
     the line of its nearest parent.
     """
 
-    def fail(message, where=(), hint=None):
+    def fail(message: str, where: KeyPath | None = (), hint: str | None = None) -> NoReturn:
         if where is None:
             raise UserError(message, hint=hint)
         raise UserError(message, path=source, line=line_of(lines, where), hint=hint)
@@ -154,6 +165,6 @@ def failure_at(source, lines: dict):
     return fail
 
 
-def line_of(lines: dict, where: tuple) -> int | None:
+def line_of(lines: Mapping[KeyPath, int], where: KeyPath) -> int | None:
     """The config line of the key path ``where``, or of its nearest parent that has one."""
     return next((lines[where[:i]] for i in range(len(where), -1, -1) if where[:i] in lines), None)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base_learners import check_base_learner
 
 
@@ -21,11 +25,11 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     probabilities in ``_needs_probabilities`` and whether it must be multi-class in ``_needs_multiclass``.
     """
 
-    def predict(self, X):
-        return (self.predict_proba(X) >= 0.5).astype(np.int8)
+    def predict(self, X: Matrix) -> np.ndarray:
+        return np.asarray(self.predict_proba(X) >= 0.5).astype(np.int8)
 
     @property
-    def classes_(self):
+    def classes_(self) -> list[np.ndarray]:
         """The classes of each label, ``[0, 1]``: scikit-learn's multi-output convention, which
         its scorers (``make_scorer``, ``cross_validate``) read. Available after ``fit``."""
         check_is_fitted(self, "n_labels_")
@@ -39,7 +43,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         """Whether the method fits its base learner on more than two classes (LP does)."""
         return False
 
-    def _fit_input(self, X, Y):
+    def _fit_input(self, X: Matrix, Y: ArrayLike) -> tuple[Matrix, np.ndarray]:
         """The start of every ``fit``: parameters and base learner checked, X and Y validated."""
         if hasattr(self, "_parameter_constraints"):
             self._validate_params()
@@ -51,7 +55,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         X = self._check_X(X, reset=True)
         return X, self._check_Y(Y, X.shape[0])
 
-    def _check_X(self, X, *, reset: bool):
+    def _check_X(self, X: Matrix, *, reset: bool) -> Matrix:
         """Validate X (scikit-learn's checks and messages): sparse becomes CSR, dense float64.
 
         NaN is refused: impute missing values first (the runner does, with training means).
@@ -61,7 +65,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
         return sp.csr_matrix(X) if sp.issparse(X) else X
 
-    def _check_Y(self, Y, n_samples: int) -> np.ndarray:
+    def _check_Y(self, Y: Any, n_samples: int) -> np.ndarray:
         """Validate Y: a 0/1 label matrix (sparse is made dense, a vector is one label)."""
         if Y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -76,9 +80,9 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             if kind.startswith("multiclass"):
                 raise ValueError(f"Only binary classification is supported. The target is {kind}: Y must be a 0/1 label matrix")
             raise ValueError(f"Unknown label type: {kind} with values {np.unique(Y)[:5].tolist()}. Y must be a 0/1 label matrix")
-        return Y.astype(np.int8)
+        return np.asarray(Y.astype(np.int8))
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.target_tags.multi_output = True
@@ -88,7 +92,7 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-def hstack_features(X, Z):
+def hstack_features(X: Matrix, Z: np.ndarray) -> Matrix:
     """``[X, Z]`` column-wise, sparse when X is sparse (label columns are few and dense-ish)."""
     if sp.issparse(X):
         return sp.hstack([X, sp.csr_matrix(Z, dtype=np.float64)], format="csr")

@@ -13,11 +13,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.imports import named_class
 from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
@@ -39,11 +41,14 @@ LOGISTIC_LEARNERS = ("logistic", "standard_logistic", "logistic_cv", "sklearn.li
 CALIBRATION_HINT = "wrap it: {name: sklearn.calibration.CalibratedClassifierCV, params: {estimator: ...}}"
 ONE_VS_REST_HINT = "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
 
+# A base learner named in a config: a name, ``{name: ..., params: {...}}``, or None for logistic regression.
+# (scikit-learn ships no types, so its estimators are ``Any``.)
+BaseSpec = str | Mapping[str, Any] | None
 # What an ``estimator`` parameter accepts: an estimator, a spec (name or mapping), or None.
 ESTIMATOR_CONSTRAINT = [HasMethods(["fit"]), str, Mapping, None]
 
 
-def parse_base_spec(spec) -> tuple[str, dict]:
+def parse_base_spec(spec: object) -> tuple[str, dict[str, Any]]:
     """Split a base-learner spec into ``(name, params)``."""
     if spec is None:
         return "logistic", {}
@@ -60,26 +65,26 @@ def parse_base_spec(spec) -> tuple[str, dict]:
     raise UserError(f"base learner spec {spec!r} is not a name or a mapping with 'name'")
 
 
-def _resolve_class(name: str):
+def _resolve_class(name: str) -> tuple[Any, dict[str, Any]]:
     if name in BASE_LEARNERS:
         return BASE_LEARNERS[name]
     hint = f"{did_you_mean(name, BASE_LEARNERS)}valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC"
     return named_class(name, "base learner", "estimator", ("fit", "get_params"), hint), {}
 
 
-def _is_spec(value) -> bool:
+def _is_spec(value: object) -> bool:
     """Whether ``value`` is a base-learner spec (a name or a mapping) rather than an estimator."""
     return isinstance(value, (str, Mapping))
 
 
-def _nested(params: dict) -> dict:
+def _nested(params: dict[str, Any]) -> dict[str, Any]:
     """``params`` with an ``estimator`` spec (of a meta-estimator such as CalibratedClassifierCV) built."""
     if _is_spec(params.get("estimator")):
         return {**params, "estimator": make_base_learner(params["estimator"])}
     return params
 
 
-def make_base_learner(spec=None):
+def make_base_learner(spec: object = None) -> Any:
     """Build an unfitted base learner from a spec, with our defaults under the user's params.
 
     Everything is checked here, before any fit: the class, the parameter names and values (by
@@ -108,7 +113,7 @@ def make_base_learner(spec=None):
     return learner
 
 
-def resolved_base_params(spec) -> dict:
+def resolved_base_params(spec: object) -> dict[str, Any]:
     """The full ``{name, params}`` of a spec with defaults filled in, for hashing and display."""
     name, params = parse_base_spec(spec)
     cls, defaults = _resolve_class(name)
@@ -117,7 +122,9 @@ def resolved_base_params(spec) -> dict:
     return {"name": name, "params": {**defaults, **params}}
 
 
-def check_base_learner(estimator, *, needs_probabilities: bool, needs_multiclass: bool = False, method: str = "this method"):
+def check_base_learner(
+    estimator: Any, *, needs_probabilities: bool, needs_multiclass: bool = False, method: str = "this method",
+) -> None:
     """Refuse a base learner that is not a classifier, lacks ``predict_proba`` where it is read, or
     is binary-only where the method fits one multi-class model (LP).
 
@@ -138,13 +145,13 @@ def check_base_learner(estimator, *, needs_probabilities: bool, needs_multiclass
         )
 
 
-def binary_only(learner) -> bool:
+def binary_only(learner: Any) -> bool:
     """Whether ``learner`` refuses more than two classes: scikit-learn's liblinear logistic regression."""
     params = learner.get_params(deep=False)
     return isinstance(learner, (LogisticRegression, LogisticRegressionCV)) and params.get("solver") == "liblinear"
 
 
-def as_estimator(estimator):
+def as_estimator(estimator: Any) -> Any:
     """An unfitted copy of ``estimator``, which may be a fitted estimator, a spec or None."""
     if estimator is None or _is_spec(estimator):
         return make_base_learner(estimator)
@@ -156,7 +163,7 @@ def draw_seed(rng: np.random.RandomState) -> int:
     return int(rng.randint(np.iinfo(np.int32).max))
 
 
-def seed_estimator(estimator, rng: np.random.RandomState):
+def seed_estimator(estimator: Any, rng: np.random.RandomState) -> Any:
     """Give ``estimator`` (and nested estimators) a seed drawn from ``rng`` where they take one."""
     seed = draw_seed(rng)
     keys = [k for k in estimator.get_params() if k == "random_state" or k.endswith("__random_state")]
@@ -165,7 +172,7 @@ def seed_estimator(estimator, rng: np.random.RandomState):
     return estimator
 
 
-def fit_binary(estimator, X, y, rng: np.random.RandomState):
+def fit_binary(estimator: Any, X: Matrix, y: ArrayLike, rng: np.random.RandomState) -> Any:
     """Fit a fresh copy of ``estimator`` on one target (binary, or multi-class for LP); a constant target gets a constant model.
 
     Single-class training labels are routine (every Corel5k split has them); scikit-learn's
@@ -179,12 +186,12 @@ def fit_binary(estimator, X, y, rng: np.random.RandomState):
     return model.fit(X, y)
 
 
-def positive_proba(model, X) -> np.ndarray:
+def positive_proba(model: Any, X: Matrix) -> np.ndarray:
     """P(y=1 | x) from a fitted binary classifier, whatever classes it saw in training."""
     classes = np.asarray(model.classes_)
     if classes.size == 1:
         return np.full(X.shape[0], float(classes[0] == 1))
     if hasattr(model, "predict_proba"):
         proba = model.predict_proba(X)
-        return proba[:, np.flatnonzero(classes == 1)[0]]
-    return (model.predict(X) == 1).astype(float)
+        return np.asarray(proba[:, np.flatnonzero(classes == 1)[0]])
+    return np.asarray(model.predict(X) == 1, dtype=float)

@@ -7,10 +7,17 @@ on the training part like any method, so it is scored on the same splits as the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import MultiLabelClassifier
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class _LabelFrequencies(MultiLabelClassifier):
@@ -20,23 +27,23 @@ class _LabelFrequencies(MultiLabelClassifier):
     and ranking metrics of a baseline are those of a model that knows only the label priors.
     """
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         self.label_frequencies_ = Y.mean(axis=0)
         self.n_labels_ = Y.shape[1]
         self._fit_prediction(Y)
         return self
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         """Set ``prediction_``, the label vector predicted for every row."""
         raise NotImplementedError
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return np.tile(self.label_frequencies_, (X.shape[0], 1))
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return np.tile(self.prediction_, (X.shape[0], 1))
@@ -59,7 +66,7 @@ class AllZero(_LabelFrequencies):
     [[0, 0]]
     """
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         self.prediction_ = np.zeros(Y.shape[1], dtype=np.int8)
 
 
@@ -82,7 +89,7 @@ class LabelMajority(_LabelFrequencies):
     [[1, 0]]
     """
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         self.prediction_ = (self.label_frequencies_ >= 0.5).astype(np.int8)
 
 
@@ -105,7 +112,7 @@ class MostFrequentLabelSet(_LabelFrequencies):
     [[1, 1]]
     """
 
-    def _fit_prediction(self, Y):
+    def _fit_prediction(self, Y: np.ndarray) -> None:
         vectors, counts = np.unique(Y, axis=0, return_counts=True)
         self.prediction_ = vectors[np.argmax(counts)].astype(np.int8)
 

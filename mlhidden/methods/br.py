@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import fit_binary, positive_proba
 from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class BR(MultiLabelClassifier):
@@ -47,12 +54,14 @@ class BR(MultiLabelClassifier):
     # Whether batched logistic models fit in centred coordinates (same optimum; CCASL's output layer does).
     _center_inputs = False
 
-    def __init__(self, estimator=None, *, n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, n_jobs: int | None = None, random_state: RandomStateLike = None
+    ) -> None:
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=Y.shape[1])
@@ -65,12 +74,12 @@ class BR(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return np.column_stack([positive_proba(model, X) for model in self.estimators_])
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return np.column_stack([model.predict(X) for model in self.estimators_]).astype(np.int8)

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import fit_binary
 from mlhidden.methods.inference import greedy_search
 from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
-def resolve_order(order, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
+
+def resolve_order(order: object, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
     """The chain order as a permutation of ``range(n_labels)``.
 
     ``None`` keeps the label order as given (the protocol already shuffles labels per split),
@@ -25,10 +32,10 @@ def resolve_order(order, n_labels: int, rng: np.random.RandomState) -> np.ndarra
         if order != "random":
             raise ValueError(f"order must be None, 'random' or a permutation, got {order!r}")
         return rng.permutation(n_labels)
-    order = np.asarray(order, dtype=int)
-    if sorted(order.tolist()) != list(range(n_labels)):
-        raise ValueError(f"order {order.tolist()} is not a permutation of 0..{n_labels - 1}")
-    return order
+    permutation = np.asarray(order, dtype=int)
+    if sorted(permutation.tolist()) != list(range(n_labels)):
+        raise ValueError(f"order {permutation.tolist()} is not a permutation of 0..{n_labels - 1}")
+    return permutation
 
 
 class CC(MultiLabelClassifier):
@@ -68,20 +75,23 @@ class CC(MultiLabelClassifier):
     # Whether batched logistic links fit in centred coordinates (same optimum; CCASL's chain does).
     _center_inputs = False
 
-    def __init__(self, estimator=None, *, order=None, n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, order: object = None, n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.order = order
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         return self._fit_chain(X, Y, check_random_state(self.random_state))
 
-    def _fit_chain(self, X, Y, rng):
+    def _fit_chain(self, X: Matrix, Y: np.ndarray, rng: np.random.RandomState) -> Self:
         """Fit the links on checked X and Y, drawing the order and the seeds from ``rng``."""
         self.order_ = resolve_order(self.order, Y.shape[1], rng)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=Y.shape[1])
+        seeds = np.asarray(rng.randint(np.iinfo(np.int32).max, size=Y.shape[1]))
         chained = Y[:, self.order_]
         if batchable_logistic(self.estimator):
             self.estimators_ = fit_logistic_models(
@@ -100,7 +110,7 @@ class CC(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def _infer(self, X):
+    def _infer(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
         """Greedy pass down the chain: hard predictions and the marginal each link gave."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
@@ -108,9 +118,9 @@ class CC(MultiLabelClassifier):
         in_label_order = np.argsort(self.order_)
         return hard[:, in_label_order], proba[:, in_label_order]
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         return self._infer(X)[0]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """P(y_j = 1 | x, greedy predictions of the labels before j), shape (n, L)."""
         return self._infer(X)[1]

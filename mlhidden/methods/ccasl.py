@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
@@ -21,6 +24,9 @@ from mlhidden.methods.hidden_units import (
 from mlhidden.methods.pcc import INFERENCE_CONSTRAINTS, PCC
 from mlhidden.methods.sklearn_api import Interval, StrOptions
 from mlhidden.methods.stacking import STACK_CONSTRAINTS, StackedBR
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 SYNTHETIC_CONSTRAINTS = {
     "estimator": ESTIMATOR_CONSTRAINT,
@@ -71,9 +77,9 @@ class SyntheticLabelsMixin:
     weight_std: float
     connectivity: float
     threshold_std: float
-    input_scaling: float | str
+    input_scaling: str | None
 
-    def _synthetic_labels(self, X, n_labels: int, rng) -> np.ndarray:
+    def _synthetic_labels(self, X: Matrix, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
         """Fit ``units_`` (K = n_synthetic, default L) on X and return z on the training rows."""
         n_units = n_labels if self.n_synthetic is None else self.n_synthetic
         self.units_ = ThresholdUnits(
@@ -151,9 +157,12 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
     }
 
     def __init__(
-        self, estimator=None, *, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
-        input_scaling="auto", inference="greedy", n_samples=50, max_exact_labels=16, n_jobs=None, random_state=None,
-    ):
+        self, estimator: object = None, *, n_synthetic: int | None = None, weight_std: float = 0.2,
+        connectivity: float = 0.9, threshold_std: float = 0.1, input_scaling: str | None = "auto",
+        inference: str = "greedy",
+        n_samples: int = 50, max_exact_labels: int = 16, n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.n_synthetic = n_synthetic
         self.weight_std = weight_std
@@ -167,9 +176,9 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         self.random_state = random_state
 
     def _needs_probabilities(self) -> bool:
-        return self.inference != "greedy"
+        return bool(self.inference != "greedy")
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         Z = self._synthetic_labels(X, Y.shape[1], rng)
@@ -185,11 +194,11 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         X = self._check_X(X, reset=False)
         return self.chain_.predict(X)[:, self.n_synthetic_ :]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """The chain's marginals of the real labels (greedy: conditional on earlier predictions)."""
         X = self._check_X(X, reset=False)
         return self.chain_.predict_proba(X)[:, self.n_synthetic_ :]
@@ -244,9 +253,12 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
     _output_layer = SyntheticBR
 
     def __init__(
-        self, estimator=None, *, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
-        input_scaling="auto", skip_input=True, meta_cv=None, meta_input="predict", n_jobs=None, random_state=None,
-    ):
+        self, estimator: object = None, *, n_synthetic: int | None = None, weight_std: float = 0.2,
+        connectivity: float = 0.9, threshold_std: float = 0.1, input_scaling: str | None = "auto",
+        skip_input: bool = True,
+        meta_cv: int | None = None, meta_input: str = "predict", n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.n_synthetic = n_synthetic
         self.weight_std = weight_std
@@ -259,13 +271,13 @@ class CCASLBR(SyntheticLabelsMixin, StackedBR):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         targets = self._middle_targets(X, Y, rng)
         return self._fit_stack(SyntheticChain(self.estimator, n_jobs=self.n_jobs), X, targets, Y, rng)
 
-    def _middle_targets(self, X, Y, rng):
+    def _middle_targets(self, X: Matrix, Y: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
         """The chain's labels: [z, y]."""
         return np.hstack([self._synthetic_labels(X, Y.shape[1], rng), Y])
 
@@ -332,10 +344,12 @@ default="output_layer"
     }
 
     def __init__(
-        self, estimator=None, *, n_synthetic=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
-        input_scaling="auto", n_meta=None, subset_size=3, aml_position="output_layer", skip_input=True,
-        meta_cv=None, meta_input="predict", n_jobs=None, random_state=None,
-    ):
+        self, estimator: object = None, *, n_synthetic: int | None = None, weight_std: float = 0.2,
+        connectivity: float = 0.9, threshold_std: float = 0.1, input_scaling: str | None = "auto",
+        n_meta: int | None = None, subset_size: int = 3, aml_position: str = "output_layer", skip_input: bool = True,
+        meta_cv: int | None = None, meta_input: str = "predict", n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         super().__init__(
             estimator, n_synthetic=n_synthetic, weight_std=weight_std, connectivity=connectivity,
             threshold_std=threshold_std, input_scaling=input_scaling, skip_input=skip_input,
@@ -345,7 +359,7 @@ default="output_layer"
         self.subset_size = subset_size
         self.aml_position = aml_position
 
-    def _middle_targets(self, X, Y, rng):
+    def _middle_targets(self, X: Matrix, Y: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
         """The chain's labels: z and y, and z' where ``aml_position`` puts them in the chain."""
         Z = self._synthetic_labels(X, Y.shape[1], rng)
         n_meta = 2 * Y.shape[1] if self.n_meta is None else self.n_meta
@@ -360,14 +374,14 @@ default="output_layer"
         }
         return np.hstack(blocks[self.aml_position])
 
-    def _output_layer_inputs(self, outputs):
+    def _output_layer_inputs(self, outputs: np.ndarray) -> np.ndarray:
         """The chain's outputs, plus the meta labels of its predicted y when they are not chained."""
         if self.aml_position != "output_layer":
             return outputs
         K, L = self.n_synthetic_, outputs.shape[1] - self.n_synthetic_
         return np.hstack([outputs, self._meta_units((outputs[:, K : K + L] >= 0.5).astype(np.int8))])
 
-    def _meta_units(self, Y):
+    def _meta_units(self, Y: np.ndarray) -> np.ndarray:
         """The meta labels of label rows Y, encoded as 1 - z'_k = [y_{S_k} != y*_{S_k}].
 
         The complement carries the same information, and a base learner with an intercept

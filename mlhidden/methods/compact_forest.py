@@ -14,24 +14,27 @@ next is grown, so the full forest never exists at once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.utils.validation import check_array
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.sklearn_api import Tree
 
 # Trees grown (and held in full) at a time.
 TREES_PER_GROUP = 10
 
 
-def is_compactable(model) -> bool:
+def is_compactable(model: Any) -> bool:
     """Whether ``model`` is a scikit-learn forest of classification trees that can be grown in groups."""
     forest = isinstance(model, (RandomForestClassifier, ExtraTreesClassifier))
     return forest and "warm_start" in model.get_params() and not model.get_params()["oob_score"]
 
 
-def _node_rows(leaf_rows, leaves, n_nodes: int) -> sp.csr_matrix:
+def _node_rows(leaf_rows: sp.csr_matrix, leaves: np.ndarray, n_nodes: int) -> sp.csr_matrix:
     """A matrix with a row per leaf as one with a row per node (``leaves`` ascending), empty at the split nodes."""
     counts = np.zeros(n_nodes, dtype=leaf_rows.indptr.dtype)
     counts[leaves] = np.diff(leaf_rows.indptr)
@@ -50,7 +53,7 @@ class CompactForest:
     n_features : int
     """
 
-    def __init__(self, classes, n_features: int):
+    def __init__(self, classes: list[np.ndarray], n_features: int) -> None:
         self.classes = [np.asarray(c) for c in classes]
         self.n_features = n_features
         self.binary = np.array([len(c) == 2 for c in self.classes])
@@ -61,7 +64,7 @@ class CompactForest:
         self.negative_fixes: list[sp.csr_matrix] = []
 
     @classmethod
-    def grow(cls, forest, X, Y):
+    def grow(cls, forest: Any, X: Matrix, Y: np.ndarray) -> CompactForest | None:
         """Fit ``forest`` (unfitted; its parameters are kept) on (X, Y) group by group; the compact forest."""
         n_trees = forest.get_params()["n_estimators"]
         forest.set_params(warm_start=True)
@@ -69,7 +72,7 @@ class CompactForest:
         X = check_array(X, dtype=np.float32, accept_sparse="csc", ensure_all_finite=False)
         if sp.issparse(X):
             X.sort_indices()
-        compact = None
+        compact: CompactForest | None = None
         for end in [*range(TREES_PER_GROUP, n_trees, TREES_PER_GROUP), n_trees]:
             forest.set_params(n_estimators=end).fit(X, Y)
             classes = forest.classes_ if forest.n_outputs_ > 1 else [forest.classes_]
@@ -79,7 +82,7 @@ class CompactForest:
                 forest.estimators_[index] = None  # the full tree is no longer needed
         return compact
 
-    def _add(self, tree):
+    def _add(self, tree: Tree) -> None:
         state = tree.__getstate__()
         nodes, values = state["nodes"], state["values"]
         skeleton = Tree(self.n_features, np.array([1], dtype=np.intp), 1)
@@ -96,7 +99,7 @@ class CompactForest:
         fixes = sp.csr_matrix((p0[rows, columns], (rows, columns)), shape=p1.shape)
         self.negative_fixes.append(_node_rows(fixes, leaves, len(nodes)))
 
-    def _leaf_sums(self, X):
+    def _leaf_sums(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
         """Sums over the trees, in tree order, of each output's class-1 and class-0 probability."""
         X = check_array(X, dtype=np.float32, accept_sparse="csr", ensure_all_finite="allow-nan")
         if sp.issparse(X):
@@ -114,11 +117,11 @@ class CompactForest:
             total0 += p0
         return total1 / len(self.skeletons), total0 / len(self.skeletons)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """P(y_j = 1 | x) averaged over the trees, as the forest's ``predict_proba`` gives it; shape (n, L)."""
         return self._leaf_sums(X)[0]
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         """The forest's ``predict``: the class of higher mean probability, the smaller class on ties."""
         p1, p0 = self._leaf_sums(X)
         constant = np.array([c[0] for c in self.classes])

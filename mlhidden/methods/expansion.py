@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
 from mlhidden.methods.ccasl import SYNTHETIC_CONSTRAINTS
 from mlhidden.methods.hidden_units import ThresholdUnits
 from mlhidden.methods.sklearn_api import Interval
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class RandomRBF(TransformerMixin, BaseEstimator):
@@ -51,16 +57,18 @@ class RandomRBF(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, n_centers=100, gamma=None, random_state=None):
+    def __init__(
+        self, *, n_centers: int = 100, gamma: float | None = None, random_state: RandomStateLike = None
+    ) -> None:
         self.n_centers = n_centers
         self.gamma = gamma
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: Matrix, y: object = None) -> Self:
         self.fit_transform(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: Matrix, y: object = None) -> Matrix:
         self._validate_params()
         rng = check_random_state(self.random_state)
         rows = np.sort(rng.choice(X.shape[0], min(self.n_centers, X.shape[0]), replace=False))
@@ -73,7 +81,7 @@ class RandomRBF(TransformerMixin, BaseEstimator):
             self.gamma_ = float(self.gamma)
         return np.exp(-self.gamma_ * distances)
 
-    def transform(self, X):
+    def transform(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         return np.exp(-self.gamma_ * euclidean_distances(X, self.centers_, squared=True))
 
@@ -85,7 +93,7 @@ class BasisBR(MultiLabelClassifier):
     parameters ``estimator``, ``include_input`` and ``n_jobs``.
     """
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         self.basis_ = self._make_basis(Y.shape[1], draw_seed(rng))
@@ -94,19 +102,19 @@ class BasisBR(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def _features(self, X, expanded):
+    def _features(self, X: Matrix, expanded: Matrix) -> Matrix:
         return hstack_features(X, expanded) if self.include_input else expanded
 
-    def _expand(self, X):
+    def _expand(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return self._features(X, self.basis_.transform(X))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         expanded = self._expand(X)
         return self.br_.predict_proba(expanded)
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         expanded = self._expand(X)
         return self.br_.predict(expanded)
 
@@ -161,9 +169,11 @@ class ELM(BasisBR):
     }
 
     def __init__(
-        self, estimator=None, *, n_hidden=None, weight_std=0.2, connectivity=0.9, threshold_std=0.1,
-        input_scaling="auto", cascade=False, include_input=False, n_jobs=None, random_state=None,
-    ):
+        self, estimator: object = None, *, n_hidden: int | None = None, weight_std: float = 0.2,
+        connectivity: float = 0.9, threshold_std: float = 0.1, input_scaling: str | None = "auto",
+        cascade: bool = False,
+        include_input: bool = False, n_jobs: int | None = None, random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.n_hidden = n_hidden
         self.weight_std = weight_std
@@ -175,7 +185,7 @@ class ELM(BasisBR):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _make_basis(self, n_labels, seed):
+    def _make_basis(self, n_labels: int, seed: int) -> ThresholdUnits:
         return ThresholdUnits(
             n_units=2 * n_labels if self.n_hidden is None else self.n_hidden,
             cascade=self.cascade,
@@ -233,7 +243,11 @@ class RBFBR(BasisBR):
         "include_input": ["boolean"],
     }
 
-    def __init__(self, estimator=None, *, n_centers=100, gamma=None, include_input=False, n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, n_centers: int = 100, gamma: float | None = None,
+        include_input: bool = False,
+        n_jobs: int | None = None, random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.n_centers = n_centers
         self.gamma = gamma
@@ -241,5 +255,5 @@ class RBFBR(BasisBR):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _make_basis(self, n_labels, seed):
+    def _make_basis(self, n_labels: int, seed: int) -> RandomRBF:
         return RandomRBF(n_centers=self.n_centers, gamma=self.gamma, random_state=seed)

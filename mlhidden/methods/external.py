@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 
-def _dense(values) -> np.ndarray:
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+
+def _dense(values: Any) -> np.ndarray:
     return np.asarray(values.toarray() if sp.issparse(values) else values)
 
 
-def _positive_column(proba, classes, n_rows: int) -> np.ndarray:
+def _positive_column(proba: Any, classes: ArrayLike, n_rows: int) -> np.ndarray:
     """P(y = 1) from one label's (n, n_classes) probabilities, whatever classes it saw."""
     classes = list(np.asarray(classes))
     return _dense(proba)[:, classes.index(1)] if 1 in classes else np.zeros(n_rows)
@@ -54,10 +62,10 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     [[0, 1], [0, 1], [1, 1], [1, 1]]
     """
 
-    def __init__(self, estimator):
+    def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         Y = _dense(Y)
         Y = Y.reshape(len(Y), -1)
         if Y.shape[0] == 0:
@@ -72,18 +80,18 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self.estimator_ = clone(self.estimator).fit(X, target[:, 0] if target.shape[1] == 1 else target)
         return self
 
-    def _assemble(self, n_rows: int, varying_part) -> np.ndarray:
+    def _assemble(self, n_rows: int, varying_part: ArrayLike | None) -> np.ndarray:
         columns = np.tile(self.constant_values_.astype(float), (n_rows, 1))
         if varying_part is not None:
             columns[:, self.varying_labels_] = np.asarray(varying_part, dtype=float).reshape(n_rows, -1)
         return columns
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         predicted = None if self.estimator_ is None else _dense(self.estimator_.predict(X))
         return self._assemble(X.shape[0], predicted).astype(np.int8)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """P(y_j = 1 | x) for every label, shape (n, L)."""
         check_is_fitted(self)
         proba = None
@@ -102,12 +110,12 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         return self._assemble(X.shape[0], None if proba is None else _dense(proba))
 
     @property
-    def classes_(self):
+    def classes_(self) -> list[np.ndarray]:
         """``[0, 1]`` for every label, as the built-in methods (read by scikit-learn's scorers)."""
         check_is_fitted(self)
         return [np.array([0, 1])] * self.n_labels_
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         tags.target_tags.multi_output = True

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, as_estimator, draw_seed, seed_estimator
 from mlhidden.methods.br import BR
 from mlhidden.methods.compact_forest import CompactForest, is_compactable
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 DENSE_FROM_DENSITY = 0.03
 """A sparse X at least this dense is grown on as a dense float32 array: scikit-learn's dense
@@ -18,16 +25,16 @@ splitter finds the same splits as its sparse one (the same trees, node for node)
 there (Enron, OHSUMED, Bibtex); on sparser data (Corel5k, 1.7 %) the sparse splitter is as fast."""
 
 
-def forest_input(X):
+def forest_input(X: Matrix) -> Matrix:
     """X as a forest is fastest grown on: dense float32 (the trees' own dtype) when a sparse X is
     at least :data:`DENSE_FROM_DENSITY` dense, else X as it is."""
-    if sparse.issparse(X) and X.nnz >= DENSE_FROM_DENSITY * X.shape[0] * X.shape[1]:
+    if not isinstance(X, np.ndarray) and sparse.issparse(X) and X.nnz >= DENSE_FROM_DENSITY * X.shape[0] * X.shape[1]:
         return X.astype(np.float32).toarray()
     return X
 
 
-def _supports_multi_output(estimator) -> bool:
-    return estimator.__sklearn_tags__().target_tags.multi_output
+def _supports_multi_output(estimator: Any) -> bool:
+    return bool(estimator.__sklearn_tags__().target_tags.multi_output)
 
 
 class ForestBR(MultiLabelClassifier):
@@ -76,19 +83,22 @@ class ForestBR(MultiLabelClassifier):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, "per_label": ["boolean"], "compact": ["boolean"]}
 
-    def __init__(self, estimator=None, *, per_label=False, compact=True, n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, per_label: bool = False, compact: bool = True, n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.per_label = per_label
         self.compact = compact
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         spec = "random_forest" if self.estimator is None else self.estimator
         if self.per_label:
-            self.estimator_ = BR(spec, n_jobs=self.n_jobs, random_state=draw_seed(rng)).fit(X, Y)
+            self.estimator_: Any = BR(spec, n_jobs=self.n_jobs, random_state=draw_seed(rng)).fit(X, Y)
         else:
             model = seed_estimator(as_estimator(spec), rng)
             if not _supports_multi_output(model):
@@ -99,28 +109,28 @@ class ForestBR(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         if self.per_label or isinstance(self.estimator_, CompactForest):
-            return self.estimator_.predict_proba(X)
-        probas = self.estimator_.predict_proba(X)
-        classes = self.estimator_.classes_
+            return np.asarray(self.estimator_.predict_proba(X))
+        probas: Any = self.estimator_.predict_proba(X)  # a list per label, or one array for one label
+        classes: Any = self.estimator_.classes_
         if self.n_labels_ == 1:
             probas, classes = [probas], [classes]
         return np.column_stack([_positive_column(c, p) for c, p in zip(classes, probas)])
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         if self.per_label:
-            return self.estimator_.predict(X)
+            return np.asarray(self.estimator_.predict(X))
         return np.asarray(self.estimator_.predict(X)).reshape(X.shape[0], self.n_labels_).astype(np.int8)
 
 
-def _positive_column(classes, proba) -> np.ndarray:
+def _positive_column(classes: ArrayLike, proba: np.ndarray) -> np.ndarray:
     """P(y = 1) from one output's class probabilities, whatever classes it saw in training."""
     classes = np.asarray(classes)
     if (classes == 1).any():
-        return proba[:, np.flatnonzero(classes == 1)[0]]
+        return np.asarray(proba[:, np.flatnonzero(classes == 1)[0]])
     return np.zeros(proba.shape[0])

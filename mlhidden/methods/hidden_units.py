@@ -5,6 +5,7 @@ ELM's hidden layer) and meta labels from label subsets (CCASL+AML).
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,13 +13,17 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.sklearn_api import Interval, StrOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 SCALING_OPTIONS = StrOptions({"auto", "standard", "maxabs"})
 CASCADE_BLOCK = 64  # threshold units computed one by one between two matrix products (see ThresholdUnits._units)
 
 
-def column_scaling(X, how):
+def column_scaling(X: Matrix, how: str | None) -> tuple[np.ndarray, np.ndarray]:
     """Per-column ``(offset, scale)`` from training rows, so that ``(x - offset) / scale`` is scaled.
 
     ``how``: ``"standard"`` (mean and standard deviation; sparse X is not centred, so it stays
@@ -30,7 +35,7 @@ def column_scaling(X, how):
         how = "maxabs" if sp.issparse(X) else "standard"
     offset, scale = np.zeros(n_features), np.ones(n_features)
     if how == "standard":
-        if sp.issparse(X):
+        if not isinstance(X, np.ndarray) and sp.issparse(X):
             mean = np.asarray(X.mean(axis=0)).ravel()
             scale = np.sqrt(np.maximum(np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2, 0.0))
         else:
@@ -43,7 +48,7 @@ def column_scaling(X, how):
     return offset, scale
 
 
-def apply_scaling(X, offset, scale):
+def apply_scaling(X: Matrix, offset: np.ndarray, scale: np.ndarray) -> Matrix:
     """``(X - offset) / scale`` column-wise; sparse X (offset 0) stays sparse."""
     if sp.issparse(X):
         return sp.csr_matrix(X @ sp.diags(1.0 / scale))
@@ -111,7 +116,10 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, n_units=1, cascade=True, weight_std=0.2, connectivity=0.9, threshold_std=0.1, input_scaling="auto", random_state=None):
+    def __init__(
+        self, *, n_units: int = 1, cascade: bool = True, weight_std: float = 0.2, connectivity: float = 0.9,
+        threshold_std: float = 0.1, input_scaling: str | None = "auto", random_state: RandomStateLike = None,
+    ) -> None:
         self.n_units = n_units
         self.cascade = cascade
         self.weight_std = weight_std
@@ -120,11 +128,11 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         self.input_scaling = input_scaling
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: Matrix, y: object = None) -> Self:
         self.fit_transform(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: Matrix, y: object = None) -> Matrix:
         self._validate_params()
         rng = check_random_state(self.random_state)
         n_features, K = X.shape[1], self.n_units
@@ -139,14 +147,14 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         self.train_units_ = self._units(X, threshold_noise=threshold_noise)
         return self.train_units_
 
-    def transform(self, X):
+    def transform(self, X: Matrix) -> Matrix:
         """The units on new rows, with the thresholds fixed at fit time."""
         check_is_fitted(self)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but ThresholdUnits was fitted with {self.n_features_in_}")
         return self._units(X)
 
-    def _units(self, X, threshold_noise=None):
+    def _units(self, X: Matrix, threshold_noise: np.ndarray | None = None) -> np.ndarray:
         """Compute the units in order; with ``threshold_noise`` (fit), set the thresholds first.
 
         The cascade goes in blocks of ``CASCADE_BLOCK`` units: once a block is known, what it
@@ -174,13 +182,13 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
         return units
 
 
-def draw_label_subsets(n_subsets: int, n_labels: int, subset_size: int, rng) -> np.ndarray:
+def draw_label_subsets(n_subsets: int, n_labels: int, subset_size: int, rng: np.random.RandomState) -> np.ndarray:
     """``n_subsets`` random label subsets S_k of size min(subset_size, n_labels), one per row."""
     size = min(subset_size, n_labels)
     return np.array([np.sort(rng.choice(n_labels, size, replace=False)) for _ in range(n_subsets)], dtype=int).reshape(n_subsets, size)
 
 
-def most_common_combinations(Y, subsets) -> np.ndarray:
+def most_common_combinations(Y: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     """For each subset S_k, the combination y*_{S_k} most frequent in Y (first in sorted order on ties)."""
     combinations = []
     for subset in subsets:
@@ -189,6 +197,6 @@ def most_common_combinations(Y, subsets) -> np.ndarray:
     return np.array(combinations, dtype=np.int8).reshape(len(subsets), subsets.shape[1])
 
 
-def meta_labels(Y, subsets, combinations) -> np.ndarray:
+def meta_labels(Y: np.ndarray, subsets: np.ndarray, combinations: np.ndarray) -> np.ndarray:
     """The AML units ``z'_k = [y_{S_k} == y*_{S_k}]`` (Section 4.3), shape (n_samples, n_subsets)."""
-    return (Y[:, subsets] == combinations).all(axis=2).astype(np.int8)
+    return np.asarray((Y[:, subsets] == combinations).all(axis=2), dtype=np.int8)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 from mlhidden.errors import UserError
 from mlhidden.imports import import_object, is_import_path
 
 
-def named_class(name: str, what: str, kind: str, needs: tuple, hint: str):
+def named_class(name: str, what: str, kind: str, needs: tuple[str, ...], hint: str) -> Any:
     """The class at import path ``name``, with the methods ``needs``, or a one-line ``UserError``.
 
     ``what`` names the config entry (``base learner``), ``kind`` the scikit-learn kind of class

@@ -9,12 +9,16 @@ for all links) plus the weights of the labels drawn so far; other base learners 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit, log_expit
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
 
@@ -24,7 +28,7 @@ BLOCK_ELEMENTS = 1 << 21
 LINK_GROUP = 16
 
 
-def _is_constant(model) -> bool:
+def _is_constant(model: Any) -> bool:
     return isinstance(model, DummyClassifier) and len(model.classes_) == 1
 
 
@@ -45,7 +49,7 @@ class LinearLinks:
     # Array elements per candidate besides its labels and log-odds (none: x is not copied).
     input_width = 0
 
-    def __init__(self, models, X):
+    def __init__(self, models: Sequence[Any], X: Matrix) -> None:
         n_features, self.n_links = X.shape[1], len(models)
         x_weights = np.zeros((n_features, self.n_links))
         intercepts = np.zeros(self.n_links)
@@ -61,22 +65,22 @@ class LinearLinks:
         self.x_logits = np.asarray(X @ x_weights) + intercepts
 
     @staticmethod
-    def supports(models) -> bool:
+    def supports(models: Sequence[Any]) -> bool:
         return all(
             _is_constant(m) or (isinstance(m, LogisticRegression) and list(m.classes_) == [0, 1]) for m in models
         )
 
-    def begin(self, rows, repeats: int):
+    def begin(self, rows: np.ndarray, repeats: int) -> None:
         """Start a block: each row of ``rows`` becomes ``repeats`` consecutive candidates."""
         self._logits = np.repeat(self.x_logits[rows].T, repeats, axis=1)
         self._hits: list[np.ndarray] = []
 
-    def expand(self, copies: int):
+    def expand(self, copies: int) -> None:
         """Each current candidate becomes ``copies`` consecutive candidates."""
         self._logits = np.repeat(self._logits, copies, axis=1)
         self._hits = [(hit[:, None] * copies + np.arange(copies)).ravel() for hit in self._hits]
 
-    def _logits_of(self, j: int):
+    def _logits_of(self, j: int) -> np.ndarray:
         """Link ``j``'s log-odds for every candidate, given the labels observed before it."""
         if j and j % LINK_GROUP == 0:
             n_candidates = self._logits.shape[1]
@@ -85,18 +89,18 @@ class LinearLinks:
                 shape=(n_candidates, j),
             )
             self._logits[j : j + LINK_GROUP] += (drawn @ self.label_weights[:j, j : j + LINK_GROUP]).T
-        return self._logits[j]
+        return np.asarray(self._logits[j])
 
-    def link(self, j: int, labels):
+    def link(self, j: int, labels: np.ndarray) -> np.ndarray:
         """p(y_j = 1) for every candidate of the block (``labels``: the values so far)."""
         self._link_logits = self._logits_of(j)
-        return expit(self._link_logits)
+        return np.asarray(expit(self._link_logits))
 
-    def log_likelihood(self, values):
+    def log_likelihood(self, values: np.ndarray | bool) -> np.ndarray:
         """log p(y_j = value) at the link last scored, for each candidate's value."""
-        return log_expit(np.where(values, self._link_logits, -self._link_logits))
+        return np.asarray(log_expit(np.where(values, self._link_logits, -self._link_logits)))
 
-    def observe(self, j: int, values):
+    def observe(self, j: int, values: np.ndarray) -> None:
         """Record the value each candidate took at link ``j``."""
         group_end = (j // LINK_GROUP + 1) * LINK_GROUP
         hit = np.flatnonzero(values)
@@ -104,48 +108,48 @@ class LinearLinks:
         if hit.size and j + 1 < min(group_end, self.n_links):
             self._logits[j + 1 : group_end, hit] += self.label_weights[j, j + 1 : group_end, None]
 
-    def greedy(self):
+    def greedy(self) -> tuple[np.ndarray, np.ndarray]:
         """CC's greedy pass over all rows: y_j = [log-odds > 0] (LogisticRegression.predict)."""
         self.begin(np.arange(self.x_logits.shape[0]), 1)
         hard = np.zeros(self._logits.shape, dtype=np.int8)
         for j in range(self.n_links):
             hard[j] = self._logits_of(j) > 0
             self.observe(j, hard[j])
-        return np.ascontiguousarray(hard.T), expit(self._logits.T)
+        return np.ascontiguousarray(hard.T), np.asarray(expit(self._logits.T))
 
 
 class GenericLinks:
     """Chain links of any base learner: ``predict_proba`` on ``[x, y_1..y_{j-1}]`` per candidate."""
 
-    def __init__(self, models, X):
+    def __init__(self, models: Sequence[Any], X: Any) -> None:
         self.models, self.X, self.n_links = models, X, len(models)
         # Every candidate carries a copy of its row of X.
         self.input_width = X.nnz // max(1, X.shape[0]) + 1 if sp.issparse(X) else X.shape[1]
 
-    def begin(self, rows, repeats: int):
+    def begin(self, rows: np.ndarray, repeats: int) -> None:
         self._X = self.X[np.repeat(rows, repeats)]
 
-    def expand(self, copies: int):
+    def expand(self, copies: int) -> None:
         self._X = self._X[np.repeat(np.arange(self._X.shape[0]), copies)]
 
-    def link(self, j: int, labels):
+    def link(self, j: int, labels: np.ndarray) -> np.ndarray:
         self._p = positive_proba(self.models[j], hstack_features(self._X, labels[:, :j]))
         return self._p
 
-    def log_likelihood(self, values):
+    def log_likelihood(self, values: np.ndarray | bool) -> np.ndarray:
         with np.errstate(divide="ignore"):
-            return np.where(values, np.log(self._p), np.log1p(-self._p))
+            return np.asarray(np.where(values, np.log(self._p), np.log1p(-self._p)))
 
-    def observe(self, j: int, values):
+    def observe(self, j: int, values: np.ndarray) -> None:
         pass
 
 
-def chain_links(models, X):
+def chain_links(models: Sequence[Any], X: Matrix) -> LinearLinks | GenericLinks:
     """The fastest exact scorer for these fitted links (in chain order) on test inputs X."""
     return (LinearLinks if LinearLinks.supports(models) else GenericLinks)(models, X)
 
 
-def greedy_search(models, X):
+def greedy_search(models: Sequence[Any], X: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """CC's greedy inference (eq. 3): hard predictions and each link's p(y_j = 1 | x, y_<j), chain order.
 
     Each link consumes the previous links' hard predictions (``model.predict``); logistic links
@@ -162,13 +166,15 @@ def greedy_search(models, X):
     return hard, proba
 
 
-def _blocks(n_rows: int, elements_per_row: int):
+def _blocks(n_rows: int, elements_per_row: int) -> Iterator[np.ndarray]:
     size = max(1, BLOCK_ELEMENTS // max(1, elements_per_row))
     for start in range(0, n_rows, size):
         yield np.arange(start, min(start + size, n_rows))
 
 
-def monte_carlo_search(models, X, n_samples: int, rng: np.random.RandomState):
+def monte_carlo_search(
+    models: Sequence[Any], X: Matrix, n_samples: int, rng: np.random.RandomState
+) -> tuple[np.ndarray, np.ndarray]:
     """Approximate MAP label vectors by sampling the chain (Read, Martino & Luengo 2014).
 
     For each test row, ``n_samples`` label vectors are drawn from the chain, link by link
@@ -197,7 +203,7 @@ def monte_carlo_search(models, X, n_samples: int, rng: np.random.RandomState):
     best = np.zeros((n_rows, n_links), dtype=np.int8)
     marginals = np.zeros((n_rows, n_links))
     for rows in _blocks(n_rows, per_row * (n_links + links.input_width)):
-        thresholds = np.empty((n_links, rows.size, per_row))  # link-major: one row per link
+        thresholds: np.ndarray = np.empty((n_links, rows.size, per_row))  # link-major: one row per link
         thresholds[:, :, 0] = 0.5
         thresholds[:, :, 1:] = rng.random_sample((rows.size, n_samples, n_links)).transpose(2, 0, 1)
         thresholds = thresholds.reshape(n_links, -1)
@@ -216,7 +222,7 @@ def monte_carlo_search(models, X, n_samples: int, rng: np.random.RandomState):
     return best, marginals
 
 
-def exact_search(models, X):
+def exact_search(models: Sequence[Any], X: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """The exact MAP label vector and exact marginals, by enumerating all 2^L label vectors.
 
     The enumeration grows one link at a time (each partial vector branches into y_j = 0 and
@@ -236,8 +242,8 @@ def exact_search(models, X):
     marginals = np.zeros((n_rows, n_links))
     for rows in _blocks(n_rows, n_vectors * (n_links + links.input_width)):
         links.begin(rows, 1)
-        labels = np.zeros((rows.size, n_links), dtype=np.int8)
-        log_joint = np.zeros(rows.size)
+        labels: np.ndarray = np.zeros((rows.size, n_links), dtype=np.int8)
+        log_joint: np.ndarray = np.zeros(rows.size)
         for j in range(n_links):
             links.link(j, labels)
             log_p0, log_p1 = links.log_likelihood(False), links.log_likelihood(True)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, fit_binary
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class LP(MultiLabelClassifier):
@@ -46,21 +53,21 @@ class LP(MultiLabelClassifier):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT}
 
-    def __init__(self, estimator=None, *, random_state=None):
+    def __init__(self, estimator: object = None, *, random_state: RandomStateLike = None) -> None:
         self.estimator = estimator
         self.random_state = random_state
 
     def _needs_multiclass(self) -> bool:
         return True
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         self.label_vectors_, classes = np.unique(Y, axis=0, return_inverse=True)
         self.estimator_ = fit_binary(self.estimator, X, classes.ravel(), check_random_state(self.random_state))
         self.n_labels_ = Y.shape[1]
         return self
 
-    def _class_proba(self, X):
+    def _class_proba(self, X: Matrix) -> np.ndarray:
         """p(class | x) over all classes of ``label_vectors_`` (zero for any the model lacks)."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
@@ -72,9 +79,9 @@ class LP(MultiLabelClassifier):
             proba[np.arange(X.shape[0]), model.predict(X)] = 1.0
         return proba
 
-    def predict_proba(self, X):
-        return np.clip(self._class_proba(X) @ self.label_vectors_, 0.0, 1.0)  # sums may round above 1
+    def predict_proba(self, X: Matrix) -> np.ndarray:
+        return np.asarray(np.clip(self._class_proba(X) @ self.label_vectors_, 0.0, 1.0))  # sums may round above 1
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         most_probable = self._class_proba(X).argmax(axis=1)
-        return self.label_vectors_[most_probable]
+        return np.asarray(self.label_vectors_[most_probable])

@@ -4,25 +4,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
-def sigmoid(A):
+
+def sigmoid(A: np.ndarray) -> np.ndarray:
     """``1 / (1 + exp(-A))`` in place: numpy's single-precision exp is vectorised, scipy's ``expit`` is not (3x slower here)."""
     with np.errstate(over="ignore"):
         np.negative(A, out=A)
         np.exp(A, out=A)
     A += np.float32(1.0)
-    return np.reciprocal(A, out=A)
+    return np.asarray(np.reciprocal(A, out=A))
 
 
 @dataclass
@@ -34,18 +40,18 @@ class Network:
     W2: np.ndarray
     b2: np.ndarray
 
-    def hidden(self, X):
+    def hidden(self, X: Matrix) -> np.ndarray:
         H = np.asarray(X.astype(np.float32, copy=False) @ self.W1)
         H += self.b1
         return sigmoid(H)
 
-    def output(self, H):
+    def output(self, H: np.ndarray) -> np.ndarray:
         P = H @ self.W2
         P += self.b2
         return sigmoid(P)
 
 
-def product_layout(X):
+def product_layout(X: Matrix) -> tuple[Matrix, Matrix]:
     """X and its transpose in single precision, laid out so both products of an epoch with X run fast.
 
     A sparse X becomes CSR, and its transpose is the same arrays read as CSC: its product adds each
@@ -54,13 +60,16 @@ def product_layout(X):
     transpose is C-ordered: each product in BLAS's fast layout.
     """
     if sp.issparse(X):
-        X = X.astype(np.float32).tocsr()
+        X = cast(Any, X).astype(np.float32).tocsr()
         return X, X.T
     X = np.asfortranarray(X, dtype=np.float32)
     return X, X.T
 
 
-def train_network(X, Y, n_hidden: int, learning_rate: float, n_epochs: int, momentum: float, rng) -> Network:
+def train_network(
+    X: Matrix, Y: np.ndarray, n_hidden: int, learning_rate: float, n_epochs: int, momentum: float,
+    rng: np.random.RandomState,
+) -> Network:
     """Full-batch gradient descent with momentum on the mean (over rows) cross-entropy summed over labels.
 
     Weights start uniform in +-sqrt(2 / (fan_in + fan_out)) (Glorot's bound for sigmoid units, as
@@ -105,7 +114,7 @@ def train_network(X, Y, n_hidden: int, learning_rate: float, n_epochs: int, mome
     return net
 
 
-def candidate_sizes(n_hidden, max_hidden: int, n_features: int, n_labels: int) -> list[int]:
+def candidate_sizes(n_hidden: int | None, max_hidden: int, n_features: int, n_labels: int) -> list[int]:
     """The hidden layer sizes MLP selects from: ``[n_hidden]``, or 2L and 2D capped at ``max_hidden`` (once if equal)."""
     if n_hidden is not None:
         return [n_hidden]
@@ -117,7 +126,7 @@ def validation_rows(fraction: float, n_rows: int) -> int:
     return min(max(int(round(fraction * n_rows)), 1), n_rows - 1)
 
 
-def _exact_match_and_hamming(Y, P) -> tuple[float, float]:
+def _exact_match_and_hamming(Y: np.ndarray, P: np.ndarray) -> tuple[float, float]:
     correct = Y == (P >= 0.5)
     return float(correct.all(axis=1).mean()), float(correct.mean())
 
@@ -181,9 +190,10 @@ class MLP(MultiLabelClassifier):
     }
 
     def __init__(
-        self, *, n_hidden=None, max_hidden=100, learning_rate=0.1, n_epochs=1000, momentum=0.9,
-        validation_fraction=0.4, input_scaling="auto", random_state=None,
-    ):
+        self, *, n_hidden: int | None = None, max_hidden: int = 100, learning_rate: float = 0.1, n_epochs: int = 1000,
+        momentum: float = 0.9, validation_fraction: float = 0.4, input_scaling: str | None = "auto",
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.n_hidden = n_hidden
         self.max_hidden = max_hidden
         self.learning_rate = learning_rate
@@ -193,7 +203,7 @@ class MLP(MultiLabelClassifier):
         self.input_scaling = input_scaling
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         rng = check_random_state(self.random_state)
         self.offset_, self.scale_ = column_scaling(X, self.input_scaling)
@@ -213,10 +223,10 @@ class MLP(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def _train(self, X, Y, size, rng):
+    def _train(self, X: Matrix, Y: np.ndarray, size: int, rng: np.random.RandomState) -> Network:
         return train_network(X, Y, size, self.learning_rate, self.n_epochs, self.momentum, rng)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = apply_scaling(self._check_X(X, reset=False), self.offset_, self.scale_)
-        return self.network_.output(self.network_.hidden(X)).astype(np.float64)
+        return np.asarray(self.network_.output(self.network_.hidden(X)).astype(np.float64))

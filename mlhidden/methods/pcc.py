@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Integral
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.cc import CC
 from mlhidden.methods.inference import exact_search, monte_carlo_search
 from mlhidden.methods.sklearn_api import Interval, StrOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 INFERENCE_CONSTRAINTS = {
     "inference": [StrOptions({"mc", "exact"})],
@@ -20,7 +27,7 @@ INFERENCE_CONSTRAINTS = {
 }
 
 
-def check_exact_size(n_links: int, max_exact_labels: int):
+def check_exact_size(n_links: int, max_exact_labels: int) -> None:
     """Refuse exhaustive inference over more than ``max_exact_labels`` chain links."""
     if n_links > max_exact_labels:
         raise ValueError(
@@ -29,7 +36,9 @@ def check_exact_size(n_links: int, max_exact_labels: int):
         )
 
 
-def search_chain(models, X, inference: str, n_samples: int, seed: int):
+def search_chain(
+    models: Sequence[Any], X: Matrix, inference: str, n_samples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """MAP vector and marginals of a fitted chain (chain order), by Monte-Carlo or exhaustive search."""
     if inference == "exact":
         return exact_search(models, X)
@@ -85,7 +94,10 @@ class PCC(CC):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, **INFERENCE_CONSTRAINTS}
 
-    def __init__(self, estimator=None, *, order=None, inference="mc", n_samples=50, max_exact_labels=16, n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, order: object = None, inference: str = "mc", n_samples: int = 50,
+        max_exact_labels: int = 16, n_jobs: int | None = None, random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.order = order
         self.inference = inference
@@ -97,7 +109,7 @@ class PCC(CC):
     def _needs_probabilities(self) -> bool:
         return True
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         if self.inference == "exact":
             check_exact_size(Y.shape[1], self.max_exact_labels)
@@ -106,7 +118,7 @@ class PCC(CC):
         self.inference_seed_ = draw_seed(rng)
         return self
 
-    def _search(self, X):
+    def _search(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
         """MAP vector and marginals, in label order."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
@@ -114,10 +126,10 @@ class PCC(CC):
         in_label_order = np.argsort(self.order_)
         return best[:, in_label_order], marginals[:, in_label_order]
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         """The most probable label vector found, shape (n, L)."""
         return self._search(X)[0]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """Marginals p(y_j = 1 | x) under the chain: exact, or the sample frequencies for ``mc``."""
         return self._search(X)[1]

@@ -12,7 +12,8 @@ transformers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -20,8 +21,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.errors import UserError
 from mlhidden.methods.imports import named_class
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 NO_PREPROCESSING = "none"
 
@@ -45,16 +50,16 @@ class StandardScaling(TransformerMixin, BaseEstimator):
     [-1.0, 1.0]
     """
 
-    def fit(self, X, y=None):
+    def fit(self, X: Matrix, y: object = None) -> Self:
         self.scaler_ = StandardScaler(with_mean=not sp.issparse(X)).fit(X)
         self.n_features_in_ = self.scaler_.n_features_in_
         return self
 
-    def transform(self, X):
+    def transform(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         return self.scaler_.transform(X)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
@@ -63,7 +68,7 @@ class StandardScaling(TransformerMixin, BaseEstimator):
 PREPROCESSORS = {"standard": StandardScaling, "maxabs": MaxAbsScaler}
 
 
-def _step_spec(step) -> tuple[str, dict]:
+def _step_spec(step: object) -> tuple[str, dict[str, Any]]:
     if isinstance(step, str):
         return step, {}
     if isinstance(step, Mapping) and isinstance(step.get("name"), str) and set(step) <= {"name", "params"}:
@@ -74,14 +79,14 @@ def _step_spec(step) -> tuple[str, dict]:
     raise UserError(f"preprocess step {step!r} is not a name or {{name: ..., params: {{...}}}}")
 
 
-def _transformer_class(name: str):
+def _transformer_class(name: str) -> Any:
     if name in PREPROCESSORS:
         return PREPROCESSORS[name]
     hint = f"use {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING}, or a list of transformers by import path such as sklearn.preprocessing.MaxAbsScaler"
     return named_class(name, "preprocessing", "transformer", ("fit", "transform", "get_params"), hint)
 
 
-def make_transformer(step: Mapping):
+def make_transformer(step: Mapping[str, Any]) -> Any:
     """An unfitted transformer from a resolved ``{name, params}`` step, its parameters checked."""
     cls = _transformer_class(step["name"])
     try:
@@ -93,7 +98,7 @@ def make_transformer(step: Mapping):
     return transformer
 
 
-def resolve_preprocess(value) -> list | None:
+def resolve_preprocess(value: object) -> list[dict[str, Any]] | None:
     """A config's ``preprocess`` value as a list of ``{name, params}`` steps, each checked; None for none."""
     if value is None or value == NO_PREPROCESSING:
         return None
@@ -108,7 +113,7 @@ def resolve_preprocess(value) -> list | None:
     return resolved
 
 
-def with_preprocessing(method, steps):
+def with_preprocessing(method: Any, steps: Sequence[Mapping[str, Any]] | None) -> Any:
     """``method`` behind its fitted-on-training transformers (a ``Pipeline``), or itself without any."""
     if not steps:
         return method
@@ -116,6 +121,6 @@ def with_preprocessing(method, steps):
     return Pipeline([*transformers, ("method", method)])
 
 
-def method_of(estimator):
+def method_of(estimator: Any) -> Any:
     """The multi-label method inside a ``with_preprocessing`` pipeline (or the estimator itself)."""
     return estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlhidden.data.dataset import RandomStateLike
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.imports import import_object, is_import_path, load_entry_points, provider
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
@@ -48,11 +49,11 @@ class MethodEntry:
 
     cls: type[Any]
     summary: str
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     base: object = "logistic"
     source: str = BUILTIN_SOURCE
 
-    def defaults(self) -> dict:
+    def defaults(self) -> dict[str, Any]:
         """Every tunable constructor parameter with its default (presets applied)."""
         return {**_signature_defaults(self.cls), **self.params}
 
@@ -65,7 +66,7 @@ class MethodEntry:
         """One of this package's methods, which need no adapting to the protocol."""
         return self.cls.__module__.startswith("mlhidden.")
 
-    def provider(self) -> dict | None:
+    def provider(self) -> dict[str, str | None] | None:
         """The package (and version) providing a method that is not built in, for ``run.json``."""
         return None if self.builtin else provider(self.cls)
 
@@ -91,7 +92,7 @@ METHODS: dict[str, MethodEntry] = {
 }
 
 
-def _signature_defaults(cls) -> dict:
+def _signature_defaults(cls: type[Any]) -> dict[str, Any]:
     signature = inspect.signature(cls.__init__)
     return {
         name: p.default
@@ -100,7 +101,7 @@ def _signature_defaults(cls) -> dict:
     }
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """``value`` if it is plain data (what a YAML config can hold), else a stable name for it.
 
     A method's identity holds its defaults; a default such as a function or an object has no
@@ -114,7 +115,7 @@ def _plain(value):
         return f"<{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', repr(kind))}>"
 
 
-def contract_problem(cls) -> str | None:
+def contract_problem(cls: object) -> str | None:
     """What keeps ``cls`` from being run as a method (``fit(X, Y)``, ``predict(X)``, parameters), if anything."""
     if not inspect.isclass(cls):
         return f"is a {type(cls).__name__}, not an estimator class"
@@ -133,7 +134,7 @@ def contract_problem(cls) -> str | None:
     return None
 
 
-def _external_entry(cls, name: str, source: str) -> MethodEntry:
+def _external_entry(cls: Any, name: str, source: str) -> MethodEntry:
     problem = contract_problem(cls)
     if problem is not None:
         raise UserError(f"method '{name}' {problem}", hint="a method is a class with fit(X, Y) and predict(X), e.g. sklearn.neighbors.KNeighborsClassifier")
@@ -200,7 +201,9 @@ def get_entry(name: str) -> MethodEntry:
     )
 
 
-def resolve_method(name: str, params: Mapping | None = None, base=None, preprocess=None) -> dict:
+def resolve_method(
+    name: str, params: Mapping[str, Any] | None = None, base: object = None, preprocess: object = None,
+) -> dict[str, Any]:
     """The full, canonical description of a configured method: name, every parameter, base learner,
     and its input preprocessing if any (:mod:`~mlhidden.methods.preprocessing`).
 
@@ -212,7 +215,9 @@ def resolve_method(name: str, params: Mapping | None = None, base=None, preproce
     return resolved
 
 
-def describe_method(name: str, params: Mapping | None = None, base=None, preprocess=None) -> dict:
+def describe_method(
+    name: str, params: Mapping[str, Any] | None = None, base: object = None, preprocess: object = None
+) -> dict[str, Any]:
     """:func:`resolve_method`'s description, without building the method to check its values."""
     name = method_name(name)
     entry = get_entry(name)
@@ -221,7 +226,7 @@ def describe_method(name: str, params: Mapping | None = None, base=None, preproc
     unknown = set(params) - set(defaults)
     if unknown:
         raise UserError(f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}", hint=_parameter_hint(entry, base, unknown, defaults))
-    resolved = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
+    resolved: dict[str, Any] = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
     if entry.takes_base:
         resolved["base"] = resolved_base_params(entry.base if base is None else base)
     elif base is not None:
@@ -232,14 +237,14 @@ def describe_method(name: str, params: Mapping | None = None, base=None, preproc
     return resolved
 
 
-def checked_estimator(entry: MethodEntry, resolved: dict):
+def checked_estimator(entry: MethodEntry, resolved: dict[str, Any]) -> Any:
     """The unfitted estimator of a description, its parameter values checked against the class's constraints."""
     estimator = build_method(entry, resolved)
     _check_values(resolved["name"], estimator)
     return estimator
 
 
-def _parameter_hint(entry: MethodEntry, base, unknown: set, defaults: dict) -> str:
+def _parameter_hint(entry: MethodEntry, base: Any, unknown: set[str], defaults: dict[str, Any]) -> str:
     """Where unknown method parameters belong: the base learner's (swept as ``base.NAME``), or a near spelling."""
     of_base = sorted(unknown & set(make_base_learner(entry.base if base is None else base).get_params())) if entry.takes_base else []
     if of_base:
@@ -248,7 +253,7 @@ def _parameter_hint(entry: MethodEntry, base, unknown: set, defaults: dict) -> s
     return f"{did_you_mean(min(unknown), defaults)}valid: {', '.join(sorted(defaults)) or 'none'}"
 
 
-def _check_values(name: str, estimator):
+def _check_values(name: str, estimator: Any) -> None:
     """Check parameter values against the class's declared constraints, before anything runs."""
     estimator = method_of(estimator)
     inner = estimator.estimator if isinstance(estimator, ExternalMethod) else estimator
@@ -260,7 +265,7 @@ def _check_values(name: str, estimator):
         raise UserError(f"method '{name}': {exc}".splitlines()[0]) from None
 
 
-def check_method_base(entry: MethodEntry, resolved: dict, estimator=None):
+def check_method_base(entry: MethodEntry, resolved: dict[str, Any], estimator: Any = None) -> None:
     """Refuse a base learner the method cannot use: one without ``predict_proba`` where the method
     reads probabilities (PCC, PCCASL, exact inference, ``meta_input: proba``), a binary-only one
     where it fits a multi-class model (LP with liblinear). ``estimator``: the one already built."""
@@ -276,7 +281,7 @@ def check_method_base(entry: MethodEntry, resolved: dict, estimator=None):
         raise UserError(str(exc)) from None
 
 
-def build_method(entry: MethodEntry, resolved: dict, random_state=None):
+def build_method(entry: MethodEntry, resolved: dict[str, Any], random_state: RandomStateLike = None) -> Any:
     """An unfitted estimator from a registry entry and its resolved description: what a unit fits.
 
     Only parameters that differ from the class's defaults are passed, so the class fills in its
@@ -297,12 +302,15 @@ def build_method(entry: MethodEntry, resolved: dict, random_state=None):
     return with_preprocessing(estimator if entry.builtin else ExternalMethod(estimator), resolved.get("preprocess"))
 
 
-def make_method(name: str, params: Mapping | None = None, base=None, random_state=None, preprocess=None):
+def make_method(
+    name: str, params: Mapping[str, Any] | None = None, base: object = None, random_state: RandomStateLike = None,
+    preprocess: object = None,
+) -> Any:
     """Build an unfitted estimator for a configured method."""
     return build_method(get_entry(name), resolve_method(name, params, base, preprocess), random_state)
 
 
-def method_table() -> list[dict]:
+def method_table() -> list[dict[str, Any]]:
     """One row per method known by name: where it comes from, what it is, its parameters and base learner."""
     return [
         {
@@ -316,7 +324,7 @@ def method_table() -> list[dict]:
     ]
 
 
-def method_records() -> list[dict]:
+def method_records() -> list[dict[str, Any]]:
     """:func:`method_table` as data (``methods --json``): the defaults as a mapping, no base learner as None."""
     return [
         {

@@ -9,10 +9,18 @@ centred, so that they stay sparse.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
+
+from mlhidden.data.dataset import Matrix
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class StandardScaledLogisticRegression(LogisticRegression):
@@ -34,7 +42,7 @@ class StandardScaledLogisticRegression(LogisticRegression):
     coef_: np.ndarray
     intercept_: np.ndarray
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         scaler = StandardScaler(with_mean=not sparse.issparse(X)).fit(X, sample_weight=sample_weight)
         super().fit(scaler.transform(X), y, sample_weight=sample_weight)
         self.coef_ = self.coef_ / scaler.scale_

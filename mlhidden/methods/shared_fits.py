@@ -29,15 +29,18 @@ from __future__ import annotations
 import hashlib
 import pickle
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from pathlib import Path
+from typing import IO, Any, TypeVar, cast
 
 import numpy as np
 import scipy.sparse as sp
 
-from mlhidden.io import write_atomically
+from mlhidden.io import PathLike, write_atomically
+
+T = TypeVar("T")
 
 try:
     import fcntl
@@ -45,7 +48,7 @@ except ImportError:  # Windows: no cross-process wait, a fit may then be compute
     fcntl = None  # type: ignore[assignment]
 
 
-def digest(*parts) -> str:
+def digest(*parts: Any) -> str:
     """A hex digest of arrays (dense or sparse, by content) and plain values."""
     h = hashlib.blake2b(digest_size=20)
     for part in parts:
@@ -66,14 +69,14 @@ def digest(*parts) -> str:
 class SharedFits:
     """A folder of fitted pieces keyed by input digest, and what this block reused from and added to it."""
 
-    def __init__(self, folder):
+    def __init__(self, folder: PathLike) -> None:
         self.folder = Path(folder)
         self.reused_seconds = 0.0
         self.n_reused = 0
         self.computed_seconds = 0.0
         self.n_computed = 0
 
-    def get_or_compute(self, kind: str, key: str, compute):
+    def get_or_compute(self, kind: str, key: str, compute: Callable[[], T]) -> T:
         path = self.folder / f"{kind}-{key}.pkl"
         record = _load(path)
         if record is None:
@@ -90,9 +93,9 @@ class SharedFits:
         value, seconds = record
         self.reused_seconds += seconds
         self.n_reused += 1
-        return value
+        return cast(T, value)
 
-    def _computing(self, lock_path: Path):
+    def _computing(self, lock_path: Path) -> AbstractContextManager[object]:
         """An exclusive lock on ``lock_path`` (waiting for any other holder); none where we cannot lock."""
         if fcntl is None:
             return nullcontext()
@@ -103,7 +106,7 @@ class SharedFits:
             return nullcontext()
         return _flocked(file)
 
-    def _save(self, path: Path, record):
+    def _save(self, path: Path, record: tuple[object, float]) -> None:
         """Write atomically; a folder we cannot write to only means no reuse."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -122,7 +125,7 @@ class SharedFits:
             ACTIVE.reset(token)
 
 
-def _load(path: Path):
+def _load(path: Path) -> Any:
     """The ``(value, seconds)`` stored at ``path``, or None."""
     try:
         with open(path, "rb") as file:
@@ -132,7 +135,7 @@ def _load(path: Path):
 
 
 @contextmanager
-def _flocked(file):
+def _flocked(file: IO[str]) -> Iterator[None]:
     with file:
         try:
             fcntl.flock(file.fileno(), fcntl.LOCK_EX)
@@ -145,7 +148,7 @@ ACTIVE: ContextVar[SharedFits | None] = ContextVar("mlhidden_shared_fits", defau
 """The :class:`SharedFits` of the unit being fitted, set only by :meth:`SharedFits.active`."""
 
 
-def reuse_or_fit(kind: str, compute, *inputs):
+def reuse_or_fit(kind: str, compute: Callable[[], T], *inputs: object) -> T:
     """``compute()``, or its earlier result for the same ``inputs`` inside :meth:`SharedFits.active`.
 
     ``inputs`` must determine ``compute()``'s result completely (arrays and settings).

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from numbers import Integral
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier, hstack_features
 from mlhidden.methods.base_learners import ESTIMATOR_CONSTRAINT, draw_seed
 from mlhidden.methods.br import BR
 from mlhidden.methods.sklearn_api import Interval, StrOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 STACK_CONSTRAINTS = {
     "skip_input": ["boolean"],
@@ -22,12 +28,12 @@ STACK_CONSTRAINTS = {
 }
 
 
-def middle_outputs(middle, X, meta_input: str) -> np.ndarray:
+def middle_outputs(middle: Any, X: Matrix, meta_input: str) -> np.ndarray:
     """What the output layer sees of a fitted middle layer: hard predictions or probabilities."""
     return np.asarray(middle.predict(X) if meta_input == "predict" else middle.predict_proba(X), dtype=np.float64)
 
 
-def out_of_fold_outputs(middle, X, T, n_folds: int, meta_input: str, seed: int) -> np.ndarray:
+def out_of_fold_outputs(middle: Any, X: Matrix, T: np.ndarray, n_folds: int, meta_input: str, seed: int) -> np.ndarray:
     """Middle-layer outputs for every training row from a copy fitted without that row's fold.
 
     With fewer rows than folds, each row is its own fold; a single row gets in-sample outputs.
@@ -53,9 +59,9 @@ class StackedBR(MultiLabelClassifier):
     _output_layer = BR
 
     def _needs_probabilities(self) -> bool:
-        return self.meta_input == "proba"
+        return bool(self.meta_input == "proba")
 
-    def _fit_stack(self, middle, X, T, Y, rng):
+    def _fit_stack(self, middle: Any, X: Matrix, T: np.ndarray, Y: np.ndarray, rng: np.random.RandomState) -> Self:
         """Fit ``middle`` (unfitted, seeded here) on (X, T) and the meta BR on its outputs for Y."""
         middle = clone(middle).set_params(random_state=draw_seed(rng))
         meta_seed, fold_seed = draw_seed(rng), draw_seed(rng)
@@ -68,25 +74,25 @@ class StackedBR(MultiLabelClassifier):
         self.n_labels_ = Y.shape[1]
         return self
 
-    def _meta_features(self, X, outputs):
+    def _meta_features(self, X: Matrix, outputs: np.ndarray) -> Matrix:
         hidden = self._output_layer_inputs(outputs)
         return hstack_features(X, hidden) if self.skip_input else hidden
 
-    def _output_layer_inputs(self, outputs):
+    def _output_layer_inputs(self, outputs: np.ndarray) -> np.ndarray:
         """What the output layer sees of the middle layer's outputs: all of them."""
         return outputs
 
-    def _meta_inputs(self, X):
+    def _meta_inputs(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return self._meta_features(X, middle_outputs(self.middle_, X, self.meta_input))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Matrix) -> np.ndarray:
         """The meta BR's marginals, shape (n, L)."""
         inputs = self._meta_inputs(X)
         return self.meta_.predict_proba(inputs)
 
-    def predict(self, X):
+    def predict(self, X: Matrix) -> np.ndarray:
         inputs = self._meta_inputs(X)
         return self.meta_.predict(inputs)
 
@@ -133,7 +139,11 @@ class MBR(StackedBR):
 
     _parameter_constraints = {"estimator": ESTIMATOR_CONSTRAINT, **STACK_CONSTRAINTS}
 
-    def __init__(self, estimator=None, *, skip_input=True, meta_cv=None, meta_input="predict", n_jobs=None, random_state=None):
+    def __init__(
+        self, estimator: object = None, *, skip_input: bool = True, meta_cv: int | None = None,
+        meta_input: str = "predict",
+        n_jobs: int | None = None, random_state: RandomStateLike = None,
+    ) -> None:
         self.estimator = estimator
         self.skip_input = skip_input
         self.meta_cv = meta_cv
@@ -141,7 +151,7 @@ class MBR(StackedBR):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         middle = BR(self.estimator, n_jobs=self.n_jobs)
         return self._fit_stack(middle, X, Y, Y, check_random_state(self.random_state))

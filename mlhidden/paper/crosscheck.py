@@ -270,7 +270,7 @@ def _quietly(fit: Callable, *args, **kwargs):
         return fit(*args, **kwargs)
 
 
-def method_rows(setting: str, plan, split, method, seed: int, stored) -> list:
+def method_rows(setting: str, plan, split, method, seed: int | None, stored) -> list:
     """One row per other implementation of ``method`` on one split; where the two disagree beyond
     :data:`TOLERANCE` on a metric, both are refitted with :data:`TIGHT` and their agreement kept."""
     X, Y = plan.dataset.X, plan.dataset.Y

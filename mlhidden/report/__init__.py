@@ -5,6 +5,7 @@ claims, which need neither tabulate nor matplotlib) does not load every other.
 """
 
 from importlib import import_module
+from typing import Any
 
 _EXPORTS = {
     "TABLE_WRITERS": "formats",
@@ -27,7 +28,7 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'mlhidden.report' has no attribute '{name}'")
     return getattr(import_module(f"mlhidden.report.{_EXPORTS[name]}"), name)

@@ -10,12 +10,15 @@ so no pyplot state is touched.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from matplotlib.figure import Figure
 
+from mlhidden.io import PathLike
 from mlhidden.report.figures import new_figure, save_figure
-from mlhidden.report.significance_tests import cliques
+from mlhidden.report.significance_tests import Ranks, cliques
 
 WIDTH = 7.0  # inches
 FONT_SIZE = 9
@@ -29,7 +32,7 @@ PAD_INCHES = 0.05
 CD_BAR = "cd-bar"  # the gid of the critical-difference bar
 
 
-def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -> list:
+def plot_cd_diagram(avg_ranks: Ranks, cd: float, path_stem: PathLike, title: str | None = None) -> list[Path]:
     """Draw the critical-difference diagram of ``avg_ranks`` (:func:`draw_cd_diagram`) and save it as PNG and PDF.
 
     Parameters
@@ -50,7 +53,7 @@ def plot_cd_diagram(avg_ranks, cd: float, path_stem, title: str | None = None) -
     return save_figure(draw_cd_diagram(avg_ranks, cd, title), path_stem, dpi=DPI, pad_inches=PAD_INCHES)
 
 
-def draw_cd_diagram(avg_ranks, cd: float, title: str | None = None):
+def draw_cd_diagram(avg_ranks: Ranks, cd: float, title: str | None = None) -> Figure:
     """The critical-difference diagram as a matplotlib ``Figure`` (see :func:`plot_cd_diagram`).
 
     The critical-difference bar is the line with gid :data:`CD_BAR`.

@@ -8,20 +8,22 @@ own Agg canvas, so no pyplot state is touched.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from mlhidden.io import write_file
+from mlhidden.io import PathLike, write_file
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 MAX_TICKS = 20  # sweeps with more integer points keep matplotlib's own ticks
 
 
-def save_figure(figure: Figure, path_stem, *, dpi: int = 150, pad_inches: float | None = None) -> list:
+def save_figure(figure: Figure, path_stem: PathLike, *, dpi: int = 150, pad_inches: float | None = None) -> list[Path]:
     """Write ``<path_stem>.png`` (at ``dpi``) and ``<path_stem>.pdf`` and return their paths.
 
     Every figure of the package is saved here, cropped to its drawing plus ``pad_inches``
@@ -30,7 +32,7 @@ def save_figure(figure: Figure, path_stem, *, dpi: int = 150, pad_inches: float 
     """
     stem = Path(path_stem)
 
-    def saver(**options):
+    def saver(**options: Any) -> Callable[[IO[bytes]], None]:
         return lambda stream: figure.savefig(stream, bbox_inches="tight", pad_inches=pad_inches, **options)
 
     return [
@@ -46,7 +48,10 @@ def new_figure(width: float, height: float) -> Figure:
     return figure
 
 
-def plot_sweep(frame: pd.DataFrame, path_stem, *, y_label: str, x_label: str, title: str | None = None, limits=(0.0, 1.0)) -> list:
+def plot_sweep(
+    frame: pd.DataFrame, path_stem: PathLike, *, y_label: str, x_label: str, title: str | None = None,
+    limits: tuple[float, float] | None = (0.0, 1.0),
+) -> list[Path]:
     """One panel per dataset group, one line per method: the mean over the splits and a ±1 sd band.
 
     Parameters

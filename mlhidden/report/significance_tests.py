@@ -21,7 +21,9 @@ J. Demšar. Statistical comparisons of classifiers over multiple data sets. JMLR
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -30,6 +32,9 @@ from scipy import stats
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.tables import RANK_DECIMALS, MetricTable
 from mlhidden.report.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
+
+# Each method's average rank: a pandas Series indexed by method, or any mapping.
+Ranks: TypeAlias = "pd.Series | Mapping[str, float]"
 
 NEMENYI_ALPHAS = (ALPHA, 0.10)
 # Below this many datasets the tests have little power and a critical difference as long as the
@@ -63,7 +68,7 @@ class FriedmanTest:
     chi2_p_value: float
     f: float
     p_value: float
-    df: tuple
+    df: tuple[int, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,7 +94,7 @@ class NemenyiTest:
     q: float
     cd: float
     significant: pd.DataFrame
-    cliques: tuple
+    cliques: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -150,12 +155,12 @@ class SignificanceReport:
     """
 
     table: MetricTable
-    datasets: tuple
+    datasets: tuple[str, ...]
     avg_ranks: pd.Series
     friedman: FriedmanTest | None = None
-    nemenyi: tuple = ()
+    nemenyi: tuple[NemenyiTest, ...] = ()
     control: str | None = None
-    wilcoxon: tuple = ()
+    wilcoxon: tuple[WilcoxonComparison, ...] = ()
     not_applicable: str | None = None
 
     @property
@@ -170,12 +175,12 @@ class SignificanceReport:
         )
 
     @property
-    def excluded(self) -> tuple:
+    def excluded(self) -> tuple[str, ...]:
         """The table's datasets that are not tested: unavailable, or with cells lacking any result."""
         return tuple(dataset for dataset in self.table.datasets if dataset not in self.datasets)
 
 
-def friedman_test(ranks) -> FriedmanTest:
+def friedman_test(ranks: pd.DataFrame) -> FriedmanTest:
     """Friedman and Iman–Davenport tests on an N datasets x k methods matrix of within-row ranks.
 
     The ranks are used as given (not re-ranked), so their direction and tie handling are the
@@ -200,7 +205,7 @@ def friedman_test(ranks) -> FriedmanTest:
     return FriedmanTest(chi2=chi2, chi2_p_value=float(stats.chi2.sf(chi2, k - 1)), f=f, p_value=p_value, df=df)
 
 
-def cliques(avg_ranks, cd: float) -> tuple:
+def cliques(avg_ranks: Ranks, cd: float) -> tuple[tuple[str, ...], ...]:
     """The maximal groups of methods whose average ranks all differ by less than ``cd``.
 
     With methods sorted by average rank, each group is a run from one method to the last one
@@ -241,7 +246,7 @@ def nemenyi_test(avg_ranks: pd.Series, n_datasets: int, alpha: float) -> Nemenyi
     return NemenyiTest(alpha=alpha, q=q, cd=cd, significant=significant, cliques=cliques(avg_ranks, cd))
 
 
-def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list:
+def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list[list[str]]:
     """``[better, worse]`` for each significant pair, better by average rank, best pairs first."""
     ordered = list(avg_ranks.sort_values(kind="stable").index)
     return [
@@ -252,7 +257,9 @@ def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list:
     ]
 
 
-def wilcoxon_against_control(table: MetricTable, datasets, control: str) -> tuple:
+def wilcoxon_against_control(
+    table: MetricTable, datasets: Sequence[str], control: str,
+) -> tuple[WilcoxonComparison, ...]:
     """Wilcoxon signed-rank tests of ``control`` against every other method, Holm-corrected.
 
     The differences are taken so that a positive one means the control is better (for times:
@@ -286,7 +293,7 @@ def wilcoxon_against_control(table: MetricTable, datasets, control: str) -> tupl
     return tuple(comparisons)
 
 
-def _signed_rank_test(differences: np.ndarray) -> tuple:
+def _signed_rank_test(differences: np.ndarray) -> tuple[int, float, float, float, float]:
     """(n, R+, R-, min(R+, R-), two-sided p) for paired differences, zero differences split."""
     n = len(differences)
     if n == 0:

@@ -25,9 +25,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 ALPHA = 0.05
@@ -48,8 +51,11 @@ NEMENYI = "Nemenyi"
 # Paired differences closer to zero than this are ties: float noise must not decide a sign.
 TIE_DECIMALS = 12
 
+# Sample values or paired differences: a sequence of floats or an array (NaNs are dropped where said).
+Values: TypeAlias = "Sequence[float] | np.ndarray"
 
-def t_interval(mean: float, std: float, n: int, confidence: float = CONFIDENCE) -> tuple:
+
+def t_interval(mean: float, std: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """The two-sided t-interval ``mean ± t sd / sqrt(n)``; NaNs without two values, the mean itself when sd is 0."""
     if n < 2 or math.isnan(mean) or math.isnan(std):
         return math.nan, math.nan
@@ -57,7 +63,7 @@ def t_interval(mean: float, std: float, n: int, confidence: float = CONFIDENCE) 
     return mean - half, mean + half
 
 
-def interval_of(values, confidence: float = CONFIDENCE) -> tuple:
+def interval_of(values: Values, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """``(mean, low, high)`` of the t-interval of ``values`` (NaNs dropped)."""
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
@@ -111,7 +117,7 @@ class Comparison:
     test: str
     p_claimed: float
     p_opposite: float
-    claimed: tuple | None = None
+    claimed: tuple[float, float] | None = None
     reading: str = ""
     ratio: bool = False
 
@@ -123,7 +129,7 @@ class Comparison:
         """Whether the interval lies wholly outside the effect the claim states."""
         if self.claimed is None or math.isnan(self.low):
             return False
-        return self.high < self.claimed[0] or self.low > self.claimed[1]
+        return bool(self.high < self.claimed[0] or self.low > self.claimed[1])
 
     def _shown(self, value: float) -> str:
         return f"{math.exp(value):.2f}x" if self.ratio else f"{value:+.3f}"
@@ -160,7 +166,7 @@ def rule_verdict(comparison: Comparison, alpha: float = ALPHA) -> str:
     return INCONCLUSIVE
 
 
-def combine(verdicts) -> str:
+def combine(verdicts: Iterable[str]) -> str:
     """A claim's verdict from its comparisons': holds if all hold, does not hold if any does not."""
     verdicts = list(verdicts)
     if any(verdict == FAILS for verdict in verdicts):
@@ -168,7 +174,7 @@ def combine(verdicts) -> str:
     return HOLDS if verdicts and all(verdict == HOLDS for verdict in verdicts) else INCONCLUSIVE
 
 
-def deciding(comparisons) -> Comparison:
+def deciding(comparisons: Iterable[Comparison]) -> Comparison:
     """The comparison that decides a claim: the clearest failure, else the weakest of those holding or not."""
     comparisons = list(comparisons)
     failing = [c for c in comparisons if c.verdict == FAILS]
@@ -178,7 +184,7 @@ def deciding(comparisons) -> Comparison:
     return max(open_ones, key=lambda c: c.p_claimed)
 
 
-def paired(label: str, differences, unit: str, *, claimed: tuple | None = None, null: float = 0.0,
+def paired(label: str, differences: Values, unit: str, *, claimed: tuple[float, float] | None = None, null: float = 0.0,
            reading: str = "", ratio: bool = False) -> Comparison:
     """A claim that ``differences`` (claimed direction positive) lie above ``null``: Wilcoxon signed rank, two-sided.
 
@@ -199,7 +205,9 @@ def paired(label: str, differences, unit: str, *, claimed: tuple | None = None, 
     )
 
 
-def within(label: str, values, bounds: tuple, unit: str, *, reading: str = "", ratio: bool = False) -> Comparison:
+def within(
+    label: str, values: Values, bounds: tuple[float, float], unit: str, *, reading: str = "", ratio: bool = False,
+) -> Comparison:
     """A claim that ``values`` lie within ``bounds``: two one-sided Wilcoxon tests (TOST) for it, their mirror against it.
 
     Holds when the values are significantly above the lower bound and below the upper one; does not
@@ -212,10 +220,12 @@ def within(label: str, values, bounds: tuple, unit: str, *, reading: str = "", r
     lower, upper = bounds
     inside = max(_one_sided(values - lower, "greater"), _one_sided(values - upper, "less"))
     outside = min(1.0, 2 * min(_one_sided(values - lower, "less"), _one_sided(values - upper, "greater")))
-    return Comparison(label, effect, low, high, len(values), unit, WILCOXON, inside, outside, tuple(bounds), reading, ratio)
+    return Comparison(
+        label, effect, low, high, len(values), unit, WILCOXON, inside, outside, (bounds[0], bounds[1]), reading, ratio,
+    )
 
 
-def holm_family(comparisons) -> list:
+def holm_family(comparisons: Sequence[Comparison]) -> list[Comparison]:
     """The comparisons with their p-values Holm-corrected over the family (each side separately)."""
     comparisons = list(comparisons)
     claimed = holm([c.p_claimed for c in comparisons])
@@ -223,7 +233,7 @@ def holm_family(comparisons) -> list:
     return [dataclasses.replace(c, p_claimed=float(a), p_opposite=float(b)) for c, a, b in zip(comparisons, claimed, opposite)]
 
 
-def holm(p_values) -> np.ndarray:
+def holm(p_values: ArrayLike) -> np.ndarray:
     """Holm's step-down adjusted p-values, in the input order.
 
     The i-th smallest of m p-values is multiplied by m - i + 1 (i from 1), then each adjusted
@@ -258,7 +268,7 @@ def critical_difference(k: int, n: int, alpha: float = ALPHA) -> float:
     return nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6 * n))
 
 
-def rank_comparison(better: str, worse: str, avg_ranks, n: int, friedman_p: float) -> Comparison:
+def rank_comparison(better: str, worse: str, avg_ranks: Mapping[str, float], n: int, friedman_p: float) -> Comparison:
     """The claim that ``better`` ranks above ``worse``: the gap in average rank, ± the CD, Nemenyi's p.
 
     The interval is the gap ± Nemenyi's critical difference (simultaneous over all pairs, so no

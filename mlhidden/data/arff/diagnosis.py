@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import arff
@@ -18,7 +19,7 @@ _SPARSE_INDEX = re.compile(r"(?:^\s*\{|,)\s*(\d+)\s")
 PARSE_ERRORS = (arff.ArffException, ValueError, TypeError, IndexError, KeyError, OverflowError)
 
 
-def parse_error(path: Path, lines, error: Exception, line: int) -> UserError:
+def parse_error(path: Path, lines: Sequence[str], error: Exception, line: int) -> UserError:
     """Turn a liac-arff failure into a UserError that says what is wrong in the user's terms."""
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     if has_unclosed_quote(text):

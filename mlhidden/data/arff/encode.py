@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from mlhidden.data.arff.lines import Layout
+from mlhidden.data.arff.lines import Attribute, Layout
 from mlhidden.errors import UserError
 
 _BINARY_NAMES = {"0": 0.0, "1": 1.0}
@@ -24,10 +25,10 @@ class Column:
 
     kind: str
     width: int
-    values: tuple = ()
+    values: tuple[float, ...] | tuple[str, ...] = ()
 
 
-def column_for(path: Path, layout: Layout, index: int, attribute, is_label: bool) -> Column:
+def column_for(path: Path, layout: Layout, index: int, attribute: Attribute, is_label: bool) -> Column:
     """Decide how attribute ``index`` is encoded; labels must be numeric or nominal with names 0/1."""
     name, kind = attribute
     if not isinstance(kind, list):
@@ -45,7 +46,7 @@ def column_for(path: Path, layout: Layout, index: int, attribute, is_label: bool
     return Column("onehot", len(kind), tuple(kind))
 
 
-def encoded_names(attributes, columns, selected):
+def encoded_names(attributes: Sequence[Attribute], columns: Sequence[Column], selected: Iterable[int]) -> Iterator[str]:
     for i in selected:
         name = attributes[i][0]
         if columns[i].kind == "onehot":
@@ -54,7 +55,10 @@ def encoded_names(attributes, columns, selected):
             yield name
 
 
-def encode(triplets, columns, selected, n_rows: int, sparse: bool) -> sp.csr_matrix:
+def encode(
+    triplets: tuple[np.ndarray, np.ndarray, np.ndarray], columns: Sequence[Column], selected: Sequence[int],
+    n_rows: int, sparse: bool,
+) -> sp.csr_matrix:
     """Encode the attributes ``selected`` (in that order) into a float64 CSR matrix.
 
     Entries absent from sparse data stand for the declared index 0 (Weka's convention), which for
@@ -118,11 +122,11 @@ def _implicit_output(column: Column) -> float | None:
     if column.kind == "onehot":
         return 1.0
     if column.kind == "binary" and column.values[0] != 0.0:
-        return column.values[0]
+        return float(column.values[0])
     return None
 
 
-def check_binary(path: Path, layout: Layout, Y: np.ndarray, label_names) -> None:
+def check_binary(path: Path, layout: Layout, Y: np.ndarray, label_names: Sequence[str]) -> None:
     """Every label value must be 0 or 1: report the first one that is not, with its line."""
     bad = ~((Y == 0) | (Y == 1))
     if not bad.any():
@@ -137,7 +141,7 @@ def check_binary(path: Path, layout: Layout, Y: np.ndarray, label_names) -> None
     )
 
 
-def check_finite(path: Path, layout: Layout, X, feature_names) -> None:
+def check_finite(path: Path, layout: Layout, X: np.ndarray | sp.spmatrix, feature_names: Sequence[str]) -> None:
     """Features may be missing (NaN, imputed later) but not infinite, e.g. an overflowing ``1e999``."""
     coordinates = sp.coo_matrix(X) if sp.issparse(X) else None
     infinite = np.isinf(coordinates.data if coordinates is not None else X)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,8 @@ from mlhidden.errors import UserError
 
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\\['\"]")
 _KEYWORDS = ("@relation", "@attribute", "@data")
+# An attribute as liac-arff gives it: its name and its type ('NUMERIC', ...) or its nominal values.
+Attribute = tuple[str, str | list[str]]
 _SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
 
 
@@ -26,7 +28,7 @@ class Layout:
     """Where things are in the file's lines (1-based line numbers), found without parsing values."""
 
     relation_line: int | None
-    attribute_lines: tuple
+    attribute_lines: tuple[int, ...]
     data_line: int | None
     row_lines: Sequence[int]
 
@@ -35,7 +37,7 @@ class Layout:
         return len(self.row_lines)
 
 
-def scan_layout(lines) -> Layout:
+def scan_layout(lines: Iterable[str]) -> Layout:
     """Find the declaration lines of the header ``lines`` the way liac-arff reads them (for error lines)."""
     relation_line = None
     attribute_lines = []
@@ -55,7 +57,7 @@ def unquoted(text: str) -> str:
     return _QUOTED.sub("''", text) if "'" in text or '"' in text else text
 
 
-def check_structure(path: Path, lines, layout: Layout) -> tuple[str, ...]:
+def check_structure(path: Path, lines: Sequence[str], layout: Layout) -> tuple[str, ...]:
     """Refuse what liac-arff would misread or report obscurely, at its line; return the attribute names.
 
     The header: @relation first and once, only known ``@`` keywords, quotes closed, each

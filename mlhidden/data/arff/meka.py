@@ -26,7 +26,7 @@ def relation_count(relation: str) -> int | None:
         return None
 
 
-def meka_labels(path: Path, relation: str, relation_line: int | None, labels) -> tuple[str, int]:
+def meka_labels(path: Path, relation: str, relation_line: int | None, labels: int | None) -> tuple[str, int]:
     """The dataset name (before the colon) and the label count (``labels`` or the ``-C`` option)."""
     name = relation_name(path, relation)
     if labels is not None:

@@ -12,7 +12,9 @@ modules: the header's structure (:mod:`.lines`), liac-arff's failures in the use
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import arff
@@ -20,7 +22,7 @@ import numpy as np
 
 from mlhidden.data.arff.diagnosis import PARSE_ERRORS, parse_error
 from mlhidden.data.arff.encode import check_binary, check_finite, column_for, encode, encoded_names
-from mlhidden.data.arff.lines import Layout, check_structure, scan_layout
+from mlhidden.data.arff.lines import Attribute, Layout, check_structure, scan_layout
 from mlhidden.data.arff.meka import label_index as meka_label_index
 from mlhidden.data.arff.meka import meka_labels, relation_count, relation_name
 from mlhidden.data.arff.rows import read_rows
@@ -39,17 +41,19 @@ READER_VERSION = 5
 class _CountingLines:
     """The file's lines as an iterable that remembers how many were handed out (the error line)."""
 
-    def __init__(self, lines):
+    def __init__(self, lines: Iterable[str]) -> None:
         self._lines = lines
         self.line = 0
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         for number, text in enumerate(self._lines, start=1):
             self.line = number
             yield text
 
 
-def read_arff(path, labels=None, labels_xml=None) -> Dataset:
+def read_arff(
+    path: str | os.PathLike[str], labels: int | None = None, labels_xml: str | os.PathLike[str] | None = None,
+) -> Dataset:
     """Read a MEKA or Mulan ARFF file (``.arff``, ``.arff.gz`` or ``.arff.bz2``) into a :class:`Dataset`.
 
     Parameters
@@ -138,7 +142,7 @@ def read_arff(path, labels=None, labels_xml=None) -> Dataset:
     )
 
 
-def _decode_header(path: Path, header: list[str], layout: Layout):
+def _decode_header(path: Path, header: list[str], layout: Layout) -> tuple[str, list[Attribute]]:
     """Parse the header with liac-arff; return the relation and the attributes (name, type or values)."""
     counted = _CountingLines(header)
     try:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from mlhidden.data.arff.diagnosis import sparse_index_problem
-from mlhidden.data.arff.lines import check_row
+from mlhidden.data.arff.lines import Attribute, check_row
 from mlhidden.data.arff.tokens import UnterminatedQuote, tokens
 from mlhidden.errors import UserError
 
@@ -29,19 +29,21 @@ _SPECIAL = re.compile(r"['\"%\\]")
 _SLOW = re.compile(r"['\"%\\nNiI_?]|[^\x20-\x7e\t]")
 _JAVA_NUMBER = re.compile(r"[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)")
 _MISSING = float("nan")
+# A value's parser: (attribute name, text) -> its float; raises _BadValue.
+Converter = Callable[[str, str], float]
 
 
 class Rows:
     """The parsed rows: COO triplets (rows, attribute indices, values) and each row's line number."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.rows = array("q")
         self.columns = array("q")
         self.values = array("d")
         self.lines = array("q")
         self.sparse = False
 
-    def triplets(self, n_attributes: int):
+    def triplets(self, n_attributes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         values = np.frombuffer(self.values, dtype=np.float64) if len(self.values) else np.zeros(0)
         if self.sparse:
             return (np.asarray(self.rows, dtype=np.int64), np.asarray(self.columns, dtype=np.int64), values)
@@ -49,10 +51,12 @@ class Rows:
         return (np.repeat(np.arange(n_rows), n_attributes), np.tile(np.arange(n_attributes), n_rows), values)
 
 
-def read_rows(path: Path, numbered_lines: Iterable[tuple[int, str]], attributes, data_line: int) -> Rows:
+def read_rows(
+    path: Path, numbered_lines: Iterable[tuple[int, str]], attributes: Sequence[Attribute], data_line: int,
+) -> Rows:
     """Parse every data row; the first decides whether the file is sparse. Raises :class:`UserError`."""
     converters = [_nominal(kind) if isinstance(kind, list) else _number for _, kind in attributes]
-    by_values: dict = {}
+    by_values: dict[tuple[str, ...], Callable[[str], float]] = {}
     fast = [
         by_values.setdefault(tuple(kind), {value: float(i) for i, value in enumerate(kind)}.__getitem__)
         if isinstance(kind, list) else float
@@ -95,7 +99,7 @@ def read_rows(path: Path, numbered_lines: Iterable[tuple[int, str]], attributes,
     return parsed
 
 
-def _fast_row(row: str, fast) -> tuple[list | None, list]:
+def _fast_row(row: str, fast: Sequence[Callable[[str], float]]) -> tuple[list[int] | None, list[float]]:
     """A row of plain numbers and nominal names; raises ValueError/KeyError/IndexError for anything else."""
     if row.startswith("{"):
         parts = row[1:-1].replace(",", " ").split()
@@ -111,7 +115,9 @@ def _fast_row(row: str, fast) -> tuple[list | None, list]:
     return None, [convert(value) for convert, value in zip(fast, parts)]
 
 
-def _careful_row(path, number, row, converters, names) -> tuple[list | None, list]:
+def _careful_row(
+    path: Path, number: int, row: str, converters: Sequence[Converter], names: Sequence[str]
+) -> tuple[list[int] | None, list[float]]:
     """Any row, every value checked: the slow path, which also names what is wrong."""
     values = _split(path, number, row)
     try:
@@ -122,7 +128,7 @@ def _careful_row(path, number, row, converters, names) -> tuple[list | None, lis
         raise bad.error(path, number) from None
 
 
-def _split(path: Path, number: int, row: str) -> list:
+def _split(path: Path, number: int, row: str) -> list[tuple[str, bool]]:
     """The row's values as (text, quoted) pairs; braces dropped (a sparse row is checked before)."""
     if _SPECIAL.search(row) is None:
         return [(value, False) for value in _SEPARATORS.split(row.strip("{}")) if value]
@@ -132,7 +138,9 @@ def _split(path: Path, number: int, row: str) -> list:
         raise UserError("unterminated quote", path=path, line=number) from None
 
 
-def _dense_row(path, number, values, converters, names) -> list:
+def _dense_row(
+    path: Path, number: int, values: Sequence[tuple[str, bool]], converters: Sequence[Converter], names: Sequence[str]
+) -> list[float]:
     if len(values) != len(converters):
         raise UserError(
             f"malformed data row: {len(values)} values, but {len(converters)} attributes are declared",
@@ -141,7 +149,10 @@ def _dense_row(path, number, values, converters, names) -> list:
     return [_value(converters[i], names[i], text, quoted) for i, (text, quoted) in enumerate(values)]
 
 
-def _sparse_row(path, number, row, values, converters, names) -> tuple[list, list]:
+def _sparse_row(
+    path: Path, number: int, row: str, values: Sequence[tuple[str, bool]], converters: Sequence[Converter],
+    names: Sequence[str],
+) -> tuple[list[int], list[float]]:
     if len(values) % 2:
         raise UserError(
             "malformed sparse row: an index without a value", path=path, line=number,
@@ -173,7 +184,7 @@ class _BadValue(Exception):
         return UserError(str(self), path=path, line=number, hint=self.hint)
 
 
-def _value(converter, name: str, text: str, quoted: bool) -> float:
+def _value(converter: Converter, name: str, text: str, quoted: bool) -> float:
     if text == "?" and not quoted:
         return _MISSING
     return converter(name, text)
@@ -193,7 +204,7 @@ def _number(name: str, text: str) -> float:
     return float(text.rstrip("fFdD").replace("Infinity", "inf"))
 
 
-def _nominal(declared: list):
+def _nominal(declared: list[str]) -> Converter:
     index = {value: float(i) for i, value in enumerate(declared)}
     shown = ",".join(map(str, declared))
 

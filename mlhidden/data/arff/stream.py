@@ -16,6 +16,7 @@ import os
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from mlhidden.errors import UserError
 
@@ -23,17 +24,17 @@ EXPANSION_ENV = "MLHIDDEN_MAX_EXPANSION"
 DEFAULT_MAX_EXPANSION = 100
 EXPANSION_FLOOR = 32 << 20
 _CHUNK = 1 << 20
-_OPENERS: dict[str, Callable] = {".gz": gzip.open, ".bz2": bz2.open}
+_OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open}
 
 
 class _HashingReader:
     """The stored file as read by the decompressor, hashed and counted on the way (``Dataset.sha256``)."""
 
-    def __init__(self, file):
+    def __init__(self, file: IO[bytes]) -> None:
         self._file = file
         self.sha256 = hashlib.sha256()
 
-    def read(self, size=-1):
+    def read(self, size: int = -1) -> bytes:
         data = self._file.read(size)
         self.sha256.update(data)
         return data

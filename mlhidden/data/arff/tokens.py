@@ -69,11 +69,11 @@ def unescape(text: str) -> str:
     return _ESCAPE.sub(_escaped, text) if "\\" in text else text
 
 
-def _escaped(match: re.Match) -> str:
+def _escaped(match: re.Match[str]) -> str:
     code = match.group(1)
     if code[0] in "01234567":
         return chr(int(code, 8))
-    return _NAMED_ESCAPES.get(code, code)
+    return str(_NAMED_ESCAPES.get(code, code))
 
 
 def has_unclosed_quote(line: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import arff
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 from mlhidden.data.dataset import Dataset
 
 
-def write_arff(dataset: Dataset, path) -> None:
+def write_arff(dataset: Dataset, path: str | os.PathLike[str]) -> None:
     """Write ``dataset`` as a MEKA ARFF file: labels first as nominal {0,1}, features numeric.
 
     Sparse ``X`` is written as sparse rows (omitted entries are 0, and so are omitted labels),
@@ -44,5 +45,5 @@ def write_arff(dataset: Dataset, path) -> None:
     Path(path).write_text("\n".join(header + rows) + "\n", encoding="utf-8")
 
 
-def _format_value(value) -> str:
+def _format_value(value: float) -> str:
     return "?" if np.isnan(value) else repr(float(value))

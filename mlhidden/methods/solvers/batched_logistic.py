@@ -35,6 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, DTypeLike
+
+from mlhidden.data.dataset import Matrix
 
 MEMORY = 10  # scipy's L-BFGS-B default, which LogisticRegression uses
 MAX_HALVINGS = 30
@@ -80,7 +83,10 @@ class _Design:
     products' precision.
     """
 
-    def __init__(self, X, extra, center=False, dense_block=None, dtype=np.float32):
+    def __init__(
+        self, X: Matrix, extra: ArrayLike | None, center: bool = False, dense_block: bool | None = None,
+        dtype: DTypeLike = np.float32,
+    ) -> None:
         if extra is not None:
             extra = np.asarray(extra, dtype=np.float64)
             X = sp.hstack([X, sp.csr_matrix(extra)], format="csr") if sp.issparse(X) else np.hstack([X, extra])
@@ -88,14 +94,15 @@ class _Design:
         self.means = np.asarray(X.mean(axis=0)).ravel() if center else None
         self.dense_columns = np.array([], dtype=int)
         if (center if dense_block is None else dense_block) and sp.issparse(X):
-            density = np.diff(sp.csc_matrix(X).indptr) / X.shape[0]
+            by_column = sp.csc_matrix(X)
+            density = np.diff(by_column.indptr) / X.shape[0]
             self.dense_columns, self.sparse_columns = np.flatnonzero(density >= DENSE_SHARE), np.flatnonzero(density < DENSE_SHARE)
-            self.dense = np.ascontiguousarray(X[:, self.dense_columns].toarray(), dtype=dtype)
+            self.dense = np.ascontiguousarray(by_column[:, self.dense_columns].toarray(), dtype=dtype)
             X = X[:, self.sparse_columns]
         self.X = X.astype(dtype)
         self.dtype = dtype
 
-    def forward(self, V):
+    def forward(self, V: np.ndarray) -> np.ndarray:
         """``[X, E] v + b`` (centred columns if ``center``) for every column ``[v; b]`` of V."""
         if self.dense_columns.size:
             Z = np.asarray(self.X @ V[self.sparse_columns].astype(self.dtype))
@@ -103,9 +110,9 @@ class _Design:
             Z = Z + V[-1]
         else:
             Z = np.asarray(self.X @ V[:-1].astype(self.dtype)) + V[-1]
-        return Z if self.means is None else Z - self.means @ V[:-1]
+        return Z if self.means is None else np.asarray(Z - self.means @ V[:-1])
 
-    def backward(self, R):
+    def backward(self, R: np.ndarray) -> np.ndarray:
         """``[X, E, 1]^T R`` (centred columns if ``center``)."""
         R_cast = R.astype(self.dtype)
         if self.dense_columns.size:
@@ -119,26 +126,26 @@ class _Design:
             G[:-1] -= np.outer(self.means, G[-1])
         return G
 
-    def original_gradient(self, G):
+    def original_gradient(self, G: np.ndarray) -> np.ndarray:
         """The gradient in the original coordinates ``(w, b)`` of one in the design's coordinates."""
         if self.means is None:
             return G
         return np.vstack([G[:-1] + np.outer(self.means, G[-1]), G[-1:]])
 
-    def original_weights(self, Theta):
+    def original_weights(self, Theta: np.ndarray) -> np.ndarray:
         """Weights ``[w; b]`` in the original coordinates, in place."""
         if self.means is not None:
             Theta[-1] -= self.means @ Theta[:-1]
         return Theta
 
-    def design_weights(self, Theta):
+    def design_weights(self, Theta: np.ndarray) -> np.ndarray:
         """Weights in the design's coordinates of ``[w; b]`` in the original ones, in place."""
         if self.means is not None:
             Theta[-1] += self.means @ Theta[:-1]
         return Theta
 
 
-def positive_entries(Y):
+def positive_entries(Y: np.ndarray) -> np.ndarray | None:
     """The flat indices of Y's ones, or None when they are too many to be worth indexing.
 
     Indexing Y's ones is faster than a dense pass when they are rare (real labels); when they
@@ -148,7 +155,9 @@ def positive_entries(Y):
     return np.flatnonzero(Y) if np.count_nonzero(Y) < DENSE_SHARE * Y.size else None
 
 
-def _loss_and_residual(Z, Y, positives, weights=None):
+def _loss_and_residual(
+    Z: np.ndarray, Y: np.ndarray, positives: np.ndarray | None, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Each column's summed log-loss, and ``sigmoid(Z) - Y``, from one ``exp``.
 
     ``positives`` are the flat indices of Y's ones in Z (C-contiguous), from :func:`positive_entries`.
@@ -187,14 +196,14 @@ class _History:
     in double precision that the direction descends.
     """
 
-    def __init__(self, n_params, n_columns):
+    def __init__(self, n_params: int, n_columns: int) -> None:
         self.steps = np.zeros((MEMORY, n_params, n_columns), dtype=np.float32)
         self.changes = np.zeros_like(self.steps)
         self.rho = np.zeros((MEMORY, n_columns))
         self.gamma = np.ones(n_columns, dtype=np.float32)
         self.count = 0
 
-    def direction(self, grad):
+    def direction(self, grad: np.ndarray) -> np.ndarray:
         """``-H grad`` per column, ``H`` the column's L-BFGS inverse-Hessian estimate."""
         q = -grad.astype(np.float32)
         newest_first = [(self.count - 1 - i) % MEMORY for i in range(min(self.count, MEMORY))]
@@ -209,7 +218,7 @@ class _History:
             q += (alpha - beta) * self.steps[i]
         return q.astype(np.float64)
 
-    def push(self, step, change):
+    def push(self, step: np.ndarray, change: np.ndarray) -> None:
         """Add a step and its gradient change; a pair without positive curvature is skipped."""
         i = self.count % MEMORY
         curvature = np.einsum("pa,pa->a", step, change)
@@ -220,7 +229,7 @@ class _History:
         self.gamma = np.where(accepted, curvature / np.where(accepted, norm, 1.0), self.gamma).astype(np.float32)
         self.count += 1
 
-    def select(self, keep):
+    def select(self, keep: np.ndarray) -> None:
         self.steps, self.changes = np.compress(keep, self.steps, axis=2), np.compress(keep, self.changes, axis=2)
         self.rho, self.gamma = np.compress(keep, self.rho, axis=1), self.gamma[keep]
 
@@ -232,7 +241,10 @@ class _Batch:
     weights, or None) are per column; the loss is a mean over a column's rows.
     """
 
-    def __init__(self, design, Theta, Y, mask, penalty, C, weights):
+    def __init__(
+        self, design: _Design, Theta: np.ndarray, Y: np.ndarray, mask: np.ndarray | None, penalty: np.ndarray,
+        C: float | np.ndarray, weights: np.ndarray | None,
+    ) -> None:
         self.design, self.penalty = design, penalty
         self.result = Theta
         self.index = np.arange(Y.shape[1])
@@ -246,7 +258,9 @@ class _Batch:
         self.grad = self.gradient(residual, self.theta)
         self.history = _History(Theta.shape[0], Y.shape[1])
 
-    def evaluate(self, Z, theta, columns=None):
+    def evaluate(
+        self, Z: np.ndarray, theta: np.ndarray, columns: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The objective at scores Z and weights theta of every column (or of ``columns``), and the loss residual."""
         if columns is None:
             Y, weights, positives, n_rows, lam = self.Y, self.weights, self.positives, self.n_rows, self.lam
@@ -257,11 +271,11 @@ class _Batch:
         loss, residual = _loss_and_residual(Z, Y, positives, weights)
         return loss / n_rows + 0.5 * lam * np.einsum("pa,pa->a", self.penalty * theta, theta), residual
 
-    def gradient(self, residual, theta):
+    def gradient(self, residual: np.ndarray, theta: np.ndarray) -> np.ndarray:
         grad = self.design.backward(residual) / self.n_rows + self.lam * self.penalty * theta
-        return grad if self.mask is None else grad * self.mask
+        return grad if self.mask is None else np.asarray(grad * self.mask)
 
-    def step(self):
+    def step(self) -> np.ndarray:
         """One L-BFGS iteration of every live column; returns the columns where no step decreases f."""
         d = self.history.direction(self.grad)
         d *= self.live
@@ -294,7 +308,7 @@ class _Batch:
         self.theta, self.Z, self.f, self.grad = theta, Z, f, grad
         return failed
 
-    def freeze(self, stop):
+    def freeze(self, stop: np.ndarray) -> None:
         """Stop the columns marked in ``stop`` at their weights; drop the frozen ones once there are enough."""
         self.result[:, self.index[stop]] = self.theta[:, stop]
         self.live &= ~stop
@@ -307,7 +321,10 @@ class _Batch:
             self.history.select(keep)
 
 
-def fit_batched_logistic(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, max_iter=100, center=False) -> LogisticFit:
+def fit_batched_logistic(
+    X: Matrix, Y: np.ndarray, *, extra: ArrayLike | None = None, extra_mask: np.ndarray | None = None, C: float = 1.0,
+    tol: float = 1e-4, max_iter: int = 100, center: bool = False,
+) -> LogisticFit:
     """Fit one logistic regression per column of Y, all at once, by per-column L-BFGS.
 
     Parameters
@@ -337,7 +354,11 @@ def fit_batched_logistic(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, 
     return solve_logistic(design, Y, extra_mask=None if extra is None else extra_mask, C=C, tol=tol, max_iter=max_iter)
 
 
-def solve_logistic(design, Y, *, extra_mask=None, C=1.0, tol=1e-4, max_iter=100, weights=None, init=None) -> LogisticFit:
+def solve_logistic(
+    design: _Design, Y: np.ndarray, *, extra_mask: np.ndarray | None = None, C: float | np.ndarray = 1.0,
+    tol: float = 1e-4,
+    max_iter: int = 100, weights: np.ndarray | None = None, init: np.ndarray | None = None,
+) -> LogisticFit:
     """:func:`fit_batched_logistic` on a prepared design, with per-column options.
 
     ``C`` may be one value per column. ``weights`` (shape of Y, 0 or 1) restricts each column's

@@ -22,9 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit
 from sklearn.model_selection import check_cv
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.solvers.batched_logistic import _Design, solve_logistic
 
 
@@ -59,7 +61,7 @@ class LogisticCVFit:
     converged: np.ndarray
 
 
-def training_weights(Y, cv) -> np.ndarray:
+def training_weights(Y: np.ndarray, cv: int | None) -> np.ndarray:
     """Weights of shape ``(n_samples, n_folds * n_targets)``: 1 on the training rows of each
     target's folds (column ``fold * n_targets + target``), as ``check_cv(cv, y, classifier=True)``
     splits each target alone."""
@@ -74,16 +76,20 @@ def training_weights(Y, cv) -> np.ndarray:
     return weights
 
 
-def held_out_scores(Z, Y, weights) -> np.ndarray:
+def held_out_scores(Z: np.ndarray, Y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Each column's negative mean log-loss over its rows of weight 0, as ``neg_log_loss`` scores."""
     eps = np.finfo(np.float64).eps
     proba = np.clip(expit(Z), eps, 1.0 - eps)
     losses = -(Y * np.log(proba) + (1.0 - Y) * np.log1p(-proba))
     held_out = 1.0 - weights
-    return -(losses * held_out).sum(axis=0) / held_out.sum(axis=0)
+    return np.asarray(-(losses * held_out).sum(axis=0) / held_out.sum(axis=0))
 
 
-def fit_batched_logistic_cv(X, Y, *, weights, extra=None, extra_mask=None, Cs=10, tol=1e-4, max_iter=100, center=False) -> LogisticCVFit:
+def fit_batched_logistic_cv(
+    X: Matrix, Y: np.ndarray, *, weights: np.ndarray, extra: ArrayLike | None = None,
+    extra_mask: np.ndarray | None = None,
+    Cs: int | ArrayLike = 10, tol: float = 1e-4, max_iter: int = 100, center: bool = False,
+) -> LogisticCVFit:
     """``LogisticRegressionCV(scoring="neg_log_loss", refit=True)`` for every column of Y, batched.
 
     ``X``, ``Y``, ``extra``, ``extra_mask``, ``tol``, ``max_iter`` and ``center`` are those of

@@ -23,24 +23,26 @@ without end). What differs from LIBLINEAR is only the order of the sums.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.solvers.batched_logistic import LogisticFit, _Design, _loss_and_residual, positive_entries
 
 ETA0, ETA1, ETA2 = 1e-4, 0.25, 0.75  # accept a step / shrink / keep / grow the region, by actual over predicted reduction
 SIGMA1, SIGMA2, SIGMA3 = 0.25, 0.5, 4.0  # the region's update factors
 
 
-def _dot(A, B):
-    return np.einsum("pa,pa->a", A, B)
+def _dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    return np.asarray(np.einsum("pa,pa->a", A, B))
 
 
 class _Objective:
     """LIBLINEAR's objective of every target column, its gradient and its Hessian products."""
 
-    def __init__(self, design, Y, mask, C):
+    def __init__(self, design: _Design, Y: np.ndarray, mask: np.ndarray, C: float) -> None:
         self.design, self.Y, self.mask, self.C = design, Y, mask, C
 
-    def evaluate(self, W, cols):
+    def evaluate(self, W: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Objective, gradient and loss curvature ``D = p (1 - p)`` of targets ``cols`` at weights W."""
         Y = self.Y[:, cols]
         loss, residual = _loss_and_residual(self.design.forward(W), Y, positive_entries(Y))
@@ -49,11 +51,13 @@ class _Objective:
         gradient = (W + self.C * self.design.backward(residual)) * self.mask[:, cols]
         return 0.5 * _dot(W, W) + self.C * loss, gradient, curvature
 
-    def hessian_product(self, V, cols, curvature):
-        return (V + self.C * self.design.backward(curvature * self.design.forward(V))) * self.mask[:, cols]
+    def hessian_product(self, V: np.ndarray, cols: np.ndarray, curvature: np.ndarray) -> np.ndarray:
+        return np.asarray((V + self.C * self.design.backward(curvature * self.design.forward(V))) * self.mask[:, cols])
 
 
-def _trust_region_cg(objective, cols, delta, G, curvature):
+def _trust_region_cg(
+    objective: _Objective, cols: np.ndarray, delta: np.ndarray, G: np.ndarray, curvature: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """LIBLINEAR's ``trcg``: the step S of each target, and its residual ``-G - H S``."""
     S = np.zeros_like(G)
     R = -G
@@ -88,7 +92,10 @@ def _trust_region_cg(objective, cols, delta, G, curvature):
     return S, R
 
 
-def fit_batched_liblinear(X, Y, *, extra=None, extra_mask=None, C=1.0, tol=1e-4, max_iter=100) -> LogisticFit:
+def fit_batched_liblinear(
+    X: Matrix, Y: np.ndarray, *, extra: ArrayLike | None = None, extra_mask: np.ndarray | None = None, C: float = 1.0,
+    tol: float = 1e-4, max_iter: int = 100,
+) -> LogisticFit:
     """Fit one liblinear logistic regression per column of Y, all at once, by batched TRON.
 
     The inputs and the result are those of :func:`~mlhidden.methods.solvers.batched_logistic.fit_batched_logistic`;

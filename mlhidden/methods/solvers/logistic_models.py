@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
+from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
 from mlhidden.methods.shared_fits import reuse_or_fit
@@ -34,7 +36,7 @@ SMOOTH_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky")
 BLOCK_LINKS = 256
 
 
-def batchable_logistic(estimator) -> bool:
+def batchable_logistic(estimator: Any) -> bool:
     """Whether ``estimator`` (or spec) is a plain ``LogisticRegression(CV)`` whose objective we solve.
 
     That is an L2 one solved by a smooth solver (:func:`fit_batched_logistic`), or by liblinear's
@@ -87,7 +89,10 @@ def _batchable_cv(params: dict[str, Any]) -> bool:
     )
 
 
-def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None, center=False) -> list:
+def fit_logistic_models(
+    estimator: Any, X: Matrix, Y: ArrayLike, seeds: Sequence[int] | np.ndarray, *, extra: np.ndarray | None = None,
+    n_extra_used: ArrayLike | None = None, center: bool = False,
+) -> list[Any]:
     """One fitted model per column of Y, as ``fit_binary`` would give, from one batched fit.
 
     Each model is a copy of ``estimator`` (``LogisticRegression`` or ``LogisticRegressionCV``),
@@ -118,9 +123,10 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
         kind, method, solve, settings = "logistic", "lbfgs", fit_batched_logistic, {**settings, "C": params["C"], "center": center}
     blocks = [np.arange(varying.size)] if folds is not None else chain_blocks(X, extra, n_extra_used[varying])
 
-    def compute():
+    def compute() -> LogisticFit | LogisticCVFit:
         if len(blocks) == 1:
             return solve(X, targets, extra=extra, extra_mask=extra_mask, **settings)
+        assert extra is not None and extra_mask is not None  # several blocks only for extra columns (chain_blocks)
         return join_fits([_fit_block(solve, X, targets, extra, extra_mask, block, settings) for block in blocks], blocks, X.shape[1] + extra.shape[1])
 
     fit = reuse_or_fit(kind, compute, X, targets, extra, extra_mask, folds, sorted(settings.items()), [b.size for b in blocks])
@@ -147,14 +153,14 @@ def fit_logistic_models(estimator, X, Y, seeds, *, extra=None, n_extra_used=None
         model.intercept_ = fit.intercept[column : column + 1].copy()
         model.n_features_in_ = n_inputs
         if isinstance(model, LogisticRegressionCV):
-            _set_cv_attributes(model, fit, column, n_inputs)
+            _set_cv_attributes(model, cast(LogisticCVFit, fit), column, n_inputs)
         else:
             model.n_iter_ = fit.n_iter[column : column + 1].astype(np.int32)
         models.append(model)
     return models
 
 
-def chain_blocks(X, extra, n_extra_used) -> list[np.ndarray]:
+def chain_blocks(X: Matrix, extra: np.ndarray | None, n_extra_used: np.ndarray) -> list[np.ndarray]:
     """The targets in consecutive groups, each to be fitted as one batch on the extra columns it uses.
 
     In one batch every product carries all the extra columns, although target ``l`` reads only
@@ -168,19 +174,27 @@ def chain_blocks(X, extra, n_extra_used) -> list[np.ndarray]:
     (BR, CC: sparse labels) one batch, as the split would save little.
     """
     n_targets = len(n_extra_used)
-    if extra is None or n_targets <= BLOCK_LINKS or np.count_nonzero(extra) <= (X.nnz if sp.issparse(X) else X.size):
+    x_entries = cast(Any, X).nnz if sp.issparse(X) else X.size
+    if extra is None or n_targets <= BLOCK_LINKS or np.count_nonzero(extra) <= x_entries:
         return [np.arange(n_targets)]
     order = np.argsort(n_extra_used, kind="stable")
     return np.array_split(order, -(-n_targets // BLOCK_LINKS))
 
 
-def _fit_block(solve, X, targets, extra, extra_mask, block, settings) -> LogisticFit:
+def _fit_block(
+    solve: Callable[..., Any], X: Matrix, targets: np.ndarray, extra: np.ndarray, extra_mask: np.ndarray,
+    block: np.ndarray,
+    settings: dict[str, Any],
+) -> LogisticFit:
     """The batched fit of the targets ``block`` on the extra columns they use."""
     width = int(extra_mask[:, block].any(axis=1).nonzero()[0].max(initial=-1)) + 1
-    return solve(X, targets[:, block], extra=extra[:, :width], extra_mask=extra_mask[:width, block], **settings)
+    fit: LogisticFit = solve(
+        X, targets[:, block], extra=extra[:, :width], extra_mask=extra_mask[:width, block], **settings
+    )
+    return fit
 
 
-def join_fits(fits, blocks, n_inputs: int) -> LogisticFit:
+def join_fits(fits: Sequence[LogisticFit], blocks: Sequence[np.ndarray], n_inputs: int) -> LogisticFit:
     """One :class:`LogisticFit` of all targets from the fits of ``blocks`` (weights of unused columns: 0)."""
     n_targets = sum(block.size for block in blocks)
     joined = LogisticFit(np.zeros((n_inputs, n_targets)), np.zeros(n_targets), np.zeros(n_targets, dtype=int), np.zeros(n_targets, dtype=bool))
