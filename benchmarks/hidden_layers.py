@@ -3,7 +3,9 @@
 Two sections of ``python -m benchmarks.run`` (``--sections ccasl,mlp``):
 
 - CCASL, CCASL+BR and CCASL+AML each fitted alone (no shared fits), alternating with CC within
-  each repetition; the ratio of medians to CC, and each fit's peak RSS. Beside them CCASL with its
+  each repetition; the ratio of medians to CC, and each fit's peak RSS; CC's and CCASL's CPU
+  seconds too, which the L = 1000 target is judged on (on a loaded machine the wall ratio
+  flatters CCASL: its dense products lose less to the load than CC's sparse ones). Beside them CCASL with its
   chain fitted as one batch (as before chains were fitted in blocks of links, see
   :func:`~mlhidden.methods.solvers.logistic_models.chain_blocks`) and the share of its test entries
   that the blocked fit predicts the same. CCASL's test predictions are compared with those
@@ -70,14 +72,17 @@ def link_product_cost(X_train, Y_train, units) -> float:
     return per_link[1] / per_link[0]
 
 
-def timed(estimator, X_train, Y_train, X_test, rss=None):
-    """Train + test seconds and the test predictions; the peak RSS goes to ``rss`` (a list) if given."""
+def timed(estimator, X_train, Y_train, X_test, rss=None, cpu=None):
+    """Train + test seconds and the test predictions; the peak RSS goes to ``rss``, the CPU seconds to ``cpu`` (lists) if given."""
     with warnings.catch_warnings(), PeakRSS() as peak:
         warnings.simplefilter("ignore")
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         predicted = np.asarray(estimator.fit(X_train, Y_train).predict(X_test))
+        spent_cpu = time.process_time() - start_cpu
     if rss is not None:
         rss.append(peak.peak)
+    if cpu is not None:
+        cpu.append(spent_cpu)
     return time.perf_counter() - start, predicted
 
 
@@ -141,17 +146,19 @@ def bench_ccasl(X_train, X_test, Y_train, seed, repeats, log, gaps=True) -> dict
     """Median seconds of CC and the CCASL family fitted alone, alternating; CCASL vs its tight fit."""
     seconds = {name: [] for name in ("CC", ONE_BATCH, *CCASL_FAMILY)}
     rss: dict = {name: [] for name in seconds}
+    cpu: dict = {name: [] for name in seconds}
     predictions, models = {}, {}
     for repeat in range(repeats):
         for name in seconds:
             models[name] = make_method("CCASL" if name == ONE_BATCH else name, random_state=seed)
             with one_batch_chains() if name == ONE_BATCH else nullcontext():
-                spent, predictions[name] = timed(models[name], X_train, Y_train, X_test, rss[name])
+                spent, predictions[name] = timed(models[name], X_train, Y_train, X_test, rss[name], cpu[name])
             seconds[name].append(spent)
-        log(f"  CCASL family rep {repeat + 1}: " + ", ".join(f"{name} {values[-1]:.2f}s" for name, values in seconds.items()))
+        log(f"  CCASL family rep {repeat + 1}: " + ", ".join(f"{name} {seconds[name][-1]:.2f}s ({cpu[name][-1]:.2f} CPU s)" for name in seconds))
     units = models["CCASL"].units_.train_units_
     result = {
         "seconds": {name: statistics.median(values) for name, values in seconds.items()},
+        "cpu_seconds": {name: statistics.median(values) for name, values in cpu.items()},
         "peak_rss": {name: max(values) for name, values in rss.items()},
         "same_as_one_batch": float(np.mean(predictions["CCASL"] == predictions[ONE_BATCH])),
         "product_cost": link_product_cost(X_train, Y_train, units),
@@ -209,24 +216,30 @@ def render_ccasl(results: dict) -> tuple[list, list]:
         "## CCASL family vs CC (train + test, all labels, each method alone)",
         ["dataset", "CC s", "CCASL one batch s", "ratio", "CCASL s", "ratio", "CCASL+BR s", "ratio", "CCASL+AML s", "ratio",
          "CCASL test entries as one batch", "peak RSS MiB: CC / one batch / CCASL / +BR / +AML",
-         "one iteration's products per link, CCASL / CC", "CCASL / CC at equal iterations per link"],
+         "one iteration's products per link, CCASL / CC", "CCASL / CC at equal iterations per link",
+         "CPU s: CC / one batch / CCASL", "CPU ratio: one batch / CCASL"],
     )
     verdicts = []
     for name, result in results.items():
         seconds = result["seconds"]
         ratios = {method: seconds[method] / seconds["CC"] for method in (ONE_BATCH, *CCASL_FAMILY)}
         rss = " / ".join(f"{value / 2**20:.0f}" for value in result["peak_rss"].values())
+        cpu = result["cpu_seconds"]
+        cpu_ratios = {method: cpu[method] / cpu["CC"] for method in (ONE_BATCH, "CCASL")}
         lines.append(
             f"| {name} | {seconds['CC']:.2f} | " + " | ".join(f"{seconds[m]:.2f} | {ratios[m]:.1f}x" for m in ratios)
-            + f" | {result['same_as_one_batch']:.4%} | {rss} | {result['product_cost']:.1f}x | {result['product_cost'] * result['links']:.1f}x |"
+            + f" | {result['same_as_one_batch']:.4%} | {rss} | {result['product_cost']:.1f}x | {result['product_cost'] * result['links']:.1f}x"
+            + f" | {cpu['CC']:.2f} / {cpu[ONE_BATCH]:.2f} / {cpu['CCASL']:.2f} | {cpu_ratios[ONE_BATCH]:.1f}x / {cpu_ratios['CCASL']:.1f}x |"
         )
         for method, limit in CCASL_TARGETS.items():
             verdicts.append(f"- {method} on {name}: {ratios[method]:.1f}x CC (target <= {limit:g}x) -> {'met' if ratios[method] <= limit else 'NOT met'}")
-        if name in LARGE_TARGET:
-            met = ratios["CCASL"] <= LARGE_TARGET[name]
+        if name in LARGE_TARGET:  # in CPU seconds: under load the wall ratio flatters CCASL's dense products
+            met = cpu_ratios["CCASL"] <= LARGE_TARGET[name]
             verdicts.append(
-                f"- CCASL on {name} (L = 1000): {ratios['CCASL']:.1f}x CC, {ratios[ONE_BATCH]:.1f}x with its chain in one batch "
-                f"(target <= {LARGE_TARGET[name]:g}x), {result['same_as_one_batch']:.4%} of test entries as one batch -> {'met' if met else 'NOT met'}"
+                f"- CCASL on {name} (L = 1000): {cpu_ratios['CCASL']:.1f}x CC in CPU seconds ({ratios['CCASL']:.1f}x in wall seconds), "
+                f"{cpu_ratios[ONE_BATCH]:.1f}x with its chain in one batch (target <= {LARGE_TARGET[name]:g}x), "
+                f"peak RSS {result['peak_rss']['CCASL'] / 2**20:.0f} MiB (CC {result['peak_rss']['CC'] / 2**20:.0f}), "
+                f"{result['same_as_one_batch']:.4%} of test entries as one batch -> {'met' if met else 'NOT met'}"
             )
         if "agreement" in result:
             met = result["agreement"] >= TIGHT_AGREEMENT and result["gaps"]["ours_sum"] <= result["gaps"]["today_sum"]

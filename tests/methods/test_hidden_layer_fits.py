@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
@@ -42,6 +43,33 @@ def test_synthetic_labels_go_to_a_dense_block_next_to_sparse_x(synthetic_links):
     plain = _Design(X, Z)
     centred_scores = plain.forward(V) - np.concatenate([np.asarray(X.mean(axis=0)).ravel(), Z.mean(axis=0)]) @ V[:-1]
     np.testing.assert_allclose(design.forward(V), centred_scores, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_dense_block_split_from_each_part_gives_the_stacked_designs_products(synthetic_links, dtype):
+    """Splitting X and the extra columns apart gives the bits of splitting their sparse stack (the old way)."""
+    X, Z, _ = synthetic_links
+    rare = (np.random.RandomState(1).uniform(size=(X.shape[0], 5)) < 0.03).astype(np.float64)
+    extra = np.hstack([rare[:, :2], Z[:, :10], rare[:, 2:], Z[:, 10:]])
+    design = _Design(X, extra, dense_block=True, dtype=dtype)
+    stacked = sp.hstack([X, sp.csr_matrix(extra)], format="csr")
+    density = np.diff(sp.csc_matrix(stacked).indptr) / X.shape[0]
+    assert np.array_equal(design.dense_columns, np.flatnonzero(density >= 0.125))
+    assert design.dense_columns.size >= Z.shape[1] and {X.shape[1], X.shape[1] + 1} <= set(design.sparse_columns.tolist())
+    dense = stacked[:, design.dense_columns].toarray().astype(dtype)
+    sparse = stacked[:, design.sparse_columns].astype(dtype)
+    rng = np.random.RandomState(0)
+    V, R = rng.normal(size=(design.n_inputs + 1, 7)), rng.normal(size=(X.shape[0], 7))
+    forward = np.asarray(sparse @ V[design.sparse_columns].astype(dtype))
+    forward += dense @ V[design.dense_columns].astype(dtype)
+    assert np.array_equal(design.forward(V), forward + V[-1])
+    backward = np.empty((design.n_inputs + 1, 7))
+    backward[design.sparse_columns] = sparse.T @ R.astype(dtype)
+    backward[design.dense_columns] = dense.T @ R.astype(dtype)
+    backward[-1] = R.sum(axis=0)
+    assert np.array_equal(design.backward(R), backward)
+    centred = _Design(X, extra, center=True)
+    np.testing.assert_allclose(centred.means, np.asarray(stacked.mean(axis=0)).ravel(), rtol=1e-14)
 
 
 def test_dense_synthetic_targets_take_the_dense_pass_with_the_same_bits(synthetic_links):
