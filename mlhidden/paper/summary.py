@@ -42,9 +42,11 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
         parts.append("No base-learner setting of the sensitivity study has finished, so robustness is not assessed.")
     else:
         robust = [key for key in matrix.index if matrix.at[key, OVER_SETTINGS] == ROBUST]
+        finished = len(matrix.columns) - 1
+        every = "it" if finished == 1 else "every one"
         parts.append(
-            f"Across the {len(matrix.columns) - 1} finished settings of the sensitivity study, "
-            + (f"the claims that hold under every one: {', '.join(robust)}." if robust else "no claim holds under every one.")
+            f"Across the {finished} finished setting{'' if finished == 1 else 's'} of the sensitivity study, "
+            + (f"the claims that hold under {every}: {', '.join(robust)}." if robust else f"no claim holds under {every}.")
         )
     differences = scores["difference"].abs()
     if len(differences):
