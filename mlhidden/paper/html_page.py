@@ -126,7 +126,8 @@ def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
 def _run_view(runs: Runs, reference: pd.DataFrame, key: str) -> tuple:
     """A view's sections that do not depend on the comparisons: its claims, and its paper run's own."""
     paper = runs["paper"]
-    return claims_section(decide_claims(gather_evidence(runs), reference)), run_sections(paper, key=key) if paper is not None else []
+    claims = claims_section(decide_claims(gather_evidence(runs), reference))
+    return claims, run_sections(paper, key=key) if paper is not None else []
 
 
 def _results_comparisons(runs: Runs, reference: pd.DataFrame) -> pd.DataFrame:

@@ -202,7 +202,8 @@ def _variants_section(runs: Runs, reference: pd.DataFrame) -> Section:
     return Section(synthetic_variants_markdown(runs, reference))
 
 
-def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> list:
+def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
+                   tables_dir: Path, figures_dir: Path) -> list:
     """The report's sections as calls for :func:`~mlhidden.paper.report_pool.run_jobs`, in report order."""
     sweeps = [
         (
@@ -261,7 +262,9 @@ def report_job(out_dir, data_dir=None) -> Job:
     return Job(calls, lambda results: _write_report(out_dir, data_dir, runs, reference, *results))
 
 
-def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame, claims: list, *sections: Section) -> list:
+def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
+                  claims: list, *sections: Section) -> list:
+    """The report from its claims and sections: comparison.csv, the baselines and settings, REPORT.md."""
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
     baselines = trivial_baselines(runs, data_dir=data_dir)
     audit = audit_paper(reference, baselines)

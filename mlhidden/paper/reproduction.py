@@ -4,9 +4,10 @@
 :data:`~mlhidden.paper.reference.PAPER_CONFIGS` into ``<out>/<name>/`` (resuming what is already
 stored), under the base-learner setting of ``configs/sensitivity.yaml`` that the primary rule
 (:mod:`mlhidden.paper.primary_setting`) names (units
-the sensitivity study already computed under it are copied from ``<out>/sensitivity/``), writes
-each run's own tables, refits the few units whose per-label accuracies the report needs
-(:mod:`mlhidden.paper.refits`), and calls :func:`~mlhidden.paper.report.write_report`.
+the sensitivity study already computed under it are copied from ``<out>/sensitivity/``). After the
+last unit, :func:`write_outputs` refits the few units whose per-label accuracies the report needs
+(:mod:`mlhidden.paper.refits`), then writes each run's own tables, REPORT.md
+(:func:`~mlhidden.paper.report.write_report`) and index.html, on the same workers as the units.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def reproduce(
     data_dir : str or os.PathLike, optional
         The dataset folder (see :func:`mlhidden.data.resolve_data_dir`).
     n_jobs : int, optional
-        Parallel units; default from each config, else all cores.
+        Parallel units, default from each config, else all cores; then the workers that compute the
+        report's pieces (:func:`write_outputs`), default all cores.
     config_dir : str or os.PathLike
         The folder holding ``<name>.yaml`` for each of ``names``, and ``sensitivity.yaml``
         whose setting named by the primary rule, if any, is applied to each of them.
@@ -166,7 +168,8 @@ def reproduce(
         machine=machine(), packages=package_versions(), python=platform.python_version(),
     )
     write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
-    result.paths += write_outputs(out_dir, [config.name for config in configs], setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
+    run_names = [config.name for config in configs]
+    result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
     return result
 
 
@@ -184,7 +187,8 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     accuracy_paths = run_jobs(refits + setting_refits, n_jobs)
     tables = [run_tables_job(out_dir / name) for name in names]
     # The report's long sections go to the workers first; the run tables fill in after them.
-    report_paths, html_path, *table_paths = run_jobs([report_job(out_dir, data_dir), index_html_job(out_dir), *tables], n_jobs)
+    jobs = [report_job(out_dir, data_dir), index_html_job(out_dir), *tables]
+    report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs)
     by_run = {name: [path] for name, path in zip(refitted, accuracy_paths)}
     paths = [path for name, run_paths in zip(names, table_paths) for path in [*run_paths, *by_run.get(name, [])]]
     return paths + accuracy_paths[len(refitted):] + report_paths + [html_path]
