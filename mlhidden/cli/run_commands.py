@@ -210,7 +210,10 @@ def init(path):
 @click.option("--quick", is_flag=True, help="3 splits, datasets with N x D <= 1.5M, 10 synthetic datasets of each kind: minutes, not hours.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
 @DATA_DIR
-@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
+@click.option(
+    "--n-jobs", type=int, default=None,
+    help="Parallel units, then refits, tables and figures (-1 = all cores; default from each config, else all).",
+)
 @click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=CONFIGS_HELP)
 @click.option(
     "--setting", default=None,

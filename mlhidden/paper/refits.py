@@ -20,6 +20,7 @@ from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.store import load_results
 from mlhidden.experiment.units import fit_unit
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
+from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.report.formats import write_frame
 
 LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "accuracy", "exact_match"]
@@ -43,10 +44,17 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         The CSV: one row per (dataset, method, split, chain position) with the label's index in
         the dataset, its accuracy, and the unit's exact match.
     """
+    (path,) = run_jobs([label_accuracy_job(run_dir, groups, methods, data_dir)])
+    return path
+
+
+def label_accuracy_job(run_dir, groups, methods, data_dir=None) -> Job:
+    """:func:`write_label_accuracies` as a :class:`~mlhidden.paper.report_pool.Job`: one call per
+    unit refitted, each with its own split and method seed, and a finish that writes the CSV."""
     run_dir = Path(run_dir)
     results = load_results(run_dir)
     record = RunRecord.from_record(results.config)
-    rows = []
+    calls = []
     for spec in record.datasets:
         name = spec.table_name
         if spec.group not in groups or name not in results.checksums:
@@ -54,15 +62,26 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
         data = load_dataset_spec(spec, data_dir)
         splits = record.split_recipe.splits(name, data.Y)
         for method in (m for m in record.methods if m.label in methods):
-            for split in splits:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    fitted = fit_unit(data.X, data.Y, split, method, split.method_seed, with_scores=False)
-                correct = fitted.predicted == data.Y[split.test]
-                exact = float(np.mean(np.all(correct, axis=1)))
-                for position, label in enumerate(split.label_order):
-                    rows.append({
-                        "dataset": name, "method": method.label, "split": split.index, "position": position,
-                        "label": int(label), "accuracy": float(np.mean(correct[:, label])), "exact_match": exact,
-                    })
-    return write_frame(run_dir / LABEL_ACCURACY_FILE, pd.DataFrame(rows, columns=LABEL_ACCURACY_COLUMNS))
+            calls += [(refit_rows, name, data.X, data.Y, split, method) for split in splits]
+
+    def write(rows: list) -> Path:
+        frame = pd.DataFrame([row for unit_rows in rows for row in unit_rows], columns=LABEL_ACCURACY_COLUMNS)
+        return write_frame(run_dir / LABEL_ACCURACY_FILE, frame)
+
+    return Job(calls, write)
+
+
+def refit_rows(name: str, X, Y, split, method) -> list:
+    """One stored unit fitted again: a row per chain position with its label's test accuracy."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = fit_unit(X, Y, split, method, split.method_seed, with_scores=False)
+    correct = fitted.predicted == Y[split.test]
+    exact = float(np.mean(np.all(correct, axis=1)))
+    return [
+        {
+            "dataset": name, "method": method.label, "split": split.index, "position": position,
+            "label": int(label), "accuracy": float(np.mean(correct[:, label])), "exact_match": exact,
+        }
+        for position, label in enumerate(split.label_order)
+    ]

@@ -36,6 +36,7 @@ from mlhidden.paper.reference import (
     read_run_log,
     reference_results,
 )
+from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.paper.sections import (
     COMPARISON_COLUMNS,
     Section,
@@ -197,23 +198,29 @@ def run_information(out_dir: Path, runs: Runs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _sections(runs: Runs, evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> list:
+def _variants_section(runs: Runs, reference: pd.DataFrame) -> Section:
+    return Section(synthetic_variants_markdown(runs, reference))
+
+
+def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
+                   tables_dir: Path, figures_dir: Path) -> list:
+    """The report's sections as calls for :func:`~mlhidden.paper.report_pool.run_jobs`, in report order."""
     sweeps = [
-        sweep_section(
-            getattr(evidence, name), runs.record(name).splits if runs[name] is not None else None, name,
+        (
+            sweep_section, getattr(evidence, name), runs.record(name).splits if runs[name] is not None else None, name,
             title, x_label, intro, tables_dir, figures_dir,
         )
         for name, (title, x_label, intro) in SWEEPS.items()
     ]
     return [
-        results_section(runs, reference),
-        significance_section(runs, reference, figures_dir),
-        logical_section(evidence, reference, tables_dir, figures_dir),
-        synthetic_section(evidence, reference, tables_dir),
-        Section(synthetic_variants_markdown(runs, reference)),
-        synthetic_2d_section(runs, reference, tables_dir, figures_dir),
+        (results_section, runs, reference),
+        (significance_section, runs, reference, figures_dir),
+        (logical_section, evidence, reference, tables_dir, figures_dir),
+        (synthetic_section, evidence, reference, tables_dir),
+        (_variants_section, runs, reference),
+        (synthetic_2d_section, runs, reference, tables_dir, figures_dir),
         *sweeps,
-        medical_section(runs, evidence, tables_dir, figures_dir),
+        (medical_section, runs, evidence, tables_dir, figures_dir),
     ]
 
 
@@ -240,12 +247,24 @@ def write_report(out_dir, data_dir=None) -> list:
     list of pathlib.Path
         The files written.
     """
+    (paths,) = run_jobs([report_job(out_dir, data_dir)])
+    return paths
+
+
+def report_job(out_dir, data_dir=None) -> Job:
+    """:func:`write_report` as a :class:`~mlhidden.paper.report_pool.Job`: the claims and each
+    section (with its tables and figures) are calls; the finish writes REPORT.md and ``comparison.csv``."""
     out_dir = Path(out_dir)
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
     runs, reference = Runs(out_dir), reference_results()
     evidence = gather_evidence(runs)
-    claims = decide_claims(evidence, reference)
-    sections = _sections(runs, evidence, reference, tables_dir, figures_dir)
+    calls = [(decide_claims, evidence, reference), *_section_calls(runs, evidence, reference, tables_dir, figures_dir)]
+    return Job(calls, lambda results: _write_report(out_dir, data_dir, runs, reference, *results))
+
+
+def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
+                  claims: list, *sections: Section) -> list:
+    """The report from its claims and sections: comparison.csv, the baselines and settings, REPORT.md."""
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
     baselines = trivial_baselines(runs, data_dir=data_dir)
     audit = audit_paper(reference, baselines)

@@ -4,9 +4,10 @@
 :data:`~mlhidden.paper.reference.PAPER_CONFIGS` into ``<out>/<name>/`` (resuming what is already
 stored), under the base-learner setting of ``configs/sensitivity.yaml`` that the primary rule
 (:mod:`mlhidden.paper.primary_setting`) names (units
-the sensitivity study already computed under it are copied from ``<out>/sensitivity/``), writes
-each run's own tables, refits the few units whose per-label accuracies the report needs
-(:mod:`mlhidden.paper.refits`), and calls :func:`~mlhidden.paper.report.write_report`.
+the sensitivity study already computed under it are copied from ``<out>/sensitivity/``). After the
+last unit, :func:`write_outputs` refits the few units whose per-label accuracies the report needs
+(:mod:`mlhidden.paper.refits`), then writes each run's own tables, REPORT.md
+(:func:`~mlhidden.paper.report.write_report`) and index.html, on the same workers as the units.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from mlhidden.experiment.provenance import machine, package_versions, provenance
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import load_results, now
 from mlhidden.io import write_text
-from mlhidden.paper.html_page import write_index_html
+from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
-from mlhidden.paper.refits import write_label_accuracies
-from mlhidden.paper.report import write_report
+from mlhidden.paper.refits import label_accuracy_job
+from mlhidden.paper.report import report_job
+from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.paper.sensitivity_report import SENSITIVITY_DIR
 from mlhidden.paper.settings import Setting, load_sensitivity
 from mlhidden.report.formats import write_reports
@@ -94,7 +96,8 @@ def reproduce(
     data_dir : str or os.PathLike, optional
         The dataset folder (see :func:`mlhidden.data.resolve_data_dir`).
     n_jobs : int, optional
-        Parallel units; default from each config, else all cores.
+        Parallel units, default from each config, else all cores; then the workers that compute the
+        report's pieces (:func:`write_outputs`), default all cores.
     config_dir : str or os.PathLike
         The folder holding ``<name>.yaml`` for each of ``names``, and ``sensitivity.yaml``
         whose setting named by the primary rule, if any, is applied to each of them.
@@ -155,11 +158,6 @@ def reproduce(
             result.interrupted = True
             result.seconds = time.perf_counter() - started
             return result
-        result.paths += write_run_tables(run_dir)
-        if config.name == "paper":
-            result.paths.append(write_score_metric_tables(run_dir))
-        if config.name in LABEL_ACCURACY_REFITS:
-            result.paths.append(write_label_accuracies(run_dir, *LABEL_ACCURACY_REFITS[config.name], data_dir=data_dir))
         wall = time.perf_counter() - run_started if summary.n_done else 0.0
         if summary.n_skipped and config.name in earlier_runs:
             wall += earlier_runs[config.name]["wall_seconds"]  # the invocations that computed the stored units
@@ -170,24 +168,63 @@ def reproduce(
         machine=machine(), packages=package_versions(), python=platform.python_version(),
     )
     write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
-    result.paths += write_setting_refits(setting_dirs, data_dir)
-    result.paths += write_report(out_dir, data_dir)
-    result.paths.append(write_index_html(out_dir))
+    run_names = [config.name for config in configs]
+    result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
     return result
+
+
+def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None) -> list:
+    """What :func:`reproduce` writes after its last unit, its pieces computed on ``n_jobs`` workers
+    (:func:`~mlhidden.paper.report_pool.run_jobs`): the refits first, since the report reads them;
+    then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
+
+    Returns the files written, in the order a sequential pass writes them; their bytes do not depend on ``n_jobs``.
+    """
+    out_dir = Path(out_dir)
+    refitted = [name for name in names if name in LABEL_ACCURACY_REFITS]
+    refits = [label_accuracy_job(out_dir / name, *LABEL_ACCURACY_REFITS[name], data_dir) for name in refitted]
+    setting_refits = setting_refit_jobs(setting_dirs, data_dir)
+    accuracy_paths = run_jobs(refits + setting_refits, n_jobs)
+    tables = [run_tables_job(out_dir / name) for name in names]
+    # The report's long sections go to the workers first; the run tables fill in after them.
+    jobs = [report_job(out_dir, data_dir), index_html_job(out_dir), *tables]
+    report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs)
+    by_run = {name: [path] for name, path in zip(refitted, accuracy_paths)}
+    paths = [path for name, run_paths in zip(names, table_paths) for path in [*run_paths, *by_run.get(name, [])]]
+    return paths + accuracy_paths[len(refitted):] + report_paths + [html_path]
 
 
 def write_setting_refits(setting_dirs, data_dir=None) -> list:
     """The refits of :data:`~mlhidden.paper.reference.LABEL_ACCURACY_REFITS` for each sensitivity
     setting's finished runs that lack them, so the claims they decide (C8) are decided under every
     setting too. A run still running, or refitted before, is left as it is."""
-    written = []
+    return run_jobs(setting_refit_jobs(setting_dirs, data_dir))
+
+
+def setting_refit_jobs(setting_dirs, data_dir=None) -> list:
+    """The jobs of :func:`write_setting_refits`."""
+    jobs = []
     for folder in setting_dirs:
         for name, (groups, methods) in LABEL_ACCURACY_REFITS.items():
             run_dir = Path(folder) / name
             record = read_run_json(run_dir)
             if record is not None and record.get("status") == "finished" and not (run_dir / LABEL_ACCURACY_FILE).is_file():
-                written.append(write_label_accuracies(run_dir, groups, methods, data_dir=data_dir))
-    return written
+                jobs.append(label_accuracy_job(run_dir, groups, methods, data_dir=data_dir))
+    return jobs
+
+
+def run_tables_job(run_dir) -> Job:
+    """A run's own tables (:func:`write_run_tables`) and, for the paper run, its ranking and
+    probability measures (:func:`~mlhidden.report.stored_metrics.write_score_metric_tables`)."""
+    run_dir = Path(run_dir)
+    calls: list = [(write_run_tables, run_dir)]
+    if run_dir.name == "paper":
+        calls.append((_listed, write_score_metric_tables, run_dir))
+    return Job(calls)
+
+
+def _listed(function, *args) -> list:
+    return [function(*args)]
 
 
 def write_run_tables(run_dir) -> list:

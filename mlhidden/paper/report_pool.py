@@ -1,0 +1,71 @@
+"""The report's pieces computed side by side, on the worker pool the runs use.
+
+What ``mlhidden reproduce`` writes after its last unit (each run's tables, the refits, the
+report's sections and figures, the results page) is made of pieces that do not depend on one
+another. A :class:`Job` is such work split into independent calls plus a ``finish`` step, run
+in this process, that puts the calls' results together in the order the calls were given.
+:func:`run_jobs` sends the calls of several jobs to one pool (joblib's loky processes, as the
+runner's :class:`~mlhidden.experiment.backends.ExecutionBackend` starts them) and finishes each
+job in turn, so nothing written, returned or printed depends on which call finished first.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+
+from mlhidden.experiment.backends import ExecutionBackend, unit_thread_limits
+
+
+def _paths(results: list) -> list:
+    """The default finish: the calls' results (lists of written paths) joined in call order."""
+    return [path for result in results for path in result]
+
+
+@dataclass
+class Job:
+    """``calls``: ``(function, *args)`` tuples that may run in any process (module-level functions,
+    picklable arguments); ``finish(results)`` gets their results in the calls' order."""
+
+    calls: list
+    finish: Callable[[list], Any] = field(default=_paths)
+
+
+def run_jobs(jobs: list, n_jobs: int | None = 1) -> list:
+    """Compute every call of ``jobs`` on ``n_jobs`` workers (joblib's meaning: None or -1 = all
+    cores; 1 = in this process) and return each job's ``finish`` of its results, in job order.
+
+    Every call computes under the units' fixed BLAS thread count, with joblib calls inside it
+    sequential, in this process or a worker alike, so its result is the same whatever ``n_jobs``.
+    Warnings a call raises are raised again here, call by call in the calls' order.
+    """
+    calls = [call for job in jobs for call in job.calls]
+    workers = min(effective_n_jobs(n_jobs or -1), os.cpu_count() or 1, max(len(calls), 1))
+    if workers == 1:
+        outcomes = [_computed(call) for call in calls]
+    else:
+        with ExecutionBackend().parallel_config():
+            outcomes = Parallel(n_jobs=workers, batch_size=1)(delayed(_computed)(call) for call in calls)
+    registry: dict = {}
+    for _, caught in outcomes:
+        for message, category, filename, lineno in caught:
+            warnings.warn_explicit(message, category, filename, lineno, registry=registry)
+    finished, start = [], 0
+    for job in jobs:
+        finished.append(job.finish([result for result, _ in outcomes[start:start + len(job.calls)]]))
+        start += len(job.calls)
+    return finished
+
+
+def _computed(call: tuple) -> tuple:
+    """One call's result and the warnings it raised, as ``(message, category, filename, lineno)``."""
+    function, *args = call
+    with warnings.catch_warnings(record=True) as caught, parallel_config(backend="sequential"), unit_thread_limits():
+        warnings.simplefilter("always")
+        result = function(*args)
+    return result, [(w.message, w.category, w.filename, w.lineno) for w in caught]
