@@ -18,6 +18,8 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+from mlhidden.experiment.sweeps import sweep_of
+
 # method: (a, b) with expected seconds exp(a) * (N * D * L) ** b, by fit_priors() on results/paper/units.csv
 # without Logical
 PRIORS: dict[str, tuple[float, float]] = {
@@ -36,6 +38,9 @@ PRIORS: dict[str, tuple[float, float]] = {
 }
 # Registered methods the paper run lacks, priced as the method whose work they repeat.
 PRIOR_ALIASES = {"PCCASL": "CCASL", "CC_RF": "BR_RF", "MBR": "BR", "BR_phi": "ELM", "LP": "BR"}
+MIN_UNIT_SECONDS = 0.005
+"""What a unit's fit and predict cost however small its dataset (checks, estimator set-up): the
+curves fall to 1e-4 s on Logical (20 x 2 x 3), whose units take 1e-3 to 1e-1 s."""
 GENERIC_PRIOR = (statistics.median(a for a, _ in PRIORS.values()), statistics.median(b for _, b in PRIORS.values()))
 
 
@@ -44,7 +49,7 @@ def expected_seconds(shape: tuple[int, int, int], method: str) -> float:
     ``shape`` = (N samples, D features, L labels), on one core of the machine the priors come from."""
     n_samples, n_features, n_labels = shape
     a, b = PRIORS.get(PRIOR_ALIASES.get(method, method), GENERIC_PRIOR)
-    return math.exp(a) * max(float(n_samples) * n_features * n_labels, 1.0) ** b
+    return MIN_UNIT_SECONDS + math.exp(a) * max(float(n_samples) * n_features * n_labels, 1.0) ** b
 
 
 def fit_priors(units, shapes: dict) -> dict[str, tuple[float, float]]:
@@ -68,32 +73,70 @@ def fit_priors(units, shapes: dict) -> dict[str, tuple[float, float]]:
     return priors
 
 
-SHRINKAGE = 1.0
-"""The weight, in finished units, of the prior belief that a dataset or method effect is 0."""
+SHRINKAGE = 2.0
+"""The weight, in finished units, of the prior belief that an effect of :meth:`CostModel.ratio` is 0 (ratio 1)."""
+
+MAX_EFFECT = 100.0
+"""The largest factor one effect may put on a prior, either way."""
+
+BACKFIT_ROUNDS = 3
+
+UNIT_OVERHEAD_SECONDS = 0.05
+"""Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
+storing the result): measured on quick reproductions on 2 cores, where it is most of a small unit's time."""
+
+SLOWDOWN_WEIGHT = 10.0
+"""The weight, in compute seconds, of the prior belief that a run's units take no more wall time than their
+compute and :data:`UNIT_OVERHEAD_SECONDS` (slowdown 1)."""
+
+MAX_SLOWDOWN = 10.0
 
 Cell = tuple[str, str]
 """A (dataset, method label) pair: the units whose costs are alike."""
+
+
+def wall_seconds(compute_seconds: float, n_units: int, workers: int = 1) -> float:
+    """About how long ``n_units`` units of ``compute_seconds`` in all take on ``workers``, with their overhead."""
+    return (compute_seconds + n_units * UNIT_OVERHEAD_SECONDS) / max(workers, 1)
 
 
 class CostModel:
     """The expected seconds of units, learned from the finished ones.
 
     A unit's expected cost is the mean of the finished units of its cell; before one has
-    finished, its prior times the ratio of actual to prior seconds of its method's finished
-    units (of all finished units when its method has none yet: the machine and its load move
-    every method alike), weighing most those nearest in expected size (:meth:`ratio`).
+    finished, its prior times a ratio of actual to prior seconds learned from the finished cells
+    alike in method or group (:meth:`ratio`). A unit's wall time on a worker is its compute times
+    the slowdown the finished units showed (workers waiting on the parent, storing), plus
+    :data:`UNIT_OVERHEAD_SECONDS`.
 
     Parameters
     ----------
     priors : iterable of (cell, prior seconds)
         Every cell the model will be asked about, with its prior (:func:`expected_seconds`).
+
+    Attributes
+    ----------
+    slowdown : float
+        The finished units' wall seconds, less their overhead, per compute second (:meth:`wall_seen`).
     """
 
-    def __init__(self, priors: Iterable[tuple[Cell, float]]):
-        self.prior: dict[Cell, float] = {cell: max(float(seconds), 1e-6) for cell, seconds in priors}
+    def __init__(self, priors: Iterable[tuple[Cell, float]] = ()):
+        self.prior: dict[Cell, float] = {}
+        self.group: dict[Cell, object] = {}
         self.seconds: defaultdict[Cell, float] = defaultdict(float)
         self.count: Counter[Cell] = Counter()
+        self.slowdown = 1.0
         self._effects: dict | None = None
+        self.add(priors)
+
+    def add(self, priors: Iterable[tuple[Cell, float]], group=None) -> None:
+        """Cells to be asked about, with their priors; ``group`` (e.g. the run they belong to) is one
+        more thing their costs share, past what the names of their dataset and method say."""
+        for cell, seconds in priors:
+            self.prior[cell] = max(float(seconds), 1e-6)
+            if group is not None:
+                self.group[cell] = group
+        self._effects = None
 
     def finished(self, cell: Cell, seconds: float) -> None:
         """A unit of ``cell`` took ``seconds`` of compute."""
@@ -101,38 +144,66 @@ class CostModel:
         self.count[cell] += 1
         self._effects = None
 
-    def ratio(self, cell: Cell) -> float:
-        """Actual over prior seconds expected for ``cell``: exp(dataset effect + method effect), fitted
-        to the log ratios of the finished cells with both effects shrunk towards 0 (ratio 1).
+    def wall_seen(self, worker_seconds: float, units: int, compute_seconds: float) -> None:
+        """Workers spent ``worker_seconds`` (wall time x workers) on ``units`` units that computed ``compute_seconds``."""
+        beyond = max(worker_seconds - units * UNIT_OVERHEAD_SECONDS, compute_seconds)
+        slowdown = (beyond + SLOWDOWN_WEIGHT) / (max(compute_seconds, 0.0) + SLOWDOWN_WEIGHT)
+        self.slowdown = min(slowdown, MAX_SLOWDOWN)
 
-        The priors miss in two ways that finished units reveal: a method slower or faster than
-        its curve on this machine, and a dataset (sparse, easy) cheaper or dearer than its size.
+    def ratio(self, cell: Cell) -> float:
+        """Actual over prior seconds expected for ``cell``: the product of its effects, each the ratio of
+        the actual to the expected seconds of the finished cells that share it, shrunk towards 1.
+
+        The priors miss in ways that finished units reveal: the machine and its load (every unit),
+        a run whose datasets (sparse, easy, generated) are cheaper or dearer than their size
+        (``group``: the run's units learn it from its first ones), a method slower or faster than
+        its curve on this machine (the points of a method sweep, ``MLP [n_hidden=4]``, share the
+        effect of ``MLP``). Ratios of sums, not means of log ratios: a unit that reused another's
+        fit took next to nothing, and weighs as little. No effect per dataset: a dataset's few
+        cells cannot tell it apart from its methods' effects.
         """
         if self._effects is None:
             self._effects = self._fit_effects()
-        return math.exp(self._effects.get(("d", cell[0]), 0.0) + self._effects.get(("m", cell[1]), 0.0))
+        return math.exp(sum(self._effects.get(key, 0.0) for key in self._keys(cell)))
+
+    def _keys(self, cell: Cell) -> list:
+        keys = [("all",), ("method", sweep_of(cell[1]))]
+        return keys + ([("group", self.group[cell])] if cell in self.group else [])
 
     def _fit_effects(self) -> dict:
-        import numpy as np
-
+        """Each effect in turn from what the others leave unexplained (a few rounds of backfitting); the
+        effect of all units once, first, so that a group's effect is its departure from the rest and an
+        unseen group gets the mean of the groups seen."""
         cells = [cell for cell in self.count if cell in self.prior]
-        if not cells:
-            return {}
-        names = sorted({("d", d) for d, _ in cells} | {("m", m) for _, m in cells})
-        index = {name: i for i, name in enumerate(names)}
-        design = np.zeros((len(cells), len(names)))
-        for row, (dataset, method) in enumerate(cells):
-            design[row, index["d", dataset]] = design[row, index["m", method]] = 1.0
-        target = np.array([math.log(self.seconds[cell] / self.count[cell] / self.prior[cell]) for cell in cells])
-        weight = np.array([self.count[cell] for cell in cells], dtype=float)[:, None]  # each finished unit counts
-        effects = np.linalg.solve(design.T @ (weight * design) + SHRINKAGE * np.eye(len(names)), design.T @ (weight[:, 0] * target))
-        return dict(zip(names, effects.tolist()))
+        keys = {cell: self._keys(cell) for cell in cells}
+        effects: dict = {}
+        for round in range(BACKFIT_ROUNDS):
+            for kind in ("all", "group", "method") if round == 0 else ("group", "method"):
+                actual: defaultdict = defaultdict(float)
+                expected: defaultdict = defaultdict(float)
+                units: Counter = Counter()
+                for cell in cells:
+                    key = next((k for k in keys[cell] if k[0] == kind), None)
+                    if key is None:
+                        continue
+                    others = sum(effects.get(k, 0.0) for k in keys[cell] if k != key)
+                    actual[key] += self.seconds[cell]
+                    expected[key] += self.count[cell] * self.prior[cell] * math.exp(others)
+                    units[key] += self.count[cell]
+                for key, n in units.items():
+                    ratio = min(max(actual[key] / expected[key], 1 / MAX_EFFECT), MAX_EFFECT)
+                    effects[key] = n / (n + SHRINKAGE) * math.log(ratio)
+        return effects
 
     def expected(self, cell: Cell) -> float:
-        """The expected seconds of one more unit of ``cell``."""
+        """The expected compute seconds of one more unit of ``cell``."""
         if self.count[cell]:
             return self.seconds[cell] / self.count[cell]
         return self.prior.get(cell, 0.0) * self.ratio(cell)
+
+    def wall(self, cell: Cell) -> float:
+        """The expected seconds one more unit of ``cell`` takes a worker, overhead included."""
+        return self.expected(cell) * self.slowdown + UNIT_OVERHEAD_SECONDS
 
 
 def expected_unit_seconds(units, stored=None) -> list[float]:
