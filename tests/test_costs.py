@@ -91,3 +91,17 @@ def test_a_unit_costs_at_least_its_floor_and_its_overhead():
     assert expected_seconds((20, 2, 3), "Majority") > MIN_UNIT_SECONDS
     model = CostModel([(("Logical", "Majority"), expected_seconds((20, 2, 3), "Majority"))])
     assert model.wall(("Logical", "Majority")) > MIN_UNIT_SECONDS + UNIT_OVERHEAD_SECONDS
+
+
+def test_a_run_not_started_is_paced_as_the_latest_run():
+    """The machine's load moves during a long reproduction: a later run is priced at the pace of
+    the run computing now, as far as its compute so far is worth, not at the mean of all units."""
+    model = CostModel()
+    model.add([((f"A{k}", "BR"), 1.0) for k in range(100)], group=0)
+    model.add([((f"B{k}", "BR"), 1.0) for k in range(50)], group=1)
+    model.add([(("C", "BR"), 1.0)], group=2)
+    for k in range(100):
+        model.finished((f"A{k}", "BR"), 1.0)
+    for k in range(50):  # the machine got faster: 0.4 s where the prior says 1 s
+        model.finished((f"B{k}", "BR"), 0.4)
+    assert model.expected(("C", "BR")) < 0.7  # all units alone: 120 s for 150 s of priors, 0.8

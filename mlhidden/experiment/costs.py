@@ -119,7 +119,7 @@ class CostModel:
 
     A unit's expected cost is the mean of the finished units of its cell; before one has
     finished, its prior times a ratio of actual to prior seconds learned from the finished cells
-    alike in method or group (:meth:`ratio`). A unit's wall time on a worker is its compute times
+    of its run and method (:meth:`ratio`). A unit's wall time on a worker is its compute times
     the slowdown the finished units showed (workers waiting on the parent, storing), plus
     :data:`UNIT_OVERHEAD_SECONDS`.
 
@@ -145,8 +145,8 @@ class CostModel:
         self.add(priors)
 
     def add(self, priors: Iterable[tuple[Cell, float]], group=None) -> None:
-        """Cells to be asked about, with their priors; ``group`` (e.g. the run they belong to) is one
-        more thing their costs share, past what the names of their dataset and method say."""
+        """Cells to be asked about, with their priors; ``group`` names the run they belong to (their
+        effects are learned within it, see :meth:`ratio`)."""
         for cell, seconds in priors:
             self.prior[cell] = max(float(seconds), 1e-6)
             if group is not None:
@@ -170,23 +170,21 @@ class CostModel:
         """Actual over prior seconds expected for ``cell``: the product of its effects, each the ratio of
         the actual to the expected seconds of the finished cells that share it, shrunk towards 1.
 
-        The priors miss in ways that finished units reveal: the machine and its load (every unit),
-        a run whose datasets (sparse, easy, generated) are cheaper or dearer than their size
-        (``group``: the run's units learn it from its first ones), a method slower or faster than
-        its curve on this machine (the points of a method sweep, ``MLP [n_hidden=4]``, share the
-        effect of ``MLP``). Ratios of sums, not means of log ratios: a unit that reused another's
-        fit took next to nothing, and weighs as little. No effect per dataset: a dataset's few
-        cells cannot tell it apart from its methods' effects.
+        The priors miss in ways that finished units reveal: the machine and its load (all units),
+        a run whose datasets (sparse, easy, generated) are cheaper or dearer than their size (its
+        ``group``), a method slower or faster in a run than its curve (it reuses another method's
+        fits there, or this machine suits it; the points of a method sweep, ``MLP [n_hidden=4]``,
+        share the effect of ``MLP``). Ratios of sums, not means of log ratios: a unit that reused
+        another's fit took next to nothing, and weighs as little. A run not started yet is paced
+        as the latest run, as far as that run's compute so far is worth (:data:`PACE_SECONDS`):
+        the machine's load moves as a long run goes.
         """
         if self._effects is None:
             self._effects = self._fit_effects()
         keys = self._keys(cell)
-        effect = sum(self._effects.get(key, 0.0) for key in keys)
-        if keys[1] not in self._effects and self.latest is not None:  # a run not started: paced as the latest one
-            latest = self.group.get(self.latest)
-            seconds = sum(self.seconds[c] for c in self.count if self.group.get(c) == latest)
-            effect += seconds / (seconds + PACE_SECONDS) * self._effects.get(("group", latest), 0.0)
-        return math.exp(effect)
+        if keys[1] not in self._effects:
+            keys.append(("pace",))
+        return math.exp(sum(self._effects.get(key, 0.0) for key in keys))
 
     def _keys(self, cell: Cell) -> list:
         group = self.group.get(cell)
@@ -198,8 +196,8 @@ class CostModel:
         cells = [cell for cell in self.count if cell in self.prior]
         keys = {cell: self._keys(cell) for cell in cells}
         effects: dict = {}
-        for round in range(BACKFIT_ROUNDS):
-            for kind in ("all", "group", "method") if round == 0 else ("group", "method"):
+        for sweep in range(BACKFIT_ROUNDS):
+            for kind in ("all", "group", "method") if sweep == 0 else ("group", "method"):
                 actual: defaultdict = defaultdict(float)
                 expected: defaultdict = defaultdict(float)
                 units: Counter = Counter()
@@ -213,6 +211,10 @@ class CostModel:
                     units[key] += self.count[cell]
                 for key, n in units.items():
                     effects[key] = n / (n + SHRINKAGE) * math.log(_clip(actual[key] / expected[key]))
+        if self.latest is not None:
+            latest = self.group.get(self.latest)
+            seconds = sum(self.seconds[cell] for cell in cells if self.group.get(cell) == latest)
+            effects[("pace",)] = seconds / (seconds + PACE_SECONDS) * effects.get(("group", latest), 0.0)
         return effects
 
     def expected(self, cell: Cell) -> float:
