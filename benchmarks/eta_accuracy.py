@@ -14,6 +14,9 @@ stage that ended to the ones before, which misses the gaps between stages. A new
 the stage number goes back (``stage 1/7`` after ``stage 7/7``) or, in a log without stages, where
 the elapsed time does.
 
+``... 2>&1 | python -m benchmarks.eta_accuracy --stamp | tee LOG`` writes such a stamped log: each
+line of the input prefixed by the epoch seconds it arrived at, so the gaps between stages count.
+
 The error is (printed - true) / true: negative when the ETA promised too little. Lines with less
 than ``--min-remaining`` seconds left (default 10) are listed but not judged: the ETA is printed to
 the second, and an ETA of 0:03 for 0:01 left is no forecast failure.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,12 +121,25 @@ def table(run: Run, min_remaining: float = 10.0) -> list[str]:
     return lines
 
 
+def stamp(source, sink) -> None:
+    """Copy ``source`` to ``sink`` line by line, each prefixed by the epoch seconds it was read at and a tab."""
+    for line in source:
+        sink.write(f"{time.time():.1f}\t{line}")
+        sink.flush()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("log", type=Path, help="a progress log (plain status lines, optionally time-stamped)")
+    parser.add_argument("log", type=Path, nargs="?", help="a progress log (plain status lines, optionally time-stamped)")
+    parser.add_argument("--stamp", action="store_true", help="stamp the lines of stdin onto stdout instead")
     parser.add_argument("--min-remaining", type=float, default=10.0, help="judge only lines with this many seconds left")
     parser.add_argument("--target", type=float, default=None, help="exit 1 when a run's worst judged error exceeds this %%")
     args = parser.parse_args(argv)
+    if args.stamp:
+        stamp(sys.stdin, sys.stdout)
+        return 0
+    if args.log is None:
+        parser.error("give a LOG to read, or --stamp")
     runs = read_runs(args.log.read_text(errors="replace").splitlines())
     if not runs:
         print(f"{args.log}: no progress lines (run with --quiet, or with stderr not a terminal)", file=sys.stderr)

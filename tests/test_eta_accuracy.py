@@ -56,3 +56,16 @@ def test_the_command_prints_a_table_per_run_and_fails_a_target_it_misses(tmp_pat
     (tmp_path / "empty.log").write_text("nothing here\n")
     assert main([str(tmp_path / "empty.log")]) == 1
     assert "no progress lines" in capsys.readouterr().err
+
+
+def test_stamped_lines_read_back_with_their_arrival_times():
+    import io
+
+    from benchmarks.eta_accuracy import stamp
+
+    out = io.StringIO()
+    stamp(io.StringIO("progress: 0/2 units (0%), 0 failed, 0:00 elapsed, ETA 0:10\nother\n"), out)
+    lines = out.getvalue().splitlines()
+    assert [line.split("\t", 1)[1] for line in lines] == ["progress: 0/2 units (0%), 0 failed, 0:00 elapsed, ETA 0:10", "other"]
+    (run,) = read_runs(lines)
+    assert [(s.time, s.eta) for s in run.samples] == [(0.0, 10.0)]

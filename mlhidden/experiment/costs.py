@@ -172,9 +172,10 @@ class CostModel:
 
         The priors miss in ways that finished units reveal: the machine and its load (all units),
         a run whose datasets (sparse, easy, generated) are cheaper or dearer than their size (its
-        ``group``), a method slower or faster in a run than its curve (it reuses another method's
-        fits there, or this machine suits it; the points of a method sweep, ``MLP [n_hidden=4]``,
-        share the effect of ``MLP``). Ratios of sums, not means of log ratios: a unit that reused
+        ``group``, weighed by how many of its methods agree: units go out a method at a time), a
+        method slower or faster in a run than its curve (it reuses another method's fits there,
+        or this machine suits it; the points of a method sweep, ``MLP [n_hidden=4]``, share the
+        effect of ``MLP``). Ratios of sums, not means of log ratios: a unit that reused
         another's fit took next to nothing, and weighs as little. A run not started yet is paced
         as the latest run, as far as that run's compute so far is worth (:data:`PACE_SECONDS`):
         the machine's load moves as a long run goes.
@@ -201,6 +202,7 @@ class CostModel:
                 actual: defaultdict = defaultdict(float)
                 expected: defaultdict = defaultdict(float)
                 units: Counter = Counter()
+                methods: defaultdict = defaultdict(set)
                 for cell in cells:
                     key = next((k for k in keys[cell] if k[0] == kind), None)
                     if key is None:
@@ -209,7 +211,10 @@ class CostModel:
                     actual[key] += self.seconds[cell]
                     expected[key] += self.count[cell] * self.prior[cell] * math.exp(others)
                     units[key] += self.count[cell]
+                    methods[key].add(keys[cell][2])
                 for key, n in units.items():
+                    if kind == "group":  # how many methods say the run's datasets are dearer, not how many units
+                        n = len(methods[key])
                     effects[key] = n / (n + SHRINKAGE) * math.log(_clip(actual[key] / expected[key]))
         if self.latest is not None:
             latest = self.group.get(self.latest)
