@@ -9,7 +9,8 @@ writes it into ``benchmarks/results.md`` between the ``dispatch`` markers:
   unit that starts before the chain is stored fits it again) and with one (it waits);
 - ``--check``: each run of a reproduction folder replayed on 2 workers from its own unit times in
   the order the runner dispatches (priors), against the wall time it recorded (``reproduction.json``);
-- ``--eta``: the ETA samples of ``/tmp``-style logs of a reproduction against the true time left.
+- ``--eta``: the ETA of that reproduction's progress log against the true time left
+  (:mod:`benchmarks.eta_accuracy`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
-import re
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
+from benchmarks.eta_accuracy import read_runs, table
 from benchmarks.results_file import write_section
 from mlhidden.experiment.costs import expected_seconds, longest_first
 from mlhidden.experiment.eta import makespan
@@ -120,43 +121,10 @@ def check_table(root: Path) -> list[str]:
     return lines
 
 
-def eta_table(log_path: Path) -> list[str]:
-    """(elapsed, printed ETA, true remaining) of the samples of a stamped progress log."""
-    pattern = re.compile(r"^([\d.]+)\tprogress: (stage \d+/\d+): .* ETA ([\d:?]+)$")
-    samples, start, end = [], None, None
-    for line in log_path.read_text().splitlines():
-        if line.endswith("\tSTART"):
-            start = float(line.split("\t")[0])
-        match = pattern.match(line)
-        if match:
-            t, stage, eta = float(match[1]), match[2], match[3]
-            samples.append((t, stage, None if eta == "?" else _seconds(eta)))
-            end = t
-    lines = ["| elapsed | stage | printed ETA (s) | true remaining (s) | error |", "|---|---|---|---|---|"]
-    total = end - start
-    worst = 0.0
-    for t, stage, eta in samples:
-        true = end - t
-        error = None if eta is None or true <= 0 else (eta - true) / true
-        if error is not None and t - start >= 0.2 * total and true >= 10:
-            worst = max(worst, abs(error))
-        lines.append(f"| {t - start:.0f} | {stage} | {eta if eta is not None else '?'} | {true:.0f} | "
-                     f"{'' if error is None else f'{100 * error:+.0f} %'} |")
-    lines.append(f"\nWorst error after 20 % of the {total:.0f} s (true remaining >= 10 s): {100 * worst:.0f} % (target 35 %).")
-    return lines
-
-
-def _seconds(text: str) -> float:
-    seconds = 0
-    for part in text.split(":"):
-        seconds = seconds * 60 + int(part)
-    return float(seconds)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", type=Path, help="a reproduction folder run on 2 cores, to check the simulation against")
-    parser.add_argument("--eta", type=Path, help="a stamped progress log of that reproduction")
+    parser.add_argument("--eta", type=Path, help="a progress log of that reproduction")
     args = parser.parse_args(argv)
     units = paper_units()
     lines = ["## Dispatch (benchmarks/dispatch.py)", "", "Paper run (results/paper/units.csv, 1,200 units) replayed:", ""]
@@ -165,7 +133,8 @@ def main(argv=None):
     if args.check:
         lines += ["", f"Simulation against a real 2-core run ({args.check}):", ""] + check_table(args.check)
     if args.eta:
-        lines += ["", f"ETA of that run ({args.eta.name}, samples every 5 s):", ""] + eta_table(args.eta)
+        runs = read_runs(args.eta.read_text().splitlines())
+        lines += ["", f"ETA of that run ({args.eta.name}):", ""] + table(runs[-1])
     section = write_section("dispatch", "\n".join(lines))
     print(section)
 

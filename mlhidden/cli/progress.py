@@ -8,7 +8,8 @@ either mode.
 
 The ETA is :class:`~mlhidden.experiment.eta.RunEstimate`'s: the remaining units replayed on the
 run's workers at their expected costs, learned from the finished ones. Across the stages of
-``reproduce``, one estimate runs through all of them and the line says ``stage k/n``.
+``reproduce``, one estimate runs through all of them, the line says ``stage k/n`` and the elapsed
+time counts from the first stage's start, so that elapsed and ETA add up to the whole run.
 """
 
 from __future__ import annotations
@@ -186,7 +187,11 @@ class RunProgress:
         return f"[{'#' * filled}{'-' * (width - filled)}] {text}"[: max(columns - 1, 1)]
 
     def _elapsed(self, now: float) -> float:
-        return 0.0 if self._started is None else now - self._started
+        """Seconds since this run started, or since the first stage did when the estimate spans several."""
+        if self._started is None:
+            return 0.0
+        began = self._shared_estimate.began if self._shared_estimate is not None else None
+        return now - (self._started if began is None else began)
 
     def _show_status(self):
         if self.bar:

@@ -145,6 +145,7 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
     from joblib import effective_n_jobs
 
     from mlhidden.cli.progress import format_duration
+    from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, wall_seconds
     from mlhidden.experiment.plan_preview import preview_plan
     from mlhidden.experiment.runner import plan_run
     from mlhidden.report.formats import listing
@@ -159,8 +160,9 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
     parallel = max(1, min(effective_n_jobs(config.n_jobs or -1), preview.n_to_compute))
     click.echo(
         f"expected compute time: {format_duration(preview.expected_seconds)} of unit time, about "
-        f"{format_duration(preview.expected_seconds / parallel)} with {parallel} unit(s) at once "
-        "(unit times of the paper run on 2 cores; 'estimate' says how each was made)"
+        f"{format_duration(wall_seconds(preview.expected_seconds, preview.n_to_compute, parallel))} with {parallel} unit(s) "
+        f"at once (unit times of the paper run on 2 cores and {UNIT_OVERHEAD_SECONDS} s per unit to hand it out and store "
+        "it; 'estimate' says how each was made)"
     )
     click.echo("nothing was run (--dry-run)")
 

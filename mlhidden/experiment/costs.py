@@ -1,9 +1,9 @@
 """The expected compute seconds of a unit before it runs: for dispatch order, plan previews and ETAs.
 
-A unit's cost is fitted, per method, as ``exp(a) * (N x D x L) ** b`` over the units of a stored
-paper run (``results/paper/units.csv``: nine real datasets from 2.5e5 to 2e9 N x D x L, 2 cores, one
+A unit's cost is fitted, per method, as ``exp(a) * size ** b`` with size N x (D + 100) x L (:func:`size`)
+over the units of a stored paper run (``results/paper/units.csv``: nine real datasets, 2 cores, one
 BLAS thread per unit; Logical, whose 120 cells time only overheads, is left out;
-:func:`fit_priors` recomputes the table). Left out one dataset at a time,
+:func:`fit_priors` recomputes the table), plus a floor. Left out one dataset at a time,
 the fit is within a factor of about 2 of the dataset's mean unit time for every method: enough to
 order units and to weigh the remaining ones, not to promise seconds on another machine, which is
 why :class:`CostModel` rescales the priors by the units that have finished.
@@ -19,41 +19,57 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-# method: (a, b) with expected seconds exp(a) * (N * D * L) ** b, by fit_priors() on results/paper/units.csv
+from mlhidden.experiment.sweeps import sweep_of
+
+# method: (a, b) with expected seconds exp(a) * size ** b, by fit_priors() on results/paper/units.csv
 # without Logical
 PRIORS: dict[str, tuple[float, float]] = {
-    "AllZero": (-9.61, 0.231),
-    "BR": (-10.91, 0.557),
-    "BR_RF": (-6.15, 0.446),
-    "CC": (-11.05, 0.569),
-    "CCASL": (-12.47, 0.711),
-    "CCASL+AML": (-11.42, 0.684),
-    "CCASL+BR": (-11.37, 0.675),
-    "ELM": (-12.86, 0.657),
-    "MLP": (-4.31, 0.362),
-    "Majority": (-10.27, 0.267),
-    "MostFrequentSet": (-12.18, 0.469),
-    "PCC": (-11.25, 0.602),
+    "AllZero": (-10.24, 0.262),
+    "BR": (-11.97, 0.607),
+    "BR_RF": (-7.17, 0.496),
+    "CC": (-12.19, 0.623),
+    "CCASL": (-13.96, 0.782),
+    "CCASL+AML": (-12.88, 0.754),
+    "CCASL+BR": (-12.79, 0.743),
+    "ELM": (-14.4, 0.732),
+    "MLP": (-5.03, 0.397),
+    "Majority": (-10.94, 0.3),
+    "MostFrequentSet": (-13.29, 0.523),
+    "PCC": (-12.49, 0.661),
 }
 # Registered methods the paper run lacks, priced as the method whose work they repeat.
-T = TypeVar("T")
 PRIOR_ALIASES = {"PCCASL": "CCASL", "CC_RF": "BR_RF", "MBR": "BR", "BR_phi": "ELM", "LP": "BR"}
+MIN_UNIT_SECONDS = 0.005
+"""What a unit's fit and predict cost however small its dataset (checks, estimator set-up): the
+curves fall to 1e-4 s on Logical (20 x 2 x 3), whose units take 1e-3 to 1e-1 s."""
 GENERIC_PRIOR = (statistics.median(a for a, _ in PRIORS.values()), statistics.median(b for _, b in PRIORS.values()))
+
+
+FEATURES_PER_SAMPLE = 100
+"""What a sample costs beyond its features, in features (predicting, scoring and copying each
+sample's labels): with it the curves fit the paper run better (residual 34.5 against 39.7 with
+N x D x L) and price the generated datasets (N = 10000, D = 10) as the real ones, where N x D x L
+made them 3 times cheaper than they are."""
+
+
+def size(shape: tuple[int, int, int]) -> float:
+    """N x (D + :data:`FEATURES_PER_SAMPLE`) x L of ``shape`` = (N samples, D features, L labels)."""
+    n_samples, n_features, n_labels = shape
+    return max(float(n_samples) * (n_features + FEATURES_PER_SAMPLE) * n_labels, 1.0)
 
 
 def expected_seconds(shape: tuple[int, int, int], method: str) -> float:
     """The expected compute seconds of one unit of ``method`` (a registered name) on a dataset of
     ``shape`` = (N samples, D features, L labels), on one core of the machine the priors come from."""
-    n_samples, n_features, n_labels = shape
     a, b = PRIORS.get(PRIOR_ALIASES.get(method, method), GENERIC_PRIOR)
-    return float(math.exp(a) * max(float(n_samples) * n_features * n_labels, 1.0) ** b)
+    return float(MIN_UNIT_SECONDS + math.exp(a) * size(shape) ** b)
 
 
 def fit_priors(
     units: Iterable[Mapping[str, Any]], shapes: Mapping[str, tuple[int, int, int]]
 ) -> dict[str, tuple[float, float]]:
     """The :data:`PRIORS` table from stored units (rows with ``dataset``, ``method``, ``total_seconds``)
-    and each dataset's (N, D, L): a least-squares line of log mean seconds against log N x D x L."""
+    and each dataset's (N, D, L): a least-squares line of log mean seconds against log :func:`size`."""
     import numpy as np
 
     seconds: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
@@ -62,8 +78,7 @@ def fit_priors(
             seconds[row["method"], row["dataset"]].append(float(row["total_seconds"]))
     by_method: defaultdict[str, list[tuple[float, float]]] = defaultdict(list)
     for (method, dataset), values in seconds.items():
-        size = math.prod(shapes[dataset])
-        by_method[method].append((math.log(max(size, 1)), math.log(max(statistics.fmean(values), 1e-6))))
+        by_method[method].append((math.log(size(shapes[dataset])), math.log(max(statistics.fmean(values), 1e-6))))
     priors = {}
     for method, points in sorted(by_method.items()):
         x, y = np.array(points).T
@@ -72,71 +87,156 @@ def fit_priors(
     return priors
 
 
-SHRINKAGE = 1.0
-"""The weight, in finished units, of the prior belief that a dataset or method effect is 0."""
+SHRINKAGE = 2.0
+"""The weight, in finished units, of the prior belief that an effect of :meth:`CostModel.ratio` is 0 (ratio 1)."""
+
+MAX_EFFECT = 100.0
+"""The largest factor one effect may put on a prior, either way."""
+
+PACE_SECONDS = 30.0
+"""The compute seconds of finished units of a run at which its effect counts half towards a run not started yet."""
+
+BACKFIT_ROUNDS = 3
+
+UNIT_OVERHEAD_SECONDS = 0.05
+"""Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
+storing the result): measured on quick reproductions on 2 cores, where it is most of a small unit's time."""
+
+SLOWDOWN_WEIGHT = 10.0
+"""The weight, in compute seconds, of the prior belief that a run's units take no more wall time than their
+compute and :data:`UNIT_OVERHEAD_SECONDS` (slowdown 1)."""
+
+MAX_SLOWDOWN = 10.0
 
 Cell = tuple[str, str]
 """A (dataset, method label) pair: the units whose costs are alike."""
+Effect = tuple[object, ...]
+"""The key of one learned effect: ("all",), ("group", run), ("method", run, method) or ("pace",)."""
+T = TypeVar("T")
+
+
+def wall_seconds(compute_seconds: float, n_units: int, workers: int = 1) -> float:
+    """About how long ``n_units`` units of ``compute_seconds`` in all take on ``workers``, with their overhead."""
+    return (compute_seconds + n_units * UNIT_OVERHEAD_SECONDS) / max(workers, 1)
 
 
 class CostModel:
     """The expected seconds of units, learned from the finished ones.
 
     A unit's expected cost is the mean of the finished units of its cell; before one has
-    finished, its prior times the ratio of actual to prior seconds of its method's finished
-    units (of all finished units when its method has none yet: the machine and its load move
-    every method alike), weighing most those nearest in expected size (:meth:`ratio`).
+    finished, its prior times a ratio of actual to prior seconds learned from the finished cells
+    of its run and method (:meth:`ratio`). A unit's wall time on a worker is its compute times
+    the slowdown the finished units showed (workers waiting on the parent, storing), plus
+    :data:`UNIT_OVERHEAD_SECONDS`.
 
     Parameters
     ----------
     priors : iterable of (cell, prior seconds)
         Every cell the model will be asked about, with its prior (:func:`expected_seconds`).
+
+    Attributes
+    ----------
+    slowdown : float
+        The finished units' wall seconds, less their overhead, per compute second (:meth:`wall_seen`).
     """
 
-    def __init__(self, priors: Iterable[tuple[Cell, float]]):
-        self.prior: dict[Cell, float] = {cell: max(float(seconds), 1e-6) for cell, seconds in priors}
+    def __init__(self, priors: Iterable[tuple[Cell, float]] = ()):
+        self.prior: dict[Cell, float] = {}
+        self.group: dict[Cell, object] = {}
         self.seconds: defaultdict[Cell, float] = defaultdict(float)
         self.count: Counter[Cell] = Counter()
-        self._effects: dict[tuple[str, str], float] | None = None
+        self.slowdown = 1.0
+        self.latest: Cell | None = None
+        self._effects: dict[Effect, float] | None = None
+        self.add(priors)
+
+    def add(self, priors: Iterable[tuple[Cell, float]], group: object = None) -> None:
+        """Cells to be asked about, with their priors; ``group`` names the run they belong to (their
+        effects are learned within it, see :meth:`ratio`)."""
+        for cell, seconds in priors:
+            self.prior[cell] = max(float(seconds), 1e-6)
+            if group is not None:
+                self.group[cell] = group
+        self._effects = None
 
     def finished(self, cell: Cell, seconds: float) -> None:
         """A unit of ``cell`` took ``seconds`` of compute."""
         self.seconds[cell] += max(seconds, 1e-6)
         self.count[cell] += 1
+        self.latest = cell
         self._effects = None
 
-    def ratio(self, cell: Cell) -> float:
-        """Actual over prior seconds expected for ``cell``: exp(dataset effect + method effect), fitted
-        to the log ratios of the finished cells with both effects shrunk towards 0 (ratio 1).
+    def wall_seen(self, worker_seconds: float, units: int, compute_seconds: float) -> None:
+        """Workers spent ``worker_seconds`` (wall time x workers) on ``units`` units that computed ``compute_seconds``."""
+        beyond = max(worker_seconds - units * UNIT_OVERHEAD_SECONDS, compute_seconds)
+        slowdown = (beyond + SLOWDOWN_WEIGHT) / (max(compute_seconds, 0.0) + SLOWDOWN_WEIGHT)
+        self.slowdown = min(slowdown, MAX_SLOWDOWN)
 
-        The priors miss in two ways that finished units reveal: a method slower or faster than
-        its curve on this machine, and a dataset (sparse, easy) cheaper or dearer than its size.
+    def ratio(self, cell: Cell) -> float:
+        """Actual over prior seconds expected for ``cell``: the product of its effects, each the ratio of
+        the actual to the expected seconds of the finished cells that share it, shrunk towards 1.
+
+        The priors miss in ways that finished units reveal: the machine and its load (all units),
+        a run whose datasets (sparse, easy, generated) are cheaper or dearer than their size (its
+        ``group``, weighed by how many of its methods agree: units go out a method at a time), a
+        method slower or faster in a run than its curve (it reuses another method's fits there,
+        or this machine suits it; the points of a method sweep, ``MLP [n_hidden=4]``, share the
+        effect of ``MLP``). Ratios of sums, not means of log ratios: a unit that reused
+        another's fit took next to nothing, and weighs as little. A run not started yet is paced
+        as the latest run, as far as that run's compute so far is worth (:data:`PACE_SECONDS`):
+        the machine's load moves as a long run goes.
         """
         if self._effects is None:
             self._effects = self._fit_effects()
-        return math.exp(self._effects.get(("d", cell[0]), 0.0) + self._effects.get(("m", cell[1]), 0.0))
+        keys = self._keys(cell)
+        if keys[1] not in self._effects:
+            keys.append(("pace",))
+        return math.exp(sum(self._effects.get(key, 0.0) for key in keys))
 
-    def _fit_effects(self) -> dict[tuple[str, str], float]:
-        import numpy as np
+    def _keys(self, cell: Cell) -> list[Effect]:
+        group = self.group.get(cell)
+        return [("all",), ("group", group), ("method", group, sweep_of(cell[1]))]
 
+    def _fit_effects(self) -> dict[Effect, float]:
+        """The effect of all units first, then each other effect in turn from what the others leave
+        unexplained (backfitting), so that a group's effect is its departure from the pace of all."""
         cells = [cell for cell in self.count if cell in self.prior]
-        if not cells:
-            return {}
-        names = sorted({("d", d) for d, _ in cells} | {("m", m) for _, m in cells})
-        index = {name: i for i, name in enumerate(names)}
-        design = np.zeros((len(cells), len(names)))
-        for row, (dataset, method) in enumerate(cells):
-            design[row, index["d", dataset]] = design[row, index["m", method]] = 1.0
-        target = np.array([math.log(self.seconds[cell] / self.count[cell] / self.prior[cell]) for cell in cells])
-        weight = np.array([self.count[cell] for cell in cells], dtype=float)[:, None]  # each finished unit counts
-        effects = np.linalg.solve(design.T @ (weight * design) + SHRINKAGE * np.eye(len(names)), design.T @ (weight[:, 0] * target))
-        return dict(zip(names, effects.tolist()))
+        keys = {cell: self._keys(cell) for cell in cells}
+        effects: dict[Effect, float] = {}
+        for sweep in range(BACKFIT_ROUNDS):
+            for kind in ("all", "group", "method") if sweep == 0 else ("group", "method"):
+                actual: defaultdict[Effect, float] = defaultdict(float)
+                expected: defaultdict[Effect, float] = defaultdict(float)
+                units: Counter[Effect] = Counter()
+                methods: defaultdict[Effect, set[Effect]] = defaultdict(set)
+                for cell in cells:
+                    key = next((k for k in keys[cell] if k[0] == kind), None)
+                    if key is None:
+                        continue
+                    others = sum(effects.get(k, 0.0) for k in keys[cell] if k != key)
+                    actual[key] += self.seconds[cell]
+                    expected[key] += self.count[cell] * self.prior[cell] * math.exp(others)
+                    units[key] += self.count[cell]
+                    methods[key].add(keys[cell][2])
+                for key, n in units.items():
+                    if kind == "group":  # how many methods say the run's datasets are dearer, not how many units
+                        n = len(methods[key])
+                    effects[key] = n / (n + SHRINKAGE) * math.log(_clip(actual[key] / expected[key]))
+        if self.latest is not None:
+            latest = self.group.get(self.latest)
+            seconds = sum(self.seconds[cell] for cell in cells if self.group.get(cell) == latest)
+            effects[("pace",)] = seconds / (seconds + PACE_SECONDS) * effects.get(("group", latest), 0.0)
+        return effects
 
     def expected(self, cell: Cell) -> float:
-        """The expected seconds of one more unit of ``cell``."""
+        """The expected compute seconds of one more unit of ``cell``."""
         if self.count[cell]:
             return self.seconds[cell] / self.count[cell]
         return self.prior.get(cell, 0.0) * self.ratio(cell)
+
+    def wall(self, cell: Cell) -> float:
+        """The expected seconds one more unit of ``cell`` takes a worker, overhead included."""
+        return self.expected(cell) * self.slowdown + UNIT_OVERHEAD_SECONDS
 
 
 def expected_unit_seconds(
@@ -165,3 +265,7 @@ def longest_first(units: Sequence[T], seconds: Sequence[float]) -> list[T]:
     while the other workers idle.
     """
     return [units[i] for i in sorted(range(len(units)), key=lambda i: -seconds[i])]
+
+
+def _clip(ratio: float) -> float:
+    return min(max(ratio, 1 / MAX_EFFECT), MAX_EFFECT)

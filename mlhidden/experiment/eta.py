@@ -3,12 +3,14 @@
 The runner hands units to ``workers`` in dispatch order (longest expected first). The estimate
 follows that: the first ``workers`` units start at once, and each time one finishes the next in
 order starts. The time left is the end of a simulation of the units still running (their
-expected cost less the time they have run) and those still queued, each given to the first
-free worker. Expected costs come from :class:`~mlhidden.experiment.costs.CostModel`, which
-rescales the priors by the units that finished, so the estimate learns the machine's speed and
-load as the run goes; the wall time the units' own seconds do not account for (handing them out,
-storing them, work between stages) scales the result (:meth:`RunEstimate.overhead`). A run of several stages (the paper's configs, one after the other) adds
-the simulated length of each later stage.
+expected time less the time they have run) and those still queued, each given to the first
+free worker. Expected times come from :class:`~mlhidden.experiment.costs.CostModel`: each unit's
+compute, rescaled by the units that finished so the estimate learns the machine's speed and
+load as the run goes, plus the overhead per unit (handing out, storing) the finished units took
+beyond their compute. A run of several stages (the paper's configs, one after the other) adds
+for each later stage the simulated length of its units, the time its setup took when it was
+planned (loading and generating datasets) and the time the stages so far took between them
+beyond their setup (writing tables).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from mlhidden.io import PathLike
 if TYPE_CHECKING:
     from mlhidden.experiment.config import RunConfig
 
-MAX_OVERHEAD = 10.0
+BETWEEN_STAGES_SECONDS = 1.0
+"""The prior of the seconds between a stage's last unit and the next stage's setup (one stage's weight)."""
 
 
 def makespan(seconds: Sequence[float], workers: int, free_at: Sequence[float] = ()) -> float:
@@ -45,28 +48,41 @@ class RunEstimate:
         by the runner's own when it starts, see :meth:`start_stage`).
     workers : int
         The units computing at once.
+    setup : sequence of float, optional
+        The seconds each stage takes before its first unit starts (planning it, as when ``stages``
+        was made); 0 for each by default.
     """
 
-    def __init__(self, stages: Sequence[Sequence[tuple[Cell, float]]], workers: int = 1):
+    def __init__(self, stages: Sequence[Sequence[tuple[Cell, float]]], workers: int = 1, setup: Sequence[float] = ()):
         self.stages = [list(units) for units in stages]
-        self.workers = max(int(workers), 1)
-        self.model = CostModel(unit for units in self.stages for unit in units)
+        self.setup = list(setup) + [0.0] * (len(self.stages) - len(setup))
+        self.workers = self.stage_workers = max(int(workers), 1)
+        self.model = CostModel()
+        for stage, units in enumerate(self.stages):
+            self.model.add(units, group=stage)
         self.stage = -1
         self.queue: list[Cell] = []
         self.running: list[tuple[Cell, float]] = []
         self.began: float | None = None
-        self.done_seconds = 0.0
+        self.stage_began = self.last_end = 0.0
+        self.units = 0
+        self.closed_seconds = self.compute = 0.0
+        self.between: list[float] = []
 
     def start_stage(self, units: Sequence[tuple[Cell, float]], now: float, workers: int | None = None) -> None:
         """The next stage starts at ``now`` with ``units`` to compute, in dispatch order."""
+        if self.stage >= 0:
+            self.closed_seconds += self.stage_workers * (self.last_end - self.stage_began)
+            self.between.append(now - self.last_end - self.setup[self.stage + 1] if self.stage + 1 < len(self.setup) else 0.0)
         self.stage += 1
         self.began = now if self.began is None else self.began
+        self.stage_began = self.last_end = now
         if self.stage >= len(self.stages):
             self.stages.append([])
+            self.setup.append(0.0)
         self.stages[self.stage] = list(units)
-        self.model.prior.update((cell, max(prior, 1e-6)) for cell, prior in units)
-        if workers is not None:
-            self.workers = max(int(workers), 1)
+        self.model.add(units, group=self.stage)
+        self.stage_workers = max(int(workers), 1) if workers is not None else self.workers
         self.queue = [cell for cell, _ in units]
         self.running = []
         self._start_next(now)
@@ -80,27 +96,25 @@ class RunEstimate:
             self.queue.remove(cell)
         if seconds is not None:
             self.model.finished(cell, seconds)
-            self.done_seconds += seconds
+            self.compute += seconds
+        self.units += 1
+        self.last_end = now
         self._start_next(now)
+        working = self.compute + sum(now - started for _, started in self.running)
+        self.model.wall_seen(self.closed_seconds + self.stage_workers * (now - self.stage_began), self.units, working)
 
     def remaining(self, now: float) -> float:
         """Seconds until the last stage ends."""
-        busy = [max(self.model.expected(cell) - (now - started), 0.0) for cell, started in self.running]
-        left = makespan([self.model.expected(cell) for cell in self.queue], self.workers, busy)
-        for units in self.stages[self.stage + 1:]:
-            left += makespan([self.model.expected(cell) for cell, _ in units], self.workers)
-        return left * self.overhead(now)
-
-    def overhead(self, now: float) -> float:
-        """Wall seconds per compute second so far (at least 1): what units cost beyond their fit and
-        predict (handing out, storing, loading between stages) and idle workers, which the costs miss."""
-        if self.began is None or self.done_seconds <= 0:
-            return 1.0
-        working = self.done_seconds + sum(now - started for _, started in self.running)
-        return min(max(self.workers * (now - self.began) / working, 1.0), MAX_OVERHEAD)
+        busy = [max(self.model.wall(cell) - (now - started), 0.0) for cell, started in self.running]
+        left = makespan([self.model.wall(cell) for cell in self.queue], self.stage_workers, busy)
+        between = (sum(self.between) + BETWEEN_STAGES_SECONDS) / (len(self.between) + 1)
+        for stage in range(self.stage + 1, len(self.stages)):
+            units = self.stages[stage]
+            left += max(between + self.setup[stage], 0.0) + makespan([self.model.wall(cell) for cell, _ in units], self.workers)
+        return left
 
     def _start_next(self, now: float) -> None:
-        while self.queue and len(self.running) < self.workers:
+        while self.queue and len(self.running) < self.stage_workers:
             self.running.append((self.queue.pop(0), now))
 
 

@@ -61,3 +61,8 @@ def _length(values: range | list[Any]) -> int:
 
 def point_label(label: str, point: Mapping[str, Any]) -> str:
     return f"{label} [{', '.join(f'{k}={v}' for k, v in point.items())}]"
+
+
+def sweep_of(label: str) -> str:
+    """The label a sweep point's ``label`` was made from (:func:`point_label`); any other label itself."""
+    return label.split(" [", 1)[0]

@@ -142,8 +142,12 @@ def reproduce(
     log: dict[str, Any] = {"quick": quick, "started_at": started_at, "runs": {}, "setting": setting_log}
     estimate = None
     if progress is not None:
-        stages = [planned_stage(config, out_dir / config.name, data_dir) for config in configs]
-        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1))
+        stages, setup = [], []
+        for config in configs:
+            planning = time.perf_counter()
+            stages.append(planned_stage(config, out_dir / config.name, data_dir))
+            setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
+        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup)
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
         run_started = time.perf_counter()

@@ -54,3 +54,60 @@ def test_the_cost_model_rescales_priors_by_the_finished_units():
         model.finished(("B", "CC"), 6.0)
     assert model.expected(("A", "BR")) == 3.0
     assert model.expected(("B", "BR")) == pytest.approx(12.0, rel=0.1)
+
+
+def test_a_unit_that_reused_another_fit_does_not_make_its_method_free():
+    """A unit whose chain was fitted by another took next to nothing: the method's other cells are
+    priced by the ratio of the summed seconds, not by a mean of log ratios that the near-zero one drags down."""
+    model = CostModel([(("A", "CC"), 1.0), (("B", "CC"), 1.0), (("C", "CC"), 1.0)])
+    model.finished(("A", "CC"), 1e-6)
+    model.finished(("B", "CC"), 2.0)
+    assert 0.3 < model.expected(("C", "CC")) < 2.0
+
+
+def test_the_points_of_a_method_sweep_share_its_effect():
+    model = CostModel([(("D1", "MLP [n_hidden=2]"), 1.0), (("D2", "MLP [n_hidden=8]"), 1.0), (("D2", "BR"), 1.0)])
+    for _ in range(5):
+        model.finished(("D1", "MLP [n_hidden=2]"), 5.0)
+        model.finished(("D2", "BR"), 1.0)
+    assert model.expected(("D2", "MLP [n_hidden=8]")) > 2.0
+
+
+def test_a_group_learns_from_its_first_units_what_its_priors_miss():
+    """Generated datasets dearer than their size: the first finished units of the run price its
+    others, the more so the more methods agree (one slow method may be slow by itself)."""
+    model = CostModel([(("Scene", "BR"), 1.0)])
+    model.add([((f"complex [random_state={k}]", m), 0.1) for k in range(10) for m in ("BR", "CC", "CCASL")], group="synthetic")
+    for _ in range(3):
+        model.finished(("Scene", "BR"), 1.0)
+    for k in range(4):
+        model.finished((f"complex [random_state={k}]", "BR"), 0.4)
+    one_method = model.expected(("complex [random_state=9]", "CCASL"))
+    for k in range(4):
+        model.finished((f"complex [random_state={k}]", "CC"), 0.4)
+    assert model.expected(("complex [random_state=9]", "BR")) > 0.3
+    assert model.expected(("complex [random_state=9]", "CCASL")) > max(0.18, 1.2 * one_method)  # near twice its prior
+
+
+def test_a_unit_costs_at_least_its_floor_and_its_overhead():
+    from mlhidden.experiment.costs import MIN_UNIT_SECONDS, UNIT_OVERHEAD_SECONDS
+
+    assert expected_seconds((20, 2, 3), "Majority") > MIN_UNIT_SECONDS
+    model = CostModel([(("Logical", "Majority"), expected_seconds((20, 2, 3), "Majority"))])
+    assert model.wall(("Logical", "Majority")) > MIN_UNIT_SECONDS + UNIT_OVERHEAD_SECONDS
+
+
+def test_a_run_not_started_is_paced_as_the_latest_run():
+    """The machine's load moves during a long reproduction: a later run is priced at the pace of
+    the run computing now, as far as its compute so far is worth, not at the mean of all units."""
+    model = CostModel()
+    model.add([((f"A{k}", "BR"), 1.0) for k in range(100)], group=0)
+    methods = ("BR", "CC", "PCC", "CCASL")
+    model.add([((f"B{k}", m), 1.0) for k in range(25) for m in methods], group=1)
+    model.add([(("C", "BR"), 1.0)], group=2)
+    for k in range(100):
+        model.finished((f"A{k}", "BR"), 1.0)
+    for k in range(25):  # the machine got faster: 0.4 s where the prior says 1 s
+        for m in methods:
+            model.finished((f"B{k}", m), 0.4)
+    assert model.expected(("C", "BR")) < 0.65  # all units alone: 140 s for 200 s of priors, 0.7

@@ -1,0 +1,68 @@
+"""The run estimate behind the ETA: remaining units replayed on the workers at their expected wall times."""
+
+import io
+
+import pytest
+
+from mlhidden.cli.progress import RunProgress
+from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
+from mlhidden.experiment.eta import RunEstimate
+
+
+def tiny_units(n, dataset="Logical"):
+    return [((f"{dataset} [random_state={k}]", "BR"), 1e-4) for k in range(n)]
+
+
+def test_many_tiny_units_cost_their_overhead_not_their_next_to_nothing_compute():
+    estimate = RunEstimate([tiny_units(1000)], workers=2)
+    estimate.start_stage(tiny_units(1000), now=0.0)
+    assert estimate.remaining(0.0) >= 1000 * UNIT_OVERHEAD_SECONDS / 2
+
+
+def test_a_later_stage_adds_the_setup_its_planning_took():
+    without = RunEstimate([tiny_units(2), tiny_units(2, "Music")], workers=1)
+    with_setup = RunEstimate([tiny_units(2), tiny_units(2, "Music")], workers=1, setup=[0.0, 30.0])
+    for estimate in (without, with_setup):
+        estimate.start_stage(tiny_units(2), now=0.0)
+    assert with_setup.remaining(0.0) == pytest.approx(without.remaining(0.0) + 30.0)
+
+
+def test_the_time_between_stages_beyond_their_setup_is_learned_for_the_stages_left():
+    stages = [tiny_units(1, f"S{k}") for k in range(4)]
+    estimate = RunEstimate(stages, workers=1, setup=[0.0, 5.0, 5.0, 5.0])
+    estimate.start_stage(stages[0], now=0.0)
+    estimate.finished(stages[0][0][0], 1e-4, now=1.0)
+    before = estimate.remaining(1.0)
+    estimate.start_stage(stages[1], now=1.0 + 5.0 + 20.0)  # 20 s of tables and refits after the first stage
+    estimate.finished(stages[1][0][0], 1e-4, now=27.0)
+    assert estimate.remaining(27.0) > before  # two stages left, each now expected to wait about 10 s more
+
+
+def test_units_slower_on_the_wall_than_their_compute_slow_the_rest():
+    units = [((f"D{k}", "BR"), 1.0) for k in range(40)]
+    estimate = RunEstimate([units], workers=1)
+    estimate.start_stage(units, now=0.0)
+    for k in range(20):  # each took 1 s of compute and 2 s of wall time
+        estimate.finished((f"D{k}", "BR"), 1.0, now=2.0 * (k + 1))
+    assert 30.0 < estimate.remaining(40.0) < 45.0
+
+
+def test_with_stages_the_elapsed_time_counts_from_the_first_stage_start():
+    class Clock:
+        now = 0.0
+
+        def __call__(self):
+            return self.now
+
+    clock, stream = Clock(), io.StringIO()
+    stages = [tiny_units(1, "A"), tiny_units(1, "B")]
+    estimate = RunEstimate(stages, workers=1)
+    for stage, units in enumerate(stages, start=1):
+        with RunProgress(stream, bar=False, clock=clock, estimate=estimate, stage=f"stage {stage}/2") as progress:
+            progress.start(1, 0, units)
+            clock.now += 65.0
+            progress.unit({"dataset": units[0][0][0], "label": "BR", "split": 0, "status": "ok", "error": "",
+                           "train_seconds": 65.0, "test_seconds": 0.0}, 1, 1)
+    lines = stream.getvalue().splitlines()
+    assert lines[2].startswith("progress: stage 2/2: 0/1 units (0%), 0 failed, 1:05 elapsed")
+    assert lines[3].startswith("progress: stage 2/2: 1/1 units (100%), 0 failed, 2:10 elapsed")
