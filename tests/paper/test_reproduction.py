@@ -142,7 +142,7 @@ def test_reproduce_without_configs_is_a_one_line_user_error(tmp_path):
 
 def test_reference_csv_holds_the_shared_paper_numbers():
     # tests/fixtures/paper_reference_results.csv: shared/paper/reference_results.csv, copied byte for byte
-    with open(PROJECT_ROOT / "tests" / "data" / "paper_reference_results.csv", newline="") as stream:
+    with open(PROJECT_ROOT / "tests" / "fixtures" / "paper_reference_results.csv", newline="") as stream:
         shared = [tuple(row) for row in csv.reader(stream)][1:]
     reference = reference_results()
     ours = reference[reference["table"].isin(["results", "scalability"])]
