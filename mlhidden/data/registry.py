@@ -125,7 +125,8 @@ def resolve_data_dir(data_dir: PathLike | None = None) -> Path:
 
 
 def data_path(data_dir: PathLike | None = None) -> list[Path]:
-    """The folders searched for a registry file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped ``datasets/``."""
+    """The folders searched for a registry file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped
+    ``datasets/``."""
     folders = [Path(folder) for folder in (data_dir, os.environ.get(DATA_ENV)) if folder]
     return list(dict.fromkeys([*folders, SHIPPED_DIR]))
 
@@ -255,10 +256,16 @@ def dataset_params_problem(
         except TypeError:
             unknown = sorted(set(params) - set(signature.parameters))
             guess = did_you_mean(unknown[0], signature.parameters).strip() if unknown else ""
-            problem = f"{generator_name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+            problem = (
+                f"{generator_name} takes the parameters {', '.join(signature.parameters)}; "
+                f"got {', '.join(sorted(params))}"
+            )
             return problem + (f" ({guess})" if guess else "")
     elif kind == "registry" and params:
-        return f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
+        return (
+            f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, "
+            f"got {', '.join(sorted(params))}"
+        )
     elif kind == "loader":
         return loader_params_problem(name, find_loader(name), params)
     elif kind in FILE_KINDS:
@@ -302,7 +309,10 @@ def select_entries(names: Iterable[str] | None) -> list[RegistryEntry]:
     for name in names:
         key = _match(by_name, str(name))
         if key is None:
-            raise UserError(f"unknown dataset '{name}'", hint=f"{did_you_mean(name, by_name)}registry datasets are {', '.join(by_name)}")
+            raise UserError(
+                f"unknown dataset '{name}'",
+                hint=f"{did_you_mean(name, by_name)}registry datasets are {', '.join(by_name)}",
+            )
         selected.append(by_name[key])
     return selected
 
@@ -348,12 +358,16 @@ def load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
         if found.status == entry.unavailable_status:
             raise DatasetUnavailable(entry.name, found.status)
         where = ", ".join(str(folder) for folder in folders)
-        raise UserError(f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT)
+        raise UserError(
+            f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT
+        )
     if found.status == "checksum mismatch":
         raise UserError(
-            f"{entry.name}: checksum mismatch: expected sha256 {dict(entry.candidates())[found.path.name]}, found {found.sha256}",
+            f"{entry.name}: checksum mismatch: expected sha256 {dict(entry.candidates())[found.path.name]}, "
+            f"found {found.sha256}",
             path=found.path,
-            hint="the file is damaged or a different version: delete it (the shipped copy is in the project's datasets/)",
+            hint="the file is damaged or a different version: delete it "
+            "(the shipped copy is in the project's datasets/)",
         )
     dataset = _load_file(str(found.path.resolve()), found.identity, None, None)
     expected = (entry.n_samples, entry.n_labels, entry.n_features)
@@ -387,9 +401,15 @@ def _load_file(path: str, sha256: str, labels: int | None, labels_xml: tuple[str
             warnings.simplefilter("always", InputWarning)
             parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
         dataset = dataclasses.replace(parsed, sha256=sha256)
-        write_cache(cache_path, dataset, [(w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, InputWarning)])
+        write_cache(
+            cache_path,
+            dataset,
+            [(w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, InputWarning)],
+        )
         for caught_warning in caught:
-            warnings.warn_explicit(caught_warning.message, caught_warning.category, caught_warning.filename, caught_warning.lineno)
+            warnings.warn_explicit(
+                caught_warning.message, caught_warning.category, caught_warning.filename, caught_warning.lineno
+            )
     else:
         dataset, input_warnings = cached
         for category_name, message in input_warnings:

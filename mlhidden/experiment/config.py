@@ -47,7 +47,16 @@ from mlhidden.methods.registry import (
 )
 
 TOP_LEVEL_KEYS = (
-    "name", "datasets", "methods", "splits", "seed", "n_jobs", "train_fraction", "shuffle_labels", "protocol", "metrics",
+    "name",
+    "datasets",
+    "methods",
+    "splits",
+    "seed",
+    "n_jobs",
+    "train_fraction",
+    "shuffle_labels",
+    "protocol",
+    "metrics",
 )
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
@@ -113,7 +122,13 @@ class MethodSpec:
         """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
         for a method that is not built in, the package and version providing it."""
         provider = self.method_entry.provider()
-        return {"label": self.label, "group": self.group or self.label, "sweep": self.sweep, **self.resolved, **({"provider": provider} if provider else {})}
+        return {
+            "label": self.label,
+            "group": self.group or self.label,
+            "sweep": self.sweep,
+            **self.resolved,
+            **({"provider": provider} if provider else {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -135,7 +150,8 @@ class RunConfig:
     adjustments: tuple[str, ...] = field(default=(), compare=False)
     """What a :class:`~mlhidden.experiment.overlay.BaseOverlay` had to adjust, one line each."""
     unit_timeout: float | None = field(default=None, compare=False)
-    """Seconds after which a unit is stopped and stored as failed (``--timeout``); like n_jobs, not part of the run's identity."""
+    """Seconds after which a unit is stopped and stored as failed (``--timeout``); like n_jobs, not part of the run's
+    identity."""
 
     def to_dict(self) -> dict[str, Any]:
         """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
@@ -175,8 +191,15 @@ def _entry(entry: Any, where: KeyPath, kind: str, keys: tuple[str, ...], forms: 
         fail(f"a {kind} entry must be {forms}", where)
     bad = [k for k in entry if k not in keys]
     if bad:
-        fail(f"unknown key '{bad[0]}' in {kind} entry", where + (bad[0],), hint=f"{did_you_mean(bad[0], keys)}valid keys: {', '.join(keys)}")
-    for key, allowed, hint in (("name", (str,), f"one name per entry: a {kind} entry is {forms}"), ("label", (str, int, float), "quote it to make it text")):
+        fail(
+            f"unknown key '{bad[0]}' in {kind} entry",
+            where + (bad[0],),
+            hint=f"{did_you_mean(bad[0], keys)}valid keys: {', '.join(keys)}",
+        )
+    for key, allowed, hint in (
+        ("name", (str,), f"one name per entry: a {kind} entry is {forms}"),
+        ("label", (str, int, float), "quote it to make it text"),
+    ):
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, allowed)):
             fail(f"a {kind}'s '{key}' must be text, got {_described(value)}", where + (key,), hint=hint)
@@ -190,7 +213,8 @@ def _described(value: object) -> str:
 
 
 def _mulan_entry(entry: Any) -> Any:
-    """``{path: P, labels_xml: X}`` (an ARFF file and its Mulan label file) as ``{name: P, params: {labels_xml: X}}``."""
+    """``{path: P, labels_xml: X}`` (an ARFF file and its Mulan label file) as
+    ``{name: P, params: {labels_xml: X}}``."""
     if not isinstance(entry, Mapping) or not {"path", "labels_xml"} & set(entry):
         return entry
     entry = dict(entry)
@@ -213,7 +237,8 @@ def load_config(
     labels: int | None = None, protocol: str | None = None, overlay: BaseOverlay | None = None,
     data_dir: PathLike | None = None,
 ) -> RunConfig:
-    """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol`` value)."""
+    """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol``
+    value)."""
     path = Path(path)
     data, lines = read_yaml_with_lines(path)
     protocol_entry = None if protocol is None else protocol_option(protocol)
@@ -246,7 +271,11 @@ def parse_config(
         data = {**{k: v for k, v in data.items() if k not in holdout}, "protocol": protocol}
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
-        fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"{did_you_mean(unknown[0], TOP_LEVEL_KEYS)}valid keys: {', '.join(TOP_LEVEL_KEYS)}")
+        fail(
+            f"unknown key '{unknown[0]}'",
+            (unknown[0],),
+            hint=f"{did_you_mean(unknown[0], TOP_LEVEL_KEYS)}valid keys: {', '.join(TOP_LEVEL_KEYS)}",
+        )
     for key in ("datasets", "methods"):
         if not isinstance(data.get(key), list) or not data[key]:
             fail(f"'{key}' must be a non-empty list", (key,), hint="see configs/smoke.yaml")
@@ -265,16 +294,32 @@ def parse_config(
     for i, entry in enumerate(data["methods"]):
         methods += _method_specs(entry, ("methods", i), fail, MAX_ENTRIES - len(methods), overlay, wrapped)
     adjustments = tuple(f"{name}: {label} fits its multi-class model with {ONE_VS_REST}" for label in wrapped)
-    for kind, names, key in (("method", [m.label for m in methods], "methods"), ("dataset", [d.label or d.name for d in datasets], "datasets")):
+    for kind, names, key in (
+        ("method", [m.label for m in methods], "methods"),
+        ("dataset", [d.label or d.name for d in datasets], "datasets"),
+    ):
         duplicates = sorted({x for x in names if names.count(x) > 1})
         if duplicates:
-            fail(f"{kind} '{duplicates[0]}' appears twice", (key,), hint="give each entry a distinct 'label'" if kind == "method" else None)
+            fail(
+                f"{kind} '{duplicates[0]}' appears twice",
+                (key,),
+                hint="give each entry a distinct 'label'" if kind == "method" else None,
+            )
     units = len(datasets) * len(methods) * settings["splits"]
     if units > MAX_UNITS:
-        fail(f"{len(datasets):,} datasets x {len(methods):,} methods x {settings['splits']:,} splits make {units:,} units, "
-             f"more than the {MAX_UNITS:,} a run may have", ("splits",) if splits is None and "splits" in data else (),
-             hint=f"use fewer splits, datasets or methods, {SPLIT_THE_RUN}")
-    origin = "--n-jobs" if n_jobs is not None else f"{source}:{line_of(lines or {}, ('n_jobs',))}" if source and "n_jobs" in data else None
+        fail(
+            f"{len(datasets):,} datasets x {len(methods):,} methods x {settings['splits']:,} splits "
+            f"make {units:,} units, more than the {MAX_UNITS:,} a run may have",
+            ("splits",) if splits is None and "splits" in data else (),
+            hint=f"use fewer splits, datasets or methods, {SPLIT_THE_RUN}",
+        )
+    origin = (
+        "--n-jobs"
+        if n_jobs is not None
+        else f"{source}:{line_of(lines or {}, ('n_jobs',))}"
+        if source and "n_jobs" in data
+        else None
+    )
     metrics = data.get("metrics") or []
     if not isinstance(metrics, list):
         fail("'metrics' must be a list of metric names or import paths", ("metrics",))
@@ -289,9 +334,17 @@ def parse_config(
 def _run_name(name: object, fail: Fail) -> str:
     """The run's name, which names its folder ``results/NAME``: a folder name, never a path leading elsewhere."""
     text = str(name)
-    if isinstance(name, bool) or not isinstance(name, (str, int)) or text in ("", ".", "..") or any(c in text for c in "/\\\0"):
-        fail(f"'name' must be a folder name (it names the run directory results/NAME), got {_described(name)}", ("name",),
-             hint="write a name without / or .., and give --out DIR to write the run elsewhere")
+    if (
+        isinstance(name, bool)
+        or not isinstance(name, (str, int))
+        or text in ("", ".", "..")
+        or any(c in text for c in "/\\\0")
+    ):
+        fail(
+            f"'name' must be a folder name (it names the run directory results/NAME), got {_described(name)}",
+            ("name",),
+            hint="write a name without / or .., and give --out DIR to write the run elsewhere",
+        )
     return text
 
 
@@ -328,9 +381,19 @@ def _run_settings(
         given += [(f"'{key}'", (key,)) for key in ("splits", "train_fraction") if key in data]
         if given:
             name, where = given[0]
-            fail(f"{name} applies to the holdout protocol; a {protocol.kind} run has one unit per fold", where, hint="set protocol: {folds: K} instead")
+            fail(
+                f"{name} applies to the holdout protocol; a {protocol.kind} run has one unit per fold",
+                where,
+                hint="set protocol: {folds: K} instead",
+            )
         settings["splits"] = protocol.folds
-    return {**settings, "n_jobs": jobs, "train_fraction": float(fraction), "shuffle_labels": shuffle, "protocol": protocol}
+    return {
+        **settings,
+        "n_jobs": jobs,
+        "train_fraction": float(fraction),
+        "shuffle_labels": shuffle,
+        "protocol": protocol,
+    }
 
 
 NAMED_KINDS = ("generator", "registry", "data file", "loader")
@@ -338,7 +401,8 @@ NAMED_KINDS = ("generator", "registry", "data file", "loader")
 
 
 def at_entry(where: KeyPath, fail: Fail, check: Callable[..., T], *args: Any) -> T:
-    """``check(*args)``, its one-line ``UserError`` (an ambiguous name, a loader not importable) reported at ``where``."""
+    """``check(*args)``, its one-line ``UserError`` (an ambiguous name, a loader not importable) reported at
+    ``where``."""
     try:
         return check(*args)
     except UserError as exc:
@@ -359,11 +423,17 @@ def _dataset_specs(
     A name that is not a registered or generated dataset is an ARFF path; relative paths (and
     ``labels_xml``) are read from the config file's folder. Table labels keep the path as written.
     """
-    entry = _entry(_mulan_entry(entry), where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail)
+    entry = _entry(
+        _mulan_entry(entry), where, "dataset", DATASET_KEYS, "a name, a path, or {name: ..., params: {...}}", fail
+    )
     params, transform = (_mapping(entry, key, where, fail) for key in ("params", "transform"))
     unknown = [key for key in transform if key not in TRANSFORMS]
     if unknown:
-        fail(f"unknown dataset transform '{unknown[0]}'", where + ("transform",), hint=f"{did_you_mean(unknown[0], TRANSFORMS)}valid: {', '.join(TRANSFORMS)}")
+        fail(
+            f"unknown dataset transform '{unknown[0]}'",
+            where + ("transform",),
+            hint=f"{did_you_mean(unknown[0], TRANSFORMS)}valid: {', '.join(TRANSFORMS)}",
+        )
     written = entry["name"]
     kind = at_entry(where + ("name",), fail, dataset_kind, written, data_dir)
     name = written if kind in NAMED_KINDS else _from_folder(written, folder)
@@ -383,7 +453,11 @@ def _dataset_specs(
         problem = at_entry(where + ("name",), fail, dataset_params_problem, name, point_params, data_dir)
         if problem is not None:
             guesses = [guess for guess in (did_you_mean(key, TRANSFORMS, cutoff=0.8) for key in point_params) if guess]
-            fail(problem, where + (("sweep",) if point else ("params",)), hint=f"{guesses[0]}it is a transform" if guesses else None)
+            fail(
+                problem,
+                where + (("sweep",) if point else ("params",)),
+                hint=f"{guesses[0]}it is a transform" if guesses else None,
+            )
         label = entry.get("label")
         if point or (label is None and (point_params or point_transform)):
             shown = point or {**point_params, **as_written, **point_transform}
@@ -424,9 +498,15 @@ def _method_specs(
         base_point = {**base_params, **swept_base}
         if base_point and not method_entry.takes_base:
             verb, key = ("swept", "sweep") if swept_base else ("set", "params")
-            fail(f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be {verb}", where + (key,))
+            fail(
+                f"method '{name}' takes no base learner, so base.{next(iter(base_point))} cannot be {verb}",
+                where + (key,),
+            )
         point_base = at(("sweep",), _with_base_params, base or method_entry.base, base_point) if base_point else base
-        preprocess, replacement = entry.get("preprocess"), overlay.replacement(method_entry, point_base) if overlay else None
+        preprocess, replacement = (
+            entry.get("preprocess"),
+            overlay.replacement(method_entry, point_base) if overlay else None,
+        )
         if replacement is not None and overlay is not None:
             point_base, preprocess = replacement, overlay.preprocess
         values_at = ("sweep",) if point else ("params",)

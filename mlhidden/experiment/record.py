@@ -56,8 +56,14 @@ class RunRecord:
             datasets=tuple(DatasetRecord(**spec) for spec in record["datasets"]),
             methods=tuple(
                 MethodSpec(
-                    label=m["label"], name=m["name"], params=m["params"], base=m.get("base"),
-                    resolved={key: m[key] for key in RESOLVED_KEYS if key in m}, entry=None, group=m["group"], sweep=m.get("sweep", {}),
+                    label=m["label"],
+                    name=m["name"],
+                    params=m["params"],
+                    base=m.get("base"),
+                    resolved={key: m[key] for key in RESOLVED_KEYS if key in m},
+                    entry=None,
+                    group=m["group"],
+                    sweep=m.get("sweep", {}),
                 )
                 for m in record["methods"]
             ),

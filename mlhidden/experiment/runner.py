@@ -52,8 +52,8 @@ def run_unit(
     """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
 
     A failure is a result too, and so is a unit stopped after ``timeout`` seconds
-    (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through ``shared_dir`` at
-    what they cost, and ``reused_seconds`` says how much that was. A successful result also
+    (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through
+    ``shared_dir`` at what they cost, and ``reused_seconds`` says how much that was. A successful result also
     holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
     """
     result: dict[str, Any] = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
@@ -124,11 +124,19 @@ class RunSummary:
     n_discarded: int = 0
 
     def unit_counts(self) -> dict[str, int]:
-        return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
+        return {
+            "total": self.n_units,
+            "done": self.n_done,
+            "failed": self.n_failed,
+            "skipped": self.n_skipped,
+            "not_run": len(self.not_run),
+        }
 
     def problem_lines(self) -> list[str]:
         """One line per warning kind of the units run, then one per failed unit with its reason."""
-        failed = [f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures]
+        failed = [
+            f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures
+        ]
         discarded = [
             f"{self.n_discarded} unit(s) computed here were discarded: this process was stopped past its claim's lease"
             " and another run took them over (that run's results are kept)"
@@ -153,7 +161,9 @@ def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[
             unavailable[spec.label or spec.name] = exc.reason
             continue
         if data.n_samples < 2:
-            raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
+            raise UserError(
+                f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source
+            )
         try:
             splits = config.split_recipe.splits(data.name, data.Y)
         except ValueError as exc:
@@ -288,10 +298,17 @@ def execute_plan(
         keep_record = not todo and _finished_record(run_dir, summary.n_units)
         if not keep_record:
             write_run_json(run_dir, provenance)
-        jobs = executor.capped_jobs(*((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs")))
+        jobs = executor.capped_jobs(
+            *((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs"))
+        )
         if on_start is not None:
             pending = [((p.name, method.label), seconds) for (p, _, method, _), seconds in zip(todo, expected)]
-            on_start(summary.n_units, summary.n_skipped, pending, workers=min(effective_n_jobs(jobs or -1), max(len(todo), 1)))
+            on_start(
+                summary.n_units,
+                summary.n_skipped,
+                pending,
+                workers=min(effective_n_jobs(jobs or -1), max(len(todo), 1)),
+            )
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
@@ -304,7 +321,9 @@ def execute_plan(
             if not keep_record:
                 _try_to_record_the_end(run_dir, provenance, summary)
             stored_units = summary.n_skipped + summary.n_done
-            raise UserError(f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint) from None
+            raise UserError(
+                f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint
+            ) from None
         except BaseException:  # out of memory, no thread left, ...: run.json still says how the run ended
             stored = store.done_keys()
             summary.not_run = [key for *_, key in todo if unit_key(key) not in stored]
@@ -317,10 +336,17 @@ def execute_plan(
         if not keep_record:
             finished_at = now()
             store.set_meta("finished_at", finished_at)
-            write_run_json(run_dir, finish_run(
-                provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted, reused_fit_seconds=summary.reused_seconds,
-                reused_units=summary.reused_units,
-            ))
+            write_run_json(
+                run_dir,
+                finish_run(
+                    provenance,
+                    summary.unit_counts(),
+                    finished_at,
+                    interrupted=summary.interrupted,
+                    reused_fit_seconds=summary.reused_seconds,
+                    reused_units=summary.reused_units,
+                ),
+            )
     return summary
 
 
@@ -340,7 +366,12 @@ def _try_to_record_the_end(
 ) -> None:
     """Record in run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
     try:
-        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), now(), interrupted=interrupted, reused_units=summary.reused_units))
+        write_run_json(
+            run_dir,
+            finish_run(
+                provenance, summary.unit_counts(), now(), interrupted=interrupted, reused_units=summary.reused_units
+            ),
+        )
     except UserError:
         pass
 
@@ -428,7 +459,9 @@ def _run_units(
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
                         summary.unit_warnings.append(result["warnings"])
                         if result["status"] == FAILED:
-                            summary.failures.append((key["dataset"], row["label"], key["split"], result["error"].splitlines()[0]))
+                            summary.failures.append(
+                                (key["dataset"], row["label"], key["split"], result["error"].splitlines()[0])
+                            )
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
         except ClusterLost as exc:

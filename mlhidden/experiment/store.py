@@ -60,7 +60,9 @@ class ResultStore:
         self.path = self.run_dir / STORE_FILE
         self.read_only = not create
         if not self.path.exists() and not self.path.is_symlink() and not create:
-            raise UserError("no results store here", path=self.path, hint="give the run directory that `mlhidden run` wrote")
+            raise UserError(
+                "no results store here", path=self.path, hint="give the run directory that `mlhidden run` wrote"
+            )
         if create:
             try:
                 self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -69,7 +71,9 @@ class ResultStore:
         self._conn = connect(self.path, read_only=not create)
         try:
             with self._faults():
-                version = check_schema(self._conn, self.path, range(OLDEST_READABLE_VERSION, SCHEMA_VERSION + 1), create=create)
+                version = check_schema(
+                    self._conn, self.path, range(OLDEST_READABLE_VERSION, SCHEMA_VERSION + 1), create=create
+                )
                 if create:
                     self._conn.execute("PRAGMA journal_mode=WAL")
                     self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -124,7 +128,9 @@ class ResultStore:
         try:
             return json.loads(row[0]) if row else default
         except json.JSONDecodeError as exc:
-            raise UserError(f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path) from None
+            raise UserError(
+                f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path
+            ) from None
 
     def record_dataset(
         self, name: str, *, sha256: str | None = None, source: str | None = None, n_samples: int | None = None,
@@ -189,7 +195,9 @@ class ResultStore:
         if not self.has_predictions():
             return
         join = " AND ".join(f"p.{c} = t.{c}" for c in SPLIT_COLUMNS)
-        columns = ", ".join([*(f"p.{c}" for c in KEY_COLUMNS), "p.n_rows", "p.n_labels", "t.truth", "p.predicted", "p.scores"])
+        columns = ", ".join(
+            [*(f"p.{c}" for c in KEY_COLUMNS), "p.n_rows", "p.n_labels", "t.truth", "p.predicted", "p.scores"]
+        )
         query = f"SELECT {columns} FROM predictions p JOIN test_labels t ON {join}"
         with self._faults():
             for *key, n_rows, n_labels, truth, predicted, scores in self._conn.execute(query):
@@ -197,8 +205,10 @@ class ResultStore:
                     yield tuple(key), stored_predictions((n_rows, n_labels), truth, predicted, scores)
                 except ValueError as exc:
                     raise UserError(
-                        f"the results store is damaged: the predictions of {key[2]} on {key[0]} (split {key[4]}) cannot be read ({exc})",
-                        path=self.path, hint="restore it from a backup; `mlhidden report` without --metric does not need them",
+                        f"the results store is damaged: the predictions of {key[2]} on {key[0]} (split {key[4]}) "
+                        f"cannot be read ({exc})",
+                        path=self.path,
+                        hint="restore it from a backup; `mlhidden report` without --metric does not need them",
                     ) from None
 
     def done_keys(self) -> set[UnitKey]:
@@ -250,7 +260,10 @@ class RunResults:
         """One line for each kind of unit the tables leave out, so that none is left out silently."""
         lines = []
         if self.missing:
-            lines.append(f"{self.missing} unit(s) of this config are not in the store yet: re-run the same command to finish them.")
+            lines.append(
+                f"{self.missing} unit(s) of this config are not in the store yet: "
+                "re-run the same command to finish them."
+            )
         if self.left_out:
             lines.append(
                 f"{self.left_out} stored unit(s) are not in these tables: the config does not ask for them"
@@ -334,20 +347,27 @@ def merge_results(runs: Mapping[str, RunResults]) -> RunResults:
         for dataset, checksum in run.checksums.items():
             seeds = tuple(RunRecord.from_record(run.config).split_recipe.split_seeds(dataset))
             protocol = (checksum, split_protocol(run.config), seeds)
-            description = f"seed {run.config['seed']}, {run.config['splits']} splits, {split_protocol(run.config)}, data sha256 {checksum[:12]}"
-            first_dir, first_protocol, first_description = splits_of.setdefault(dataset, (run_dir, protocol, description))
+            description = (
+                f"seed {run.config['seed']}, {run.config['splits']} splits, {split_protocol(run.config)}, "
+                f"data sha256 {checksum[:12]}"
+            )
+            first_dir, first_protocol, first_description = splits_of.setdefault(
+                dataset, (run_dir, protocol, description)
+            )
             if protocol != first_protocol:
                 raise UserError(
                     f"cannot merge {first_dir} and {run_dir}: they split {dataset} differently"
                     f" ({first_description} vs {description})",
-                    hint="merge only runs made with the same data, seed, protocol, splits, train_fraction and shuffle_labels",
+                    hint="merge only runs made with the same data, seed, protocol, splits, train_fraction "
+                    "and shuffle_labels",
                 )
         for method in run.config["methods"]:
             identity = (method["name"], method["params_hash"])
             first_dir, first_identity = method_of.setdefault(method["label"], (run_dir, identity))
             if identity != first_identity:
                 raise UserError(
-                    f"cannot merge {first_dir} and {run_dir}: method '{method['label']}' has different settings in each",
+                    f"cannot merge {first_dir} and {run_dir}: "
+                    f"method '{method['label']}' has different settings in each",
                     hint="give one of them another label in its config and run it again",
                 )
     units = pd.concat([run.units for run in runs.values()], ignore_index=True)

@@ -28,8 +28,17 @@ REUSED_SECONDS = "reused_seconds"
 unit's own work. NULL in units stored before schema version 2, whose ``train_seconds`` includes it."""
 ADDED_UNIT_COLUMNS = {**UNIT_PLAN_COLUMNS, REUSED_SECONDS: "REAL"}
 UNIT_COLUMNS = (
-    *KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, REUSED_SECONDS, "n_warnings", "finished_at",
-    "warnings", *UNIT_PLAN_COLUMNS,
+    *KEY_COLUMNS,
+    "label",
+    "params_json",
+    "status",
+    "error",
+    *METRIC_COLUMNS,
+    REUSED_SECONDS,
+    "n_warnings",
+    "finished_at",
+    "warnings",
+    *UNIT_PLAN_COLUMNS,
 )
 
 TABLES = f"""

@@ -23,7 +23,16 @@ from mlhidden.report.tables import METRICS
 from mlhidden.report.uncertainty import FAILS as FAILS
 from mlhidden.report.uncertainty import HOLDS as HOLDS
 from mlhidden.report.uncertainty import INCONCLUSIVE as INCONCLUSIVE
-from mlhidden.report.uncertainty import NOT_EVALUATED, WILCOXON, combine, deciding, holm_family, paired, rank_comparison, within
+from mlhidden.report.uncertainty import (
+    NOT_EVALUATED,
+    WILCOXON,
+    combine,
+    deciding,
+    holm_family,
+    paired,
+    rank_comparison,
+    within,
+)
 
 CCASL_METHODS = ("CCASL", "CCASL+BR", "CCASL+AML")
 LARGE_DATASET_SAMPLES = 5000
@@ -98,7 +107,9 @@ def claim_logical(evidence: Evidence, reference: pd.DataFrame) -> Claim:
         ))
         if abs(ours.mean() - row.value) > DEVIATION:
             deviations.append(f"{name} {ours.mean():.2f} (paper {row.value:.2f})")
-    text = f"{len(deviations)} of {len(paper)} values differ by more than {DEVIATION}" + (": " + "; ".join(deviations) if deviations else "")
+    text = f"{len(deviations)} of {len(paper)} values differ by more than {DEVIATION}" + (
+        ": " + "; ".join(deviations) if deviations else ""
+    )
     claim = decided("C1", statement, comparisons, text)
     if missing and claim.verdict != FAILS:
         return _not_evaluated("C1", statement, f"no results for {', '.join(sorted(set(missing)))}")
@@ -119,14 +130,20 @@ def claim_synthetic(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     datasets = evidence.synthetic_datasets
     if datasets is None:
         return _not_evaluated("C2", statement, missing_run("synthetic"))
-    if not {(kind, m) for kind in KINDS_ORDER for m in KINDS_ORDER[kind]} <= set(zip(datasets["kind"], datasets["method"])):
+    if not {(kind, m) for kind in KINDS_ORDER for m in KINDS_ORDER[kind]} <= set(
+        zip(datasets["kind"], datasets["method"])
+    ):
         return _not_evaluated("C2", statement, "the run lacks a kind (complex, simple) or a method (BR, CC, CCASL)")
     comparisons, texts = [], []
     for kind, order in KINDS_ORDER.items():
-        exact = datasets[datasets["kind"] == kind].pivot_table(index="dataset", columns="method", values="exact_match", sort=False)
+        exact = datasets[datasets["kind"] == kind].pivot_table(
+            index="dataset", columns="method", values="exact_match", sort=False
+        )
         for better, worse in zip(order, order[1:]):
             comparisons.append(paired(f"{kind}: {better} − {worse}", exact[better] - exact[worse], "datasets"))
-        texts.append(f"{kind} ({len(exact)} datasets): " + ", ".join(f"{m} {exact[m].mean():.3f}" for m in ("BR", "CC", "CCASL")))
+        texts.append(
+            f"{kind} ({len(exact)} datasets): " + ", ".join(f"{m} {exact[m].mean():.3f}" for m in ("BR", "CC", "CCASL"))
+        )
     return decided("C2", statement, comparisons, "; ".join(texts))
 
 
@@ -142,7 +159,10 @@ def _rank_claim(evidence: Evidence, key: str, statement: str, metric: str, pairs
     missing = sorted({m for pair in wanted for m in pair} - set(ranks.index))
     if missing or len(ranks) < 2:
         return _not_evaluated(key, statement, f"the paper run lacks {', '.join(missing) or 'a second method'}")
-    comparisons = [rank_comparison(better, worse, ranks, summary.n_datasets, summary.friedman_p) for better, worse in dict.fromkeys(wanted)]
+    comparisons = [
+        rank_comparison(better, worse, ranks, summary.n_datasets, summary.friedman_p)
+        for better, worse in dict.fromkeys(wanted)
+    ]
     text = f"average ranks over {summary.n_datasets} datasets: " + ", ".join(f"{m} {r:.2f}" for m, r in ranks.items())
     return decided(key, statement, comparisons, text + f"; Friedman p {summary.friedman_p:.2g}")
 
@@ -155,7 +175,11 @@ def claim_exact_match_ranks(evidence: Evidence, reference: pd.DataFrame) -> Clai
         return [*first, *second, *((m, "ELM") for m in methods if m != "ELM")]
 
     return _rank_claim(
-        evidence, "C3", "Exact-match average rank (Table 'results'): CCASL+AML best, CCASL+BR second, ELM worst", "exact_match", pairs
+        evidence,
+        "C3",
+        "Exact-match average rank (Table 'results'): CCASL+AML best, CCASL+BR second, ELM worst",
+        "exact_match",
+        pairs,
     )
 
 
@@ -184,7 +208,9 @@ def claim_hidden_nodes(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     At K = 1: CCASL+AML's exact match against PERFECT, and CCASL+AML against ELM and against MLP
     paired over the splits.
     """
-    statement = "Fig. 'contrast' (Logical): CCASL+AML reaches exact match 1.0 with K = 1 hidden node; ELM and MLP need more"
+    statement = (
+        "Fig. 'contrast' (Logical): CCASL+AML reaches exact match 1.0 with K = 1 hidden node; ELM and MLP need more"
+    )
     splits = evidence.hidden_nodes_splits
     if splits is None:
         return _not_evaluated("C5", statement, missing_run("hidden_nodes"))
@@ -197,13 +223,21 @@ def claim_hidden_nodes(evidence: Evidence, reference: pd.DataFrame) -> Claim:
         reading=f"'reaches 1.0' read as a mean above {PERFECT} whose interval reaches {1 - PRINTED}",
     )]
     comparisons += [paired(f"CCASL+AML − {line} at K = 1", aml - at_one[line], "splits") for line in ("ELM", "MLP")]
-    means = {line: points.groupby("x")["value"].mean().reset_index().rename(columns={"value": "mean"}) for line, points in splits.groupby("line")}
+    means = {
+        line: points.groupby("x")["value"].mean().reset_index().rename(columns={"value": "mean"})
+        for line, points in splits.groupby("line")
+    }
     reached = "; ".join(
         f"{line} first reaches 1.0 at K = {first}" if (first := _first_perfect(means[line])) is not None
         else f"{line} never reaches 1.0 (best {means[line]['mean'].max():.2f})"
         for line in ("CCASL+AML", "ELM", "MLP")
     )
-    return decided("C5", statement, comparisons, "at K = 1: " + ", ".join(f"{m} {v.mean():.2f}" for m, v in at_one.items()) + f"; {reached}")
+    return decided(
+        "C5",
+        statement,
+        comparisons,
+        "at K = 1: " + ", ".join(f"{m} {v.mean():.2f}" for m, v in at_one.items()) + f"; {reached}",
+    )
 
 
 def claim_label_count(evidence: Evidence, reference: pd.DataFrame) -> Claim:
@@ -229,11 +263,14 @@ def claim_label_count(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     six = {m: _at(splits, m, 6) for m in logistic}
     one = {m: _at(splits, m, 1) for m in [*logistic, *forest]}
     best_one = max(logistic, key=lambda m: one[m].mean())
-    comparisons = [paired(f"L = 6: CCASL+AML − {m}", six["CCASL+AML"] - six[m], "splits") for m in logistic if m != "CCASL+AML"]
+    comparisons = [
+        paired(f"L = 6: CCASL+AML − {m}", six["CCASL+AML"] - six[m], "splits") for m in logistic if m != "CCASL+AML"
+    ]
     comparisons += [paired(f"L = 1: {m} − {best_one}", one[m] - one[best_one], "splits") for m in forest]
     best_six = max(logistic, key=lambda m: six[m].mean())
     text = (
-        f"L = 6: best logistic-regression method {best_six} {six[best_six].mean():.3f} (CCASL+AML {six['CCASL+AML'].mean():.3f}); "
+        f"L = 6: best logistic-regression method {best_six} {six[best_six].mean():.3f} "
+        f"(CCASL+AML {six['CCASL+AML'].mean():.3f}); "
         f"L = 1: random forest {', '.join(f'{m} {one[m].mean():.3f}' for m in forest)} vs best logistic regression "
         f"{best_one} {one[best_one].mean():.3f}"
     )
@@ -253,7 +290,8 @@ def claim_time(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     datasets concerned: the large ones for the first, every ranked one for the second.
     """
     statement = (
-        f"Time (Table 'scalability'): CCASL methods about 2x BR/CC on the large datasets (N ≥ {LARGE_DATASET_SAMPLES}); "
+        "Time (Table 'scalability'): CCASL methods about 2x BR/CC on the large datasets "
+        f"(N ≥ {LARGE_DATASET_SAMPLES}); "
         "MLP an order of magnitude slower than the CCASL methods"
     )
     units, sizes = evidence.paper_time_splits, evidence.paper_sizes
@@ -261,27 +299,44 @@ def claim_time(evidence: Evidence, reference: pd.DataFrame) -> Claim:
         return _not_evaluated("C7", statement, missing_run("paper"))
     needed = {"BR", "CC", "MLP", *CCASL_METHODS}
     if units.empty or not needed <= set(units["method"]):
-        return _not_evaluated("C7", statement, f"the paper run lacks a complete dataset or one of {', '.join(sorted(needed))}")
+        return _not_evaluated(
+            "C7", statement, f"the paper run lacks a complete dataset or one of {', '.join(sorted(needed))}"
+        )
     mlp = _log_ratios(units, ["MLP"], CCASL_METHODS)
     n_datasets = mlp.index.get_level_values("dataset").nunique()
     mlp_text = f"MLP / CCASL methods: geometric mean {math.exp(mlp.mean()):.1f}x over {n_datasets} datasets"
     large = [d for d in dict.fromkeys(units["dataset"]) if sizes[d] >= LARGE_DATASET_SAMPLES]
     if not large:
-        return _not_evaluated("C7", statement, f"no large dataset (N ≥ {LARGE_DATASET_SAMPLES}) has results; {mlp_text}")
+        return _not_evaluated(
+            "C7", statement, f"no large dataset (N ≥ {LARGE_DATASET_SAMPLES}) has results; {mlp_text}"
+        )
     ccasl = _log_ratios(units[units["dataset"].isin(large)], CCASL_METHODS, ["BR", "CC"])
     low, high = ABOUT_TWICE
     comparisons = [
         within(
-            "CCASL methods / BR,CC on the large datasets", ccasl, (math.log(low), math.log(high)), f"splits of {len(large)} datasets",
-            reading=f"'about 2x' read as {low}-{high}x", ratio=True,
+            "CCASL methods / BR,CC on the large datasets",
+            ccasl,
+            (math.log(low), math.log(high)),
+            f"splits of {len(large)} datasets",
+            reading=f"'about 2x' read as {low}-{high}x",
+            ratio=True,
         ),
         paired(
-            "MLP / CCASL methods", mlp, f"splits of {n_datasets} datasets", null=math.log(ORDER_OF_MAGNITUDE),
-            reading=f"'an order of magnitude' read as at least {ORDER_OF_MAGNITUDE:g}x", ratio=True,
+            "MLP / CCASL methods",
+            mlp,
+            f"splits of {n_datasets} datasets",
+            null=math.log(ORDER_OF_MAGNITUDE),
+            reading=f"'an order of magnitude' read as at least {ORDER_OF_MAGNITUDE:g}x",
+            ratio=True,
         ),
     ]
-    per_dataset = ", ".join(f"{d} {math.exp(r):.1f}x" for d, r in ccasl.groupby(level="dataset", sort=False).mean().items())
-    text = f"CCASL methods / BR,CC on {len(large)} large datasets: {math.exp(ccasl.mean()):.1f}x ({per_dataset}); {mlp_text}"
+    per_dataset = ", ".join(
+        f"{d} {math.exp(r):.1f}x" for d, r in ccasl.groupby(level="dataset", sort=False).mean().items()
+    )
+    text = (
+        f"CCASL methods / BR,CC on {len(large)} large datasets: {math.exp(ccasl.mean()):.1f}x ({per_dataset}); "
+        f"{mlp_text}"
+    )
     return decided("C7", statement, comparisons, text)
 
 
@@ -298,7 +353,8 @@ def _chain_ends(values: pd.Series) -> tuple:
 
 
 def claim_medical_chain(evidence: Evidence, reference: pd.DataFrame) -> Claim:
-    """C8: on Medical, per-label accuracy rises along the CCASL chain (and CC's) by the paper's amounts, CCASL's well above CC's.
+    """C8: on Medical, per-label accuracy rises along the CCASL chain (and CC's) by the paper's amounts, CCASL's
+    well above CC's.
 
     Per split, a chain's rise is its mean accuracy over the last quarter of the positions minus the
     first quarter's; the paper's rises (end minus start) are the claimed sizes. The contrast is
@@ -317,8 +373,12 @@ def claim_medical_chain(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     lines = [line for line in ("CC", "CCASL") if line in set(splits["line"])]
     ends = {
         line: pd.DataFrame(
-            [_chain_ends(group.set_index("x")["value"]) for _, group in splits[splits["line"] == line].groupby("split")],
-            index=sorted(set(splits.loc[splits["line"] == line, "split"])), columns=["start", "end"],
+            [
+                _chain_ends(group.set_index("x")["value"])
+                for _, group in splits[splits["line"] == line].groupby("split")
+            ],
+            index=sorted(set(splits.loc[splits["line"] == line, "split"])),
+            columns=["start", "end"],
         )
         for line in lines
     }
@@ -339,7 +399,8 @@ def claim_medical_chain(evidence: Evidence, reference: pd.DataFrame) -> Claim:
             reading="the paper's contrast read as the difference of its two chains' midpoints ± their rounding",
         ))
     text = "; ".join(
-        f"{line}: {ends[line]['start'].mean():.3f} over the first quarter of the chain, {ends[line]['end'].mean():.3f} over the last"
+        f"{line}: {ends[line]['start'].mean():.3f} over the first quarter of the chain, "
+        f"{ends[line]['end'].mean():.3f} over the last"
         for line in lines
     )
     return decided("C8", statement, comparisons, text)

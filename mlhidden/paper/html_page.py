@@ -42,7 +42,9 @@ def claims_section(claims: list) -> HtmlSection:
         f"<td class='text note'>{esc(c.deciding)}</td><td class='text note'>{esc(c.evidence)}</td></tr>"
         for i, c in enumerate(claims)
     )
-    head = "".join(f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers"))
+    head = "".join(
+        f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers")
+    )
     return HtmlSection(
         "claims",
         "Claims",

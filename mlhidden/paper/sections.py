@@ -21,7 +21,14 @@ from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_ta
 from mlhidden.paper.figures import plot_logical, plot_synthetic_2d
 from mlhidden.paper.reference import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.report.figures import plot_sweep
-from mlhidden.report.formats import format_interval, format_number, format_rank, markdown_escape, markdown_frame, write_table
+from mlhidden.report.formats import (
+    format_interval,
+    format_number,
+    format_rank,
+    markdown_escape,
+    markdown_frame,
+    write_table,
+)
 from mlhidden.report.significance_output import markdown_with_diagram
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import METRICS, metric_table
@@ -33,7 +40,17 @@ SIGNIFICANCE_CONTROL = "CCASL+AML"
 # Far below the paper's display precision, far above the rank rounding (tables.RANK_DECIMALS).
 RANK_TIE_BREAK = 1e-9
 COMPARISON_COLUMNS = [
-    "table", "metric", "dataset", "method", "ours", "paper", "difference", "flagged", "ci_low", "ci_high", "beyond_deviation",
+    "table",
+    "metric",
+    "dataset",
+    "method",
+    "ours",
+    "paper",
+    "difference",
+    "flagged",
+    "ci_low",
+    "ci_high",
+    "beyond_deviation",
 ]
 """``comparison.csv``: ``beyond_deviation`` when ours and the paper's differ by more than DEVIATION;
 ``flagged`` when, besides, the paper's value lies outside our 95 % interval [ci_low, ci_high]."""
@@ -48,15 +65,26 @@ class Section:
     paths: list = field(default_factory=list)
 
 
-def _comparison(table, metric, dataset, method, ours, paper, flagged: bool = True, interval=(math.nan, math.nan)) -> dict:
+def _comparison(
+    table, metric, dataset, method, ours, paper, flagged: bool = True, interval=(math.nan, math.nan)
+) -> dict:
     """One comparison row; a cell with no interval (fewer than two values) is flagged on the difference alone."""
     difference = ours - paper if not (math.isnan(ours) or math.isnan(paper)) else math.nan
     low, high = interval
     beyond = bool(flagged and not math.isnan(difference) and abs(difference) > DEVIATION)
     inside = not (math.isnan(low) or math.isnan(high)) and low <= paper <= high
     return {
-        "table": table, "metric": metric, "dataset": dataset, "method": method, "ours": ours, "paper": paper,
-        "difference": difference, "flagged": beyond and not inside, "ci_low": low, "ci_high": high, "beyond_deviation": beyond,
+        "table": table,
+        "metric": metric,
+        "dataset": dataset,
+        "method": method,
+        "ours": ours,
+        "paper": paper,
+        "difference": difference,
+        "flagged": beyond and not inside,
+        "ci_low": low,
+        "ci_high": high,
+        "beyond_deviation": beyond,
     }
 
 
@@ -90,7 +118,9 @@ def _interval_columns(comparisons: list, index: list, key: str) -> dict:
     columns: dict[str, list] = {}
     for metric in dict.fromkeys(row["metric"] for row in comparisons):
         by_row = {
-            (row["dataset"], row["method"]) if key == "kind_method" else row["method"]: row for row in comparisons if row["metric"] == metric
+            (row["dataset"], row["method"]) if key == "kind_method" else row["method"]: row
+            for row in comparisons
+            if row["metric"] == metric
         }
         for bound in ("ci_low", "ci_high"):
             columns[f"{metric} {bound}"] = [by_row[i][bound] if i in by_row else math.nan for i in index]
@@ -122,12 +152,15 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         "value is also outside our interval. The average rank is over the "
         "datasets we ranked; the paper's is recomputed from its per-dataset ranks on those same datasets. Every "
         "table of the run, with standard deviations and LaTeX versions: `paper/tables.md`; ranking loss, coverage, "
-        "average precision, one-error, log-loss and ROC AUC from the stored label scores: `paper/score_metrics.md`.\n\n",
+        "average precision, one-error, log-loss and ROC AUC from the stored label scores: "
+        "`paper/score_metrics.md`.\n\n",
     ]
     comparisons = []
     for metric, (table_name, paper_metric) in PAPER_TABLES.items():
         table = metric_table(run.units, metric, run.datasets, run.methods, run.unavailable)
-        paper = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)].set_index(["dataset", "method"])
+        paper = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)].set_index(
+            ["dataset", "method"]
+        )
         rows, table_comparisons = {}, []
         for dataset in table.datasets:
             if dataset in table.unavailable:
@@ -141,9 +174,16 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
                     interval=(table.ci_low.at[dataset, method], table.ci_high.at[dataset, method]),
                 )
                 table_comparisons.append(row)
-                value = _format_metric(table, row["ours"]) if table.metric.is_time else format_interval(row["ours"], row["ci_low"], row["ci_high"])
+                value = (
+                    _format_metric(table, row["ours"])
+                    if table.metric.is_time
+                    else format_interval(row["ours"], row["ci_low"], row["ci_high"])
+                )
                 ours = f"{value} {format_rank(table.ranks.at[dataset, method])}"
-                theirs = f"{format_number(row['paper'], 0 if table.metric.is_time else 2)} {format_rank(paper['rank'].get((dataset, method), math.nan))}"
+                theirs = (
+                    f"{format_number(row['paper'], 0 if table.metric.is_time else 2)} "
+                    f"{format_rank(paper['rank'].get((dataset, method), math.nan))}"
+                )
                 cells.append(f"{ours} ({theirs})" + (f" {FLAG}" if row["flagged"] else ""))
             rows[dataset] = cells
         paper_ranks = paper["rank"].unstack("method").reindex(index=table.ranked_datasets, columns=list(table.methods))
@@ -151,8 +191,13 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         comparisons += table_comparisons
         parts.append(f"### {table.metric.title} (Table '{table_name}')\n\n")
         if table.metric.is_time:
-            parts.append("Train plus test seconds per unit; the paper's come from another machine, so compare ranks and ratios.\n\n")
-        parts.append(markdown_frame(pd.DataFrame.from_dict(rows, orient="index", columns=list(table.methods)), "Dataset"))
+            parts.append(
+                "Train plus test seconds per unit; the paper's come from another machine, "
+                "so compare ranks and ratios.\n\n"
+            )
+        parts.append(
+            markdown_frame(pd.DataFrame.from_dict(rows, orient="index", columns=list(table.methods)), "Dataset")
+        )
         parts.append("\n" if table.metric.is_time else f"\n{_flag_note(table_comparisons)}\n\n")
     return Section("".join(parts), comparisons)
 
@@ -230,7 +275,9 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
     table = evidence.logical
     if table is None:
         return Section(title + f"Not run: {missing_run('logical')}.\n")
-    splits = evidence.logical_splits if evidence.logical_splits is not None else pd.DataFrame(columns=["method", *METRICS])
+    splits = (
+        evidence.logical_splits if evidence.logical_splits is not None else pd.DataFrame(columns=["method", *METRICS])
+    )
     paper = reference[reference["table"] == "logical"].set_index(["metric", "method"])["value"]
     metrics = {"hamming_score": "Hamming score", "exact_match": "Exact match"}
     comparisons = []
@@ -241,7 +288,13 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
         for metric in metrics:
             values = splits.loc[splits["method"] == model, metric]
             row = _comparison(
-                "logical", metric, "Logical", model, table.at[model, metric], paper.get((metric, model), math.nan), interval=interval_of(values)[1:],
+                "logical",
+                metric,
+                "Logical",
+                model,
+                table.at[model, metric],
+                paper.get((metric, model), math.nan),
+                interval=interval_of(values)[1:],
             )
             comparisons.append(row)
             compared[model].append(_compared(row))
@@ -251,7 +304,13 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
     index = [*metrics.values(), "splits"]
     paths = plot_logical(figures_dir / "logical")
     numbers = table.assign(**_interval_columns(comparisons, list(table.index), "method"))
-    paths += write_table(numbers, pd.DataFrame(ours, index=index), tables_dir / "logical", "Table 3: the Logical problem (ours)", "Metric")
+    paths += write_table(
+        numbers,
+        pd.DataFrame(ours, index=index),
+        tables_dir / "logical",
+        "Table 3: the Logical problem (ours)",
+        "Metric",
+    )
     text = (
         title
         + f"![The Logical problem]({_relative(paths[0], figures_dir.parent)})\n\n"
@@ -275,28 +334,53 @@ def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: P
     for (kind, method), values in table.iterrows():
         cells = []
         for metric in ("exact_match", "hamming_score"):
-            over = datasets[(datasets["kind"] == kind) & (datasets["method"] == method)][metric] if datasets is not None else []
+            over = (
+                datasets[(datasets["kind"] == kind) & (datasets["method"] == method)][metric]
+                if datasets is not None
+                else []
+            )
             row = _comparison(
-                "synthetic", metric, kind, method, values[metric], paper.get((kind, metric, method), math.nan), interval=interval_of(over)[1:],
+                "synthetic",
+                metric,
+                kind,
+                method,
+                values[metric],
+                paper.get((kind, metric, method), math.nan),
+                interval=interval_of(over)[1:],
             )
             comparisons.append(row)
             cells.append(_compared(row, 3))
         rows.append((f"{kind} · {method}", [*cells, f"{int(values['n_datasets'])}"]))
-    shown = pd.DataFrame([r[1] for r in rows], index=[r[0] for r in rows], columns=["Exact match", "Hamming score", "datasets"])
+    shown = pd.DataFrame(
+        [r[1] for r in rows], index=[r[0] for r in rows], columns=["Exact match", "Hamming score", "datasets"]
+    )
     ours = table.copy()
     ours.index = [f"{kind} · {method}" for kind, method in table.index]
     ours_shown = pd.DataFrame(
-        {"Exact match": ours["exact_match"].map(lambda v: format_number(v, 3)), "Hamming score": ours["hamming_score"].map(lambda v: format_number(v, 3)),
-         "datasets": ours["n_datasets"].map(str)}
+        {
+            "Exact match": ours["exact_match"].map(lambda v: format_number(v, 3)),
+            "Hamming score": ours["hamming_score"].map(lambda v: format_number(v, 3)),
+            "datasets": ours["n_datasets"].map(str),
+        }
     )
     numbers = table.assign(**_interval_columns(comparisons, list(table.index), "kind_method"))
-    paths = write_table(numbers, ours_shown, tables_dir / "synthetic", "Table 4: mean over the synthetic datasets of each kind (ours)", "Data · method")
+    paths = write_table(
+        numbers,
+        ours_shown,
+        tables_dir / "synthetic",
+        "Table 4: mean over the synthetic datasets of each kind (ours)",
+        "Data · method",
+    )
     text = (
         title
-        + "Mean over the synthetic datasets of each kind of the per-dataset score (one 50/50 split each) ± the half-width "
-        "of its 95 % t-interval over the datasets; ours, the paper's in parentheses. The paper does not give D, the input or weight distributions or the label "
+        + "Mean over the synthetic datasets of each kind of the per-dataset score (one 50/50 split each) ± the "
+        "half-width of its 95 % t-interval over the datasets; ours, the paper's in parentheses. The paper does not "
+        "give D, the input or weight distributions or the label "
         "thresholds, so our datasets are not the paper's (see `mlhidden/data/random_networks.py`).\n\n"
-        + markdown_frame(shown, "Data · method") + "\n" + _flag_note(comparisons) + "\n"
+        + markdown_frame(shown, "Data · method")
+        + "\n"
+        + _flag_note(comparisons)
+        + "\n"
     )
     return Section(text, comparisons, paths)
 
@@ -313,8 +397,16 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
     exact, base = tables
     run = runs["synthetic_2d"]
     specs = [spec for spec in runs.record("synthetic_2d").datasets if spec.table_name in set(run.datasets)]
-    paths = plot_synthetic_2d([(spec.table_name, load_dataset_spec(spec)) for spec in specs], figures_dir / "synthetic_2d")
-    paths += write_table(exact, exact.map(format_number), tables_dir / "synthetic_2d_exact_match", "Fig. results_syn1: exact match (ours)", "Dataset")
+    paths = plot_synthetic_2d(
+        [(spec.table_name, load_dataset_spec(spec)) for spec in specs], figures_dir / "synthetic_2d"
+    )
+    paths += write_table(
+        exact,
+        exact.map(format_number),
+        tables_dir / "synthetic_2d_exact_match",
+        "Fig. results_syn1: exact match (ours)",
+        "Dataset",
+    )
     parts = [
         title,
         f"![Two-dimensional synthetic data]({_relative(paths[0], figures_dir.parent)})\n\n",
@@ -324,7 +416,9 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
     ]
     if base is not None:
         caption = "Fig. results_syn1: base-classifier accuracy (ours)"
-        paths += write_table(base, base.map(format_number), tables_dir / "synthetic_2d_base_accuracy", caption, "Dataset")
+        paths += write_table(
+            base, base.map(format_number), tables_dir / "synthetic_2d_base_accuracy", caption, "Dataset"
+        )
         check = refit_check(runs, "synthetic_2d") or (0, 0)
         parts += [
             "\nAccuracy of the base classifiers (refits of the stored units on the complex datasets; "
@@ -343,7 +437,14 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
 
 
 def sweep_section(
-    frame: pd.DataFrame | None, splits: int | None, name: str, title: str, x_label: str, intro: str, tables_dir: Path, figures_dir: Path
+    frame: pd.DataFrame | None,
+    splits: int | None,
+    name: str,
+    title: str,
+    x_label: str,
+    intro: str,
+    tables_dir: Path,
+    figures_dir: Path,
 ) -> Section:
     """A sweep figure of run ``name`` (exact match against the swept value) with its table of means.
 
@@ -358,7 +459,13 @@ def sweep_section(
     )
     means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
     means = means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)
-    paths += write_table(frame.set_index(["panel", "line", "x"]), means.map(format_number), tables_dir / name, f"{title.lstrip('# ')} (ours)", x_label)
+    paths += write_table(
+        frame.set_index(["panel", "line", "x"]),
+        means.map(format_number),
+        tables_dir / name,
+        f"{title.lstrip('# ')} (ours)",
+        x_label,
+    )
     text = (
         f"{title}\n\n{intro} The paper gives this figure as a plot only, so there are no numbers to set ours "
         f"against; the claims table checks what its text says about it.\n\n"
@@ -374,16 +481,26 @@ def medical_section(runs: Runs, evidence: Evidence, tables_dir: Path, figures_di
     frame = evidence.medical_chain
     if frame is None:
         return Section(title + "Not evaluated: no per-label refits of Medical (the paper run lacks Medical).\n")
-    paths = plot_sweep(frame, figures_dir / "medical_chain", y_label="Label accuracy", x_label="position in the chain (real labels)",
-                       title="Test accuracy of each chain position, mean ± 1 sd over the splits")
+    paths = plot_sweep(
+        frame,
+        figures_dir / "medical_chain",
+        y_label="Label accuracy",
+        x_label="position in the chain (real labels)",
+        title="Test accuracy of each chain position, mean ± 1 sd over the splits",
+    )
     means = frame.pivot_table(index="x", columns="line", values="mean", sort=False).map(lambda v: format_number(v, 3))
-    paths += write_table(frame.set_index(["line", "x"]), means, tables_dir / "medical_chain", "Medical: label accuracy per chain position (ours)", "position")
+    paths += write_table(
+        frame.set_index(["line", "x"]),
+        means,
+        tables_dir / "medical_chain",
+        "Medical: label accuracy per chain position (ours)",
+        "position",
+    )
     check = refit_check(runs, "paper") or (0, 0)
     text = (
         title
         + "Each split chains the labels in its random order, so each position holds a random label; the accuracy at a "
-        f"position is averaged over the splits. From refits of the stored units ({check[0]} of {check[1]} reproduce the "
-        "stored exact match).\n\n"
-        + f"![Medical chain accuracy]({_relative(paths[0], figures_dir.parent)})\n"
+        f"position is averaged over the splits. From refits of the stored units ({check[0]} of {check[1]} reproduce "
+        "the stored exact match).\n\n" + f"![Medical chain accuracy]({_relative(paths[0], figures_dir.parent)})\n"
     )
     return Section(text, paths=paths)

@@ -26,7 +26,10 @@ def claim_anchor(key: str) -> str:
 def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataFrame, setting: dict | None) -> str:
     """How many claims hold, fail or are open under the main setting, which hold under every
     setting, and how close our scores are to the paper's (``scores``: compared score rows)."""
-    counts = {verdict: sum(claim.verdict == verdict for claim in claims) for verdict in (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)}
+    counts = {
+        verdict: sum(claim.verdict == verdict for claim in claims)
+        for verdict in (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
+    }
     if setting:
         chosen_by = "the primary setting" if setting.get("is_primary", True) else "a setting asked for with `--setting`"
         under = f"Under **{setting['name']}** ({chosen_by}: {setting.get('about') or 'see the settings section'})"
@@ -44,13 +47,18 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
         robust = [key for key in matrix.index if matrix.at[key, OVER_SETTINGS] == ROBUST]
         parts.append(
             f"Across the {len(matrix.columns) - 1} finished settings of the sensitivity study, "
-            + (f"the claims that hold under every one: {', '.join(robust)}." if robust else "no claim holds under every one.")
+            + (
+                f"the claims that hold under every one: {', '.join(robust)}."
+                if robust
+                else "no claim holds under every one."
+            )
         )
     differences = scores["difference"].abs()
     if len(differences):
         parts.append(
-            f"Of {len(differences)} scores compared with the paper's, {int(scores['beyond_deviation'].sum())} differ by more than "
-            f"{DEVIATION} and {int(scores['flagged'].sum())} of those have the paper's value outside our 95 % interval; "
+            f"Of {len(differences)} scores compared with the paper's, {int(scores['beyond_deviation'].sum())} "
+            f"differ by more than {DEVIATION} and {int(scores['flagged'].sum())} of those have the paper's value "
+            "outside our 95 % interval; "
             f"the median absolute difference is {differences.median():.3f}."
         )
     return " ".join(parts) + "\n"
@@ -60,10 +68,17 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
     """One row per claim: verdict, the deciding effect with its interval, robustness, a link to the details."""
     rows = []
     for claim in claims:
-        robust = matrix.at[claim.key, OVER_SETTINGS] if matrix is not None and claim.key in matrix.index else "not assessed"
-        rows.append([
-            f"[{claim.key}]({claim_anchor(claim.key)})", f"**{claim.verdict}**", markdown_escape(claim.deciding or "—"), markdown_escape(robust),
-        ])
+        robust = (
+            matrix.at[claim.key, OVER_SETTINGS] if matrix is not None and claim.key in matrix.index else "not assessed"
+        )
+        rows.append(
+            [
+                f"[{claim.key}]({claim_anchor(claim.key)})",
+                f"**{claim.verdict}**",
+                markdown_escape(claim.deciding or "—"),
+                markdown_escape(robust),
+            ]
+        )
     return pipe_table(rows, ["claim", "verdict", "deciding effect [95 % interval], test", "across settings"]) + "\n"
 
 

@@ -104,7 +104,10 @@ def listing(rows, headers="keys", tablefmt: str = "github") -> str:
 def markdown_frame(frame: pd.DataFrame, index_name: str = "") -> str:
     """A frame of display text as a Markdown pipe table, its index as the first column, escaped."""
     headers = [index_name, *map(str, frame.columns)]
-    rows = [[markdown_escape(index), *(markdown_escape(v) for v in row)] for index, row in zip(frame.index, frame.to_numpy())]
+    rows = [
+        [markdown_escape(index), *(markdown_escape(v) for v in row)]
+        for index, row in zip(frame.index, frame.to_numpy())
+    ]
     return pipe_table(rows, [markdown_escape(h) for h in headers]) + "\n"
 
 
@@ -307,7 +310,12 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
 def avg_ranks_frame(tables: dict) -> pd.DataFrame:
     """Per metric and method, the average rank and over how many ranked datasets (``avg_ranks.csv``)."""
     rows = [
-        {"metric": column, "method": method, "avg_rank": table.avg_rank[method], "n_datasets": len(table.ranked_datasets)}
+        {
+            "metric": column,
+            "method": method,
+            "avg_rank": table.avg_rank[method],
+            "n_datasets": len(table.ranked_datasets),
+        }
         for column, table in tables.items()
         for method in table.methods
     ]
