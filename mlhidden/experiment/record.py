@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mlhidden.experiment.config import DatasetSpec, MethodSpec
+from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
 from mlhidden.experiment.protocols import Protocol
 from mlhidden.experiment.splits import SplitRecipe
 
@@ -35,7 +35,7 @@ class DatasetRecord(DatasetSpec):
 class RunRecord:
     """A stored run's config: datasets and methods in config order, the split protocol, the seed.
 
-    The methods are :class:`~mlhidden.experiment.config.MethodSpec` again, whose ``params_hash``
+    The methods are :class:`~mlhidden.experiment.config_entries.MethodSpec` again, whose ``params_hash``
     is the stored one.
     """
 

@@ -28,7 +28,8 @@ from mlhidden.data.dataset import Matrix
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
-from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
+from mlhidden.experiment.config import RunConfig
+from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
 from mlhidden.experiment.costs import expected_unit_seconds, longest_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.metrics import evaluate

@@ -23,7 +23,7 @@ from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.splits import Split
 
 if TYPE_CHECKING:
-    from mlhidden.experiment.config import MethodSpec
+    from mlhidden.experiment.config_entries import MethodSpec
 from mlhidden.methods.shared_fits import SharedFits
 
 

@@ -13,14 +13,8 @@ from mlhidden.cli import cli
 from mlhidden.data import load_dataset, make_logical, write_arff
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import (
-    DATASET_KEYS,
-    METHOD_KEYS,
-    TOP_LEVEL_KEYS,
-    config_from_options,
-    load_config,
-    parse_config,
-)
+from mlhidden.experiment.config import TOP_LEVEL_KEYS, config_from_options, load_config, parse_config
+from mlhidden.experiment.config_entries import DATASET_KEYS, METHOD_KEYS
 from mlhidden.experiment.store import STORE_FILE, load_results
 from mlhidden.experiment.template import template_text
 from mlhidden.methods import make_method
