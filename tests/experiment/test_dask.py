@@ -20,8 +20,9 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.parallel_units import MAX_ATTEMPTS
 from mlhidden.experiment.provenance import read_run_json
-from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
+from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import KEY_COLUMNS, STORE_FILE, load_results, unit_key
 
 SCORE_COLUMNS = [

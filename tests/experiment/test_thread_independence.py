@@ -20,7 +20,8 @@ import yaml
 
 from mlhidden.experiment import backends
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.runner import plan_run, run_experiment, run_unit
+from mlhidden.experiment.parallel_units import run_unit
+from mlhidden.experiment.runner import plan_run, run_experiment
 from mlhidden.experiment.splits import method_seed
 from mlhidden.experiment.store import KEY_COLUMNS, load_results
 

@@ -9,8 +9,9 @@ import pytest
 
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.runner import config_record, run_unit
+from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import Split, make_split
 from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import split_protocol
