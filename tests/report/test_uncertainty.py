@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.paper.sections import _comparison, flag_counts
+from mlhidden.paper.sections import comparison_row, flag_counts
 from mlhidden.report.formats import write_csv
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, paired, t_interval, within
 
@@ -55,9 +55,9 @@ def test_metric_csv_has_interval_columns_around_the_mean_after_the_old_ones(tmp_
 
 
 def test_a_cell_is_flagged_only_when_far_from_the_paper_and_the_paper_outside_our_interval():
-    far_but_noisy = _comparison("results", "exact_match", "d", "BR", 0.50, 0.57, interval=t_interval(0.50, 0.1, 10))
-    far_and_sure = _comparison("results", "exact_match", "d", "CC", 0.50, 0.57, interval=t_interval(0.50, 0.01, 10))
-    near = _comparison("results", "exact_match", "d", "PCC", 0.50, 0.52, interval=t_interval(0.50, 0.001, 10))
+    far_but_noisy = comparison_row("results", "exact_match", "d", "BR", 0.50, 0.57, interval=t_interval(0.50, 0.1, 10))
+    far_and_sure = comparison_row("results", "exact_match", "d", "CC", 0.50, 0.57, interval=t_interval(0.50, 0.01, 10))
+    near = comparison_row("results", "exact_match", "d", "PCC", 0.50, 0.52, interval=t_interval(0.50, 0.001, 10))
     assert [r["beyond_deviation"] for r in (far_but_noisy, far_and_sure, near)] == [True, True, False]
     assert [r["flagged"] for r in (far_but_noisy, far_and_sure, near)] == [False, True, False]
     assert flag_counts([far_but_noisy, far_and_sure, near]).startswith(
