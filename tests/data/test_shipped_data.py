@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.data import LabelsXmlWarning, load_dataset, read_arff, registry_entries
-from mlhidden.data.cache import cache_dir
-from mlhidden.data.registry import SHIPPED_DIR, _load_file
+from mlhidden.data.cache import cache_dir, load_arff_file
+from mlhidden.data.registry import SHIPPED_DIR
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
@@ -145,7 +145,7 @@ def test_cli_prints_the_xml_disagreement_as_one_warning_line_when_parsing_and_fr
         "but toy.xml names the last 2 attributes as labels; using the XML"
     ]
     for parse_or_cache in range(2):
-        _load_file.cache_clear()  # as a new process: the second load reads the disk cache
+        load_arff_file.cache_clear()  # as a new process: the second load reads the disk cache
         result = CliRunner().invoke(cli, ["datasets", "info", str(arff)])
         assert result.exit_code == 0, result.output
         assert [line for line in result.stderr.splitlines() if "using the XML" in line] == expected, parse_or_cache
