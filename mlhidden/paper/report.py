@@ -48,7 +48,8 @@ from mlhidden.paper.sections import (
 from mlhidden.paper.sensitivity_report import settings_section, synthetic_variants_markdown
 from mlhidden.paper.summary import answer_paragraph, claims_detail, claims_summary_table
 from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_section, synthetic_section
-from mlhidden.report.formats import pipe_table, write_frame
+from mlhidden.report.csv_files import write_frame
+from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose
 from mlhidden.report.uncertainty import RULE
 

@@ -9,7 +9,7 @@ import pandas as pd
 from scipy import stats
 
 from mlhidden.paper.sections import comparison_row, flag_counts
-from mlhidden.report.formats import write_csv
+from mlhidden.report.csv_files import write_csv
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, paired, t_interval, within
 
 OLD_COLUMNS = ["dataset", "status", "BR", "BR std", "BR rank", "BR n_splits", "BR n_failed", "BR n_warned"]
