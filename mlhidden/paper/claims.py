@@ -12,73 +12,31 @@ alone, with the comparison that decided it printed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from mlhidden.methods.base_learners import LOGISTIC_LEARNERS
 from mlhidden.paper.claim_inputs import Evidence
+from mlhidden.paper.claim_terms import (
+    ABOUT_TWICE,
+    CCASL_METHODS,
+    DEVIATION,
+    LARGE_DATASET_SAMPLES,
+    ORDER_OF_MAGNITUDE,
+    PERFECT,
+    PRINTED,
+    Claim,
+    decided,
+    missing_run,
+    not_evaluated,
+)
 from mlhidden.report.tables import METRICS
 from mlhidden.report.uncertainty import FAILS as FAILS
 from mlhidden.report.uncertainty import HOLDS as HOLDS
 from mlhidden.report.uncertainty import INCONCLUSIVE as INCONCLUSIVE
-from mlhidden.report.uncertainty import (
-    NOT_EVALUATED,
-    WILCOXON,
-    combine,
-    deciding,
-    holm_family,
-    paired,
-    rank_comparison,
-    within,
-)
-
-CCASL_METHODS = ("CCASL", "CCASL+BR", "CCASL+AML")
-LARGE_DATASET_SAMPLES = 5000
-# How the claims' wording is read as numbers (the significance level is uncertainty.ALPHA).
-ABOUT_TWICE = (1.5, 3.0)
-"""'About twice' read as a time ratio from 1.5x to 3x."""
-ORDER_OF_MAGNITUDE = 10.0
-"""'An order of magnitude slower' read as a time ratio of at least 10x."""
-PERFECT = 0.95
-"""'Reaches exact match 1.0' read as a mean exact match above this (and an interval that holds 1.0)."""
-DEVIATION = 0.05
-"""Our value and the paper's differ notably when they are further apart than this."""
-PRINTED = 0.005
-"""The paper prints two decimals: a value it prints stands for anything within this of it."""
-@dataclass(frozen=True)
-class Claim:
-    """One claim of the paper, its verdict, our numbers and the comparisons that decided it."""
-
-    key: str
-    statement: str
-    verdict: str
-    evidence: str
-    comparisons: tuple = ()
-
-    @property
-    def deciding(self) -> str:
-        """The deciding comparison's statistic in one line ("" for a claim not evaluated)."""
-        return deciding(self.comparisons).describe() if self.comparisons else ""
-
-
-def _not_evaluated(key, statement, why) -> Claim:
-    return Claim(key, statement, NOT_EVALUATED, why)
-
-
-def decided(key: str, statement: str, comparisons, evidence: str) -> Claim:
-    """A claim decided by ``comparisons`` (Holm-corrected here when they are Wilcoxon tests)."""
-    comparisons = list(comparisons)
-    tested = [i for i, c in enumerate(comparisons) if c.test == WILCOXON]
-    for i, corrected in zip(tested, holm_family([comparisons[i] for i in tested])):
-        comparisons[i] = corrected
-    return Claim(key, statement, combine(c.verdict for c in comparisons), evidence, tuple(comparisons))
-
-
-def missing_run(name: str) -> str:
-    """Why something that needs run ``name`` is not evaluated."""
-    return f"no results for run '{name}'"
+from mlhidden.report.uncertainty import NOT_EVALUATED as NOT_EVALUATED
+from mlhidden.report.uncertainty import paired, rank_comparison, within
 
 
 def claim_logical(evidence: Evidence, reference: pd.DataFrame) -> Claim:
@@ -93,7 +51,7 @@ def claim_logical(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     splits = evidence.logical_splits
     if splits is None:
-        return _not_evaluated("C1", statement, missing_run("logical"))
+        return not_evaluated("C1", statement, missing_run("logical"))
     comparisons, deviations, missing = [], [], []
     for row in paper.itertuples():
         ours = splits.loc[splits["method"] == row.method, row.metric].to_numpy(dtype=float)
@@ -112,7 +70,7 @@ def claim_logical(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     claim = decided("C1", statement, comparisons, text)
     if missing and claim.verdict != FAILS:
-        return _not_evaluated("C1", statement, f"no results for {', '.join(sorted(set(missing)))}")
+        return not_evaluated("C1", statement, f"no results for {', '.join(sorted(set(missing)))}")
     return claim
 
 
@@ -129,11 +87,11 @@ def claim_synthetic(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     statement = "Table 4, exact match: complex data CCASL > CC > BR; simple data BR ≥ CC ≥ CCASL"
     datasets = evidence.synthetic_datasets
     if datasets is None:
-        return _not_evaluated("C2", statement, missing_run("synthetic"))
+        return not_evaluated("C2", statement, missing_run("synthetic"))
     if not {(kind, m) for kind in KINDS_ORDER for m in KINDS_ORDER[kind]} <= set(
         zip(datasets["kind"], datasets["method"])
     ):
-        return _not_evaluated("C2", statement, "the run lacks a kind (complex, simple) or a method (BR, CC, CCASL)")
+        return not_evaluated("C2", statement, "the run lacks a kind (complex, simple) or a method (BR, CC, CCASL)")
     comparisons, texts = [], []
     for kind, order in KINDS_ORDER.items():
         exact = datasets[datasets["kind"] == kind].pivot_table(
@@ -150,15 +108,15 @@ def claim_synthetic(evidence: Evidence, reference: pd.DataFrame) -> Claim:
 def _rank_claim(evidence: Evidence, key: str, statement: str, metric: str, pairs) -> Claim:
     """A claim about the paper run's average ranks on ``metric``: ``pairs(ranks)`` lists its (better, worse) pairs."""
     if evidence.paper_ranks is None:
-        return _not_evaluated(key, statement, missing_run("paper"))
+        return not_evaluated(key, statement, missing_run("paper"))
     summary = evidence.paper_ranks[metric]
     if not summary.n_datasets:
-        return _not_evaluated(key, statement, "no dataset of the paper run has every method's result")
+        return not_evaluated(key, statement, "no dataset of the paper run has every method's result")
     ranks = summary.ranks
     wanted = pairs(list(ranks.index))
     missing = sorted({m for pair in wanted for m in pair} - set(ranks.index))
     if missing or len(ranks) < 2:
-        return _not_evaluated(key, statement, f"the paper run lacks {', '.join(missing) or 'a second method'}")
+        return not_evaluated(key, statement, f"the paper run lacks {', '.join(missing) or 'a second method'}")
     comparisons = [
         rank_comparison(better, worse, ranks, summary.n_datasets, summary.friedman_p)
         for better, worse in dict.fromkeys(wanted)
@@ -213,10 +171,10 @@ def claim_hidden_nodes(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     splits = evidence.hidden_nodes_splits
     if splits is None:
-        return _not_evaluated("C5", statement, missing_run("hidden_nodes"))
+        return not_evaluated("C5", statement, missing_run("hidden_nodes"))
     at_one = {line: _at(splits, line, 1) for line in ("CCASL+AML", "ELM", "MLP")}
     if any(values.empty for values in at_one.values()):
-        return _not_evaluated("C5", statement, "the run lacks CCASL+AML, ELM or MLP at K = 1")
+        return not_evaluated("C5", statement, "the run lacks CCASL+AML, ELM or MLP at K = 1")
     aml = at_one["CCASL+AML"]
     comparisons = [paired(
         "CCASL+AML at K = 1", aml, "splits", null=PERFECT, claimed=(1.0 - PRINTED, 1.0),
@@ -252,14 +210,14 @@ def claim_label_count(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     splits, bases = evidence.label_count_splits, evidence.label_count_bases
     if splits is None:
-        return _not_evaluated("C6", statement, missing_run("label_count"))
+        return not_evaluated("C6", statement, missing_run("label_count"))
     if not {1, 6} <= set(splits["x"]):
-        return _not_evaluated("C6", statement, "the run lacks L = 1 or L = 6")
+        return not_evaluated("C6", statement, "the run lacks L = 1 or L = 6")
     lines = list(dict.fromkeys(splits["line"]))
     logistic = [m for m in lines if bases.get(m) in LOGISTIC_LEARNERS]
     forest = [m for m in lines if bases.get(m) == "random_forest"]
     if "CCASL+AML" not in logistic or not forest:
-        return _not_evaluated("C6", statement, "the run lacks CCASL+AML or a random-forest method")
+        return not_evaluated("C6", statement, "the run lacks CCASL+AML or a random-forest method")
     six = {m: _at(splits, m, 6) for m in logistic}
     one = {m: _at(splits, m, 1) for m in [*logistic, *forest]}
     best_one = max(logistic, key=lambda m: one[m].mean())
@@ -296,10 +254,10 @@ def claim_time(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     units, sizes = evidence.paper_time_splits, evidence.paper_sizes
     if units is None or sizes is None:
-        return _not_evaluated("C7", statement, missing_run("paper"))
+        return not_evaluated("C7", statement, missing_run("paper"))
     needed = {"BR", "CC", "MLP", *CCASL_METHODS}
     if units.empty or not needed <= set(units["method"]):
-        return _not_evaluated(
+        return not_evaluated(
             "C7", statement, f"the paper run lacks a complete dataset or one of {', '.join(sorted(needed))}"
         )
     mlp = _log_ratios(units, ["MLP"], CCASL_METHODS)
@@ -307,7 +265,7 @@ def claim_time(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     mlp_text = f"MLP / CCASL methods: geometric mean {math.exp(mlp.mean()):.1f}x over {n_datasets} datasets"
     large = [d for d in dict.fromkeys(units["dataset"]) if sizes[d] >= LARGE_DATASET_SAMPLES]
     if not large:
-        return _not_evaluated(
+        return not_evaluated(
             "C7", statement, f"no large dataset (N ≥ {LARGE_DATASET_SAMPLES}) has results; {mlp_text}"
         )
     ccasl = _log_ratios(units[units["dataset"].isin(large)], CCASL_METHODS, ["BR", "CC"])
@@ -367,9 +325,9 @@ def claim_medical_chain(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     splits = evidence.medical_chain_splits
     if splits is None:
-        return _not_evaluated("C8", statement, "no per-label refits of Medical in the paper run")
+        return not_evaluated("C8", statement, "no per-label refits of Medical in the paper run")
     if "CCASL" not in set(splits["line"]):
-        return _not_evaluated("C8", statement, "no CCASL refits of Medical")
+        return not_evaluated("C8", statement, "no CCASL refits of Medical")
     lines = [line for line in ("CC", "CCASL") if line in set(splits["line"])]
     ends = {
         line: pd.DataFrame(

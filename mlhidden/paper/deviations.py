@@ -33,7 +33,7 @@ from scipy import sparse
 
 from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.paper.audit import Audit
-from mlhidden.paper.claims import DEVIATION
+from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.evidence import Runs, dataset_means, ok_units
 from mlhidden.paper.reference import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
 from mlhidden.report.formats import markdown_frame

@@ -14,7 +14,8 @@ import pandas as pd
 
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
-from mlhidden.paper.claims import DEVIATION, FAILS, HOLDS, decide_claims
+from mlhidden.paper.claim_terms import DEVIATION
+from mlhidden.paper.claims import FAILS, HOLDS, decide_claims
 from mlhidden.paper.evidence import Runs, gather_evidence
 from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, read_run_log, reference_results
 from mlhidden.paper.sections import results_section

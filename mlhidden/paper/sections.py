@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.experiment.status import OK
-from mlhidden.paper.claims import DEVIATION, missing_run
+from mlhidden.paper.claim_terms import DEVIATION, missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
 from mlhidden.report.figures import plot_sweep

@@ -18,7 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.paper.claim_inputs import Evidence
-from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, claim_synthetic, decide_claims, missing_run
+from mlhidden.paper.claim_terms import missing_run
+from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, claim_synthetic, decide_claims
 from mlhidden.paper.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_datasets, synthetic_table
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.paper.reference import read_run_log

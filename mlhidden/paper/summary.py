@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mlhidden.paper.claims import DEVIATION
+from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.experiment.runner import load_dataset_spec
-from mlhidden.paper.claims import missing_run
+from mlhidden.paper.claim_terms import missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
 from mlhidden.paper.figures import plot_logical, plot_synthetic_2d
 from mlhidden.paper.reference import SYNTHETIC_2D_BASE_CLASSIFIERS

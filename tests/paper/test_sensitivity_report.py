@@ -14,7 +14,8 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.audit import audit_paper
-from mlhidden.paper.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, Claim
+from mlhidden.paper.claim_terms import Claim
+from mlhidden.paper.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 from mlhidden.paper.deviations import (
     CATEGORIES,
     DATASET_VERSION,
