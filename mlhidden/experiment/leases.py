@@ -25,9 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mlhidden.experiment.store import UnitKey
 from mlhidden.experiment.store_file import store_error
-from mlhidden.experiment.store_schema import KEY_COLUMNS, WHERE_KEY
+from mlhidden.experiment.store_schema import KEY_COLUMNS, WHERE_KEY, UnitKey
 from mlhidden.io import PathLike
 
 LEASE_SECONDS = 120.0

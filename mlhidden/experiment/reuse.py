@@ -19,8 +19,8 @@ from pathlib import Path
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import STORE_FILE, ResultStore, UnitKey
-from mlhidden.experiment.store_schema import KEY_COLUMNS, SPLIT_COLUMNS
+from mlhidden.experiment.store import STORE_FILE, ResultStore
+from mlhidden.experiment.store_schema import KEY_COLUMNS, SPLIT_COLUMNS, UnitKey
 from mlhidden.io import PathLike
 
 _KEYS = ", ".join(KEY_COLUMNS)

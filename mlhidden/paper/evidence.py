@@ -37,7 +37,7 @@ from mlhidden.report.uncertainty import t_interval
 class Runs:
     """The reproduction's run directories under one folder, each read on first use.
 
-    ``runs[name]`` is the :class:`~mlhidden.experiment.store.RunResults` of ``<folder>/<name>``
+    ``runs[name]`` is the :class:`~mlhidden.experiment.run_results.RunResults` of ``<folder>/<name>``
     with its units in table order, or None when that run has no store.
     """
 

@@ -323,7 +323,7 @@ def write_reports(
     That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
     unavailable datasets, the failed units and the ``notes`` (what the tables leave out, see
-    :meth:`~mlhidden.experiment.store.RunResults.note_lines`). ``provenance`` lines (what produced the results)
+    :meth:`~mlhidden.experiment.run_results.RunResults.note_lines`). ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
     still says where it came from. ``std`` adds each mean's standard deviation over the splits
     to the text tables (the CSVs always have it, and ``units.csv`` every split's value).

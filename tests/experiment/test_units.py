@@ -11,10 +11,10 @@ from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.record import RunRecord
+from mlhidden.experiment.run_results import split_protocol
 from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import Split, make_split
 from mlhidden.experiment.status import FAILED, OK
-from mlhidden.experiment.store import split_protocol
 from mlhidden.experiment.units import fit_unit
 
 
