@@ -45,9 +45,10 @@ from mlhidden.paper.sections import (
     significance_section,
     sweep_section,
 )
-from mlhidden.paper.sensitivity_report import settings_section, synthetic_variants_markdown
+from mlhidden.paper.sensitivity_report import settings_section
 from mlhidden.paper.summary import answer_paragraph, claims_detail, claims_summary_table
 from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_section, synthetic_section
+from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 from mlhidden.report.csv_files import write_frame
 from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose

@@ -17,10 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.paper.claim_inputs import Evidence
-from mlhidden.paper.claim_terms import missing_run
-from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, claim_synthetic, decide_claims
-from mlhidden.paper.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_datasets, synthetic_table
+from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, decide_claims
+from mlhidden.paper.evidence import Runs, gather_evidence, ok_units, ranked_methods
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
@@ -76,6 +74,22 @@ def describe(parameters) -> str:
             f"{key}={json.dumps(value, sort_keys=True)}" for key, value in parameters.items() if key != "name"
         )
     return json.dumps(parameters, sort_keys=True)
+
+
+def complex_gain(run, record, group: str) -> str:
+    """CCASL's exact match minus BR's over a dataset group, and its Wilcoxon–Holm p over the datasets."""
+    datasets = [spec.table_name for spec in record.datasets if spec.group == group]
+    units = ok_units(run)
+    units = units[units["dataset"].isin(datasets)]
+    if units.empty:
+        return "-"
+    table = metric_table(units, "exact_match", datasets, ["BR", "CC", "CCASL"])
+    report = significance_report(table, "CCASL")
+    gain = (table.means["CCASL"] - table.means["BR"]).mean()
+    if report.not_applicable:
+        return f"{gain:+.3f}"
+    test = next(test for test in report.wilcoxon if test.method == "BR")
+    return f"{gain:+.3f} (p {test.p_holm:.3f})"
 
 
 def ranking_significance(runs: Runs, key: str) -> str:
@@ -315,98 +329,3 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
         ]
         markdown += primary_markdown(verdicts, main_setting)
     return markdown, finished, matrix
-
-
-VARIANTS_RUN = "synthetic_variants"
-VARIANT_SEPARATOR = " · "
-"""A dataset group of the variants run is '<variant> · <kind>' (configs/synthetic_variants.yaml)."""
-
-
-def variant_tables(table: pd.DataFrame) -> dict:
-    """Variant -> its Table 4 (kind, method) from the variants run's table of '<variant> · <kind>' groups."""
-    variants: dict[str, dict] = {}
-    for (group, method), values in table.iterrows():
-        variant, kind = group.rsplit(VARIANT_SEPARATOR, 1)
-        variants.setdefault(variant, {})[(kind, method)] = values
-    return {variant: pd.DataFrame(rows).T.rename_axis(["kind", "method"]) for variant, rows in variants.items()}
-
-
-def complex_gain(run, record, group: str) -> str:
-    """CCASL's exact match minus BR's over a dataset group, and its Wilcoxon–Holm p over the datasets."""
-    datasets = [spec.table_name for spec in record.datasets if spec.group == group]
-    units = ok_units(run)
-    units = units[units["dataset"].isin(datasets)]
-    if units.empty:
-        return "-"
-    table = metric_table(units, "exact_match", datasets, ["BR", "CC", "CCASL"])
-    report = significance_report(table, "CCASL")
-    gain = (table.means["CCASL"] - table.means["BR"]).mean()
-    if report.not_applicable:
-        return f"{gain:+.3f}"
-    test = next(test for test in report.wilcoxon if test.method == "BR")
-    return f"{gain:+.3f} (p {test.p_holm:.3f})"
-
-
-def synthetic_variants_markdown(runs: Runs, reference: pd.DataFrame) -> str:
-    """C2 decided by the same claim function under each synthetic-data variant, every variant tried shown.
-
-    Beside exact match, the column "if independent" is Hamming score to the power L: what exact
-    match would be if the label errors were independent, so the gap shows how concentrated the
-    errors are on a few rows.
-    """
-    title = "### C2 under the generator choices the paper leaves open\n\n"
-    table = synthetic_table(runs, VARIANTS_RUN)
-    if table is None:
-        return title + f"Not run: {missing_run(VARIANTS_RUN)}.\n"
-    record = runs.record(VARIANTS_RUN)
-    n_labels = {spec.group: int(spec.params["n_labels"]) for spec in record.datasets}
-    per_dataset = synthetic_datasets(runs, VARIANTS_RUN)
-    assert per_dataset is not None  # the run has a store, or table would be None
-    parts = per_dataset["kind"].str.rsplit(VARIANT_SEPARATOR, n=1)
-    variant_of, per_dataset = parts.str[0], per_dataset.assign(kind=parts.str[-1])
-    rows = []
-    for variant, sub in variant_tables(table).items():
-        claim = claim_synthetic(
-            Evidence(synthetic=sub, synthetic_datasets=per_dataset[variant_of == variant]), reference
-        )
-        cells = []
-        for kind in ("complex", "simple"):
-            if (kind, "BR") not in sub.index:
-                cells += ["-"] * 3
-                continue
-            exact = ", ".join(
-                f"{sub.at[(kind, m), 'exact_match']:.3f}" for m in ("BR", "CC", "CCASL") if (kind, m) in sub.index
-            )
-            hamming = sub.at[(kind, "BR"), "hamming_score"]
-            independent = hamming ** n_labels[f"{variant}{VARIANT_SEPARATOR}{kind}"]
-            cells += [exact, f"{hamming:.3f}", f"{independent:.3f}"]
-        cells.insert(3, complex_gain(runs[VARIANTS_RUN], record, f"{variant}{VARIANT_SEPARATOR}complex"))
-        rows.append(
-            [
-                markdown_escape(variant),
-                str(int(sub["n_datasets"].min())),
-                *cells,
-                f"**{claim.verdict}**" if claim.verdict == HOLDS else claim.verdict,
-            ]
-        )
-    headers = [
-        "variant", "datasets", "complex: BR, CC, CCASL exact match", "BR Hamming", "if independent", "CCASL − BR",
-        "simple: BR, CC, CCASL exact match", "BR Hamming", "if independent", "C2",
-    ]
-    verdicts = {row[0]: row[-1].strip("*") for row in rows}
-    paper = reference[(reference["table"] == "synthetic") & (reference["dataset"] == "complex")].set_index(
-        ["metric", "method"]
-    )["value"]
-    paper_exact = ", ".join(f"{paper[('exact_match', m)]:.3f}" for m in ("BR", "CC", "CCASL"))
-    return (
-        title
-        + "Each variant changes one choice of ours (`configs/synthetic_variants.yaml`, fewer datasets than Table 4); "
-        "C2 is decided by the same function as above. 'if independent' is BR's Hamming score to the power L, the exact "
-        "match that independent label errors would give; 'CCASL − BR' is the mean gain in exact match on the complex "
-        "data with the Wilcoxon signed-rank p over the datasets (Holm-corrected against BR and CC). Every variant "
-        "tried is shown; none was chosen by its "
-        f"agreement with the paper (paper: complex BR, CC, CCASL {paper_exact} "
-        f"at BR Hamming {paper[('hamming_score', 'BR')]:.3f}).\n\n"
-        + pipe_table(rows, headers)
-        + f"\n\nOver the variants: {closing_verdict(verdicts)}.\n"
-    )

@@ -44,8 +44,8 @@ from mlhidden.paper.sensitivity_report import (
     ranking_significance,
     read_settings,
     settings_section,
-    synthetic_variants_markdown,
 )
+from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 
 # --------------------------------------------------------------------------- generator options
 
