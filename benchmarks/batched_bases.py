@@ -49,12 +49,21 @@ class BatchedBase:
 
 BATCHED_BASES = {
     "liblinear": BatchedBase(
-        {"name": "logistic", "params": {"solver": "liblinear"}}, OneByOneLiblinear, ("Enron", "Bibtex", "Corel5k"), QUICK_HIDDEN_DATASETS, False,
+        {"name": "logistic", "params": {"solver": "liblinear"}},
+        OneByOneLiblinear,
+        ("Enron", "Bibtex", "Corel5k"),
+        QUICK_HIDDEN_DATASETS,
+        False,
         "liblinear: batched TRON vs scikit-learn's liblinear one label at a time (settings b and f)",
     ),
     "logistic_cv": BatchedBase(
-        {"name": "logistic_cv", "params": {"max_iter": 1000}}, OneByOneLogisticCV, ("Scene", "Medical", "Enron"), (), True,
-        "LogisticRegressionCV: batched folds and C path vs scikit-learn one label at a time (setting h, standardised inputs)",
+        {"name": "logistic_cv", "params": {"max_iter": 1000}},
+        OneByOneLogisticCV,
+        ("Scene", "Medical", "Enron"),
+        (),
+        True,
+        "LogisticRegressionCV: batched folds and C path vs scikit-learn one label at a time "
+        "(setting h, standardised inputs)",
     ),
 }
 
@@ -75,8 +84,13 @@ def bench_batched_base(section, X_train, X_test, Y_train, seed, repeats, log) ->
             seconds["batched"].append(spent)
             spent, theirs = timed(batched.set_params(estimator=one_by_one), X_train, Y_train, X_test)
             seconds["one by one"].append(spent)
-            log(f"  {method} {section} rep {repeat + 1}: batched {seconds['batched'][-1]:.2f}s, one by one {spent:.2f}s")
-        result[method] = {**{route: statistics.median(values) for route, values in seconds.items()}, "agreement": float(np.mean(ours == theirs))}
+            log(
+                f"  {method} {section} rep {repeat + 1}: batched {seconds['batched'][-1]:.2f}s, one by one {spent:.2f}s"
+            )
+        result[method] = {
+            **{route: statistics.median(values) for route, values in seconds.items()},
+            "agreement": float(np.mean(ours == theirs)),
+        }
     return result
 
 
@@ -89,6 +103,7 @@ def render_batched_base(section, results: dict) -> tuple[list, list]:
     for name, result in results.items():
         for method, row in result.items():
             lines.append(
-                f"| {name} | {method} | {row['batched']:.2f} | {row['one by one']:.2f} | {row['one by one'] / row['batched']:.1f}x | {row['agreement']:.4%} |"
+                f"| {name} | {method} | {row['batched']:.2f} | {row['one by one']:.2f} | "
+                f"{row['one by one'] / row['batched']:.1f}x | {row['agreement']:.4%} |"
             )
     return lines + [""], []

@@ -55,7 +55,10 @@ def paper_units() -> pd.DataFrame:
 def dispatch_table(units: pd.DataFrame) -> list[str]:
     plan = units["total_seconds"].tolist()
     first = [u.total_seconds for u in longest_first(list(units.itertuples()), units["prior"].tolist())]
-    lines = ["| workers | plan order (s) | longest-expected-first (s) | gain | lower bound max(sum/w, longest) (s) |", "|---|---|---|---|---|"]
+    lines = [
+        "| workers | plan order (s) | longest-expected-first (s) | gain | lower bound max(sum/w, longest) (s) |",
+        "|---|---|---|---|---|",
+    ]
     for w in WORKERS:
         a, b = makespan(plan, w), makespan(first, w)
         bound = max(sum(plan) / w, max(plan))
@@ -67,7 +70,11 @@ def shared_fit_simulation(units: pd.DataFrame, workers: int, lock: bool, order: 
     """(computed chain-fit seconds, makespan) of ``order`` on ``workers``: a unit reusing a chain
     costs its own seconds less the chain's when the chain is stored when it starts (or, with
     ``lock``, once the unit fitting it finishes), else it fits the chain again."""
-    chain = {(u.dataset, u.method, u.split): u.train_seconds for u in units.itertuples() if u.method in set(CHAIN_OWNERS.values())}
+    chain = {
+        (u.dataset, u.method, u.split): u.train_seconds
+        for u in units.itertuples()
+        if u.method in set(CHAIN_OWNERS.values())
+    }
     ready: dict = {}  # chain key -> time it is stored (or being fitted until)
     free = [0.0] * workers
     computed, end = 0.0, 0.0
@@ -93,11 +100,20 @@ def shared_fit_simulation(units: pd.DataFrame, workers: int, lock: bool, order: 
 
 
 def shared_fit_table(units: pd.DataFrame) -> list[str]:
-    lines = ["| workers | order | computed chain fits, no claim (s) | with claim (s) | makespan no claim / claim (s) |", "|---|---|---|---|---|"]
-    orders = {"plan": list(units.itertuples()), "longest-first": longest_first(list(units.itertuples()), units["prior"].tolist())}
+    lines = [
+        "| workers | order | computed chain fits, no claim (s) | with claim (s) | makespan no claim / claim (s) |",
+        "|---|---|---|---|---|",
+    ]
+    orders = {
+        "plan": list(units.itertuples()),
+        "longest-first": longest_first(list(units.itertuples()), units["prior"].tolist()),
+    }
     for w in (1, 16):
         for name, order in orders.items():
-            (a, ma), (b, mb) = shared_fit_simulation(units, w, False, order), shared_fit_simulation(units, w, True, order)
+            (a, ma), (b, mb) = (
+                shared_fit_simulation(units, w, False, order),
+                shared_fit_simulation(units, w, True, order),
+            )
             lines.append(f"| {w} | {name} | {a:.0f} | {b:.0f} | {ma:.0f} / {mb:.0f} |")
     return lines
 
@@ -116,18 +132,29 @@ def check_table(root: Path) -> list[str]:
         simulated = makespan(longest_first(seconds, priors), 2)
         wall = run["wall_seconds"]
         total_wall, total_sim = total_wall + wall, total_sim + simulated
-        lines.append(f"| {name} | {len(units)} | {wall:.1f} | {simulated:.1f} | {100 * (simulated - wall) / wall:+.0f} % |")
-    lines.append(f"| all | | {total_wall:.1f} | {total_sim:.1f} | {100 * (total_sim - total_wall) / total_wall:+.0f} % |")
+        lines.append(
+            f"| {name} | {len(units)} | {wall:.1f} | {simulated:.1f} | {100 * (simulated - wall) / wall:+.0f} % |"
+        )
+    lines.append(
+        f"| all | | {total_wall:.1f} | {total_sim:.1f} | {100 * (total_sim - total_wall) / total_wall:+.0f} % |"
+    )
     return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", type=Path, help="a reproduction folder run on 2 cores, to check the simulation against")
+    parser.add_argument(
+        "--check", type=Path, help="a reproduction folder run on 2 cores, to check the simulation against"
+    )
     parser.add_argument("--eta", type=Path, help="a progress log of that reproduction")
     args = parser.parse_args(argv)
     units = paper_units()
-    lines = ["## Dispatch (benchmarks/dispatch.py)", "", "Paper run (results/paper/units.csv, 1,200 units) replayed:", ""]
+    lines = [
+        "## Dispatch (benchmarks/dispatch.py)",
+        "",
+        "Paper run (results/paper/units.csv, 1,200 units) replayed:",
+        "",
+    ]
     lines += dispatch_table(units) + ["", "Shared chain fits (CCASL → CCASL+BR, CCASL+AML; CC → PCC) replayed:", ""]
     lines += shared_fit_table(units)
     if args.check:

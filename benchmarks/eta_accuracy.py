@@ -130,10 +130,16 @@ def stamp(source, sink) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("log", type=Path, nargs="?", help="a progress log (plain status lines, optionally time-stamped)")
+    parser.add_argument(
+        "log", type=Path, nargs="?", help="a progress log (plain status lines, optionally time-stamped)"
+    )
     parser.add_argument("--stamp", action="store_true", help="stamp the lines of stdin onto stdout instead")
-    parser.add_argument("--min-remaining", type=float, default=10.0, help="judge only lines with this many seconds left")
-    parser.add_argument("--target", type=float, default=None, help="exit 1 when a run's worst judged error exceeds this %%")
+    parser.add_argument(
+        "--min-remaining", type=float, default=10.0, help="judge only lines with this many seconds left"
+    )
+    parser.add_argument(
+        "--target", type=float, default=None, help="exit 1 when a run's worst judged error exceeds this %%"
+    )
     args = parser.parse_args(argv)
     if args.stamp:
         stamp(sys.stdin, sys.stdout)

@@ -46,7 +46,9 @@ def stage_spans(log: Path) -> dict[int, tuple[float, float]]:
 
 def replay(root: Path, log: Path | None, every: float) -> Run:
     quick = log is not None
-    configs = paper_configs("configs", quick=quick, setting=primary_by_rule(load_sensitivity("configs/sensitivity.yaml").settings))
+    configs = paper_configs(
+        "configs", quick=quick, setting=primary_by_rule(load_sensitivity("configs/sensitivity.yaml").settings)
+    )
     spans = stage_spans(log) if log else {}
     stages, setup = [], []
     with tempfile.TemporaryDirectory() as empty:
@@ -60,7 +62,9 @@ def replay(root: Path, log: Path | None, every: float) -> Run:
         stored = pd.read_csv(root / config.name / "units.csv")
         reused = stored["reused_seconds"].fillna(0) if "reused_seconds" in stored else 0
         seconds = defaultdict(list)
-        for (dataset, label), cost in zip(zip(stored["dataset"], stored["label"]), stored["train_seconds"] + stored["test_seconds"] - reused):
+        for (dataset, label), cost in zip(
+            zip(stored["dataset"], stored["label"]), stored["train_seconds"] + stored["test_seconds"] - reused
+        ):
             seconds[dataset, label].append(cost)
         compute = sum(sum(costs) for costs in seconds.values())
         if quick:
@@ -95,7 +99,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path, help="a reproduction folder (units.csv per config)")
     parser.add_argument("log", type=Path, nargs="?", help="its stamped progress log (a --quick reproduction)")
-    parser.add_argument("--every", type=float, default=None, help="seconds between samples (default 5, 60 without a log)")
+    parser.add_argument(
+        "--every", type=float, default=None, help="seconds between samples (default 5, 60 without a log)"
+    )
     args = parser.parse_args(argv)
     run = replay(args.root, args.log, args.every or (5.0 if args.log else 60.0))
     print("\n".join(table(run)))

@@ -32,7 +32,9 @@ def make_many_labels(n_samples=5000, n_features=500, n_labels=1000, random_state
     """
     rng = np.random.RandomState(random_state)
     X = sp.random(n_samples, n_features, density=0.04, format="csr", random_state=rng, data_rvs=np.ones)
-    scores = np.asarray(X @ rng.standard_normal((n_features, n_labels))) + 0.5 * rng.standard_normal((n_samples, n_labels))
+    scores = np.asarray(X @ rng.standard_normal((n_features, n_labels))) + 0.5 * rng.standard_normal(
+        (n_samples, n_labels)
+    )
     frequency = np.geomspace(0.3, 0.003, n_labels)
     thresholds = np.array([np.quantile(scores[:, j], 1 - f) for j, f in enumerate(frequency)])
     Y = (scores > thresholds).astype(np.int8)
@@ -48,7 +50,9 @@ def make_delicious_like(n_samples=16000, n_features=500, n_labels=1000, random_s
     """
     rng = np.random.RandomState(random_state)
     X = sp.random(n_samples, n_features, density=0.04, format="csr", random_state=rng, data_rvs=np.ones)
-    scores = np.asarray(X @ rng.standard_normal((n_features, n_labels))) + 0.5 * rng.standard_normal((n_samples, n_labels))
+    scores = np.asarray(X @ rng.standard_normal((n_features, n_labels))) + 0.5 * rng.standard_normal(
+        (n_samples, n_labels)
+    )
     frequency = 0.4 * np.arange(1, n_labels + 1) ** -0.55
     thresholds = np.array([np.quantile(scores[:, j], 1 - f) for j, f in enumerate(frequency)])
     Y = (scores > thresholds).astype(np.int8)

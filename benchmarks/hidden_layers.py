@@ -62,7 +62,10 @@ def link_product_cost(X_train, Y_train, units) -> float:
     rng = np.random.RandomState(0)
     Y = Y_train.astype(np.float64)
     per_link = []
-    for design, links in ((_Design(X_train, Y), Y.shape[1]), (_Design(X_train, np.hstack([units, Y]), center=True), units.shape[1] + Y.shape[1])):
+    for design, links in (
+        (_Design(X_train, Y), Y.shape[1]),
+        (_Design(X_train, np.hstack([units, Y]), center=True), units.shape[1] + Y.shape[1]),
+    ):
         V, R = rng.normal(size=(design.n_inputs + 1, links)), rng.normal(size=(X_train.shape[0], links))
         start = time.perf_counter()
         for _ in range(PRODUCT_REPEATS):
@@ -154,7 +157,10 @@ def bench_ccasl(X_train, X_test, Y_train, seed, repeats, log, gaps=True) -> dict
             with one_batch_chains() if name == ONE_BATCH else nullcontext():
                 spent, predictions[name] = timed(models[name], X_train, Y_train, X_test, rss[name], cpu[name])
             seconds[name].append(spent)
-        log(f"  CCASL family rep {repeat + 1}: " + ", ".join(f"{name} {seconds[name][-1]:.2f}s ({cpu[name][-1]:.2f} CPU s)" for name in seconds))
+        log(
+            f"  CCASL family rep {repeat + 1}: "
+            + ", ".join(f"{name} {seconds[name][-1]:.2f}s ({cpu[name][-1]:.2f} CPU s)" for name in seconds)
+        )
     units = models["CCASL"].units_.train_units_
     result = {
         "seconds": {name: statistics.median(values) for name, values in seconds.items()},
@@ -179,8 +185,19 @@ def bench_ccasl(X_train, X_test, Y_train, seed, repeats, log, gaps=True) -> dict
 def mlp_peer(n_rows: int, n_epochs: int) -> MLPClassifier:
     """MLPClassifier at MLP's settings: full batch, momentum 0.9 without Nesterov, no penalty, every epoch run."""
     return MLPClassifier(
-        (100,), activation="logistic", solver="sgd", learning_rate_init=0.1, momentum=0.9, nesterovs_momentum=False,
-        batch_size=n_rows, max_iter=n_epochs, alpha=0.0, tol=0.0, n_iter_no_change=n_epochs + 1, shuffle=False, random_state=0,
+        (100,),
+        activation="logistic",
+        solver="sgd",
+        learning_rate_init=0.1,
+        momentum=0.9,
+        nesterovs_momentum=False,
+        batch_size=n_rows,
+        max_iter=n_epochs,
+        alpha=0.0,
+        tol=0.0,
+        n_iter_no_change=n_epochs + 1,
+        shuffle=False,
+        random_state=0,
     )
 
 
@@ -190,7 +207,9 @@ def bench_mlp(X_train, X_test, Y_train, Y_test, seed, repeats, n_epochs, log) ->
     X_scaled, X_test_scaled = apply_scaling(X_train, offset, scale), apply_scaling(X_test, offset, scale)
     ours, peer = [], []
     for repeat in range(repeats):
-        spent, our_predicted = timed(make_method("MLP", {"n_hidden": 100, "n_epochs": n_epochs}, random_state=seed), X_train, Y_train, X_test)
+        spent, our_predicted = timed(
+            make_method("MLP", {"n_hidden": 100, "n_epochs": n_epochs}, random_state=seed), X_train, Y_train, X_test
+        )
         ours.append(spent)
         spent, peer_predicted = timed(mlp_peer(X_train.shape[0], n_epochs), X_scaled, Y_train, X_test_scaled)
         peer.append(spent)
@@ -214,10 +233,24 @@ def render_ccasl(results: dict) -> tuple[list, list]:
     """The "CCASL family vs CC" table, the closeness table, and the target verdicts."""
     lines = table_head(
         "## CCASL family vs CC (train + test, all labels, each method alone)",
-        ["dataset", "CC s", "CCASL one batch s", "ratio", "CCASL s", "ratio", "CCASL+BR s", "ratio", "CCASL+AML s", "ratio",
-         "CCASL test entries as one batch", "peak RSS MiB: CC / one batch / CCASL / +BR / +AML",
-         "one iteration's products per link, CCASL / CC", "CCASL / CC at equal iterations per link",
-         "CPU s: CC / one batch / CCASL", "CPU ratio: one batch / CCASL"],
+        [
+            "dataset",
+            "CC s",
+            "CCASL one batch s",
+            "ratio",
+            "CCASL s",
+            "ratio",
+            "CCASL+BR s",
+            "ratio",
+            "CCASL+AML s",
+            "ratio",
+            "CCASL test entries as one batch",
+            "peak RSS MiB: CC / one batch / CCASL / +BR / +AML",
+            "one iteration's products per link, CCASL / CC",
+            "CCASL / CC at equal iterations per link",
+            "CPU s: CC / one batch / CCASL",
+            "CPU ratio: one batch / CCASL",
+        ],
     )
     verdicts = []
     for name, result in results.items():
@@ -227,12 +260,15 @@ def render_ccasl(results: dict) -> tuple[list, list]:
         cpu = result["cpu_seconds"]
         cpu_ratios = {method: cpu[method] / cpu["CC"] for method in (ONE_BATCH, "CCASL")}
         lines.append(
-            f"| {name} | {seconds['CC']:.2f} | " + " | ".join(f"{seconds[m]:.2f} | {ratios[m]:.1f}x" for m in ratios)
+            f"| {name} | {seconds['CC']:.2f} | "
+            + " | ".join(f"{seconds[m]:.2f} | {ratios[m]:.1f}x" for m in ratios)
             + f" | {result['same_as_one_batch']:.4%} | {rss} | {result['product_cost']:.1f}x | {result['product_cost'] * result['links']:.1f}x"
             + f" | {cpu['CC']:.2f} / {cpu[ONE_BATCH]:.2f} / {cpu['CCASL']:.2f} | {cpu_ratios[ONE_BATCH]:.1f}x / {cpu_ratios['CCASL']:.1f}x |"
         )
         for method, limit in CCASL_TARGETS.items():
-            verdicts.append(f"- {method} on {name}: {ratios[method]:.1f}x CC (target <= {limit:g}x) -> {'met' if ratios[method] <= limit else 'NOT met'}")
+            verdicts.append(
+                f"- {method} on {name}: {ratios[method]:.1f}x CC (target <= {limit:g}x) -> {'met' if ratios[method] <= limit else 'NOT met'}"
+            )
         if name in LARGE_TARGET:  # in CPU seconds: under load the wall ratio flatters CCASL's dense products
             met = cpu_ratios["CCASL"] <= LARGE_TARGET[name]
             verdicts.append(
@@ -249,12 +285,25 @@ def render_ccasl(results: dict) -> tuple[list, list]:
             )
     if not any("gaps" in result for result in results.values()):
         return lines + [""], verdicts
-    lines += ["", "Today = the plain-coordinate L-BFGS of BR/CC (what CCASL used before); ours = centred coordinates.", ""]
+    lines += [
+        "",
+        "Today = the plain-coordinate L-BFGS of BR/CC (what CCASL used before); ours = centred coordinates.",
+        "",
+    ]
     lines += table_head(
         "### CCASL's chain links: objective gap to a tight fit (tol 1e-8, no iteration cap)",
-        ["dataset", "identical test entries", "today median gap", "today max gap", "ours median gap", "ours max gap",
-         "links where ours is closer", "today mean iterations (converged)", "ours mean iterations (synthetic / real links)",
-         "tight fit s"],
+        [
+            "dataset",
+            "identical test entries",
+            "today median gap",
+            "today max gap",
+            "ours median gap",
+            "ours max gap",
+            "links where ours is closer",
+            "today mean iterations (converged)",
+            "ours mean iterations (synthetic / real links)",
+            "tight fit s",
+        ],
     )
     for name, result in results.items():
         if "gaps" in result:
@@ -271,7 +320,16 @@ def render_mlp(results: dict) -> tuple[list, list]:
     """The "MLP vs MLPClassifier" table and the target verdicts."""
     lines = table_head(
         "## MLP vs MLPClassifier (100 hidden units, same settings and scaled input, train + test)",
-        ["dataset", "epochs", "ours s", "MLPClassifier s", "speed-up", "ours exact match", "MLPClassifier exact match", "identical entries"],
+        [
+            "dataset",
+            "epochs",
+            "ours s",
+            "MLPClassifier s",
+            "speed-up",
+            "ours exact match",
+            "MLPClassifier exact match",
+            "identical entries",
+        ],
     )
     verdicts = []
     for name, r in results.items():
@@ -280,5 +338,7 @@ def render_mlp(results: dict) -> tuple[list, list]:
             f"| {name} | {r['epochs']} | {r['ours']:.2f} | {r['peer']:.2f} | {speedup:.1f}x | {r['ours_exact_match']:.4f} | "
             f"{r['peer_exact_match']:.4f} | {r['identical']:.4%} |"
         )
-        verdicts.append(f"- MLP on {name}: {speedup:.1f}x MLPClassifier (target {MLP_TARGET:g}x) -> {'met' if speedup >= MLP_TARGET else 'NOT met'}")
+        verdicts.append(
+            f"- MLP on {name}: {speedup:.1f}x MLPClassifier (target {MLP_TARGET:g}x) -> {'met' if speedup >= MLP_TARGET else 'NOT met'}"
+        )
     return lines + [""], verdicts

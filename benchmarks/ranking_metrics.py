@@ -85,7 +85,11 @@ def bench_shape(n_rows, n_labels, cardinality, repeats) -> dict:
                 seconds, their_value = timed(theirs, truth, scores)
                 their_seconds.append(seconds)
                 difference = max(difference, abs(our_value - their_value))
-        measured[name] = (statistics.median(our_seconds), statistics.median(their_seconds) if their_seconds else None, difference)
+        measured[name] = (
+            statistics.median(our_seconds),
+            statistics.median(their_seconds) if their_seconds else None,
+            difference,
+        )
     return measured
 
 
@@ -97,7 +101,8 @@ def render(results: dict, machine: list, repeats: int, wall_seconds: float) -> s
         "pooled entries, macro_auc's `roc_auc_score` called label by label.",
         "abs diff is the largest difference between the two values.",
         "",
-        "| shape (rows x labels, cardinality) | metric | ours ms/row | sklearn ms/row | speed-up | ours s | sklearn s | abs diff |",
+        "| shape (rows x labels, cardinality) | metric | ours ms/row | sklearn ms/row | speed-up | ours s | sklearn s "
+        "| abs diff |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for (name, n_rows, n_labels, cardinality), measured in results.items():
@@ -106,13 +111,17 @@ def render(results: dict, machine: list, repeats: int, wall_seconds: float) -> s
             if theirs is None:
                 lines.append(f"| {shape} | {metric} | {1e3 * ours / n_rows:.4f} | | | {ours:.3f} | | |")
             else:
-                row = f"{1e3 * ours / n_rows:.4f} | {1e3 * theirs / n_rows:.4f} | {theirs / ours:.0f}x | {ours:.3f} | {theirs:.3f} | {difference:.1e}"
+                row = (
+                    f"{1e3 * ours / n_rows:.4f} | {1e3 * theirs / n_rows:.4f} | {theirs / ours:.0f}x | "
+                    f"{ours:.3f} | {theirs:.3f} | {difference:.1e}"
+                )
                 lines.append(f"| {shape} | {metric} | {row} |")
     return "\n".join(lines) + "\n"
 
 
 def with_section(document: str, section: str) -> str:
-    """``document`` with its ``HEADING`` section (up to the next level-2 heading) replaced by ``section``, or appended."""
+    """``document`` with its ``HEADING`` section (up to the next level-2 heading) replaced by ``section``, or
+    appended."""
     start = document.find(HEADING)
     if start < 0:
         return document.rstrip("\n") + "\n\n" + section
@@ -123,7 +132,12 @@ def with_section(document: str, section: str) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="repetitions per measurement (median reported)")
-    parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "benchmarks" / "results.md", help="the file the section is written into")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=PROJECT_ROOT / "benchmarks" / "results.md",
+        help="the file the section is written into",
+    )
     args = parser.parse_args(argv)
     machine, started = machine_info("benchmarks.ranking_metrics"), time.perf_counter()
     with threadpool_limits(1):

@@ -36,7 +36,9 @@ def time_phase(source: Path, n_jobs: int, configs: Path) -> tuple:
         shutil.copytree(source, out)
         settings = load_sensitivity(configs / "sensitivity.yaml").settings
         started_cpu, started = cpu_seconds(), time.perf_counter()
-        paths = write_outputs(out, list(PAPER_CONFIGS), [out / SENSITIVITY_DIR / s.name for s in settings], n_jobs=n_jobs)
+        paths = write_outputs(
+            out, list(PAPER_CONFIGS), [out / SENSITIVITY_DIR / s.name for s in settings], n_jobs=n_jobs
+        )
         wall = time.perf_counter() - started
         get_reusable_executor().shutdown(wait=True)
         return wall, cpu_seconds() - started_cpu, len(paths)

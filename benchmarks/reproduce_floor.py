@@ -44,7 +44,8 @@ def paper_config(path) -> tuple[list, int]:
 
 
 def mlp_networks(n_rows: int, n_features: int, n_labels: int) -> list[tuple[int, int]]:
-    """(training rows, hidden units) of each network MLP trains with its defaults, the refit at the smallest candidate."""
+    """(training rows, hidden units) of each network MLP trains with its defaults, the refit at the smallest
+    candidate."""
     mlp = MLP()
     sizes = candidate_sizes(mlp.n_hidden, mlp.max_hidden, n_features, n_labels)
     if len(sizes) == 1 or n_rows == 1:
@@ -98,24 +99,35 @@ def bench_floor(X_train, X_test, Y_train, seed, repeats, log) -> dict:
 def render_floor(results: dict, paper_datasets: list, splits: int, unavailable: list) -> tuple[list, list]:
     """The floor table, the floor it adds up to under ``make reproduce``, and the verdict."""
     lines = table_head(
-        "## The floor under `make reproduce`: scikit-learn's forests (BR_RF) and MLP's products with X (BR_RF: train + test)",
+        "## The floor under `make reproduce`: scikit-learn's forests (BR_RF) and MLP's products with X "
+        "(BR_RF: train + test)",
         [
-            "dataset", "train rows x features x labels", "BR_RF s", "RandomForestClassifier s", "BR_RF / scikit-learn",
-            "identical test entries", "MLP networks (rows, units)", "MLP's products s",
+            "dataset",
+            "train rows x features x labels",
+            "BR_RF s",
+            "RandomForestClassifier s",
+            "BR_RF / scikit-learn",
+            "identical test entries",
+            "MLP networks (rows, units)",
+            "MLP's products s",
         ],
     )
     for name, r in results.items():
         networks = ", ".join(f"({rows}, {units})" for rows, units in r["networks"])
         lines.append(
-            f"| {name} | {' x '.join(map(str, r['shape']))} | {r['ours']:.2f} | {r['peer']:.2f} | {r['ours'] / r['peer']:.2f} | "
+            f"| {name} | {' x '.join(map(str, r['shape']))} | {r['ours']:.2f} | {r['peer']:.2f} | "
+            f"{r['ours'] / r['peer']:.2f} | "
             f"{r['identical']:.4%} | {networks} | {r['products']:.2f} |"
         )
     measured = [name for name in paper_datasets if name in results]
     cores = os.cpu_count() or 1
-    forests, products = (sum(results[name][key] for name in measured) * splits / cores / 60 for key in ("peer", "products"))
+    forests, products = (
+        sum(results[name][key] for name in measured) * splits / cores / 60 for key in ("peer", "products")
+    )
     lines += [
         "",
-        f"On the {len(measured)} dataset(s) of the paper's config measured here, for {splits} splits on {cores} core(s): "
+        f"On the {len(measured)} dataset(s) of the paper's config measured here, for {splits} splits "
+        f"on {cores} core(s): "
         f"scikit-learn's forests {forests:.1f} min of wall time, MLP's products with X {products:.1f} min, "
         f"together {forests + products:.1f} min before anything else runs."
         + (f" Not available here: {', '.join(unavailable)}." if unavailable else ""),
@@ -124,8 +136,13 @@ def render_floor(results: dict, paper_datasets: list, splits: int, unavailable: 
     if any(name not in results and name not in unavailable for name in paper_datasets):
         return lines, []
     floor = forests + products
-    verdict = "cannot be met without changing these methods" if floor > REPRODUCE_TARGET_MINUTES else "not ruled out by this floor"
+    verdict = (
+        "cannot be met without changing these methods"
+        if floor > REPRODUCE_TARGET_MINUTES
+        else "not ruled out by this floor"
+    )
     return lines, [
-        f"- `make reproduce` <= {REPRODUCE_TARGET_MINUTES:g} min on {cores} cores: scikit-learn's forests of BR_RF and MLP's "
+        f"- `make reproduce` <= {REPRODUCE_TARGET_MINUTES:g} min on {cores} cores: scikit-learn's forests of BR_RF "
+        "and MLP's "
         f"products with X alone need {floor:.1f} min -> {verdict}"
     ]

@@ -86,7 +86,9 @@ SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
 SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES, "floor")
 PAPER_CONFIG = PROJECT_ROOT / "configs" / "paper.yaml"
 GENERATED = {
-    "MediaMill-synthetic": make_mediamill_like, "Many-labels-synthetic": make_many_labels, "Delicious-synthetic": make_delicious_like,
+    "MediaMill-synthetic": make_mediamill_like,
+    "Many-labels-synthetic": make_many_labels,
+    "Delicious-synthetic": make_delicious_like,
     "Delicious-synthetic-quarter": partial(make_delicious_like, n_samples=4000),
 }
 
@@ -97,7 +99,9 @@ def fit_methods_in_turn(methods, X_train, Y_train, X_test, seed, share: bool):
         warnings.simplefilter("ignore")
         start = time.perf_counter()
         with SharedFits(folder).active() if share else nullcontext() as shared:
-            predictions = {m: np.asarray(make_method(m, random_state=seed).fit(X_train, Y_train).predict(X_test)) for m in methods}
+            predictions = {
+                m: np.asarray(make_method(m, random_state=seed).fit(X_train, Y_train).predict(X_test)) for m in methods
+            }
         return time.perf_counter() - start, predictions, shared.reused_seconds if share else 0.0
 
 
@@ -181,7 +185,9 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
     dataset, X_train, X_test, Y_train, Y_test, seed = load_split(name, data_dir)
     varying = np.flatnonzero(Y_train.min(axis=0) != Y_train.max(axis=0))
     Yv = Y_train[:, varying]
-    log(f"{name}: train {X_train.shape}, test {X_test.shape[0]}, {Yv.shape[1]}/{Y_train.shape[1]} labels with both classes")
+    log(
+        f"{name}: train {X_train.shape}, test {X_test.shape[0]}, {Yv.shape[1]}/{Y_train.shape[1]} labels with both classes"
+    )
     info = {
         "n_train": X_train.shape[0],
         "n_test": X_test.shape[0],
@@ -203,7 +209,9 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
         for key, (ours, peer) in pairs.items():
             for factory, measurement in ((ours, compared[key][0]), (peer, compared[key][1])):
                 measurement.add(*timed_fit_predict(factory(), X_train, Yv, X_test))
-            log(f"  {key} rep {repeat + 1}: ours {compared[key][0].seconds[-1]:.2f}s, sklearn {compared[key][1].seconds[-1]:.2f}s")
+            log(
+                f"  {key} rep {repeat + 1}: ours {compared[key][0].seconds[-1]:.2f}s, sklearn {compared[key][1].seconds[-1]:.2f}s"
+            )
         with PeakRSS() as rss:
             start = time.perf_counter()
             predicted = pcc.predict(X_test)
@@ -212,17 +220,27 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
             start = time.perf_counter()
             best = per_instance_mc(pcc.estimators_, X_test, uniforms)
             pcc_peer.add(0.0, (time.perf_counter() - start) / rows, rss.peak, best[:, np.argsort(pcc.order_)])
-        log(f"  PCC-MC rep {repeat + 1}: ours {pcc_ours.test[-1] * 1e3:.3f} ms/row, loop {pcc_peer.test[-1] * 1e3:.1f} ms/row")
+        log(
+            f"  PCC-MC rep {repeat + 1}: ours {pcc_ours.test[-1] * 1e3:.3f} ms/row, loop {pcc_peer.test[-1] * 1e3:.1f} ms/row"
+        )
     compared["PCC"] = (pcc_ours, pcc_peer)
     sharing = {"alone": [], "shared": [], "reused": [], "identical": []}
     for repeat in range(repeats if share_methods else 0):
-        alone_seconds, alone_predictions, _ = fit_methods_in_turn(share_methods, X_train, Y_train, X_test, seed, share=False)
-        shared_seconds, shared_predictions, reused = fit_methods_in_turn(share_methods, X_train, Y_train, X_test, seed, share=True)
+        alone_seconds, alone_predictions, _ = fit_methods_in_turn(
+            share_methods, X_train, Y_train, X_test, seed, share=False
+        )
+        shared_seconds, shared_predictions, reused = fit_methods_in_turn(
+            share_methods, X_train, Y_train, X_test, seed, share=True
+        )
         sharing["alone"].append(alone_seconds)
         sharing["shared"].append(shared_seconds)
         sharing["reused"].append(reused)
-        sharing["identical"].append(all(np.array_equal(alone_predictions[m], shared_predictions[m]) for m in share_methods))
-        log(f"  shared fits rep {repeat + 1}: alone {alone_seconds:.1f}s, shared {shared_seconds:.1f}s (reused {reused:.1f}s)")
+        sharing["identical"].append(
+            all(np.array_equal(alone_predictions[m], shared_predictions[m]) for m in share_methods)
+        )
+        log(
+            f"  shared fits rep {repeat + 1}: alone {alone_seconds:.1f}s, shared {shared_seconds:.1f}s (reused {reused:.1f}s)"
+        )
     solo = {}
     for method in alone:
         solo[method] = Measurement()
@@ -256,7 +274,13 @@ def mib(value) -> str:
 
 def render(results, hidden_results, args, started) -> str:
     """The report; ``hidden_results`` maps each section but the baseline to its results."""
-    lines = ["# mlhidden speed benchmark", "", *machine_info(), f"- wall time of this benchmark: {time.perf_counter() - started:.0f} s", ""]
+    lines = [
+        "# mlhidden speed benchmark",
+        "",
+        *machine_info(),
+        f"- wall time of this benchmark: {time.perf_counter() - started:.0f} s",
+        "",
+    ]
     lines += [
         "Split 0 of each dataset (run seed 0), labels in the split's order. Ours and the peer alternate",
         f"within each of {args.repeats} repetition(s) in one process, one BLAS thread each; figures are medians. The machine is",
@@ -269,12 +293,17 @@ def render(results, hidden_results, args, started) -> str:
         baseline_lines, verdicts = render_baseline(results, args)
         lines += baseline_lines
     renderers = {
-        "ccasl": render_ccasl, "mlp": render_mlp,
-        "floor": partial(render_floor, paper_datasets=args.paper_datasets, splits=args.paper_splits, unavailable=args.unavailable),
+        "ccasl": render_ccasl,
+        "mlp": render_mlp,
+        "floor": partial(
+            render_floor, paper_datasets=args.paper_datasets, splits=args.paper_splits, unavailable=args.unavailable
+        ),
     }
     for section, section_results in hidden_results.items():
         if section_results:
-            section_lines, section_verdicts = renderers.get(section, partial(render_batched_base, section))(section_results)
+            section_lines, section_verdicts = renderers.get(section, partial(render_batched_base, section))(
+                section_results
+            )
             lines += section_lines
             verdicts += section_verdicts
     lines += ["## Targets", "", *(verdicts or ["- (no target dataset in this run)"]), ""]
@@ -293,7 +322,9 @@ def render_baseline(results, args) -> tuple[list, list]:
     for name, (_info, compared, _, _) in results.items():
         for key in ("BR", "CC", "PCC"):
             ours, peer = compared[key]
-            speedup = peer.median("test" if key == "PCC" else "seconds") / ours.median("test" if key == "PCC" else "seconds")
+            speedup = peer.median("test" if key == "PCC" else "seconds") / ours.median(
+                "test" if key == "PCC" else "seconds"
+            )
             entries, rows = agreement(ours.prediction, peer.prediction)
             if key != "PCC":
                 lines.append(
@@ -303,7 +334,9 @@ def render_baseline(results, args) -> tuple[list, list]:
             if name in TARGET_DATASETS[key]:
                 need_speed, need_same = TARGETS[key]
                 met = speedup >= need_speed and entries >= need_same
-                verdicts.append(f"- {key} on {name}: {speedup:.1f}x (target {need_speed:g}x), {entries:.3%} identical entries -> {'met' if met else 'NOT met'}")
+                verdicts.append(
+                    f"- {key} on {name}: {speedup:.1f}x (target {need_speed:g}x), {entries:.3%} identical entries -> {'met' if met else 'NOT met'}"
+                )
     lines += [
         "",
         "## PCC Monte-Carlo inference (M = 50) vs a per-instance sampling loop",
@@ -330,7 +363,9 @@ def render_baseline(results, args) -> tuple[list, list]:
     ]
     for name, (_info, _, solo, _) in results.items():
         for method, measurement in solo.items():
-            lines.append(f"| {name} | {method} | {measurement.median('train'):.2f} | {measurement.median('test'):.2f} | {mib(max(measurement.peak_rss))} |")
+            lines.append(
+                f"| {name} | {method} | {measurement.median('train'):.2f} | {measurement.median('test'):.2f} | {mib(max(measurement.peak_rss))} |"
+            )
     lines += [
         "",
         f"## Shared fits: {', '.join(args.share_methods)} fitted and evaluated in turn (all labels)",
@@ -348,7 +383,13 @@ def render_baseline(results, args) -> tuple[list, list]:
                 f"| {name} | {alone:.1f} | {shared:.1f} | {alone / shared:.2f}x | {statistics.median(sharing['reused']):.1f} | "
                 f"{'yes' if all(sharing['identical']) else 'NO'} |"
             )
-    lines += ["", "## Datasets", "", "| dataset | train rows | test rows | features | labels | compared labels | X |", "|---|---:|---:|---:|---:|---:|---|"]
+    lines += [
+        "",
+        "## Datasets",
+        "",
+        "| dataset | train rows | test rows | features | labels | compared labels | X |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
     for name, (info, _, _, _) in results.items():
         lines.append(
             f"| {name} | {info['n_train']} | {info['n_test']} | {info['n_features']} | {info['n_labels']} | {info['n_compared']} | "
@@ -363,25 +404,43 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3, help="repetitions per measurement (median reported)")
     parser.add_argument("--pcc-rows", type=int, default=100, help="test rows for the per-instance PCC loop")
     parser.add_argument("--alone", default=",".join(ALONE), help="methods timed on their own ('' for none)")
-    parser.add_argument("--share-methods", default=",".join(SHARING_METHODS), help="methods timed in turn with and without shared fits ('' for none)")
-    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated sections to run (default: {','.join(SECTIONS)})")
+    parser.add_argument(
+        "--share-methods",
+        default=",".join(SHARING_METHODS),
+        help="methods timed in turn with and without shared fits ('' for none)",
+    )
+    parser.add_argument(
+        "--sections",
+        default=",".join(SECTIONS),
+        help=f"comma-separated sections to run (default: {','.join(SECTIONS)})",
+    )
     parser.add_argument("--ccasl-datasets", help=f"datasets of the ccasl section (default: {','.join(CCASL_DATASETS)})")
     parser.add_argument("--mlp-datasets", help=f"datasets of the mlp section (default: {','.join(MLP_DATASETS)})")
     for section, base in BATCHED_BASES.items():
-        parser.add_argument(f"--{section.replace('_', '-')}-datasets", help=f"datasets of the {section} section (default: {','.join(base.datasets)})")
+        parser.add_argument(
+            f"--{section.replace('_', '-')}-datasets",
+            help=f"datasets of the {section} section (default: {','.join(base.datasets)})",
+        )
     parser.add_argument("--floor-datasets", help="datasets of the floor section (default: the paper config's)")
     parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
     parser.add_argument(
-        "--tight-datasets", help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)"
+        "--tight-datasets",
+        help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)",
     )
     parser.add_argument(
-        "--quick", action="store_true",
+        "--quick",
+        action="store_true",
         help=(
             f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear, floor; none for logistic_cv); "
             "1 repetition; 20 PCC rows; 100 MLP epochs"
         ),
     )
-    parser.add_argument("--data-dir", type=Path, default=None, help="the data path (default: the shipped datasets/, as for mlhidden run)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="the data path (default: the shipped datasets/, as for mlhidden run)",
+    )
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "benchmarks" / "results.md")
     args = parser.parse_args(argv)
     if args.quick:
@@ -399,9 +458,13 @@ def main(argv=None):
     args.paper_datasets, args.paper_splits = paper_config(PAPER_CONFIG)
     ccasl_names = args.ccasl_names = chosen("ccasl", args.ccasl_datasets, CCASL_DATASETS)
     hidden_names = {
-        "ccasl": ccasl_names, "mlp": chosen("mlp", args.mlp_datasets, MLP_DATASETS),
+        "ccasl": ccasl_names,
+        "mlp": chosen("mlp", args.mlp_datasets, MLP_DATASETS),
         "floor": chosen("floor", args.floor_datasets, args.paper_datasets),
-        **{section: chosen(section, getattr(args, f"{section}_datasets"), base.datasets, base.quick) for section, base in BATCHED_BASES.items()},
+        **{
+            section: chosen(section, getattr(args, f"{section}_datasets"), base.datasets, base.quick)
+            for section, base in BATCHED_BASES.items()
+        },
     }
     alone = [m for m in args.alone.split(",") if m]
     args.share_methods = [m for m in args.share_methods.split(",") if m]
@@ -414,9 +477,21 @@ def main(argv=None):
     results: dict = {}
     hidden_results: dict = {section: {} for section in hidden_names}
     text = render(results, hidden_results, args, started)
-    work = [(name, results, lambda name: bench_dataset(name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log)) for name in names]
+    work = [
+        (
+            name,
+            results,
+            lambda name: bench_dataset(
+                name, args.data_dir, args.repeats, args.pcc_rows, alone, args.share_methods, log
+            ),
+        )
+        for name in names
+    ]
     for section, section_names in hidden_names.items():
-        work += [(name, hidden_results[section], lambda name, section=section: bench_hidden(name, section, args, log)) for name in section_names]
+        work += [
+            (name, hidden_results[section], lambda name, section=section: bench_hidden(name, section, args, log))
+            for name in section_names
+        ]
     for name, store, measure in work:
         with threadpool_limits(1):
             try:
@@ -434,7 +509,11 @@ def bench_hidden(name, section, args, log):
     _, X_train, X_test, Y_train, Y_test, seed = load_split(name, args.data_dir)
     log(f"{name} ({section}): train {X_train.shape}, {Y_train.shape[1]} labels")
     if section == "ccasl":
-        tight = args.tight_datasets.split(",") if args.tight_datasets is not None else [n for n in args.ccasl_names if n not in GENERATED]
+        tight = (
+            args.tight_datasets.split(",")
+            if args.tight_datasets is not None
+            else [n for n in args.ccasl_names if n not in GENERATED]
+        )
         return bench_ccasl(X_train, X_test, Y_train, seed, args.repeats, log, gaps=name in tight)
     if section in BATCHED_BASES:
         return bench_batched_base(section, X_train, X_test, Y_train, seed, args.repeats, log)

@@ -69,10 +69,20 @@ def section(workers: int, splits: int) -> str:
             units, wall = measure(count, splits, Path(scratch) / f"w{count}")
             computed, distinct = computed_fits(units)
             key = ["dataset", "method", "split"]
-            scores[count] = units.sort_values(key).set_index(key)[[m for m in METRICS if m in units and not m.endswith("_seconds")]]
-            rows.append({"workers": count, "units": len(units), "shared fits computed": computed, "distinct shared fits": distinct,
-                         "own fit s (sum)": round(float(units["train_seconds"].sum()), 1),
-                         "reused s (sum)": round(float(units[REUSED_SECONDS].fillna(0).sum()), 1), "wall s": round(wall, 1)})
+            scores[count] = units.sort_values(key).set_index(key)[
+                [m for m in METRICS if m in units and not m.endswith("_seconds")]
+            ]
+            rows.append(
+                {
+                    "workers": count,
+                    "units": len(units),
+                    "shared fits computed": computed,
+                    "distinct shared fits": distinct,
+                    "own fit s (sum)": round(float(units["train_seconds"].sum()), 1),
+                    "reused s (sum)": round(float(units[REUSED_SECONDS].fillna(0).sum()), 1),
+                    "wall s": round(wall, 1),
+                }
+            )
     table = pd.DataFrame(rows)
     ratio = table["own fit s (sum)"].iloc[1] / table["own fit s (sum)"].iloc[0]
     same = scores[1].equals(scores[workers])

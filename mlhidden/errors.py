@@ -57,7 +57,8 @@ def escape_controls(text: str) -> str:
 
 
 class InputWarning(UserWarning):
-    """Something in the user's input that the tool resolved on its own, saying how; the CLI prints it as one ``warning:`` line."""
+    """Something in the user's input that the tool resolved on its own, saying how; the CLI prints it as one
+    ``warning:`` line."""
 
 
 def did_you_mean(name: object, choices: Iterable[object], cutoff: float = 0.6) -> str:

@@ -41,7 +41,9 @@ def import_object(path: str, what: str) -> Any:
     """
     module_name, _, attr = path.partition(":") if ":" in path else path.rpartition(".")
     if not module_name or not attr:
-        raise UserError(f"{what} '{path}' is not an import path", hint="write package.module.Name or package.module:Name")
+        raise UserError(
+            f"{what} '{path}' is not an import path", hint="write package.module.Name or package.module:Name"
+        )
     working_folder_importable()
     try:
         module = importlib.import_module(module_name)

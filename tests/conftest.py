@@ -29,7 +29,8 @@ def shipped_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def mirror_dir(tmp_path_factory, shipped_dir) -> Path:
-    """The dataset mirror (``shared/datasets``: MEKA-form ARFF files and ``SOURCES.md``), rebuilt from the shipped files.
+    """The dataset mirror (``shared/datasets``: MEKA-form ARFF files and ``SOURCES.md``), rebuilt from the shipped
+    files.
 
     Each shipped bz2 copy is expanded to the mirror's form and must give the mirror file's exact
     bytes (the manifest's identity sha256), so tests reading the mirror's files read the real ones.

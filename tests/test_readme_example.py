@@ -18,6 +18,8 @@ def test_readme_python_example_runs(mirror_dir, monkeypatch, capsys):
     namespace = {}
     exec(compile(code, "README.md", "exec"), namespace)
     scores = namespace["scores"]
-    assert len(scores["test_accuracy"]) == 3 and np.all((0.15 < scores["test_accuracy"]) & (scores["test_accuracy"] < 0.5))
+    assert len(scores["test_accuracy"]) == 3 and np.all(
+        (0.15 < scores["test_accuracy"]) & (scores["test_accuracy"] < 0.5)
+    )
     assert np.all(scores["test_f1_micro"] > scores["test_accuracy"])
     assert capsys.readouterr().out.count("[") == 2

@@ -12,8 +12,13 @@ from typed_share import GENERAL_HALF, fully_typed, modules, public_functions
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_YET_TYPED = {
-    "mlhidden/report/export.py", "mlhidden/report/formats.py", "mlhidden/report/html.py", "mlhidden/report/html_plots.py",
-    "mlhidden/report/run_report.py", "mlhidden/report/significance_output.py", "mlhidden/report/stored_metrics.py",
+    "mlhidden/report/export.py",
+    "mlhidden/report/formats.py",
+    "mlhidden/report/html.py",
+    "mlhidden/report/html_plots.py",
+    "mlhidden/report/run_report.py",
+    "mlhidden/report/significance_output.py",
+    "mlhidden/report/stored_metrics.py",
     "mlhidden/report/tables.py",
 }
 """Modules whose public functions are not all typed yet (mypy's relaxed override in pyproject.toml lists them too)."""
@@ -41,5 +46,7 @@ def test_the_modules_not_yet_typed_still_have_untyped_functions():
 
 def test_an_untyped_public_function_is_found(tmp_path):
     module = tmp_path / "module.py"
-    module.write_text("def typed(x: int) -> int:\n    return x\n\n\ndef untyped(x):\n    return x\n\n\ndef _private(x):\n    pass\n")
+    module.write_text(
+        "def typed(x: int) -> int:\n    return x\n\n\ndef untyped(x):\n    return x\n\n\ndef _private(x):\n    pass\n"
+    )
     assert [f.name for f in public_functions(module) if not fully_typed(f)] == ["untyped"]

@@ -30,7 +30,9 @@ def _run(args, cwd, timeout=1800, check=True):
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "MLHIDDEN_DATA", "VIRTUAL_ENV")}
     result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if check:
-        assert result.returncode == 0, f"{' '.join(map(str, args))} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        assert result.returncode == 0, (
+            f"{' '.join(map(str, args))} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
     return result
 
 
@@ -52,7 +54,10 @@ def installed(tmp_path_factory):
     """``(venv bin folder, wheel)``: the wheel built from a copy of this checkout, installed in a fresh venv."""
     folder = tmp_path_factory.mktemp("wheel")
     source = _source_copy(folder)
-    _run([sys.executable, "-m", "pip", "wheel", source, "--no-deps", "--quiet", "--wheel-dir", folder / "dist"], cwd=folder)
+    _run(
+        [sys.executable, "-m", "pip", "wheel", source, "--no-deps", "--quiet", "--wheel-dir", folder / "dist"],
+        cwd=folder,
+    )
     (wheel,) = (folder / "dist").glob("mlhidden-*.whl")
     _run([sys.executable, "-m", "venv", folder / "venv"], cwd=folder)
     bin_dir = folder / "venv" / "bin"
@@ -73,7 +78,10 @@ def test_pyproject_lists_every_package_of_the_source_tree():
     """The package list is explicit (discovery cannot map the shipped folders): a new subpackage must be added to it."""
     tomllib = pytest.importorskip("tomllib")
     listed = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
-    on_disk = {".".join(path.parent.relative_to(PROJECT_ROOT).parts) for path in (PROJECT_ROOT / "mlhidden").rglob("__init__.py")}
+    on_disk = {
+        ".".join(path.parent.relative_to(PROJECT_ROOT).parts)
+        for path in (PROJECT_ROOT / "mlhidden").rglob("__init__.py")
+    }
     assert on_disk == {name for name in listed if not name.startswith("mlhidden._shipped")}
 
 
@@ -172,6 +180,11 @@ def test_an_editable_install_finds_the_clones_datasets_and_configs(installed, tm
         where = _run([bin_dir / "python", "-c", "from mlhidden.shipped import config_folder, shipped_folder; "
                       "print(shipped_folder('datasets')); print(config_folder())"], cwd=work)
         assert where.stdout.split() == [str(source / "datasets"), str(source / "configs")]
-        _run([bin_dir / "mlhidden", "run", "-d", "Music", "-m", "BR", "--splits", "1", "--out", "music", "-q"], cwd=work)
+        _run(
+            [bin_dir / "mlhidden", "run", "-d", "Music", "-m", "BR", "--splits", "1", "--out", "music", "-q"], cwd=work
+        )
     finally:
-        _run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", installed[1]], cwd=tmp_path)
+        _run(
+            [bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", installed[1]],
+            cwd=tmp_path,
+        )

@@ -4,15 +4,34 @@ from __future__ import annotations
 
 import click
 
-DATA_DIR = click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).")
+DATA_DIR = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).",
+)
 
 LABELS = click.option(
-    "--labels", type=int, default=None, metavar="N",
-    help="Label count of datasets given as ARFF paths: the first N attributes, or the last |N| if negative (supplies or overrides -C).",
+    "--labels",
+    type=int,
+    default=None,
+    metavar="N",
+    help="Label count of datasets given as ARFF paths: the first N attributes, or the last |N| if negative "
+    "(supplies or overrides -C).",
 )
-STATS = click.option("--stats", is_flag=True, help="Also write statistics.md/.json and critical-difference diagrams (Friedman, Nemenyi, Wilcoxon-Holm).")
-CONTROL = click.option("--control", default=None, help="Control method for the Wilcoxon tests (default: best average rank).")
-STD = click.option("--std", is_flag=True, help="Show cells as 'mean ± std rank' (standard deviation over the splits) in the text tables.")
+STATS = click.option(
+    "--stats",
+    is_flag=True,
+    help="Also write statistics.md/.json and critical-difference diagrams (Friedman, Nemenyi, Wilcoxon-Holm).",
+)
+CONTROL = click.option(
+    "--control", default=None, help="Control method for the Wilcoxon tests (default: best average rank)."
+)
+STD = click.option(
+    "--std",
+    is_flag=True,
+    help="Show cells as 'mean ± std rank' (standard deviation over the splits) in the text tables.",
+)
 # At most 12 decimals: the ranks treat means closer than 1e-12 as ties (report.tables.RANK_DECIMALS).
 PRECISION = click.option(
     "--precision", type=click.IntRange(0, 12), default=None, metavar="N",

@@ -172,7 +172,8 @@ class RunProgress:
         """``12/40 units (30%), 1 failed, 0:12 elapsed, ETA 0:28``."""
         percent = 100 * self.done // self.total if self.total else 100
         return (
-            (f"{self.stage}: " if self.stage else "") + f"{self.done}/{self.total} units ({percent}%), {self.failed} failed, "
+            (f"{self.stage}: " if self.stage else "")
+            + f"{self.done}/{self.total} units ({percent}%), {self.failed} failed, "
             f"{format_duration(self._elapsed(now))} elapsed, ETA {format_duration(self.eta(now))}"
         )
 

@@ -58,7 +58,9 @@ def datasets_info(name, data_dir, labels):
 
 @datasets.command("fetch")
 @click.argument("names", nargs=-1)
-@click.option("--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files.")
+@click.option(
+    "--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files."
+)
 @DATA_DIR
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Give up on a file that takes longer than this in all (default 3600).")
@@ -95,5 +97,8 @@ def methods(as_json):
         click.echo(json_text(method_records()), nl=False)
         return
     click.echo(listing(method_table()))
-    click.echo("\nany other estimator with fit(X, Y) and predict(X) by import path, e.g. sklearn.neighbors.KNeighborsClassifier or mypkg.module:MyMethod")
+    click.echo(
+        "\nany other estimator with fit(X, Y) and predict(X) by import path, "
+        "e.g. sklearn.neighbors.KNeighborsClassifier or mypkg.module:MyMethod"
+    )
     click.echo(f"base learners: {', '.join(BASE_LEARNERS)}, or any scikit-learn classifier by import path")

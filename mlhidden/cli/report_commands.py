@@ -40,7 +40,9 @@ def write_and_print(run_dirs: list, out_dir: Path | None, **options) -> None:
     "--metric", "metrics", multiple=True, metavar="NAME",
     help="Only the table of this metric, from the stored predictions (repeatable; e.g. ranking_loss, macro_auc).",
 )
-@click.option("--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance.")
+@click.option(
+    "--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance."
+)
 def report(run_dirs, out, stats, control, std, precision, metrics, html):
     """Rebuild every table of a run from its results store alone; several RUN_DIRS merge into one table.
 
@@ -68,7 +70,9 @@ def report(run_dirs, out, stats, control, std, precision, metrics, html):
     "--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv", show_default=True,
     help="parquet needs the parquet extra.",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="The units' file (default RUN_DIR/export.FORMAT).")
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="The units' file (default RUN_DIR/export.FORMAT)."
+)
 @click.option(
     "--predictions", is_flag=True, help="Also OUT_predictions.FORMAT: one row per unit x test row x label.",
 )

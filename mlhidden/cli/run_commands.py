@@ -1,4 +1,4 @@
-"""The commands that compute: ``run``, ``splits``, ``init``, ``reproduce`` and ``sensitivity``."""
+"""The commands that compute: ``run``, ``splits``, ``init`` (the study's: :mod:`mlhidden.cli.paper_commands`)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,32 @@ from mlhidden.cli.options import CONTROL, DATA_DIR, LABELS, PRECISION, STATS, ST
 from mlhidden.cli.report_commands import write_and_print
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
-from mlhidden.shipped import config_folder
-
-CONFIGS_HELP = "Folder holding the paper's configs (default: ./configs if there is one, else those shipped with mlhidden)."
 
 
 @click.command()
-@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False), help="Run config (YAML); or give -d and -m instead.")
-@click.option("-d", "--dataset", "datasets", multiple=True, metavar="NAME", help="A dataset (name or ARFF path), without --config; repeatable.")
 @click.option(
-    "-m", "--method", "methods", multiple=True, metavar="NAME",
-    help="A method (name or import path), without --config; repeatable. NAME[param=value,base.param=value] sets parameters.",
+    "--config",
+    "config_path",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Run config (YAML); or give -d and -m instead.",
+)
+@click.option(
+    "-d",
+    "--dataset",
+    "datasets",
+    multiple=True,
+    metavar="NAME",
+    help="A dataset (name or ARFF path), without --config; repeatable.",
+)
+@click.option(
+    "-m",
+    "--method",
+    "methods",
+    multiple=True,
+    metavar="NAME",
+    help="A method (name or import path), without --config; repeatable. "
+    "NAME[param=value,base.param=value] sets parameters.",
 )
 @click.option(
     "--label", "method_labels", multiple=True, metavar="TEXT",
@@ -33,25 +48,41 @@ CONFIGS_HELP = "Folder holding the paper's configs (default: ./configs if there 
     "--protocol", default=None, metavar="KIND[:K]",
     help="holdout (random 60/40 splits, the default), kfold:K or stratified_kfold:K (overrides the config).",
 )
-@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from config, else all).")
+@click.option(
+    "--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from config, else all)."
+)
 @DATA_DIR
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>).")
+@click.option(
+    "--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>)."
+)
 @click.option("--splits", type=int, default=None, help="Number of random 60/40 splits (overrides the config).")
 @click.option("--seed", type=int, default=None, help="Run seed (overrides the config).")
 @click.option("--fresh", is_flag=True, help="Discard stored units and start over (default: resume).")
 @click.option(
-    "--narrow", is_flag=True,
-    help="Let a command asking for a part of the run stored in --out make its tables and run.json of that part only (the other units stay stored).",
+    "--narrow",
+    is_flag=True,
+    help="Let a command asking for a part of the run stored in --out make its tables and run.json of that part only "
+    "(the other units stay stored).",
 )
 @LABELS
 @click.option(
     "--backend", type=click.Choice(BACKENDS), default="loky", show_default=True,
     help="Where units compute: loky processes on this machine, or the dask cluster at --scheduler.",
 )
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="Address of a running dask scheduler (tcp://HOST:8786), for --backend dask.")
 @click.option(
-    "--no-shared-fits", "share_fits", is_flag=True, flag_value=False, default=True,
-    help="Every method fits all its parts itself (default: reuse identical fits made by other methods on the same split).",
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Address of a running dask scheduler (tcp://HOST:8786), for --backend dask.",
+)
+@click.option(
+    "--no-shared-fits",
+    "share_fits",
+    is_flag=True,
+    flag_value=False,
+    default=True,
+    help="Every method fits all its parts itself "
+    "(default: reuse identical fits made by other methods on the same split).",
 )
 @click.option(
     "--reuse", "reuse_from", multiple=True, type=click.Path(file_okay=False),
@@ -63,7 +94,9 @@ CONFIGS_HELP = "Folder holding the paper's configs (default: ./configs if there 
 @CONTROL
 @STD
 @PRECISION
-@click.option("--dry-run", is_flag=True, help="Print the plan (units to compute, units stored, expected cost) and run nothing.")
+@click.option(
+    "--dry-run", is_flag=True, help="Print the plan (units to compute, units stored, expected cost) and run nothing."
+)
 @click.option(
     "--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
     help="Stop a unit computing for longer and store it as failed with that reason; the run goes on.",
@@ -82,7 +115,14 @@ def run(
     from mlhidden.cli.progress import RunProgress
     from mlhidden.experiment.runner import run_experiment
 
-    overrides = {"splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol, "data_dir": data_dir}
+    overrides = {
+        "splits": splits,
+        "seed": seed,
+        "n_jobs": n_jobs,
+        "labels": labels,
+        "protocol": protocol,
+        "data_dir": data_dir,
+    }
     config = _run_config(config_path, datasets, methods, method_labels, overrides)
     config = dataclasses.replace(config, unit_timeout=timeout)
     run_dir = Path(out) if out else Path("results") / config.name
@@ -93,11 +133,23 @@ def run(
     try:
         with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
             summary = run_experiment(
-                config, run_dir, data_dir=data_dir, fresh=fresh, on_start=progress.start, on_unit=progress.unit,
-                backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=[Path(d) for d in reuse_from], narrow=narrow,
+                config,
+                run_dir,
+                data_dir=data_dir,
+                fresh=fresh,
+                on_start=progress.start,
+                on_unit=progress.unit,
+                backend=backend,
+                scheduler=scheduler,
+                share_fits=share_fits,
+                reuse_from=[Path(d) for d in reuse_from],
+                narrow=narrow,
             )
     except KeyboardInterrupt:
-        click.echo(f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.", err=True)
+        click.echo(
+            f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.",
+            err=True,
+        )
         sys.exit(128 + stop.signum)
     for name, reason in summary.unavailable.items():
         click.echo(f"{name}: {reason}", err=True)
@@ -108,7 +160,11 @@ def run(
             err=True,
         )
         sys.exit(128 + stop.signum)
-    copied = f" ({sum(summary.reused_units.values())} copied from {', '.join(summary.reused_units)})" if summary.reused_units else ""
+    copied = (
+        f" ({sum(summary.reused_units.values())} copied from {', '.join(summary.reused_units)})"
+        if summary.reused_units
+        else ""
+    )
     click.echo(
         f"{summary.n_done} unit(s) run, {summary.n_skipped} already stored{copied}, {summary.n_failed} failed, "
         f"{summary.seconds:.1f} s.",
@@ -117,7 +173,10 @@ def run(
     for line in summary.problem_lines():
         click.echo(line, err=True)
     if summary.not_run:
-        click.echo(f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.", err=True)
+        click.echo(
+            f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.",
+            err=True,
+        )
     write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision)
     if config.metrics:
         write_and_print([run_dir], None, metrics=config.metrics, std=std, precision=precision)
@@ -130,14 +189,20 @@ def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
     from mlhidden.experiment.config import config_from_options, load_config
 
     if config_path is not None and (datasets or methods):
-        raise UserError("give the datasets and methods either in --config FILE or as -d/-m, not both", hint="edit the config, or drop --config")
+        raise UserError(
+            "give the datasets and methods either in --config FILE or as -d/-m, not both",
+            hint="edit the config, or drop --config",
+        )
     if config_path is not None and method_labels:
         raise UserError("--label names the -m methods; with --config, set 'label' in the file", hint="drop --label")
     if config_path is not None:
         return load_config(config_path, **overrides)
     if datasets and methods:
         return config_from_options(datasets, methods, method_labels=method_labels, **overrides)
-    raise UserError("nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD", hint="`mlhidden init` writes a template config")
+    raise UserError(
+        "nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD",
+        hint="`mlhidden init` writes a template config",
+    )
 
 
 def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
@@ -152,8 +217,13 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
 
     preview = preview_plan(plan_run(config, data_dir), run_dir, fresh=fresh)
     stored = preview.n_units - preview.n_to_compute
-    click.echo(f"plan for {run_dir}: {preview.n_units} units, {preview.n_to_compute} to compute, {stored} already stored")
-    rows = [{**row, "s per unit": f"{row['s per unit']:.3g} s", "expected s": f"{row['expected s']:.3g} s"} for row in preview.rows]
+    click.echo(
+        f"plan for {run_dir}: {preview.n_units} units, {preview.n_to_compute} to compute, {stored} already stored"
+    )
+    rows = [
+        {**row, "s per unit": f"{row['s per unit']:.3g} s", "expected s": f"{row['expected s']:.3g} s"}
+        for row in preview.rows
+    ]
     click.echo(listing(rows, tablefmt="simple"))
     for name, reason in preview.unavailable.items():
         click.echo(f"{name}: {reason}")
@@ -187,13 +257,20 @@ def splits_command(config_path, data_dir, labels):
     for plan in plans:
         rows = label_coverage(plan.splits, plan.dataset.Y)
         rarest = rows[0]["rarest_label"]
-        name = "-" if rarest is None else f"{plan.dataset.label_names[rarest]} ({int(plan.dataset.Y[:, rarest].sum())} positives in all)"
+        name = (
+            "-"
+            if rarest is None
+            else f"{plan.dataset.label_names[rarest]} ({int(plan.dataset.Y[:, rarest].sum())} positives in all)"
+        )
         counts = [row["rarest_label_positives"] for row in rows]
         click.echo(f"{plan.name}: {config.protocol.describe(config.train_fraction)}; rarest label {name}")
         click.echo(listing(rows))
         if rarest is not None:
-            click.echo(f"rarest label per test part: min {min(counts)}, max {max(counts)}; parts where some label has no positive: "
-                       f"{sum(row['labels_without_positive'] > 0 for row in rows)} of {len(rows)}\n")
+            click.echo(
+                f"rarest label per test part: min {min(counts)}, max {max(counts)}; "
+                "parts where some label has no positive: "
+                f"{sum(row['labels_without_positive'] > 0 for row in rows)} of {len(rows)}\n"
+            )
     for name, reason in unavailable.items():
         click.echo(f"{name}: {reason}", err=True)
 
@@ -206,100 +283,3 @@ def init(path):
 
     written = write_template(path or DEFAULT_PATH)
     click.echo(f"wrote {written}: edit it, then run `mlhidden run --config {written}`")
-
-
-@click.command()
-@click.option("--quick", is_flag=True, help="3 splits, datasets with N x D <= 1.5M, 10 synthetic datasets of each kind: minutes, not hours.")
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/, or results/quick/ with --quick).")
-@DATA_DIR
-@click.option(
-    "--n-jobs", type=int, default=None,
-    help="Parallel units, then refits, tables and figures (-1 = all cores; default from each config, else all).",
-)
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=CONFIGS_HELP)
-@click.option(
-    "--setting", default=None,
-    help="Make the main tables under this setting of sensitivity.yaml instead of the one the primary rule names (e.g. a faster one).",
-)
-@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
-def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
-    """Run every paper config, then write REPORT.md (tables next to the paper's, claims C1-C8), tables and figures.
-
-    Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
-    """
-    from mlhidden.cli.progress import RunProgress
-    from mlhidden.paper.reference import REPORT_FILE
-    from mlhidden.paper.reproduction import reproduce as reproduce_paper
-
-    def progress(name, stage, estimate):
-        click.echo(f"== {stage}: {name}", err=True)
-        return RunProgress(bar=False if quiet else None, estimate=estimate, stage=stage)
-
-    out_dir = Path(out) if out else Path("results") / ("quick" if quick else "")
-    config_dir = config_folder(config_dir)
-    stop = StopSignals()
-    try:
-        with stop:
-            result = reproduce_paper(
-                out_dir, quick=quick, data_dir=data_dir, n_jobs=n_jobs, config_dir=config_dir, setting=setting, progress=progress,
-            )
-    except KeyboardInterrupt:
-        result = None
-    if result is None or result.interrupted:
-        click.echo(f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.", err=True)
-        sys.exit(128 + stop.signum)
-    click.echo(f"wrote {out_dir / REPORT_FILE} and {len(result.paths) - 1} more files in {result.seconds:.0f} s")
-    for name, summary in result.summaries.items():
-        for line in summary.problem_lines():
-            click.echo(f"{name}: {line}", err=True)
-    if result.n_failed:
-        click.echo(f"{result.n_failed} unit(s) failed or were not run: see the run tables; re-run the same command to retry them.", err=True)
-        sys.exit(1)
-
-
-@click.command()
-@click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
-    help="Sensitivity config (runs and settings; default: sensitivity.yaml in the configs folder).",
-)
-@click.option("--quick", is_flag=True, help="The config's quick slice: a few datasets, 2 splits.")
-@click.option("--setting", "only", multiple=True, help="Run only this setting (repeatable; default: all).")
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder (default results/sensitivity/, quick: results/quick/sensitivity/).")
-@DATA_DIR
-@click.option("--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all).")
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=CONFIGS_HELP)
-@click.option(
-    "--reuse", "reuse_dir", type=click.Path(file_okay=False), default=None,
-    help="Folder of the main runs whose identical units are copied, not recomputed (default results/, quick: results/quick/).",
-)
-@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
-def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reuse_dir, quiet):
-    """Run the paper's claim-bearing configs once per base-learner setting into OUT/<setting>/<run>/.
-
-    Resumes what is stored, like `mlhidden run`; OUT/settings.json names each setting. Units
-    identical to those of the main runs (REUSE/<run>/) or of another setting are copied.
-    """
-    from mlhidden.cli.progress import RunProgress
-    from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, run_sensitivity
-
-    def progress(name):
-        click.echo(f"== {name}", err=True)
-        return RunProgress(bar=False if quiet else None)
-
-    results = Path("results") / ("quick" if quick else "")
-    out_dir = Path(out) if out else results / "sensitivity"
-    config_dir = config_folder(config_dir)
-    config_path = config_path or config_dir / "sensitivity.yaml"
-    stop = StopSignals()
-    try:
-        with stop:
-            manifest = run_sensitivity(
-                load_sensitivity(config_path), out_dir, config_dir=config_dir, quick=quick, only=only or None,
-                data_dir=data_dir, n_jobs=n_jobs, progress=progress, reuse_dir=Path(reuse_dir) if reuse_dir else results,
-            )
-    except KeyboardInterrupt:
-        manifest = None
-    if manifest is None or manifest.get("interrupted"):
-        click.echo(f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.", err=True)
-        sys.exit(128 + stop.signum)
-    click.echo(f"wrote {len(manifest['settings'])} setting(s) under {out_dir} ({MANIFEST_FILE})")

@@ -1,4 +1,4 @@
-"""The on-disk cache of parsed datasets: each file is parsed once per machine.
+"""The on-disk cache of parsed datasets: each file is parsed once per machine, and loaded once per process.
 
 Entries are ``.npz`` files under ``$MLHIDDEN_CACHE`` (default ``~/.cache/mlhidden``), named by
 the dataset's identity checksum and the reader version, so a new file version or a reader that
@@ -9,7 +9,10 @@ Mulan XML overruling ``@relation -C``), so a load from the cache says what a par
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,8 +20,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from mlhidden.data.arff import READER_VERSION, read_arff
 from mlhidden.data.dataset import Dataset
-from mlhidden.io import write_atomically
+from mlhidden.errors import InputWarning
+from mlhidden.io import PathLike, sha256_of, write_atomically
 
 CACHE_ENV = "MLHIDDEN_CACHE"
 
@@ -83,3 +88,53 @@ def write_cache(cache_path: Path, dataset: Dataset, input_warnings: Iterable[tup
         write_atomically(cache_path, lambda stream: np.savez(stream, **arrays))
     except OSError:
         pass
+
+
+def label_file_key(labels_xml: PathLike | None) -> tuple[str, str] | None:
+    """A Mulan label file as a memo key: its resolved path and sha256."""
+    return None if labels_xml is None else (str(Path(labels_xml).resolve()), sha256_of(labels_xml))
+
+
+@functools.lru_cache(maxsize=32)
+def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple[str, str] | None) -> Dataset:
+    """Parse an ARFF file once per machine (disk cache by checksum) and once per process (memo).
+
+    ``sha256`` is the identity the dataset carries (the file's own, or for a registry dataset
+    the manifest's). The arrays of the returned dataset are read-only, since every caller shares them.
+    """
+    variant = ("" if labels is None else f"-C{labels}") + ("" if labels_xml is None else f"-x{labels_xml[1][:16]}")
+    cache_path = cache_dir() / f"{sha256}-r{READER_VERSION}{variant}.npz"
+    cached = read_cache(cache_path, path, sha256)
+    if cached is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InputWarning)
+            parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
+        dataset = dataclasses.replace(parsed, sha256=sha256)
+        write_cache(
+            cache_path,
+            dataset,
+            [(w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, InputWarning)],
+        )
+        for caught_warning in caught:
+            warnings.warn_explicit(
+                caught_warning.message, caught_warning.category, caught_warning.filename, caught_warning.lineno
+            )
+    else:
+        dataset, input_warnings = cached
+        for category_name, message in input_warnings:
+            warnings.warn(message, _input_warning_class(category_name), stacklevel=2)
+    X = dataset.X
+    for array in (dataset.Y, *((X,) if isinstance(X, np.ndarray) else (X.data, X.indices, X.indptr))):
+        array.flags.writeable = False
+    return dataset
+
+
+def _input_warning_class(name: str) -> type[InputWarning]:
+    """The :class:`InputWarning` subclass called ``name`` (InputWarning itself if none is)."""
+    pending = [InputWarning]
+    while pending:
+        category = pending.pop()
+        if category.__name__ == name:
+            return category
+        pending.extend(category.__subclasses__())
+    return InputWarning

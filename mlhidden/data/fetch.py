@@ -129,7 +129,9 @@ def _copy(
     renamed into place only once ``check(path)`` loads it (a UserError refuses it).
     """
     stream, origin = source
-    copy = functools.partial(_copy_verified, stream, label, expected_sha256, origin, time.monotonic() + deadline, deadline)
+    copy = functools.partial(
+        _copy_verified, stream, label, expected_sha256, origin, time.monotonic() + deadline, deadline
+    )
     unverified = expected_sha256 is None and check is not None and getattr(stream, "length", 0) is None
     staged = target.with_name(f".unverified-{target.name}")
     try:
@@ -143,23 +145,29 @@ def _copy(
             check(staged)
         except UserError as exc:
             raise UserError(
-                f"{label}: the server sent no length and the file does not load completely ({exc.message}); not written",
-                path=origin, hint="try again, or fetch it from a server that sends Content-Length",
+                f"{label}: the server sent no length and the file does not load completely ({exc.message}); "
+                "not written",
+                path=origin,
+                hint="try again, or fetch it from a server that sends Content-Length",
             ) from None
         os.replace(staged, target)
         return found
     except OSError as exc:
         full = exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
         raise UserError(
-            f"{label}: cannot write {target}: {exc.strerror or exc}; not written", path=origin,
-            hint="free some space or choose another --data-dir" if full else "check that the data path is writable, or choose another --data-dir",
+            f"{label}: cannot write {target}: {exc.strerror or exc}; not written",
+            path=origin,
+            hint="free some space or choose another --data-dir"
+            if full
+            else "check that the data path is writable, or choose another --data-dir",
         ) from None
     finally:
         staged.unlink(missing_ok=True)
 
 
 def _mirror(mirror: PathLike, timeout: float) -> tuple[Callable[[str], Source | None], str]:
-    """``(open, status)``: ``open(file name)`` gives ``(binary stream, location)``, or None when the mirror lacks the file."""
+    """``(open, status)``: ``open(file name)`` gives ``(binary stream, location)``, or None when the mirror lacks the
+    file."""
     text = str(mirror)
     if text.lower().startswith(("http://", "https://")):
         base = text.rstrip("/") + "/"
@@ -175,12 +183,16 @@ def _mirror(mirror: PathLike, timeout: float) -> tuple[Callable[[str], Source | 
                 raise UserError(f"the mirror answered HTTP {exc.code} ({exc.reason})", path=url) from None
             except OSError as exc:
                 reason = getattr(exc, "reason", exc)
-                raise UserError(f"cannot reach the mirror: {reason}", path=url, hint="check the URL and the network") from None
+                raise UserError(
+                    f"cannot reach the mirror: {reason}", path=url, hint="check the URL and the network"
+                ) from None
 
         return open_url, "downloaded"
     folder = Path(mirror)
     if not folder.is_dir():
-        raise UserError("the dataset mirror folder does not exist", path=folder, hint="give a folder or an http(s) base URL")
+        raise UserError(
+            "the dataset mirror folder does not exist", path=folder, hint="give a folder or an http(s) base URL"
+        )
 
     def open_file(file: str) -> Source | None:
         path = folder / file
@@ -202,7 +214,9 @@ def _copy_verified(
         try:
             chunk = read(_CHUNK)
         except (OSError, http.client.HTTPException) as exc:
-            raise UserError(f"{label}: reading the mirror's copy failed: {exc}", path=origin, hint="try again") from None
+            raise UserError(
+                f"{label}: reading the mirror's copy failed: {exc}", path=origin, hint="try again"
+            ) from None
         if not chunk:
             break
         if time.monotonic() > ends_at:

@@ -47,7 +47,11 @@ def dataset_table(data_dir: PathLike | None = None) -> list[dict[str, Any]]:
             except UserError as error:
                 status = error.message
         file = found.path.name if found.path is not None else entry.file
-        rows.append(_table_row(entry.name, file, status == "ok", shape_source, found.identity or found.sha256 or entry.sha256, status))
+        rows.append(
+            _table_row(
+                entry.name, file, status == "ok", shape_source, found.identity or found.sha256 or entry.sha256, status
+            )
+        )
     for name, generator in GENERATORS.items():
         dataset = generator()
         rows.append(_table_row(name, "(generated)", True, dataset, dataset.checksum, "ok"))

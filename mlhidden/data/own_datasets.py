@@ -53,7 +53,8 @@ def arff_stem(path: Path) -> str | None:
 
 
 def folder_files(folders: Iterable[PathLike], skip: Iterable[str] = ()) -> dict[str, Path]:
-    """``{stem: path}`` of the ARFF files in ``folders`` but those named in ``skip``; the first folder with a stem wins."""
+    """``{stem: path}`` of the ARFF files in ``folders`` but those named in ``skip``; the first folder with a stem
+    wins."""
     found: dict[str, Path] = {}
     for folder in folders:
         if not Path(folder).is_dir():

@@ -17,17 +17,14 @@ import functools
 import inspect
 import os
 import stat
-import warnings
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
 
-from mlhidden.data.arff import READER_VERSION, read_arff
-from mlhidden.data.cache import cache_dir, read_cache, write_cache
+from mlhidden.data.cache import label_file_key, load_arff_file
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
 from mlhidden.data.mulan import xml_beside
@@ -39,7 +36,7 @@ from mlhidden.data.own_datasets import (
     load_with,
     loader_params_problem,
 )
-from mlhidden.errors import InputWarning, UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.io import PathLike, sha256_of
 from mlhidden.shipped import shipped_folder
 
@@ -125,7 +122,8 @@ def resolve_data_dir(data_dir: PathLike | None = None) -> Path:
 
 
 def data_path(data_dir: PathLike | None = None) -> list[Path]:
-    """The folders searched for a registry file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped ``datasets/``."""
+    """The folders searched for a registry file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped
+    ``datasets/``."""
     folders = [Path(folder) for folder in (data_dir, os.environ.get(DATA_ENV)) if folder]
     return list(dict.fromkeys([*folders, SHIPPED_DIR]))
 
@@ -191,7 +189,7 @@ def load_dataset(spec: PathLike, data_dir: PathLike | None = None, params: Mappi
     path = Path(spec) if kind == "file" else find_folder_file(name, own_files(data_dir))
     assert path is not None
     labels_xml = params.get("labels_xml") or (xml_beside(path) if params.get("labels") is None else None)
-    dataset = _load_file(str(path.resolve()), sha256_of(path), params.get("labels"), _xml_key(labels_xml))
+    dataset = load_arff_file(str(path.resolve()), sha256_of(path), params.get("labels"), label_file_key(labels_xml))
     return dataset if kind == "file" else dataclasses.replace(dataset, name=arff_stem(path) or name, source=str(path))
 
 
@@ -255,10 +253,16 @@ def dataset_params_problem(
         except TypeError:
             unknown = sorted(set(params) - set(signature.parameters))
             guess = did_you_mean(unknown[0], signature.parameters).strip() if unknown else ""
-            problem = f"{generator_name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
+            problem = (
+                f"{generator_name} takes the parameters {', '.join(signature.parameters)}; "
+                f"got {', '.join(sorted(params))}"
+            )
             return problem + (f" ({guess})" if guess else "")
     elif kind == "registry" and params:
-        return f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
+        return (
+            f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, "
+            f"got {', '.join(sorted(params))}"
+        )
     elif kind == "loader":
         return loader_params_problem(name, find_loader(name), params)
     elif kind in FILE_KINDS:
@@ -302,7 +306,10 @@ def select_entries(names: Iterable[str] | None) -> list[RegistryEntry]:
     for name in names:
         key = _match(by_name, str(name))
         if key is None:
-            raise UserError(f"unknown dataset '{name}'", hint=f"{did_you_mean(name, by_name)}registry datasets are {', '.join(by_name)}")
+            raise UserError(
+                f"unknown dataset '{name}'",
+                hint=f"{did_you_mean(name, by_name)}registry datasets are {', '.join(by_name)}",
+            )
         selected.append(by_name[key])
     return selected
 
@@ -348,14 +355,18 @@ def load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
         if found.status == entry.unavailable_status:
             raise DatasetUnavailable(entry.name, found.status)
         where = ", ".join(str(folder) for folder in folders)
-        raise UserError(f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT)
+        raise UserError(
+            f"{entry.name}: {entry.file} is in none of the data folders {where}", path=folders[0], hint=MISSING_HINT
+        )
     if found.status == "checksum mismatch":
         raise UserError(
-            f"{entry.name}: checksum mismatch: expected sha256 {dict(entry.candidates())[found.path.name]}, found {found.sha256}",
+            f"{entry.name}: checksum mismatch: expected sha256 {dict(entry.candidates())[found.path.name]}, "
+            f"found {found.sha256}",
             path=found.path,
-            hint="the file is damaged or a different version: delete it (the shipped copy is in the project's datasets/)",
+            hint="the file is damaged or a different version: delete it "
+            "(the shipped copy is in the project's datasets/)",
         )
-    dataset = _load_file(str(found.path.resolve()), found.identity, None, None)
+    dataset = load_arff_file(str(found.path.resolve()), found.identity, None, None)
     expected = (entry.n_samples, entry.n_labels, entry.n_features)
     actual = (dataset.n_samples, dataset.n_labels, dataset.n_features)
     if actual != expected:
@@ -365,47 +376,3 @@ def load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
             hint=f"this is not the {entry.name} dataset of the paper: replace the file",
         )
     return dataclasses.replace(dataset, name=entry.name, source=str(found.path))
-
-
-def _xml_key(labels_xml: PathLike | None) -> tuple[str, str] | None:
-    """A Mulan label file as a memo key: its resolved path and sha256."""
-    return None if labels_xml is None else (str(Path(labels_xml).resolve()), sha256_of(labels_xml))
-
-
-@functools.lru_cache(maxsize=32)
-def _load_file(path: str, sha256: str, labels: int | None, labels_xml: tuple[str, str] | None) -> Dataset:
-    """Parse an ARFF file once per machine (disk cache by checksum) and once per process (memo).
-
-    ``sha256`` is the identity the dataset carries (the file's own, or for a registry dataset
-    the manifest's). The arrays of the returned dataset are read-only, since every caller shares them.
-    """
-    variant = ("" if labels is None else f"-C{labels}") + ("" if labels_xml is None else f"-x{labels_xml[1][:16]}")
-    cache_path = cache_dir() / f"{sha256}-r{READER_VERSION}{variant}.npz"
-    cached = read_cache(cache_path, path, sha256)
-    if cached is None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", InputWarning)
-            parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
-        dataset = dataclasses.replace(parsed, sha256=sha256)
-        write_cache(cache_path, dataset, [(w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, InputWarning)])
-        for caught_warning in caught:
-            warnings.warn_explicit(caught_warning.message, caught_warning.category, caught_warning.filename, caught_warning.lineno)
-    else:
-        dataset, input_warnings = cached
-        for category_name, message in input_warnings:
-            warnings.warn(message, _input_warning_class(category_name), stacklevel=2)
-    X = dataset.X
-    for array in (dataset.Y, *((X,) if isinstance(X, np.ndarray) else (X.data, X.indices, X.indptr))):
-        array.flags.writeable = False
-    return dataset
-
-
-def _input_warning_class(name: str) -> type[InputWarning]:
-    """The :class:`InputWarning` subclass called ``name`` (InputWarning itself if none is)."""
-    pending = [InputWarning]
-    while pending:
-        category = pending.pop()
-        if category.__name__ == name:
-            return category
-        pending.extend(category.__subclasses__())
-    return InputWarning

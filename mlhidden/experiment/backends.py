@@ -62,7 +62,9 @@ def dask_timeout() -> float:
     except ValueError:
         seconds = 0.0
     if not seconds > 0:
-        raise UserError(f"{DASK_TIMEOUT_ENV}={text!r} is not a number of seconds", hint="give a positive number, such as 30")
+        raise UserError(
+            f"{DASK_TIMEOUT_ENV}={text!r} is not a number of seconds", hint="give a positive number, such as 30"
+        )
     return seconds
 
 
@@ -217,6 +219,16 @@ class ExecutionBackend:
             slots, what = os.cpu_count() or 1, "cores of this machine"
         if n_jobs is None or n_jobs <= slots or not slots:
             return n_jobs
-        given = f"{origin}: n_jobs: {n_jobs}" if origin and origin != "--n-jobs" else f"--n-jobs {n_jobs}" if origin else f"n_jobs {n_jobs}"
-        warnings.warn(f"{given} is more than the {slots} {what}: running {slots} units at a time (-1 uses them all)", InputWarning, stacklevel=2)
+        given = (
+            f"{origin}: n_jobs: {n_jobs}"
+            if origin and origin != "--n-jobs"
+            else f"--n-jobs {n_jobs}"
+            if origin
+            else f"n_jobs {n_jobs}"
+        )
+        warnings.warn(
+            f"{given} is more than the {slots} {what}: running {slots} units at a time (-1 uses them all)",
+            InputWarning,
+            stacklevel=2,
+        )
         return slots

@@ -251,9 +251,13 @@ def expected_unit_seconds(
     measured: defaultdict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in [] if stored is None else stored:
         if row["status"] == "ok":
-            measured[row["dataset"], row["method"], row["params_hash"]].append(row["train_seconds"] + row["test_seconds"])
+            measured[row["dataset"], row["method"], row["params_hash"]].append(
+                row["train_seconds"] + row["test_seconds"]
+            )
     return [
-        statistics.fmean(measured[dataset, method, params]) if measured[dataset, method, params] else expected_seconds(shape, method)
+        statistics.fmean(measured[dataset, method, params])
+        if measured[dataset, method, params]
+        else expected_seconds(shape, method)
         for dataset, shape, method, params in units
     ]
 

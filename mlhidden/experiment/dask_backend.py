@@ -63,7 +63,9 @@ class ResilientDaskBackend(DaskDistributedBackend):
     def _lost(self) -> ClusterLost:
         """The :class:`ClusterLost` that says what the cluster lacks now."""
         if self.client.status != "running":
-            return ClusterLost(f"lost the dask scheduler at {self._address}: no answer for {self.wait_for_workers_timeout:g} s")
+            return ClusterLost(
+                f"lost the dask scheduler at {self._address}: no answer for {self.wait_for_workers_timeout:g} s"
+            )
         return ClusterLost(f"the dask cluster at {self._address} had no worker for {self.wait_for_workers_timeout:g} s")
 
     def effective_n_jobs(self, n_jobs: int | None) -> int:

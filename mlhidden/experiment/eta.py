@@ -73,7 +73,9 @@ class RunEstimate:
         """The next stage starts at ``now`` with ``units`` to compute, in dispatch order."""
         if self.stage >= 0:
             self.closed_seconds += self.stage_workers * (self.last_end - self.stage_began)
-            self.between.append(now - self.last_end - self.setup[self.stage + 1] if self.stage + 1 < len(self.setup) else 0.0)
+            self.between.append(
+                now - self.last_end - self.setup[self.stage + 1] if self.stage + 1 < len(self.setup) else 0.0
+            )
         self.stage += 1
         self.began = now if self.began is None else self.began
         self.stage_began = self.last_end = now
@@ -110,7 +112,9 @@ class RunEstimate:
         between = (sum(self.between) + BETWEEN_STAGES_SECONDS) / (len(self.between) + 1)
         for stage in range(self.stage + 1, len(self.stages)):
             units = self.stages[stage]
-            left += max(between + self.setup[stage], 0.0) + makespan([self.model.wall(cell) for cell, _ in units], self.workers)
+            left += max(between + self.setup[stage], 0.0) + makespan(
+                [self.model.wall(cell) for cell, _ in units], self.workers
+            )
         return left
 
     def _start_next(self, now: float) -> None:
@@ -132,5 +136,7 @@ def planned_stage(
         with ResultStore(run_dir, create=False) as store:
             stored = store.units()
     done = set() if stored is None else {unit_key(row) for row in stored.to_dict("records") if row["status"] == "ok"}
-    units, seconds = dispatch_order([u for u in plan.units if unit_key(u[3]) not in done], stored if stored is not None else [])
+    units, seconds = dispatch_order(
+        [u for u in plan.units if unit_key(u[3]) not in done], stored if stored is not None else []
+    )
     return [((p.name, method.label), cost) for (p, _, method, _), cost in zip(units, seconds)]

@@ -25,9 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mlhidden.experiment.store import UnitKey
 from mlhidden.experiment.store_file import store_error
-from mlhidden.experiment.store_schema import KEY_COLUMNS, WHERE_KEY
+from mlhidden.experiment.store_schema import KEY_COLUMNS, WHERE_KEY, UnitKey
 from mlhidden.io import PathLike
 
 LEASE_SECONDS = 120.0
@@ -73,7 +72,9 @@ class UnitLeases:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            owners = conn.execute("SELECT owner, host, pid, MAX(renewed_at) FROM claims GROUP BY owner, host, pid").fetchall()
+            owners = conn.execute(
+                "SELECT owner, host, pid, MAX(renewed_at) FROM claims GROUP BY owner, host, pid"
+            ).fetchall()
             for owner, host, pid, renewed_at in owners:
                 if owner != self.owner and not self._alive(host, pid, renewed_at):
                     conn.execute("DELETE FROM claims WHERE owner=?", (owner,))
@@ -83,7 +84,8 @@ class UnitLeases:
                 conn.execute("ROLLBACK")
 
     def claim(self, key: UnitKey) -> str:
-        """Claim the unit with store key ``key``: "claimed", "stored" (done already) or "held" (by another live process)."""
+        """Claim the unit with store key ``key``: "claimed", "stored" (done already) or "held" (by another live
+        process)."""
         with self._lock, self._faults():
             return self._claim(key)
 
@@ -120,7 +122,8 @@ class UnitLeases:
         return outcome
 
     def _alive(self, host: str, pid: int, renewed_at: float) -> bool:
-        """Whether a claim's owner may still be computing: renewed within the lease, and on this host a running process."""
+        """Whether a claim's owner may still be computing: renewed within the lease, and on this host a running
+        process."""
         if time.time() - renewed_at > self.lease_seconds:
             return False
         return host != self.host or _process_exists(pid)

@@ -41,7 +41,11 @@ class UnitPredictions:
 
 def stored_predictions(shape: tuple[int, ...], truth: bytes, predicted: bytes, scores: bytes | None) -> UnitPredictions:
     """A unit's predictions from its stored blobs; ValueError for a blob that does not hold ``shape``'s values."""
-    return UnitPredictions(unpack_bits(truth, shape), unpack_bits(predicted, shape), None if scores is None else unpack_scores(scores, shape))
+    return UnitPredictions(
+        unpack_bits(truth, shape),
+        unpack_bits(predicted, shape),
+        None if scores is None else unpack_scores(scores, shape),
+    )
 
 
 def pack_bits(matrix: ArrayLike) -> bytes:
@@ -50,7 +54,9 @@ def pack_bits(matrix: ArrayLike) -> bytes:
 
 
 def unpack_bits(blob: bytes, shape: tuple[int, ...]) -> np.ndarray:
-    bits = np.unpackbits(np.frombuffer(_decompressed(blob, (int(np.prod(shape)) + 7) // 8), dtype=np.uint8), count=int(np.prod(shape)))
+    bits = np.unpackbits(
+        np.frombuffer(_decompressed(blob, (int(np.prod(shape)) + 7) // 8), dtype=np.uint8), count=int(np.prod(shape))
+    )
     return bits.reshape(shape).astype(np.int8)
 
 
@@ -64,12 +70,15 @@ def unpack_scores(blob: bytes, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _decompressed(blob: bytes, size: int) -> bytes:
-    """The ``size`` bytes a stored blob holds; ValueError for a damaged one (never more than ``size`` bytes are made)."""
+    """The ``size`` bytes a stored blob holds; ValueError for a damaged one (never more than ``size`` bytes are
+    made)."""
     try:
         inflater = zlib.decompressobj()
         data = inflater.decompress(blob, size)
     except (zlib.error, TypeError) as exc:
         raise ValueError(f"not a compressed array: {exc}") from None
     if len(data) != size or not inflater.eof or inflater.unconsumed_tail:
-        raise ValueError(f"it holds {'more' if inflater.unconsumed_tail else 'fewer'} than the {size} bytes its shape needs")
+        raise ValueError(
+            f"it holds {'more' if inflater.unconsumed_tail else 'fewer'} than the {size} bytes its shape needs"
+        )
     return data

@@ -49,7 +49,9 @@ class Protocol:
     def describe(self, train_fraction: float) -> str:
         if not self.is_kfold:
             return f"train fraction {train_fraction}"
-        return f"{self.folds}-fold cross-validation{' (iteratively stratified)' if self.kind == STRATIFIED_KFOLD else ''}"
+        return (
+            f"{self.folds}-fold cross-validation{' (iteratively stratified)' if self.kind == STRATIFIED_KFOLD else ''}"
+        )
 
 
 def parse_protocol(data: Mapping[str, Any], fail: Fail, max_folds: int) -> Protocol:
@@ -66,14 +68,22 @@ def parse_protocol(data: Mapping[str, Any], fail: Fail, max_folds: int) -> Proto
     allowed = ("kind",) if kind == "holdout" else ("kind", "folds")
     bad = [key for key in entry if key not in allowed]
     if bad:
-        fail(f"unknown key '{bad[0]}' in a {kind} protocol", ("protocol", bad[0]), hint=f"valid keys: {', '.join(allowed)}")
+        fail(
+            f"unknown key '{bad[0]}' in a {kind} protocol",
+            ("protocol", bad[0]),
+            hint=f"valid keys: {', '.join(allowed)}",
+        )
     if kind == "holdout":
         return Protocol()
     folds = entry.get("folds", DEFAULT_FOLDS)
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
         fail(f"'folds' must be an integer >= 2, got {folds!r}", ("protocol", "folds"))
     if folds > max_folds:
-        fail(f"'folds' is {folds:,}, more than the {max_folds:,} a run may have", ("protocol", "folds"), hint="the paper uses 10 splits")
+        fail(
+            f"'folds' is {folds:,}, more than the {max_folds:,} a run may have",
+            ("protocol", "folds"),
+            hint="the paper uses 10 splits",
+        )
     return Protocol(kind, folds)
 
 

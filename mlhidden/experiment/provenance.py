@@ -29,8 +29,20 @@ RUN_JSON = "run.json"
 FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
 UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
-_RECORD_KEYS = {"status", "config", "config_hash", "mlhidden", "python", "packages", "seeds", "machine", "backend", "started_at",
-                "finished_at", "units"}
+_RECORD_KEYS = {
+    "status",
+    "config",
+    "config_hash",
+    "mlhidden",
+    "python",
+    "packages",
+    "seeds",
+    "machine",
+    "backend",
+    "started_at",
+    "finished_at",
+    "units",
+}
 # What decides a run's numbers in a checkout: the package, the configs and the build files. Results
 # (which `make reproduce` rewrites), docs and tests do not make a checkout "modified".
 SOURCE_PATHS = ("mlhidden", "configs", "pyproject.toml", "Makefile")
@@ -97,8 +109,12 @@ def finish_run(
     """
     status = "interrupted" if interrupted else "incomplete" if units.get("not_run") else "finished"
     return {
-        **record, "status": status, "finished_at": finished_at, "reused_fit_seconds": round(reused_fit_seconds, 3),
-        "units": {k: int(units.get(k, 0)) for k in UNIT_COUNTS}, **({"reused_units": reused_units} if reused_units else {}),
+        **record,
+        "status": status,
+        "finished_at": finished_at,
+        "reused_fit_seconds": round(reused_fit_seconds, 3),
+        "units": {k: int(units.get(k, 0)) for k in UNIT_COUNTS},
+        **({"reused_units": reused_units} if reused_units else {}),
     }
 
 
@@ -123,8 +139,10 @@ def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:
     except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         reason = exc.strerror if isinstance(exc, OSError) else str(exc)
         warnings.warn(
-            f"{path}: unreadable ({reason}); the tables say nothing of what produced them until `mlhidden run` rewrites it",
-            InputWarning, stacklevel=2,
+            f"{path}: unreadable ({reason}); the tables say nothing of what produced them "
+            "until `mlhidden run` rewrites it",
+            InputWarning,
+            stacklevel=2,
         )
         return None
     return record
@@ -170,21 +188,33 @@ def machine() -> dict[str, Any]:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
         memory = None
-    return {"hostname": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(), "memory_bytes": memory}
+    return {
+        "hostname": platform.node(),
+        "platform": platform.platform(),
+        "cores": os.cpu_count(),
+        "memory_bytes": memory,
+    }
 
 
 def provenance_line(record: Mapping[str, Any]) -> str:
     """One line (ASCII, so it can sit in a LaTeX comment) saying what produced a run's results."""
     code = f"mlhidden {record['mlhidden']['version']}"
     if record["mlhidden"].get("git_commit"):
-        code += f" (git {record['mlhidden']['git_commit'][:12]}{', modified' if record['mlhidden'].get('git_dirty') else ''})"
+        code += (
+            f" (git {record['mlhidden']['git_commit'][:12]}"
+            f"{', modified' if record['mlhidden'].get('git_dirty') else ''})"
+        )
     rank = {name: i for i, name in enumerate(KEY_PACKAGES)}
     in_order = sorted(record["packages"].items(), key=lambda item: rank.get(item[0], len(rank)))
     packages = ", ".join(f"{name} {version}" for name, version in in_order)
     host = record["machine"]
     memory = f", {host['memory_bytes'] / _GIB:.1f} GiB" if host.get("memory_bytes") else ""
     backend = record["backend"]
-    where = f"dask at {backend['scheduler']} ({backend['workers']} workers)" if backend["name"] == "dask" else backend["name"]
+    where = (
+        f"dask at {backend['scheduler']} ({backend['workers']} workers)"
+        if backend["name"] == "dask"
+        else backend["name"]
+    )
     units = record["units"]
     counts = ", ".join(f"{units[key]} {key.replace('_', ' ')}" for key in UNIT_COUNTS[1:])
     return (

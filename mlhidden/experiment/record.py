@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mlhidden.experiment.config import DatasetSpec, MethodSpec
+from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
 from mlhidden.experiment.protocols import Protocol
 from mlhidden.experiment.splits import SplitRecipe
 
@@ -35,7 +35,7 @@ class DatasetRecord(DatasetSpec):
 class RunRecord:
     """A stored run's config: datasets and methods in config order, the split protocol, the seed.
 
-    The methods are :class:`~mlhidden.experiment.config.MethodSpec` again, whose ``params_hash``
+    The methods are :class:`~mlhidden.experiment.config_entries.MethodSpec` again, whose ``params_hash``
     is the stored one.
     """
 
@@ -56,8 +56,14 @@ class RunRecord:
             datasets=tuple(DatasetRecord(**spec) for spec in record["datasets"]),
             methods=tuple(
                 MethodSpec(
-                    label=m["label"], name=m["name"], params=m["params"], base=m.get("base"),
-                    resolved={key: m[key] for key in RESOLVED_KEYS if key in m}, entry=None, group=m["group"], sweep=m.get("sweep", {}),
+                    label=m["label"],
+                    name=m["name"],
+                    params=m["params"],
+                    base=m.get("base"),
+                    resolved={key: m[key] for key in RESOLVED_KEYS if key in m},
+                    entry=None,
+                    group=m["group"],
+                    sweep=m.get("sweep", {}),
                 )
                 for m in record["methods"]
             ),

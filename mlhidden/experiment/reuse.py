@@ -19,8 +19,8 @@ from pathlib import Path
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import STORE_FILE, ResultStore, UnitKey
-from mlhidden.experiment.store_schema import KEY_COLUMNS, SPLIT_COLUMNS
+from mlhidden.experiment.store import STORE_FILE, ResultStore
+from mlhidden.experiment.store_schema import KEY_COLUMNS, SPLIT_COLUMNS, UnitKey
 from mlhidden.io import PathLike
 
 _KEYS = ", ".join(KEY_COLUMNS)
@@ -70,15 +70,19 @@ def _copy(store_path: Path, donor_path: Path, keys: set[UnitKey]) -> set[UnitKey
         conn.execute(f"CREATE TEMP TABLE wanted ({_KEYS})")
         conn.executemany(f"INSERT INTO wanted VALUES ({', '.join('?' * len(KEY_COLUMNS))})", sorted(keys))
         conn.execute(
-            f"CREATE TEMP TABLE found AS SELECT d.* FROM donor.units d JOIN wanted w ON {_ON_KEY} WHERE d.status = ?", (OK,),
+            f"CREATE TEMP TABLE found AS SELECT d.* FROM donor.units d JOIN wanted w ON {_ON_KEY} WHERE d.status = ?",
+            (OK,),
         )
         taken = {tuple(row) for row in conn.execute(f"SELECT {_KEYS} FROM found")}
         conn.execute(f"INSERT OR REPLACE INTO main.units ({shared}) SELECT {shared} FROM found")
         on_found = " AND ".join(f"d.{c} = f.{c}" for c in KEY_COLUMNS)
-        conn.execute(f"INSERT OR REPLACE INTO main.predictions SELECT d.* FROM donor.predictions d JOIN found f ON {on_found}")
+        conn.execute(
+            f"INSERT OR REPLACE INTO main.predictions SELECT d.* FROM donor.predictions d JOIN found f ON {on_found}"
+        )
         on_split = " AND ".join(f"d.{c} = f.{c}" for c in SPLIT_COLUMNS)
         conn.execute(
-            f"INSERT OR IGNORE INTO main.test_labels SELECT DISTINCT d.* FROM donor.test_labels d JOIN found f ON {on_split}"
+            "INSERT OR IGNORE INTO main.test_labels SELECT DISTINCT d.* FROM donor.test_labels d "
+            f"JOIN found f ON {on_split}"
         )
         conn.execute("COMMIT")
         return taken

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from mlhidden.errors import UserError
+from mlhidden.experiment.run_results import expected_keys, split_protocol
 from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import ResultStore, expected_keys, split_protocol
+from mlhidden.experiment.store import ResultStore
 
 
 def check_run_directory(

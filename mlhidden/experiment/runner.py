@@ -3,77 +3,39 @@
 A unit fits one method on one split's training part and evaluates it on the test part. Units
 only depend on their own seeds, so the numbers are the same whatever ``n_jobs`` or backend; the
 parent process writes each finished unit to the store as soon as it arrives.
+
+Here a run is planned, checked against its run directory and recorded (the store's meta, run.json);
+:mod:`mlhidden.experiment.parallel_units` computes and stores its units.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
-import signal
 import time
-import traceback
-import warnings
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+from joblib import effective_n_jobs
 
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
-from mlhidden.data.dataset import Matrix
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
-from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
-from mlhidden.experiment.config import DatasetSpec, MethodSpec, RunConfig
+from mlhidden.experiment.backends import ExecutionBackend
+from mlhidden.experiment.config import RunConfig
+from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
 from mlhidden.experiment.costs import expected_unit_seconds, longest_first
 from mlhidden.experiment.leases import UnitLeases
-from mlhidden.experiment.metrics import evaluate
-from mlhidden.experiment.predictions import UnitPredictions
+from mlhidden.experiment.parallel_units import run_units
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.run_directory import check_run_directory
 from mlhidden.experiment.splits import Split
-from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
-from mlhidden.experiment.time_limit import unit_time_limit
-from mlhidden.experiment.unit_warnings import record_warnings, warning_lines
-from mlhidden.experiment.units import fit_unit
+from mlhidden.experiment.unit_warnings import warning_lines
 from mlhidden.io import PathLike
-
-
-def run_unit(
-    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, seed: int | None, shared_dir: Path | None = None,
-    timeout: float | None = None,
-) -> dict[str, Any]:
-    """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
-
-    A failure is a result too, and so is a unit stopped after ``timeout`` seconds
-    (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through ``shared_dir`` at
-    what they cost, and ``reused_seconds`` says how much that was. A successful result also
-    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
-    """
-    result: dict[str, Any] = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
-    try:
-        with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
-            warnings.simplefilter("always")
-            fitted = fit_unit(X, Y, split, method, seed, shared_dir)
-        result.update(
-            train_seconds=fitted.train_seconds, test_seconds=fitted.test_seconds, reused_seconds=fitted.reused_seconds
-        )
-        result.update(evaluate(Y[split.test], fitted.predicted), predicted=fitted.predicted, scores=fitted.scores)
-        result.update(n_warnings=len(caught), warnings=record_warnings(caught))
-    except Exception as exc:  # a failing unit is recorded, the run goes on
-        result = {
-            "status": FAILED,
-            "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
-            "n_warnings": 0,
-            "warnings": "[]",
-        }
-    return result
 
 
 @dataclass
@@ -124,11 +86,19 @@ class RunSummary:
     n_discarded: int = 0
 
     def unit_counts(self) -> dict[str, int]:
-        return {"total": self.n_units, "done": self.n_done, "failed": self.n_failed, "skipped": self.n_skipped, "not_run": len(self.not_run)}
+        return {
+            "total": self.n_units,
+            "done": self.n_done,
+            "failed": self.n_failed,
+            "skipped": self.n_skipped,
+            "not_run": len(self.not_run),
+        }
 
     def problem_lines(self) -> list[str]:
         """One line per warning kind of the units run, then one per failed unit with its reason."""
-        failed = [f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures]
+        failed = [
+            f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures
+        ]
         discarded = [
             f"{self.n_discarded} unit(s) computed here were discarded: this process was stopped past its claim's lease"
             " and another run took them over (that run's results are kept)"
@@ -153,7 +123,9 @@ def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[
             unavailable[spec.label or spec.name] = exc.reason
             continue
         if data.n_samples < 2:
-            raise UserError(f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source)
+            raise UserError(
+                f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source
+            )
         try:
             splits = config.split_recipe.splits(data.name, data.Y)
         except ValueError as exc:
@@ -288,15 +260,22 @@ def execute_plan(
         keep_record = not todo and _finished_record(run_dir, summary.n_units)
         if not keep_record:
             write_run_json(run_dir, provenance)
-        jobs = executor.capped_jobs(*((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs")))
+        jobs = executor.capped_jobs(
+            *((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs"))
+        )
         if on_start is not None:
             pending = [((p.name, method.label), seconds) for (p, _, method, _), seconds in zip(todo, expected)]
-            on_start(summary.n_units, summary.n_skipped, pending, workers=min(effective_n_jobs(jobs or -1), max(len(todo), 1)))
+            on_start(
+                summary.n_units,
+                summary.n_skipped,
+                pending,
+                workers=min(effective_n_jobs(jobs or -1), max(len(todo), 1)),
+            )
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
             with UnitLeases(store.path) as claims:
-                _run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir, config.unit_timeout)
+                run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir, config.unit_timeout)
         except KeyboardInterrupt:
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
@@ -304,7 +283,9 @@ def execute_plan(
             if not keep_record:
                 _try_to_record_the_end(run_dir, provenance, summary)
             stored_units = summary.n_skipped + summary.n_done
-            raise UserError(f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint) from None
+            raise UserError(
+                f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint
+            ) from None
         except BaseException:  # out of memory, no thread left, ...: run.json still says how the run ended
             stored = store.done_keys()
             summary.not_run = [key for *_, key in todo if unit_key(key) not in stored]
@@ -317,10 +298,17 @@ def execute_plan(
         if not keep_record:
             finished_at = now()
             store.set_meta("finished_at", finished_at)
-            write_run_json(run_dir, finish_run(
-                provenance, summary.unit_counts(), finished_at, interrupted=summary.interrupted, reused_fit_seconds=summary.reused_seconds,
-                reused_units=summary.reused_units,
-            ))
+            write_run_json(
+                run_dir,
+                finish_run(
+                    provenance,
+                    summary.unit_counts(),
+                    finished_at,
+                    interrupted=summary.interrupted,
+                    reused_fit_seconds=summary.reused_seconds,
+                    reused_units=summary.reused_units,
+                ),
+            )
     return summary
 
 
@@ -340,7 +328,12 @@ def _try_to_record_the_end(
 ) -> None:
     """Record in run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
     try:
-        write_run_json(run_dir, finish_run(provenance, summary.unit_counts(), now(), interrupted=interrupted, reused_units=summary.reused_units))
+        write_run_json(
+            run_dir,
+            finish_run(
+                provenance, summary.unit_counts(), now(), interrupted=interrupted, reused_units=summary.reused_units
+            ),
+        )
     except UserError:
         pass
 
@@ -351,127 +344,11 @@ def _finished_record(run_dir: Path, n_units: int) -> bool:
     return record is not None and record.get("status") == "finished" and record["units"]["total"] == n_units
 
 
-@contextmanager
-def _stop_signals_deferred() -> Iterator[None]:
-    """Ctrl-C or SIGTERM arriving while a unit is stored and counted takes effect right after, so
-    the store and the run's counts (the "N of M units are stored" line) agree."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-MAX_ATTEMPTS = 3
-CLAIM_POLL_SECONDS = 1.0
 SHARED_FITS_DIR = "shared_fits"
 
 
 def _remove_shared_fits(run_dir: Path) -> None:
     shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
-
-
-def _run_units(
-    todo: list[Unit], n_jobs: int | None, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
-    summary: RunSummary, on_unit: UnitCallback | None, shared_dir: Path | None, timeout: float | None = None,
-) -> None:
-    """Run the units of ``todo``, storing each exactly once.
-
-    Each unit is claimed just before it is handed to a worker; one that another process has
-    stored meanwhile counts as skipped, and one another live process holds is left to it: once
-    this process has nothing else to do it waits for those, and computes any whose claim lapses.
-
-    A dask scheduler reruns the tasks of a lost worker (killed, out of memory) by itself; when
-    it gives up on one (``KilledWorker``), or a loky worker dies, joblib abandons the whole pass.
-    The units that have not come back are then resubmitted, up to ``MAX_ATTEMPTS`` passes, and
-    those still missing are listed in ``summary.not_run`` rather than dropped. A unit that
-    comes back twice is stored once.
-    """
-    pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
-    shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
-    held: set[tuple[Any, ...]] = set()
-
-    def claimed_tasks() -> Iterator[Any]:
-        for unit, (plan, split, method, key) in list(pending.items()):
-            outcome = claims.claim(unit)
-            if outcome == "stored":
-                del pending[unit]
-                summary.n_skipped += 1
-            elif outcome == "held":
-                held.add(unit)
-            else:
-                held.discard(unit)
-                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir, timeout)
-
-    attempt = 0
-    while pending and attempt < MAX_ATTEMPTS:
-        if held >= set(pending):  # only units other processes are computing are left: wait for them
-            time.sleep(CLAIM_POLL_SECONDS)
-        try:
-            with executor.parallel_config(shared):
-                for key, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
-                    unit = pending.pop(unit_key(key), None)
-                    if unit is None:
-                        continue
-                    row = {**key, **result, **_unit_record(unit)}
-                    with _stop_signals_deferred():
-                        if not store.write_unit(row, _predictions(unit, result), owner=claims.owner):
-                            pending[unit_key(key)] = unit  # another process holds it now: wait for that one to store it
-                            held.add(unit_key(key))
-                            summary.n_discarded += 1
-                            continue
-                        summary.n_done += 1
-                        summary.n_failed += result["status"] == FAILED
-                        summary.reused_seconds += result.get("reused_seconds", 0.0)
-                        summary.unit_warnings.append(result["warnings"])
-                        if result["status"] == FAILED:
-                            summary.failures.append((key["dataset"], row["label"], key["split"], result["error"].splitlines()[0]))
-                    if on_unit is not None:
-                        on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
-        except ClusterLost as exc:
-            summary.not_run_reason = str(exc)
-            break
-        except executor.lost_worker_errors:
-            attempt += 1
-            if attempt < MAX_ATTEMPTS:
-                summary.n_resubmitted += len(pending)
-    summary.not_run = [key for *_, key in pending.values()]
-    if summary.not_run and not summary.not_run_reason:
-        summary.not_run_reason = f"their workers were lost on {MAX_ATTEMPTS} attempts"
-
-
-def _predictions(unit: Unit, result: dict[str, Any]) -> UnitPredictions | None:
-    """A successful unit's test predictions, with the true labels of its split's test part."""
-    if result["status"] != OK:
-        return None
-    plan, split, *_ = unit
-    return UnitPredictions(plan.dataset.Y[split.test], result["predicted"], result["scores"])
-
-
-def _keyed_unit(
-    key: dict[str, Any], X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None,
-    timeout: float | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """One unit as a parallel task: the method's own joblib calls run sequentially inside it
-    (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.experiment.units.fit_unit`).
-
-    Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
-    ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
-    """
-    with parallel_config(backend="sequential"):
-        return key, run_unit(X, Y, split, method, split.method_seed, shared_dir, timeout)
-
-
-def _unit_record(unit: Unit) -> dict[str, Any]:
-    """What the store keeps of a unit's plan beside its key: its label, identity, method seed and label order."""
-    _, split, method, _ = unit
-    return {
-        "label": method.label, "params_json": json.dumps(method.resolved, sort_keys=True),
-        "method_seed": split.method_seed, "label_order": json.dumps(split.label_order.tolist()),
-    }
 
 
 def config_record(config: RunConfig) -> dict[str, Any]:

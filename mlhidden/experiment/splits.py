@@ -47,7 +47,12 @@ class Split:
 
 
 def make_split(
-    n_samples: int, n_labels: int, seed: int, index: int = 0, train_fraction: float = TRAIN_FRACTION, shuffle_labels: bool = True
+    n_samples: int,
+    n_labels: int,
+    seed: int,
+    index: int = 0,
+    train_fraction: float = TRAIN_FRACTION,
+    shuffle_labels: bool = True,
 ) -> Split:
     """A random ``train_fraction`` train/test partition plus a random label order, from ``seed``.
 
@@ -78,7 +83,9 @@ def split_for(
     train_fraction: float = TRAIN_FRACTION, shuffle_labels: bool = True,
 ) -> Split:
     """Holdout split ``index`` of a dataset in a run, with its method seed."""
-    split = make_split(n_samples, n_labels, split_seed(run_seed, dataset_name, index), index, train_fraction, shuffle_labels)
+    split = make_split(
+        n_samples, n_labels, split_seed(run_seed, dataset_name, index), index, train_fraction, shuffle_labels
+    )
     return _with_method_seed(split, run_seed, dataset_name)
 
 
@@ -92,7 +99,14 @@ def method_seed(run_seed: int, dataset_name: str, index: int) -> int:
 
 
 def _with_method_seed(split: Split, run_seed: int, dataset_name: str) -> Split:
-    return Split(split.index, split.seed, split.train, split.test, split.label_order, method_seed(run_seed, dataset_name, split.index))
+    return Split(
+        split.index,
+        split.seed,
+        split.train,
+        split.test,
+        split.label_order,
+        method_seed(run_seed, dataset_name, split.index),
+    )
 
 
 @dataclass(frozen=True)
@@ -131,12 +145,17 @@ class SplitRecipe:
         n_samples, n_labels = Y.shape
         seeds = self.split_seeds(dataset_name)
         if not self.protocol.is_kfold:
-            splits = [make_split(n_samples, n_labels, seed, i, self.train_fraction, self.shuffle_labels) for i, seed in enumerate(seeds)]
+            splits = [
+                make_split(n_samples, n_labels, seed, i, self.train_fraction, self.shuffle_labels)
+                for i, seed in enumerate(seeds)
+            ]
         else:
             folds_seed = derive_seed(self.run_seed, "folds", dataset_name, self.protocol.kind, self.protocol.folds)
             splits = []
             for i, (seed, test) in enumerate(zip(seeds, _test_folds(self.protocol, Y, folds_seed))):
-                label_order = np.random.RandomState(seed).permutation(n_labels) if self.shuffle_labels else np.arange(n_labels)
+                label_order = (
+                    np.random.RandomState(seed).permutation(n_labels) if self.shuffle_labels else np.arange(n_labels)
+                )
                 splits.append(Split(i, seed, np.setdiff1d(np.arange(n_samples), test), test, label_order))
         return [_with_method_seed(split, self.run_seed, dataset_name) for split in splits]
 

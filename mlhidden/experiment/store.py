@@ -7,7 +7,8 @@ parameter hash, so results from another data version or parameter setting never 
 
 Each unit's test predictions go into the ``predictions`` table in the same transaction, and
 each split's true test labels into ``test_labels`` (:mod:`mlhidden.experiment.predictions`).
-Stores written before those tables existed still load; they only lack predictions.
+Stores written before those tables existed still load; they only lack predictions. :func:`load_results`
+reads stores into the tables a report needs (:mod:`mlhidden.experiment.run_results`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ import pandas as pd
 from mlhidden.errors import UserError
 from mlhidden.experiment.predictions import UnitPredictions, pack_bits, pack_scores, stored_predictions
 from mlhidden.experiment.provenance import read_run_json
-from mlhidden.experiment.record import RunRecord
+from mlhidden.experiment.run_results import RunResults, expected_keys, merge_results
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store_file import check_schema, connect, store_error, tidy_after_reading
 from mlhidden.experiment.store_schema import (
@@ -37,14 +37,13 @@ from mlhidden.experiment.store_schema import (
     SPLIT_COLUMNS,
     UNIT_COLUMNS,
     WHERE_KEY,
+    UnitKey,
     create_or_migrate,
     missing_unit_columns,
 )
 from mlhidden.io import PathLike, storage_error
 
 STORE_FILE = "store.sqlite"
-UnitKey = tuple[Any, ...]
-"""A unit's store key: its values of ``KEY_COLUMNS``, in that order."""
 
 
 def now() -> str:
@@ -60,7 +59,9 @@ class ResultStore:
         self.path = self.run_dir / STORE_FILE
         self.read_only = not create
         if not self.path.exists() and not self.path.is_symlink() and not create:
-            raise UserError("no results store here", path=self.path, hint="give the run directory that `mlhidden run` wrote")
+            raise UserError(
+                "no results store here", path=self.path, hint="give the run directory that `mlhidden run` wrote"
+            )
         if create:
             try:
                 self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -69,7 +70,9 @@ class ResultStore:
         self._conn = connect(self.path, read_only=not create)
         try:
             with self._faults():
-                version = check_schema(self._conn, self.path, range(OLDEST_READABLE_VERSION, SCHEMA_VERSION + 1), create=create)
+                version = check_schema(
+                    self._conn, self.path, range(OLDEST_READABLE_VERSION, SCHEMA_VERSION + 1), create=create
+                )
                 if create:
                     self._conn.execute("PRAGMA journal_mode=WAL")
                     self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -124,7 +127,9 @@ class ResultStore:
         try:
             return json.loads(row[0]) if row else default
         except json.JSONDecodeError as exc:
-            raise UserError(f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path) from None
+            raise UserError(
+                f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path
+            ) from None
 
     def record_dataset(
         self, name: str, *, sha256: str | None = None, source: str | None = None, n_samples: int | None = None,
@@ -189,7 +194,9 @@ class ResultStore:
         if not self.has_predictions():
             return
         join = " AND ".join(f"p.{c} = t.{c}" for c in SPLIT_COLUMNS)
-        columns = ", ".join([*(f"p.{c}" for c in KEY_COLUMNS), "p.n_rows", "p.n_labels", "t.truth", "p.predicted", "p.scores"])
+        columns = ", ".join(
+            [*(f"p.{c}" for c in KEY_COLUMNS), "p.n_rows", "p.n_labels", "t.truth", "p.predicted", "p.scores"]
+        )
         query = f"SELECT {columns} FROM predictions p JOIN test_labels t ON {join}"
         with self._faults():
             for *key, n_rows, n_labels, truth, predicted, scores in self._conn.execute(query):
@@ -197,8 +204,10 @@ class ResultStore:
                     yield tuple(key), stored_predictions((n_rows, n_labels), truth, predicted, scores)
                 except ValueError as exc:
                     raise UserError(
-                        f"the results store is damaged: the predictions of {key[2]} on {key[0]} (split {key[4]}) cannot be read ({exc})",
-                        path=self.path, hint="restore it from a backup; `mlhidden report` without --metric does not need them",
+                        f"the results store is damaged: the predictions of {key[2]} on {key[0]} (split {key[4]}) "
+                        f"cannot be read ({exc})",
+                        path=self.path,
+                        hint="restore it from a backup; `mlhidden report` without --metric does not need them",
                     ) from None
 
     def done_keys(self) -> set[UnitKey]:
@@ -214,53 +223,6 @@ class ResultStore:
             missing = missing_unit_columns(self._conn)
         units = units.assign(**{column: None for column in missing}) if missing else units
         return units[[*UNIT_COLUMNS, *(column for column in units if column not in UNIT_COLUMNS)]]
-
-
-def expected_keys(config_record: Mapping[str, Any], dataset_checksums: Mapping[str, str]) -> dict[UnitKey, str]:
-    """Store key -> method label for every unit a stored config asks for."""
-    keys: dict[UnitKey, str] = {}
-    recipe = RunRecord.from_record(config_record).split_recipe
-    for name, checksum in dataset_checksums.items():
-        for i, seed in enumerate(recipe.split_seeds(name)):
-            for method in config_record["methods"]:
-                keys[(name, checksum, method["name"], method["params_hash"], i, seed)] = method["label"]
-    return keys
-
-
-@dataclass
-class RunResults:
-    """What a report needs, read from stores alone: units in table order, and what is missing.
-
-    ``checksums`` maps each available dataset to the checksum of its data; ``provenance`` maps
-    each run directory read to its ``run.json`` record (None when it has none); ``left_out`` counts
-    the stored units the config does not ask for (another run seed, or an earlier config).
-    """
-
-    units: pd.DataFrame
-    datasets: list[str]
-    methods: list[str]
-    unavailable: dict[str, str]
-    config: dict[str, Any]
-    missing: int
-    checksums: dict[str, str] = field(default_factory=dict)
-    provenance: dict[str, dict[str, Any] | None] = field(default_factory=dict)
-    left_out: int = 0
-
-    def note_lines(self) -> list[str]:
-        """One line for each kind of unit the tables leave out, so that none is left out silently."""
-        lines = []
-        if self.missing:
-            lines.append(f"{self.missing} unit(s) of this config are not in the store yet: re-run the same command to finish them.")
-        if self.left_out:
-            lines.append(
-                f"{self.left_out} stored unit(s) are not in these tables: the config does not ask for them"
-                " (units of another run seed, or of methods or datasets since removed from it)."
-            )
-        return lines
-
-
-# A unit as a table sees it: its store key (with the registry name) and its table label.
-MERGE_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed", "method")
 
 
 def load_results(run_dirs: PathLike | Iterable[PathLike]) -> RunResults:
@@ -311,75 +273,6 @@ def _load_run(run_dir: PathLike) -> RunResults:
         {str(run_dir): read_run_json(run_dir)},
         left_out,
     )
-
-
-def merge_results(runs: Mapping[str, RunResults]) -> RunResults:
-    """Several runs' results as one table, e.g. methods run on different days or clusters.
-
-    A table row compares methods only if they saw the same splits, so runs that share a dataset
-    must have split it alike: the same data (checksum), run seed, number of splits and train
-    fraction, hence the same split seeds. A method label must also mean the same method and
-    parameters in every run. Either mismatch is refused with a ``UserError``. A unit stored by
-    several runs is kept once (a successful copy before a failed one).
-
-    Parameters
-    ----------
-    runs : dict
-        Run directory -> its :class:`RunResults`, in the order their datasets and methods should
-        appear.
-    """
-    splits_of: dict[str, tuple[str, tuple[Any, ...], str]] = {}
-    method_of: dict[str, tuple[str, tuple[str, str]]] = {}
-    for run_dir, run in runs.items():
-        for dataset, checksum in run.checksums.items():
-            seeds = tuple(RunRecord.from_record(run.config).split_recipe.split_seeds(dataset))
-            protocol = (checksum, split_protocol(run.config), seeds)
-            description = f"seed {run.config['seed']}, {run.config['splits']} splits, {split_protocol(run.config)}, data sha256 {checksum[:12]}"
-            first_dir, first_protocol, first_description = splits_of.setdefault(dataset, (run_dir, protocol, description))
-            if protocol != first_protocol:
-                raise UserError(
-                    f"cannot merge {first_dir} and {run_dir}: they split {dataset} differently"
-                    f" ({first_description} vs {description})",
-                    hint="merge only runs made with the same data, seed, protocol, splits, train_fraction and shuffle_labels",
-                )
-        for method in run.config["methods"]:
-            identity = (method["name"], method["params_hash"])
-            first_dir, first_identity = method_of.setdefault(method["label"], (run_dir, identity))
-            if identity != first_identity:
-                raise UserError(
-                    f"cannot merge {first_dir} and {run_dir}: method '{method['label']}' has different settings in each",
-                    hint="give one of them another label in its config and run it again",
-                )
-    units = pd.concat([run.units for run in runs.values()], ignore_index=True)
-    failed_last = units.assign(_failed=units["status"] != OK).sort_values("_failed", kind="stable")
-    units = failed_last.drop_duplicates(list(MERGE_KEY)).drop(columns="_failed").sort_index().reset_index(drop=True)
-    checksums = {d: c for run in runs.values() for d, c in run.checksums.items()}
-    wanted = {
-        (*key, label) for run in runs.values() for key, label in expected_keys(run.config, run.checksums).items()
-    }
-    stored = set(zip(*(units[c] for c in MERGE_KEY)))
-    return RunResults(
-        units,
-        list(dict.fromkeys(d for run in runs.values() for d in run.datasets)),
-        list(dict.fromkeys(m for run in runs.values() for m in run.methods)),
-        {d: reason for run in runs.values() for d, reason in run.unavailable.items() if d not in checksums},
-        {"name": "merged", "runs": {run_dir: run.config for run_dir, run in runs.items()}},
-        len(wanted - stored),
-        checksums,
-        {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
-        sum(run.left_out for run in runs.values()),
-    )
-
-
-def split_protocol(config: Mapping[str, Any]) -> str:
-    """How a run's config splits every dataset, beyond the seeds: protocol (train fraction or folds) and label order.
-
-    Unit keys hold the split seed, not these, so runs (or a resumed run) may only share units
-    when these agree.
-    """
-    record = RunRecord.from_record(config)
-    order = "shuffled labels" if record.shuffle_labels else "labels in file order"
-    return f"{record.protocol.describe(record.train_fraction)}, {order}"
 
 
 def unit_key(unit: Mapping[str, Any]) -> UnitKey:

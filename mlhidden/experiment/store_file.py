@@ -27,14 +27,18 @@ def check_header(path: Path) -> None:
     An empty file is what SQLite leaves when it creates a database, so it passes.
     """
     if path.is_dir():
-        raise UserError("the results store is a folder, not a file", path=path, hint="move the folder away, or choose another --out")
+        raise UserError(
+            "the results store is a folder, not a file", path=path, hint="move the folder away, or choose another --out"
+        )
     try:
         with open(path, "rb") as stream:
             head = stream.read(len(SQLITE_HEADER))
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise UserError(f"cannot read the results store ({exc.strerror or exc})", path=path, hint="check its permissions") from None
+        raise UserError(
+            f"cannot read the results store ({exc.strerror or exc})", path=path, hint="check its permissions"
+        ) from None
     if head and head != SQLITE_HEADER:
         raise UserError(
             "not an SQLite results store (it does not start with SQLite's header)", path=path,
@@ -59,7 +63,8 @@ def connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
             wal = path.with_name(path.name + "-wal")
             if wal.exists() and wal.stat().st_size > 0:
                 raise UserError(
-                    f"the results store cannot be opened here, and {wal.name} holds writes not yet merged into it", path=path,
+                    f"the results store cannot be opened here, and {wal.name} holds writes not yet merged into it",
+                    path=path,
                     hint="copy the run directory to a writable disk and run `mlhidden report` on the copy",
                 ) from None
             return _opened(f"file:{quote(str(path.resolve()))}?immutable=1")
@@ -97,20 +102,26 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "meta" not in tables:
         if tables or not create:
-            raise UserError("not an mlhidden results store", path=path, hint="re-run with --fresh or choose another --out")
+            raise UserError(
+                "not an mlhidden results store", path=path, hint="re-run with --fresh or choose another --out"
+            )
         return None
     row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
     if row is None or str(row[0]) not in {str(v) for v in versions}:
         found = "no schema version (it predates versioning)" if row is None else f"schema version {row[0]}"
         raise UserError(
-            f"results store has {found}; this mlhidden reads and writes schema versions {versions.start} to {versions.stop - 1}",
-            path=path, hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
+            f"results store has {found}; this mlhidden reads and writes schema versions {versions.start} "
+            f"to {versions.stop - 1}",
+            path=path,
+            hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
         )
     lost = [table for table in _CORE_TABLES if table not in tables]
     if lost:
         raise UserError(
-            f"the results store is damaged: its {' and '.join(lost)} table{'s are' if len(lost) > 1 else ' is'} missing",
-            path=path, hint="restore it from a backup, or choose another --out",
+            f"the results store is damaged: its {' and '.join(lost)} "
+            f"table{'s are' if len(lost) > 1 else ' is'} missing",
+            path=path,
+            hint="restore it from a backup, or choose another --out",
         )
     return int(row[0])
 
@@ -141,9 +152,10 @@ def store_error(exc: Exception, path: Path) -> UserError:
         )
     if kind == "read-only":
         return UserError(
-            f"the results store is read-only here ({reason})", path=path,
-            hint="`mlhidden report` reads it as it is (with --out elsewhere); to add units, make it and its folder writable, "
-            "or give another --out",
+            f"the results store is read-only here ({reason})",
+            path=path,
+            hint="`mlhidden report` reads it as it is (with --out elsewhere); "
+            "to add units, make it and its folder writable, or give another --out",
         )
     if kind == "locked":
         return UserError(
@@ -151,7 +163,11 @@ def store_error(exc: Exception, path: Path) -> UserError:
             hint="wait for that process to finish, then re-run the same command",
         )
     if kind == "io":
-        return UserError(f"the disk failed to read or write the results store ({reason})", path=path, hint="check the disk, then re-run the same command")
+        return UserError(
+            f"the disk failed to read or write the results store ({reason})",
+            path=path,
+            hint="check the disk, then re-run the same command",
+        )
     return UserError(
         f"the results store is damaged ({reason})", path=path,
         hint="keep a copy of it (`sqlite3 store.sqlite .recover` may rescue its units), and choose another --out",

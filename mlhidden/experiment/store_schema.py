@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import Any
 
 from mlhidden.experiment.metrics import SCORES
 
@@ -17,6 +18,8 @@ SCHEMA_VERSION = 2
 OLDEST_READABLE_VERSION = 1
 METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
 KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
+UnitKey = tuple[Any, ...]
+"""A unit's store key: its values of ``KEY_COLUMNS``, in that order."""
 SPLIT_COLUMNS = ("dataset", "dataset_sha256", "split", "seed")
 WHERE_KEY = " AND ".join(f"{column}=?" for column in KEY_COLUMNS)
 
@@ -28,8 +31,17 @@ REUSED_SECONDS = "reused_seconds"
 unit's own work. NULL in units stored before schema version 2, whose ``train_seconds`` includes it."""
 ADDED_UNIT_COLUMNS = {**UNIT_PLAN_COLUMNS, REUSED_SECONDS: "REAL"}
 UNIT_COLUMNS = (
-    *KEY_COLUMNS, "label", "params_json", "status", "error", *METRIC_COLUMNS, REUSED_SECONDS, "n_warnings", "finished_at",
-    "warnings", *UNIT_PLAN_COLUMNS,
+    *KEY_COLUMNS,
+    "label",
+    "params_json",
+    "status",
+    "error",
+    *METRIC_COLUMNS,
+    REUSED_SECONDS,
+    "n_warnings",
+    "finished_at",
+    "warnings",
+    *UNIT_PLAN_COLUMNS,
 )
 
 TABLES = f"""

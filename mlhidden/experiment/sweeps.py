@@ -20,11 +20,16 @@ SPLIT_THE_RUN = "or split the run into several configs"
 
 
 def _sweep_values(values: Any, where: KeyPath, fail: Fail) -> range | list[Any]:
-    """A sweep axis: a list of values, or ``{range: [start, stop]}`` / ``{range: stop}`` (kept a range, counted unbuilt)."""
+    """A sweep axis: a list of values, or ``{range: [start, stop]}`` / ``{range: stop}`` (kept a range, counted
+    unbuilt)."""
     if isinstance(values, Mapping) and set(values) == {"range"}:
         bounds = values["range"]
         bounds = [bounds] if isinstance(bounds, int) else bounds
-        if not isinstance(bounds, list) or not 1 <= len(bounds) <= 3 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+        if (
+            not isinstance(bounds, list)
+            or not 1 <= len(bounds) <= 3
+            or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+        ):
             fail("a sweep range must be {range: stop} or {range: [start, stop(, step)]} with integers", where)
         if len(bounds) == 3 and bounds[2] == 0:
             fail("a sweep range's step must not be 0", where)
@@ -46,9 +51,14 @@ def sweep_points(
     count = math.prod(_length(values) for _, values in axes)
     if count > room:
         made = f"this entry makes {count:,} {kind}s" if sweep else f"this is {kind} {MAX_ENTRIES - room + 1:,}"
-        fail(f"too many {kind}s: {made}, and a run may have {MAX_ENTRIES:,} in all", where + (("sweep",) if sweep else ()),
-             hint=f"sweep fewer values, {SPLIT_THE_RUN}")
-    return [dict(zip([name for name, _ in axes], combination)) for combination in itertools.product(*[v for _, v in axes])]
+        fail(
+            f"too many {kind}s: {made}, and a run may have {MAX_ENTRIES:,} in all",
+            where + (("sweep",) if sweep else ()),
+            hint=f"sweep fewer values, {SPLIT_THE_RUN}",
+        )
+    return [
+        dict(zip([name for name, _ in axes], combination)) for combination in itertools.product(*[v for _, v in axes])
+    ]
 
 
 def _length(values: range | list[Any]) -> int:

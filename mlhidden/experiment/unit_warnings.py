@@ -49,7 +49,9 @@ def warning_kind(category: str, message: str) -> str:
     if category == "ConvergenceWarning" or solver:
         limit = _MAX_ITER.search(message)
         details = ", ".join(
-            part for part in (solver and solver.group(1), limit and f"max_iter={limit.group(1) or limit.group(2)}") if part
+            part
+            for part in (solver and solver.group(1), limit and f"max_iter={limit.group(1) or limit.group(2)}")
+            if part
         )
         return f"did not converge{f' ({details})' if details else ''}: scale the features or raise max_iter"
     first_line = message.strip().splitlines()[0] if message.strip() else ""

@@ -23,7 +23,7 @@ from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.splits import Split
 
 if TYPE_CHECKING:
-    from mlhidden.experiment.config import MethodSpec
+    from mlhidden.experiment.config_entries import MethodSpec
 from mlhidden.methods.shared_fits import SharedFits
 
 
@@ -93,8 +93,9 @@ def fit_unit(
 
     The method sees the labels in ``split.label_order``; the predictions are put back into the
     dataset's order. With ``shared_dir``, fits another method of the run already made on the same
-    inputs are reused (:mod:`mlhidden.methods.shared_fits`; the one place a unit's shared fits are activated). The label scores are predicted after
-    the timed prediction, so times are those of ``predict`` alone; ``with_scores=False`` skips them
+    inputs are reused (:mod:`mlhidden.methods.shared_fits`; the one place a unit's shared fits are activated).
+    The label scores are predicted after the timed prediction, so times are those of ``predict`` alone;
+    ``with_scores=False`` skips them
     (a refit that needs only the predictions). BLAS runs with the fixed thread count
     of every unit (:func:`~mlhidden.experiment.backends.unit_thread_limits`), so a refit made by the
     report in the parent process equals the stored unit. Errors propagate.

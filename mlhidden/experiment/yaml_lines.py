@@ -64,28 +64,45 @@ class _LineTracker:
         if id(node) in self._extent:
             return self._extent[id(node)]
         if id(node) in open_nodes:
-            self.fail("an alias refers to the list or mapping that contains it", node, hint="a config cannot hold a value inside itself")
+            self.fail(
+                "an alias refers to the list or mapping that contains it",
+                node,
+                hint="a config cannot hold a value inside itself",
+            )
         if node.tag not in _PLAIN_TAGS[type(node)]:
             self._refuse_tag(node)
         children = node.value if isinstance(node, yaml.SequenceNode) else []
         if isinstance(node, yaml.MappingNode):
             for key, _ in node.value:
                 if not isinstance(key, yaml.ScalarNode):
-                    self.fail(f"a {'list' if isinstance(key, yaml.SequenceNode) else 'mapping'} used as a key", key, hint="keys are plain names")
+                    self.fail(
+                        f"a {'list' if isinstance(key, yaml.SequenceNode) else 'mapping'} used as a key",
+                        key,
+                        hint="keys are plain names",
+                    )
             children = [item for pair in node.value for item in pair]
         inner = open_nodes | {id(node)}
         extents = [self.check(child, inner) for child in children]
-        values, depth = 1 + sum(v for v, _ in extents), max((d for _, d in extents), default=0) + (not isinstance(node, yaml.ScalarNode))
+        values, depth = (
+            1 + sum(v for v, _ in extents),
+            max((d for _, d in extents), default=0) + (not isinstance(node, yaml.ScalarNode)),
+        )
         if values > MAX_VALUES:
             self.fail(f"this value expands to more than {MAX_VALUES:,} values through its aliases", node, hint=TOO_BIG)
         if depth > MAX_NESTING:
-            self.fail(f"lists and mappings nested more than {MAX_NESTING} deep once aliases are expanded", node, hint=TOO_DEEP)
+            self.fail(
+                f"lists and mappings nested more than {MAX_NESTING} deep once aliases are expanded", node, hint=TOO_DEEP
+            )
         self._extent[id(node)] = values, depth
         return values, depth
 
     def _refuse_tag(self, node: Any) -> NoReturn:
         if node.tag == _CORE + "merge":
-            self.fail("merge keys (<<) are not supported", node, hint="write the keys out, or give an alias *name as a whole value")
+            self.fail(
+                "merge keys (<<) are not supported",
+                node,
+                hint="write the keys out, or give an alias *name as a whole value",
+            )
         shown = node.tag.replace(_CORE, "!!")
         self.fail(f"the YAML tag {shown} is not allowed", node, hint=f"{PLAIN_DATA}; remove the tag")
 
@@ -97,7 +114,11 @@ class _LineTracker:
                 key = self._scalar(key_node)
                 if key in result:
                     first = self.lines[path + (key,)]
-                    self.fail(f"key '{key}' appears twice, at lines {first} and {_line(key_node)}", key_node, hint="keep one of them")
+                    self.fail(
+                        f"key '{key}' appears twice, at lines {first} and {_line(key_node)}",
+                        key_node,
+                        hint="keep one of them",
+                    )
                 self.lines[path + (key,)] = _line(key_node)
                 result[key] = self.build(value_node, path + (key,))
             return result
@@ -109,7 +130,11 @@ class _LineTracker:
         try:
             return self._constructor.construct_object(node)
         except Exception:  # an explicit tag on text it cannot read (!!int abc): the user's to fix
-            self.fail(f"cannot read {node.value!r} as {node.tag.replace(_CORE, '!!')}", node, hint="remove the tag or correct the value")
+            self.fail(
+                f"cannot read {node.value!r} as {node.tag.replace(_CORE, '!!')}",
+                node,
+                hint="remove the tag or correct the value",
+            )
 
 
 def _too_deep(text: str) -> int | None:
@@ -137,7 +162,9 @@ def read_yaml_with_lines(path: Path) -> tuple[Any, dict[KeyPath, int]]:
     try:
         deep = _too_deep(text)
         if deep is not None:
-            raise UserError(f"lists and mappings nested more than {MAX_NESTING} deep", path=path, line=deep, hint=TOO_DEEP)
+            raise UserError(
+                f"lists and mappings nested more than {MAX_NESTING} deep", path=path, line=deep, hint=TOO_DEEP
+            )
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -49,7 +49,9 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self._validate_params()
         if "estimator" in self.get_params(deep=False):
             check_base_learner(
-                self.estimator, needs_probabilities=self._needs_probabilities(), needs_multiclass=self._needs_multiclass(),
+                self.estimator,
+                needs_probabilities=self._needs_probabilities(),
+                needs_multiclass=self._needs_multiclass(),
                 method=type(self).__name__,
             )
         X = self._check_X(X, reset=True)
@@ -78,8 +80,12 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         if not np.isin(Y, (0, 1)).all():
             kind = type_of_target(Y)
             if kind.startswith("multiclass"):
-                raise ValueError(f"Only binary classification is supported. The target is {kind}: Y must be a 0/1 label matrix")
-            raise ValueError(f"Unknown label type: {kind} with values {np.unique(Y)[:5].tolist()}. Y must be a 0/1 label matrix")
+                raise ValueError(
+                    f"Only binary classification is supported. The target is {kind}: Y must be a 0/1 label matrix"
+                )
+            raise ValueError(
+                f"Unknown label type: {kind} with values {np.unique(Y)[:5].tolist()}. Y must be a 0/1 label matrix"
+            )
         return np.asarray(Y.astype(np.int8))
 
     def __sklearn_tags__(self) -> Any:

@@ -36,10 +36,19 @@ BASE_LEARNERS: dict[str, tuple[type, dict[str, Any]]] = {
 if PENALTY_FROM_L1_RATIO:
     # The L2 penalty and fitted attributes that scikit-learn >= 1.8 warns will become its defaults.
     BASE_LEARNERS["logistic_cv"][1].update({"l1_ratios": [0.0], "use_legacy_attributes": False})
-# Base-learner names that are logistic regressions (C tuned or not, scaling inside or not): the report's "logistic-regression methods".
-LOGISTIC_LEARNERS = ("logistic", "standard_logistic", "logistic_cv", "sklearn.linear_model.LogisticRegression", "sklearn.linear_model.LogisticRegressionCV")
+# Base-learner names that are logistic regressions (C tuned or not, scaling inside or not): the report's
+# "logistic-regression methods".
+LOGISTIC_LEARNERS = (
+    "logistic",
+    "standard_logistic",
+    "logistic_cv",
+    "sklearn.linear_model.LogisticRegression",
+    "sklearn.linear_model.LogisticRegressionCV",
+)
 CALIBRATION_HINT = "wrap it: {name: sklearn.calibration.CalibratedClassifierCV, params: {estimator: ...}}"
-ONE_VS_REST_HINT = "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
+ONE_VS_REST_HINT = (
+    "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
+)
 
 # A base learner named in a config: a name, ``{name: ..., params: {...}}``, or None for logistic regression.
 # (scikit-learn ships no types, so its estimators are ``Any``.)
@@ -57,7 +66,9 @@ def parse_base_spec(spec: object) -> tuple[str, dict[str, Any]]:
     if isinstance(spec, Mapping) and "name" in spec:
         unknown = set(spec) - {"name", "params"}
         if unknown:
-            raise UserError(f"base learner spec has unknown keys {sorted(unknown)}", hint="use {name: ..., params: {...}}")
+            raise UserError(
+                f"base learner spec has unknown keys {sorted(unknown)}", hint="use {name: ..., params: {...}}"
+            )
         params = spec.get("params") or {}
         if not isinstance(params, Mapping):
             raise UserError(f"base learner '{spec['name']}': params must be a mapping, got {params!r}")
@@ -68,7 +79,10 @@ def parse_base_spec(spec: object) -> tuple[str, dict[str, Any]]:
 def _resolve_class(name: str) -> tuple[Any, dict[str, Any]]:
     if name in BASE_LEARNERS:
         return BASE_LEARNERS[name]
-    hint = f"{did_you_mean(name, BASE_LEARNERS)}valid names: {', '.join(sorted(BASE_LEARNERS))}, or an import path such as sklearn.svm.LinearSVC"
+    hint = (
+        f"{did_you_mean(name, BASE_LEARNERS)}valid names: {', '.join(sorted(BASE_LEARNERS))}, "
+        "or an import path such as sklearn.svm.LinearSVC"
+    )
     return named_class(name, "base learner", "estimator", ("fit", "get_params"), hint), {}
 
 
@@ -92,7 +106,9 @@ def make_base_learner(spec: object = None) -> Any:
     """
     name, params = parse_base_spec(spec)
     cls, defaults = _resolve_class(name)
-    valid = {p.name for p in inspect.signature(cls).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    valid = {
+        p.name for p in inspect.signature(cls).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
     unknown = set(params) - valid
     if unknown:
         raise UserError(
@@ -136,7 +152,8 @@ def check_base_learner(
         raise ValueError(f"the base learner {type(learner).__name__} is not a classifier")
     if needs_probabilities and not hasattr(learner, "predict_proba"):
         raise ValueError(
-            f"{method} reads its base learner's probabilities, and {type(learner).__name__} has no predict_proba ({CALIBRATION_HINT})"
+            f"{method} reads its base learner's probabilities, and {type(learner).__name__} has no predict_proba "
+            f"({CALIBRATION_HINT})"
         )
     if needs_multiclass and binary_only(learner):
         raise ValueError(
@@ -173,7 +190,8 @@ def seed_estimator(estimator: Any, rng: np.random.RandomState) -> Any:
 
 
 def fit_binary(estimator: Any, X: Matrix, y: ArrayLike, rng: np.random.RandomState) -> Any:
-    """Fit a fresh copy of ``estimator`` on one target (binary, or multi-class for LP); a constant target gets a constant model.
+    """Fit a fresh copy of ``estimator`` on one target (binary, or multi-class for LP); a constant target gets a
+    constant model.
 
     Single-class training labels are routine (every Corel5k split has them); scikit-learn's
     classifiers refuse them, so they get a ``DummyClassifier`` that always predicts the one class.

@@ -69,7 +69,8 @@ class BR(MultiLabelClassifier):
             self.estimators_ = fit_logistic_models(self.estimator, X, Y, seeds, center=self._center_inputs)
         else:
             self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-                delayed(fit_binary)(self.estimator, X, Y[:, j], np.random.RandomState(seeds[j])) for j in range(Y.shape[1])
+                delayed(fit_binary)(self.estimator, X, Y[:, j], np.random.RandomState(seeds[j]))
+                for j in range(Y.shape[1])
             )
         self.n_labels_ = Y.shape[1]
         return self

@@ -101,8 +101,9 @@ class ExternalMethod(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             if isinstance(proba, list):
                 if classes is None:
                     raise ValueError(
-                        f"{type(self.estimator_).__name__}.predict_proba gives one array per label, but the estimator has no"
-                        " classes_ saying which column is y = 1: set classes_ in fit, as scikit-learn's classifiers do"
+                        f"{type(self.estimator_).__name__}.predict_proba gives one array per label, "
+                        "but the estimator has no classes_ saying which column is y = 1: "
+                        "set classes_ in fit, as scikit-learn's classifiers do"
                     )
                 proba = np.column_stack([_positive_column(p, c, X.shape[0]) for p, c in zip(proba, classes)])
             elif self.varying_labels_.size == 1 and classes is not None:

@@ -105,7 +105,11 @@ class ForestBR(MultiLabelClassifier):
                 raise ValueError(f"{type(model).__name__} does not fit several labels at once; use per_label=True")
             target = Y if Y.shape[1] > 1 else Y[:, 0]
             inputs = forest_input(X)
-            self.estimator_ = CompactForest.grow(model, inputs, target) if self.compact and is_compactable(model) else model.fit(inputs, target)
+            self.estimator_ = (
+                CompactForest.grow(model, inputs, target)
+                if self.compact and is_compactable(model)
+                else model.fit(inputs, target)
+            )
         self.n_labels_ = Y.shape[1]
         return self
 

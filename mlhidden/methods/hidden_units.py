@@ -185,7 +185,9 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
 def draw_label_subsets(n_subsets: int, n_labels: int, subset_size: int, rng: np.random.RandomState) -> np.ndarray:
     """``n_subsets`` random label subsets S_k of size min(subset_size, n_labels), one per row."""
     size = min(subset_size, n_labels)
-    return np.array([np.sort(rng.choice(n_labels, size, replace=False)) for _ in range(n_subsets)], dtype=int).reshape(n_subsets, size)
+    return np.array([np.sort(rng.choice(n_labels, size, replace=False)) for _ in range(n_subsets)], dtype=int).reshape(
+        n_subsets, size
+    )
 
 
 def most_common_combinations(Y: np.ndarray, subsets: np.ndarray) -> np.ndarray:

@@ -19,5 +19,7 @@ def named_class(name: str, what: str, kind: str, needs: tuple[str, ...], hint: s
         raise UserError(f"unknown {what} '{name}'", hint=hint)
     cls = import_object(name, what)
     if not (inspect.isclass(cls) and all(callable(getattr(cls, method, None)) for method in needs)):
-        raise UserError(f"{what} '{name}' is not a scikit-learn {kind} class", hint=f"name a class with {' and '.join(needs)}")
+        raise UserError(
+            f"{what} '{name}' is not a scikit-learn {kind} class", hint=f"name a class with {' and '.join(needs)}"
+        )
     return cls

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def sigmoid(A: np.ndarray) -> np.ndarray:
-    """``1 / (1 + exp(-A))`` in place: numpy's single-precision exp is vectorised, scipy's ``expit`` is not (3x slower here)."""
+    """``1 / (1 + exp(-A))`` in place: numpy's single-precision exp is vectorised, scipy's ``expit`` is not
+    (3x slower here)."""
     with np.errstate(over="ignore"):
         np.negative(A, out=A)
         np.exp(A, out=A)
@@ -115,7 +116,8 @@ def train_network(
 
 
 def candidate_sizes(n_hidden: int | None, max_hidden: int, n_features: int, n_labels: int) -> list[int]:
-    """The hidden layer sizes MLP selects from: ``[n_hidden]``, or 2L and 2D capped at ``max_hidden`` (once if equal)."""
+    """The hidden layer sizes MLP selects from: ``[n_hidden]``, or 2L and 2D capped at ``max_hidden`` (once if
+    equal)."""
     if n_hidden is not None:
         return [n_hidden]
     return list(dict.fromkeys(min(max_hidden, 2 * d) for d in (n_labels, n_features)))

@@ -82,7 +82,10 @@ def _step_spec(step: object) -> tuple[str, dict[str, Any]]:
 def _transformer_class(name: str) -> Any:
     if name in PREPROCESSORS:
         return PREPROCESSORS[name]
-    hint = f"use {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING}, or a list of transformers by import path such as sklearn.preprocessing.MaxAbsScaler"
+    hint = (
+        f"use {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING}, or a list of transformers by import path "
+        "such as sklearn.preprocessing.MaxAbsScaler"
+    )
     return named_class(name, "preprocessing", "transformer", ("fit", "transform", "get_params"), hint)
 
 
@@ -105,7 +108,8 @@ def resolve_preprocess(value: object) -> list[dict[str, Any]] | None:
     steps = [value] if isinstance(value, (str, Mapping)) else value
     if not isinstance(steps, list) or not steps:
         raise UserError(
-            f"'preprocess' must be {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING} or a non-empty list of transformers, got {value!r}"
+            f"'preprocess' must be {', '.join(PREPROCESSORS)}, {NO_PREPROCESSING} or a non-empty list of transformers, "
+            f"got {value!r}"
         )
     resolved = [dict(zip(("name", "params"), _step_spec(step))) for step in steps]
     for step in resolved:

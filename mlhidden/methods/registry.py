@@ -137,7 +137,10 @@ def contract_problem(cls: object) -> str | None:
 def _external_entry(cls: Any, name: str, source: str) -> MethodEntry:
     problem = contract_problem(cls)
     if problem is not None:
-        raise UserError(f"method '{name}' {problem}", hint="a method is a class with fit(X, Y) and predict(X), e.g. sklearn.neighbors.KNeighborsClassifier")
+        raise UserError(
+            f"method '{name}' {problem}",
+            hint="a method is a class with fit(X, Y) and predict(X), e.g. sklearn.neighbors.KNeighborsClassifier",
+        )
     summary = (inspect.getdoc(cls) or cls.__name__).splitlines()[0]
     return MethodEntry(cls, summary, source=source)
 
@@ -178,7 +181,10 @@ def method_name(name: str) -> str:
         return name
     same = [key for key in known if key.lower() == name.lower()]
     if len(same) > 1:
-        raise UserError(f"method '{name}' matches {' and '.join(same)} when case is ignored", hint="write the name exactly as registered")
+        raise UserError(
+            f"method '{name}' matches {' and '.join(same)} when case is ignored",
+            hint="write the name exactly as registered",
+        )
     return same[0] if same else name
 
 
@@ -197,7 +203,8 @@ def get_entry(name: str) -> MethodEntry:
         return _imported_entry(name)
     raise UserError(
         f"unknown method '{name}'",
-        hint=f"{did_you_mean(name, known)}valid methods: {', '.join(known)}, or an import path such as sklearn.neighbors.KNeighborsClassifier",
+        hint=f"{did_you_mean(name, known)}valid methods: {', '.join(known)}, "
+        "or an import path such as sklearn.neighbors.KNeighborsClassifier",
     )
 
 
@@ -225,7 +232,10 @@ def describe_method(
     defaults = entry.defaults()
     unknown = set(params) - set(defaults)
     if unknown:
-        raise UserError(f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}", hint=_parameter_hint(entry, base, unknown, defaults))
+        raise UserError(
+            f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}",
+            hint=_parameter_hint(entry, base, unknown, defaults),
+        )
     resolved: dict[str, Any] = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
     if entry.takes_base:
         resolved["base"] = resolved_base_params(entry.base if base is None else base)
@@ -246,10 +256,17 @@ def checked_estimator(entry: MethodEntry, resolved: dict[str, Any]) -> Any:
 
 def _parameter_hint(entry: MethodEntry, base: Any, unknown: set[str], defaults: dict[str, Any]) -> str:
     """Where unknown method parameters belong: the base learner's (swept as ``base.NAME``), or a near spelling."""
-    of_base = sorted(unknown & set(make_base_learner(entry.base if base is None else base).get_params())) if entry.takes_base else []
+    of_base = (
+        sorted(unknown & set(make_base_learner(entry.base if base is None else base).get_params()))
+        if entry.takes_base
+        else []
+    )
     if of_base:
         name = of_base[0]
-        return f"{name} is a parameter of the base learner: set it in base: {{name: ..., params: {{{name}: ...}}}}, or sweep it as base.{name}"
+        return (
+            f"{name} is a parameter of the base learner: set it in base: {{name: ..., params: {{{name}: ...}}}}, "
+            f"or sweep it as base.{name}"
+        )
     return f"{did_you_mean(min(unknown), defaults)}valid: {', '.join(sorted(defaults)) or 'none'}"
 
 

@@ -70,7 +70,9 @@ class StackedBR(MultiLabelClassifier):
             outputs = middle_outputs(self.middle_, X, self.meta_input)
         else:
             outputs = out_of_fold_outputs(middle, X, T, self.meta_cv, self.meta_input, fold_seed)
-        self.meta_ = self._output_layer(self.estimator, n_jobs=self.n_jobs, random_state=meta_seed).fit(self._meta_features(X, outputs), Y)
+        self.meta_ = self._output_layer(self.estimator, n_jobs=self.n_jobs, random_state=meta_seed).fit(
+            self._meta_features(X, outputs), Y
+        )
         self.n_labels_ = Y.shape[1]
         return self
 

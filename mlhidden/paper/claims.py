@@ -12,64 +12,31 @@ alone, with the comparison that decided it printed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from mlhidden.methods.base_learners import LOGISTIC_LEARNERS
 from mlhidden.paper.claim_inputs import Evidence
+from mlhidden.paper.claim_terms import (
+    ABOUT_TWICE,
+    CCASL_METHODS,
+    DEVIATION,
+    LARGE_DATASET_SAMPLES,
+    ORDER_OF_MAGNITUDE,
+    PERFECT,
+    PRINTED,
+    Claim,
+    decided,
+    missing_run,
+    not_evaluated,
+)
 from mlhidden.report.tables import METRICS
 from mlhidden.report.uncertainty import FAILS as FAILS
 from mlhidden.report.uncertainty import HOLDS as HOLDS
 from mlhidden.report.uncertainty import INCONCLUSIVE as INCONCLUSIVE
-from mlhidden.report.uncertainty import NOT_EVALUATED, WILCOXON, combine, deciding, holm_family, paired, rank_comparison, within
-
-CCASL_METHODS = ("CCASL", "CCASL+BR", "CCASL+AML")
-LARGE_DATASET_SAMPLES = 5000
-# How the claims' wording is read as numbers (the significance level is uncertainty.ALPHA).
-ABOUT_TWICE = (1.5, 3.0)
-"""'About twice' read as a time ratio from 1.5x to 3x."""
-ORDER_OF_MAGNITUDE = 10.0
-"""'An order of magnitude slower' read as a time ratio of at least 10x."""
-PERFECT = 0.95
-"""'Reaches exact match 1.0' read as a mean exact match above this (and an interval that holds 1.0)."""
-DEVIATION = 0.05
-"""Our value and the paper's differ notably when they are further apart than this."""
-PRINTED = 0.005
-"""The paper prints two decimals: a value it prints stands for anything within this of it."""
-@dataclass(frozen=True)
-class Claim:
-    """One claim of the paper, its verdict, our numbers and the comparisons that decided it."""
-
-    key: str
-    statement: str
-    verdict: str
-    evidence: str
-    comparisons: tuple = ()
-
-    @property
-    def deciding(self) -> str:
-        """The deciding comparison's statistic in one line ("" for a claim not evaluated)."""
-        return deciding(self.comparisons).describe() if self.comparisons else ""
-
-
-def _not_evaluated(key, statement, why) -> Claim:
-    return Claim(key, statement, NOT_EVALUATED, why)
-
-
-def decided(key: str, statement: str, comparisons, evidence: str) -> Claim:
-    """A claim decided by ``comparisons`` (Holm-corrected here when they are Wilcoxon tests)."""
-    comparisons = list(comparisons)
-    tested = [i for i, c in enumerate(comparisons) if c.test == WILCOXON]
-    for i, corrected in zip(tested, holm_family([comparisons[i] for i in tested])):
-        comparisons[i] = corrected
-    return Claim(key, statement, combine(c.verdict for c in comparisons), evidence, tuple(comparisons))
-
-
-def missing_run(name: str) -> str:
-    """Why something that needs run ``name`` is not evaluated."""
-    return f"no results for run '{name}'"
+from mlhidden.report.uncertainty import NOT_EVALUATED as NOT_EVALUATED
+from mlhidden.report.uncertainty import paired, rank_comparison, within
 
 
 def claim_logical(evidence: Evidence, reference: pd.DataFrame) -> Claim:
@@ -84,7 +51,7 @@ def claim_logical(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     splits = evidence.logical_splits
     if splits is None:
-        return _not_evaluated("C1", statement, missing_run("logical"))
+        return not_evaluated("C1", statement, missing_run("logical"))
     comparisons, deviations, missing = [], [], []
     for row in paper.itertuples():
         ours = splits.loc[splits["method"] == row.method, row.metric].to_numpy(dtype=float)
@@ -98,10 +65,12 @@ def claim_logical(evidence: Evidence, reference: pd.DataFrame) -> Claim:
         ))
         if abs(ours.mean() - row.value) > DEVIATION:
             deviations.append(f"{name} {ours.mean():.2f} (paper {row.value:.2f})")
-    text = f"{len(deviations)} of {len(paper)} values differ by more than {DEVIATION}" + (": " + "; ".join(deviations) if deviations else "")
+    text = f"{len(deviations)} of {len(paper)} values differ by more than {DEVIATION}" + (
+        ": " + "; ".join(deviations) if deviations else ""
+    )
     claim = decided("C1", statement, comparisons, text)
     if missing and claim.verdict != FAILS:
-        return _not_evaluated("C1", statement, f"no results for {', '.join(sorted(set(missing)))}")
+        return not_evaluated("C1", statement, f"no results for {', '.join(sorted(set(missing)))}")
     return claim
 
 
@@ -118,31 +87,40 @@ def claim_synthetic(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     statement = "Table 4, exact match: complex data CCASL > CC > BR; simple data BR ≥ CC ≥ CCASL"
     datasets = evidence.synthetic_datasets
     if datasets is None:
-        return _not_evaluated("C2", statement, missing_run("synthetic"))
-    if not {(kind, m) for kind in KINDS_ORDER for m in KINDS_ORDER[kind]} <= set(zip(datasets["kind"], datasets["method"])):
-        return _not_evaluated("C2", statement, "the run lacks a kind (complex, simple) or a method (BR, CC, CCASL)")
+        return not_evaluated("C2", statement, missing_run("synthetic"))
+    if not {(kind, m) for kind in KINDS_ORDER for m in KINDS_ORDER[kind]} <= set(
+        zip(datasets["kind"], datasets["method"])
+    ):
+        return not_evaluated("C2", statement, "the run lacks a kind (complex, simple) or a method (BR, CC, CCASL)")
     comparisons, texts = [], []
     for kind, order in KINDS_ORDER.items():
-        exact = datasets[datasets["kind"] == kind].pivot_table(index="dataset", columns="method", values="exact_match", sort=False)
+        exact = datasets[datasets["kind"] == kind].pivot_table(
+            index="dataset", columns="method", values="exact_match", sort=False
+        )
         for better, worse in zip(order, order[1:]):
             comparisons.append(paired(f"{kind}: {better} − {worse}", exact[better] - exact[worse], "datasets"))
-        texts.append(f"{kind} ({len(exact)} datasets): " + ", ".join(f"{m} {exact[m].mean():.3f}" for m in ("BR", "CC", "CCASL")))
+        texts.append(
+            f"{kind} ({len(exact)} datasets): " + ", ".join(f"{m} {exact[m].mean():.3f}" for m in ("BR", "CC", "CCASL"))
+        )
     return decided("C2", statement, comparisons, "; ".join(texts))
 
 
 def _rank_claim(evidence: Evidence, key: str, statement: str, metric: str, pairs) -> Claim:
     """A claim about the paper run's average ranks on ``metric``: ``pairs(ranks)`` lists its (better, worse) pairs."""
     if evidence.paper_ranks is None:
-        return _not_evaluated(key, statement, missing_run("paper"))
+        return not_evaluated(key, statement, missing_run("paper"))
     summary = evidence.paper_ranks[metric]
     if not summary.n_datasets:
-        return _not_evaluated(key, statement, "no dataset of the paper run has every method's result")
+        return not_evaluated(key, statement, "no dataset of the paper run has every method's result")
     ranks = summary.ranks
     wanted = pairs(list(ranks.index))
     missing = sorted({m for pair in wanted for m in pair} - set(ranks.index))
     if missing or len(ranks) < 2:
-        return _not_evaluated(key, statement, f"the paper run lacks {', '.join(missing) or 'a second method'}")
-    comparisons = [rank_comparison(better, worse, ranks, summary.n_datasets, summary.friedman_p) for better, worse in dict.fromkeys(wanted)]
+        return not_evaluated(key, statement, f"the paper run lacks {', '.join(missing) or 'a second method'}")
+    comparisons = [
+        rank_comparison(better, worse, ranks, summary.n_datasets, summary.friedman_p)
+        for better, worse in dict.fromkeys(wanted)
+    ]
     text = f"average ranks over {summary.n_datasets} datasets: " + ", ".join(f"{m} {r:.2f}" for m, r in ranks.items())
     return decided(key, statement, comparisons, text + f"; Friedman p {summary.friedman_p:.2g}")
 
@@ -155,7 +133,11 @@ def claim_exact_match_ranks(evidence: Evidence, reference: pd.DataFrame) -> Clai
         return [*first, *second, *((m, "ELM") for m in methods if m != "ELM")]
 
     return _rank_claim(
-        evidence, "C3", "Exact-match average rank (Table 'results'): CCASL+AML best, CCASL+BR second, ELM worst", "exact_match", pairs
+        evidence,
+        "C3",
+        "Exact-match average rank (Table 'results'): CCASL+AML best, CCASL+BR second, ELM worst",
+        "exact_match",
+        pairs,
     )
 
 
@@ -184,26 +166,36 @@ def claim_hidden_nodes(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     At K = 1: CCASL+AML's exact match against PERFECT, and CCASL+AML against ELM and against MLP
     paired over the splits.
     """
-    statement = "Fig. 'contrast' (Logical): CCASL+AML reaches exact match 1.0 with K = 1 hidden node; ELM and MLP need more"
+    statement = (
+        "Fig. 'contrast' (Logical): CCASL+AML reaches exact match 1.0 with K = 1 hidden node; ELM and MLP need more"
+    )
     splits = evidence.hidden_nodes_splits
     if splits is None:
-        return _not_evaluated("C5", statement, missing_run("hidden_nodes"))
+        return not_evaluated("C5", statement, missing_run("hidden_nodes"))
     at_one = {line: _at(splits, line, 1) for line in ("CCASL+AML", "ELM", "MLP")}
     if any(values.empty for values in at_one.values()):
-        return _not_evaluated("C5", statement, "the run lacks CCASL+AML, ELM or MLP at K = 1")
+        return not_evaluated("C5", statement, "the run lacks CCASL+AML, ELM or MLP at K = 1")
     aml = at_one["CCASL+AML"]
     comparisons = [paired(
         "CCASL+AML at K = 1", aml, "splits", null=PERFECT, claimed=(1.0 - PRINTED, 1.0),
         reading=f"'reaches 1.0' read as a mean above {PERFECT} whose interval reaches {1 - PRINTED}",
     )]
     comparisons += [paired(f"CCASL+AML − {line} at K = 1", aml - at_one[line], "splits") for line in ("ELM", "MLP")]
-    means = {line: points.groupby("x")["value"].mean().reset_index().rename(columns={"value": "mean"}) for line, points in splits.groupby("line")}
+    means = {
+        line: points.groupby("x")["value"].mean().reset_index().rename(columns={"value": "mean"})
+        for line, points in splits.groupby("line")
+    }
     reached = "; ".join(
         f"{line} first reaches 1.0 at K = {first}" if (first := _first_perfect(means[line])) is not None
         else f"{line} never reaches 1.0 (best {means[line]['mean'].max():.2f})"
         for line in ("CCASL+AML", "ELM", "MLP")
     )
-    return decided("C5", statement, comparisons, "at K = 1: " + ", ".join(f"{m} {v.mean():.2f}" for m, v in at_one.items()) + f"; {reached}")
+    return decided(
+        "C5",
+        statement,
+        comparisons,
+        "at K = 1: " + ", ".join(f"{m} {v.mean():.2f}" for m, v in at_one.items()) + f"; {reached}",
+    )
 
 
 def claim_label_count(evidence: Evidence, reference: pd.DataFrame) -> Claim:
@@ -218,22 +210,25 @@ def claim_label_count(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     splits, bases = evidence.label_count_splits, evidence.label_count_bases
     if splits is None:
-        return _not_evaluated("C6", statement, missing_run("label_count"))
+        return not_evaluated("C6", statement, missing_run("label_count"))
     if not {1, 6} <= set(splits["x"]):
-        return _not_evaluated("C6", statement, "the run lacks L = 1 or L = 6")
+        return not_evaluated("C6", statement, "the run lacks L = 1 or L = 6")
     lines = list(dict.fromkeys(splits["line"]))
     logistic = [m for m in lines if bases.get(m) in LOGISTIC_LEARNERS]
     forest = [m for m in lines if bases.get(m) == "random_forest"]
     if "CCASL+AML" not in logistic or not forest:
-        return _not_evaluated("C6", statement, "the run lacks CCASL+AML or a random-forest method")
+        return not_evaluated("C6", statement, "the run lacks CCASL+AML or a random-forest method")
     six = {m: _at(splits, m, 6) for m in logistic}
     one = {m: _at(splits, m, 1) for m in [*logistic, *forest]}
     best_one = max(logistic, key=lambda m: one[m].mean())
-    comparisons = [paired(f"L = 6: CCASL+AML − {m}", six["CCASL+AML"] - six[m], "splits") for m in logistic if m != "CCASL+AML"]
+    comparisons = [
+        paired(f"L = 6: CCASL+AML − {m}", six["CCASL+AML"] - six[m], "splits") for m in logistic if m != "CCASL+AML"
+    ]
     comparisons += [paired(f"L = 1: {m} − {best_one}", one[m] - one[best_one], "splits") for m in forest]
     best_six = max(logistic, key=lambda m: six[m].mean())
     text = (
-        f"L = 6: best logistic-regression method {best_six} {six[best_six].mean():.3f} (CCASL+AML {six['CCASL+AML'].mean():.3f}); "
+        f"L = 6: best logistic-regression method {best_six} {six[best_six].mean():.3f} "
+        f"(CCASL+AML {six['CCASL+AML'].mean():.3f}); "
         f"L = 1: random forest {', '.join(f'{m} {one[m].mean():.3f}' for m in forest)} vs best logistic regression "
         f"{best_one} {one[best_one].mean():.3f}"
     )
@@ -253,35 +248,53 @@ def claim_time(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     datasets concerned: the large ones for the first, every ranked one for the second.
     """
     statement = (
-        f"Time (Table 'scalability'): CCASL methods about 2x BR/CC on the large datasets (N ≥ {LARGE_DATASET_SAMPLES}); "
+        "Time (Table 'scalability'): CCASL methods about 2x BR/CC on the large datasets "
+        f"(N ≥ {LARGE_DATASET_SAMPLES}); "
         "MLP an order of magnitude slower than the CCASL methods"
     )
     units, sizes = evidence.paper_time_splits, evidence.paper_sizes
     if units is None or sizes is None:
-        return _not_evaluated("C7", statement, missing_run("paper"))
+        return not_evaluated("C7", statement, missing_run("paper"))
     needed = {"BR", "CC", "MLP", *CCASL_METHODS}
     if units.empty or not needed <= set(units["method"]):
-        return _not_evaluated("C7", statement, f"the paper run lacks a complete dataset or one of {', '.join(sorted(needed))}")
+        return not_evaluated(
+            "C7", statement, f"the paper run lacks a complete dataset or one of {', '.join(sorted(needed))}"
+        )
     mlp = _log_ratios(units, ["MLP"], CCASL_METHODS)
     n_datasets = mlp.index.get_level_values("dataset").nunique()
     mlp_text = f"MLP / CCASL methods: geometric mean {math.exp(mlp.mean()):.1f}x over {n_datasets} datasets"
     large = [d for d in dict.fromkeys(units["dataset"]) if sizes[d] >= LARGE_DATASET_SAMPLES]
     if not large:
-        return _not_evaluated("C7", statement, f"no large dataset (N ≥ {LARGE_DATASET_SAMPLES}) has results; {mlp_text}")
+        return not_evaluated(
+            "C7", statement, f"no large dataset (N ≥ {LARGE_DATASET_SAMPLES}) has results; {mlp_text}"
+        )
     ccasl = _log_ratios(units[units["dataset"].isin(large)], CCASL_METHODS, ["BR", "CC"])
     low, high = ABOUT_TWICE
     comparisons = [
         within(
-            "CCASL methods / BR,CC on the large datasets", ccasl, (math.log(low), math.log(high)), f"splits of {len(large)} datasets",
-            reading=f"'about 2x' read as {low}-{high}x", ratio=True,
+            "CCASL methods / BR,CC on the large datasets",
+            ccasl,
+            (math.log(low), math.log(high)),
+            f"splits of {len(large)} datasets",
+            reading=f"'about 2x' read as {low}-{high}x",
+            ratio=True,
         ),
         paired(
-            "MLP / CCASL methods", mlp, f"splits of {n_datasets} datasets", null=math.log(ORDER_OF_MAGNITUDE),
-            reading=f"'an order of magnitude' read as at least {ORDER_OF_MAGNITUDE:g}x", ratio=True,
+            "MLP / CCASL methods",
+            mlp,
+            f"splits of {n_datasets} datasets",
+            null=math.log(ORDER_OF_MAGNITUDE),
+            reading=f"'an order of magnitude' read as at least {ORDER_OF_MAGNITUDE:g}x",
+            ratio=True,
         ),
     ]
-    per_dataset = ", ".join(f"{d} {math.exp(r):.1f}x" for d, r in ccasl.groupby(level="dataset", sort=False).mean().items())
-    text = f"CCASL methods / BR,CC on {len(large)} large datasets: {math.exp(ccasl.mean()):.1f}x ({per_dataset}); {mlp_text}"
+    per_dataset = ", ".join(
+        f"{d} {math.exp(r):.1f}x" for d, r in ccasl.groupby(level="dataset", sort=False).mean().items()
+    )
+    text = (
+        f"CCASL methods / BR,CC on {len(large)} large datasets: {math.exp(ccasl.mean()):.1f}x ({per_dataset}); "
+        f"{mlp_text}"
+    )
     return decided("C7", statement, comparisons, text)
 
 
@@ -298,7 +311,8 @@ def _chain_ends(values: pd.Series) -> tuple:
 
 
 def claim_medical_chain(evidence: Evidence, reference: pd.DataFrame) -> Claim:
-    """C8: on Medical, per-label accuracy rises along the CCASL chain (and CC's) by the paper's amounts, CCASL's well above CC's.
+    """C8: on Medical, per-label accuracy rises along the CCASL chain (and CC's) by the paper's amounts, CCASL's
+    well above CC's.
 
     Per split, a chain's rise is its mean accuracy over the last quarter of the positions minus the
     first quarter's; the paper's rises (end minus start) are the claimed sizes. The contrast is
@@ -311,14 +325,18 @@ def claim_medical_chain(evidence: Evidence, reference: pd.DataFrame) -> Claim:
     )
     splits = evidence.medical_chain_splits
     if splits is None:
-        return _not_evaluated("C8", statement, "no per-label refits of Medical in the paper run")
+        return not_evaluated("C8", statement, "no per-label refits of Medical in the paper run")
     if "CCASL" not in set(splits["line"]):
-        return _not_evaluated("C8", statement, "no CCASL refits of Medical")
+        return not_evaluated("C8", statement, "no CCASL refits of Medical")
     lines = [line for line in ("CC", "CCASL") if line in set(splits["line"])]
     ends = {
         line: pd.DataFrame(
-            [_chain_ends(group.set_index("x")["value"]) for _, group in splits[splits["line"] == line].groupby("split")],
-            index=sorted(set(splits.loc[splits["line"] == line, "split"])), columns=["start", "end"],
+            [
+                _chain_ends(group.set_index("x")["value"])
+                for _, group in splits[splits["line"] == line].groupby("split")
+            ],
+            index=sorted(set(splits.loc[splits["line"] == line, "split"])),
+            columns=["start", "end"],
         )
         for line in lines
     }
@@ -339,7 +357,8 @@ def claim_medical_chain(evidence: Evidence, reference: pd.DataFrame) -> Claim:
             reading="the paper's contrast read as the difference of its two chains' midpoints ± their rounding",
         ))
     text = "; ".join(
-        f"{line}: {ends[line]['start'].mean():.3f} over the first quarter of the chain, {ends[line]['end'].mean():.3f} over the last"
+        f"{line}: {ends[line]['start'].mean():.3f} over the first quarter of the chain, "
+        f"{ends[line]['end'].mean():.3f} over the last"
         for line in lines
     )
     return decided("C8", statement, comparisons, text)

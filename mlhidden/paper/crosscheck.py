@@ -58,7 +58,8 @@ METHODS = ("BR", "CC", "LP")
 STORED_UNITS = Path("results/paper/units.csv")
 TOLERANCE = 0.002
 METRICS = ("exact_match", "hamming_score")
-"""The largest |ours − theirs| on a metric that solver tolerance is taken to explain; above it, the cell is refitted tightly."""
+"""The largest |ours − theirs| on a metric that solver tolerance is taken to explain; above it, the cell is refitted
+tightly."""
 TIGHT = {"tol": 1e-10, "max_iter": 10_000}
 """Base-learner parameters of the tight refit: both sides solved far below the default tolerance."""
 INSTALL_HINT = "install the cross-check's extra: pip install -e '.[crosscheck]'"
@@ -128,8 +129,11 @@ def crosscheck_config(setting: str, datasets, methods=METHODS, splits: int = 3, 
     sensitivity = load_sensitivity(config_dir / "sensitivity.yaml")
     chosen = sensitivity.setting(setting)
     if chosen.preprocess:
-        raise UserError(f"setting '{setting}' preprocesses inputs inside the method; the cross-check compares plain base learners",
-                        path=sensitivity.source, hint=f"choose one of {', '.join(SETTINGS)}")
+        raise UserError(
+            f"setting '{setting}' preprocesses inputs inside the method; the cross-check compares plain base learners",
+            path=sensitivity.source,
+            hint=f"choose one of {', '.join(SETTINGS)}",
+        )
     paper = chosen.load(config_dir / "paper.yaml", splits=splits)
     known = {spec.name: spec for spec in paper.methods}
     extra = [m for m in methods if m not in known]
@@ -145,9 +149,13 @@ def stored_scores(path=STORED_UNITS) -> dict:
     path = Path(path)
     if not path.exists():
         return {}
-    units = pd.read_csv(path, usecols=["dataset_sha256", "params_hash", "split", "status", "exact_match", "hamming_score"])
+    units = pd.read_csv(
+        path, usecols=["dataset_sha256", "params_hash", "split", "status", "exact_match", "hamming_score"]
+    )
     units = units[units["status"] == "ok"]
-    return {(r.dataset_sha256, r.params_hash, int(r.split)): (r.exact_match, r.hamming_score) for r in units.itertuples()}
+    return {
+        (r.dataset_sha256, r.params_hash, int(r.split)): (r.exact_match, r.hamming_score) for r in units.itertuples()
+    }
 
 
 def _dense(predicted) -> np.ndarray:
@@ -183,7 +191,8 @@ def fit_theirs(build: Callable, base_spec, X, Y, split: Split) -> tuple[np.ndarr
 
 
 def _unconverged(models, n_labels: int) -> np.ndarray | None:
-    """Per label (split order), whether its logistic model stopped at ``max_iter``; None where models are not per label."""
+    """Per label (split order), whether its logistic model stopped at ``max_iter``; None where models are not per
+    label."""
     if len(models) != n_labels:
         return None
     return np.array([m is not None and int(np.max(m.n_iter_)) >= m.max_iter for m in models])
@@ -253,13 +262,22 @@ def run_crosscheck(
             config = crosscheck_config(setting, names, methods, n_splits, config_dir)
             plans, unavailable = load_datasets(config, data_dir)
             if unavailable:
-                raise UserError(f"dataset(s) not available: {', '.join(unavailable)}", hint="put their ARFF files in datasets/")
+                raise UserError(
+                    f"dataset(s) not available: {', '.join(unavailable)}", hint="put their ARFF files in datasets/"
+                )
             for plan in plans:
                 for split in plan.splits:
                     for method in config.methods:
                         if progress:
                             progress(f"{setting} {plan.name} split {split.index} {method.label}")
-                        rows += method_rows(setting, plan, split, method, split.method_seed, stored.get((plan.sha256, method.params_hash, split.index)))
+                        rows += method_rows(
+                            setting,
+                            plan,
+                            split,
+                            method,
+                            split.method_seed,
+                            stored.get((plan.sha256, method.params_hash, split.index)),
+                        )
     return pd.DataFrame(rows)
 
 
@@ -282,18 +300,36 @@ def method_rows(setting: str, plan, split, method, seed: int | None, stored) -> 
         theirs, models, seconds = _quietly(fit_theirs, build, method.resolved["base"], X, Y, split)
         row = compare_cell(Y[split.test], ours.predicted, theirs, _unconverged(models, Y.shape[1]), split.label_order)
         same = ours.predicted == theirs
-        margin = np.nan if method.name == "LP" else boundary_margin(ours.scores, same, split.label_order, method.name == "CC")
+        margin = (
+            np.nan
+            if method.name == "LP"
+            else boundary_margin(ours.scores, same, split.label_order, method.name == "CC")
+        )
         tight = np.nan
         if max(abs(row[f"ours_{m}"] - row[f"theirs_{m}"]) for m in METRICS) > TOLERANCE:
             strict_ours = strict_ours or _quietly(fit_unit, X, Y, split, strict, seed, with_scores=False)
-            tight = float(np.mean(strict_ours.predicted == _quietly(fit_theirs, build, strict.resolved["base"], X, Y, split)[0]))
-        rows.append({
-            "setting": setting, "dataset": plan.name, "split": split.index, "method": method.label, "implementation": implementation,
-            "test_rows": len(split.test), "labels": Y.shape[1], "constant_labels": int(np.sum(np.ptp(Y[split.train], axis=0) == 0)),
-            **row, "boundary_margin": margin, "tight_agreement": tight,
-            "stored_exact_match": np.nan if stored is None else stored[0], "stored_hamming_score": np.nan if stored is None else stored[1],
-            "ours_seconds": ours.train_seconds + ours.test_seconds, "theirs_seconds": seconds,
-        })
+            tight = float(
+                np.mean(strict_ours.predicted == _quietly(fit_theirs, build, strict.resolved["base"], X, Y, split)[0])
+            )
+        rows.append(
+            {
+                "setting": setting,
+                "dataset": plan.name,
+                "split": split.index,
+                "method": method.label,
+                "implementation": implementation,
+                "test_rows": len(split.test),
+                "labels": Y.shape[1],
+                "constant_labels": int(np.sum(np.ptp(Y[split.train], axis=0) == 0)),
+                **row,
+                "boundary_margin": margin,
+                "tight_agreement": tight,
+                "stored_exact_match": np.nan if stored is None else stored[0],
+                "stored_hamming_score": np.nan if stored is None else stored[1],
+                "ours_seconds": ours.train_seconds + ours.test_seconds,
+                "theirs_seconds": seconds,
+            }
+        )
     return rows
 
 
@@ -302,7 +338,9 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=Path("results/crosscheck.csv"))
     parser.add_argument("--splits", type=int, default=3, help="splits of each small dataset (default 3)")
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--larger", nargs="*", default=[], help=f"datasets run on split 0 only, e.g. {' '.join(LARGER_DATASETS)}")
+    parser.add_argument(
+        "--larger", nargs="*", default=[], help=f"datasets run on split 0 only, e.g. {' '.join(LARGER_DATASETS)}"
+    )
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS))
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--quiet", action="store_true")

@@ -57,7 +57,10 @@ def stored_blas_note(frame: pd.DataFrame, run_json=STORED_UNITS.parent / "run.js
     gaps = units[[f"stored_gap_{m}" for m in METRICS]].max(axis=1).dropna()
     if gaps.empty:
         return "No cell has a stored unit to compare the refit with."
-    text = f"Our refit vs the stored unit ({STORED_UNITS}): {len(gaps)} units, {int((gaps > 0).sum())} differ, by at most {gaps.max():.4f}"
+    text = (
+        f"Our refit vs the stored unit ({STORED_UNITS}): {len(gaps)} units, {int((gaps > 0).sum())} differ, "
+        f"by at most {gaps.max():.4f}"
+    )
     path = Path(run_json)
     if path.exists():
         stored = _architectures(json.loads(path.read_text()).get("backend", {}).get("blas", {}).get("libraries", []))
@@ -71,7 +74,9 @@ def _architectures(libraries) -> str:
     return "/".join(sorted({str(lib.get("architecture")) for lib in libraries if lib.get("user_api") == "blas"}))
 
 
-def crosscheck_table(frame: pd.DataFrame, tolerance: float = TOLERANCE, wall_seconds: float | None = None, machine_note: str = "") -> str:
+def crosscheck_table(
+    frame: pd.DataFrame, tolerance: float = TOLERANCE, wall_seconds: float | None = None, machine_note: str = ""
+) -> str:
     """The Markdown table: one row per setting, method and other implementation, then notes.
 
     ``machine_note`` (:func:`stored_blas_note`, made when the cross-check runs) compares the
@@ -80,11 +85,30 @@ def crosscheck_table(frame: pd.DataFrame, tolerance: float = TOLERANCE, wall_sec
     frame = with_gaps(frame)
     rows = []
     for (setting, method, implementation), group in frame.groupby(["setting", "method", "implementation"], sort=False):
-        rows.append([
-            setting, method, implementation, len(group), group["gap_exact_match"].max(), group["gap_hamming_score"].max(),
-            group["agreement"].mean(), group["agreement"].min(), disagreement_reason(group, tolerance),
-        ])
-    headers = ["setting", "ours", "theirs", "cells", "max |Δ| exact match", "max |Δ| Hamming", "mean agreement", "min agreement", "why"]
+        rows.append(
+            [
+                setting,
+                method,
+                implementation,
+                len(group),
+                group["gap_exact_match"].max(),
+                group["gap_hamming_score"].max(),
+                group["agreement"].mean(),
+                group["agreement"].min(),
+                disagreement_reason(group, tolerance),
+            ]
+        )
+    headers = [
+        "setting",
+        "ours",
+        "theirs",
+        "cells",
+        "max |Δ| exact match",
+        "max |Δ| Hamming",
+        "mean agreement",
+        "min agreement",
+        "why",
+    ]
     notes = [machine_note] if machine_note else []
     datasets = ", ".join(frame["dataset"].unique())
     splits = frame.groupby("dataset")["split"].nunique()
@@ -96,8 +120,13 @@ def crosscheck_table(frame: pd.DataFrame, tolerance: float = TOLERANCE, wall_sec
                      + ", ".join(f"{d} up to {int(n)}" for d, n in constant.items() if n))
     if wall_seconds is not None:
         ours = frame.drop_duplicates(["setting", "dataset", "split", "method"])["ours_seconds"].sum()
-        notes.append(f"Run time: {wall_seconds:.0f} s wall; fits at the default tolerance: ours {ours:.0f} s, theirs {frame['theirs_seconds'].sum():.0f} s.")
-    return tabulate(rows, headers=headers, tablefmt="github", floatfmt=".4f") + "\n\n" + "\n".join(f"- {n}" for n in notes)
+        notes.append(
+            f"Run time: {wall_seconds:.0f} s wall; fits at the default tolerance: ours {ours:.0f} s, "
+            f"theirs {frame['theirs_seconds'].sum():.0f} s."
+        )
+    return (
+        tabulate(rows, headers=headers, tablefmt="github", floatfmt=".4f") + "\n\n" + "\n".join(f"- {n}" for n in notes)
+    )
 
 
 def agreement_ok(frame: pd.DataFrame, methods=("BR", "CC"), tolerance: float = TOLERANCE) -> bool:

@@ -33,7 +33,7 @@ from scipy import sparse
 
 from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.paper.audit import Audit
-from mlhidden.paper.claims import DEVIATION
+from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.evidence import Runs, dataset_means, ok_units
 from mlhidden.paper.reference import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
 from mlhidden.report.formats import markdown_frame
@@ -109,7 +109,9 @@ def trivial_baselines(runs: Runs, name: str = "paper", data_dir=None) -> pd.Data
     if set(stored["method"]) != set(STORED_BASELINES):
         return baseline_scores(runs.record(name), run.unavailable, data_dir)
     means = stored.groupby(["dataset", "method"], sort=False)[["exact_match", "hamming_score"]].mean().reset_index()
-    return means.assign(baseline=means["method"].map(STORED_BASELINES))[["dataset", "baseline", "exact_match", "hamming_score"]]
+    return means.assign(baseline=means["method"].map(STORED_BASELINES))[
+        ["dataset", "baseline", "exact_match", "hamming_score"]
+    ]
 
 
 def baseline_scores(config, unavailable=(), data_dir=None) -> pd.DataFrame:
@@ -139,11 +141,14 @@ def version_mismatches(shapes: pd.DataFrame, paper_shapes: pd.DataFrame) -> dict
     for dataset in shapes.index.intersection(paper_shapes.index):
         ours, theirs = shapes.loc[dataset], paper_shapes.loc[dataset]
         differing = [
-            f"{key} {float(ours[key]):g} (paper {float(theirs[key]):g})" for key in ("n_samples", "n_labels", "n_features")
+            f"{key} {float(ours[key]):g} (paper {float(theirs[key]):g})"
+            for key in ("n_samples", "n_labels", "n_features")
             if abs(float(ours[key]) - float(theirs[key])) > SHAPE_TOLERANCE * float(theirs[key])
         ]
         if abs(float(ours["label_cardinality"]) - float(theirs["label_cardinality"])) > CARDINALITY_TOLERANCE:
-            differing.append(f"cardinality {float(ours['label_cardinality']):.2f} (paper {float(theirs['label_cardinality']):.2f})")
+            differing.append(
+                f"cardinality {float(ours['label_cardinality']):.2f} (paper {float(theirs['label_cardinality']):.2f})"
+            )
         if differing:
             found[dataset] = ", ".join(differing)
     return found
@@ -161,7 +166,10 @@ def shifted_datasets(comparisons: pd.DataFrame, settings_cells: dict) -> dict:
     for key, group in every[every["table"] == "results"].groupby(["table", "metric", "dataset"], sort=False):
         low, high = group["difference"].min(), group["difference"].max()
         if len(group["method"].unique()) > 1 and (high < -DEVIATION or low > DEVIATION):
-            found[key] = f"all {group['method'].nunique()} methods off by {low:+.2f} to {high:+.2f} in the main run and {len(frames) - 1} settings"
+            found[key] = (
+                f"all {group['method'].nunique()} methods off by {low:+.2f} to {high:+.2f} in the main run "
+                f"and {len(frames) - 1} settings"
+            )
     return found
 
 
@@ -175,10 +183,14 @@ def setting_agreement(comparisons: pd.DataFrame, settings_cells: dict) -> pd.Dat
         if len(off):
             rows.append([name, float(off.mean()), float((off <= DEVIATION).mean()), len(off)])
     frame = pd.DataFrame(rows, columns=["setting", "mean_abs_difference", "share_within", "cells"])
-    return frame.sort_values(["mean_abs_difference", "share_within"], ascending=[True, False], kind="stable").reset_index(drop=True)
+    return frame.sort_values(
+        ["mean_abs_difference", "share_within"], ascending=[True, False], kind="stable"
+    ).reset_index(drop=True)
 
 
-def diagnose(comparisons: pd.DataFrame, settings_cells: dict, audit: Audit, mismatches: dict, standard_errors: pd.DataFrame) -> pd.DataFrame:
+def diagnose(
+    comparisons: pd.DataFrame, settings_cells: dict, audit: Audit, mismatches: dict, standard_errors: pd.DataFrame
+) -> pd.DataFrame:
     """One category and its evidence per flagged cell of :data:`DIAGNOSED_TABLES`.
 
     Parameters
@@ -200,7 +212,10 @@ def diagnose(comparisons: pd.DataFrame, settings_cells: dict, audit: Audit, mism
     agreement = setting_agreement(comparisons, settings_cells)
     best, best_cells = "", pd.Series(dtype=float)
     if len(agreement):
-        best = f"{agreement.at[0, 'setting']}, the setting closest to the paper overall (mean |Δ| {agreement.at[0, 'mean_abs_difference']:.3f})"
+        best = (
+            f"{agreement.at[0, 'setting']}, the setting closest to the paper overall "
+            f"(mean |Δ| {agreement.at[0, 'mean_abs_difference']:.3f})"
+        )
         best_cells = (
             settings_cells[agreement.at[0, "setting"]].merge(comparisons[CELL_KEY + ["paper"]], on=CELL_KEY)
             .assign(off=lambda f: (f["ours"] - f["paper"]).abs()).set_index(CELL_KEY)["off"]
@@ -221,7 +236,10 @@ def diagnose(comparisons: pd.DataFrame, settings_cells: dict, audit: Audit, mism
         elif off <= DEVIATION:
             category, why = SETTING_DEPENDENT, f"{off:.3f} off under {best}"
         else:
-            category, why = UNEXPLAINED, f"{off:.3f} off under {best}" if best and not np.isnan(off) else "no setting to compare"
+            category, why = (
+                UNEXPLAINED,
+                f"{off:.3f} off under {best}" if best and not np.isnan(off) else "no setting to compare",
+            )
         if shift and category != DEFECTIVE:
             why += f"; {shift} (no file difference measured)"
         rows.append([*key, row.ours, row.paper, category, why])
@@ -239,14 +257,15 @@ def deviations_markdown(diagnoses: pd.DataFrame, baselines: pd.DataFrame, agreem
     counts = category_counts(diagnoses)
     parts = [
         "## Every deviation, diagnosed\n\n",
-        f"Each cell of Tables 'results', 3 and 4 that differs from the paper's by more than {DEVIATION}, with the paper's "
-        "value outside our 95 % interval (a flagged cell), is put in the first category that applies "
+        f"Each cell of Tables 'results', 3 and 4 that differs from the paper's by more than {DEVIATION}, "
+        "with the paper's value outside our 95 % interval (a flagged cell), is put in the first category that applies "
         "(`mlhidden/paper/deviations.py` states the rules): the audit of the paper's numbers found a defect in the "
-        "value or its run that explains the difference (see 'Audit of the paper's numbers'); our file differs from the "
-        "paper's table of datasets (shape or label cardinality, measured); the difference is within two standard errors "
-        f"of our mean; under the one setting of the sensitivity study ({len(agreement)} finished) that matches the paper "
-        f"best overall, the value is within {DEVIATION}; or unexplained.\n\n",
-        markdown_frame(counts.rename("cells").to_frame(), "Category"), f"\nIn all {len(diagnoses)} cells.\n\n",
+        "value or its run that explains the difference (see 'Audit of the paper's numbers'); our file differs from "
+        "the paper's table of datasets (shape or label cardinality, measured); the difference is within two "
+        f"standard errors of our mean; under the one setting of the sensitivity study ({len(agreement)} finished) "
+        f"that matches the paper best overall, the value is within {DEVIATION}; or unexplained.\n\n",
+        markdown_frame(counts.rename("cells").to_frame(), "Category"),
+        f"\nIn all {len(diagnoses)} cells.\n\n",
     ]
     if len(agreement):
         shown = agreement.assign(
@@ -259,13 +278,23 @@ def deviations_markdown(diagnoses: pd.DataFrame, baselines: pd.DataFrame, agreem
             markdown_frame(shown.set_index("setting"), "Setting"), "\n",
         ]
     if not baselines.empty:
-        shown = baselines.pivot_table(index="dataset", columns="baseline", values="hamming_score", sort=False).map(lambda v: f"{v:.3f}")
-        exact = baselines.pivot_table(index="dataset", columns="baseline", values="exact_match", sort=False).map(lambda v: f"{v:.3f}")
+        shown = baselines.pivot_table(index="dataset", columns="baseline", values="hamming_score", sort=False).map(
+            lambda v: f"{v:.3f}"
+        )
+        exact = baselines.pivot_table(index="dataset", columns="baseline", values="exact_match", sort=False).map(
+            lambda v: f"{v:.3f}"
+        )
         parts += [
             "Trivial baselines on the paper run's splits (Hamming score / exact match; the mean over the splits):\n\n",
             markdown_frame(shown + " / " + exact, "Dataset"), "\n",
         ]
     if not diagnoses.empty:
-        shown = diagnoses.assign(ours=diagnoses["ours"].map(lambda v: f"{v:.2f}"), paper=diagnoses["paper"].map(lambda v: f"{v:.2f}"))
-        parts += ["<details><summary>Every diagnosed cell</summary>\n\n", markdown_frame(shown.set_index("table"), "Table"), "\n</details>\n"]
+        shown = diagnoses.assign(
+            ours=diagnoses["ours"].map(lambda v: f"{v:.2f}"), paper=diagnoses["paper"].map(lambda v: f"{v:.2f}")
+        )
+        parts += [
+            "<details><summary>Every diagnosed cell</summary>\n\n",
+            markdown_frame(shown.set_index("table"), "Table"),
+            "\n</details>\n",
+        ]
     return "".join(parts)

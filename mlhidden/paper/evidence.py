@@ -37,7 +37,7 @@ from mlhidden.report.uncertainty import t_interval
 class Runs:
     """The reproduction's run directories under one folder, each read on first use.
 
-    ``runs[name]`` is the :class:`~mlhidden.experiment.store.RunResults` of ``<folder>/<name>``
+    ``runs[name]`` is the :class:`~mlhidden.experiment.run_results.RunResults` of ``<folder>/<name>``
     with its units in table order, or None when that run has no store.
     """
 
@@ -90,7 +90,9 @@ def logical_splits(runs: Runs) -> pd.DataFrame | None:
     if run is None:
         return None
     units = ok_units(run)
-    return units[units["method"].isin(LOGICAL_MODELS)][["method", "split", "exact_match", "hamming_score"]].reset_index(drop=True)
+    return units[units["method"].isin(LOGICAL_MODELS)][["method", "split", "exact_match", "hamming_score"]].reset_index(
+        drop=True
+    )
 
 
 def logical_table(runs: Runs) -> pd.DataFrame | None:
@@ -101,7 +103,11 @@ def logical_table(runs: Runs) -> pd.DataFrame | None:
     rows = {}
     for model in LOGICAL_MODELS:
         chosen = splits[splits["method"] == model]
-        rows[model] = {"exact_match": chosen["exact_match"].mean(), "hamming_score": chosen["hamming_score"].mean(), "n_splits": len(chosen)}
+        rows[model] = {
+            "exact_match": chosen["exact_match"].mean(),
+            "hamming_score": chosen["hamming_score"].mean(),
+            "n_splits": len(chosen),
+        }
     return pd.DataFrame(rows).T.astype({"n_splits": int})
 
 
@@ -158,7 +164,9 @@ def chain_splits(runs: Runs, name: str = "paper", dataset: str = "Medical") -> p
     if accuracy is None or dataset not in set(accuracy["dataset"]):
         return None
     chosen = accuracy[accuracy["dataset"] == dataset]
-    return pd.DataFrame({"line": chosen["method"], "split": chosen["split"], "x": chosen["position"] + 1, "value": chosen["accuracy"]})
+    return pd.DataFrame(
+        {"line": chosen["method"], "split": chosen["split"], "x": chosen["position"] + 1, "value": chosen["accuracy"]}
+    )
 
 
 def chain_accuracy(runs: Runs, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
@@ -239,7 +247,12 @@ def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataF
     """
     splits = sweep_splits(units, record, metric)
     keys = ["panel", "line", "parameter", "x"]
-    frame = splits.groupby(keys, sort=False)["value"].agg(["mean", "std", "size"]).reset_index().rename(columns={"size": "n"})
+    frame = (
+        splits.groupby(keys, sort=False)["value"]
+        .agg(["mean", "std", "size"])
+        .reset_index()
+        .rename(columns={"size": "n"})
+    )
     frame = frame.astype({"mean": float, "std": float, "n": int})
     panel_order = list(dict.fromkeys(spec.group for spec in record.datasets))
     line_order = list(dict.fromkeys(spec.group for spec in record.methods))
@@ -265,10 +278,15 @@ def ranked_methods(run) -> list:
 def gather_evidence(runs: Runs) -> Evidence:
     """Everything :mod:`mlhidden.paper.claims` needs, read from the runs' stores and refits."""
     fields: dict[str, Any] = {
-        "logical": logical_table(runs), "logical_splits": logical_splits(runs), "synthetic": synthetic_table(runs),
-        "synthetic_datasets": synthetic_datasets(runs), "hidden_nodes": run_sweep(runs, "hidden_nodes"),
-        "hidden_nodes_splits": run_sweep(runs, "hidden_nodes", per_split=True), "label_count": run_sweep(runs, "label_count"),
-        "label_count_splits": run_sweep(runs, "label_count", per_split=True), "medical_chain": chain_accuracy(runs),
+        "logical": logical_table(runs),
+        "logical_splits": logical_splits(runs),
+        "synthetic": synthetic_table(runs),
+        "synthetic_datasets": synthetic_datasets(runs),
+        "hidden_nodes": run_sweep(runs, "hidden_nodes"),
+        "hidden_nodes_splits": run_sweep(runs, "hidden_nodes", per_split=True),
+        "label_count": run_sweep(runs, "label_count"),
+        "label_count_splits": run_sweep(runs, "label_count", per_split=True),
+        "medical_chain": chain_accuracy(runs),
         "medical_chain_splits": chain_splits(runs),
     }
     paper = runs["paper"]
@@ -281,7 +299,9 @@ def gather_evidence(runs: Runs) -> Evidence:
         units = ok_units(paper)
         units = units[units["dataset"].isin(times.ranked_datasets) & units["method"].isin(methods)]
         fields.update(
-            paper_ranks=ranks, paper_times=times.means.loc[times.ranked_datasets], paper_sizes=runs.shapes("paper")["n_samples"],
+            paper_ranks=ranks,
+            paper_times=times.means.loc[times.ranked_datasets],
+            paper_sizes=runs.shapes("paper")["n_samples"],
             paper_time_splits=units[["dataset", "method", "split", "total_seconds"]].reset_index(drop=True),
         )
     if runs["label_count"] is not None:
@@ -290,7 +310,12 @@ def gather_evidence(runs: Runs) -> Evidence:
 
 
 def rank_summary(table) -> RankSummary:
-    """A :class:`RankSummary` of a metric table: its average ranks and the Friedman test's p over its ranked datasets."""
+    """A :class:`RankSummary` of a metric table: its average ranks and the Friedman test's p over its ranked
+    datasets."""
     ranked = table.ranked_datasets
-    friedman = friedman_test(table.ranks.loc[ranked].to_numpy()).p_value if len(ranked) >= 2 and len(table.methods) >= 2 else 1.0
+    friedman = (
+        friedman_test(table.ranks.loc[ranked].to_numpy()).p_value
+        if len(ranked) >= 2 and len(table.methods) >= 2
+        else 1.0
+    )
     return RankSummary(table.avg_rank.sort_values(kind="stable"), len(ranked), friedman)

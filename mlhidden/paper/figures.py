@@ -60,13 +60,17 @@ def plot_synthetic_2d(datasets, path_stem, *, max_points: int = 600) -> list:
     regions, points = ListedColormap(REGION_COLOURS), ListedColormap(POINT_COLOURS)
     for ax, (title, data) in zip(axes, datasets):
         if data.n_features != 2 or data.n_labels != 2:
-            raise ValueError(f"{title}: a 2-D plot needs D = 2 and L = 2, not D = {data.n_features}, L = {data.n_labels}")
+            raise ValueError(
+                f"{title}: a 2-D plot needs D = 2 and L = 2, not D = {data.n_features}, L = {data.n_labels}"
+            )
         _, network = draw_network(**data.params)
         mesh_x, mesh_y, grid = _grid(data.X)
         truth = _label_vector_codes(network.labels(grid)).reshape(mesh_x.shape)
         ax.pcolormesh(mesh_x, mesh_y, truth, cmap=regions, vmin=-0.5, vmax=3.5, shading="auto", rasterized=True)
         shown = slice(0, max_points)
-        ax.scatter(*data.X[shown].T, c=_label_vector_codes(data.Y[shown]), cmap=points, vmin=-0.5, vmax=3.5, s=7, linewidths=0)
+        ax.scatter(
+            *data.X[shown].T, c=_label_vector_codes(data.Y[shown]), cmap=points, vmin=-0.5, vmax=3.5, s=7, linewidths=0
+        )
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("$x_1$")
         ax.set_ylabel("$x_2$")

@@ -14,7 +14,8 @@ import pandas as pd
 
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
-from mlhidden.paper.claims import DEVIATION, FAILS, HOLDS, decide_claims
+from mlhidden.paper.claim_terms import DEVIATION
+from mlhidden.paper.claims import FAILS, HOLDS, decide_claims
 from mlhidden.paper.evidence import Runs, gather_evidence
 from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, read_run_log, reference_results
 from mlhidden.paper.report_pool import Job, run_jobs
@@ -43,7 +44,9 @@ def claims_section(claims: list) -> HtmlSection:
         f"<td class='text note'>{esc(c.deciding)}</td><td class='text note'>{esc(c.evidence)}</td></tr>"
         for i, c in enumerate(claims)
     )
-    head = "".join(f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers"))
+    head = "".join(
+        f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers")
+    )
     return HtmlSection(
         "claims",
         "Claims",

@@ -62,7 +62,11 @@ def era_differences(base: Mapping, preprocess) -> list[str]:
         if name != learner:
             differences.append(f"{learner} replaced by {name}")
             continue
-        differences += [f"{learner} {key}={params.get(key)!r} (era: {value!r})" for key, value in era.items() if params.get(key) != value]
+        differences += [
+            f"{learner} {key}={params.get(key)!r} (era: {value!r})"
+            for key, value in era.items()
+            if params.get(key) != value
+        ]
     return differences
 
 

@@ -21,7 +21,7 @@ from mlhidden.experiment.store import load_results
 from mlhidden.experiment.units import fit_unit
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
 from mlhidden.paper.report_pool import Job, run_jobs
-from mlhidden.report.formats import write_frame
+from mlhidden.report.csv_files import write_frame
 
 LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "accuracy", "exact_match"]
 

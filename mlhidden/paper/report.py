@@ -41,17 +41,17 @@ from mlhidden.paper.sections import (
     COMPARISON_COLUMNS,
     Section,
     flag_counts,
-    logical_section,
     medical_section,
     results_section,
     significance_section,
     sweep_section,
-    synthetic_2d_section,
-    synthetic_section,
 )
-from mlhidden.paper.sensitivity_report import settings_section, synthetic_variants_markdown
+from mlhidden.paper.sensitivity_report import settings_section
 from mlhidden.paper.summary import answer_paragraph, claims_detail, claims_summary_table
-from mlhidden.report.formats import pipe_table, write_frame
+from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_section, synthetic_section
+from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
+from mlhidden.report.csv_files import write_frame
+from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose
 from mlhidden.report.uncertainty import RULE
 
@@ -79,13 +79,21 @@ def crosscheck_section(out_dir: Path) -> str:
     lines = ["## A second implementation: scikit-multilearn and scikit-learn\n"]
     path = out_dir / CROSSCHECK_FILE
     if not path.is_file():
-        return "\n".join([*lines, f"Not run for this folder: `python -m mlhidden.paper.crosscheck --out FOLDER/{CROSSCHECK_FILE}` writes it.\n"])
+        return "\n".join(
+            [
+                *lines,
+                "Not run for this folder: "
+                f"`python -m mlhidden.paper.crosscheck --out FOLDER/{CROSSCHECK_FILE}` writes it.\n",
+            ]
+        )
     frame = pd.read_csv(path)
     gaps = with_gaps(frame)
     worst = gaps.groupby("method")[["gap_exact_match", "gap_hamming_score"]].max().max(axis=1)
     lines += [
-        f"The same splits fitted by our methods and by other libraries' with the same base learner (`{CROSSCHECK_FILE}`). "
-        "The largest disagreement in a cell, per method: " + ", ".join(f"{method} {gap:.4f}" for method, gap in worst.items()) + ".\n",
+        "The same splits fitted by our methods and by other libraries' with the same base learner "
+        f"(`{CROSSCHECK_FILE}`). The largest disagreement in a cell, per method: "
+        + ", ".join(f"{method} {gap:.4f}" for method, gap in worst.items())
+        + ".\n",
         crosscheck_table(frame) + "\n",
     ]
     return "\n".join(lines)
@@ -98,24 +106,32 @@ def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
     different file from a different method.
     """
     lines = ["## Where our numbers differ, and what we know about why\n"]
-    paper_shapes = reference[reference["table"] == "datasets"].pivot_table(index="dataset", columns="metric", values="value", sort=False)
+    paper_shapes = reference[reference["table"] == "datasets"].pivot_table(
+        index="dataset", columns="metric", values="value", sort=False
+    )
     run = runs["paper"]
     if run is not None:
         shapes = runs.shapes("paper")
         for dataset in run.datasets:
             if dataset in run.unavailable:
-                lines.append(f"- **{dataset}**: {run.unavailable[dataset]}; the paper's numbers for it have nothing to compare with.")
+                lines.append(
+                    f"- **{dataset}**: {run.unavailable[dataset]}; "
+                    "the paper's numbers for it have nothing to compare with."
+                )
                 continue
             if dataset not in paper_shapes.index:
                 continue
             ours, theirs = shapes.loc[dataset], paper_shapes.loc[dataset]
             differing = [
-                f"{key} {ours[key]:.{2 if key == 'label_cardinality' else 0}f} (paper {theirs[key]:.{2 if key == 'label_cardinality' else 0}f})"
+                f"{key} {ours[key]:.{2 if key == 'label_cardinality' else 0}f} "
+                f"(paper {theirs[key]:.{2 if key == 'label_cardinality' else 0}f})"
                 for key in ("n_samples", "n_labels", "n_features", "label_cardinality")
                 if abs(float(ours[key]) - float(theirs[key])) > (0.005 if key == "label_cardinality" else 0)
             ]
             if differing:
-                lines.append(f"- **{dataset}**: our file differs from the paper's dataset table: {', '.join(differing)}.")
+                lines.append(
+                    f"- **{dataset}**: our file differs from the paper's dataset table: {', '.join(differing)}."
+                )
         bases = sorted({json.dumps(m.base, sort_keys=True) for m in runs.record("paper").methods if m.base})
         lines.append(
             "- **Base learners** (scikit-learn " + package_versions().get("scikit-learn", "?") + "): "
@@ -175,8 +191,15 @@ def run_information(out_dir: Path, runs: Runs) -> str:
         if log.get("setting"):
             setting = log["setting"]
             about = f": {setting['about']}" if setting.get("about") else ""
-            chosen_by = "named by the primary rule" if setting.get("is_primary", True) else "asked for with `--setting`, not the one the primary rule names"
-            lines.append(f"Base learners: setting **{setting['name']}** of `configs/sensitivity.yaml` ({chosen_by}){about}; see 'The primary setting'.\n")
+            chosen_by = (
+                "named by the primary rule"
+                if setting.get("is_primary", True)
+                else "asked for with `--setting`, not the one the primary rule names"
+            )
+            lines.append(
+                f"Base learners: setting **{setting['name']}** of `configs/sensitivity.yaml` ({chosen_by}){about}; "
+                "see 'The primary setting'.\n"
+            )
     rows = []
     for name in PAPER_CONFIGS:
         run = runs[name]
@@ -184,10 +207,17 @@ def run_information(out_dir: Path, runs: Runs) -> str:
             continue
         wall = (log or {}).get("runs", {}).get(name, {}).get("wall_seconds")
         ok = run.units["status"] == OK
-        rows.append([
-            name, f"{len(run.units)}", f"{int((~ok).sum())}", f"{run.missing}", _duration(wall) if wall is not None else "-",
-            _duration(float(run.units["total_seconds"].sum())), f"{runs.record(name).splits}",
-        ])
+        rows.append(
+            [
+                name,
+                f"{len(run.units)}",
+                f"{int((~ok).sum())}",
+                f"{run.missing}",
+                _duration(wall) if wall is not None else "-",
+                _duration(float(run.units["total_seconds"].sum())),
+                f"{runs.record(name).splits}",
+            ]
+        )
     lines.append(pipe_table(rows, ["run", "units", "failed", "missing", "wall time", "sum of unit times", "splits"]))
     lines.append(
         "\nA run's wall time adds up the invocations that computed its stored units (a resumed run adds to the "
@@ -225,10 +255,17 @@ def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
 
 
 def deviations_report(
-    runs: Runs, runs_by_setting: dict, comparisons: pd.DataFrame, reference: pd.DataFrame, baselines: pd.DataFrame, audit: Audit,
+    runs: Runs,
+    runs_by_setting: dict,
+    comparisons: pd.DataFrame,
+    reference: pd.DataFrame,
+    baselines: pd.DataFrame,
+    audit: Audit,
 ) -> str:
     """The deviations section: every flagged cell of the main runs diagnosed (:mod:`mlhidden.paper.deviations`)."""
-    paper_shapes = reference[reference["table"] == "datasets"].pivot_table(index="dataset", columns="metric", values="value", sort=False)
+    paper_shapes = reference[reference["table"] == "datasets"].pivot_table(
+        index="dataset", columns="metric", values="value", sort=False
+    )
     mismatches = version_mismatches(runs.shapes("paper"), paper_shapes) if runs["paper"] is not None else {}
     settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
     diagnoses = diagnose(comparisons, settings_cells, audit, mismatches, cell_values(runs))
@@ -287,9 +324,9 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
     ]
     if log is not None and log["quick"]:
         header.append(
-            f"**Quick mode**: at most {QUICK.max_splits} splits, only datasets with N x D ≤ {QUICK.max_cells:,}, at most "
-            f"{QUICK.max_sweep_points} points of each dataset sweep. Numbers are rougher than the paper's protocol allows; "
-            "run `make reproduce` for the full experiments.\n"
+            f"**Quick mode**: at most {QUICK.max_splits} splits, only datasets with N x D ≤ {QUICK.max_cells:,}, "
+            f"at most {QUICK.max_sweep_points} points of each dataset sweep. Numbers are rougher than the paper's "
+            "protocol allows; run `make reproduce` for the full experiments.\n"
         )
     header += [
         claims_detail(claims),
@@ -298,10 +335,22 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
         f"`{COMPARISON_FILE}` lists every comparison and the audit of each of the paper's values.\n",
     ]
     body = [
-        sensitivity, audit_markdown(audit), deviations_report(runs, runs_by_setting, comparisons, reference, baselines, audit),
+        sensitivity,
+        audit_markdown(audit),
+        deviations_report(runs, runs_by_setting, comparisons, reference, baselines, audit),
         *(section.markdown for section in sections),
     ]
-    text = wrap_prose("\n".join([*header, *body, crosscheck_section(out_dir), differences_section(runs, reference), run_information(out_dir, runs)]))
+    text = wrap_prose(
+        "\n".join(
+            [
+                *header,
+                *body,
+                crosscheck_section(out_dir),
+                differences_section(runs, reference),
+                run_information(out_dir, runs),
+            ]
+        )
+    )
     report = out_dir / REPORT_FILE
     write_text(report, text)
     return [report, comparison_path, *(path for section in sections for path in section.paths)]

@@ -32,7 +32,14 @@ from mlhidden.experiment.store import load_results, now
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.primary_setting import primary_by_rule
-from mlhidden.paper.reference import LABEL_ACCURACY_FILE, LABEL_ACCURACY_REFITS, PAPER_CONFIGS, QUICK, RUN_LOG_FILE, read_run_log
+from mlhidden.paper.reference import (
+    LABEL_ACCURACY_FILE,
+    LABEL_ACCURACY_REFITS,
+    PAPER_CONFIGS,
+    QUICK,
+    RUN_LOG_FILE,
+    read_run_log,
+)
 from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.paper.report import report_job
 from mlhidden.paper.report_pool import Job, run_jobs
@@ -59,7 +66,9 @@ class Reproduction:
         return sum(summary.n_failed + len(summary.not_run) for summary in self.summaries.values())
 
 
-def paper_configs(config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None) -> list:
+def paper_configs(
+    config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None
+) -> list:
     """Load and validate the paper's configs (all of them, before anything runs), shrunk for ``quick``,
     under ``setting`` if given."""
     config_dir = Path(config_dir)
@@ -151,11 +160,18 @@ def reproduce(
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
         run_started = time.perf_counter()
-        shown_context = progress(config.name, f"stage {stage}/{len(configs)}", estimate) if progress is not None else nullcontext()
+        shown_context = (
+            progress(config.name, f"stage {stage}/{len(configs)}", estimate) if progress is not None else nullcontext()
+        )
         with shown_context as shown:
             summary = run_experiment(
-                config, run_dir, data_dir=data_dir, n_jobs=n_jobs, reuse_from=[folder / config.name for folder in setting_dirs],
-                on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
+                config,
+                run_dir,
+                data_dir=data_dir,
+                n_jobs=n_jobs,
+                reuse_from=[folder / config.name for folder in setting_dirs],
+                on_start=getattr(shown, "start", None),
+                on_unit=getattr(shown, "unit", None),
             )
         result.summaries[config.name] = summary
         if summary.interrupted:
@@ -168,8 +184,12 @@ def reproduce(
         log["runs"][config.name] = {"wall_seconds": wall, "units": summary.unit_counts()}
     result.seconds = time.perf_counter() - started
     log.update(
-        finished_at=now(), invocation_seconds=result.seconds, wall_seconds=sum(r["wall_seconds"] for r in log["runs"].values()),
-        machine=machine(), packages=package_versions(), python=platform.python_version(),
+        finished_at=now(),
+        invocation_seconds=result.seconds,
+        wall_seconds=sum(r["wall_seconds"] for r in log["runs"].values()),
+        machine=machine(),
+        packages=package_versions(),
+        python=platform.python_version(),
     )
     write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
     run_names = [config.name for config in configs]
@@ -212,7 +232,11 @@ def setting_refit_jobs(setting_dirs, data_dir=None) -> list:
         for name, (groups, methods) in LABEL_ACCURACY_REFITS.items():
             run_dir = Path(folder) / name
             record = read_run_json(run_dir)
-            if record is not None and record.get("status") == "finished" and not (run_dir / LABEL_ACCURACY_FILE).is_file():
+            if (
+                record is not None
+                and record.get("status") == "finished"
+                and not (run_dir / LABEL_ACCURACY_FILE).is_file()
+            ):
                 jobs.append(label_accuracy_job(run_dir, groups, methods, data_dir=data_dir))
     return jobs
 

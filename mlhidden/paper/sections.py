@@ -1,5 +1,9 @@
 """REPORT.md's sections on the paper's tables and figures, each next to the paper's numbers.
 
+Here: the tables of the real datasets, their significance tests, the sweeps and Medical's chain. The
+sections on the generated data's tables (Tables 3 and 4, Fig. 'results_syn1') are in
+:mod:`mlhidden.paper.synthetic_sections`; both build their comparison rows with :func:`comparison_row`.
+
 A section takes evidence (:mod:`mlhidden.paper.evidence`), draws its figures through
 :mod:`mlhidden.report.figures`, writes its tables through :mod:`mlhidden.report.formats`, and
 returns a :class:`Section`: its Markdown, the comparison rows it adds to ``comparison.csv`` and the
@@ -14,18 +18,22 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.experiment.status import OK
-from mlhidden.paper.claims import DEVIATION, missing_run
-from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
-from mlhidden.paper.figures import plot_logical, plot_synthetic_2d
-from mlhidden.paper.reference import PAPER_TABLES, SYNTHETIC_2D_BASE_CLASSIFIERS
+from mlhidden.paper.claim_terms import DEVIATION, missing_run
+from mlhidden.paper.evidence import Evidence, Runs, refit_check
+from mlhidden.paper.reference import PAPER_TABLES
 from mlhidden.report.figures import plot_sweep
-from mlhidden.report.formats import format_interval, format_number, format_rank, markdown_escape, markdown_frame, write_table
+from mlhidden.report.formats import (
+    format_interval,
+    format_number,
+    format_rank,
+    markdown_escape,
+    markdown_frame,
+    write_table,
+)
 from mlhidden.report.significance_output import markdown_with_diagram
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import METRICS, metric_table
-from mlhidden.report.uncertainty import interval_of
 
 FLAG = "⚠"
 # The Wilcoxon control of the significance section: the method the paper proposes.
@@ -33,7 +41,17 @@ SIGNIFICANCE_CONTROL = "CCASL+AML"
 # Far below the paper's display precision, far above the rank rounding (tables.RANK_DECIMALS).
 RANK_TIE_BREAK = 1e-9
 COMPARISON_COLUMNS = [
-    "table", "metric", "dataset", "method", "ours", "paper", "difference", "flagged", "ci_low", "ci_high", "beyond_deviation",
+    "table",
+    "metric",
+    "dataset",
+    "method",
+    "ours",
+    "paper",
+    "difference",
+    "flagged",
+    "ci_low",
+    "ci_high",
+    "beyond_deviation",
 ]
 """``comparison.csv``: ``beyond_deviation`` when ours and the paper's differ by more than DEVIATION;
 ``flagged`` when, besides, the paper's value lies outside our 95 % interval [ci_low, ci_high]."""
@@ -48,15 +66,26 @@ class Section:
     paths: list = field(default_factory=list)
 
 
-def _comparison(table, metric, dataset, method, ours, paper, flagged: bool = True, interval=(math.nan, math.nan)) -> dict:
+def comparison_row(
+    table, metric, dataset, method, ours, paper, flagged: bool = True, interval=(math.nan, math.nan)
+) -> dict:
     """One comparison row; a cell with no interval (fewer than two values) is flagged on the difference alone."""
     difference = ours - paper if not (math.isnan(ours) or math.isnan(paper)) else math.nan
     low, high = interval
     beyond = bool(flagged and not math.isnan(difference) and abs(difference) > DEVIATION)
     inside = not (math.isnan(low) or math.isnan(high)) and low <= paper <= high
     return {
-        "table": table, "metric": metric, "dataset": dataset, "method": method, "ours": ours, "paper": paper,
-        "difference": difference, "flagged": beyond and not inside, "ci_low": low, "ci_high": high, "beyond_deviation": beyond,
+        "table": table,
+        "metric": metric,
+        "dataset": dataset,
+        "method": method,
+        "ours": ours,
+        "paper": paper,
+        "difference": difference,
+        "flagged": beyond and not inside,
+        "ci_low": low,
+        "ci_high": high,
+        "beyond_deviation": beyond,
     }
 
 
@@ -72,17 +101,17 @@ def flag_counts(rows) -> str:
     )
 
 
-def _flag_note(rows: list) -> str:
+def flag_note(rows: list) -> str:
     return flag_counts(rows) + "."
 
 
-def _compared(row: dict, digits: int = 2) -> str:
+def compared_cell(row: dict, digits: int = 2) -> str:
     """"ours ± half-width (paper's)" with the flag when the paper's value is both far and outside our interval."""
     ours = format_interval(row["ours"], row["ci_low"], row["ci_high"], digits)
     return f"{ours} ({format_number(row['paper'], digits)})" + (f" {FLAG}" if row["flagged"] else "")
 
 
-def _interval_columns(comparisons: list, index: list, key: str) -> dict:
+def interval_columns(comparisons: list, index: list, key: str) -> dict:
     """``{"<metric> ci_low": [...], "<metric> ci_high": [...]}`` in ``index`` order, from a section's comparison rows.
 
     ``key`` says what a row of the table is: "method" (one dataset) or "kind_method" ((dataset, method) pairs).
@@ -90,14 +119,16 @@ def _interval_columns(comparisons: list, index: list, key: str) -> dict:
     columns: dict[str, list] = {}
     for metric in dict.fromkeys(row["metric"] for row in comparisons):
         by_row = {
-            (row["dataset"], row["method"]) if key == "kind_method" else row["method"]: row for row in comparisons if row["metric"] == metric
+            (row["dataset"], row["method"]) if key == "kind_method" else row["method"]: row
+            for row in comparisons
+            if row["metric"] == metric
         }
         for bound in ("ci_low", "ci_high"):
             columns[f"{metric} {bound}"] = [by_row[i][bound] if i in by_row else math.nan for i in index]
     return columns
 
 
-def _relative(path: Path, root: Path) -> str:
+def relative_link(path: Path, root: Path) -> str:
     return Path(path).relative_to(root).as_posix()
 
 
@@ -122,12 +153,15 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         "value is also outside our interval. The average rank is over the "
         "datasets we ranked; the paper's is recomputed from its per-dataset ranks on those same datasets. Every "
         "table of the run, with standard deviations and LaTeX versions: `paper/tables.md`; ranking loss, coverage, "
-        "average precision, one-error, log-loss and ROC AUC from the stored label scores: `paper/score_metrics.md`.\n\n",
+        "average precision, one-error, log-loss and ROC AUC from the stored label scores: "
+        "`paper/score_metrics.md`.\n\n",
     ]
     comparisons = []
     for metric, (table_name, paper_metric) in PAPER_TABLES.items():
         table = metric_table(run.units, metric, run.datasets, run.methods, run.unavailable)
-        paper = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)].set_index(["dataset", "method"])
+        paper = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)].set_index(
+            ["dataset", "method"]
+        )
         rows, table_comparisons = {}, []
         for dataset in table.datasets:
             if dataset in table.unavailable:
@@ -135,15 +169,22 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
                 continue
             cells = []
             for method in table.methods:
-                row = _comparison(
+                row = comparison_row(
                     table_name, paper_metric, dataset, method, table.means.at[dataset, method],
                     paper["value"].get((dataset, method), math.nan), flagged=not table.metric.is_time,
                     interval=(table.ci_low.at[dataset, method], table.ci_high.at[dataset, method]),
                 )
                 table_comparisons.append(row)
-                value = _format_metric(table, row["ours"]) if table.metric.is_time else format_interval(row["ours"], row["ci_low"], row["ci_high"])
+                value = (
+                    _format_metric(table, row["ours"])
+                    if table.metric.is_time
+                    else format_interval(row["ours"], row["ci_low"], row["ci_high"])
+                )
                 ours = f"{value} {format_rank(table.ranks.at[dataset, method])}"
-                theirs = f"{format_number(row['paper'], 0 if table.metric.is_time else 2)} {format_rank(paper['rank'].get((dataset, method), math.nan))}"
+                theirs = (
+                    f"{format_number(row['paper'], 0 if table.metric.is_time else 2)} "
+                    f"{format_rank(paper['rank'].get((dataset, method), math.nan))}"
+                )
                 cells.append(f"{ours} ({theirs})" + (f" {FLAG}" if row["flagged"] else ""))
             rows[dataset] = cells
         paper_ranks = paper["rank"].unstack("method").reindex(index=table.ranked_datasets, columns=list(table.methods))
@@ -151,9 +192,14 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         comparisons += table_comparisons
         parts.append(f"### {table.metric.title} (Table '{table_name}')\n\n")
         if table.metric.is_time:
-            parts.append("Train plus test seconds per unit; the paper's come from another machine, so compare ranks and ratios.\n\n")
-        parts.append(markdown_frame(pd.DataFrame.from_dict(rows, orient="index", columns=list(table.methods)), "Dataset"))
-        parts.append("\n" if table.metric.is_time else f"\n{_flag_note(table_comparisons)}\n\n")
+            parts.append(
+                "Train plus test seconds per unit; the paper's come from another machine, "
+                "so compare ranks and ratios.\n\n"
+            )
+        parts.append(
+            markdown_frame(pd.DataFrame.from_dict(rows, orient="index", columns=list(table.methods)), "Dataset")
+        )
+        parts.append("\n" if table.metric.is_time else f"\n{flag_note(table_comparisons)}\n\n")
     return Section("".join(parts), comparisons)
 
 
@@ -224,126 +270,15 @@ def significance_section(runs: Runs, reference: pd.DataFrame, figures_dir: Path)
     return Section("".join(parts + theirs), paths=paths + drawn)
 
 
-def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:
-    """Table 3 on the Logical problem, ours next to the paper's, with a figure of the problem itself."""
-    title = "## Table 3: the Logical problem\n\n"
-    table = evidence.logical
-    if table is None:
-        return Section(title + f"Not run: {missing_run('logical')}.\n")
-    splits = evidence.logical_splits if evidence.logical_splits is not None else pd.DataFrame(columns=["method", *METRICS])
-    paper = reference[reference["table"] == "logical"].set_index(["metric", "method"])["value"]
-    metrics = {"hamming_score": "Hamming score", "exact_match": "Exact match"}
-    comparisons = []
-    compared: dict[str, list] = {}
-    ours: dict[str, list] = {}
-    for model in table.index:
-        compared[model], ours[model] = [], []
-        for metric in metrics:
-            values = splits.loc[splits["method"] == model, metric]
-            row = _comparison(
-                "logical", metric, "Logical", model, table.at[model, metric], paper.get((metric, model), math.nan), interval=interval_of(values)[1:],
-            )
-            comparisons.append(row)
-            compared[model].append(_compared(row))
-            ours[model].append(format_number(row["ours"]))
-        compared[model].append(str(table.at[model, "n_splits"]))
-        ours[model].append(str(table.at[model, "n_splits"]))
-    index = [*metrics.values(), "splits"]
-    paths = plot_logical(figures_dir / "logical")
-    numbers = table.assign(**_interval_columns(comparisons, list(table.index), "method"))
-    paths += write_table(numbers, pd.DataFrame(ours, index=index), tables_dir / "logical", "Table 3: the Logical problem (ours)", "Metric")
-    text = (
-        title
-        + f"![The Logical problem]({_relative(paths[0], figures_dir.parent)})\n\n"
-        + "Ours (the paper's in parentheses). The labels keep their order (OR, AND, XOR) in every split: CC (b) "
-        "chains XOR last, after OR and AND; CC (c) and PCC (c) chain XOR first (PCC with exact inference). "
-        "`splits` counts the splits behind each column; ± is the half-width of the 95 % t-interval over them.\n\n"
-        + markdown_frame(pd.DataFrame(compared, index=index), "Metric") + "\n" + _flag_note(comparisons) + "\n"
-    )
-    return Section(text, comparisons, paths)
-
-
-def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Path) -> Section:
-    """Table 4: per kind of synthetic data and method, the mean over datasets, next to the paper's."""
-    title = "## Table 4: synthetic data\n\n"
-    table = evidence.synthetic
-    if table is None:
-        return Section(title + f"Not run: {missing_run('synthetic')}.\n")
-    paper = reference[reference["table"] == "synthetic"].set_index(["dataset", "metric", "method"])["value"]
-    datasets = evidence.synthetic_datasets
-    comparisons, rows = [], []
-    for (kind, method), values in table.iterrows():
-        cells = []
-        for metric in ("exact_match", "hamming_score"):
-            over = datasets[(datasets["kind"] == kind) & (datasets["method"] == method)][metric] if datasets is not None else []
-            row = _comparison(
-                "synthetic", metric, kind, method, values[metric], paper.get((kind, metric, method), math.nan), interval=interval_of(over)[1:],
-            )
-            comparisons.append(row)
-            cells.append(_compared(row, 3))
-        rows.append((f"{kind} · {method}", [*cells, f"{int(values['n_datasets'])}"]))
-    shown = pd.DataFrame([r[1] for r in rows], index=[r[0] for r in rows], columns=["Exact match", "Hamming score", "datasets"])
-    ours = table.copy()
-    ours.index = [f"{kind} · {method}" for kind, method in table.index]
-    ours_shown = pd.DataFrame(
-        {"Exact match": ours["exact_match"].map(lambda v: format_number(v, 3)), "Hamming score": ours["hamming_score"].map(lambda v: format_number(v, 3)),
-         "datasets": ours["n_datasets"].map(str)}
-    )
-    numbers = table.assign(**_interval_columns(comparisons, list(table.index), "kind_method"))
-    paths = write_table(numbers, ours_shown, tables_dir / "synthetic", "Table 4: mean over the synthetic datasets of each kind (ours)", "Data · method")
-    text = (
-        title
-        + "Mean over the synthetic datasets of each kind of the per-dataset score (one 50/50 split each) ± the half-width "
-        "of its 95 % t-interval over the datasets; ours, the paper's in parentheses. The paper does not give D, the input or weight distributions or the label "
-        "thresholds, so our datasets are not the paper's (see `mlhidden/data/random_networks.py`).\n\n"
-        + markdown_frame(shown, "Data · method") + "\n" + _flag_note(comparisons) + "\n"
-    )
-    return Section(text, comparisons, paths)
-
-
-def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:
-    """Fig. "results_syn1": the 2-D datasets over their label regions, exact match and base-classifier accuracy.
-
-    The paper's numbers come from other random datasets, so they are shown for comparison only.
-    """
-    title = "## Fig. 'results_syn1': two-dimensional synthetic data\n\n"
-    tables = synthetic_2d_tables(runs)
-    if tables is None:
-        return Section(title + f"Not run: {missing_run('synthetic_2d')}.\n")
-    exact, base = tables
-    run = runs["synthetic_2d"]
-    specs = [spec for spec in runs.record("synthetic_2d").datasets if spec.table_name in set(run.datasets)]
-    paths = plot_synthetic_2d([(spec.table_name, load_dataset_spec(spec)) for spec in specs], figures_dir / "synthetic_2d")
-    paths += write_table(exact, exact.map(format_number), tables_dir / "synthetic_2d_exact_match", "Fig. results_syn1: exact match (ours)", "Dataset")
-    parts = [
-        title,
-        f"![Two-dimensional synthetic data]({_relative(paths[0], figures_dir.parent)})\n\n",
-        "Points: the first 600 examples, coloured by their label vector y1y2; background: the true label vector of the "
-        "generating network. Exact match, mean over the splits (CC (1,2) chains y1 first, CC (2,1) y2 first):\n\n",
-        markdown_frame(exact.map(format_number), "Dataset"),
-    ]
-    if base is not None:
-        caption = "Fig. results_syn1: base-classifier accuracy (ours)"
-        paths += write_table(base, base.map(format_number), tables_dir / "synthetic_2d_base_accuracy", caption, "Dataset")
-        check = refit_check(runs, "synthetic_2d") or (0, 0)
-        parts += [
-            "\nAccuracy of the base classifiers (refits of the stored units on the complex datasets; "
-            f"{check[0]} of {check[1]} refits reproduce the stored exact match):\n\n",
-            markdown_frame(base.map(format_number), "Dataset"),
-        ]
-    paper = reference[reference["table"] == "synthetic_2d"]
-    paper_table = paper.pivot_table(index="dataset", columns="method", values="value", sort=False)
-    columns = [c for c in [*exact.columns, *SYNTHETIC_2D_BASE_CLASSIFIERS] if c in paper_table.columns]
-    parts += [
-        "\nThe paper's numbers for its two complex samples, for comparison only: they are other random datasets, "
-        "so no cell is flagged.\n\n",
-        markdown_frame(paper_table[columns].map(format_number), "Paper's dataset"),
-    ]
-    return Section("".join(parts), paths=paths)
-
-
 def sweep_section(
-    frame: pd.DataFrame | None, splits: int | None, name: str, title: str, x_label: str, intro: str, tables_dir: Path, figures_dir: Path
+    frame: pd.DataFrame | None,
+    splits: int | None,
+    name: str,
+    title: str,
+    x_label: str,
+    intro: str,
+    tables_dir: Path,
+    figures_dir: Path,
 ) -> Section:
     """A sweep figure of run ``name`` (exact match against the swept value) with its table of means.
 
@@ -358,11 +293,17 @@ def sweep_section(
     )
     means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
     means = means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)
-    paths += write_table(frame.set_index(["panel", "line", "x"]), means.map(format_number), tables_dir / name, f"{title.lstrip('# ')} (ours)", x_label)
+    paths += write_table(
+        frame.set_index(["panel", "line", "x"]),
+        means.map(format_number),
+        tables_dir / name,
+        f"{title.lstrip('# ')} (ours)",
+        x_label,
+    )
     text = (
         f"{title}\n\n{intro} The paper gives this figure as a plot only, so there are no numbers to set ours "
         f"against; the claims table checks what its text says about it.\n\n"
-        f"![{markdown_escape(title.lstrip('# '))}]({_relative(paths[0], figures_dir.parent)})\n\n"
+        f"![{markdown_escape(title.lstrip('# '))}]({relative_link(paths[0], figures_dir.parent)})\n\n"
         + markdown_frame(means.map(format_number), x_label)
     )
     return Section(text, paths=paths)
@@ -374,16 +315,26 @@ def medical_section(runs: Runs, evidence: Evidence, tables_dir: Path, figures_di
     frame = evidence.medical_chain
     if frame is None:
         return Section(title + "Not evaluated: no per-label refits of Medical (the paper run lacks Medical).\n")
-    paths = plot_sweep(frame, figures_dir / "medical_chain", y_label="Label accuracy", x_label="position in the chain (real labels)",
-                       title="Test accuracy of each chain position, mean ± 1 sd over the splits")
+    paths = plot_sweep(
+        frame,
+        figures_dir / "medical_chain",
+        y_label="Label accuracy",
+        x_label="position in the chain (real labels)",
+        title="Test accuracy of each chain position, mean ± 1 sd over the splits",
+    )
     means = frame.pivot_table(index="x", columns="line", values="mean", sort=False).map(lambda v: format_number(v, 3))
-    paths += write_table(frame.set_index(["line", "x"]), means, tables_dir / "medical_chain", "Medical: label accuracy per chain position (ours)", "position")
+    paths += write_table(
+        frame.set_index(["line", "x"]),
+        means,
+        tables_dir / "medical_chain",
+        "Medical: label accuracy per chain position (ours)",
+        "position",
+    )
     check = refit_check(runs, "paper") or (0, 0)
     text = (
         title
         + "Each split chains the labels in its random order, so each position holds a random label; the accuracy at a "
-        f"position is averaged over the splits. From refits of the stored units ({check[0]} of {check[1]} reproduce the "
-        "stored exact match).\n\n"
-        + f"![Medical chain accuracy]({_relative(paths[0], figures_dir.parent)})\n"
+        f"position is averaged over the splits. From refits of the stored units ({check[0]} of {check[1]} reproduce "
+        "the stored exact match).\n\n" + f"![Medical chain accuracy]({relative_link(paths[0], figures_dir.parent)})\n"
     )
     return Section(text, paths=paths)

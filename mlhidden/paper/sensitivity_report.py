@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.paper.claim_inputs import Evidence
-from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, claim_synthetic, decide_claims, missing_run
-from mlhidden.paper.evidence import Runs, gather_evidence, ok_units, ranked_methods, synthetic_datasets, synthetic_table
+from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, decide_claims
+from mlhidden.paper.evidence import Runs, gather_evidence, ok_units, ranked_methods
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
@@ -53,7 +52,11 @@ def read_settings(folder) -> dict:
         settings = data.get("settings", data) if isinstance(data, dict) else data
         if isinstance(settings, list):
             settings = {entry["name"]: entry for entry in settings}
-        return {name: (folder / name, describe(parameters)) for name, parameters in settings.items() if (folder / name).is_dir()}
+        return {
+            name: (folder / name, describe(parameters))
+            for name, parameters in settings.items()
+            if (folder / name).is_dir()
+        }
     if not folder.is_dir():
         return {}
     return {path.name: (path, "") for path in sorted(folder.iterdir()) if path.is_dir()}
@@ -67,8 +70,26 @@ def describe(parameters) -> str:
         for key in ("description", "about"):
             if key in parameters:
                 return str(parameters[key])
-        return ", ".join(f"{key}={json.dumps(value, sort_keys=True)}" for key, value in parameters.items() if key != "name")
+        return ", ".join(
+            f"{key}={json.dumps(value, sort_keys=True)}" for key, value in parameters.items() if key != "name"
+        )
     return json.dumps(parameters, sort_keys=True)
+
+
+def complex_gain(run, record, group: str) -> str:
+    """CCASL's exact match minus BR's over a dataset group, and its Wilcoxon–Holm p over the datasets."""
+    datasets = [spec.table_name for spec in record.datasets if spec.group == group]
+    units = ok_units(run)
+    units = units[units["dataset"].isin(datasets)]
+    if units.empty:
+        return "-"
+    table = metric_table(units, "exact_match", datasets, ["BR", "CC", "CCASL"])
+    report = significance_report(table, "CCASL")
+    gain = (table.means["CCASL"] - table.means["BR"]).mean()
+    if report.not_applicable:
+        return f"{gain:+.3f}"
+    test = next(test for test in report.wilcoxon if test.method == "BR")
+    return f"{gain:+.3f} (p {test.p_holm:.3f})"
 
 
 def ranking_significance(runs: Runs, key: str) -> str:
@@ -81,7 +102,9 @@ def ranking_significance(runs: Runs, key: str) -> str:
     """
     if key == "C2":
         run = runs["synthetic"]
-        return "" if run is None else "complex data, CCASL − BR: " + complex_gain(run, runs.record("synthetic"), "complex")
+        return (
+            "" if run is None else "complex data, CCASL − BR: " + complex_gain(run, runs.record("synthetic"), "complex")
+        )
     run = runs["paper"]
     if key not in RANKING_CLAIMS or run is None:
         return ""
@@ -115,7 +138,10 @@ def closing_verdict(verdicts: dict) -> str:
     "robust" only when the claim holds under every setting; otherwise the settings under which it
     holds, and under which it is inconclusive or not evaluated, are named.
     """
-    by_verdict = {kind: [name for name, verdict in verdicts.items() if verdict == kind] for kind in (HOLDS, INCONCLUSIVE, NOT_EVALUATED)}
+    by_verdict = {
+        kind: [name for name, verdict in verdicts.items() if verdict == kind]
+        for kind in (HOLDS, INCONCLUSIVE, NOT_EVALUATED)
+    }
     holding, open_ones, unevaluated = by_verdict[HOLDS], by_verdict[INCONCLUSIVE], by_verdict[NOT_EVALUATED]
     if len(unevaluated) == len(verdicts):
         return NEVER_EVALUATED
@@ -133,7 +159,9 @@ def closing_verdict(verdicts: dict) -> str:
 
 def claims_matrix(claims_by_setting: dict) -> pd.DataFrame:
     """Claims x settings of verdicts, with the closing verdict as the last column."""
-    frame = pd.DataFrame({name: {claim.key: claim.verdict for claim in claims} for name, claims in claims_by_setting.items()})
+    frame = pd.DataFrame(
+        {name: {claim.key: claim.verdict for claim in claims} for name, claims in claims_by_setting.items()}
+    )
     return frame.assign(**{"over all settings": [closing_verdict(frame.loc[key].to_dict()) for key in frame.index]})
 
 
@@ -157,7 +185,10 @@ def sensitivity_markdown(
         "`mlhidden/paper/claims.py` decides each claim under each setting with the same functions as above.\n\n",
         _settings_table(settings, descriptions, costs),
         "\n\n",
-        pipe_table([[key, *(f"**{v}**" if v == HOLDS else v for v in row)] for key, row in matrix.iterrows()], ["", *matrix.columns]),
+        pipe_table(
+            [[key, *(f"**{v}**" if v == HOLDS else v for v in row)] for key, row in matrix.iterrows()],
+            ["", *matrix.columns],
+        ),
         "\n\n",
     ]
     statements = {claim.key: claim.statement for claim in next(iter(claims_by_setting.values()))}
@@ -170,7 +201,9 @@ def sensitivity_markdown(
             if key in SIGNIFICANCE_CLAIMS:
                 row.append(markdown_escape(ranking_significance(runs_by_setting[name], key)))
             rows.append(row)
-        headers = ["setting", "verdict", "our numbers", "deciding statistic"] + (["significance"] if key in SIGNIFICANCE_CLAIMS else [])
+        headers = ["setting", "verdict", "our numbers", "deciding statistic"] + (
+            ["significance"] if key in SIGNIFICANCE_CLAIMS else []
+        )
         parts += [pipe_table(rows, headers), "\n\n"]
     return "".join(parts), matrix
 
@@ -182,34 +215,62 @@ def primary_markdown(verdicts: list, main_setting: str | None) -> str:
     chosen = next((verdict.setting for verdict in verdicts if verdict.is_paper_era), None)
     rows = [
         [
-            v.setting, "**none**" if v.is_paper_era else markdown_escape("; ".join(v.differences)), v.units, v.units_with_warnings,
+            v.setting,
+            "**none**" if v.is_paper_era else markdown_escape("; ".join(v.differences)),
+            v.units,
+            v.units_with_warnings,
             "yes" if v.scaled else "no",
         ]
         for v in verdicts
     ]
     if chosen is None:
-        outcome = f"No finished setting has the paper era's defaults, so the rule names none; the main tables above are under {main}."
+        outcome = (
+            "No finished setting has the paper era's defaults, so the rule names none; "
+            f"the main tables above are under {main}."
+        )
     elif chosen == main_setting:
         outcome = f"The rule names **{chosen}**, and the main tables above were made under it."
     else:
-        outcome = f"The rule names **{chosen}**, but the main tables above were made under {main} (asked for with `--setting`)."
-    return "".join([
-        "### The primary setting\n\n",
-        "The rule (`mlhidden/paper/primary_setting.py`): the paper names scikit-learn's logistic regression and random forest "
-        f"and gives none of their parameters, so the primary setting is the one whose base learners are that library's defaults of "
-        f"the paper's time ({PAPER_ERA_LIBRARY}: liblinear, C = 1, penalised intercept; forests of 10 trees) on inputs as they are. "
-        "Neither the config's order nor any result plays a part. Convergence and scaling are shown as facts about each setting "
-        f"(a solver that needs no scaled inputs: {', '.join(SCALE_FREE_SOLVERS)}).\n\n",
-        pipe_table(rows, ["setting", "differs from the paper era's defaults", "units", "units not converged", "inputs scaled as the solver needs"]),
-        f"\n\n{outcome}\n\n",
-    ])
+        outcome = (
+            f"The rule names **{chosen}**, but the main tables above were made under {main} "
+            "(asked for with `--setting`)."
+        )
+    return "".join(
+        [
+            "### The primary setting\n\n",
+            "The rule (`mlhidden/paper/primary_setting.py`): the paper names scikit-learn's logistic regression and "
+            "random forest and gives none of their parameters, so the primary setting is the one whose base learners "
+            f"are that library's defaults of the paper's time ({PAPER_ERA_LIBRARY}: liblinear, C = 1, penalised "
+            "intercept; forests of 10 trees) on inputs as they are. Neither the config's order nor any result plays a "
+            "part. Convergence and scaling are shown as facts about each setting "
+            f"(a solver that needs no scaled inputs: {', '.join(SCALE_FREE_SOLVERS)}).\n\n",
+            pipe_table(
+                rows,
+                [
+                    "setting",
+                    "differs from the paper era's defaults",
+                    "units",
+                    "units not converged",
+                    "inputs scaled as the solver needs",
+                ],
+            ),
+            f"\n\n{outcome}\n\n",
+        ]
+    )
 
 
 def _settings_table(settings: list, descriptions: dict, costs: dict | None) -> str:
     if not costs:
-        return pipe_table([[name, markdown_escape(descriptions.get(name, ""))] for name in settings], ["setting", "base learners"])
+        return pipe_table(
+            [[name, markdown_escape(descriptions.get(name, ""))] for name in settings], ["setting", "base learners"]
+        )
     rows = [
-        [name, markdown_escape(descriptions.get(name, "")), f"{costs[name].get('wall_seconds', 0) / 60:.1f}", costs[name].get("reused_units", 0)]
+        [
+            name,
+            markdown_escape(descriptions.get(name, "")),
+            f"{costs[name].get('wall_seconds', 0) / 60:.1f}",
+            costs[name].get("reused_units", 0),
+        ]
         for name in settings
     ]
     return pipe_table(rows, ["setting", "base learners", "wall minutes", "units copied"])
@@ -219,7 +280,9 @@ def unfinished(runs: Runs, run_names) -> str:
     """What a setting's runs still lack, in a few words ("" when every run is stored in full)."""
     not_started = [name for name in run_names if runs[name] is None]
     missing = sum(runs[name].missing for name in run_names if runs[name] is not None)
-    parts = ([f"not started: {', '.join(not_started)}"] if not_started else []) + ([f"{missing} units not stored yet"] if missing else [])
+    parts = ([f"not started: {', '.join(not_started)}"] if not_started else []) + (
+        [f"{missing} units not stored yet"] if missing else []
+    )
     return "; ".join(parts)
 
 
@@ -237,98 +300,32 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
         manifest = None  # settings written by hand, not by `make sensitivity`: no plan to check, no rule to apply
     runs_by_setting = {name: Runs(path) for name, (path, _) in settings.items()}
     descriptions = {name: description for name, (_, description) in settings.items()}
-    planned = {entry["name"]: entry.get("runs", manifest["runs"]) for entry in manifest["settings"]} if manifest is not None else {}
+    planned = (
+        {entry["name"]: entry.get("runs", manifest["runs"]) for entry in manifest["settings"]}
+        if manifest is not None
+        else {}
+    )
     order = manifest.get("order", list(planned)) if manifest is not None else []
-    lacking = {name: unfinished(runs_by_setting[name], planned[name]) if name in runs_by_setting else "not started" for name in order}
+    lacking = {
+        name: unfinished(runs_by_setting[name], planned[name]) if name in runs_by_setting else "not started"
+        for name in order
+    }
     finished = {name: runs for name, runs in runs_by_setting.items() if not lacking.get(name)}
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
     markdown, matrix = sensitivity_markdown(finished, descriptions, reference, costs)
     if any(lacking.values()):
         rows = [[name, markdown_escape(what)] for name, what in lacking.items() if what]
-        markdown += "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n" + pipe_table(rows, ["setting", "lacks"]) + "\n\n"
+        markdown += (
+            "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n"
+            + pipe_table(rows, ["setting", "lacks"])
+            + "\n\n"
+        )
     if manifest is not None:
         main_setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
         entries = {entry["name"]: entry for entry in manifest["settings"]}
-        verdicts = [rule_verdict(entries[name], [runs[run].units for run in entries[name]["run_dirs"]]) for name, runs in finished.items()]
+        verdicts = [
+            rule_verdict(entries[name], [runs[run].units for run in entries[name]["run_dirs"]])
+            for name, runs in finished.items()
+        ]
         markdown += primary_markdown(verdicts, main_setting)
     return markdown, finished, matrix
-
-
-VARIANTS_RUN = "synthetic_variants"
-VARIANT_SEPARATOR = " · "
-"""A dataset group of the variants run is '<variant> · <kind>' (configs/synthetic_variants.yaml)."""
-
-
-def variant_tables(table: pd.DataFrame) -> dict:
-    """Variant -> its Table 4 (kind, method) from the variants run's table of '<variant> · <kind>' groups."""
-    variants: dict[str, dict] = {}
-    for (group, method), values in table.iterrows():
-        variant, kind = group.rsplit(VARIANT_SEPARATOR, 1)
-        variants.setdefault(variant, {})[(kind, method)] = values
-    return {variant: pd.DataFrame(rows).T.rename_axis(["kind", "method"]) for variant, rows in variants.items()}
-
-
-def complex_gain(run, record, group: str) -> str:
-    """CCASL's exact match minus BR's over a dataset group, and its Wilcoxon–Holm p over the datasets."""
-    datasets = [spec.table_name for spec in record.datasets if spec.group == group]
-    units = ok_units(run)
-    units = units[units["dataset"].isin(datasets)]
-    if units.empty:
-        return "-"
-    table = metric_table(units, "exact_match", datasets, ["BR", "CC", "CCASL"])
-    report = significance_report(table, "CCASL")
-    gain = (table.means["CCASL"] - table.means["BR"]).mean()
-    if report.not_applicable:
-        return f"{gain:+.3f}"
-    test = next(test for test in report.wilcoxon if test.method == "BR")
-    return f"{gain:+.3f} (p {test.p_holm:.3f})"
-
-
-def synthetic_variants_markdown(runs: Runs, reference: pd.DataFrame) -> str:
-    """C2 decided by the same claim function under each synthetic-data variant, every variant tried shown.
-
-    Beside exact match, the column "if independent" is Hamming score to the power L: what exact
-    match would be if the label errors were independent, so the gap shows how concentrated the
-    errors are on a few rows.
-    """
-    title = "### C2 under the generator choices the paper leaves open\n\n"
-    table = synthetic_table(runs, VARIANTS_RUN)
-    if table is None:
-        return title + f"Not run: {missing_run(VARIANTS_RUN)}.\n"
-    record = runs.record(VARIANTS_RUN)
-    n_labels = {spec.group: int(spec.params["n_labels"]) for spec in record.datasets}
-    per_dataset = synthetic_datasets(runs, VARIANTS_RUN)
-    assert per_dataset is not None  # the run has a store, or table would be None
-    parts = per_dataset["kind"].str.rsplit(VARIANT_SEPARATOR, n=1)
-    variant_of, per_dataset = parts.str[0], per_dataset.assign(kind=parts.str[-1])
-    rows = []
-    for variant, sub in variant_tables(table).items():
-        claim = claim_synthetic(Evidence(synthetic=sub, synthetic_datasets=per_dataset[variant_of == variant]), reference)
-        cells = []
-        for kind in ("complex", "simple"):
-            if (kind, "BR") not in sub.index:
-                cells += ["-"] * 3
-                continue
-            exact = ", ".join(f"{sub.at[(kind, m), 'exact_match']:.3f}" for m in ("BR", "CC", "CCASL") if (kind, m) in sub.index)
-            hamming = sub.at[(kind, "BR"), "hamming_score"]
-            independent = hamming ** n_labels[f"{variant}{VARIANT_SEPARATOR}{kind}"]
-            cells += [exact, f"{hamming:.3f}", f"{independent:.3f}"]
-        cells.insert(3, complex_gain(runs[VARIANTS_RUN], record, f"{variant}{VARIANT_SEPARATOR}complex"))
-        rows.append([markdown_escape(variant), str(int(sub["n_datasets"].min())), *cells, f"**{claim.verdict}**" if claim.verdict == HOLDS else claim.verdict])
-    headers = [
-        "variant", "datasets", "complex: BR, CC, CCASL exact match", "BR Hamming", "if independent", "CCASL − BR",
-        "simple: BR, CC, CCASL exact match", "BR Hamming", "if independent", "C2",
-    ]
-    verdicts = {row[0]: row[-1].strip("*") for row in rows}
-    paper = reference[(reference["table"] == "synthetic") & (reference["dataset"] == "complex")].set_index(["metric", "method"])["value"]
-    paper_exact = ", ".join(f"{paper[('exact_match', m)]:.3f}" for m in ("BR", "CC", "CCASL"))
-    return (
-        title
-        + "Each variant changes one choice of ours (`configs/synthetic_variants.yaml`, fewer datasets than Table 4); "
-        "C2 is decided by the same function as above. 'if independent' is BR's Hamming score to the power L, the exact "
-        "match that independent label errors would give; 'CCASL − BR' is the mean gain in exact match on the complex data "
-        "with the Wilcoxon signed-rank p over the datasets (Holm-corrected against BR and CC). Every variant tried is shown; none was chosen by its "
-        f"agreement with the paper (paper: complex BR, CC, CCASL {paper_exact} "
-        f"at BR Hamming {paper[('hamming_score', 'BR')]:.3f}).\n\n"
-        + pipe_table(rows, headers) + f"\n\nOver the variants: {closing_verdict(verdicts)}.\n"
-    )

@@ -75,7 +75,12 @@ class QuickSlice:
         datasets = self._first_points([spec for spec in config.datasets if spec.name in self.datasets])
         if not datasets:
             return None
-        return dataclasses.replace(config, datasets=datasets, methods=self._first_points(config.methods), splits=min(config.splits, self.splits))
+        return dataclasses.replace(
+            config,
+            datasets=datasets,
+            methods=self._first_points(config.methods),
+            splits=min(config.splits, self.splits),
+        )
 
     def _first_points(self, specs) -> tuple:
         """The specs with at most ``max_sweep_points`` of each entry's sweep (entries without one are kept)."""
@@ -164,7 +169,11 @@ def _setting(name, value, where, fail) -> Setting:
         fail(f"setting '{name}' must be a mapping with {', '.join(SETTING_KEYS)}", where)
     bad = [k for k in value if k not in SETTING_KEYS]
     if bad:
-        fail(f"unknown key '{bad[0]}' in setting '{name}'", where + (bad[0],), hint=f"valid keys: {', '.join(SETTING_KEYS)}")
+        fail(
+            f"unknown key '{bad[0]}' in setting '{name}'",
+            where + (bad[0],),
+            hint=f"valid keys: {', '.join(SETTING_KEYS)}",
+        )
     base = value.get("base") or {}
     if not isinstance(base, Mapping):
         fail(
@@ -182,8 +191,11 @@ def _setting(name, value, where, fail) -> Setting:
     except UserError as exc:
         fail(f"setting '{name}': {exc.message}", where + ("preprocess",), hint=exc.hint)
     if preprocess and not base:
-        fail(f"setting '{name}': 'preprocess' applies to the methods the setting re-bases, and it re-bases none", where + ("preprocess",),
-             hint="add e.g. base: {logistic: logistic}")
+        fail(
+            f"setting '{name}': 'preprocess' applies to the methods the setting re-bases, and it re-bases none",
+            where + ("preprocess",),
+            hint="add e.g. base: {logistic: logistic}",
+        )
     return Setting(name, str(value.get("about", "")), dict(base), preprocess)
 
 
@@ -201,11 +213,15 @@ def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = 
     paths = [Path(config_dir) / f"{run}.yaml" for run in sensitivity.runs]
     for run, path in zip(sensitivity.runs, paths):
         if not path.is_file():
-            raise UserError(f"config of run '{run}' not found", path=path, hint="run from the project root or pass --configs DIR")
+            raise UserError(
+                f"config of run '{run}' not found", path=path, hint="run from the project root or pass --configs DIR"
+            )
     plans = []
     for setting in settings:
         loaded = [setting.load(path) for path in paths]
-        configs = [c for c in (sensitivity.quick.shrink(config) if quick else config for config in loaded) if c is not None]
+        configs = [
+            c for c in (sensitivity.quick.shrink(config) if quick else config for config in loaded) if c is not None
+        ]
         plans.append((setting, configs, [note for config in configs for note in config.adjustments]))
     return plans
 
@@ -234,8 +250,12 @@ def run_sensitivity(
     }
     for setting, configs, adjustments in plans:
         entry = {
-            **setting.record(), "adjustments": adjustments, "run_dirs": {}, "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0),
-            "reused_units": earlier.get(setting.name, {}).get("reused_units", 0), "runs": [config.name for config in configs],
+            **setting.record(),
+            "adjustments": adjustments,
+            "run_dirs": {},
+            "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0),
+            "reused_units": earlier.get(setting.name, {}).get("reused_units", 0),
+            "runs": [config.name for config in configs],
         }
         manifest["settings"].append(entry)
         _write_manifest(out_dir, manifest)  # a setting being run shows as unfinished, not as absent
@@ -266,10 +286,17 @@ def _write_manifest(out_dir: Path, manifest: dict) -> dict:
     own = {entry["name"] for entry in manifest["settings"]}
     on_disk = read_manifest(out_dir) or {}
     if on_disk.get("quick") == manifest["quick"]:
-        others = [entry for entry in on_disk.get("settings", []) if entry["name"] not in own and entry["name"] in manifest["order"]]
+        others = [
+            entry
+            for entry in on_disk.get("settings", [])
+            if entry["name"] not in own and entry["name"] in manifest["order"]
+        ]
     else:
         others = []
-    written = {**manifest, "settings": sorted(manifest["settings"] + others, key=lambda entry: manifest["order"].index(entry["name"]))}
+    written = {
+        **manifest,
+        "settings": sorted(manifest["settings"] + others, key=lambda entry: manifest["order"].index(entry["name"])),
+    }
     write_text(out_dir / MANIFEST_FILE, json.dumps(written, indent=2, sort_keys=True) + "\n")
     return written
 

@@ -26,7 +26,10 @@ def claim_anchor(key: str) -> str:
 def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataFrame, setting: dict | None) -> str:
     """How many claims hold, fail or are open under the main setting, which hold under every
     setting, and how close our scores are to the paper's (``scores``: compared score rows)."""
-    counts = {verdict: sum(claim.verdict == verdict for claim in claims) for verdict in (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)}
+    counts = {
+        verdict: sum(claim.verdict == verdict for claim in claims)
+        for verdict in (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
+    }
     if setting:
         chosen_by = "the primary setting" if setting.get("is_primary", True) else "a setting asked for with `--setting`"
         under = f"Under **{setting['name']}** ({chosen_by}: {setting.get('about') or 'see the settings section'})"
@@ -46,7 +49,11 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
         every = "it" if finished == 1 else "every one"
         parts.append(
             f"Across the {finished} finished setting{'' if finished == 1 else 's'} of the sensitivity study, "
-            + (f"the claims that hold under {every}: {', '.join(robust)}." if robust else f"no claim holds under {every}.")
+            + (
+                f"the claims that hold under {every}: {', '.join(robust)}."
+                if robust
+                else f"no claim holds under {every}."
+            )
         )
     differences = scores["difference"].abs()
     if len(differences):
@@ -62,10 +69,17 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
     """One row per claim: verdict, the deciding effect with its interval, robustness, a link to the details."""
     rows = []
     for claim in claims:
-        robust = matrix.at[claim.key, OVER_SETTINGS] if matrix is not None and claim.key in matrix.index else "not assessed"
-        rows.append([
-            f"[{claim.key}]({claim_anchor(claim.key)})", f"**{claim.verdict}**", markdown_escape(claim.deciding or "—"), markdown_escape(robust),
-        ])
+        robust = (
+            matrix.at[claim.key, OVER_SETTINGS] if matrix is not None and claim.key in matrix.index else "not assessed"
+        )
+        rows.append(
+            [
+                f"[{claim.key}]({claim_anchor(claim.key)})",
+                f"**{claim.verdict}**",
+                markdown_escape(claim.deciding or "—"),
+                markdown_escape(robust),
+            ]
+        )
     return pipe_table(rows, ["claim", "verdict", "deciding effect [95 % interval], test", "across settings"]) + "\n"
 
 

@@ -1,4 +1,5 @@
-"""Results reporting: means and ranks per dataset (``tables``), their written forms (``formats``), significance tests.
+"""Results reporting: means and ranks per dataset (``tables``), their written forms (``formats``, ``csv_files``),
+significance tests.
 
 The names below are loaded on first use, so that importing one module of the package (say the
 claims, which need neither tabulate nor matplotlib) does not load every other.
@@ -13,7 +14,7 @@ _EXPORTS = {
     "to_latex": "formats",
     "to_markdown": "formats",
     "to_terminal": "formats",
-    "write_csv": "formats",
+    "write_csv": "csv_files",
     "write_reports": "formats",
     "write_statistics": "significance_output",
     "SignificanceReport": "significance_tests",

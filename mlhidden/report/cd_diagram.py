@@ -4,8 +4,8 @@ The average ranks lie on an axis with rank 1 on the right, so better methods sit
 the better half of the methods is labelled on the right, the other half on the left. The critical
 difference is drawn as a bar above the axis, and each group of methods that are not significantly
 different is joined by a thick bar. A critical difference longer than the rank axis (few datasets)
-widens the axis beyond rank 1, so the bar is drawn to scale and inside it. The figure is drawn and saved through :mod:`mlhidden.report.figures`,
-so no pyplot state is touched.
+widens the axis beyond rank 1, so the bar is drawn to scale and inside it. The figure is drawn and saved
+through :mod:`mlhidden.report.figures`, so no pyplot state is touched.
 """
 
 from __future__ import annotations

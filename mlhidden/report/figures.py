@@ -74,7 +74,9 @@ def plot_sweep(
     colours = [f"C{i}" for i in range(10)]
     for ax, panel in zip(axes, panels):
         in_panel = frame[frame["panel"] == panel]
-        for (line, points), colour, marker in zip(in_panel.groupby("line", sort=False), itertools.cycle(colours), itertools.cycle(MARKERS)):
+        for (line, points), colour, marker in zip(
+            in_panel.groupby("line", sort=False), itertools.cycle(colours), itertools.cycle(MARKERS)
+        ):
             x, mean, spread = points["x"].to_numpy(float), points["mean"].to_numpy(), points["std"].fillna(0).to_numpy()
             low, high = mean - spread, mean + spread
             if limits is not None:

@@ -1,4 +1,5 @@
-"""The one rendering layer: every Markdown, LaTeX and CSV table the package writes comes from here.
+"""The one rendering layer: every Markdown, LaTeX and CSV table the package writes comes from here
+(the CSV files of a run's results from :mod:`mlhidden.report.csv_files`).
 
 Results tables show the paper's cells, ``0.52 9``: the mean over the splits, then the method's
 rank on that dataset; with ``std=True`` the spread over the splits follows the mean,
@@ -19,15 +20,15 @@ from pathlib import Path
 import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
-from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL
+from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
 from mlhidden.io import write_text
+from mlhidden.report.csv_files import write_csvs
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
 
 PLUS_MINUS = "±"
 NOT_AVAILABLE = "n/a"
 AVG_RANK = "avg rank"
-AVG_RANKS_FILE = "avg_ranks.csv"
 
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -104,7 +105,10 @@ def listing(rows, headers="keys", tablefmt: str = "github") -> str:
 def markdown_frame(frame: pd.DataFrame, index_name: str = "") -> str:
     """A frame of display text as a Markdown pipe table, its index as the first column, escaped."""
     headers = [index_name, *map(str, frame.columns)]
-    rows = [[markdown_escape(index), *(markdown_escape(v) for v in row)] for index, row in zip(frame.index, frame.to_numpy())]
+    rows = [
+        [markdown_escape(index), *(markdown_escape(v) for v in row)]
+        for index, row in zip(frame.index, frame.to_numpy())
+    ]
     return pipe_table(rows, [markdown_escape(h) for h in headers]) + "\n"
 
 
@@ -273,67 +277,6 @@ def to_terminal(table: MetricTable, tablefmt: str = "simple", *, std: bool = Fal
 TABLE_WRITERS: dict[str, Callable[..., str]] = {"tex": to_latex, "md": to_markdown}
 
 
-def wide_frame(table: MetricTable) -> pd.DataFrame:
-    """One row per dataset; per method its mean, std, rank, 95 % interval and counts of splits, failed and warned units.
-
-    The interval columns (``<method> ci_low``, ``<method> ci_high``: the 95 % t-interval over the
-    ok splits) come last, so the columns older readers know keep their names and positions.
-
-    The average ranks are not a dataset, so they are in :func:`avg_ranks_frame`, not a row here.
-
-    ``status`` is "ok" for a ranked row, the reason for an unavailable dataset, and says so when
-    a row has cells without any result and so is not ranked.
-    """
-    ranked = set(table.ranked_datasets)
-    status = [
-        table.unavailable.get(d, OK if d in ranked else "incomplete (not ranked)") for d in table.datasets
-    ]
-    columns = {"dataset": list(table.datasets), "status": status}
-    for method in table.methods:
-        columns[method] = table.means[method].to_numpy()
-        columns[f"{method} std"] = table.std[method].to_numpy()
-        columns[f"{method} rank"] = table.ranks[method].to_numpy()
-        columns[f"{method} n_splits"] = table.n_splits[method].to_numpy()
-        columns[f"{method} n_failed"] = table.n_failed[method].to_numpy()
-        columns[f"{method} n_warned"] = table.n_warned[method].to_numpy()
-    for method in table.methods:
-        columns[f"{method} ci_low"] = table.ci_low[method].to_numpy()
-        columns[f"{method} ci_high"] = table.ci_high[method].to_numpy()
-    frame = pd.DataFrame(columns)
-    count_columns = [c for c in frame.columns if c.endswith((" n_splits", " n_failed", " n_warned"))]
-    return frame.astype({column: "Int64" for column in count_columns})
-
-
-def avg_ranks_frame(tables: dict) -> pd.DataFrame:
-    """Per metric and method, the average rank and over how many ranked datasets (``avg_ranks.csv``)."""
-    rows = [
-        {"metric": column, "method": method, "avg_rank": table.avg_rank[method], "n_datasets": len(table.ranked_datasets)}
-        for column, table in tables.items()
-        for method in table.methods
-    ]
-    return pd.DataFrame(rows, columns=["metric", "method", "avg_rank", "n_datasets"])
-
-
-def write_frame(path: Path, frame: pd.DataFrame) -> Path:
-    """``frame`` as a CSV file without its index, "\\n" line ends on every platform."""
-    return write_text(path, frame.to_csv(index=False, lineterminator="\n"))
-
-
-def _write_csvs(units: pd.DataFrame, tables: dict, out_dir: Path) -> list:
-    paths = [write_frame(out_dir / "units.csv", units)]
-    paths += [write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
-    return [*paths, write_frame(out_dir / AVG_RANKS_FILE, avg_ranks_frame(tables))]
-
-
-def write_csv(units: pd.DataFrame, out_dir, datasets, methods, unavailable=None) -> list:
-    """Write ``units.csv`` (all columns, in table order), a wide ``<metric>.csv`` per metric and ``avg_ranks.csv``.
-
-    Returns the paths written.
-    """
-    tables = metric_tables(units, datasets, methods, unavailable)
-    return _write_csvs(sort_units(units, datasets, methods, unavailable), tables, Path(out_dir))
-
-
 def problem_lines(units: pd.DataFrame, datasets, methods, unavailable=None) -> list:
     """One line per unavailable dataset and per (dataset, method, error) of the failed units.
 
@@ -380,7 +323,7 @@ def write_reports(
     That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
     unavailable datasets, the failed units and the ``notes`` (what the tables leave out, see
-    :meth:`~mlhidden.experiment.store.RunResults.note_lines`). ``provenance`` lines (what produced the results)
+    :meth:`~mlhidden.experiment.run_results.RunResults.note_lines`). ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
     still says where it came from. ``std`` adds each mean's standard deviation over the splits
     to the text tables (the CSVs always have it, and ``units.csv`` every split's value).
@@ -388,7 +331,7 @@ def write_reports(
     """
     out_dir = Path(out_dir)
     tables = metric_tables(units, datasets, methods, unavailable, precision=precision, unranked=unranked)
-    paths = _write_csvs(sort_units(units, datasets, methods, unavailable), tables, out_dir)
+    paths = write_csvs(sort_units(units, datasets, methods, unavailable), tables, out_dir)
     for column in HEADLINE_METRICS:
         paths += write_text_tables(tables[column], out_dir, provenance, std=std)
     sections = ["# Results\n", *(to_markdown(tables[column], std=std) for column in HEADLINE_METRICS)]

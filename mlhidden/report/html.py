@@ -288,7 +288,7 @@ def provenance_section(results) -> HtmlSection:
 
 
 def run_sections(results, sizes: dict | None = None, key: str = "run") -> list:
-    """The sections of a run's results (:class:`~mlhidden.experiment.store.RunResults`).
+    """The sections of a run's results (:class:`~mlhidden.experiment.run_results.RunResults`).
 
     ``sizes`` maps a dataset to its N·D·L (default: read from the stores of the runs in
     ``results.provenance``); ``key`` makes the plots' SVG ids unique when several runs share a page.
@@ -372,7 +372,7 @@ def render_page(
 
 
 def write_html(run_results, path, *, title: str | None = None, extra_sections=(), sizes: dict | None = None) -> Path:
-    """Write the results page of ``run_results`` (:class:`~mlhidden.experiment.store.RunResults`) to ``path``.
+    """Write the results page of ``run_results`` (:class:`~mlhidden.experiment.run_results.RunResults`) to ``path``.
 
     ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections.
     """

@@ -14,14 +14,8 @@ from pathlib import Path
 
 from mlhidden.experiment.provenance import provenance_lines
 from mlhidden.experiment.store import load_results
-from mlhidden.report.formats import (
-    render_terminal_summary,
-    to_terminal,
-    wide_frame,
-    write_frame,
-    write_reports,
-    write_text_tables,
-)
+from mlhidden.report.csv_files import wide_frame, write_frame
+from mlhidden.report.formats import render_terminal_summary, to_terminal, write_reports, write_text_tables
 from mlhidden.report.significance_output import write_statistics, write_table_statistics
 from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
 

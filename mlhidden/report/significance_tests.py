@@ -323,7 +323,10 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         or fewer than 2 methods.
     """
     if control is not None and control not in table.methods:
-        raise UserError(f"unknown control method '{control}'", hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}")
+        raise UserError(
+            f"unknown control method '{control}'",
+            hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}",
+        )
     datasets = tuple(table.ranked_datasets)
     ranks = table.ranks.loc[list(datasets)]
     avg_ranks = ranks.mean(axis=0).rename("avg rank")

@@ -81,7 +81,8 @@ def stored_metrics(run_dirs, metrics, *, precision=None) -> StoredMetrics:
     columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS or m.plugin]
     values, has_scores = _prediction_values(run_dirs, columns)
     tables = {
-        name: _tabulate(results, metric, values.get(metric.column), has_scores, precision) for name, metric in chosen.items()
+        name: _tabulate(results, metric, values.get(metric.column), has_scores, precision)
+        for name, metric in chosen.items()
     }
     return StoredMetrics(tables, results.note_lines(), provenance_lines(results.provenance))
 
@@ -138,7 +139,8 @@ def _tabulate(results, metric, values, has_scores, precision) -> StoredMetric:
 
 
 def _prediction_values(run_dirs, columns: list) -> tuple:
-    """``({column: {prediction key: value}}, {prediction key: whether it has scores})`` over every unit with stored predictions."""
+    """``({column: {prediction key: value}}, {prediction key: whether it has scores})`` over every unit with stored
+    predictions."""
     values: dict[str, dict[tuple, float]] = {column: {} for column in columns}
     has_scores: dict[tuple, bool] = {}
     if not columns:

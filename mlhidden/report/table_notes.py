@@ -13,7 +13,9 @@ PARTIAL_MARK = "†"
 WARNED_MARK = "‡"
 NO_VALUE = "-"
 UNRECORDED_WARNINGS = "raised warnings (their kinds predate this store's record of them)"
-OWN_WORK_NOTE = "times are each method's own work: fits reused from another method are not counted (units.csv: reused_seconds)"
+OWN_WORK_NOTE = (
+    "times are each method's own work: fits reused from another method are not counted (units.csv: reused_seconds)"
+)
 
 
 def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:

@@ -243,7 +243,9 @@ def sort_units(units: pd.DataFrame, datasets, methods, unavailable=None) -> pd.D
     units = units[units["dataset"].isin(datasets) & units["method"].isin(methods)]
     bad_status = sorted(set(units["status"]) - set(UNIT_STATUSES))
     if bad_status:
-        raise ValueError(f"unit status must be {' or '.join(map(repr, UNIT_STATUSES))}, not {', '.join(map(repr, bad_status))}")
+        raise ValueError(
+            f"unit status must be {' or '.join(map(repr, UNIT_STATUSES))}, not {', '.join(map(repr, bad_status))}"
+        )
     duplicated = units.duplicated(list(UNIT_KEYS))
     if duplicated.any():
         first = units[duplicated].iloc[0]
@@ -339,7 +341,9 @@ def metric_table(
         means=means,
         std=std,
         ci_low=pd.DataFrame([[low for low, _ in row] for row in intervals], index=means.index, columns=means.columns),
-        ci_high=pd.DataFrame([[high for _, high in row] for row in intervals], index=means.index, columns=means.columns),
+        ci_high=pd.DataFrame(
+            [[high for _, high in row] for row in intervals], index=means.index, columns=means.columns
+        ),
         n_splits=n_splits,
         n_failed=n_failed,
         ranks=ranks,
@@ -348,7 +352,9 @@ def metric_table(
         unavailable=unavailable,
         n_warned=n_warned,
         warning_kinds=warning_kinds,
-        own_work_only=metric.column in TRAIN_TIME_METRICS and REUSED_SECONDS in units and units[REUSED_SECONDS].notna().any(),
+        own_work_only=metric.column in TRAIN_TIME_METRICS
+        and REUSED_SECONDS in units
+        and units[REUSED_SECONDS].notna().any(),
         unranked=unranked,
     )
 
@@ -356,7 +362,8 @@ def metric_table(
 def metric_tables(
     units: pd.DataFrame, datasets, methods, unavailable=None, metrics=tuple(METRICS), *, precision=None, unranked=None,
 ) -> dict:
-    """``{column: MetricTable}`` for each metric in ``metrics`` (``precision``, ``unranked``: see :func:`metric_table`)."""
+    """``{column: MetricTable}`` for each metric in ``metrics`` (``precision``, ``unranked``: see
+    :func:`metric_table`)."""
     options = {"precision": precision, "unranked": unranked}
     return {
         get_metric(metric).column: metric_table(units, metric, datasets, methods, unavailable, **options)

@@ -42,8 +42,9 @@ RULE = (
     f"A claim holds when every comparison in it goes the claimed way significantly at α = {ALPHA} (Wilcoxon signed "
     "rank over the same splits or datasets, Holm-corrected over the claim's comparisons; Nemenyi for average ranks, "
     "once the Friedman test rejects); it does not hold when one goes the opposite way significantly or its "
-    f"{CONFIDENCE:.0%} interval excludes the size the claim states; otherwise it is inconclusive. The deciding statistic "
-    "is the comparison that decided: effect [interval], the claim's size and how its wording is read, test, p, n."
+    f"{CONFIDENCE:.0%} interval excludes the size the claim states; otherwise it is inconclusive. "
+    "The deciding statistic is the comparison that decided: effect [interval], the claim's size and how its "
+    "wording is read, test, p, n."
 )
 """The rule in words, for the report."""
 WILCOXON = "Wilcoxon signed rank"
@@ -142,7 +143,11 @@ class Comparison:
         size = ""
         if self.claimed is not None:
             low, high = self.claimed
-            size = f"; claimed {self._shown(low)}" if low == high else f"; claimed {self._shown(low)} to {self._shown(high)}"
+            size = (
+                f"; claimed {self._shown(low)}"
+                if low == high
+                else f"; claimed {self._shown(low)} to {self._shown(high)}"
+            )
         reading = f" ({self.reading})" if self.reading else ""
         return (
             f"{self.label}: {self._shown(self.effect)}{interval}{size}, {self.test} p = {format_p(p_value)} "
@@ -208,7 +213,8 @@ def paired(label: str, differences: Values, unit: str, *, claimed: tuple[float, 
 def within(
     label: str, values: Values, bounds: tuple[float, float], unit: str, *, reading: str = "", ratio: bool = False,
 ) -> Comparison:
-    """A claim that ``values`` lie within ``bounds``: two one-sided Wilcoxon tests (TOST) for it, their mirror against it.
+    """A claim that ``values`` lie within ``bounds``: two one-sided Wilcoxon tests (TOST) for it, their mirror
+    against it.
 
     Holds when the values are significantly above the lower bound and below the upper one; does not
     hold when they are significantly outside (below the lower or above the upper bound, two-sided),
@@ -230,7 +236,10 @@ def holm_family(comparisons: Sequence[Comparison]) -> list[Comparison]:
     comparisons = list(comparisons)
     claimed = holm([c.p_claimed for c in comparisons])
     opposite = holm([c.p_opposite for c in comparisons])
-    return [dataclasses.replace(c, p_claimed=float(a), p_opposite=float(b)) for c, a, b in zip(comparisons, claimed, opposite)]
+    return [
+        dataclasses.replace(c, p_claimed=float(a), p_opposite=float(b))
+        for c, a, b in zip(comparisons, claimed, opposite)
+    ]
 
 
 def holm(p_values: ArrayLike) -> np.ndarray:

@@ -32,7 +32,11 @@ def test_runs_stages_and_true_remaining_are_read_from_a_plain_and_a_stamped_log(
     assert second.samples[0].eta is None
     rows = first.rows()
     assert [true for _, true, _, _ in rows] == [100, 70, 40, 40, 0]
-    assert [error for _, _, error, _ in rows][:3] == [pytest.approx(-0.4), pytest.approx(50 / 70 - 1), pytest.approx(-0.25)]
+    assert [error for _, _, error, _ in rows][:3] == [
+        pytest.approx(-0.4),
+        pytest.approx(50 / 70 - 1),
+        pytest.approx(-0.25),
+    ]
     assert [judged for *_, judged in rows] == [False, True, True, True, False]  # 20 % of 100 s; nothing left at the end
 
 
@@ -66,6 +70,9 @@ def test_stamped_lines_read_back_with_their_arrival_times():
     out = io.StringIO()
     stamp(io.StringIO("progress: 0/2 units (0%), 0 failed, 0:00 elapsed, ETA 0:10\nother\n"), out)
     lines = out.getvalue().splitlines()
-    assert [line.split("\t", 1)[1] for line in lines] == ["progress: 0/2 units (0%), 0 failed, 0:00 elapsed, ETA 0:10", "other"]
+    assert [line.split("\t", 1)[1] for line in lines] == [
+        "progress: 0/2 units (0%), 0 failed, 0:00 elapsed, ETA 0:10",
+        "other",
+    ]
     (run,) = read_runs(lines)
     assert [(s.time, s.eta) for s in run.samples] == [(0.0, 10.0)]

@@ -87,7 +87,9 @@ def _snapshot(folder: Path) -> dict:
 def finished_run(tmp_path_factory) -> Path:
     """A run directory written by a real, successful run: the store a bad command must not touch."""
     run_dir = tmp_path_factory.mktemp("finished") / "run"
-    result = CliRunner().invoke(cli, ["run", "--config", str(BAD / "valid.yaml"), "--out", str(run_dir), "--n-jobs", "1", "-q"])
+    result = CliRunner().invoke(
+        cli, ["run", "--config", str(BAD / "valid.yaml"), "--out", str(run_dir), "--n-jobs", "1", "-q"]
+    )
     assert result.exit_code == 0, result.output
     assert (run_dir / STORE_FILE).is_file()
     return run_dir

@@ -15,7 +15,9 @@ def runner():
 
 def test_run_writes_store_and_tables_and_report_rebuilds_them(runner, tmp_path):
     out = tmp_path / "smoke"
-    result = runner.invoke(cli, ["run", "--config", "configs/smoke.yaml", "--out", str(out), "--n-jobs", "1", "--splits", "3", "--quiet"])
+    result = runner.invoke(
+        cli, ["run", "--config", "configs/smoke.yaml", "--out", str(out), "--n-jobs", "1", "--splits", "3", "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     for name in ("store.sqlite", "units.csv", "exact_match.csv", "exact_match.tex", "exact_match.md",
                  "hamming_score.tex", "total_seconds.tex", "tables.md"):
@@ -80,7 +82,9 @@ def test_datasets_list_reproduces_the_registry_table(runner, mirror_dir):
 
 
 def test_datasets_verify_and_fetch(runner, mirror_dir, tmp_path):
-    fetched = runner.invoke(cli, ["datasets", "fetch", "Music", "--mirror", str(mirror_dir), "--data-dir", str(tmp_path)])
+    fetched = runner.invoke(
+        cli, ["datasets", "fetch", "Music", "--mirror", str(mirror_dir), "--data-dir", str(tmp_path)]
+    )
     assert fetched.exit_code == 0, fetched.output
     assert (tmp_path / "Music.arff").read_bytes() == (mirror_dir / "Music.arff").read_bytes()
     verified = runner.invoke(cli, ["datasets", "verify", "Music", "--data-dir", str(tmp_path)])
@@ -94,7 +98,10 @@ def test_report_with_statistics_writes_tests_and_diagrams(runner, tmp_path, mirr
     config = tmp_path / "two.yaml"
     config.write_text("name: two\ndatasets: [Logical, Music, Scene]\nmethods: [BR, CC]\nsplits: 2\n")
     out = tmp_path / "two"
-    result = runner.invoke(cli, ["run", "--config", str(config), "--out", str(out), "--data-dir", str(mirror_dir), "--quiet", "--n-jobs", "2"])
+    result = runner.invoke(
+        cli,
+        ["run", "--config", str(config), "--out", str(out), "--data-dir", str(mirror_dir), "--quiet", "--n-jobs", "2"],
+    )
     assert result.exit_code == 0, result.output
     stats = runner.invoke(cli, ["report", str(out), "--stats", "--control", "CC"])
     assert stats.exit_code == 0, stats.output

@@ -39,7 +39,9 @@ def test_plain_lines_at_start_every_interval_and_at_the_end():
         for done in range(3, 7):
             progress.unit(row(status="failed" if done == 4 else "ok", error="ValueError: boom"), done, 10)
         progress.tick()
-        assert stream.getvalue() == "progress: 2/10 units (20%), 0 failed, 0:00 elapsed, ETA ?\n", "nothing before the interval"
+        assert stream.getvalue() == "progress: 2/10 units (20%), 0 failed, 0:00 elapsed, ETA ?\n", (
+            "nothing before the interval"
+        )
         clock.now = 30.0
         progress.tick()
         progress.tick()
@@ -106,7 +108,9 @@ def read_terminal(tmp_path, extra):
     """Run the smoke config with stderr on a pseudo-terminal; return what the terminal received."""
     controller, terminal = pty.openpty()
     try:
-        process = subprocess.Popen(smoke_command(tmp_path, extra), cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=terminal)
+        process = subprocess.Popen(
+            smoke_command(tmp_path, extra), cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=terminal
+        )
     finally:
         os.close(terminal)
     chunks = []
@@ -165,7 +169,10 @@ def paper_units():
     shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
     shapes["Logical"] = (logical.n_samples, logical.n_features, logical.n_labels)
     methods = [m if isinstance(m, str) else m["name"] for m in config["methods"]]
-    order = {"dataset": {d: i for i, d in enumerate(config["datasets"])}, "method": {m: i for i, m in enumerate(methods)}}
+    order = {
+        "dataset": {d: i for i, d in enumerate(config["datasets"])},
+        "method": {m: i for i, m in enumerate(methods)},
+    }
     units = units.assign(_d=units["dataset"].map(order["dataset"]), _m=units["method"].map(order["method"]))
     units = units.sort_values(["_d", "_m", "split"])
     return [(r.dataset, r.method, r.split, r.total_seconds) for r in units.itertuples()], shapes
@@ -181,7 +188,11 @@ def test_the_eta_weights_remaining_units_by_cost_on_a_run_of_small_then_large_da
     units, shapes = paper_units()
     clock = FakeClock()
     progress = RunProgress(io.StringIO(), bar=False, clock=clock)
-    progress.start(len(units), 0, [((dataset, method), expected_seconds(shapes[dataset], method)) for dataset, method, _, _ in units])
+    progress.start(
+        len(units),
+        0,
+        [((dataset, method), expected_seconds(shapes[dataset], method)) for dataset, method, _, _ in units],
+    )
     at = int(fraction * len(units))
     for done, (dataset, method, split, seconds) in enumerate(units[:at], start=1):
         clock.now += seconds

@@ -97,7 +97,9 @@ def test_a_decompression_bomb_is_refused_in_bounded_memory(tmp_path):
     )
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     env.pop(EXPANSION_ENV, None)
-    result = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, env=env, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     message, peak_kib = result.stdout.splitlines()
     assert message == (

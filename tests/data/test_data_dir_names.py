@@ -35,7 +35,9 @@ def test_run_addresses_an_arff_file_of_the_data_dir_by_its_stem_in_any_case(own_
 def test_a_config_names_an_own_file_of_mlhidden_data(own_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("MLHIDDEN_DATA", str(own_dir))
     (tmp_path / "own.yaml").write_text("datasets: [Emotions]\nmethods: [BR]\nsplits: 1\n")
-    result = CliRunner().invoke(cli, ["run", "--config", str(tmp_path / "own.yaml"), "--n-jobs", "1", "--out", str(tmp_path / "run"), "-q"])
+    result = CliRunner().invoke(
+        cli, ["run", "--config", str(tmp_path / "own.yaml"), "--n-jobs", "1", "--out", str(tmp_path / "run"), "-q"]
+    )
     assert result.exit_code == 0, result.output
 
 

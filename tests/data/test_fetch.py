@@ -25,7 +25,8 @@ SMALL = ["Music", "Medical"]
 
 TRICKLE_SECONDS = 0.1
 TRICKLE_BYTES = 300
-"""``/slow/...`` sends one byte every TRICKLE_SECONDS, at most TRICKLE_BYTES of them (so a client without a deadline ends too)."""
+"""``/slow/...`` sends one byte every TRICKLE_SECONDS, at most TRICKLE_BYTES of them (so a client without a deadline
+ends too)."""
 
 
 class MirrorHandler(SimpleHTTPRequestHandler):
@@ -102,7 +103,11 @@ def test_fetch_from_a_loopback_http_mirror(mirror_dir, tmp_path):
     data_dir = tmp_path / "data"
     with http_mirror(mirror_dir) as url:
         rows = copy_from_mirror(url + "/", data_dir, SMALL + ["MediaMill"])
-        assert status_of(rows) == {"Music": "downloaded", "Medical": "downloaded", "MediaMill": "not available (put MediaMill.arff in the data path)"}
+        assert status_of(rows) == {
+            "Music": "downloaded",
+            "Medical": "downloaded",
+            "MediaMill": "not available (put MediaMill.arff in the data path)",
+        }
         for name in SMALL:
             assert sha256(data_dir / f"{name}.arff") == expected_sha256(name)
         assert status_of(copy_from_mirror(url, data_dir, SMALL)) == dict.fromkeys(SMALL, "already present")
@@ -138,7 +143,11 @@ def test_a_corrupted_file_is_refused_and_nothing_is_written(corrupted_mirror, tm
     (data_dir / "Music.arff").write_text("the user's old file\n")
     with contextlib.ExitStack() as stack:
         mirror = stack.enter_context(http_mirror(corrupted_mirror)) if over_http else corrupted_mirror
-        with pytest.raises(UserError, match=f"Music: the mirror's copy has sha256 [0-9a-f]{{64}}, expected {expected_sha256('Music')}; not copied"):
+        with pytest.raises(
+            UserError,
+            match=f"Music: the mirror's copy has sha256 [0-9a-f]{{64}}, expected {expected_sha256('Music')}; "
+            "not copied",
+        ):
             copy_from_mirror(mirror, data_dir, ["Music"])
     assert (data_dir / "Music.arff").read_text() == "the user's old file\n", "the file in place is untouched"
     assert leftovers(data_dir) == [], "no temporary file is left behind"
@@ -180,12 +189,18 @@ def test_server_errors_and_broken_downloads_are_user_errors(mirror_dir, tmp_path
 def test_a_users_own_files_are_fetched_with_their_xml_and_their_sha256_printed(tmp_path):
     mirror = tmp_path / "mirror"
     mirror.mkdir()
-    (mirror / "toy.arff").write_text("@relation toy\n@attribute a numeric\n@attribute b {0,1}\n@attribute c {0,1}\n@data\n0.5,1,0\n1.5,0,1\n2.5,1,1\n")
+    (mirror / "toy.arff").write_text(
+        "@relation toy\n@attribute a numeric\n@attribute b {0,1}\n@attribute c {0,1}\n"
+        "@data\n0.5,1,0\n1.5,0,1\n2.5,1,1\n"
+    )
     labels = '<label name="b"></label><label name="c"></label>'
     (mirror / "toy.xml").write_text(f'<?xml version="1.0"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">{labels}</labels>\n')
     data_dir = tmp_path / "data"
     with http_mirror(mirror) as url:
-        result = CliRunner().invoke(cli, ["datasets", "fetch", "Music", "toy.arff", "absent.arff.bz2", "--mirror", url, "--data-dir", str(data_dir)])
+        result = CliRunner().invoke(
+            cli,
+            ["datasets", "fetch", "Music", "toy.arff", "absent.arff.bz2", "--mirror", url, "--data-dir", str(data_dir)],
+        )
     assert result.exit_code == 1, "Music and absent.arff.bz2 were asked for and are missing: " + result.output
     for file in ("toy.arff", "toy.xml"):
         assert (data_dir / file).read_bytes() == (mirror / file).read_bytes()
@@ -211,7 +226,9 @@ def own_mirror(tmp_path):
 def test_an_own_file_sent_without_length_is_kept_only_if_it_loads_completely(own_mirror, tmp_path):
     data_dir = tmp_path / "data"
     with http_mirror(own_mirror) as url:
-        with pytest.raises(UserError, match="toy.arff: the server sent no length and the file does not load completely"):
+        with pytest.raises(
+            UserError, match="toy.arff: the server sent no length and the file does not load completely"
+        ):
             copy_from_mirror(url + "/nolength", data_dir, ["toy.arff"])
         assert not (data_dir / "toy.arff").exists() and leftovers(data_dir) == []
         rows = copy_from_mirror(url + "/full-nolength", data_dir, ["toy.arff"])
@@ -233,7 +250,9 @@ def test_a_named_dataset_the_mirror_lacks_exits_non_zero(tmp_path, mirror_dir):
     partial.mkdir()
     shutil.copy(mirror_dir / "Music.arff", partial)
     with http_mirror(partial) as url:
-        result = CliRunner().invoke(cli, ["datasets", "fetch", "Music", "Scene", "--mirror", url, "--data-dir", str(tmp_path / "data")])
+        result = CliRunner().invoke(
+            cli, ["datasets", "fetch", "Music", "Scene", "--mirror", url, "--data-dir", str(tmp_path / "data")]
+        )
     assert result.exit_code == 1, result.output
     assert "missing in mirror" in result.output and (tmp_path / "data" / "Music.arff").exists()
 
@@ -251,7 +270,9 @@ def test_sigterm_mid_download_leaves_no_temporary_file(mirror_dir, tmp_path):
         )
         try:
             deadline = time.monotonic() + 60
-            while not (data_dir.is_dir() and leftovers(data_dir)) and fetch.poll() is None and time.monotonic() < deadline:
+            while (
+                not (data_dir.is_dir() and leftovers(data_dir)) and fetch.poll() is None and time.monotonic() < deadline
+            ):
                 time.sleep(0.02)
             assert fetch.poll() is None and leftovers(data_dir), "the download is under way"
             fetch.send_signal(signal.SIGTERM)
@@ -262,10 +283,14 @@ def test_sigterm_mid_download_leaves_no_temporary_file(mirror_dir, tmp_path):
                 fetch.communicate()
     assert fetch.returncode == 128 + signal.SIGTERM, stderr
     assert leftovers(data_dir) == [] and not (data_dir / "Music.arff").exists()
-    assert "Traceback" not in stderr and stderr.startswith("interrupted: ") and len(stderr.strip().splitlines()) == 1, stderr
+    assert "Traceback" not in stderr and stderr.startswith("interrupted: ") and len(stderr.strip().splitlines()) == 1, (
+        stderr
+    )
 
 
-@pytest.mark.skipif(not shutil.which("unshare") or sys.platform != "linux", reason="needs unshare to mount a small tmpfs")
+@pytest.mark.skipif(
+    not shutil.which("unshare") or sys.platform != "linux", reason="needs unshare to mount a small tmpfs"
+)
 def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(mirror_dir, tmp_path):
     """The data path is a 64 KiB tmpfs (mounted in a private mount namespace), smaller than Music.arff."""
     data_dir = tmp_path / "small"

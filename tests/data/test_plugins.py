@@ -65,7 +65,9 @@ def invoke(*args):
 
 
 def test_a_dataset_loader_by_import_path_runs_with_params_from_a_config(project):
-    result = invoke("run", "-d", "myplugin:load_blobs", "-m", "BR", "--splits", "2", "--n-jobs", "1", "--out", "cli", "-q")
+    result = invoke(
+        "run", "-d", "myplugin:load_blobs", "-m", "BR", "--splits", "2", "--n-jobs", "1", "--out", "cli", "-q"
+    )
     assert result.exit_code == 0, result.output
     assert "| Blobs" in (project / "cli" / "tables.md").read_text()
     (project / "own.yaml").write_text(textwrap.dedent("""\
@@ -82,13 +84,20 @@ def test_a_dataset_loader_by_import_path_runs_with_params_from_a_config(project)
 def test_a_loader_that_returns_no_dataset_or_takes_no_such_params_is_one_line(project):
     result = invoke("run", "-d", "myplugin:not_a_loader", "-m", "BR", "--splits", "2", "--out", "r", "-q")
     assert result.exit_code == 2 and "returned a list, not a Dataset" in result.output
-    (project / "bad.yaml").write_text("datasets:\n  - {name: 'myplugin:load_blobs', params: {rows: 3}}\nmethods: [BR]\n")
+    (project / "bad.yaml").write_text(
+        "datasets:\n  - {name: 'myplugin:load_blobs', params: {rows: 3}}\nmethods: [BR]\n"
+    )
     result = invoke("run", "--config", "bad.yaml", "--out", "r", "-q")
     assert result.exit_code == 2 and "bad.yaml:2" in result.output and "rows" in result.output, result.output
 
 
 def test_a_metric_by_import_path_is_tabulated_from_the_stored_predictions(project):
-    assert invoke("run", "-d", "Logical", "-m", "BR", "-m", "AllZero", "--splits", "2", "--n-jobs", "1", "--out", "run", "-q").exit_code == 0
+    assert (
+        invoke(
+            "run", "-d", "Logical", "-m", "BR", "-m", "AllZero", "--splits", "2", "--n-jobs", "1", "--out", "run", "-q"
+        ).exit_code
+        == 0
+    )
     result = invoke("report", "run", "--metric", "myplugin:label_recall", "--metric", "myplugin.mean_true_score")
     assert result.exit_code == 0, result.output
     assert "myplugin:label_recall" in result.output and "myplugin.mean_true_score" in result.output
@@ -98,7 +107,9 @@ def test_a_metric_by_import_path_is_tabulated_from_the_stored_predictions(projec
 
 
 def test_a_config_lists_extra_metrics_printed_after_the_run(project):
-    (project / "own.yaml").write_text("datasets: [Logical]\nmethods: [BR]\nsplits: 2\nmetrics: ['myplugin:label_recall']\n")
+    (project / "own.yaml").write_text(
+        "datasets: [Logical]\nmethods: [BR]\nsplits: 2\nmetrics: ['myplugin:label_recall']\n"
+    )
     result = invoke("run", "--config", "own.yaml", "--n-jobs", "1", "--out", "run", "-q")
     assert result.exit_code == 0, result.output
     assert "myplugin:label_recall" in result.output
@@ -121,7 +132,14 @@ def test_entry_points_name_a_loader_and_a_metric_of_an_installed_package(tmp_pat
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(PROJECT_ROOT)])}
 
     def mlhidden(*args):
-        return subprocess.run([sys.executable, "-m", "mlhidden", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [sys.executable, "-m", "mlhidden", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
     listing = mlhidden("datasets", "list")
     assert listing.returncode == 0 and "Blobs" in listing.stdout, listing.stderr

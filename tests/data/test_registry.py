@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from mlhidden.data import (
     DatasetUnavailable,
+    cache,
     copy_from_mirror,
     dataset_table,
     load_dataset,
@@ -45,12 +46,12 @@ MEDIAMILL_MESSAGE = "MediaMill: not available (put MediaMill.arff in the data pa
 def cache_dir(tmp_path_factory):
     """A private parse cache for this module, and a cold in-process memo before and after it."""
     path = tmp_path_factory.mktemp("cache")
-    registry._load_file.cache_clear()
+    cache.load_arff_file.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CACHE_ENV, str(path))
         patch.delenv(registry.DATA_ENV, raising=False)
         yield path
-    registry._load_file.cache_clear()
+    cache.load_arff_file.cache_clear()
 
 
 @pytest.fixture(scope="module")
@@ -201,16 +202,16 @@ def test_parameters_are_checked(mirror_dir, tmp_path):
 
 def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_dir):
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
-    registry._load_file.cache_clear()
+    cache.load_arff_file.cache_clear()
     first = load_dataset("Medical", data_dir=mirror_dir)
     entries = list((tmp_path / "cache").iterdir())
-    assert [entry.name for entry in entries] == [f"{first.sha256}-r{registry.READER_VERSION}.npz"]
+    assert [entry.name for entry in entries] == [f"{first.sha256}-r{cache.READER_VERSION}.npz"]
 
     def refuse_to_parse(*args, **kwargs):
         raise AssertionError("parsed although the cache holds the file")
 
-    monkeypatch.setattr(registry, "read_arff", refuse_to_parse)
-    registry._load_file.cache_clear()
+    monkeypatch.setattr(cache, "read_arff", refuse_to_parse)
+    cache.load_arff_file.cache_clear()
     second = load_dataset("Medical", data_dir=mirror_dir)
     assert second.is_sparse and second.name == "Medical"
     assert (second.X != first.X).nnz == 0
@@ -220,22 +221,22 @@ def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_di
         first.label_names,
         first.sha256,
     )
-    registry._load_file.cache_clear()
+    cache.load_arff_file.cache_clear()
 
 
 def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, mirror_dir):
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    registry._load_file.cache_clear()
+    cache.load_arff_file.cache_clear()
     first = load_dataset("Music", data_dir=mirror_dir)
-    entry = tmp_path / f"{first.sha256}-r{registry.READER_VERSION}.npz"
+    entry = tmp_path / f"{first.sha256}-r{cache.READER_VERSION}.npz"
     entry.write_bytes(entry.read_bytes()[:100])
-    registry._load_file.cache_clear()
+    cache.load_arff_file.cache_clear()
     second = load_dataset("Music", data_dir=mirror_dir)
     np.testing.assert_array_equal(second.X, first.X)
     with np.load(entry) as stored:
         np.testing.assert_array_equal(stored["Y"], first.Y)
     assert list(tmp_path.iterdir()) == [entry]
-    registry._load_file.cache_clear()
+    cache.load_arff_file.cache_clear()
 
 
 def test_copy_from_mirror_verifies_and_skips(tmp_path, mirror_dir):
@@ -329,16 +330,18 @@ def test_a_run_parses_each_file_once_whatever_its_number_of_units(tmp_path, monk
     """Units get the parent's arrays; the file is read once per run, and not at all once cached."""
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     parsed = []
-    real_read_arff = registry.read_arff
+    real_read_arff = cache.read_arff
 
     def counting_read_arff(path, *args, **kwargs):
         parsed.append(Path(path).name)
         return real_read_arff(path, *args, **kwargs)
 
-    monkeypatch.setattr(registry, "read_arff", counting_read_arff)
+    monkeypatch.setattr(cache, "read_arff", counting_read_arff)
     config = parse_config({"datasets": ["Music", "Medical"], "methods": ["BR", "CC"], "splits": 2})
     for run in ("first", "second"):
-        registry._load_file.cache_clear()
-        summary = run_experiment(config, tmp_path / run, data_dir=mirror_dir, n_jobs=1)  # units in this process: all reads counted
+        cache.load_arff_file.cache_clear()
+        summary = run_experiment(
+            config, tmp_path / run, data_dir=mirror_dir, n_jobs=1
+        )  # units in this process: all reads counted
         assert summary.n_done == 8 and summary.n_failed == 0
     assert sorted(parsed) == ["Medical.arff", "Music.arff"]

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.data import LabelsXmlWarning, load_dataset, read_arff, registry_entries
-from mlhidden.data.cache import cache_dir
-from mlhidden.data.registry import SHIPPED_DIR, _load_file
+from mlhidden.data.cache import cache_dir, load_arff_file
+from mlhidden.data.registry import SHIPPED_DIR
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
@@ -33,7 +33,17 @@ MEKA_BZ2 = {"Scene", "Yeast", "Enron"}
 
 
 def test_every_distributable_dataset_ships_small_and_byte_reproducible():
-    assert [entry.name for entry in SHIPPED] == ["Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "Bibtex", "Corel5k"]
+    assert [entry.name for entry in SHIPPED] == [
+        "Music",
+        "Scene",
+        "Yeast",
+        "Medical",
+        "Enron",
+        "Reuters",
+        "OHSUMED",
+        "Bibtex",
+        "Corel5k",
+    ]
     sizes = {}
     for entry in SHIPPED:
         stored = (SHIPPED_DIR / entry.shipped_file).read_bytes()
@@ -91,7 +101,8 @@ def test_upstream_mulan_files_load_as_is_and_equal_the_meka_form(name):
 
 def _mulan_pair(folder, relation="toy", xml_names=("b", "c")):
     (folder / "toy.arff").write_text(
-        f"@relation {relation}\n@attribute a numeric\n@attribute b {{0,1}}\n@attribute c {{0,1}}\n@data\n0.5,1,0\n1.5,0,1\n2.5,1,1\n"
+        f"@relation {relation}\n@attribute a numeric\n@attribute b {{0,1}}\n@attribute c {{0,1}}\n"
+        "@data\n0.5,1,0\n1.5,0,1\n2.5,1,1\n"
     )
     labels = "".join(f'<label name="{name}"></label>' for name in xml_names)
     (folder / "toy.xml").write_text(f'<?xml version="1.0"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">{labels}</labels>\n')
@@ -106,7 +117,9 @@ def test_an_xml_beside_the_arff_is_used_and_a_config_may_name_it(tmp_path):
     xml.rename(elsewhere)
     with pytest.raises(UserError, match="does not say how many attributes are labels"):
         load_dataset(arff)
-    config = parse_config({"datasets": [{"path": str(arff), "labels_xml": str(elsewhere)}], "methods": ["BR"], "splits": 1})
+    config = parse_config(
+        {"datasets": [{"path": str(arff), "labels_xml": str(elsewhere)}], "methods": ["BR"], "splits": 1}
+    )
     assert config.datasets[0].name == str(arff) and config.datasets[0].params == {"labels_xml": str(elsewhere)}
     assert load_dataset(arff, params=config.datasets[0].params).label_names == ("b", "c")
     with pytest.raises(UserError, match="does not exist"):
@@ -127,9 +140,12 @@ def test_mulan_errors_name_the_file(tmp_path):
 
 def test_cli_prints_the_xml_disagreement_as_one_warning_line_when_parsing_and_from_the_cache(tmp_path):
     arff, _ = _mulan_pair(tmp_path, relation="'toy: -C 2'")
-    expected = [f"warning: {arff}: @relation says -C 2 (the first 2 attributes), but toy.xml names the last 2 attributes as labels; using the XML"]
+    expected = [
+        f"warning: {arff}: @relation says -C 2 (the first 2 attributes), "
+        "but toy.xml names the last 2 attributes as labels; using the XML"
+    ]
     for parse_or_cache in range(2):
-        _load_file.cache_clear()  # as a new process: the second load reads the disk cache
+        load_arff_file.cache_clear()  # as a new process: the second load reads the disk cache
         result = CliRunner().invoke(cli, ["datasets", "info", str(arff)])
         assert result.exit_code == 0, result.output
         assert [line for line in result.stderr.splitlines() if "using the XML" in line] == expected, parse_or_cache

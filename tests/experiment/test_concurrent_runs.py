@@ -27,7 +27,17 @@ UNIT_LINE = re.compile(r"^\[\s*\d+/\d+\] (\S+) · (\S+) · split (\d+): ok", re.
 
 
 def start_run(config_path, out) -> subprocess.Popen:
-    command = [str(Path(sys.executable).parent / "mlhidden"), "run", "--config", str(config_path), "--out", str(out), "--n-jobs", "1", "-v"]
+    command = [
+        str(Path(sys.executable).parent / "mlhidden"),
+        "run",
+        "--config",
+        str(config_path),
+        "--out",
+        str(out),
+        "--n-jobs",
+        "1",
+        "-v",
+    ]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -109,7 +119,10 @@ class GatedBR(BR):
             time.sleep(0.02)
         return super().fit(X, Y)
 '''
-SHORT_LEASE = "import sys, mlhidden.experiment.leases as c; c.LEASE_SECONDS = 1.0; from mlhidden.cli import main; sys.exit(main())"
+SHORT_LEASE = (
+    "import sys, mlhidden.experiment.leases as c; c.LEASE_SECONDS = 1.0; "
+    "from mlhidden.cli import main; sys.exit(main())"
+)
 
 
 def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:
@@ -120,8 +133,30 @@ def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:
     if gate is not None:
         env["GATE"] = str(gate)
     entry = ["-c", SHORT_LEASE] if lease else ["-m", "mlhidden"]
-    command = [sys.executable, *entry, "run", "-d", "Logical", "-m", "gated:GatedBR", "--splits", "1", "--n-jobs", "1", "-q", "--out", str(out)]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).resolve().parents[2])
+    command = [
+        sys.executable,
+        *entry,
+        "run",
+        "-d",
+        "Logical",
+        "-m",
+        "gated:GatedBR",
+        "--splits",
+        "1",
+        "--n-jobs",
+        "1",
+        "-q",
+        "--out",
+        str(out),
+    ]
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+    )
 
 
 def _claims(out) -> list:
@@ -167,8 +202,12 @@ def test_a_frozen_claim_holder_does_not_overwrite_the_unit_another_run_took_over
 def test_claims_of_killed_runs_are_cleared(tmp_path):
     out = tmp_path / "run"
     assert _gated_run(tmp_path, out).wait(timeout=300) == 0
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
-    with sqlite3.connect(out / STORE_FILE) as conn:  # a run killed with kill -9 while computing a unit of another config
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    with sqlite3.connect(
+        out / STORE_FILE
+    ) as conn:  # a run killed with kill -9 while computing a unit of another config
         conn.execute(
             "INSERT INTO claims VALUES ('Logical', 'x', 'CC', 'y', 0, 1, ?, ?, ?, ?)",
             (f"{socket.gethostname()}:{int(dead.stdout)}:0", socket.gethostname(), int(dead.stdout), time.time()),

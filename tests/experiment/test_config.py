@@ -31,7 +31,9 @@ splits: 3
 
 def test_writing_a_default_explicitly_keeps_the_method_identity(tmp_path):
     implicit = load_config(write(tmp_path, "datasets: [Logical]\nmethods: [BR]\n")).methods[0]
-    explicit = load_config(write(tmp_path, "datasets: [Logical]\nmethods: [{name: BR, base: {name: logistic, params: {C: 1.0}}}]\n")).methods[0]
+    explicit = load_config(
+        write(tmp_path, "datasets: [Logical]\nmethods: [{name: BR, base: {name: logistic, params: {C: 1.0}}}]\n")
+    ).methods[0]
     assert implicit.params_hash == explicit.params_hash
 
 
@@ -39,8 +41,16 @@ def test_writing_a_default_explicitly_keeps_the_method_identity(tmp_path):
     "text, line, fragment",
     [
         ("datasets: [Logical]\nmethods: [BR]\nsplit: 3\n", 3, "unknown key 'split'"),
-        ("datasets: [Logical]\nmethods:\n  - name: BR\n  - name: Nope\n", 4, "unknown method 'Nope' (valid methods: BR, CC"),
-        ("datasets: [Logical]\nmethods:\n  - name: CC\n    params: {depth: 3}\n", 4, "method 'CC' has no parameter(s) depth"),
+        (
+            "datasets: [Logical]\nmethods:\n  - name: BR\n  - name: Nope\n",
+            4,
+            "unknown method 'Nope' (valid methods: BR, CC",
+        ),
+        (
+            "datasets: [Logical]\nmethods:\n  - name: CC\n    params: {depth: 3}\n",
+            4,
+            "method 'CC' has no parameter(s) depth",
+        ),
         ("datasets: [Logical]\nmethods:\n  - name: BR\n    base: svm\n", 4, "unknown base learner 'svm'"),
         ("datasets: [Logical]\nmethods: [BR]\nsplits: 0\n", 3, "'splits' must be an integer >= 1"),
         ("datasets: [Logical]\nmethods: [BR]\nsplits: ten\n", 3, "'splits' must be an integer"),
@@ -49,9 +59,16 @@ def test_writing_a_default_explicitly_keeps_the_method_identity(tmp_path):
         ("datasets: [Logical\nmethods: [BR]\n", 2, "invalid YAML"),
         ("- just\n- a list\n", 1, "a config must be a mapping"),
         ("", None, "a config must be a mapping"),
-        ("datasets: [Logical]\nmethods:\n  - name: BR\n    preprocess: robust\n", 4, "unknown preprocessing 'robust' (use standard, maxabs"),
-        ("datasets: [Logical]\nmethods:\n  - name: LP\n    base: {name: logistic, params: {solver: liblinear}}\n", 4,
-         "LP fits one multi-class model, and LogisticRegression with solver='liblinear' is binary only"),
+        (
+            "datasets: [Logical]\nmethods:\n  - name: BR\n    preprocess: robust\n",
+            4,
+            "unknown preprocessing 'robust' (use standard, maxabs",
+        ),
+        (
+            "datasets: [Logical]\nmethods:\n  - name: LP\n    base: {name: logistic, params: {solver: liblinear}}\n",
+            4,
+            "LP fits one multi-class model, and LogisticRegression with solver='liblinear' is binary only",
+        ),
     ],
 )
 def test_bad_configs_fail_with_one_line_naming_file_and_line(tmp_path, text, line, fragment):
@@ -100,7 +117,9 @@ def test_transform_sweep_runs_end_to_end(tmp_path, mirror_dir):
     from mlhidden.experiment.runner import run_experiment
     from mlhidden.experiment.store import load_results
 
-    config = parse_config({"datasets": [{"name": "Music", "sweep": {"first_labels": [1, 2]}}], "methods": ["BR"], "splits": 1})
+    config = parse_config(
+        {"datasets": [{"name": "Music", "sweep": {"first_labels": [1, 2]}}], "methods": ["BR"], "splits": 1}
+    )
     run_experiment(config, tmp_path, data_dir=mirror_dir, n_jobs=1)
     results = load_results(tmp_path)
     assert results.datasets == ["Music [first_labels=1]", "Music [first_labels=2]"]
@@ -112,7 +131,9 @@ def test_a_config_read_builds_each_method_once(monkeypatch):
 
     built = []
     original = registry.build_method
-    monkeypatch.setattr(registry, "build_method", lambda *args, **kwargs: built.append(args[1]["name"]) or original(*args, **kwargs))
+    monkeypatch.setattr(
+        registry, "build_method", lambda *args, **kwargs: built.append(args[1]["name"]) or original(*args, **kwargs)
+    )
     parse_config({"datasets": ["Logical"], "methods": ["BR", "PCC", {"name": "LP", "base": "logistic"}]})
     assert built == ["BR", "PCC", "LP"]
 
@@ -124,6 +145,15 @@ def test_an_overlay_rebases_methods_as_the_config_parser_reads_them():
     overlay = BaseOverlay({"logistic": liblinear}, ["standard"])
     config = parse_config({"name": "x", "datasets": ["Logical"], "methods": ["BR", "LP", "MLP"]}, overlay=overlay)
     br, lp, mlp = config.methods
-    assert br.resolved == parse_config({"datasets": ["Logical"], "methods": [{"name": "BR", "base": liblinear, "preprocess": "standard"}]}).methods[0].resolved
-    assert lp.resolved["base"]["name"] == ONE_VS_REST and config.adjustments == (f"x: LP fits its multi-class model with {ONE_VS_REST}",)
+    assert (
+        br.resolved
+        == parse_config(
+            {"datasets": ["Logical"], "methods": [{"name": "BR", "base": liblinear, "preprocess": "standard"}]}
+        )
+        .methods[0]
+        .resolved
+    )
+    assert lp.resolved["base"]["name"] == ONE_VS_REST and config.adjustments == (
+        f"x: LP fits its multi-class model with {ONE_VS_REST}",
+    )
     assert mlp.resolved == parse_config({"datasets": ["Logical"], "methods": ["MLP"]}).methods[0].resolved

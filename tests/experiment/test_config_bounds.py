@@ -32,14 +32,19 @@ BAD = PROJECT / "tests" / "fixtures" / "bad"
 def _mlhidden(*args, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
     """``python -m mlhidden ARGS`` from ``cwd``, importing this checkout's package."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    return subprocess.run([sys.executable, "-m", "mlhidden", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "mlhidden", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout
+    )
 
 
 def test_a_billion_laughs_config_is_refused_without_expanding_it(tmp_path):
-    process = _mlhidden("run", "--config", str(BAD / "yaml_billion_laughs.yaml"), "--out", str(tmp_path / "run"), cwd=tmp_path)
+    process = _mlhidden(
+        "run", "--config", str(BAD / "yaml_billion_laughs.yaml"), "--out", str(tmp_path / "run"), cwd=tmp_path
+    )
     assert process.returncode == 2
     assert process.stderr.splitlines() == [
-        f"error: {BAD}/yaml_billion_laughs.yaml:5: this value expands to more than {MAX_VALUES:,} values through its aliases "
+        f"error: {BAD}/yaml_billion_laughs.yaml:5: this value expands to more than {MAX_VALUES:,} values "
+        "through its aliases "
         f"(a config holds at most {MAX_VALUES:,} values: use fewer or smaller aliases *name)"
     ]
     assert not (tmp_path / "run").exists()
@@ -65,11 +70,21 @@ def test_a_python_tag_runs_nothing_and_is_one_line(tmp_path, tagged):
 
 def test_aliases_and_anchors_still_read_with_their_lines(tmp_path):
     config = tmp_path / "aliased.yaml"
-    config.write_text("datasets: [Logical]\nmethods:\n  - {name: CCASL, sweep: {n_synthetic: &K [1, 2]}}\n  - {name: MLP, sweep: {n_hidden: *K}}\n")
+    config.write_text(
+        "datasets: [Logical]\nmethods:\n  - {name: CCASL, sweep: {n_synthetic: &K [1, 2]}}\n"
+        "  - {name: MLP, sweep: {n_hidden: *K}}\n"
+    )
     loaded = load_config(config)
-    assert [m.label for m in loaded.methods] == ["CCASL [n_synthetic=1]", "CCASL [n_synthetic=2]", "MLP [n_hidden=1]", "MLP [n_hidden=2]"]
+    assert [m.label for m in loaded.methods] == [
+        "CCASL [n_synthetic=1]",
+        "CCASL [n_synthetic=2]",
+        "MLP [n_hidden=1]",
+        "MLP [n_hidden=2]",
+    ]
     nested = tmp_path / "nested.yaml"
-    nested.write_text("datasets: [Logical]\nmethods: [BR]\nseed: " + "[" * (MAX_NESTING - 1) + "]" * (MAX_NESTING - 1) + "\n")  # the file is one level
+    nested.write_text(
+        "datasets: [Logical]\nmethods: [BR]\nseed: " + "[" * (MAX_NESTING - 1) + "]" * (MAX_NESTING - 1) + "\n"
+    )  # the file is one level
     with pytest.raises(UserError, match=f"{nested}:3: 'seed' must be an integer"):
         load_config(nested)
 
@@ -82,7 +97,9 @@ def test_n_jobs_beyond_the_cores_is_capped_with_a_warning(tmp_path):
     assert result.exit_code == 0, result.output
     capped = f"is more than the {cores} cores of this machine: running {cores} units at a time (-1 uses them all)"
     assert f"warning: {config}:4: n_jobs: 100000 {capped}" in result.stderr.splitlines()
-    option = CliRunner().invoke(cli, ["run", "--config", str(config), "--out", str(tmp_path / "run"), "-q", "--n-jobs", "100000"])
+    option = CliRunner().invoke(
+        cli, ["run", "--config", str(config), "--out", str(tmp_path / "run"), "-q", "--n-jobs", "100000"]
+    )
     assert option.exit_code == 0, option.output
     assert f"warning: --n-jobs 100000 {capped}" in option.stderr.splitlines()
     with pytest.warns(InputWarning):
@@ -94,7 +111,9 @@ def test_n_jobs_beyond_the_dask_cluster_is_capped_to_its_threads():
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=3, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None
     ) as cluster, ExecutionBackend("dask", cluster.scheduler_address) as backend:
-        with pytest.warns(InputWarning, match=f"more than the 3 worker threads of the dask cluster at {cluster.scheduler_address}"):
+        with pytest.warns(
+            InputWarning, match=f"more than the 3 worker threads of the dask cluster at {cluster.scheduler_address}"
+        ):
             assert backend.capped_jobs(100000, "--n-jobs") == 3
         assert backend.capped_jobs(3) == 3
 
@@ -116,11 +135,31 @@ def test_a_run_name_cannot_lead_out_of_results(tmp_path, monkeypatch, name):
         f"error: {config}:1: 'name' must be a folder name (it names the run directory results/NAME), got {written!r} "
         "(write a name without / or .., and give --out DIR to write the run elsewhere)"
     ]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["work"] and sorted(p.name for p in work.iterdir()) == ["escape.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work"] and sorted(p.name for p in work.iterdir()) == [
+        "escape.yaml"
+    ]
 
 
 def test_method_names_match_in_any_case_like_dataset_names(tmp_path):
-    result = CliRunner().invoke(cli, ["run", "-d", "logical", "-m", "br", "-m", "ccasl", "--splits", "2", "--n-jobs", "1", "--out", str(tmp_path), "-q"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "-d",
+            "logical",
+            "-m",
+            "br",
+            "-m",
+            "ccasl",
+            "--splits",
+            "2",
+            "--n-jobs",
+            "1",
+            "--out",
+            str(tmp_path),
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     header = (tmp_path / "exact_match.csv").read_text().splitlines()[0]
     assert {"BR", "CCASL"} <= set(header.split(",")) and "ccasl" not in header and "br" not in header.split(",")
@@ -129,7 +168,9 @@ def test_method_names_match_in_any_case_like_dataset_names(tmp_path):
 
 
 def test_a_method_name_two_registered_names_share_ignoring_case_must_be_exact(monkeypatch):
-    monkeypatch.setattr(registry, "entry_point_methods", lambda: {"br": MethodEntry(METHODS["BR"].cls, "a plugin's br")})
+    monkeypatch.setattr(
+        registry, "entry_point_methods", lambda: {"br": MethodEntry(METHODS["BR"].cls, "a plugin's br")}
+    )
     assert get_entry("BR") is METHODS["BR"] and get_entry("br").summary == "a plugin's br"
     with pytest.raises(UserError, match="method 'Br' matches BR and br when case is ignored"):
         get_entry("Br")

@@ -13,7 +13,8 @@ from mlhidden.cli import cli
 from mlhidden.data import load_dataset, make_logical, write_arff
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import DATASET_KEYS, METHOD_KEYS, TOP_LEVEL_KEYS, config_from_options, load_config, parse_config
+from mlhidden.experiment.config import TOP_LEVEL_KEYS, config_from_options, load_config, parse_config
+from mlhidden.experiment.config_entries import DATASET_KEYS, METHOD_KEYS
 from mlhidden.experiment.store import STORE_FILE, load_results
 from mlhidden.experiment.template import template_text
 from mlhidden.methods import make_method
@@ -24,14 +25,33 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 def test_flags_build_the_config_a_file_would():
     flags = config_from_options(["Music", "Scene"], ["BR", "CCASL+AML"], splits=10)
-    written = parse_config({"name": flags.name, "datasets": ["Music", "Scene"], "methods": ["BR", "CCASL+AML"], "splits": 10})
+    written = parse_config(
+        {"name": flags.name, "datasets": ["Music", "Scene"], "methods": ["BR", "CCASL+AML"], "splits": 10}
+    )
     assert flags.to_dict() == written.to_dict() and flags.config_hash == written.config_hash
     assert flags.name == "Music-Scene_BR-CCASL+AML"
 
 
 def test_run_from_flags_writes_the_tables(tmp_path, shipped_dir):
     out = tmp_path / "flags"
-    args = ["run", "-d", "Logical", "-d", "Music", "-m", "BR", "-m", "CC", "--splits", "2", "--out", str(out), "--n-jobs", "1", "-q"]
+    args = [
+        "run",
+        "-d",
+        "Logical",
+        "-d",
+        "Music",
+        "-m",
+        "BR",
+        "-m",
+        "CC",
+        "--splits",
+        "2",
+        "--out",
+        str(out),
+        "--n-jobs",
+        "1",
+        "-q",
+    ]
     result = CliRunner().invoke(cli, [*args, "--data-dir", str(shipped_dir)])
     assert result.exit_code == 0, result.output
     results = load_results([out])
@@ -45,8 +65,15 @@ def test_init_writes_a_template_that_runs_as_written(tmp_path, shipped_dir, monk
     assert init.exit_code == 0, init.output
     assert Path("mlhidden.yaml").read_text(encoding="utf-8") == template_text()
     config = load_config("mlhidden.yaml")
-    assert [d.name for d in config.datasets] == ["Music", "Scene"] and [m.label for m in config.methods] == ["BR", "CC", "CCASL+AML"]
-    run = runner.invoke(cli, ["run", "--config", "mlhidden.yaml", "--splits", "1", "--data-dir", str(shipped_dir), "--n-jobs", "1", "-q"])
+    assert [d.name for d in config.datasets] == ["Music", "Scene"] and [m.label for m in config.methods] == [
+        "BR",
+        "CC",
+        "CCASL+AML",
+    ]
+    run = runner.invoke(
+        cli,
+        ["run", "--config", "mlhidden.yaml", "--splits", "1", "--data-dir", str(shipped_dir), "--n-jobs", "1", "-q"],
+    )
     assert run.exit_code == 0, run.output
     assert (tmp_path / "results" / "my_run" / STORE_FILE).is_file()
     again = runner.invoke(cli, ["init"])
@@ -58,10 +85,13 @@ def test_relative_dataset_paths_are_read_from_the_config_folder(tmp_path, monkey
     (folder / "data").mkdir(parents=True)
     write_arff(make_logical(), folder / "data" / "mine.arff")
     (folder / "data" / "mine.xml").write_text(
-        '<labels xmlns="http://mulan.sourceforge.net/labels"><label name="OR"/><label name="AND"/><label name="XOR"/></labels>'
+        '<labels xmlns="http://mulan.sourceforge.net/labels">'
+        '<label name="OR"/><label name="AND"/><label name="XOR"/></labels>'
     )
     config_file = folder / "run.yaml"
-    config_file.write_text("datasets:\n  - data/mine.arff\n  - {path: data/mine.arff, labels_xml: data/mine.xml}\nmethods: [BR]\n")
+    config_file.write_text(
+        "datasets:\n  - data/mine.arff\n  - {path: data/mine.arff, labels_xml: data/mine.xml}\nmethods: [BR]\n"
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -75,14 +105,21 @@ def test_relative_dataset_paths_are_read_from_the_config_folder(tmp_path, monkey
 
 def test_sweep_over_base_learner_parameters(tmp_path):
     path = tmp_path / "sweep.yaml"
-    path.write_text("datasets: [Logical]\nmethods:\n  - name: CC\n    base: {name: logistic, params: {max_iter: 500}}\n    sweep: {base.C: [0.1, 1, 10]}\n")
+    path.write_text(
+        "datasets: [Logical]\nmethods:\n  - name: CC\n    base: {name: logistic, params: {max_iter: 500}}\n"
+        "    sweep: {base.C: [0.1, 1, 10]}\n"
+    )
     methods = load_config(path).methods
     assert [m.label for m in methods] == ["CC [base.C=0.1]", "CC [base.C=1]", "CC [base.C=10]"]
     assert [m.resolved["base"]["params"] for m in methods] == [{"C": c, "max_iter": 500} for c in (0.1, 1, 10)]
     assert [m.make().estimator.C for m in methods] == [0.1, 1, 10]
     assert len({m.params_hash for m in methods}) == 3
-    default_base = parse_config({"datasets": ["Logical"], "methods": [{"name": "BR_RF", "sweep": {"base.n_estimators": [10, 20]}}]}).methods
-    assert [m.resolved["base"] for m in default_base] == [{"name": "random_forest", "params": {"n_estimators": n}} for n in (10, 20)]
+    default_base = parse_config(
+        {"datasets": ["Logical"], "methods": [{"name": "BR_RF", "sweep": {"base.n_estimators": [10, 20]}}]}
+    ).methods
+    assert [m.resolved["base"] for m in default_base] == [
+        {"name": "random_forest", "params": {"n_estimators": n}} for n in (10, 20)
+    ]
 
 
 def _config_section() -> str:
@@ -90,17 +127,27 @@ def _config_section() -> str:
     return text[text.index("## Config files"):].split("\n## ", 1)[0]
 
 
-@pytest.mark.parametrize("key", sorted({*TOP_LEVEL_KEYS, *METHOD_KEYS, *DATASET_KEYS, "base.", "first_labels", "range"}))
+@pytest.mark.parametrize(
+    "key", sorted({*TOP_LEVEL_KEYS, *METHOD_KEYS, *DATASET_KEYS, "base.", "first_labels", "range"})
+)
 def test_readme_config_section_documents_every_key(key):
-    assert re.search(rf"(?<![\w.]){re.escape(key)}", _config_section()), f"README's config section does not mention {key}"
+    assert re.search(rf"(?<![\w.]){re.escape(key)}", _config_section()), (
+        f"README's config section does not mention {key}"
+    )
 
 
 @pytest.mark.parametrize(
     "call, message",
     [
         (lambda: get_metric("exact_mach"), "unknown metric 'exact_mach' (did you mean 'exact_match'?"),
-        (lambda: apply_transforms(make_logical(), {"first_label": 1}), "unknown dataset transform 'first_label' (did you mean 'first_labels'?"),
-        (lambda: load_dataset("muzic"), "unknown dataset 'muzic' (not a dataset name and no such file) (did you mean 'Music'?"),
+        (
+            lambda: apply_transforms(make_logical(), {"first_label": 1}),
+            "unknown dataset transform 'first_label' (did you mean 'first_labels'?",
+        ),
+        (
+            lambda: load_dataset("muzic"),
+            "unknown dataset 'muzic' (not a dataset name and no such file) (did you mean 'Music'?",
+        ),
         (lambda: make_method("ccsal"), "unknown method 'ccsal' (did you mean 'CCASL'?"),
     ],
 )

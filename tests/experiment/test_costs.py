@@ -41,7 +41,10 @@ def test_expected_seconds_orders_the_paper_run_as_its_recorded_times_do():
 
 
 def test_a_method_without_a_prior_gets_the_median_curve_and_grows_with_the_dataset():
-    small, large = expected_seconds((100, 10, 5), "my_pkg:Method"), expected_seconds((10_000, 1000, 50), "my_pkg:Method")
+    small, large = (
+        expected_seconds((100, 10, 5), "my_pkg:Method"),
+        expected_seconds((10_000, 1000, 50), "my_pkg:Method"),
+    )
     assert 0 < small < large
     assert expected_seconds((1000, 100, 10), "PCCASL") == expected_seconds((1000, 100, 10), "CCASL")
 
@@ -77,7 +80,9 @@ def test_a_group_learns_from_its_first_units_what_its_priors_miss():
     """Generated datasets dearer than their size: the first finished units of the run price its
     others, the more so the more methods agree (one slow method may be slow by itself)."""
     model = CostModel([(("Scene", "BR"), 1.0)])
-    model.add([((f"complex [random_state={k}]", m), 0.1) for k in range(10) for m in ("BR", "CC", "CCASL")], group="synthetic")
+    model.add(
+        [((f"complex [random_state={k}]", m), 0.1) for k in range(10) for m in ("BR", "CC", "CCASL")], group="synthetic"
+    )
     for _ in range(3):
         model.finished(("Scene", "BR"), 1.0)
     for k in range(4):

@@ -20,11 +20,22 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.parallel_units import MAX_ATTEMPTS
 from mlhidden.experiment.provenance import read_run_json
-from mlhidden.experiment.runner import MAX_ATTEMPTS, run_experiment
+from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import KEY_COLUMNS, STORE_FILE, load_results, unit_key
 
-SCORE_COLUMNS = ["dataset", "method", "split", "status", "exact_match", "hamming_score", "micro_f1", "macro_f1", "jaccard"]
+SCORE_COLUMNS = [
+    "dataset",
+    "method",
+    "split",
+    "status",
+    "exact_match",
+    "hamming_score",
+    "micro_f1",
+    "macro_f1",
+    "jaccard",
+]
 # Music units take 0.2-0.7 s each, so a worker killed while busy dies in the middle of a unit.
 CONFIG = {"name": "dask", "datasets": ["Music"], "methods": ["BR", "CC"], "splits": 3}
 N_UNITS = 2 * 3
@@ -116,7 +127,9 @@ def test_cli_run_on_dask_matches_the_local_run_and_resumes(cluster, local_scores
 
     with sqlite3.connect(out / STORE_FILE) as conn:
         conn.execute("DELETE FROM units WHERE dataset='Music' AND split IN (0, 2) AND method='CC'")
-    resumed = run_experiment(parse_config(CONFIG), out, data_dir=mirror_dir, backend="dask", scheduler=local_cluster.scheduler_address)
+    resumed = run_experiment(
+        parse_config(CONFIG), out, data_dir=mirror_dir, backend="dask", scheduler=local_cluster.scheduler_address
+    )
     assert (resumed.n_done, resumed.n_skipped, resumed.not_run) == (2, N_UNITS - 2, [])
     pd.testing.assert_frame_equal(scores(out), local_scores, check_exact=True)
 
@@ -139,10 +152,18 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_no_unit(cluster, local_sco
     assert (summary.n_done, summary.not_run) == (N_UNITS, [])
     assert sorted(stored_keys(tmp_path)) == sorted(seen)
     pd.testing.assert_frame_equal(scores(tmp_path), local_scores, check_exact=True)
-    assert read_run_json(tmp_path)["units"] == {"total": N_UNITS, "done": N_UNITS, "failed": 0, "skipped": 0, "not_run": 0}
+    assert read_run_json(tmp_path)["units"] == {
+        "total": N_UNITS,
+        "done": N_UNITS,
+        "failed": 0,
+        "skipped": 0,
+        "not_run": 0,
+    }
 
 
-def test_units_of_a_worker_lost_past_the_scheduler_limit_are_resubmitted(cluster, allowed_failures, local_scores, tmp_path, mirror_dir):
+def test_units_of_a_worker_lost_past_the_scheduler_limit_are_resubmitted(
+    cluster, allowed_failures, local_scores, tmp_path, mirror_dir
+):
     local_cluster, client = cluster
     allowed_failures(0)
     seen = []
@@ -156,7 +177,9 @@ def test_units_of_a_worker_lost_past_the_scheduler_limit_are_resubmitted(cluster
         parse_config(CONFIG), tmp_path, data_dir=mirror_dir, on_unit=kill_after_two,
         backend="dask", scheduler=local_cluster.scheduler_address,
     )
-    assert summary.n_resubmitted >= 1, "the scheduler gave up on the killed worker's units and the runner sent them again"
+    assert summary.n_resubmitted >= 1, (
+        "the scheduler gave up on the killed worker's units and the runner sent them again"
+    )
     assert len(seen) == len(set(seen)) == N_UNITS and summary.not_run == []
     assert sorted(stored_keys(tmp_path)) == sorted(seen)
     pd.testing.assert_frame_equal(scores(tmp_path), local_scores, check_exact=True)

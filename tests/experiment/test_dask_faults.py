@@ -61,7 +61,15 @@ def scheduler(processes, tmp_path):
     """A ``dask scheduler`` process on 127.0.0.1: ``(process, address)``."""
     file = tmp_path / "scheduler.json"
     process = processes(
-        "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(file),
+        "scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--dashboard-address",
+        "127.0.0.1:0",
+        "--scheduler-file",
+        str(file),
     )
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
@@ -77,7 +85,9 @@ def worker(processes, scheduler):
     """One ``dask worker`` (a nanny and its one-thread worker process) connected to ``scheduler``."""
     import distributed
 
-    process = processes("worker", scheduler[1], "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0")
+    process = processes(
+        "worker", scheduler[1], "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"
+    )
     with distributed.Client(scheduler[1], timeout=START_SECONDS, set_as_default=False) as client:
         client.wait_for_workers(1, timeout=START_SECONDS)
     return process
@@ -137,5 +147,7 @@ def test_a_cluster_without_workers_is_one_line(scheduler, tmp_path):
 @pytest.mark.slow
 def test_losing_the_scheduler_mid_run_ends_the_run(scheduler, worker, tmp_path):
     ended = _run_on(scheduler[1], tmp_path, when_stored=lambda: _kill_group(scheduler[0]))
-    _assert_ended_with_units_not_run(ended, f"lost the dask scheduler at {scheduler[1]}: no answer for {TIMEOUT_SECONDS} s")
+    _assert_ended_with_units_not_run(
+        ended, f"lost the dask scheduler at {scheduler[1]}: no answer for {TIMEOUT_SECONDS} s"
+    )
     assert "reconnect" not in ended[1], "the dask client's own log line is not shown"

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from mlhidden.data import read_arff
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.runner import run_unit
+from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.splits import make_split
 from mlhidden.methods.registry import METHODS, make_method
 

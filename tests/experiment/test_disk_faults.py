@@ -103,7 +103,9 @@ def fill(folder: Path, leave: int = 0) -> None:
 def files(folder: Path) -> dict:
     """The bytes of every file in ``folder`` but the filler and SQLite's scratch files beside the store."""
     scratch = ("filler", f"{STORE_FILE}-shm", f"{STORE_FILE}-wal")
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file() and path.name not in scratch}
+    return {
+        path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file() and path.name not in scratch
+    }
 
 
 def stored_units(run_dir: Path) -> list:
@@ -137,7 +139,12 @@ def test_report_reads_a_store_on_a_read_only_mount(run_copy, tmp_path):
 def test_a_report_on_a_full_disk_keeps_the_previous_tables(finished_run, tmp_path):
     """The tables of a smaller run are there; the larger run's tables do not fit."""
     smaller = tmp_path / "smaller"
-    assert CliRunner().invoke(cli, ["run", "-d", "Logical", "-m", "BR", "--splits", "1", "-q", "--out", str(smaller)]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(cli, ["run", "-d", "Logical", "-m", "BR", "--splits", "1", "-q", "--out", str(smaller)])
+        .exit_code
+        == 0
+    )
     with small_filesystem(tmp_path / "disk", "1m") as disk:
         assert invoke("report", smaller, "--out", disk).returncode == 0
         before = files(disk)
@@ -173,10 +180,31 @@ def test_a_store_on_a_full_disk_is_not_called_broken(run_copy, tmp_path):
 
 def test_a_full_disk_during_a_run_keeps_the_units_stored_before(tmp_path):
     with small_filesystem(tmp_path / "disk", "2m") as disk:
-        assert invoke("run", "-d", "Logical", "-m", "BR", "--splits", "2", "--n-jobs", "1", "-q", "--out", disk / "run").returncode == 0
+        assert (
+            invoke(
+                "run", "-d", "Logical", "-m", "BR", "--splits", "2", "--n-jobs", "1", "-q", "--out", disk / "run"
+            ).returncode
+            == 0
+        )
         fill(disk, leave=96 * 1024)  # room to open the store, not for all 120 units
-        process = mlhidden("run", "-d", "Logical", "-m", "BR", "-m", "CC", "-m", "LP", "--splits", "40", "--n-jobs", "1", "-q",
-                           "--out", disk / "run")
+        process = mlhidden(
+            "run",
+            "-d",
+            "Logical",
+            "-m",
+            "BR",
+            "-m",
+            "CC",
+            "-m",
+            "LP",
+            "--splits",
+            "40",
+            "--n-jobs",
+            "1",
+            "-q",
+            "--out",
+            disk / "run",
+        )
         assert process.returncode == 2 and "Traceback" not in process.stderr, process.stderr
         line = process.stderr.strip().splitlines()[-1]  # after the progress lines
         (disk / "filler").unlink()

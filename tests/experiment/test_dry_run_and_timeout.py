@@ -75,7 +75,10 @@ def test_an_unknown_method_is_estimated_from_the_median_curve_and_grows_with_siz
     from mlhidden.experiment.costs import expected_seconds
     from mlhidden.experiment.plan_preview import estimate_basis
 
-    small, large = expected_seconds((100, 10, 10), "my.pkg:Method"), expected_seconds((10_000, 100, 10), "my.pkg:Method")
+    small, large = (
+        expected_seconds((100, 10, 10), "my.pkg:Method"),
+        expected_seconds((10_000, 100, 10), "my.pkg:Method"),
+    )
     assert 0 < small < large
     assert estimate_basis("my.pkg:Method") == "median of the methods" and estimate_basis("LP") == "paper run (BR)"
 

@@ -88,6 +88,8 @@ def test_protocol_option_runs_one_unit_per_fold(tmp_path, kind):
 
 
 def test_protocol_option_overrides_a_config_files_holdout_splits(tmp_path):
-    result = invoke("run", "--config", "configs/smoke.yaml", "--protocol", "kfold:3", "--dry-run", "--out", tmp_path / "kf")
+    result = invoke(
+        "run", "--config", "configs/smoke.yaml", "--protocol", "kfold:3", "--dry-run", "--out", tmp_path / "kf"
+    )
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == f"plan for {tmp_path / 'kf'}: 6 units, 6 to compute, 0 already stored"

@@ -33,9 +33,19 @@ TABLES = ("exact_match.csv", "hamming_score.csv", "exact_match.tex", "exact_matc
 
 
 def _command(config: Path, out: Path, n_jobs: int) -> list[str]:
-    return [sys.executable, "-m", "mlhidden", "run", "--config", str(config), "--out", str(out), "--n-jobs", str(n_jobs), "-q"]
-
-
+    return [
+        sys.executable,
+        "-m",
+        "mlhidden",
+        "run",
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        "--n-jobs",
+        str(n_jobs),
+        "-q",
+    ]
 
 
 def _scores(run_dir: Path) -> pd.DataFrame:
@@ -73,7 +83,11 @@ def uninterrupted(config, tmp_path_factory) -> Path:
 def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, config, uninterrupted, tmp_path):
     run_dir = tmp_path / "run"
     process = subprocess.Popen(
-        _command(config, run_dir, n_jobs), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        _command(config, run_dir, n_jobs),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + 120
@@ -98,11 +112,16 @@ def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, confi
     else:
         assert process.returncode == 128 + stop, stderr
         assert "Traceback" not in stderr
-        assert f"interrupted: {stored} of {N_UNITS} units are stored in {run_dir}; re-run the same command to resume." in stderr
+        assert (
+            f"interrupted: {stored} of {N_UNITS} units are stored in {run_dir}; re-run the same command to resume."
+            in stderr
+        )
 
     resumed = subprocess.run(_command(config, run_dir, n_jobs), capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    assert re.search(rf"^{N_UNITS - stored} unit\(s\) run, {stored} already stored, 0 failed", resumed.stderr, re.MULTILINE)
+    assert re.search(
+        rf"^{N_UNITS - stored} unit\(s\) run, {stored} already stored, 0 failed", resumed.stderr, re.MULTILINE
+    )
     pd.testing.assert_frame_equal(_scores(run_dir), _scores(uninterrupted))
     for table in TABLES:
         assert _table(run_dir / table) == _table(uninterrupted / table), table
@@ -146,7 +165,9 @@ def test_a_crash_inside_a_write_leaves_the_store_as_it_was(tmp_path):
     """The process dies after inserting a unit but before committing: that unit is absent, the rest intact."""
     with ResultStore(tmp_path) as store:
         store.write_unit(_unit(0))
-    crashed = subprocess.run([sys.executable, "-c", CRASH_BEFORE_COMMIT, str(tmp_path), json.dumps(_unit(1))], timeout=120)
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_BEFORE_COMMIT, str(tmp_path), json.dumps(_unit(1))], timeout=120
+    )
     assert crashed.returncode == 9
     with sqlite3.connect(tmp_path / STORE_FILE) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -1,4 +1,5 @@
-"""The vectorised ranking measures (label ranking, micro and macro AUC) give scikit-learn's values, tie conventions included."""
+"""The vectorised ranking measures (label ranking, micro and macro AUC) give scikit-learn's values, tie conventions
+included."""
 
 import numpy as np
 import pytest
@@ -41,12 +42,18 @@ def macro_auc_label_by_label(Y_true, scores) -> float:
 def micro_auc_pooled(Y_true, scores) -> float:
     """sklearn's ROC AUC of every label decision pooled."""
     Y_true = np.asarray(Y_true)
-    return float("nan") if Y_true.min() == Y_true.max() else float(roc_auc_score(Y_true.ravel(), np.asarray(scores).ravel()))
+    return (
+        float("nan")
+        if Y_true.min() == Y_true.max()
+        else float(roc_auc_score(Y_true.ravel(), np.asarray(scores).ravel()))
+    )
 
 
 def one_error_row_by_row(Y_true, scores) -> float:
     """One-error as defined, one row at a time: wrong when a label sharing the top score is irrelevant."""
-    wrong = [row.any() and not row[s == s.max()].all() for row, s in zip(np.asarray(Y_true, dtype=bool), np.asarray(scores))]
+    wrong = [
+        row.any() and not row[s == s.max()].all() for row, s in zip(np.asarray(Y_true, dtype=bool), np.asarray(scores))
+    ]
     return float(np.mean(wrong))
 
 
@@ -114,7 +121,9 @@ def test_heavily_tied_scores_give_sklearns_values(case):
     Y_true, scores = case
     assert_as_sklearn(Y_true, scores)
     assert_as_sklearn(sp.csr_matrix(Y_true), scores)
-    assert macro_auc(Y_true, scores) == pytest.approx(macro_auc_label_by_label(Y_true, scores), abs=1e-12, rel=0, nan_ok=True)
+    assert macro_auc(Y_true, scores) == pytest.approx(
+        macro_auc_label_by_label(Y_true, scores), abs=1e-12, rel=0, nan_ok=True
+    )
     assert micro_auc(Y_true, scores) == pytest.approx(micro_auc_pooled(Y_true, scores), abs=1e-12, rel=0, nan_ok=True)
 
 

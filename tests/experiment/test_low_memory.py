@@ -40,9 +40,25 @@ def _limited(megabytes: int):
 @pytest.mark.parametrize("megabytes", [450, 600])
 def test_a_run_under_a_memory_limit_ends_in_one_line_with_run_json_final(megabytes, tmp_path):
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "mlhidden", "run", "-d", "Logical", "-m", "BR", "--splits", "2", "--out", str(out), "-q"]
+    command = [
+        sys.executable,
+        "-m",
+        "mlhidden",
+        "run",
+        "-d",
+        "Logical",
+        "-m",
+        "BR",
+        "--splits",
+        "2",
+        "--out",
+        str(out),
+        "-q",
+    ]
     env = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # a stuck run shows where it waits when aborted
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limited(megabytes))
+    run = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limited(megabytes)
+    )
     try:
         _, stderr = run.communicate(timeout=HANG_SECONDS)
     except subprocess.TimeoutExpired:

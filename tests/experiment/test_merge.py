@@ -79,9 +79,16 @@ def test_runs_on_different_datasets_merge_whatever_their_seeds(runs, tmp_path, m
     "settings, differs",
     [
         ({"seed": 1}, r"seed 0, 3 splits, train fraction 0.6, shuffled labels, data sha256 \w+ vs seed 1, 3 splits"),
-        ({"train_fraction": 0.5}, r"seed 0, 3 splits, train fraction 0.6, shuffled labels, data sha256 \w+ vs seed 0, 3 splits, train fraction 0.5,"),
-        ({"shuffle_labels": False}, r"seed 0, 3 splits, train fraction 0.6, shuffled labels, .* vs "
-         r"seed 0, 3 splits, train fraction 0.6, labels in file order,"),
+        (
+            {"train_fraction": 0.5},
+            r"seed 0, 3 splits, train fraction 0.6, shuffled labels, data sha256 \w+ "
+            r"vs seed 0, 3 splits, train fraction 0.5,",
+        ),
+        (
+            {"shuffle_labels": False},
+            r"seed 0, 3 splits, train fraction 0.6, shuffled labels, .* vs "
+            r"seed 0, 3 splits, train fraction 0.6, labels in file order,",
+        ),
         ({"splits": 2}, r"seed 0, 3 splits, .* vs seed 0, 2 splits"),
         (
             {"datasets": [{"name": "Logical", "params": {"jitter": 0.1}, "label": "Logical"}]},

@@ -10,11 +10,15 @@ from mlhidden.experiment.store import load_results
 
 
 def test_plan_lists_every_unit_method_major_with_its_store_key(tmp_path):
-    config = parse_config({"datasets": ["Logical", "Music", "MediaMill"], "methods": ["BR", "CC"], "splits": 3, "seed": 4})
+    config = parse_config(
+        {"datasets": ["Logical", "Music", "MediaMill"], "methods": ["BR", "CC"], "splits": 3, "seed": 4}
+    )
     plan = plan_run(config)
     assert list(tmp_path.iterdir()) == []
     assert [d.name for d in plan.datasets] == ["Logical", "Music"]
-    assert plan.unavailable == {"MediaMill": "not available (put MediaMill.arff in the data path)"}  # the row names the dataset
+    assert plan.unavailable == {
+        "MediaMill": "not available (put MediaMill.arff in the data path)"
+    }  # the row names the dataset
     assert plan.checksums["Music"] == load_dataset("Music").sha256
     order = [(key["dataset"], key["method"], key["split"]) for *_, key in plan.units]
     assert order == [(d, m, s) for d in ("Logical", "Music") for m in ("BR", "CC") for s in range(3)]

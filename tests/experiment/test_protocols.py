@@ -1,4 +1,5 @@
-"""Evaluation protocols: holdout (unchanged), k-fold and iteratively stratified k-fold, in configs, runs, resume and merges."""
+"""Evaluation protocols: holdout (unchanged), k-fold and iteratively stratified k-fold, in configs, runs, resume and
+merges."""
 
 import json
 
@@ -61,7 +62,11 @@ def test_the_protocol_is_part_of_the_unit_identity():
     def keys(run_config):
         return {tuple(key.values()) for *_, key in plan_run(run_config).units}
 
-    holdout, kfold, stratified = keys(config(splits=3)), keys(config({"kind": KFOLD, "folds": 3})), keys(config({"kind": STRATIFIED_KFOLD, "folds": 3}))
+    holdout, kfold, stratified = (
+        keys(config(splits=3)),
+        keys(config({"kind": KFOLD, "folds": 3})),
+        keys(config({"kind": STRATIFIED_KFOLD, "folds": 3})),
+    )
     assert len(holdout) == len(kfold) == len(stratified) == 3
     assert not holdout & kfold and not kfold & stratified and not holdout & stratified
 
@@ -73,7 +78,10 @@ def test_the_protocol_is_part_of_the_unit_identity():
         ({"protocol": {"kind": "kfold", "folds": 1}}, "'folds' must be an integer >= 2"),
         ({"protocol": {"kind": "kfold", "k": 3}}, "unknown key 'k' in a kfold protocol"),
         ({"protocol": {"kind": "kfold"}, "splits": 3}, "'splits' applies to the holdout protocol"),
-        ({"protocol": {"kind": "stratified_kfold"}, "train_fraction": 0.5}, "'train_fraction' applies to the holdout protocol"),
+        (
+            {"protocol": {"kind": "stratified_kfold"}, "train_fraction": 0.5},
+            "'train_fraction' applies to the holdout protocol",
+        ),
     ],
 )
 def test_bad_protocols_are_refused_in_one_line(settings, message):

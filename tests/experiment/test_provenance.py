@@ -38,7 +38,11 @@ def provenance_run(tmp_path_factory, mirror_dir):
     config = parse_config(CONFIG)
     at_start = []
     summary = run_experiment(
-        config, run_dir, data_dir=mirror_dir, n_jobs=1, on_start=lambda total, skipped, pending, workers=None: at_start.append(read_run_json(run_dir))
+        config,
+        run_dir,
+        data_dir=mirror_dir,
+        n_jobs=1,
+        on_start=lambda total, skipped, pending, workers=None: at_start.append(read_run_json(run_dir)),
     )
     return config, summary, at_start[0], read_run_json(run_dir), run_dir
 
@@ -60,7 +64,9 @@ def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenan
     assert record["mlhidden"] == {
         "version": mlhidden.__version__,
         "git_commit": head,
-        "git_dirty": None if head is None else bool(git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_PATHS)),
+        "git_dirty": None
+        if head is None
+        else bool(git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_PATHS)),
     }
     assert record["python"]["version"] == platform.python_version()
     for package in ("numpy", "scipy", "scikit-learn", "joblib", "pandas", "liac-arff"):
@@ -94,9 +100,18 @@ def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenan
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_modified_means_changed_sources_not_rewritten_results(tmp_path):
     def run_git(*args):
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True, capture_output=True
+        )
 
-    files = ["mlhidden/__init__.py", "configs/paper.yaml", "Makefile", "pyproject.toml", "results/paper/units.csv", "README.md"]
+    files = [
+        "mlhidden/__init__.py",
+        "configs/paper.yaml",
+        "Makefile",
+        "pyproject.toml",
+        "results/paper/units.csv",
+        "README.md",
+    ]
     for name in files:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("original\n")
@@ -124,7 +139,9 @@ def test_a_resumed_run_counts_stored_units_as_skipped(provenance_run, mirror_dir
     assert again["started_at"] >= first["started_at"]
 
 
-def test_an_invocation_with_nothing_to_compute_keeps_the_record_of_the_one_that_computed(provenance_run, mirror_dir, tmp_path):
+def test_an_invocation_with_nothing_to_compute_keeps_the_record_of_the_one_that_computed(
+    provenance_run, mirror_dir, tmp_path
+):
     """Re-running a finished run only rebuilds tables; its run.json still says how the units were made."""
     _, _, _, first, run_dir = provenance_run
     finished = tmp_path / "finished"
@@ -139,7 +156,9 @@ def test_an_interrupted_run_says_so(tmp_path):
     def interrupt(row, done, total):
         raise KeyboardInterrupt
 
-    summary = run_experiment(parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 3}), tmp_path, n_jobs=1, on_unit=interrupt)
+    summary = run_experiment(
+        parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 3}), tmp_path, n_jobs=1, on_unit=interrupt
+    )
     record = read_run_json(tmp_path)
     assert summary.interrupted and record["status"] == "interrupted"
     assert record["units"]["done"] == 1 and record["finished_at"] is not None
@@ -148,7 +167,9 @@ def test_an_interrupted_run_says_so(tmp_path):
 def test_report_prints_provenance_and_latex_tables_carry_it(tmp_path):
     out = tmp_path / "smoke"
     runner = CliRunner()
-    ran = runner.invoke(cli, ["run", "--config", "configs/smoke.yaml", "--out", str(out), "--n-jobs", "1", "--splits", "2", "--quiet"])
+    ran = runner.invoke(
+        cli, ["run", "--config", "configs/smoke.yaml", "--out", str(out), "--n-jobs", "1", "--splits", "2", "--quiet"]
+    )
     assert ran.exit_code == 0, ran.output
     line = provenance_line(read_run_json(out))
     assert line.startswith("run smoke (config ") and "4 units: 4 done, 0 failed, 0 skipped, 0 not run" in line

@@ -34,7 +34,18 @@ from mlhidden.paper.refits import write_label_accuracies
 from mlhidden.report.table_notes import OWN_WORK_NOTE
 
 STORE_V1 = Path(__file__).resolve().parents[1] / "fixtures" / "store_v1"
-OLD_COLUMNS = ["dataset", "dataset_sha256", "method", "params_hash", "split", "seed", "label", "params_json", "status", *SCORES]
+OLD_COLUMNS = [
+    "dataset",
+    "dataset_sha256",
+    "method",
+    "params_hash",
+    "split",
+    "seed",
+    "label",
+    "params_json",
+    "status",
+    *SCORES,
+]
 
 
 def _schema_version(run_dir: Path) -> str:
@@ -123,7 +134,9 @@ def test_resuming_a_store_of_schema_1_migrates_it_and_keeps_its_units(store_v1, 
 def kfold_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("kfold")
     methods = ["BR", "CC", *TRIVIAL_BASELINE_METHODS]
-    config = parse_config({"name": "paper", "datasets": ["Logical"], "methods": methods, "protocol": {"kind": "kfold", "folds": 4}})
+    config = parse_config(
+        {"name": "paper", "datasets": ["Logical"], "methods": methods, "protocol": {"kind": "kfold", "folds": 4}}
+    )
     run_experiment(config, out / "paper", n_jobs=1)
     return out
 

@@ -12,7 +12,20 @@ CONFIG = "name: seeds\ndatasets: [Logical]\nmethods: [BR]\nsplits: 2\nseed: 0\n"
 
 
 def run(tmp_path, *extra):
-    return CliRunner().invoke(cli, ["run", "--config", str(tmp_path / "seeds.yaml"), "--out", str(tmp_path / "run"), "--n-jobs", "1", "-q", *extra])
+    return CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--config",
+            str(tmp_path / "seeds.yaml"),
+            "--out",
+            str(tmp_path / "run"),
+            "--n-jobs",
+            "1",
+            "-q",
+            *extra,
+        ],
+    )
 
 
 def stored_seeds(run_dir):
@@ -50,12 +63,16 @@ def test_stored_units_of_another_seed_are_reported_not_silently_dropped(tmp_path
 def test_report_metric_says_what_it_leaves_out_of_its_tables(tmp_path):
     (tmp_path / "seeds.yaml").write_text(CONFIG)
     assert run(tmp_path).exit_code == 0
-    with sqlite3.connect(tmp_path / "run" / STORE_FILE) as conn:  # units and predictions of seed 1 beside those of seed 0
+    with sqlite3.connect(
+        tmp_path / "run" / STORE_FILE
+    ) as conn:  # units and predictions of seed 1 beside those of seed 0
         for table in ("units", "predictions", "test_labels"):
             columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
             copied = ", ".join("seed + 1" if column == "seed" else column for column in columns)
             conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {copied} FROM {table}")
-    report = CliRunner().invoke(cli, ["report", str(tmp_path / "run"), "--metric", "ranking_loss", "--metric", "exact_match"])
+    report = CliRunner().invoke(
+        cli, ["report", str(tmp_path / "run"), "--metric", "ranking_loss", "--metric", "exact_match"]
+    )
     assert report.exit_code == 0, report.output
     assert "Ranking loss" in report.output and "Exact match" in report.output
     assert report.output.count("2 stored unit(s) are not in these tables: the config does not ask for them") == 1

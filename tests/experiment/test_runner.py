@@ -13,7 +13,18 @@ from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
 from mlhidden.methods import CC
 
-SCORE_COLUMNS = ["dataset", "method", "split", "status", "exact_match", "hamming_score", "micro_f1", "macro_f1", "example_f1", "jaccard"]
+SCORE_COLUMNS = [
+    "dataset",
+    "method",
+    "split",
+    "status",
+    "exact_match",
+    "hamming_score",
+    "micro_f1",
+    "macro_f1",
+    "example_f1",
+    "jaccard",
+]
 
 
 def logical_config(splits=4, methods=("BR", "CC")):
@@ -52,15 +63,24 @@ def test_br_cannot_solve_logical(tmp_path):
 
 
 def test_failing_unit_is_stored_and_others_go_on(tmp_path):
-    config = parse_config({
-        "datasets": ["Logical"], "splits": 2,
-        "methods": ["BR", {"name": "PCC", "params": {"inference": "exact", "max_exact_labels": 2}}],  # L = 3: fit refuses
-    })
+    config = parse_config(
+        {
+            "datasets": ["Logical"],
+            "splits": 2,
+            "methods": [
+                "BR",
+                {"name": "PCC", "params": {"inference": "exact", "max_exact_labels": 2}},
+            ],  # L = 3: fit refuses
+        }
+    )
     summary = run_experiment(config, tmp_path, n_jobs=1)
     assert summary.n_failed == 2 and summary.n_done == 4
     units = load_results(tmp_path).units
     failed = units[units.status == "failed"]
-    assert set(failed["method"]) == {"PCC"} and failed["error"].str.startswith("ValueError: exact inference enumerates 2^3").all()
+    assert (
+        set(failed["method"]) == {"PCC"}
+        and failed["error"].str.startswith("ValueError: exact inference enumerates 2^3").all()
+    )
     assert units[units.status == "ok"]["exact_match"].notna().all()
     rerun = run_experiment(config, tmp_path, n_jobs=1)
     assert rerun.n_skipped == 2 and rerun.n_done == 2, "failed units are retried, ok ones kept"
@@ -75,7 +95,9 @@ def test_fresh_discards_stored_units(tmp_path):
 
 def test_changed_parameters_are_new_units_and_old_ones_are_not_reported(tmp_path):
     run_experiment(logical_config(splits=2), tmp_path, n_jobs=1)
-    changed = parse_config({"datasets": ["Logical"], "splits": 2, "methods": ["BR", {"name": "CC", "params": {"order": [2, 1, 0]}}]})
+    changed = parse_config(
+        {"datasets": ["Logical"], "splits": 2, "methods": ["BR", {"name": "CC", "params": {"order": [2, 1, 0]}}]}
+    )
     summary = run_experiment(changed, tmp_path, n_jobs=1)
     assert summary.n_skipped == 2 and summary.n_done == 2
     with ResultStore(tmp_path) as store:
@@ -103,5 +125,10 @@ def test_with_shuffle_labels_false_a_chain_follows_its_own_order(tmp_path):
     for order in ([0, 1, 2], [2, 0, 1]):
         for index in range(3):
             split = split_for(0, "Logical", index, data.n_samples, data.n_labels, shuffle_labels=False)
-            model = CC(order=order, random_state=method_seed(0, "Logical", index)).fit(data.X[split.train], data.Y[split.train])
-            assert stored[f"CC {order}", index] == evaluate(data.Y[split.test], model.predict(data.X[split.test]))["exact_match"]
+            model = CC(order=order, random_state=method_seed(0, "Logical", index)).fit(
+                data.X[split.train], data.Y[split.train]
+            )
+            assert (
+                stored[f"CC {order}", index]
+                == evaluate(data.Y[split.test], model.predict(data.X[split.test]))["exact_match"]
+            )

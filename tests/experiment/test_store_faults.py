@@ -62,10 +62,16 @@ def run_dir(finished_run, tmp_path) -> Path:
 def test_a_store_path_that_is_a_folder_is_one_line(tmp_path, command):
     (tmp_path / "run" / STORE_FILE).mkdir(parents=True)
     line = one_line(invoke(*command, tmp_path / "run"))
-    assert line == f"error: {tmp_path / 'run' / STORE_FILE}: the results store is a folder, not a file (move the folder away, or choose another --out)"
+    assert (
+        line
+        == f"error: {tmp_path / 'run' / STORE_FILE}: the results store is a folder, not a file "
+        "(move the folder away, or choose another --out)"
+    )
 
 
-@pytest.mark.parametrize("garbage", ["{garbage", "[1, 2]", '{"format": 1}', "\udcff"], ids=["not-json", "a-list", "no-keys", "not-utf8"])
+@pytest.mark.parametrize(
+    "garbage", ["{garbage", "[1, 2]", '{"format": 1}', "\udcff"], ids=["not-json", "a-list", "no-keys", "not-utf8"]
+)
 def test_a_garbage_run_json_blocks_neither_report_nor_run(run_dir, garbage):
     (run_dir / RUN_JSON).write_bytes(garbage.encode("utf-8", "surrogateescape"))
     report = invoke("report", run_dir)
@@ -83,7 +89,9 @@ def test_a_dropped_units_table_is_one_line(run_dir, command):
     execute(run_dir, "DROP TABLE units")
     before = (run_dir / STORE_FILE).read_bytes()
     line = one_line(invoke(*command, run_dir))
-    damaged = "the results store is damaged: its units table is missing (restore it from a backup, or choose another --out)"
+    damaged = (
+        "the results store is damaged: its units table is missing (restore it from a backup, or choose another --out)"
+    )
     assert line == f"error: {run_dir / STORE_FILE}: {damaged}"
     assert (run_dir / STORE_FILE).read_bytes() == before
 
@@ -91,7 +99,10 @@ def test_a_dropped_units_table_is_one_line(run_dir, command):
 def test_a_damaged_prediction_is_one_line_naming_the_unit(run_dir):
     execute(run_dir, "UPDATE predictions SET predicted = x'00' WHERE method = 'CC' AND split = 1")
     line = one_line(invoke("report", run_dir, "--metric", "ranking_loss"))
-    assert line.startswith(f"error: {run_dir / STORE_FILE}: the results store is damaged: the predictions of CC on Logical (split 1) cannot be read")
+    assert line.startswith(
+        f"error: {run_dir / STORE_FILE}: the results store is damaged: "
+        "the predictions of CC on Logical (split 1) cannot be read"
+    )
     assert "--fresh" not in line
     assert invoke("report", run_dir).exit_code == 0
 

@@ -1,4 +1,5 @@
-"""Stored predictions: every metric from the store alone (`report --metric`), n/a where there are no scores, old stores."""
+"""Stored predictions: every metric from the store alone (`report --metric`), n/a where there are no scores, old
+stores."""
 
 import sqlite3
 
@@ -120,10 +121,14 @@ def test_ranking_metrics_against_sklearn_and_by_hand():
     assert one_error(truth, scores) == 0.25  # only row 2's top label (0) is wrong; row 3 has no label
     assert log_loss(truth, scores) == pytest.approx(-np.mean(np.where(truth, np.log(scores), np.log(1 - scores))))
     assert micro_auc(truth, scores) == pytest.approx(roc_auc_score(truth.ravel(), scores.ravel()))
-    assert macro_auc(truth, scores) == pytest.approx(np.mean([roc_auc_score(truth[:, j], scores[:, j]) for j in range(3)]))
+    assert macro_auc(truth, scores) == pytest.approx(
+        np.mean([roc_auc_score(truth[:, j], scores[:, j]) for j in range(3)])
+    )
     one_class = truth.copy()
     one_class[:, 2] = 0  # label 2 has one class in this test part: left out of the macro mean
-    assert macro_auc(one_class, scores) == pytest.approx(np.mean([roc_auc_score(one_class[:, j], scores[:, j]) for j in range(2)]))
+    assert macro_auc(one_class, scores) == pytest.approx(
+        np.mean([roc_auc_score(one_class[:, j], scores[:, j]) for j in range(2)])
+    )
     assert np.isnan(micro_auc(np.zeros_like(truth), scores)) and np.isnan(macro_auc(np.zeros_like(truth), scores))
 
 
@@ -131,6 +136,14 @@ def test_the_score_metric_file_has_every_ranking_measure_and_says_who_has_none(r
     path = write_score_metric_tables(run_dir)
     assert path == run_dir / SCORE_METRICS_FILE
     text = path.read_text()
-    for title in ("Ranking loss", "Coverage error", "Label ranking average precision", "One-error", "Log-loss", "Micro ROC AUC", "Macro ROC AUC"):
+    for title in (
+        "Ranking loss",
+        "Coverage error",
+        "Label ranking average precision",
+        "One-error",
+        "Log-loss",
+        "Micro ROC AUC",
+        "Macro ROC AUC",
+    ):
         assert f"## {title}" in text
     assert text.count("n/a for BR-svm: the method (or its base learner) has no predict\\_proba") == len(RANKING_METRICS)

@@ -20,16 +20,34 @@ import yaml
 
 from mlhidden.experiment import backends
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.runner import plan_run, run_experiment, run_unit
+from mlhidden.experiment.parallel_units import run_unit
+from mlhidden.experiment.runner import plan_run, run_experiment
 from mlhidden.experiment.splits import method_seed
 from mlhidden.experiment.store import KEY_COLUMNS, load_results
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
-STORED = [*KEY_COLUMNS, "status", "exact_match", "hamming_score", "micro_f1", "macro_f1", "example_f1", "jaccard", "n_warnings", "params_json"]
+STORED = [
+    *KEY_COLUMNS,
+    "status",
+    "exact_match",
+    "hamming_score",
+    "micro_f1",
+    "macro_f1",
+    "example_f1",
+    "jaccard",
+    "n_warnings",
+    "params_json",
+]
 # A slice of a dense dataset, where BLAS threads change L-BFGS's path, and of a sparse one.
 FAST = {
-    "name": "threads", "seed": 5, "splits": 1, "methods": ["BR", "CC", "CCASL"],
-    "datasets": [{"name": "Scene", "transform": {"first_labels": 3}}, {"name": "Medical", "transform": {"first_labels": 10}}],
+    "name": "threads",
+    "seed": 5,
+    "splits": 1,
+    "methods": ["BR", "CC", "CCASL"],
+    "datasets": [
+        {"name": "Scene", "transform": {"first_labels": 3}},
+        {"name": "Medical", "transform": {"first_labels": 10}},
+    ],
 }
 PAPER_METHODS = ["BR", "CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML", "ELM", "BR_RF", "MLP"]
 SLOW = {"name": "threads-all", "seed": 5, "splits": 1, "methods": PAPER_METHODS, "datasets": ["Scene", "Medical"]}
@@ -45,7 +63,17 @@ def run_cli(config_path, out, n_jobs, omp=None):
     env = {key: value for key, value in os.environ.items() if key not in THREAD_VARIABLES}
     if omp is not None:
         env["OMP_NUM_THREADS"] = str(omp)
-    command = [str(Path(sys.executable).parent / "mlhidden"), "run", "--config", str(config_path), "--out", str(out), "--n-jobs", str(n_jobs), "-q"]
+    command = [
+        str(Path(sys.executable).parent / "mlhidden"),
+        "run",
+        "--config",
+        str(config_path),
+        "--out",
+        str(out),
+        "--n-jobs",
+        str(n_jobs),
+        "-q",
+    ]
     finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     assert finished.returncode == 0, finished.stderr
     return stored_units(out)

@@ -38,7 +38,10 @@ def test_a_real_sklearn_convergence_warning_is_recorded_and_named_by_solver_and_
         warnings.warn("something else", UserWarning, stacklevel=1)
     stored = record_warnings(caught)
     assert unit_kinds(stored) == [NOT_CONVERGED, "raised UserWarning: something else"]
-    assert warning_lines([stored, stored, "[]", None]) == [f"2 unit(s) {NOT_CONVERGED}", "2 unit(s) raised UserWarning: something else"]
+    assert warning_lines([stored, stored, "[]", None]) == [
+        f"2 unit(s) {NOT_CONVERGED}",
+        "2 unit(s) raised UserWarning: something else",
+    ]
 
 
 def test_the_batched_logistic_message_names_its_limit():
@@ -50,7 +53,9 @@ def test_the_batched_logistic_message_names_its_limit():
 def warned_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("warned")
     (folder / "warned.yaml").write_text(CONFIG)
-    result = CliRunner().invoke(cli, ["run", "--config", str(folder / "warned.yaml"), "--out", str(folder / "run"), "--n-jobs", "1", "-q"])
+    result = CliRunner().invoke(
+        cli, ["run", "--config", str(folder / "warned.yaml"), "--out", str(folder / "run"), "--n-jobs", "1", "-q"]
+    )
     return result, folder / "run"
 
 
@@ -86,4 +91,7 @@ def test_a_store_from_before_warnings_were_kept_still_reports_its_warned_cells(w
         copy.execute("ALTER TABLE units DROP COLUMN warnings")
     result = CliRunner().invoke(cli, ["report", str(old)])
     assert result.exit_code == 0, result.output
-    assert "‡ BR on Music (2 of 2 splits): units raised warnings (their kinds predate" in (old / "exact_match.md").read_text()
+    assert (
+        "‡ BR on Music (2 of 2 splits): units raised warnings (their kinds predate"
+        in (old / "exact_match.md").read_text()
+    )

@@ -9,11 +9,12 @@ import pytest
 
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.runner import config_record, run_unit
+from mlhidden.experiment.run_results import split_protocol
+from mlhidden.experiment.runner import config_record
 from mlhidden.experiment.splits import Split, make_split
 from mlhidden.experiment.status import FAILED, OK
-from mlhidden.experiment.store import split_protocol
 from mlhidden.experiment.units import fit_unit
 
 
@@ -48,7 +49,8 @@ def test_missing_inputs_are_imputed_from_the_training_rows_only(scene):
     filled[split.test[:5], 0] = np.nanmean(holes[split.train, 0])
     filled[split.train[:5], 1] = np.nanmean(holes[split.train, 1])
     np.testing.assert_array_equal(
-        fit_unit(holes, Y, split, method("CC"), seed=0).predicted, fit_unit(filled, Y, split, method("CC"), seed=0).predicted
+        fit_unit(holes, Y, split, method("CC"), seed=0).predicted,
+        fit_unit(filled, Y, split, method("CC"), seed=0).predicted,
     )
 
 
@@ -64,10 +66,16 @@ def test_run_unit_scores_what_fit_unit_predicts_and_records_failures(scene):
 
 
 def test_run_record_reads_back_the_stored_config():
-    config = parse_config({
-        "name": "r", "datasets": [{"name": "Logical", "label": "L"}, "Scene"], "methods": ["BR", {"name": "CC", "label": "CC (a)"}],
-        "splits": 3, "seed": 7, "shuffle_labels": False,
-    })
+    config = parse_config(
+        {
+            "name": "r",
+            "datasets": [{"name": "Logical", "label": "L"}, "Scene"],
+            "methods": ["BR", {"name": "CC", "label": "CC (a)"}],
+            "splits": 3,
+            "seed": 7,
+            "shuffle_labels": False,
+        }
+    )
     record = RunRecord.from_record(config_record(config))
     assert [spec.table_name for spec in record.datasets] == ["L", "Scene"]
     assert dataclasses.asdict(record.datasets[0]) == dataclasses.asdict(config.datasets[0])

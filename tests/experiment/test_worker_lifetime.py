@@ -32,9 +32,11 @@ def _parent_of(pid: int) -> int | None:
 
 
 def _children(pid: int) -> set[int]:
-    return {int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit() and _parent_of(int(entry.name)) == pid}
-
-
+    return {
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and _parent_of(int(entry.name)) == pid
+    }
 
 
 def test_kill_9_of_a_run_leaves_no_worker(tmp_path):

@@ -94,7 +94,9 @@ def test_dense_inputs_match_sklearn(music):
 def test_masked_extra_columns_give_each_chain_link_its_own_inputs(music):
     X, Y, _, _ = music
     tight_spec = {"name": "logistic", "params": {"tol": 1e-6}}
-    models = fit_logistic_models(tight_spec, X, Y, seeds=np.arange(Y.shape[1]), extra=Y, n_extra_used=np.arange(Y.shape[1]))
+    models = fit_logistic_models(
+        tight_spec, X, Y, seeds=np.arange(Y.shape[1]), extra=Y, n_extra_used=np.arange(Y.shape[1])
+    )
     for j, model in enumerate(models):
         inputs = np.hstack([X, Y[:, :j]])
         assert model.n_features_in_ == X.shape[1] + j

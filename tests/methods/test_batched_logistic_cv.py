@@ -121,7 +121,18 @@ def test_labels_get_sklearns_C_and_predictions_on_scene(scene):
         assert model.C_ == theirs.C_
         np.testing.assert_allclose(fold_scores(model)[:, 0], fold_scores(theirs)[:, 0], rtol=2e-3)
         assert (model.predict(X_test) == theirs.predict(X_test)).mean() >= 0.999
-        fitted = ("coefs_paths_", "scores_", "n_iter_", "Cs_", "C_", "l1_ratio_", "l1_ratios_", "classes_", "coef_", "intercept_")
+        fitted = (
+            "coefs_paths_",
+            "scores_",
+            "n_iter_",
+            "Cs_",
+            "C_",
+            "l1_ratio_",
+            "l1_ratios_",
+            "classes_",
+            "coef_",
+            "intercept_",
+        )
         for name in fitted:
             assert layout(getattr(model, name)) == layout(getattr(theirs, name)), name
         assert model.n_features_in_ == theirs.n_features_in_

@@ -64,7 +64,10 @@ def test_each_chain_link_takes_liblinears_iterations_to_its_point(medical_chain,
         assert np.all(fit.coef[inputs.shape[1]:, j] == 0), "a link sees only the labels before it"
         assert fit.n_iter[j] == reference.n_iter_[0]
         assert gradient_norm(inputs, T[:, j], coef, fit.intercept[j], C) <= stop_norm(inputs, T[:, j], C)
-        ours, theirs = objective(inputs, T[:, j], coef, fit.intercept[j], C), objective(inputs, T[:, j], reference.coef_[0], reference.intercept_[0], C)
+        ours, theirs = (
+            objective(inputs, T[:, j], coef, fit.intercept[j], C),
+            objective(inputs, T[:, j], reference.coef_[0], reference.intercept_[0], C),
+        )
         assert abs(ours - theirs) <= 1e-6 * abs(theirs)
         np.testing.assert_allclose(coef, reference.coef_[0], atol=1e-2)
         test_inputs = sp.hstack([X_test, sp.csr_matrix((X_test.shape[0], j))], format="csr")
@@ -91,7 +94,9 @@ def test_dense_inputs_and_the_iteration_cap_behave_as_liblinear(mirror_dir):
 def test_unconverged_liblinear_targets_warn(medical_chain):
     X, T, _ = medical_chain
     with pytest.warns(ConvergenceWarning, match=r"liblinear failed to converge for 40 of 40 targets \(max_iter=1\)"):
-        fit_logistic_models({"name": "logistic", "params": {"solver": "liblinear", "max_iter": 1}}, X, T, seeds=np.arange(T.shape[1]))
+        fit_logistic_models(
+            {"name": "logistic", "params": {"solver": "liblinear", "max_iter": 1}}, X, T, seeds=np.arange(T.shape[1])
+        )
 
 
 def test_methods_on_liblinear_predict_as_one_liblinear_fit_per_label(medical_chain):

@@ -85,7 +85,11 @@ def test_blocked_chain_fits_the_one_batch_links_and_predicts_the_same(medical, s
         monkeypatch.setattr(logistic_models, "BLOCK_LINKS", 10**6)
         one_batch = CCASL(base, n_synthetic=N_SYNTHETIC, random_state=0).fit(X, Y)
     assert np.abs(chain_weights(blocked) - chain_weights(one_batch)).max() <= COEF_TOLERANCE
-    iterations = [(a.n_iter_[0], b.n_iter_[0]) for a, b in zip(blocked.chain_.estimators_, one_batch.chain_.estimators_) if hasattr(a, "n_iter_")]
+    iterations = [
+        (a.n_iter_[0], b.n_iter_[0])
+        for a, b in zip(blocked.chain_.estimators_, one_batch.chain_.estimators_)
+        if hasattr(a, "n_iter_")
+    ]
     assert np.mean([a == b for a, b in iterations]) >= 0.99
     np.testing.assert_array_equal(blocked.predict(X_test), one_batch.predict(X_test))
     np.testing.assert_array_equal(blocked.predict_proba(X_test) >= 0.5, one_batch.predict_proba(X_test) >= 0.5)
@@ -95,10 +99,15 @@ def test_ccasl_variants_still_share_the_blocked_chain(medical, tmp_path, batches
     X, Y, X_test = medical
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        alone = {m: make_method(m, {"n_synthetic": N_SYNTHETIC}, random_state=0).fit(X, Y).predict(X_test) for m in ("CCASL", "CCASL+BR", "CCASL+AML")}
+        alone = {
+            m: make_method(m, {"n_synthetic": N_SYNTHETIC}, random_state=0).fit(X, Y).predict(X_test)
+            for m in ("CCASL", "CCASL+BR", "CCASL+AML")
+        }
         n_alone = len(batches)
         with SharedFits(tmp_path).active() as shared:
-            together = {m: make_method(m, {"n_synthetic": N_SYNTHETIC}, random_state=0).fit(X, Y).predict(X_test) for m in alone}
+            together = {
+                m: make_method(m, {"n_synthetic": N_SYNTHETIC}, random_state=0).fit(X, Y).predict(X_test) for m in alone
+            }
     assert shared.n_reused >= 2
     assert len(batches) - n_alone < n_alone - 2  # the chain is fitted once, not three times
     for method, predicted in alone.items():

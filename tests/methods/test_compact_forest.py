@@ -23,14 +23,20 @@ def split_of(name, mirror_dir):
 
 
 def compact_and_full(estimator, X_train, Y_train, X_test, seed=3):
-    fitted = [ForestBR(estimator, compact=compact, random_state=seed).fit(X_train, Y_train) for compact in (True, False)]
+    fitted = [
+        ForestBR(estimator, compact=compact, random_state=seed).fit(X_train, Y_train) for compact in (True, False)
+    ]
     return fitted, [(m.predict(X_test), m.predict_proba(X_test)) for m in fitted]
 
 
 @pytest.mark.parametrize("dataset", ["Music", "Medical"])  # dense; sparse with constant labels
 @pytest.mark.parametrize(
     "estimator",
-    [None, RandomForestClassifier(n_estimators=25, min_samples_leaf=2), ExtraTreesClassifier(n_estimators=7, max_features=0.5)],
+    [
+        None,
+        RandomForestClassifier(n_estimators=25, min_samples_leaf=2),
+        ExtraTreesClassifier(n_estimators=7, max_features=0.5),
+    ],
     ids=["default", "25-trees-min-leaf-2", "extra-trees-7"],
 )
 def test_compact_forest_predicts_exactly_what_the_forest_predicts(dataset, estimator, mirror_dir):
@@ -82,7 +88,9 @@ def test_br_rf_grown_on_dense_float32_is_the_forest_grown_on_sparse_x_bit_for_bi
     assert X.nnz >= forest.DENSE_FROM_DENSITY * X.shape[0] * X.shape[1], "dense enough to be grown dense"
     dense = ForestBR(estimator={"name": "random_forest", "params": {"n_estimators": 10}}, random_state=5).fit(X, Y)
     monkeypatch.setattr(forest, "DENSE_FROM_DENSITY", 2.0)
-    grown_sparse = ForestBR(estimator={"name": "random_forest", "params": {"n_estimators": 10}}, random_state=5).fit(X, Y)
+    grown_sparse = ForestBR(estimator={"name": "random_forest", "params": {"n_estimators": 10}}, random_state=5).fit(
+        X, Y
+    )
     for ours, theirs in zip(dense.estimator_.skeletons, grown_sparse.estimator_.skeletons):
         assert np.array_equal(ours.feature, theirs.feature) and np.array_equal(ours.threshold, theirs.threshold)
     assert np.array_equal(dense.predict_proba(test), grown_sparse.predict_proba(test))

@@ -33,23 +33,31 @@ LABEL_MATRIX_CHECKS = {
     "check_classifier_data_not_an_array": ZERO_ONE,
     "check_estimators_dtypes": ZERO_ONE,
     "check_fit2d_1feature": ZERO_ONE,
-    "check_classifiers_multilabel_output_format_predict": "predictions are int8 0/1 whatever Y's dtype (compact for hundreds of labels)",
+    "check_classifiers_multilabel_output_format_predict": (
+        "predictions are int8 0/1 whatever Y's dtype (compact for hundreds of labels)"
+    ),
 }
 MONTE_CARLO_CHECKS = {
     "check_methods_sample_order_invariance": "Monte-Carlo inference: a row's samples depend on its position in X",
     "check_methods_subset_invariance": "Monte-Carlo inference: a row's samples depend on its position in X",
-    "check_classifiers_multilabel_output_format_predict_proba": "Monte-Carlo marginals are sample frequencies: exactly 0 or 1 when every sample agrees",
+    "check_classifiers_multilabel_output_format_predict_proba": (
+        "Monte-Carlo marginals are sample frequencies: exactly 0 or 1 when every sample agrees"
+    ),
 }
 
 
 FOREST_CHECKS = {
-    "check_classifiers_multilabel_output_format_predict_proba": "a forest's leaf frequencies are exactly 0 or 1 where its trees agree; the check wants (0, 1)",
+    "check_classifiers_multilabel_output_format_predict_proba": (
+        "a forest's leaf frequencies are exactly 0 or 1 where its trees agree; the check wants (0, 1)"
+    ),
 }
 
 
 # All-zero predicts no label whatever its predict_proba (the training label frequencies) says.
 ALL_ZERO_CHECKS = {
-    "check_classifier_multioutput": "all-zero's prediction is fixed at 0; its predict_proba gives the label frequencies",
+    "check_classifier_multioutput": (
+        "all-zero's prediction is fixed at 0; its predict_proba gives the label frequencies"
+    ),
 }
 
 

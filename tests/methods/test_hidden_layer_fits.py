@@ -14,7 +14,12 @@ from mlhidden.data import load_dataset
 from mlhidden.methods import CCASL
 from mlhidden.methods.hidden_units import ThresholdUnits
 from mlhidden.methods.mlp import sigmoid, train_network
-from mlhidden.methods.solvers.batched_logistic import _Design, _loss_and_residual, fit_batched_logistic, positive_entries
+from mlhidden.methods.solvers.batched_logistic import (
+    _Design,
+    _loss_and_residual,
+    fit_batched_logistic,
+    positive_entries,
+)
 
 TIGHT = {"tol": 1e-8, "max_iter": 10**5}
 
@@ -55,7 +60,9 @@ def test_the_dense_block_split_from_each_part_gives_the_stacked_designs_products
     stacked = sp.hstack([X, sp.csr_matrix(extra)], format="csr")
     density = np.diff(sp.csc_matrix(stacked).indptr) / X.shape[0]
     assert np.array_equal(design.dense_columns, np.flatnonzero(density >= 0.125))
-    assert design.dense_columns.size >= Z.shape[1] and {X.shape[1], X.shape[1] + 1} <= set(design.sparse_columns.tolist())
+    assert design.dense_columns.size >= Z.shape[1] and {X.shape[1], X.shape[1] + 1} <= set(
+        design.sparse_columns.tolist()
+    )
     dense = stacked[:, design.dense_columns].toarray().astype(dtype)
     sparse = stacked[:, design.sparse_columns].astype(dtype)
     rng = np.random.RandomState(0)
@@ -125,7 +132,9 @@ def reference_network(X, Y, n_hidden, learning_rate, n_epochs, momentum, rng):
         H = expit(X @ W1 + b1)
         delta_out = (expit(H @ W2 + b2) - Y) / X.shape[0]
         delta_hidden = delta_out @ W2.T * H * (1 - H)
-        for p, v, g in zip(params, velocity, (X.T @ delta_hidden, delta_hidden.sum(0), H.T @ delta_out, delta_out.sum(0))):
+        for p, v, g in zip(
+            params, velocity, (X.T @ delta_hidden, delta_hidden.sum(0), H.T @ delta_out, delta_out.sum(0))
+        ):
             v *= momentum
             v -= learning_rate * g
             p += v
@@ -160,8 +169,12 @@ def test_the_sparse_transpose_read_as_csc_trains_the_network_a_csr_copy_trains_b
     X, Y = data.X[:500], data.Y[:500]
     viewed = train_network(X, Y, 32, 0.1, 30, 0.9, np.random.RandomState(3))
     X_view, X_T_view = mlp.product_layout(X)
-    assert X_T_view.format == "csc" and np.shares_memory(X_T_view.data, X_view.data), "the transpose is a view, not a copy"
-    monkeypatch.setattr(mlp, "product_layout", lambda X: (X.astype(np.float32).tocsr(), X.astype(np.float32).tocsr().T.tocsr()))
+    assert X_T_view.format == "csc" and np.shares_memory(X_T_view.data, X_view.data), (
+        "the transpose is a view, not a copy"
+    )
+    monkeypatch.setattr(
+        mlp, "product_layout", lambda X: (X.astype(np.float32).tocsr(), X.astype(np.float32).tocsr().T.tocsr())
+    )
     copied = train_network(X, Y, 32, 0.1, 30, 0.9, np.random.RandomState(3))
     for ours, theirs in zip((viewed.W1, viewed.b1, viewed.W2, viewed.b2), (copied.W1, copied.b1, copied.W2, copied.b2)):
         assert np.array_equal(ours, theirs)

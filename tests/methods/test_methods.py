@@ -90,11 +90,20 @@ def test_registry_entry_honours_the_scikit_learn_contract(name, music):
     assert pipeline.predict(X_test).shape == Y_test.shape
 
     scores = cross_validate(
-        clone(method), X_train, Y_train, cv=3,
-        scoring={"exact_match": make_scorer(accuracy_score), "hamming": make_scorer(hamming_loss, greater_is_better=False)},
+        clone(method),
+        X_train,
+        Y_train,
+        cv=3,
+        scoring={
+            "exact_match": make_scorer(accuracy_score),
+            "hamming": make_scorer(hamming_loss, greater_is_better=False),
+        },
         error_score="raise",
     )
-    assert np.all((scores["test_exact_match"] >= 0 if baseline else scores["test_exact_match"] > 0) & (scores["test_exact_match"] < 1))
+    assert np.all(
+        (scores["test_exact_match"] >= 0 if baseline else scores["test_exact_match"] > 0)
+        & (scores["test_exact_match"] < 1)
+    )
     assert np.all((-scores["test_hamming"] > 0) & (-scores["test_hamming"] < 0.5))
 
 
@@ -223,7 +232,15 @@ def degenerate_case(kind):
     return X, Y
 
 
-DEGENERATE_CASES = ["constant_labels", "single_label", "no_labels_at_all", "empty_label_rows", "duplicate_rows", "zero_features", "constant_features"]
+DEGENERATE_CASES = [
+    "constant_labels",
+    "single_label",
+    "no_labels_at_all",
+    "empty_label_rows",
+    "duplicate_rows",
+    "zero_features",
+    "constant_features",
+]
 
 
 @pytest.mark.parametrize("kind", DEGENERATE_CASES)
@@ -277,7 +294,9 @@ def test_every_method_on_one_split_of_a_mirror_dataset(dataset, mirror_dir, caps
         exact_match, hamming, seconds, Y_test = run_on_split(name, data)
         if dataset not in FAST_DATASETS:
             with capsys.disabled():  # the slow sweep doubles as the timing table
-                print(f"\n{dataset:8s} {name:10s} exact={exact_match:.3f} hamming={hamming:.3f} {seconds:7.1f}s", end="")
+                print(
+                    f"\n{dataset:8s} {name:10s} exact={exact_match:.3f} hamming={hamming:.3f} {seconds:7.1f}s", end=""
+                )
         if not isinstance(make_method(name), TRIVIAL_BASELINES):  # they ignore x: MostFrequentSet may lose to no label
             assert_better_than_predicting_nothing(data, name, exact_match, hamming, Y_test)
 
@@ -350,7 +369,9 @@ def test_label_powerset_predicts_only_seen_vectors_and_consistent_marginals(musi
     seen = {tuple(row) for row in Y_train}
     assert all(tuple(row) in seen for row in method.predict(X_test))
     class_proba = method.estimator_.predict_proba(X_test)
-    np.testing.assert_allclose(method.predict_proba(X_test), class_proba @ method.label_vectors_[method.estimator_.classes_])
+    np.testing.assert_allclose(
+        method.predict_proba(X_test), class_proba @ method.label_vectors_[method.estimator_.classes_]
+    )
 
 
 def test_mlp_selects_its_hidden_layer_on_an_internal_split(music):
@@ -454,5 +475,7 @@ def test_exact_inference_equals_brute_force(estimator, link_group, music, monkey
     joint = np.exp(log_joint)
     inverse = np.argsort(pcc.order_)
     np.testing.assert_array_equal(pcc.predict(rows), vectors[log_joint.argmax(axis=1)][:, inverse])
-    np.testing.assert_allclose(pcc.predict_proba(rows), (joint @ vectors / joint.sum(axis=1, keepdims=True))[:, inverse])
+    np.testing.assert_allclose(
+        pcc.predict_proba(rows), (joint @ vectors / joint.sum(axis=1, keepdims=True))[:, inverse]
+    )
     np.testing.assert_allclose(joint.sum(axis=1), 1.0)

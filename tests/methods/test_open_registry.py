@@ -99,12 +99,16 @@ def plugin_site(tmp_path, monkeypatch):
 def _mlhidden(site, *args, cwd):
     """``python -m mlhidden ...`` with the plugin installed (on PYTHONPATH, so workers see it too)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "mlhidden", *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "mlhidden", *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=env
+    )
 
 
 def test_a_method_registered_from_python_runs_in_worker_processes(tmp_path, monkeypatch):
     monkeypatch.setitem(METHODS, "Frequency", MethodEntry(LabelFrequency, "each label's training majority"))
-    config = parse_config({"datasets": ["Logical"], "methods": ["BR", {"name": "Frequency", "params": {"threshold": 0.4}}], "splits": 3})
+    config = parse_config(
+        {"datasets": ["Logical"], "methods": ["BR", {"name": "Frequency", "params": {"threshold": 0.4}}], "splits": 3}
+    )
     summary = run_experiment(config, tmp_path / "run", n_jobs=2)
     units = load_results(tmp_path / "run").units
     assert summary.n_done == 6 and summary.n_failed == 0, units["error"].tolist()
@@ -119,11 +123,16 @@ def test_a_method_registered_from_python_runs_on_a_dask_cluster(tmp_path, monkey
     monkeypatch.setitem(METHODS, "Frequency", MethodEntry(LabelFrequency, "each label's training majority"))
     config = parse_config({"datasets": ["Logical"], "methods": ["Frequency", "CC"], "splits": 2})
     run_experiment(config, tmp_path / "loky", n_jobs=2)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    ) as cluster:
         summary = run_experiment(config, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
     assert summary.n_done == 4 and summary.n_failed == 0
     columns = ["method", "split", "status", "exact_match", "hamming_score"]
-    on_dask, on_loky = (load_results(tmp_path / run).units[columns].sort_values(["method", "split"]).reset_index(drop=True) for run in ("dask", "loky"))
+    on_dask, on_loky = (
+        load_results(tmp_path / run).units[columns].sort_values(["method", "split"]).reset_index(drop=True)
+        for run in ("dask", "loky")
+    )
     pd.testing.assert_frame_equal(on_dask, on_loky, check_exact=True)
 
 
@@ -145,7 +154,11 @@ def test_an_entry_point_method_is_listed_run_resumed_and_merged(plugin_site, tmp
     first = _mlhidden(plugin_site, "run", "--config", str(config), "--out", "run", "--n-jobs", "2", "-q", cwd=tmp_path)
     assert first.returncode == 1 and "3 failed" in first.stderr, first.stderr  # the run went on past the failures
     units = load_results(tmp_path / "run").units
-    assert units.groupby("method")["status"].agg(set).to_dict() == {"BR": {"ok"}, "Neighbours": {"ok"}, "Exploding": {"failed"}}
+    assert units.groupby("method")["status"].agg(set).to_dict() == {
+        "BR": {"ok"},
+        "Neighbours": {"ok"},
+        "Exploding": {"failed"},
+    }
     assert units.loc[units["method"] == "Exploding", "error"].str.startswith("RuntimeError: exploded on purpose").all()
     assert "failed" in (tmp_path / "run" / "exact_match.md").read_text()
     record = read_run_json(tmp_path / "run")["config"]["methods"]
@@ -153,7 +166,9 @@ def test_an_entry_point_method_is_listed_run_resumed_and_merged(plugin_site, tmp
     assert record[1]["params"]["n_neighbors"] == 3 and "provider" not in record[0]
 
     again = _mlhidden(plugin_site, "run", "--config", str(config), "--out", "run", "--n-jobs", "2", "-q", cwd=tmp_path)
-    assert "0 unit(s) run" not in again.stderr and "6 already stored" in again.stderr  # failed units are retried, the rest resumed
+    assert (
+        "0 unit(s) run" not in again.stderr and "6 already stored" in again.stderr
+    )  # failed units are retried, the rest resumed
 
     other = tmp_path / "other.yaml"
     other.write_text("datasets: [Logical]\nmethods: [CC]\nsplits: 3\n")
@@ -191,7 +206,9 @@ def test_external_methods_get_constant_labels_and_label_matrices():
     assert method.predict(data.X).tolist() == Y.tolist()
     proba = method.predict_proba(data.X)  # kNN gives one (n, 2) array per label
     assert proba.shape == Y.shape and (proba[:, -1] == 1).all()
-    single = ExternalMethod(KNeighborsClassifier(n_neighbors=1)).fit(data.X, Y[:, [0, 3]])  # one varying label: a 1-d target
+    single = ExternalMethod(KNeighborsClassifier(n_neighbors=1)).fit(
+        data.X, Y[:, [0, 3]]
+    )  # one varying label: a 1-d target
     assert single.predict(data.X).tolist() == Y[:, [0, 3]].tolist()
     assert single.predict_proba(data.X).tolist() == Y[:, [0, 3]].tolist()
 
@@ -214,18 +231,29 @@ def test_external_probabilities_per_label_need_the_estimators_classes():
     data = make_logical()
     method = ExternalMethod(_KNNWithoutClasses()).fit(data.X, data.Y)
     assert method.predict(data.X).tolist() == data.Y.tolist()
-    with pytest.raises(ValueError, match="_KNNWithoutClasses.predict_proba gives one array per label, but the estimator has no classes_"):
+    with pytest.raises(
+        ValueError,
+        match="_KNNWithoutClasses.predict_proba gives one array per label, but the estimator has no classes_",
+    ):
         method.predict_proba(data.X)
 
 
 def test_base_learners_must_be_classifiers_with_probabilities_where_read():
     data = make_logical()
-    with pytest.raises(ValueError, match="PCC reads its base learner's probabilities, and LinearSVC has no predict_proba"):
+    with pytest.raises(
+        ValueError, match="PCC reads its base learner's probabilities, and LinearSVC has no predict_proba"
+    ):
         PCC(LinearSVC()).fit(data.X, data.Y)
-    assert PCC(CalibratedClassifierCV(LinearSVC(), cv=2), random_state=0).fit(data.X, data.Y).predict(data.X).shape == data.Y.shape
+    assert (
+        PCC(CalibratedClassifierCV(LinearSVC(), cv=2), random_state=0).fit(data.X, data.Y).predict(data.X).shape
+        == data.Y.shape
+    )
     with pytest.raises(ValueError, match="not a classifier"):
         BR(LinearRegression()).fit(data.X, data.Y)
-    calibrated = {"name": "sklearn.calibration.CalibratedClassifierCV", "params": {"estimator": "sklearn.svm.LinearSVC", "cv": 2}}
+    calibrated = {
+        "name": "sklearn.calibration.CalibratedClassifierCV",
+        "params": {"estimator": "sklearn.svm.LinearSVC", "cv": 2},
+    }
     config = parse_config({"datasets": ["Logical"], "methods": [{"name": "PCC", "base": calibrated}]})
     assert config.methods[0].resolved["base"]["params"]["estimator"] == {"name": "sklearn.svm.LinearSVC", "params": {}}
     assert isinstance(config.methods[0].make(0).estimator.estimator, LinearSVC)

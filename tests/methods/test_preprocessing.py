@@ -19,8 +19,10 @@ def methods(*entries):
 
 def test_no_preprocessing_keeps_the_identity_and_any_other_changes_it():
     plain, none, standard, maxabs = methods(
-        "BR", {"name": "BR", "label": "none", "preprocess": "none"},
-        {"name": "BR", "label": "std", "preprocess": "standard"}, {"name": "BR", "label": "maxabs", "preprocess": ["maxabs"]},
+        "BR",
+        {"name": "BR", "label": "none", "preprocess": "none"},
+        {"name": "BR", "label": "std", "preprocess": "standard"},
+        {"name": "BR", "label": "maxabs", "preprocess": ["maxabs"]},
     )
     assert none.resolved == plain.resolved and "preprocess" not in plain.resolved
     assert standard.resolved["preprocess"] == [{"name": "standard", "params": {}}]
@@ -30,11 +32,15 @@ def test_no_preprocessing_keeps_the_identity_and_any_other_changes_it():
 def test_transformers_are_fitted_on_the_training_rows_only(mirror_dir):
     data = load_dataset("Music", data_dir=mirror_dir)
     X_train, Y_train = data.X[:300], data.Y[:300]
-    (spec,) = methods({"name": "CC", "preprocess": [{"name": "sklearn.preprocessing.StandardScaler", "params": {"with_std": False}}]})
+    (spec,) = methods(
+        {"name": "CC", "preprocess": [{"name": "sklearn.preprocessing.StandardScaler", "params": {"with_std": False}}]}
+    )
     fitted = spec.make(random_state=0).fit(X_train, Y_train)
     np.testing.assert_allclose(fitted[0].mean_, X_train.mean(axis=0))
     assert fitted[0].with_std is False
-    np.testing.assert_array_equal(fitted.predict(data.X[300:]), spec.make(random_state=0).fit(X_train, Y_train).predict(data.X[300:]))
+    np.testing.assert_array_equal(
+        fitted.predict(data.X[300:]), spec.make(random_state=0).fit(X_train, Y_train).predict(data.X[300:])
+    )
 
 
 def test_standard_scaling_of_sparse_input_scales_without_centring(mirror_dir):

@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.metrics import SCORES
-from mlhidden.experiment.runner import SHARED_FITS_DIR, run_experiment, run_unit
+from mlhidden.experiment.parallel_units import run_unit
+from mlhidden.experiment.runner import SHARED_FITS_DIR, run_experiment
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.experiment.store import KEY_COLUMNS, load_results
 from mlhidden.methods.shared_fits import digest
@@ -54,11 +55,17 @@ def test_a_run_with_shared_fits_stores_what_a_run_without_them_stores(tmp_path, 
         "name": "shared", "datasets": ["Logical", "Music", "Medical"], "splits": 2, "seed": 5,
         "methods": ["BR", "CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML", "MBR"],
     })
-    summaries = {share: run_experiment(config, tmp_path / str(share), data_dir=mirror_dir, n_jobs=2, share_fits=share) for share in (True, False)}
+    summaries = {
+        share: run_experiment(config, tmp_path / str(share), data_dir=mirror_dir, n_jobs=2, share_fits=share)
+        for share in (True, False)
+    }
     assert summaries[True].reused_seconds > 0 and summaries[False].reused_seconds == 0
     assert not (tmp_path / "True" / SHARED_FITS_DIR).exists()
     scores = [
-        load_results(tmp_path / str(share)).units[[*KEY_COLUMNS, "status", *SCORES]].sort_values(list(KEY_COLUMNS)).reset_index(drop=True)
+        load_results(tmp_path / str(share))
+        .units[[*KEY_COLUMNS, "status", *SCORES]]
+        .sort_values(list(KEY_COLUMNS))
+        .reset_index(drop=True)
         for share in (True, False)
     ]
     assert (scores[0]["status"] == "ok").all()

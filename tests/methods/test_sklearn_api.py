@@ -41,7 +41,9 @@ def declared_range(package: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 @pytest.mark.parametrize("package, installed", [("scikit-learn", sklearn.__version__), ("joblib", joblib.__version__)])
 def test_the_installed_release_is_in_the_tested_range(package, installed):
     low, high = declared_range(package)
-    assert low <= version(installed) < high, f"{package} {installed} is outside the tested range declared in pyproject.toml"
+    assert low <= version(installed) < high, (
+        f"{package} {installed} is outside the tested range declared in pyproject.toml"
+    )
 
 
 class Constrained(ClassifierMixin, BaseEstimator):
@@ -101,7 +103,8 @@ def test_joblibs_dask_backend_has_what_the_resilient_backend_overrides():
 
 
 def test_the_lowest_constraints_are_pyprojects_floors():
-    """``.ci/lowest-constraints.txt`` pins each dependency (and the test tools) at its floor, so CI tests what is claimed."""
+    """``.ci/lowest-constraints.txt`` pins each dependency (and the test tools) at its floor, so CI tests what is
+    claimed."""
     floors = dict(re.findall(r'"([A-Za-z][\w.-]*)(?:\[[\w,]+\])?>=([\d.]+)', (ROOT / "pyproject.toml").read_text()))
     pins = dict(re.findall(r"^([\w.-]+)==([\d.]+)$", (ROOT / ".ci" / "lowest-constraints.txt").read_text(), re.M))
     dependencies = re.search(r"^dependencies = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.S | re.M)[1]  # type: ignore[index]

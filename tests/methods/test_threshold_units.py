@@ -17,7 +17,9 @@ def plain_cascade(units: ThresholdUnits, X, thresholds=None):
     fitted = np.zeros(units.n_units)
     for k in range(units.n_units):
         a = activations[:, k] + Z[:, :k] @ units.weights_[k, n_features : n_features + k]
-        fitted[k] = a.mean() + units.threshold_std * a.std() * thresholds[k] if thresholds is not None else units.thresholds_[k]
+        fitted[k] = (
+            a.mean() + units.threshold_std * a.std() * thresholds[k] if thresholds is not None else units.thresholds_[k]
+        )
         Z[:, k] = a > fitted[k]
     return Z.astype(np.int8), fitted
 
@@ -28,7 +30,10 @@ def test_units_across_block_boundaries_are_the_plain_cascade(mirror_dir):
     units = ThresholdUnits(n_units=n_units, random_state=0)
     train = units.fit_transform(data.X[:600])
     noise = np.random.RandomState(0)
-    noise.normal(size=units.weights_.shape), noise.random_sample(units.weights_.shape)  # the draws before the threshold noise
+    (
+        noise.normal(size=units.weights_.shape),
+        noise.random_sample(units.weights_.shape),
+    )  # the draws before the threshold noise
     expected, thresholds = plain_cascade(units, data.X[:600], noise.standard_normal(n_units))
     np.testing.assert_array_equal(train, expected)
     np.testing.assert_allclose(units.thresholds_, thresholds, rtol=0, atol=1e-12)

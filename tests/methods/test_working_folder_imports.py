@@ -34,7 +34,8 @@ class MyLogistic(LogisticRegression):
 
 
 def console_script(tmp_path: Path) -> Path:
-    """A launcher like the ``mlhidden`` script pip writes: its own folder, not the working folder, is on ``sys.path``."""
+    """A launcher like the ``mlhidden`` script pip writes: its own folder, not the working folder, is on
+    ``sys.path``."""
     launcher = tmp_path / "bin" / "mlhidden_script.py"
     launcher.parent.mkdir()
     launcher.write_text("import sys\nfrom mlhidden.cli import main\nsys.exit(main())\n")
@@ -44,7 +45,12 @@ def console_script(tmp_path: Path) -> Path:
 def run_cli(tmp_path: Path, work: Path, *args):
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     return subprocess.run(
-        [sys.executable, str(console_script(tmp_path)), *args], cwd=work, env=env, capture_output=True, text=True, timeout=600,
+        [sys.executable, str(console_script(tmp_path)), *args],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -59,8 +65,24 @@ def user_project(tmp_path: Path) -> Path:
 
 def test_a_method_in_the_working_folder_runs_by_import_path(tmp_path):
     work = user_project(tmp_path)
-    result = run_cli(tmp_path, work, "run", "-d", "Logical", "-m", "BR", "-m", "mymethods.wrap:MyBR", "--splits", "2", "--n-jobs", "2",
-                     "--out", "run", "-q")
+    result = run_cli(
+        tmp_path,
+        work,
+        "run",
+        "-d",
+        "Logical",
+        "-m",
+        "BR",
+        "-m",
+        "mymethods.wrap:MyBR",
+        "--splits",
+        "2",
+        "--n-jobs",
+        "2",
+        "--out",
+        "run",
+        "-q",
+    )
     assert result.returncode == 0, result.stderr
     assert "MyBR" in (work / "run" / "tables.md").read_text()  # an import path is labelled by its class
 

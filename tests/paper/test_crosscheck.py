@@ -28,7 +28,9 @@ needs_skmultilearn = pytest.mark.skipif(
 
 @needs_skmultilearn
 def test_logical_agrees_entry_for_entry_on_the_paper_splits(tmp_path):
-    frame = run_crosscheck(("b_liblinear_C1",), ("Logical",), splits=2, config_dir=CONFIGS, stored_path=tmp_path / "none.csv")
+    frame = run_crosscheck(
+        ("b_liblinear_C1",), ("Logical",), splits=2, config_dir=CONFIGS, stored_path=tmp_path / "none.csv"
+    )
     assert len(frame) == 2 * 5  # splits x (2 BR + 2 CC + 1 LP implementations)
     assert set(frame["implementation"]) == {name for pairs in IMPLEMENTATIONS.values() for name, _ in pairs}
     assert (frame["agreement"] == 1.0).all()
@@ -74,12 +76,33 @@ def _cells(gap_rows, tight):
     """Cells of one method: a 1-row flip on 237 test rows, the rest identical."""
     base = {"setting": "a", "method": "BR", "implementation": "x", "test_rows": 237, "labels": 6, "constant_labels": 0,
             "unconverged_models": 0, "boundary_margin": np.nan, "tight_agreement": np.nan}
-    rows = [{**base, "dataset": "Music", "split": i, "ours_exact_match": 0.3, "theirs_exact_match": 0.3, "ours_hamming_score": 0.8,
-             "theirs_hamming_score": 0.8, "agreement": 1.0, "rows_agreement": 1.0, "flipped_entries": 0} for i in range(3)]
+    rows = [
+        {
+            **base,
+            "dataset": "Music",
+            "split": i,
+            "ours_exact_match": 0.3,
+            "theirs_exact_match": 0.3,
+            "ours_hamming_score": 0.8,
+            "theirs_hamming_score": 0.8,
+            "agreement": 1.0,
+            "rows_agreement": 1.0,
+            "flipped_entries": 0,
+        }
+        for i in range(3)
+    ]
     for i in range(gap_rows):
-        rows[i].update(theirs_exact_match=0.3 - 1 / 237, agreement=1 - 1 / 1422, rows_agreement=1 - 1 / 237, flipped_entries=1,
-                       boundary_margin=0.0031, tight_agreement=tight)
-    return pd.DataFrame(rows).assign(stored_exact_match=np.nan, stored_hamming_score=np.nan, ours_seconds=0.1, theirs_seconds=0.1)
+        rows[i].update(
+            theirs_exact_match=0.3 - 1 / 237,
+            agreement=1 - 1 / 1422,
+            rows_agreement=1 - 1 / 237,
+            flipped_entries=1,
+            boundary_margin=0.0031,
+            tight_agreement=tight,
+        )
+    return pd.DataFrame(rows).assign(
+        stored_exact_match=np.nan, stored_hamming_score=np.nan, ours_seconds=0.1, theirs_seconds=0.1
+    )
 
 
 def test_the_reason_is_computed_from_the_cells():
@@ -105,9 +128,18 @@ def test_the_stored_unit_is_put_beside_the_refit(tmp_path):
                            stored_path=PROJECT_ROOT / "results/paper/units.csv")
     assert (frame["stored_exact_match"] == frame["ours_exact_match"]).all()
     units = pd.read_csv(PROJECT_ROOT / "results/paper/units.csv")
-    units.loc[(units["dataset"] == "Logical") & (units["method"] == "BR") & (units["split"] == 0), "exact_match"] += 0.125
+    units.loc[(units["dataset"] == "Logical") & (units["method"] == "BR") & (units["split"] == 0), "exact_match"] += (
+        0.125
+    )
     units.to_csv(tmp_path / "units.csv", index=False)
-    changed = run_crosscheck(("b_liblinear_C1",), ("Logical",), splits=1, methods=("BR",), config_dir=CONFIGS, stored_path=tmp_path / "units.csv")
+    changed = run_crosscheck(
+        ("b_liblinear_C1",),
+        ("Logical",),
+        splits=1,
+        methods=("BR",),
+        config_dir=CONFIGS,
+        stored_path=tmp_path / "units.csv",
+    )
     assert np.allclose(with_gaps(changed)["stored_gap_exact_match"], 0.125)
 
 
@@ -115,7 +147,25 @@ def test_the_stored_unit_is_put_beside_the_refit(tmp_path):
 def test_the_script_writes_the_csv_and_the_table(tmp_path, monkeypatch):
     monkeypatch.chdir(PROJECT_ROOT)
     out = tmp_path / "crosscheck.csv"
-    assert crosscheck.main(["--out", str(out), "--datasets", "Logical", "--splits", "1", "--settings", "a_lbfgs_C1", "--methods", "BR", "LP", "--quiet"]) == 0
+    assert (
+        crosscheck.main(
+            [
+                "--out",
+                str(out),
+                "--datasets",
+                "Logical",
+                "--splits",
+                "1",
+                "--settings",
+                "a_lbfgs_C1",
+                "--methods",
+                "BR",
+                "LP",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert len(pd.read_csv(out)) == 3
     assert "| a_lbfgs_C1" in out.with_suffix(".md").read_text()
 

@@ -30,7 +30,13 @@ from mlhidden.experiment.splits import split_seed
 from mlhidden.experiment.store import ResultStore
 from mlhidden.paper.claims import CLAIMS, FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 from mlhidden.paper.evidence import sweep_frame
-from mlhidden.paper.reference import LABEL_ACCURACY_FILE, PAPER_CONFIGS, QUICK, TRIVIAL_BASELINE_METHODS, reference_results
+from mlhidden.paper.reference import (
+    LABEL_ACCURACY_FILE,
+    PAPER_CONFIGS,
+    QUICK,
+    TRIVIAL_BASELINE_METHODS,
+    reference_results,
+)
 from mlhidden.paper.report import evaluate_claims, write_report
 from mlhidden.paper.reproduction import reproduce
 from mlhidden.paper.sections import paper_units
@@ -86,7 +92,12 @@ def test_simple_data_is_linearly_separable_and_complex_data_is_not():
 
 @pytest.mark.parametrize(
     "params, message",
-    [({"n_samples": 1}, "n_samples"), ({"n_labels": 0}, "n_labels"), ({"n_hidden": 0}, "n_hidden"), ({"n_features": 2.5}, "n_features")],
+    [
+        ({"n_samples": 1}, "n_samples"),
+        ({"n_labels": 0}, "n_labels"),
+        ({"n_hidden": 0}, "n_hidden"),
+        ({"n_features": 2.5}, "n_features"),
+    ],
 )
 def test_bad_synthetic_parameters_are_user_errors(params, message):
     with pytest.raises(UserError, match=message):
@@ -107,7 +118,11 @@ def test_every_paper_config_is_valid_and_as_the_issue_asks():
     ]
     assert paper.splits == 10
     synthetic = configs["synthetic"]
-    assert sum(d.group == "complex" for d in synthetic.datasets) == sum(d.group == "simple" for d in synthetic.datasets) == 150
+    assert (
+        sum(d.group == "complex" for d in synthetic.datasets)
+        == sum(d.group == "simple" for d in synthetic.datasets)
+        == 150
+    )
     assert synthetic.train_fraction == 0.5
     assert {d.params["n_samples"] for d in synthetic.datasets} == {10000}
     assert [d.transform["first_labels"] for d in configs["label_count"].datasets] == [1, 2, 3, 4, 5, 6]
@@ -127,17 +142,23 @@ def test_quick_mode_shrinks_splits_datasets_and_sweeps():
 
 
 def test_make_reproduce_passes_quick_to_the_cli():
-    dry_run = subprocess.run(["make", "-n", "reproduce", "QUICK=1"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    dry_run = subprocess.run(
+        ["make", "-n", "reproduce", "QUICK=1"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
+    )
     assert "mlhidden reproduce --quick" in dry_run.stdout
     full = subprocess.run(["make", "-n", "reproduce"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
     assert "mlhidden reproduce" in full.stdout and "--quick" not in full.stdout
 
 
 def test_reproduce_without_configs_is_a_one_line_user_error(tmp_path):
-    result = CliRunner().invoke(cli, ["reproduce", "--configs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        cli, ["reproduce", "--configs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 2
     missing = tmp_path / "nowhere" / "paper.yaml"
-    assert result.output.strip().splitlines() == [f"error: {missing}: paper config not found (run from the project root or pass --configs DIR)"]
+    assert result.output.strip().splitlines() == [
+        f"error: {missing}: paper config not found (run from the project root or pass --configs DIR)"
+    ]
 
 
 def test_reference_csv_holds_the_shared_paper_numbers():
@@ -157,15 +178,29 @@ def test_reference_csv_holds_the_shared_paper_numbers():
 
 
 def test_sweep_frame_and_plot(tmp_path):
-    config = parse_config({
-        "datasets": ["Logical"],
-        "methods": [{"name": "CCASL", "sweep": {"n_synthetic": [1, 2]}}, {"name": "ELM", "sweep": {"n_hidden": [1, 2]}}],
-        "splits": 2,
-    })
+    config = parse_config(
+        {
+            "datasets": ["Logical"],
+            "methods": [
+                {"name": "CCASL", "sweep": {"n_synthetic": [1, 2]}},
+                {"name": "ELM", "sweep": {"n_hidden": [1, 2]}},
+            ],
+            "splits": 2,
+        }
+    )
     record = config_record(config)
     units = pd.DataFrame(
-        [{"dataset": "Logical", "method": m.label, "split": s, "status": "ok", "exact_match": 0.25 * m.sweep[next(iter(m.sweep))] + 0.1 * s}
-         for m in config.methods for s in range(2)]
+        [
+            {
+                "dataset": "Logical",
+                "method": m.label,
+                "split": s,
+                "status": "ok",
+                "exact_match": 0.25 * m.sweep[next(iter(m.sweep))] + 0.1 * s,
+            }
+            for m in config.methods
+            for s in range(2)
+        ]
     )
     frame = sweep_frame(units, RunRecord.from_record(record), "exact_match")
     assert frame[["line", "x"]].values.tolist() == [["CCASL", 1], ["CCASL", 2], ["ELM", 1], ["ELM", 2]]
@@ -200,16 +235,35 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
         store.set_meta("dataset_order", names)
         for dataset in names:
             n_samples, n_labels, n_features = shapes.get(dataset, (20, 3, 2))
-            store.record_dataset(dataset, sha256=f"sha-{dataset}", n_samples=n_samples, n_labels=n_labels, n_features=n_features, label_cardinality=1.0)
+            store.record_dataset(
+                dataset,
+                sha256=f"sha-{dataset}",
+                n_samples=n_samples,
+                n_labels=n_labels,
+                n_features=n_features,
+                label_cardinality=1.0,
+            )
             for method in config.methods:
                 for split in range(config.splits):
                     values = value(dataset, method.label, split)
                     metrics = {score: values.get(score, values["exact_match"]) for score in SCORES}
-                    units.append({
-                        "dataset": dataset, "dataset_sha256": f"sha-{dataset}", "method": method.name, "params_hash": method.params_hash,
-                        "split": split, "seed": split_seed(config.seed, dataset, split), "label": method.label, "params_json": "{}",
-                        "status": "ok", "error": "", **metrics, "train_seconds": values.get("seconds", 1.0), "test_seconds": 0.0,
-                    })
+                    units.append(
+                        {
+                            "dataset": dataset,
+                            "dataset_sha256": f"sha-{dataset}",
+                            "method": method.name,
+                            "params_hash": method.params_hash,
+                            "split": split,
+                            "seed": split_seed(config.seed, dataset, split),
+                            "label": method.label,
+                            "params_json": "{}",
+                            "status": "ok",
+                            "error": "",
+                            **metrics,
+                            "train_seconds": values.get("seconds", 1.0),
+                            "test_seconds": 0.0,
+                        }
+                    )
         for unit in reversed(units) if reverse else units:
             store.write_unit(unit)
     return run_dir
@@ -237,7 +291,17 @@ def paper_run(out_dir, exact_order, hamming_best, seconds):
     )
 
 
-TIMES = {"BR": 10.0, "CC": 10.0, "PCC": 40.0, "CCASL": 20.0, "CCASL+BR": 20.0, "CCASL+AML": 20.0, "ELM": 1.0, "BR_RF": 2.0, "MLP": 400.0}
+TIMES = {
+    "BR": 10.0,
+    "CC": 10.0,
+    "PCC": 40.0,
+    "CCASL": 20.0,
+    "CCASL+BR": 20.0,
+    "CCASL+AML": 20.0,
+    "ELM": 1.0,
+    "BR_RF": 2.0,
+    "MLP": 400.0,
+}
 
 
 def test_time_claim_holds_and_rank_claims_on_two_datasets_stay_inconclusive(tmp_path):
@@ -282,23 +346,43 @@ def test_time_claim_needs_a_large_dataset(tmp_path):
 def synthetic_run(out_dir, complex_means):
     config = {
         "datasets": [
-            {"name": "SyntheticComplex", "label": "complex", "params": {"n_samples": 50}, "sweep": {"random_state": list(range(8))}},
-            {"name": "SyntheticSimple", "label": "simple", "params": {"n_samples": 50}, "sweep": {"random_state": list(range(8))}},
+            {
+                "name": "SyntheticComplex",
+                "label": "complex",
+                "params": {"n_samples": 50},
+                "sweep": {"random_state": list(range(8))},
+            },
+            {
+                "name": "SyntheticSimple",
+                "label": "simple",
+                "params": {"n_samples": 50},
+                "sweep": {"random_state": list(range(8))},
+            },
         ],
-        "methods": ["BR", "CC", "CCASL"], "splits": 1,
+        "methods": ["BR", "CC", "CCASL"],
+        "splits": 1,
     }
     simple_means = {"BR": 0.91, "CC": 0.90, "CCASL": 0.89}
-    return fake_run(out_dir, "synthetic", config, lambda d, m, s: {"exact_match": (complex_means if d.startswith("complex") else simple_means)[m]})
+    return fake_run(
+        out_dir,
+        "synthetic",
+        config,
+        lambda d, m, s: {"exact_match": (complex_means if d.startswith("complex") else simple_means)[m]},
+    )
 
 
 @pytest.mark.parametrize(
-    "complex_means, verdict", [({"BR": 0.55, "CC": 0.57, "CCASL": 0.64}, HOLDS), ({"BR": 0.55, "CC": 0.65, "CCASL": 0.60}, FAILS)]
+    "complex_means, verdict",
+    [({"BR": 0.55, "CC": 0.57, "CCASL": 0.64}, HOLDS), ({"BR": 0.55, "CC": 0.65, "CCASL": 0.60}, FAILS)],
 )
 def test_synthetic_claim(tmp_path, complex_means, verdict):
     synthetic_run(tmp_path, complex_means)
     claim = claims_of(tmp_path)["C2"]
     assert claim.verdict == verdict
-    assert f"complex (8 datasets): BR 0.550, CC {complex_means['CC']:.3f}, CCASL {complex_means['CCASL']:.3f}" in claim.evidence
+    assert (
+        f"complex (8 datasets): BR 0.550, CC {complex_means['CC']:.3f}, CCASL {complex_means['CCASL']:.3f}"
+        in claim.evidence
+    )
 
 
 def logical_run(out_dir, cc_xor_first):
@@ -311,12 +395,21 @@ def logical_run(out_dir, cc_xor_first):
             return {"exact_match": cc_xor_first, "hamming_score": cc_xor_first}
         return dict(paper.loc[method])
 
-    return fake_run(out_dir, "logical", {"datasets": ["Logical"], "methods": LOGICAL_METHODS, "splits": 10, "shuffle_labels": False}, value)
+    return fake_run(
+        out_dir,
+        "logical",
+        {"datasets": ["Logical"], "methods": LOGICAL_METHODS, "splits": 10, "shuffle_labels": False},
+        value,
+    )
 
 
 LOGICAL_METHODS = [
-    "BR", {"name": "CC", "label": "CC (b)", "params": {"order": [0, 1, 2]}}, {"name": "CC", "label": "CC (c)", "params": {"order": [2, 0, 1]}},
-    {"name": "PCC", "label": "PCC (c)", "params": {"inference": "exact", "order": [2, 0, 1]}}, "LP", "BR_phi",
+    "BR",
+    {"name": "CC", "label": "CC (b)", "params": {"order": [0, 1, 2]}},
+    {"name": "CC", "label": "CC (c)", "params": {"order": [2, 0, 1]}},
+    {"name": "PCC", "label": "PCC (c)", "params": {"inference": "exact", "order": [2, 0, 1]}},
+    "LP",
+    "BR_phi",
 ]
 
 
@@ -325,7 +418,11 @@ def test_logical_claim_compares_each_chain_order_with_the_paper(tmp_path):
     logical_run(tmp_path / "differ", cc_xor_first=1.0)
     agree, differ = claims_of(tmp_path / "agree")["C1"], claims_of(tmp_path / "differ")["C1"]
     # CC (c)'s Hamming score is 0.83 in the paper; 0.47 for both is off by more than 0.05.
-    assert agree.verdict == FAILS and agree.evidence.startswith("1 of 12 values") and "CC (c) hamming score 0.47 (paper 0.83)" in agree.evidence
+    assert (
+        agree.verdict == FAILS
+        and agree.evidence.startswith("1 of 12 values")
+        and "CC (c) hamming score 0.47 (paper 0.83)" in agree.evidence
+    )
     assert differ.verdict == FAILS and "CC (c) exact match 1.00 (paper 0.47)" in differ.evidence
     assert "CC (b)" not in agree.evidence + differ.evidence
 
@@ -333,7 +430,9 @@ def test_logical_claim_compares_each_chain_order_with_the_paper(tmp_path):
 def test_logical_config_fixes_the_paper_models_chain_orders():
     config = load_config(CONFIGS / "logical.yaml")
     assert not config.shuffle_labels
-    assert [m.label for m in config.methods] == [m if isinstance(m, str) else m["label"] for m in LOGICAL_METHODS] + list(TRIVIAL_BASELINE_METHODS)
+    assert [m.label for m in config.methods] == [
+        m if isinstance(m, str) else m["label"] for m in LOGICAL_METHODS
+    ] + list(TRIVIAL_BASELINE_METHODS)
     xor = make_logical().label_names.index("XOR")
     orders = {m.label: m.params.get("order") for m in config.methods}
     assert orders["CC (b)"][-1] == xor and orders["CC (c)"][0] == xor and orders["PCC (c)"] == orders["CC (c)"]
@@ -341,7 +440,10 @@ def test_logical_config_fixes_the_paper_models_chain_orders():
 
 def hidden_nodes_run(out_dir, aml_at_one):
     Ks = [1, 2, 4]
-    methods = [{"name": name, "sweep": {key: Ks}} for name, key in (("CCASL+AML", "n_synthetic"), ("ELM", "n_hidden"), ("MLP", "n_hidden"))]
+    methods = [
+        {"name": name, "sweep": {key: Ks}}
+        for name, key in (("CCASL+AML", "n_synthetic"), ("ELM", "n_hidden"), ("MLP", "n_hidden"))
+    ]
 
     def value(dataset, method, split):
         K = int(method.split("=")[1].rstrip("]"))
@@ -357,12 +459,19 @@ def test_hidden_nodes_claim(tmp_path, aml_at_one, verdict):
     hidden_nodes_run(tmp_path, aml_at_one)
     claim = claims_of(tmp_path)["C5"]
     assert claim.verdict == verdict
-    assert claim.evidence.startswith(f"at K = 1: CCASL+AML {aml_at_one:.2f}, ELM 0.50") and "ELM first reaches 1.0 at K = 4" in claim.evidence
+    assert (
+        claim.evidence.startswith(f"at K = 1: CCASL+AML {aml_at_one:.2f}, ELM 0.50")
+        and "ELM first reaches 1.0 at K = 4" in claim.evidence
+    )
 
 
 @pytest.mark.parametrize("forest_at_one, verdict", [(0.9, HOLDS), (0.6, FAILS)])
 def test_label_count_claim(tmp_path, forest_at_one, verdict):
-    config = {"datasets": [{"name": "Scene", "sweep": {"first_labels": [1, 6]}}], "methods": ["BR", "CCASL+AML", "BR_RF", "CC_RF"], "splits": 10}
+    config = {
+        "datasets": [{"name": "Scene", "sweep": {"first_labels": [1, 6]}}],
+        "methods": ["BR", "CCASL+AML", "BR_RF", "CC_RF"],
+        "splits": 10,
+    }
 
     def value(dataset, method, split):
         if method in ("BR_RF", "CC_RF"):
@@ -394,7 +503,11 @@ def test_medical_chain_claim_reads_the_refits(tmp_path, rise, verdict):
     claim = claims_of(tmp_path)["C8"]
     assert claim.verdict == verdict
     assert "CCASL: 0.930 over the first quarter of the chain" in claim.evidence
-    assert [c.label for c in claim.comparisons] == ["CC: rise along the chain", "CCASL: rise along the chain", "CCASL − CC, mean over the chain"]
+    assert [c.label for c in claim.comparisons] == [
+        "CC: rise along the chain",
+        "CCASL: rise along the chain",
+        "CCASL − CC, mean over the chain",
+    ]
 
 
 # The paper's 'avg rank' rows (Tables 'results' and 'scalability'), as printed.
@@ -447,7 +560,9 @@ def test_report_tests_our_paper_run_against_the_control(tmp_path):
     order = ["CCASL+AML", "CCASL+BR", "PCC", "CC", "CCASL", "BR_RF", "MLP", "BR", "ELM"]
     paper_run(tmp_path, order, "BR_RF", TIMES)
     paths = write_report(tmp_path)
-    ours = (tmp_path / "REPORT.md").read_text(encoding="utf-8").split("### Our paper run")[1].split("### The paper's")[0]
+    ours = (
+        (tmp_path / "REPORT.md").read_text(encoding="utf-8").split("### Our paper run")[1].split("### The paper's")[0]
+    )
     assert "Friedman test over N = 2 datasets and k = 9 methods" in ours
     assert "R+ / R- vs CCASL+AML" in ours
     assert tmp_path / "figures" / "cd_paper_exact_match.png" in paths
@@ -472,10 +587,22 @@ def test_report_files_do_not_depend_on_the_order_units_were_stored(tmp_path):
     # Means of these three splits differ in the last digit with the order they are summed in.
     scores = (0.994, 0.982, 0.9)
     for order, reverse in (("config_order", False), ("reversed", True)):
-        hidden_nodes = {"datasets": ["Logical"], "methods": [{"name": "ELM", "sweep": {"n_hidden": [1, 2]}}], "splits": 3}
-        fake_run(tmp_path / order, "hidden_nodes", hidden_nodes, lambda d, m, s: {"exact_match": scores[s]}, reverse=reverse)
+        hidden_nodes = {
+            "datasets": ["Logical"],
+            "methods": [{"name": "ELM", "sweep": {"n_hidden": [1, 2]}}],
+            "splits": 3,
+        }
+        fake_run(
+            tmp_path / order, "hidden_nodes", hidden_nodes, lambda d, m, s: {"exact_match": scores[s]}, reverse=reverse
+        )
         logical = {"datasets": ["Logical"], "methods": LOGICAL_METHODS, "splits": 3, "shuffle_labels": False}
-        fake_run(tmp_path / order, "logical", logical, lambda d, m, s: {"exact_match": scores[s], "hamming_score": scores[2 - s]}, reverse=reverse)
+        fake_run(
+            tmp_path / order,
+            "logical",
+            logical,
+            lambda d, m, s: {"exact_match": scores[s], "hamming_score": scores[2 - s]},
+            reverse=reverse,
+        )
         write_report(tmp_path / order)
     written = {
         path.relative_to(tmp_path / "config_order") for path in (tmp_path / "config_order").rglob("*")
@@ -515,7 +642,9 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     assert claims["C1"].verdict in VERDICTS and claims["C5"].verdict in VERDICTS
     assert claims["C3"].verdict == NOT_EVALUATED
     for claim in claims.values():
-        row = next(line for line in report.splitlines() if line.startswith(f"| [{claim.key}](#claim-{claim.key.lower()}) "))
+        row = next(
+            line for line in report.splitlines() if line.startswith(f"| [{claim.key}](#claim-{claim.key.lower()}) ")
+        )
         assert f"**{claim.verdict}**" in row
     # The refits are the stored units again.
     accuracy = pd.read_csv(tmp_path / "synthetic_2d" / LABEL_ACCURACY_FILE)
@@ -538,7 +667,18 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
 def test_whole_quick_reproduction_through_the_cli(tmp_path, mirror_dir):
     out = tmp_path / "quick"
     result = CliRunner().invoke(
-        cli, ["reproduce", "--quick", "--out", str(out), "--data-dir", str(mirror_dir), "--configs", str(CONFIGS), "--quiet"]
+        cli,
+        [
+            "reproduce",
+            "--quick",
+            "--out",
+            str(out),
+            "--data-dir",
+            str(mirror_dir),
+            "--configs",
+            str(CONFIGS),
+            "--quiet",
+        ],
     )
     assert result.exit_code == 0, result.output
     report = assert_report_files(out, PAPER_CONFIGS)

@@ -14,7 +14,8 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.audit import audit_paper
-from mlhidden.paper.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, Claim
+from mlhidden.paper.claim_terms import Claim
+from mlhidden.paper.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 from mlhidden.paper.deviations import (
     CATEGORIES,
     DATASET_VERSION,
@@ -43,8 +44,8 @@ from mlhidden.paper.sensitivity_report import (
     ranking_significance,
     read_settings,
     settings_section,
-    synthetic_variants_markdown,
 )
+from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 
 # --------------------------------------------------------------------------- generator options
 
@@ -138,8 +139,16 @@ def test_baseline_predictions_ignore_x():
 
 def test_every_category_is_reachable_and_counted():
     def row(dataset, method, ours, paper, table="results"):
-        return {"table": table, "metric": "hamming_score", "dataset": dataset, "method": method, "ours": ours, "paper": paper,
-                "difference": ours - paper, "flagged": abs(ours - paper) > 0.05}
+        return {
+            "table": table,
+            "metric": "hamming_score",
+            "dataset": dataset,
+            "method": method,
+            "ours": ours,
+            "paper": paper,
+            "difference": ours - paper,
+            "flagged": abs(ours - paper) > 0.05,
+        }
 
     comparisons = pd.DataFrame([
         row("Medical", "BR", 0.99, 0.70),      # below predicting no label
@@ -152,27 +161,44 @@ def test_every_category_is_reachable_and_counted():
     ])
     cells = comparisons[["table", "metric", "dataset", "method"]].assign(ours=comparisons["ours"], se=0.01)
     cells.loc[cells["dataset"] == "Logical", "se"] = 0.08
-    other = cells.assign(ours=np.where(cells["dataset"] == "Scene", [0.88 if m == "BR" else 0.85 for m in cells["method"]], cells["ours"]))
-    baselines = pd.DataFrame({"dataset": ["Medical"], "baseline": ["all-zero"], "exact_match": [0.2], "hamming_score": [0.97]})
+    other = cells.assign(
+        ours=np.where(
+            cells["dataset"] == "Scene", [0.88 if m == "BR" else 0.85 for m in cells["method"]], cells["ours"]
+        )
+    )
+    baselines = pd.DataFrame(
+        {"dataset": ["Medical"], "baseline": ["all-zero"], "exact_match": [0.2], "hamming_score": [0.97]}
+    )
     audit = audit_paper(comparisons.rename(columns={"paper": "value"}), baselines)
-    shapes = pd.DataFrame({"n_samples": [592.0], "n_labels": [6.0], "n_features": [71.0], "label_cardinality": [1.87]}, index=["Music"])
+    shapes = pd.DataFrame(
+        {"n_samples": [592.0], "n_labels": [6.0], "n_features": [71.0], "label_cardinality": [1.87]}, index=["Music"]
+    )
     assert version_mismatches(shapes, shapes.assign(n_features=[72.0])) == {}  # one column off explains nothing
     paper_shapes = shapes.assign(n_features=[80.0])
     mismatches = version_mismatches(shapes, paper_shapes)
     assert mismatches == {"Music": "n_features 71 (paper 80)"}
-    far = cells.assign(ours=cells["ours"] - 0.3)  # a setting further from the paper everywhere, though it happens to hit Scene CC
+    far = cells.assign(
+        ours=cells["ours"] - 0.3
+    )  # a setting further from the paper everywhere, though it happens to hit Scene CC
     far.loc[(far["dataset"] == "Scene") & (far["method"] == "CC"), "ours"] = 0.95
     agreement = setting_agreement(comparisons, {"far": far, "b": other})
     assert list(agreement["setting"]) == ["b", "far"], "the best match overall comes first"
-    diagnoses = diagnose(comparisons, {"far": far, "b": other}, audit, mismatches, cells).set_index(["dataset", "method"])
+    diagnoses = diagnose(comparisons, {"far": far, "b": other}, audit, mismatches, cells).set_index(
+        ["dataset", "method"]
+    )
     assert diagnoses["category"].to_dict() == {
         ("Medical", "BR"): DEFECTIVE, ("Music", "BR"): DATASET_VERSION, ("Reuters", "BR"): UNEXPLAINED,
         ("Reuters", "CC"): UNEXPLAINED, ("Logical", "BR"): SMALL_SAMPLE, ("Scene", "BR"): SETTING_DEPENDENT,
         ("Scene", "CC"): UNEXPLAINED,
     }, "every method lower on Reuters is no file difference; 'far' matching Scene CC alone explains nothing"
     assert diagnoses.at[("Medical", "BR"), "evidence"] == "below the all-zero baseline (0.970) by 0.270"
-    assert diagnoses.at[("Scene", "BR"), "evidence"].startswith("0.020 off under b, the setting closest to the paper overall")
-    assert "all 2 methods off by -0.50 to -0.19 in the main run and 2 settings (no file difference measured)" in diagnoses.at[("Reuters", "BR"), "evidence"]
+    assert diagnoses.at[("Scene", "BR"), "evidence"].startswith(
+        "0.020 off under b, the setting closest to the paper overall"
+    )
+    assert (
+        "all 2 methods off by -0.50 to -0.19 in the main run and 2 settings (no file difference measured)"
+        in diagnoses.at[("Reuters", "BR"), "evidence"]
+    )
     counts = category_counts(diagnoses.reset_index())
     assert list(counts.index) == list(CATEGORIES) and counts.sum() == 7 and counts[DATASET_VERSION] == 1
     markdown = deviations_markdown(diagnoses.reset_index(), baselines, agreement)
@@ -184,8 +210,13 @@ def test_every_category_is_reachable_and_counted():
 
 LOGICAL = {
     "datasets": ["Logical"],
-    "methods": [{"name": "BR", "base": None}, {"name": "CC", "label": "CC (b)", "params": {"order": [0, 1, 2]}, "base": None}],
-    "splits": 2, "seed": 0, "shuffle_labels": False,
+    "methods": [
+        {"name": "BR", "base": None},
+        {"name": "CC", "label": "CC (b)", "params": {"order": [0, 1, 2]}, "base": None},
+    ],
+    "splits": 2,
+    "seed": 0,
+    "shuffle_labels": False,
 }
 
 
@@ -216,7 +247,9 @@ def test_the_same_claim_functions_decide_each_setting(logical_settings):
     assert not cells["d"]["ours"].equals(primary["ours"])
     c1 = next(line for line in text.splitlines() if line.startswith("| C1 "))
     decided = decide_settings(runs_by_setting, reference_results())
-    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[0].verdict for claims in decided.values()] and "| C2 " in text
+    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [
+        claims[0].verdict for claims in decided.values()
+    ] and "| C2 " in text
 
 
 @pytest.mark.slow
@@ -241,11 +274,23 @@ def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
     datasets = []
     for variant, options in (("ours", {}), ("binary inputs", {"inputs": "binary"})):
         for kind, name, extra in (("complex", "SyntheticComplex", {"n_hidden": 20}), ("simple", "SyntheticSimple", {})):
-            datasets.append({
-                "name": name, "label": f"{variant} · {kind}", "params": {"n_samples": 200, "n_features": 4, "n_labels": 3, **extra, **options},
-                "sweep": {"random_state": [0, 1]},
-            })
-    config = parse_config({"name": "synthetic_variants", "datasets": datasets, "methods": ["BR", "CC", "CCASL"], "splits": 1, "train_fraction": 0.5})
+            datasets.append(
+                {
+                    "name": name,
+                    "label": f"{variant} · {kind}",
+                    "params": {"n_samples": 200, "n_features": 4, "n_labels": 3, **extra, **options},
+                    "sweep": {"random_state": [0, 1]},
+                }
+            )
+    config = parse_config(
+        {
+            "name": "synthetic_variants",
+            "datasets": datasets,
+            "methods": ["BR", "CC", "CCASL"],
+            "splits": 1,
+            "train_fraction": 0.5,
+        }
+    )
     assert run_experiment(config, tmp_path / "synthetic_variants", n_jobs=1).n_failed == 0
     text = synthetic_variants_markdown(Runs(tmp_path), reference_results())
     rows = [line for line in text.splitlines() if line.startswith("| ours ") or line.startswith("| binary inputs ")]
@@ -256,10 +301,23 @@ def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
 
 def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path):
     datasets = [
-        {"name": name, "label": kind, "params": {"n_samples": 200, "n_features": 4, "n_labels": 3, **extra}, "sweep": {"random_state": [0, 1, 2]}}
+        {
+            "name": name,
+            "label": kind,
+            "params": {"n_samples": 200, "n_features": 4, "n_labels": 3, **extra},
+            "sweep": {"random_state": [0, 1, 2]},
+        }
         for kind, name, extra in (("complex", "SyntheticComplex", {"n_hidden": 20}), ("simple", "SyntheticSimple", {}))
     ]
-    config = parse_config({"name": "synthetic", "datasets": datasets, "methods": ["BR", "CC", "CCASL"], "splits": 1, "train_fraction": 0.5})
+    config = parse_config(
+        {
+            "name": "synthetic",
+            "datasets": datasets,
+            "methods": ["BR", "CC", "CCASL"],
+            "splits": 1,
+            "train_fraction": 0.5,
+        }
+    )
     run_experiment(config, tmp_path / "synthetic", n_jobs=1)
     runs = Runs(tmp_path)
     table = runs["synthetic"].units.pivot_table(index="dataset", columns="method", values="exact_match")
@@ -273,9 +331,15 @@ def test_ranking_significance_ranks_the_claims_methods_not_the_trivial_baselines
     BR on Logical's exact match and would move every rank below them."""
     complex_data = {"n_samples": 150, "n_features": 4, "n_labels": 3, "n_hidden": 20}
     datasets = ["Logical", {"name": "SyntheticComplex", "params": complex_data, "sweep": {"random_state": [0, 1, 2]}}]
-    config = parse_config({
-        "name": "paper", "datasets": datasets, "methods": ["BR", "CC", "CCASL+AML", "MostFrequentSet", "AllZero"], "splits": 1, "train_fraction": 0.5,
-    })
+    config = parse_config(
+        {
+            "name": "paper",
+            "datasets": datasets,
+            "methods": ["BR", "CC", "CCASL+AML", "MostFrequentSet", "AllZero"],
+            "splits": 1,
+            "train_fraction": 0.5,
+        }
+    )
     assert run_experiment(config, tmp_path / "paper", n_jobs=1).n_failed == 0
     runs = Runs(tmp_path)
     claimed = gather_evidence(runs).paper_ranks["exact_match"].ranks

@@ -9,7 +9,9 @@ from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.paper.summary import OVER_SETTINGS, answer_paragraph
 
 CLAIMS = [Claim("C1", "first", HOLDS, ""), Claim("C2", "second", FAILS, "")]
-SCORES = pd.DataFrame({"difference": [0.01, -0.2, 0.07], "beyond_deviation": [False, True, True], "flagged": [False, True, False]})
+SCORES = pd.DataFrame(
+    {"difference": [0.01, -0.2, 0.07], "beyond_deviation": [False, True, True], "flagged": [False, True, False]}
+)
 
 
 def matrix(settings: list, over: list) -> pd.DataFrame:

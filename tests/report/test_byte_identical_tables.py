@@ -33,7 +33,9 @@ def comparable_files(run_dir) -> dict:
         text = path.read_text()
         if path.name == "units.csv":
             units = pd.read_csv(path, dtype=str, keep_default_na=False)
-            text = units.drop(columns=[c for c in units.columns if c.endswith("_seconds") or c == "finished_at"]).to_csv(index=False)
+            text = units.drop(
+                columns=[c for c in units.columns if c.endswith("_seconds") or c == "finished_at"]
+            ).to_csv(index=False)
         elif path.name == "avg_ranks.csv":
             ranks = pd.read_csv(path, dtype=str, keep_default_na=False)
             text = ranks[~ranks["metric"].str.endswith("_seconds")].to_csv(index=False)
@@ -51,7 +53,10 @@ def test_tables_are_byte_identical_across_n_jobs_and_store_order(tmp_path):
     config.write_text(CONFIG)
     runner = CliRunner()
     for n_jobs in (1, 2):
-        result = runner.invoke(cli, ["run", "--config", str(config), "--out", str(tmp_path / f"jobs{n_jobs}"), "--n-jobs", str(n_jobs), "-q"])
+        result = runner.invoke(
+            cli,
+            ["run", "--config", str(config), "--out", str(tmp_path / f"jobs{n_jobs}"), "--n-jobs", str(n_jobs), "-q"],
+        )
         assert result.exit_code == 0, result.output
     reversed_dir = tmp_path / "reversed"
     reversed_dir.mkdir()
@@ -64,7 +69,14 @@ def test_tables_are_byte_identical_across_n_jobs_and_store_order(tmp_path):
     assert result.exit_code == 0, result.output
 
     reference = comparable_files(tmp_path / "jobs1")
-    assert {"units.csv", "exact_match.csv", "exact_match.tex", "exact_match.md", "hamming_score.tex", "tables.md"} <= set(reference)
+    assert {
+        "units.csv",
+        "exact_match.csv",
+        "exact_match.tex",
+        "exact_match.md",
+        "hamming_score.tex",
+        "tables.md",
+    } <= set(reference)
     for other in ("jobs2", "reversed"):
         files = comparable_files(tmp_path / other)
         assert list(files) == list(reference)

@@ -301,7 +301,12 @@ def test_std_cells_show_mean_and_spread_in_every_text_format(tmp_path):
     spread = f"{np.std([0.2, 0.4], ddof=1):.2f}"
     markdown = to_markdown(table, std=True)
     assert "mean ± std over splits" in markdown
-    assert markdown_cells(markdown)["Scene"] == [f"0.30 ± {spread} 2", "0.20 ± 0.00 3", "**0.40 ± 0.00** 1", "0.10 ± 0.00 4"]
+    assert markdown_cells(markdown)["Scene"] == [
+        f"0.30 ± {spread} 2",
+        "0.20 ± 0.00 3",
+        "**0.40 ± 0.00** 1",
+        "0.10 ± 0.00 4",
+    ]
     assert f"0.30 $\\pm$ {spread} 2 &" in to_latex(table, std=True)
     assert f"0.30 ± {spread} 2" in to_terminal(table, std=True)
     # Without the flag the cells are the paper's "mean rank".

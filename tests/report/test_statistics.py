@@ -205,7 +205,10 @@ def test_times_rank_ascending_so_the_fastest_is_best():
     against_c = time.wilcoxon[1]
     assert (against_c.method, against_c.direction, against_c.rank_sum_better) == ("C", "better", 55)
     assert against_c.significant
-    assert "At α = 0.05, A ranks significantly better than C (avg ranks 1.00 vs 3.00, CD 1.05)." in significance_markdown(time)
+    assert (
+        "At α = 0.05, A ranks significantly better than C (avg ranks 1.00 vs 3.00, CD 1.05)."
+        in significance_markdown(time)
+    )
     score = significance_report(table_of(seconds, ["A", "B", "C"], "exact_match"), control="A")
     assert score.avg_ranks.tolist() == [3, 2, 1]
     assert score.wilcoxon[1].direction == "worse" and score.wilcoxon[1].significant
@@ -233,7 +236,10 @@ def test_fewer_than_two_complete_datasets_is_not_applicable(tmp_path):
     only_a = metric_table(make_units({("d1", "A"): [0.5]}), "exact_match", ["d1"], ["A", "B"])
     nothing_complete = significance_report(only_a)
     assert nothing_complete.datasets == ()
-    assert json.loads(json.dumps(significance_dict(nothing_complete), allow_nan=False))["avg_ranks"] == {"A": None, "B": None}
+    assert json.loads(json.dumps(significance_dict(nothing_complete), allow_nan=False))["avg_ranks"] == {
+        "A": None,
+        "B": None,
+    }
     one_method = significance_report(table_of({"d1": [0.5], "d2": [0.6]}, ["A"]))
     assert one_method.not_applicable == "2 complete datasets and 1 method; the tests need at least 2 of each"
 
@@ -285,7 +291,9 @@ def test_cd_diagram_files_for_nine_methods(tmp_path):
 
 
 def test_misspelt_control_gets_a_did_you_mean():
-    with pytest.raises(UserError, match=re.escape("unknown control method 'c4.5+M' (did you mean 'C4.5+m'? choose one of")):
+    with pytest.raises(
+        UserError, match=re.escape("unknown control method 'c4.5+M' (did you mean 'C4.5+m'? choose one of")
+    ):
         significance_report(table_of(DEMSAR_AUC, DEMSAR_METHODS), control="c4.5+M")
 
 
@@ -309,4 +317,6 @@ def test_stats_over_fewer_than_five_datasets_warn_once(tmp_path):
         write_statistics(make_units(cells), tmp_path, list("ABC"), ["X", "Y", "Z"])
     assert len(caught) == 1
     assert "**Caveat**: the significance tests are over only N = 3 datasets" in (tmp_path / "statistics.md").read_text()
-    assert json.loads((tmp_path / "statistics.json").read_text())["exact_match"]["caveat"].startswith("the significance")
+    assert json.loads((tmp_path / "statistics.json").read_text())["exact_match"]["caveat"].startswith(
+        "the significance"
+    )

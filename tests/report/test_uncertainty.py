@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.paper.sections import _comparison, flag_counts
-from mlhidden.report.formats import write_csv
+from mlhidden.paper.sections import comparison_row, flag_counts
+from mlhidden.report.csv_files import write_csv
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, paired, t_interval, within
 
 OLD_COLUMNS = ["dataset", "status", "BR", "BR std", "BR rank", "BR n_splits", "BR n_failed", "BR n_warned"]
@@ -17,12 +17,28 @@ OLD_COLUMNS = ["dataset", "status", "BR", "BR std", "BR rank", "BR n_splits", "B
 
 def units(values: dict) -> pd.DataFrame:
     """Units of one dataset: ``{method: [exact match per split]}``."""
-    return pd.DataFrame([
-        {"dataset": "d", "method": method, "split": split, "status": "ok", "error": "", "exact_match": value, "hamming_score": value,
-         "micro_f1": value, "macro_f1": value, "example_f1": value, "jaccard": value, "train_seconds": 1.0, "test_seconds": 0.1,
-         "total_seconds": 1.1}
-        for method, splits in values.items() for split, value in enumerate(splits)
-    ])
+    return pd.DataFrame(
+        [
+            {
+                "dataset": "d",
+                "method": method,
+                "split": split,
+                "status": "ok",
+                "error": "",
+                "exact_match": value,
+                "hamming_score": value,
+                "micro_f1": value,
+                "macro_f1": value,
+                "example_f1": value,
+                "jaccard": value,
+                "train_seconds": 1.0,
+                "test_seconds": 0.1,
+                "total_seconds": 1.1,
+            }
+            for method, splits in values.items()
+            for split, value in enumerate(splits)
+        ]
+    )
 
 
 def test_metric_csv_has_interval_columns_around_the_mean_after_the_old_ones(tmp_path):
@@ -39,12 +55,14 @@ def test_metric_csv_has_interval_columns_around_the_mean_after_the_old_ones(tmp_
 
 
 def test_a_cell_is_flagged_only_when_far_from_the_paper_and_the_paper_outside_our_interval():
-    far_but_noisy = _comparison("results", "exact_match", "d", "BR", 0.50, 0.57, interval=t_interval(0.50, 0.1, 10))
-    far_and_sure = _comparison("results", "exact_match", "d", "CC", 0.50, 0.57, interval=t_interval(0.50, 0.01, 10))
-    near = _comparison("results", "exact_match", "d", "PCC", 0.50, 0.52, interval=t_interval(0.50, 0.001, 10))
+    far_but_noisy = comparison_row("results", "exact_match", "d", "BR", 0.50, 0.57, interval=t_interval(0.50, 0.1, 10))
+    far_and_sure = comparison_row("results", "exact_match", "d", "CC", 0.50, 0.57, interval=t_interval(0.50, 0.01, 10))
+    near = comparison_row("results", "exact_match", "d", "PCC", 0.50, 0.52, interval=t_interval(0.50, 0.001, 10))
     assert [r["beyond_deviation"] for r in (far_but_noisy, far_and_sure, near)] == [True, True, False]
     assert [r["flagged"] for r in (far_but_noisy, far_and_sure, near)] == [False, True, False]
-    assert flag_counts([far_but_noisy, far_and_sure, near]).startswith("2 of 3 values differ from the paper's by more than 0.05; 1 of them")
+    assert flag_counts([far_but_noisy, far_and_sure, near]).startswith(
+        "2 of 3 values differ from the paper's by more than 0.05; 1 of them"
+    )
 
 
 def test_the_rule_needs_significance_for_holds_and_a_contradiction_for_does_not_hold():

@@ -1,7 +1,7 @@
 """An ARFF file's header lines: their layout found and their structure checked; each data row checked.
 
-liac-arff (which parses the header) accepts some broken files without complaint (an unterminated quote around an attribute
-name, an unknown ``@`` keyword in the header) and reports others in its own terms, so the lines
+liac-arff (which parses the header) accepts some broken files without complaint (an unterminated quote around an
+attribute name, an unknown ``@`` keyword in the header) and reports others in its own terms, so the lines
 are checked here first, each problem named with its line and the fix.
 """
 
@@ -53,7 +53,8 @@ def scan_layout(lines: Iterable[str]) -> Layout:
 
 
 def unquoted(text: str) -> str:
-    """``text`` with every complete quoted string (or escaped quote) replaced by ``''`` (braces inside quotes are values)."""
+    """``text`` with every complete quoted string (or escaped quote) replaced by ``''`` (braces inside quotes are
+    values)."""
     return _QUOTED.sub("''", text) if "'" in text or '"' in text else text
 
 
@@ -74,16 +75,31 @@ def check_structure(path: Path, lines: Sequence[str], layout: Layout) -> tuple[s
         if keyword not in _KEYWORDS:
             close = difflib.get_close_matches(keyword, _KEYWORDS, n=1)
             guess = f"did you mean {close[0]}? " if close else ""
-            raise UserError(f"unknown declaration {keyword}", path=path, line=number, hint=f"{guess}an ARFF header has @relation, @attribute and @data")
+            raise UserError(
+                f"unknown declaration {keyword}",
+                path=path,
+                line=number,
+                hint=f"{guess}an ARFF header has @relation, @attribute and @data",
+            )
         if has_unclosed_quote(text):
             raise unterminated_quote(path, number, text)
         if keyword == "@relation":
             if relation_line is not None:
-                raise UserError(f"a second @relation (the first is on line {relation_line})", path=path, line=number, hint="keep one")
+                raise UserError(
+                    f"a second @relation (the first is on line {relation_line})",
+                    path=path,
+                    line=number,
+                    hint="keep one",
+                )
             relation_line = number
         elif keyword == "@attribute":
             if relation_line is None:
-                raise UserError("@attribute before @relation", path=path, line=number, hint="an ARFF file starts with @relation NAME")
+                raise UserError(
+                    "@attribute before @relation",
+                    path=path,
+                    line=number,
+                    hint="an ARFF file starts with @relation NAME",
+                )
             name = _check_attribute(path, number, text)
             if name in first_attribute:
                 raise UserError(
@@ -97,7 +113,8 @@ def check_structure(path: Path, lines: Sequence[str], layout: Layout) -> tuple[s
 
 
 def _check_attribute(path: Path, number: int, text: str) -> str:
-    """The name of the attribute declared by ``text`` as Weka reads it (:mod:`.arff_tokens`), once its type is checked."""
+    """The name of the attribute declared by ``text`` as Weka reads it (:mod:`.arff_tokens`), once its type is
+    checked."""
     declaration = text.split(None, 1)[1].strip() if len(text.split(None, 1)) > 1 else ""
     quoted = _QUOTED.match(declaration)
     if quoted and declaration[0] in "'\"":
@@ -117,12 +134,15 @@ def _check_attribute(path: Path, number: int, text: str) -> str:
             hint="declare @attribute NAME numeric, or @attribute NAME {v1,v2,...} for a nominal",
         )
     if not _one_pair_of_braces(unquoted(kind)):
-        raise UserError(f"unbalanced braces in {text[:60]!r}", path=path, line=number, hint="list nominal values as {v1,v2,...}")
+        raise UserError(
+            f"unbalanced braces in {text[:60]!r}", path=path, line=number, hint="list nominal values as {v1,v2,...}"
+        )
     return name
 
 
 def check_row(path: Path, number: int, row: str, data_line: int, first_sparse: int | None) -> None:
-    """Refuse a data row (stripped) with an open quote, stray braces, or dense when the first row (line ``first_sparse``) is sparse.
+    """Refuse a data row (stripped) with an open quote, stray braces, or dense when the first row (line
+    ``first_sparse``) is sparse.
 
     liac-arff's rule, kept: a file is sparse or dense as its first row is; dense rows may hold sparse
     ones, not the reverse.
@@ -140,7 +160,10 @@ def check_row(path: Path, number: int, row: str, data_line: int, first_sparse: i
 def _check_row(path: Path, number: int, row: str, data_line: int) -> None:
     if row.startswith("@"):
         raise UserError(
-            f"{row.split()[0]} after @data (line {data_line})", path=path, line=number, hint="declare everything before @data"
+            f"{row.split()[0]} after @data (line {data_line})",
+            path=path,
+            line=number,
+            hint="declare everything before @data",
         )
     quotes = "'" in row or '"' in row
     if quotes and has_unclosed_quote(row):
@@ -158,5 +181,8 @@ def _one_pair_of_braces(text: str) -> bool:
 
 def unterminated_quote(path: Path, number: int, text: str) -> UserError:
     return UserError(
-        f"unterminated quote in {text[:60]!r}", path=path, line=number, hint="close it, or escape a quote in a value as \\'"
+        f"unterminated quote in {text[:60]!r}",
+        path=path,
+        line=number,
+        hint="close it, or escape a quote in a value as \\'",
     )

@@ -113,7 +113,9 @@ def read_arff(
         label_index = label_index_from_xml(path, labels_xml, [a[0] for a in attributes], relation_count(relation))
     else:
         name, n_labels = meka_labels(path, relation, layout.relation_line, labels)
-        label_index = meka_label_index(path, n_labels, len(attributes), None if labels is not None else layout.relation_line)
+        label_index = meka_label_index(
+            path, n_labels, len(attributes), None if labels is not None else layout.relation_line
+        )
     if layout.n_rows == 0:
         raise UserError("the @data section has no rows", path=path, line=layout.data_line)
     is_label = np.zeros(len(attributes), dtype=bool)

@@ -198,7 +198,9 @@ def _number(name: str, text: str) -> float:
     if value is not None and value - value == 0 and "_" not in text:  # finite: Python and Java agree
         return value
     if _JAVA_NUMBER.fullmatch(text) is None:
-        raise _BadValue(f"value '{text}' of numeric attribute '{name}' is not a number", "use a number, or ? for missing")
+        raise _BadValue(
+            f"value '{text}' of numeric attribute '{name}' is not a number", "use a number, or ? for missing"
+        )
     if "NaN" in text:
         return _MISSING
     return float(text.rstrip("fFdD").replace("Infinity", "inf"))

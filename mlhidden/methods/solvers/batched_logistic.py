@@ -347,9 +347,15 @@ class _Batch:
         self.live &= ~stop
         if (~self.live).sum() >= COMPACT_SHARE * self.index.size:
             keep = self.live
-            self.index, self.live, self.f, self.n_rows, self.lam = (a[keep] for a in (self.index, self.live, self.f, self.n_rows, self.lam))
-            self.theta, self.Y, self.Z, self.grad = (np.compress(keep, a, axis=1) for a in (self.theta, self.Y, self.Z, self.grad))
-            self.mask, self.weights = (None if a is None else np.compress(keep, a, axis=1) for a in (self.mask, self.weights))
+            self.index, self.live, self.f, self.n_rows, self.lam = (
+                a[keep] for a in (self.index, self.live, self.f, self.n_rows, self.lam)
+            )
+            self.theta, self.Y, self.Z, self.grad = (
+                np.compress(keep, a, axis=1) for a in (self.theta, self.Y, self.Z, self.grad)
+            )
+            self.mask, self.weights = (
+                None if a is None else np.compress(keep, a, axis=1) for a in (self.mask, self.weights)
+            )
             self.positives = positive_entries(self.Y)
             self.history.select(keep)
 

@@ -67,7 +67,9 @@ def training_weights(Y: np.ndarray, cv: int | None) -> np.ndarray:
     splits each target alone."""
     n_samples, n_targets = Y.shape
     rows = np.zeros((n_samples, 1))
-    splits = [list(check_cv(cv, Y[:, target], classifier=True).split(rows, Y[:, target])) for target in range(n_targets)]
+    splits = [
+        list(check_cv(cv, Y[:, target], classifier=True).split(rows, Y[:, target])) for target in range(n_targets)
+    ]
     n_folds = len(splits[0])
     weights = np.zeros((n_samples, n_folds * n_targets))
     for target, folds in enumerate(splits):
@@ -111,7 +113,9 @@ def fit_batched_logistic_cv(
     converged = np.ones(n_targets, dtype=bool)
     theta = None
     for index, C in enumerate(Cs):
-        fit = solve_logistic(design, folds_Y, extra_mask=folds_mask, C=C, tol=tol, max_iter=max_iter, weights=weights, init=theta)
+        fit = solve_logistic(
+            design, folds_Y, extra_mask=folds_mask, C=C, tol=tol, max_iter=max_iter, weights=weights, init=theta
+        )
         theta = np.vstack([fit.coef, fit.intercept])
         Z = design.forward(design.design_weights(theta.copy()))
         scores[:, index] = held_out_scores(Z, folds_Y, weights).reshape(n_folds, n_targets)

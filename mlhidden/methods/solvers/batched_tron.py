@@ -28,7 +28,11 @@ from numpy.typing import ArrayLike
 from mlhidden.data.dataset import Matrix
 from mlhidden.methods.solvers.batched_logistic import LogisticFit, _Design, _loss_and_residual, positive_entries
 
-ETA0, ETA1, ETA2 = 1e-4, 0.25, 0.75  # accept a step / shrink / keep / grow the region, by actual over predicted reduction
+ETA0, ETA1, ETA2 = (
+    1e-4,
+    0.25,
+    0.75,
+)  # accept a step / shrink / keep / grow the region, by actual over predicted reduction
 SIGMA1, SIGMA2, SIGMA3 = 0.25, 0.5, 4.0  # the region's update factors
 
 

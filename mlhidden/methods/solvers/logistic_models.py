@@ -52,7 +52,9 @@ def batchable_logistic(estimator: Any) -> bool:
         return False
     if type(model) is LogisticRegressionCV:
         return _batchable_cv(params)
-    solved = params["solver"] in SMOOTH_SOLVERS or (params["solver"] == "liblinear" and params["intercept_scaling"] == 1)
+    solved = params["solver"] in SMOOTH_SOLVERS or (
+        params["solver"] == "liblinear" and params["intercept_scaling"] == 1
+    )
     return solved and _l2_penalty(params) and bool(np.isfinite(params["C"])) and not params["warm_start"]
 
 
@@ -114,22 +116,35 @@ def fit_logistic_models(
     settings, folds = {"tol": params["tol"], "max_iter": params["max_iter"]}, None
     solve: Callable[..., LogisticFit | LogisticCVFit]
     if type(template) is LogisticRegressionCV:
-        folds = training_weights(targets, params["cv"])  # outside the shared fit: every method gets the splitter's warnings
+        folds = training_weights(
+            targets, params["cv"]
+        )  # outside the shared fit: every method gets the splitter's warnings
         kind, method, solve = "logistic_cv", "lbfgs", partial(fit_batched_logistic_cv, weights=folds)
         settings = {**settings, "Cs": params["Cs"], "center": center}
     elif params["solver"] == "liblinear":
         kind, method, solve, settings = "liblinear", "liblinear", fit_batched_liblinear, {**settings, "C": params["C"]}
     else:
-        kind, method, solve, settings = "logistic", "lbfgs", fit_batched_logistic, {**settings, "C": params["C"], "center": center}
+        kind, method, solve, settings = (
+            "logistic",
+            "lbfgs",
+            fit_batched_logistic,
+            {**settings, "C": params["C"], "center": center},
+        )
     blocks = [np.arange(varying.size)] if folds is not None else chain_blocks(X, extra, n_extra_used[varying])
 
     def compute() -> LogisticFit | LogisticCVFit:
         if len(blocks) == 1:
             return solve(X, targets, extra=extra, extra_mask=extra_mask, **settings)
         assert extra is not None and extra_mask is not None  # several blocks only for extra columns (chain_blocks)
-        return join_fits([_fit_block(solve, X, targets, extra, extra_mask, block, settings) for block in blocks], blocks, X.shape[1] + extra.shape[1])
+        return join_fits(
+            [_fit_block(solve, X, targets, extra, extra_mask, block, settings) for block in blocks],
+            blocks,
+            X.shape[1] + extra.shape[1],
+        )
 
-    fit = reuse_or_fit(kind, compute, X, targets, extra, extra_mask, folds, sorted(settings.items()), [b.size for b in blocks])
+    fit = reuse_or_fit(
+        kind, compute, X, targets, extra, extra_mask, folds, sorted(settings.items()), [b.size for b in blocks]
+    )
     if not fit.converged.all():
         warnings.warn(
             f"{method} failed to converge for {np.count_nonzero(~fit.converged)} of {fit.converged.size} targets "
@@ -197,14 +212,25 @@ def _fit_block(
 def join_fits(fits: Sequence[LogisticFit], blocks: Sequence[np.ndarray], n_inputs: int) -> LogisticFit:
     """One :class:`LogisticFit` of all targets from the fits of ``blocks`` (weights of unused columns: 0)."""
     n_targets = sum(block.size for block in blocks)
-    joined = LogisticFit(np.zeros((n_inputs, n_targets)), np.zeros(n_targets), np.zeros(n_targets, dtype=int), np.zeros(n_targets, dtype=bool))
+    joined = LogisticFit(
+        np.zeros((n_inputs, n_targets)),
+        np.zeros(n_targets),
+        np.zeros(n_targets, dtype=int),
+        np.zeros(n_targets, dtype=bool),
+    )
     for fit, block in zip(fits, blocks):
         joined.coef[: fit.coef.shape[0], block] = fit.coef
-        joined.intercept[block], joined.n_iter[block], joined.converged[block] = fit.intercept, fit.n_iter, fit.converged
+        joined.intercept[block], joined.n_iter[block], joined.converged[block] = (
+            fit.intercept,
+            fit.n_iter,
+            fit.converged,
+        )
     return joined
 
 
-def _set_cv_attributes(model: LogisticRegressionCV, fit: LogisticCVFit, column: int | np.integer, n_inputs: int) -> None:
+def _set_cv_attributes(
+    model: LogisticRegressionCV, fit: LogisticCVFit, column: int | np.integer, n_inputs: int
+) -> None:
     """``LogisticRegressionCV``'s fitted attributes as the installed scikit-learn lays them out.
 
     From scikit-learn 1.8 with ``use_legacy_attributes=False``: ``C_`` a float, arrays indexed

@@ -1,0 +1,188 @@
+"""The units of a run computed in parallel (joblib on loky or dask workers), each stored exactly once.
+
+Each unit is claimed (:mod:`mlhidden.experiment.leases`) just before it goes to a worker, which fits
+and evaluates it (:func:`run_unit`, never raising); the parent stores each result as it arrives,
+resubmits the units of lost workers, and lets Ctrl-C or SIGTERM take effect only between units.
+:mod:`mlhidden.experiment.runner` plans the run, records it and calls :func:`run_units`.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+import traceback
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from joblib import Parallel, delayed, parallel_config
+
+from mlhidden.data.dataset import Matrix
+from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
+from mlhidden.experiment.config_entries import MethodSpec
+from mlhidden.experiment.leases import UnitLeases
+from mlhidden.experiment.metrics import evaluate
+from mlhidden.experiment.predictions import UnitPredictions
+from mlhidden.experiment.splits import Split
+from mlhidden.experiment.status import FAILED, OK
+from mlhidden.experiment.store import ResultStore, unit_key
+from mlhidden.experiment.time_limit import unit_time_limit
+from mlhidden.experiment.unit_warnings import record_warnings
+from mlhidden.experiment.units import fit_unit
+
+if TYPE_CHECKING:
+    from mlhidden.experiment.runner import RunSummary, Unit, UnitCallback
+
+MAX_ATTEMPTS = 3
+CLAIM_POLL_SECONDS = 1.0
+
+
+def run_unit(
+    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, seed: int | None, shared_dir: Path | None = None,
+    timeout: float | None = None,
+) -> dict[str, Any]:
+    """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
+
+    A failure is a result too, and so is a unit stopped after ``timeout`` seconds
+    (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through
+    ``shared_dir`` at what they cost, and ``reused_seconds`` says how much that was. A successful result also
+    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
+    """
+    result: dict[str, Any] = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
+    try:
+        with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
+            warnings.simplefilter("always")
+            fitted = fit_unit(X, Y, split, method, seed, shared_dir)
+        result.update(
+            train_seconds=fitted.train_seconds, test_seconds=fitted.test_seconds, reused_seconds=fitted.reused_seconds
+        )
+        result.update(evaluate(Y[split.test], fitted.predicted), predicted=fitted.predicted, scores=fitted.scores)
+        result.update(n_warnings=len(caught), warnings=record_warnings(caught))
+    except Exception as exc:  # a failing unit is recorded, the run goes on
+        result = {
+            "status": FAILED,
+            "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
+            "n_warnings": 0,
+            "warnings": "[]",
+        }
+    return result
+
+
+@contextmanager
+def _stop_signals_deferred() -> Iterator[None]:
+    """Ctrl-C or SIGTERM arriving while a unit is stored and counted takes effect right after, so
+    the store and the run's counts (the "N of M units are stored" line) agree."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def run_units(
+    todo: list[Unit], n_jobs: int | None, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
+    summary: RunSummary, on_unit: UnitCallback | None, shared_dir: Path | None, timeout: float | None = None,
+) -> None:
+    """Run the units of ``todo``, storing each exactly once.
+
+    Each unit is claimed just before it is handed to a worker; one that another process has
+    stored meanwhile counts as skipped, and one another live process holds is left to it: once
+    this process has nothing else to do it waits for those, and computes any whose claim lapses.
+
+    A dask scheduler reruns the tasks of a lost worker (killed, out of memory) by itself; when
+    it gives up on one (``KilledWorker``), or a loky worker dies, joblib abandons the whole pass.
+    The units that have not come back are then resubmitted, up to ``MAX_ATTEMPTS`` passes, and
+    those still missing are listed in ``summary.not_run`` rather than dropped. A unit that
+    comes back twice is stored once.
+    """
+    pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
+    shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
+    held: set[tuple[Any, ...]] = set()
+
+    def claimed_tasks() -> Iterator[Any]:
+        for unit, (plan, split, method, key) in list(pending.items()):
+            outcome = claims.claim(unit)
+            if outcome == "stored":
+                del pending[unit]
+                summary.n_skipped += 1
+            elif outcome == "held":
+                held.add(unit)
+            else:
+                held.discard(unit)
+                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir, timeout)
+
+    attempt = 0
+    while pending and attempt < MAX_ATTEMPTS:
+        if held >= set(pending):  # only units other processes are computing are left: wait for them
+            time.sleep(CLAIM_POLL_SECONDS)
+        try:
+            with executor.parallel_config(shared):
+                for key, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
+                    unit = pending.pop(unit_key(key), None)
+                    if unit is None:
+                        continue
+                    row = {**key, **result, **_unit_record(unit)}
+                    with _stop_signals_deferred():
+                        if not store.write_unit(row, _predictions(unit, result), owner=claims.owner):
+                            pending[unit_key(key)] = unit  # another process holds it now: wait for that one to store it
+                            held.add(unit_key(key))
+                            summary.n_discarded += 1
+                            continue
+                        summary.n_done += 1
+                        summary.n_failed += result["status"] == FAILED
+                        summary.reused_seconds += result.get("reused_seconds", 0.0)
+                        summary.unit_warnings.append(result["warnings"])
+                        if result["status"] == FAILED:
+                            summary.failures.append(
+                                (key["dataset"], row["label"], key["split"], result["error"].splitlines()[0])
+                            )
+                    if on_unit is not None:
+                        on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
+        except ClusterLost as exc:
+            summary.not_run_reason = str(exc)
+            break
+        except executor.lost_worker_errors:
+            attempt += 1
+            if attempt < MAX_ATTEMPTS:
+                summary.n_resubmitted += len(pending)
+    summary.not_run = [key for *_, key in pending.values()]
+    if summary.not_run and not summary.not_run_reason:
+        summary.not_run_reason = f"their workers were lost on {MAX_ATTEMPTS} attempts"
+
+
+def _predictions(unit: Unit, result: dict[str, Any]) -> UnitPredictions | None:
+    """A successful unit's test predictions, with the true labels of its split's test part."""
+    if result["status"] != OK:
+        return None
+    plan, split, *_ = unit
+    return UnitPredictions(plan.dataset.Y[split.test], result["predicted"], result["scores"])
+
+
+def _keyed_unit(
+    key: dict[str, Any], X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None,
+    timeout: float | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One unit as a parallel task: the method's own joblib calls run sequentially inside it
+    (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.experiment.units.fit_unit`).
+
+    Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
+    ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
+    """
+    with parallel_config(backend="sequential"):
+        return key, run_unit(X, Y, split, method, split.method_seed, shared_dir, timeout)
+
+
+def _unit_record(unit: Unit) -> dict[str, Any]:
+    """What the store keeps of a unit's plan beside its key: its label, identity, method seed and label order."""
+    _, split, method, _ = unit
+    return {
+        "label": method.label, "params_json": json.dumps(method.resolved, sort_keys=True),
+        "method_seed": split.method_seed, "label_order": json.dumps(split.label_order.tolist()),
+    }

@@ -1,0 +1,146 @@
+"""A run's results as a report reads them: its units in table order and what is missing, one run or several merged.
+
+:func:`~mlhidden.experiment.store.load_results` reads each run directory's store into a
+:class:`RunResults`; :func:`merge_results` joins several, refusing runs that split a dataset
+differently or give one method label two settings. Which units a config asks for
+(:func:`expected_keys`) and how it splits (:func:`split_protocol`) follow from its stored record alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from mlhidden.errors import UserError
+from mlhidden.experiment.record import RunRecord
+from mlhidden.experiment.status import OK
+from mlhidden.experiment.store_schema import UnitKey
+
+
+def expected_keys(config_record: Mapping[str, Any], dataset_checksums: Mapping[str, str]) -> dict[UnitKey, str]:
+    """Store key -> method label for every unit a stored config asks for."""
+    keys: dict[UnitKey, str] = {}
+    recipe = RunRecord.from_record(config_record).split_recipe
+    for name, checksum in dataset_checksums.items():
+        for i, seed in enumerate(recipe.split_seeds(name)):
+            for method in config_record["methods"]:
+                keys[(name, checksum, method["name"], method["params_hash"], i, seed)] = method["label"]
+    return keys
+
+
+@dataclass
+class RunResults:
+    """What a report needs, read from stores alone: units in table order, and what is missing.
+
+    ``checksums`` maps each available dataset to the checksum of its data; ``provenance`` maps
+    each run directory read to its ``run.json`` record (None when it has none); ``left_out`` counts
+    the stored units the config does not ask for (another run seed, or an earlier config).
+    """
+
+    units: pd.DataFrame
+    datasets: list[str]
+    methods: list[str]
+    unavailable: dict[str, str]
+    config: dict[str, Any]
+    missing: int
+    checksums: dict[str, str] = field(default_factory=dict)
+    provenance: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    left_out: int = 0
+
+    def note_lines(self) -> list[str]:
+        """One line for each kind of unit the tables leave out, so that none is left out silently."""
+        lines = []
+        if self.missing:
+            lines.append(
+                f"{self.missing} unit(s) of this config are not in the store yet: "
+                "re-run the same command to finish them."
+            )
+        if self.left_out:
+            lines.append(
+                f"{self.left_out} stored unit(s) are not in these tables: the config does not ask for them"
+                " (units of another run seed, or of methods or datasets since removed from it)."
+            )
+        return lines
+
+
+# A unit as a table sees it: its store key (with the registry name) and its table label.
+MERGE_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed", "method")
+
+
+def merge_results(runs: Mapping[str, RunResults]) -> RunResults:
+    """Several runs' results as one table, e.g. methods run on different days or clusters.
+
+    A table row compares methods only if they saw the same splits, so runs that share a dataset
+    must have split it alike: the same data (checksum), run seed, number of splits and train
+    fraction, hence the same split seeds. A method label must also mean the same method and
+    parameters in every run. Either mismatch is refused with a ``UserError``. A unit stored by
+    several runs is kept once (a successful copy before a failed one).
+
+    Parameters
+    ----------
+    runs : dict
+        Run directory -> its :class:`RunResults`, in the order their datasets and methods should
+        appear.
+    """
+    splits_of: dict[str, tuple[str, tuple[Any, ...], str]] = {}
+    method_of: dict[str, tuple[str, tuple[str, str]]] = {}
+    for run_dir, run in runs.items():
+        for dataset, checksum in run.checksums.items():
+            seeds = tuple(RunRecord.from_record(run.config).split_recipe.split_seeds(dataset))
+            protocol = (checksum, split_protocol(run.config), seeds)
+            description = (
+                f"seed {run.config['seed']}, {run.config['splits']} splits, {split_protocol(run.config)}, "
+                f"data sha256 {checksum[:12]}"
+            )
+            first_dir, first_protocol, first_description = splits_of.setdefault(
+                dataset, (run_dir, protocol, description)
+            )
+            if protocol != first_protocol:
+                raise UserError(
+                    f"cannot merge {first_dir} and {run_dir}: they split {dataset} differently"
+                    f" ({first_description} vs {description})",
+                    hint="merge only runs made with the same data, seed, protocol, splits, train_fraction "
+                    "and shuffle_labels",
+                )
+        for method in run.config["methods"]:
+            identity = (method["name"], method["params_hash"])
+            first_dir, first_identity = method_of.setdefault(method["label"], (run_dir, identity))
+            if identity != first_identity:
+                raise UserError(
+                    f"cannot merge {first_dir} and {run_dir}: "
+                    f"method '{method['label']}' has different settings in each",
+                    hint="give one of them another label in its config and run it again",
+                )
+    units = pd.concat([run.units for run in runs.values()], ignore_index=True)
+    failed_last = units.assign(_failed=units["status"] != OK).sort_values("_failed", kind="stable")
+    units = failed_last.drop_duplicates(list(MERGE_KEY)).drop(columns="_failed").sort_index().reset_index(drop=True)
+    checksums = {d: c for run in runs.values() for d, c in run.checksums.items()}
+    wanted = {
+        (*key, label) for run in runs.values() for key, label in expected_keys(run.config, run.checksums).items()
+    }
+    stored = set(zip(*(units[c] for c in MERGE_KEY)))
+    return RunResults(
+        units,
+        list(dict.fromkeys(d for run in runs.values() for d in run.datasets)),
+        list(dict.fromkeys(m for run in runs.values() for m in run.methods)),
+        {d: reason for run in runs.values() for d, reason in run.unavailable.items() if d not in checksums},
+        {"name": "merged", "runs": {run_dir: run.config for run_dir, run in runs.items()}},
+        len(wanted - stored),
+        checksums,
+        {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
+        sum(run.left_out for run in runs.values()),
+    )
+
+
+def split_protocol(config: Mapping[str, Any]) -> str:
+    """How a run's config splits every dataset, beyond the seeds: protocol (train fraction or folds) and label order.
+
+    Unit keys hold the split seed, not these, so runs (or a resumed run) may only share units
+    when these agree.
+    """
+    record = RunRecord.from_record(config)
+    order = "shuffled labels" if record.shuffle_labels else "labels in file order"
+    return f"{record.protocol.describe(record.train_fraction)}, {order}"
