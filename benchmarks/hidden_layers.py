@@ -76,7 +76,8 @@ def link_product_cost(X_train, Y_train, units) -> float:
 
 
 def timed(estimator, X_train, Y_train, X_test, rss=None, cpu=None):
-    """Train + test seconds and the test predictions; the peak RSS goes to ``rss``, the CPU seconds to ``cpu`` (lists) if given."""
+    """Train + test seconds and the test predictions; the peak RSS goes to ``rss``, the CPU seconds to ``cpu``
+    (lists) if given."""
     with warnings.catch_warnings(), PeakRSS() as peak:
         warnings.simplefilter("ignore")
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -91,7 +92,8 @@ def timed(estimator, X_train, Y_train, X_test, rss=None, cpu=None):
 
 @contextmanager
 def one_batch_chains():
-    """Chains fitted as one batch of all their links, as before :func:`~mlhidden.methods.solvers.logistic_models.chain_blocks`."""
+    """Chains fitted as one batch of all their links, as before
+    :func:`~mlhidden.methods.solvers.logistic_models.chain_blocks`."""
     blocks = logistic_models.BLOCK_LINKS
     logistic_models.BLOCK_LINKS = np.iinfo(np.int64).max
     try:
@@ -262,17 +264,21 @@ def render_ccasl(results: dict) -> tuple[list, list]:
         lines.append(
             f"| {name} | {seconds['CC']:.2f} | "
             + " | ".join(f"{seconds[m]:.2f} | {ratios[m]:.1f}x" for m in ratios)
-            + f" | {result['same_as_one_batch']:.4%} | {rss} | {result['product_cost']:.1f}x | {result['product_cost'] * result['links']:.1f}x"
-            + f" | {cpu['CC']:.2f} / {cpu[ONE_BATCH]:.2f} / {cpu['CCASL']:.2f} | {cpu_ratios[ONE_BATCH]:.1f}x / {cpu_ratios['CCASL']:.1f}x |"
+            + f" | {result['same_as_one_batch']:.4%} | {rss} | {result['product_cost']:.1f}x"
+            f" | {result['product_cost'] * result['links']:.1f}x"
+            + f" | {cpu['CC']:.2f} / {cpu[ONE_BATCH]:.2f} / {cpu['CCASL']:.2f}"
+            f" | {cpu_ratios[ONE_BATCH]:.1f}x / {cpu_ratios['CCASL']:.1f}x |"
         )
         for method, limit in CCASL_TARGETS.items():
             verdicts.append(
-                f"- {method} on {name}: {ratios[method]:.1f}x CC (target <= {limit:g}x) -> {'met' if ratios[method] <= limit else 'NOT met'}"
+                f"- {method} on {name}: {ratios[method]:.1f}x CC (target <= {limit:g}x) -> "
+                f"{'met' if ratios[method] <= limit else 'NOT met'}"
             )
         if name in LARGE_TARGET:  # in CPU seconds: under load the wall ratio flatters CCASL's dense products
             met = cpu_ratios["CCASL"] <= LARGE_TARGET[name]
             verdicts.append(
-                f"- CCASL on {name} (L = 1000): {cpu_ratios['CCASL']:.1f}x CC in CPU seconds ({ratios['CCASL']:.1f}x in wall seconds), "
+                f"- CCASL on {name} (L = 1000): {cpu_ratios['CCASL']:.1f}x CC in CPU seconds "
+                f"({ratios['CCASL']:.1f}x in wall seconds), "
                 f"{cpu_ratios[ONE_BATCH]:.1f}x with its chain in one batch (target <= {LARGE_TARGET[name]:g}x), "
                 f"peak RSS {result['peak_rss']['CCASL'] / 2**20:.0f} MiB (CC {result['peak_rss']['CC'] / 2**20:.0f}), "
                 f"{result['same_as_one_batch']:.4%} of test entries as one batch -> {'met' if met else 'NOT met'}"
@@ -280,8 +286,10 @@ def render_ccasl(results: dict) -> tuple[list, list]:
         if "agreement" in result:
             met = result["agreement"] >= TIGHT_AGREEMENT and result["gaps"]["ours_sum"] <= result["gaps"]["today_sum"]
             verdicts.append(
-                f"- CCASL on {name}: {result['agreement']:.3%} of test entries as the tight fit's (target >= {TIGHT_AGREEMENT:.1%}), "
-                f"summed objective gap {result['gaps']['ours_sum']:.2e} vs today's {result['gaps']['today_sum']:.2e} -> {'met' if met else 'NOT met'}"
+                f"- CCASL on {name}: {result['agreement']:.3%} of test entries as the tight fit's "
+                f"(target >= {TIGHT_AGREEMENT:.1%}), "
+                f"summed objective gap {result['gaps']['ours_sum']:.2e} vs today's {result['gaps']['today_sum']:.2e} "
+                f"-> {'met' if met else 'NOT met'}"
             )
     if not any("gaps" in result for result in results.values()):
         return lines + [""], verdicts
@@ -309,9 +317,11 @@ def render_ccasl(results: dict) -> tuple[list, list]:
         if "gaps" in result:
             g = result["gaps"]
             lines.append(
-                f"| {name} | {result['agreement']:.4%} | {g['today_median']:.1e} | {g['today_max']:.1e} | {g['ours_median']:.1e} | "
-                f"{g['ours_max']:.1e} | {g['ours_closer']:.0%} | {g['today_iterations']:.0f} ({g['today_converged']:.0%}) | "
-                f"{g['ours_iterations_synthetic']:.1f} / {g['ours_iterations_real']:.1f} | {result['tight_seconds']:.1f} |"
+                f"| {name} | {result['agreement']:.4%} | {g['today_median']:.1e} | {g['today_max']:.1e} | "
+                f"{g['ours_median']:.1e} | {g['ours_max']:.1e} | {g['ours_closer']:.0%} | "
+                f"{g['today_iterations']:.0f} ({g['today_converged']:.0%}) | "
+                f"{g['ours_iterations_synthetic']:.1f} / {g['ours_iterations_real']:.1f} | "
+                f"{result['tight_seconds']:.1f} |"
             )
     return lines + [""], verdicts
 
@@ -335,10 +345,11 @@ def render_mlp(results: dict) -> tuple[list, list]:
     for name, r in results.items():
         speedup = r["peer"] / r["ours"]
         lines.append(
-            f"| {name} | {r['epochs']} | {r['ours']:.2f} | {r['peer']:.2f} | {speedup:.1f}x | {r['ours_exact_match']:.4f} | "
-            f"{r['peer_exact_match']:.4f} | {r['identical']:.4%} |"
+            f"| {name} | {r['epochs']} | {r['ours']:.2f} | {r['peer']:.2f} | {speedup:.1f}x | "
+            f"{r['ours_exact_match']:.4f} | {r['peer_exact_match']:.4f} | {r['identical']:.4%} |"
         )
         verdicts.append(
-            f"- MLP on {name}: {speedup:.1f}x MLPClassifier (target {MLP_TARGET:g}x) -> {'met' if speedup >= MLP_TARGET else 'NOT met'}"
+            f"- MLP on {name}: {speedup:.1f}x MLPClassifier (target {MLP_TARGET:g}x) -> "
+            f"{'met' if speedup >= MLP_TARGET else 'NOT met'}"
         )
     return lines + [""], verdicts

@@ -186,7 +186,8 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
     varying = np.flatnonzero(Y_train.min(axis=0) != Y_train.max(axis=0))
     Yv = Y_train[:, varying]
     log(
-        f"{name}: train {X_train.shape}, test {X_test.shape[0]}, {Yv.shape[1]}/{Y_train.shape[1]} labels with both classes"
+        f"{name}: train {X_train.shape}, test {X_test.shape[0]}, "
+        f"{Yv.shape[1]}/{Y_train.shape[1]} labels with both classes"
     )
     info = {
         "n_train": X_train.shape[0],
@@ -210,7 +211,8 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
             for factory, measurement in ((ours, compared[key][0]), (peer, compared[key][1])):
                 measurement.add(*timed_fit_predict(factory(), X_train, Yv, X_test))
             log(
-                f"  {key} rep {repeat + 1}: ours {compared[key][0].seconds[-1]:.2f}s, sklearn {compared[key][1].seconds[-1]:.2f}s"
+                f"  {key} rep {repeat + 1}: ours {compared[key][0].seconds[-1]:.2f}s, "
+                f"sklearn {compared[key][1].seconds[-1]:.2f}s"
             )
         with PeakRSS() as rss:
             start = time.perf_counter()
@@ -221,7 +223,8 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
             best = per_instance_mc(pcc.estimators_, X_test, uniforms)
             pcc_peer.add(0.0, (time.perf_counter() - start) / rows, rss.peak, best[:, np.argsort(pcc.order_)])
         log(
-            f"  PCC-MC rep {repeat + 1}: ours {pcc_ours.test[-1] * 1e3:.3f} ms/row, loop {pcc_peer.test[-1] * 1e3:.1f} ms/row"
+            f"  PCC-MC rep {repeat + 1}: ours {pcc_ours.test[-1] * 1e3:.3f} ms/row, "
+            f"loop {pcc_peer.test[-1] * 1e3:.1f} ms/row"
         )
     compared["PCC"] = (pcc_ours, pcc_peer)
     sharing = {"alone": [], "shared": [], "reused": [], "identical": []}
@@ -239,7 +242,8 @@ def bench_dataset(name, data_dir, repeats, pcc_rows, alone, share_methods, log):
             all(np.array_equal(alone_predictions[m], shared_predictions[m]) for m in share_methods)
         )
         log(
-            f"  shared fits rep {repeat + 1}: alone {alone_seconds:.1f}s, shared {shared_seconds:.1f}s (reused {reused:.1f}s)"
+            f"  shared fits rep {repeat + 1}: alone {alone_seconds:.1f}s, shared {shared_seconds:.1f}s "
+            f"(reused {reused:.1f}s)"
         )
     solo = {}
     for method in alone:
@@ -262,8 +266,14 @@ def machine_info(module: str = "benchmarks.run") -> list[str]:
     memory = psutil.virtual_memory().total / 2**30
     return [
         f"- date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
-        f"- machine: {platform.platform()}, {cpu}, {os.cpu_count()} logical cores, {memory:.1f} GiB RAM, load average {os.getloadavg()[0]:.2f} at start",
-        f"- python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn {sklearn.__version__}",
+        (
+            f"- machine: {platform.platform()}, {cpu}, {os.cpu_count()} logical cores, {memory:.1f} GiB RAM, "
+            f"load average {os.getloadavg()[0]:.2f} at start"
+        ),
+        (
+            f"- python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+            f"scikit-learn {sklearn.__version__}"
+        ),
         f"- command: `{' '.join([f'python -m {module}', *sys.argv[1:]])}`",
     ]
 
@@ -283,7 +293,10 @@ def render(results, hidden_results, args, started) -> str:
     ]
     lines += [
         "Split 0 of each dataset (run seed 0), labels in the split's order. Ours and the peer alternate",
-        f"within each of {args.repeats} repetition(s) in one process, one BLAS thread each; figures are medians. The machine is",
+        (
+            f"within each of {args.repeats} repetition(s) in one process, one BLAS thread each; "
+            "figures are medians. The machine is"
+        ),
         "shared and noisy: compare the ratios, not the absolute seconds. Comparisons use the labels with",
         "both classes in the training part (scikit-learn's wrappers refuse the others).",
         "",
@@ -315,7 +328,10 @@ def render_baseline(results, args) -> tuple[list, list]:
     lines = [
         "## BR and CC vs scikit-learn (train + test)",
         "",
-        "| dataset | method | ours s | sklearn s | speed-up | identical entries | identical rows | ours peak RSS MiB | sklearn peak RSS MiB |",
+        (
+            "| dataset | method | ours s | sklearn s | speed-up | identical entries | identical rows | "
+            "ours peak RSS MiB | sklearn peak RSS MiB |"
+        ),
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     verdicts = []
@@ -328,14 +344,15 @@ def render_baseline(results, args) -> tuple[list, list]:
             entries, rows = agreement(ours.prediction, peer.prediction)
             if key != "PCC":
                 lines.append(
-                    f"| {name} | {key} | {ours.median():.2f} | {peer.median():.2f} | {speedup:.1f}x | {entries:.4%} | {rows:.2%} | "
-                    f"{mib(max(ours.peak_rss))} | {mib(max(peer.peak_rss))} |"
+                    f"| {name} | {key} | {ours.median():.2f} | {peer.median():.2f} | {speedup:.1f}x | "
+                    f"{entries:.4%} | {rows:.2%} | {mib(max(ours.peak_rss))} | {mib(max(peer.peak_rss))} |"
                 )
             if name in TARGET_DATASETS[key]:
                 need_speed, need_same = TARGETS[key]
                 met = speedup >= need_speed and entries >= need_same
                 verdicts.append(
-                    f"- {key} on {name}: {speedup:.1f}x (target {need_speed:g}x), {entries:.3%} identical entries -> {'met' if met else 'NOT met'}"
+                    f"- {key} on {name}: {speedup:.1f}x (target {need_speed:g}x), {entries:.3%} identical entries "
+                    f"-> {'met' if met else 'NOT met'}"
                 )
     lines += [
         "",
@@ -364,7 +381,8 @@ def render_baseline(results, args) -> tuple[list, list]:
     for name, (_info, _, solo, _) in results.items():
         for method, measurement in solo.items():
             lines.append(
-                f"| {name} | {method} | {measurement.median('train'):.2f} | {measurement.median('test'):.2f} | {mib(max(measurement.peak_rss))} |"
+                f"| {name} | {method} | {measurement.median('train'):.2f} | {measurement.median('test'):.2f} | "
+                f"{mib(max(measurement.peak_rss))} |"
             )
     lines += [
         "",
@@ -380,8 +398,8 @@ def render_baseline(results, args) -> tuple[list, list]:
         if sharing["alone"]:
             alone, shared = statistics.median(sharing["alone"]), statistics.median(sharing["shared"])
             lines.append(
-                f"| {name} | {alone:.1f} | {shared:.1f} | {alone / shared:.2f}x | {statistics.median(sharing['reused']):.1f} | "
-                f"{'yes' if all(sharing['identical']) else 'NO'} |"
+                f"| {name} | {alone:.1f} | {shared:.1f} | {alone / shared:.2f}x | "
+                f"{statistics.median(sharing['reused']):.1f} | {'yes' if all(sharing['identical']) else 'NO'} |"
             )
     lines += [
         "",
@@ -392,8 +410,8 @@ def render_baseline(results, args) -> tuple[list, list]:
     ]
     for name, (info, _, _, _) in results.items():
         lines.append(
-            f"| {name} | {info['n_train']} | {info['n_test']} | {info['n_features']} | {info['n_labels']} | {info['n_compared']} | "
-            f"{'sparse' if info['sparse'] else 'dense'} |"
+            f"| {name} | {info['n_train']} | {info['n_test']} | {info['n_features']} | {info['n_labels']} | "
+            f"{info['n_compared']} | {'sparse' if info['sparse'] else 'dense'} |"
         )
     return lines + [""], verdicts
 
@@ -425,14 +443,17 @@ def main(argv=None):
     parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
     parser.add_argument(
         "--tight-datasets",
-        help="ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps (default: the real ones)",
+        help=(
+            "ccasl datasets where CCASL is also fitted tightly, for agreement and objective gaps "
+            "(default: the real ones)"
+        ),
     )
     parser.add_argument(
         "--quick",
         action="store_true",
         help=(
-            f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear, floor; none for logistic_cv); "
-            "1 repetition; 20 PCC rows; 100 MLP epochs"
+            f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear, floor; "
+            "none for logistic_cv); 1 repetition; 20 PCC rows; 100 MLP epochs"
         ),
     )
     parser.add_argument(

@@ -39,7 +39,10 @@ def unit_line(row: dict, done: int, total: int) -> str:
     """``[ 3/40] Music · BR · split 2: ok (0.52 s)``, or the first line of the error."""
     status = "ok" if row["status"] == "ok" else "FAILED: " + row["error"].splitlines()[0]
     seconds = (row.get("train_seconds") or 0) + (row.get("test_seconds") or 0)
-    return f"[{done:>{len(str(total))}}/{total}] {row['dataset']} · {row['label']} · split {row['split']}: {status} ({seconds:.2f} s)"
+    return (
+        f"[{done:>{len(str(total))}}/{total}] {row['dataset']} · {row['label']} · split {row['split']}: "
+        f"{status} ({seconds:.2f} s)"
+    )
 
 
 def unit_cost(row: dict) -> float:

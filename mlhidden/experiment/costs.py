@@ -167,7 +167,8 @@ class CostModel:
         self._effects = None
 
     def wall_seen(self, worker_seconds: float, units: int, compute_seconds: float) -> None:
-        """Workers spent ``worker_seconds`` (wall time x workers) on ``units`` units that computed ``compute_seconds``."""
+        """Workers spent ``worker_seconds`` (wall time x workers) on ``units`` units that computed
+        ``compute_seconds``."""
         beyond = max(worker_seconds - units * UNIT_OVERHEAD_SECONDS, compute_seconds)
         slowdown = (beyond + SLOWDOWN_WEIGHT) / (max(compute_seconds, 0.0) + SLOWDOWN_WEIGHT)
         self.slowdown = min(slowdown, MAX_SLOWDOWN)

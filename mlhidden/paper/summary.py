@@ -58,8 +58,9 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
     differences = scores["difference"].abs()
     if len(differences):
         parts.append(
-            f"Of {len(differences)} scores compared with the paper's, {int(scores['beyond_deviation'].sum())} differ by more than "
-            f"{DEVIATION} and {int(scores['flagged'].sum())} of those have the paper's value outside our 95 % interval; "
+            f"Of {len(differences)} scores compared with the paper's, "
+            f"{int(scores['beyond_deviation'].sum())} differ by more than {DEVIATION} and "
+            f"{int(scores['flagged'].sum())} of those have the paper's value outside our 95 % interval; "
             f"the median absolute difference is {differences.median():.3f}."
         )
     return " ".join(parts) + "\n"

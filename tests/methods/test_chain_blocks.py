@@ -1,4 +1,5 @@
-"""A chain whose label columns outweigh X (CCASL's) is fitted in blocks of links: the same links, to the solver's tolerance."""
+"""A chain whose label columns outweigh X (CCASL's) is fitted in blocks of links: the same links, to the solver's
+tolerance."""
 
 from __future__ import annotations
 

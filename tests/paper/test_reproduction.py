@@ -486,7 +486,8 @@ def test_label_count_claim(tmp_path, forest_at_one, verdict):
 
 @pytest.mark.parametrize("rise, verdict", [(0.06, HOLDS), (-0.06, FAILS)])
 def test_medical_chain_claim_reads_the_refits(tmp_path, rise, verdict):
-    """CCASL's chain from 0.93 and CC's from 0.67, as in the paper; CCASL's last quarter varies a little over the splits."""
+    """CCASL's chain from 0.93 and CC's from 0.67, as in the paper; CCASL's last quarter varies a little over the
+    splits."""
     run_dir = paper_run(tmp_path, PAPER_METHODS, "BR_RF", TIMES)
     starts, rises = {"CC": 0.67, "CCASL": 0.93}, {"CC": 0.08, "CCASL": rise}
 
