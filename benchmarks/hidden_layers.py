@@ -34,7 +34,8 @@ import mlhidden.methods.solvers.logistic_models as logistic_models
 from benchmarks.peak_rss import PeakRSS
 from mlhidden.methods.hidden_units import apply_scaling, column_scaling
 from mlhidden.methods.registry import make_method
-from mlhidden.methods.solvers.batched_logistic import _Design, fit_batched_logistic
+from mlhidden.methods.solvers.batched_logistic import fit_batched_logistic
+from mlhidden.methods.solvers.design import Design
 
 CCASL_FAMILY = ("CCASL", "CCASL+BR", "CCASL+AML")
 # Many-labels and Delicious: L = 1000, see benchmarks.generated.
@@ -63,8 +64,8 @@ def link_product_cost(X_train, Y_train, units) -> float:
     Y = Y_train.astype(np.float64)
     per_link = []
     for design, links in (
-        (_Design(X_train, Y), Y.shape[1]),
-        (_Design(X_train, np.hstack([units, Y]), center=True), units.shape[1] + Y.shape[1]),
+        (Design(X_train, Y), Y.shape[1]),
+        (Design(X_train, np.hstack([units, Y]), center=True), units.shape[1] + Y.shape[1]),
     ):
         V, R = rng.normal(size=(design.n_inputs + 1, links)), rng.normal(size=(X_train.shape[0], links))
         start = time.perf_counter()

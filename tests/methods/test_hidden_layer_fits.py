@@ -14,12 +14,8 @@ from mlhidden.data import load_dataset
 from mlhidden.methods import CCASL
 from mlhidden.methods.hidden_units import ThresholdUnits
 from mlhidden.methods.mlp import sigmoid, train_network
-from mlhidden.methods.solvers.batched_logistic import (
-    _Design,
-    _loss_and_residual,
-    fit_batched_logistic,
-    positive_entries,
-)
+from mlhidden.methods.solvers.batched_logistic import fit_batched_logistic
+from mlhidden.methods.solvers.design import Design, loss_and_residual, positive_entries
 
 TIGHT = {"tol": 1e-8, "max_iter": 10**5}
 
@@ -41,11 +37,11 @@ def objectives(X, Z, fit, C=1.0):
 
 def test_synthetic_labels_go_to_a_dense_block_next_to_sparse_x(synthetic_links):
     X, Z, _ = synthetic_links
-    design = _Design(X, Z, center=True)
+    design = Design(X, Z, center=True)
     assert set(range(X.shape[1], X.shape[1] + Z.shape[1])) <= set(design.dense_columns.tolist())
     assert design.dense_columns.size < X.shape[1] // 10 + Z.shape[1]
     V = np.random.RandomState(0).normal(size=(X.shape[1] + Z.shape[1] + 1, 3))
-    plain = _Design(X, Z)
+    plain = Design(X, Z)
     centred_scores = plain.forward(V) - np.concatenate([np.asarray(X.mean(axis=0)).ravel(), Z.mean(axis=0)]) @ V[:-1]
     np.testing.assert_allclose(design.forward(V), centred_scores, rtol=1e-4, atol=1e-4)
 
@@ -56,7 +52,7 @@ def test_the_dense_block_split_from_each_part_gives_the_stacked_designs_products
     X, Z, _ = synthetic_links
     rare = (np.random.RandomState(1).uniform(size=(X.shape[0], 5)) < 0.03).astype(np.float64)
     extra = np.hstack([rare[:, :2], Z[:, :10], rare[:, 2:], Z[:, 10:]])
-    design = _Design(X, extra, dense_block=True, dtype=dtype)
+    design = Design(X, extra, dense_block=True, dtype=dtype)
     stacked = sp.hstack([X, sp.csr_matrix(extra)], format="csr")
     density = np.diff(sp.csc_matrix(stacked).indptr) / X.shape[0]
     assert np.array_equal(design.dense_columns, np.flatnonzero(density >= 0.125))
@@ -75,7 +71,7 @@ def test_the_dense_block_split_from_each_part_gives_the_stacked_designs_products
     backward[design.dense_columns] = dense.T @ R.astype(dtype)
     backward[-1] = R.sum(axis=0)
     assert np.array_equal(design.backward(R), backward)
-    centred = _Design(X, extra, center=True)
+    centred = Design(X, extra, center=True)
     np.testing.assert_allclose(centred.means, np.asarray(stacked.mean(axis=0)).ravel(), rtol=1e-14)
 
 
@@ -84,8 +80,8 @@ def test_dense_synthetic_targets_take_the_dense_pass_with_the_same_bits(syntheti
     assert positive_entries(Z) is None
     labels = (np.asarray(X[:, :24].todense()) > 0).astype(np.float64)
     assert np.array_equal(positive_entries(labels), np.flatnonzero(labels))
-    scores = _Design(X, Z, center=True).forward(np.random.RandomState(0).normal(size=(X.shape[1] + Z.shape[1] + 1, 24)))
-    dense, indexed = _loss_and_residual(scores, Z, None), _loss_and_residual(scores, Z, np.flatnonzero(Z))
+    scores = Design(X, Z, center=True).forward(np.random.RandomState(0).normal(size=(X.shape[1] + Z.shape[1] + 1, 24)))
+    dense, indexed = loss_and_residual(scores, Z, None), loss_and_residual(scores, Z, np.flatnonzero(Z))
     assert np.array_equal(dense[0], indexed[0]) and np.array_equal(dense[1], indexed[1])
     assert np.isfinite(dense[0]).all() and (dense[0] > 0).all()
 

@@ -27,7 +27,8 @@ from scipy.special import expit
 from sklearn.model_selection import check_cv
 
 from mlhidden.data.dataset import Matrix
-from mlhidden.methods.solvers.batched_logistic import _Design, solve_logistic
+from mlhidden.methods.solvers.batched_logistic import solve_logistic
+from mlhidden.methods.solvers.design import Design
 
 
 @dataclass
@@ -103,7 +104,7 @@ def fit_batched_logistic_cv(
     n_targets = Y.shape[1]
     Cs = np.logspace(-4, 4, Cs) if isinstance(Cs, int) else np.asarray(Cs, dtype=np.float64)
     n_folds = weights.shape[1] // n_targets
-    design = _Design(X, extra, center)
+    design = Design(X, extra, center)
     n_params = design.n_inputs + 1
     folds_Y = np.tile(Y, n_folds)
     folds_mask = None if extra is None or extra_mask is None else np.tile(extra_mask, n_folds)

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mlhidden.data.dataset import Matrix
-from mlhidden.methods.solvers.batched_logistic import LogisticFit, _Design, _loss_and_residual, positive_entries
+from mlhidden.methods.solvers.design import Design, LogisticFit, loss_and_residual, positive_entries
 
 ETA0, ETA1, ETA2 = (
     1e-4,
@@ -43,13 +43,13 @@ def _dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 class _Objective:
     """LIBLINEAR's objective of every target column, its gradient and its Hessian products."""
 
-    def __init__(self, design: _Design, Y: np.ndarray, mask: np.ndarray, C: float) -> None:
+    def __init__(self, design: Design, Y: np.ndarray, mask: np.ndarray, C: float) -> None:
         self.design, self.Y, self.mask, self.C = design, Y, mask, C
 
     def evaluate(self, W: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Objective, gradient and loss curvature ``D = p (1 - p)`` of targets ``cols`` at weights W."""
         Y = self.Y[:, cols]
-        loss, residual = _loss_and_residual(self.design.forward(W), Y, positive_entries(Y))
+        loss, residual = loss_and_residual(self.design.forward(W), Y, positive_entries(Y))
         probability = residual + Y
         curvature = probability * (1.0 - probability)
         gradient = (W + self.C * self.design.backward(residual)) * self.mask[:, cols]
@@ -108,7 +108,7 @@ def fit_batched_liblinear(
     ``max_iter`` iterations, the case in which scikit-learn warns that liblinear failed to converge.
     """
     n_samples, n_targets = Y.shape
-    design = _Design(X, extra, dense_block=True, dtype=np.float64)
+    design = Design(X, extra, dense_block=True, dtype=np.float64)
     n_params = design.n_inputs + 1
     mask = np.ones((n_params, n_targets))
     if extra is not None and extra_mask is not None:

@@ -26,9 +26,10 @@ from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import as_estimator, draw_seed, fit_binary
 from mlhidden.methods.shared_fits import reuse_or_fit
 from mlhidden.methods.sklearn_api import PENALTY_FROM_L1_RATIO
-from mlhidden.methods.solvers.batched_logistic import LogisticFit, fit_batched_logistic
+from mlhidden.methods.solvers.batched_logistic import fit_batched_logistic
 from mlhidden.methods.solvers.batched_logistic_cv import LogisticCVFit, fit_batched_logistic_cv, training_weights
 from mlhidden.methods.solvers.batched_tron import fit_batched_liblinear
+from mlhidden.methods.solvers.design import LogisticFit
 
 # Solvers whose objective is the one minimised by fit_batched_logistic (saga differs in detail).
 SMOOTH_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky")
