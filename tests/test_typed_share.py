@@ -1,7 +1,7 @@
 """Every public function and method of the general half is fully typed (tests/typed_share.py's measure).
 
-mypy's strict flags (pyproject.toml) hold the modules typed throughout; this test holds the public
-API of all of them, so that a new untyped public function fails here rather than going unnoticed.
+mypy's strict flags (pyproject.toml) hold the general half's modules throughout; this test holds their
+public API too, so that a new untyped public function fails here rather than going unnoticed.
 """
 
 from __future__ import annotations
@@ -11,17 +11,6 @@ from pathlib import Path
 from typed_share import GENERAL_HALF, fully_typed, modules, public_functions
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_YET_TYPED = {
-    "mlhidden/report/export.py",
-    "mlhidden/report/formats.py",
-    "mlhidden/report/html.py",
-    "mlhidden/report/html_plots.py",
-    "mlhidden/report/run_report.py",
-    "mlhidden/report/significance_output.py",
-    "mlhidden/report/stored_metrics.py",
-    "mlhidden/report/tables.py",
-}
-"""Modules whose public functions are not all typed yet (mypy's relaxed override in pyproject.toml lists them too)."""
 
 
 def untyped_public(roots: list[str]) -> list[str]:
@@ -34,14 +23,7 @@ def untyped_public(roots: list[str]) -> list[str]:
 
 
 def test_the_general_half_public_functions_are_fully_typed():
-    untyped = [line for line in untyped_public(GENERAL_HALF) if line.split(":")[0] not in NOT_YET_TYPED]
-    assert untyped == []
-
-
-def test_the_modules_not_yet_typed_still_have_untyped_functions():
-    """An entry of NOT_YET_TYPED once typed throughout is removed from it, so the list only shrinks."""
-    still_untyped = {line.split(":")[0] for line in untyped_public(GENERAL_HALF)}
-    assert NOT_YET_TYPED <= still_untyped
+    assert untyped_public(GENERAL_HALF) == []
 
 
 def test_an_untyped_public_function_is_found(tmp_path):

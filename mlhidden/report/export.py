@@ -12,14 +12,17 @@ import importlib
 import json
 import math
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from mlhidden.errors import UserError
+from mlhidden.experiment.predictions import UnitPredictions
 from mlhidden.experiment.store import ResultStore, load_results
-from mlhidden.io import write_file, write_text
+from mlhidden.io import PathLike, write_file, write_text
 from mlhidden.report.stored_metrics import PREDICTION_KEY
 from mlhidden.report.tables import sort_units
 
@@ -27,10 +30,10 @@ EXPORT_FORMATS = ("csv", "parquet")
 PREDICTION_COLUMNS = ["dataset", "method", "split", "test_row", "label", "truth", "predicted", "score"]
 
 
-def json_text(rows) -> str:
+def json_text(rows: Iterable[Any]) -> str:
     """``rows`` (dicts of plain values) as indented JSON; NaN becomes null and other objects their text."""
 
-    def plain(value):
+    def plain(value: object) -> object:
         if isinstance(value, float) and math.isnan(value):
             return None
         if isinstance(value, dict):
@@ -42,7 +45,9 @@ def json_text(rows) -> str:
     return json.dumps(plain(list(rows)), indent=2, ensure_ascii=False) + "\n"
 
 
-def export_run(run_dirs, out, fmt: str = "csv", *, predictions: bool = False) -> tuple[list, int]:
+def export_run(
+    run_dirs: PathLike | Iterable[PathLike], out: PathLike, fmt: str = "csv", *, predictions: bool = False
+) -> tuple[list[Path], int]:
     """Write the units of one run (or several merged) to ``out``, and with ``predictions`` the
     predictions to ``<out stem>_predictions.<fmt>`` beside it. Returns ``(paths, number of units)``."""
     if fmt not in EXPORT_FORMATS:
@@ -64,11 +69,11 @@ def export_run(run_dirs, out, fmt: str = "csv", *, predictions: bool = False) ->
     return paths, len(units)
 
 
-def prediction_frame(run_dirs, units: pd.DataFrame) -> pd.DataFrame:
+def prediction_frame(run_dirs: Iterable[PathLike], units: pd.DataFrame) -> pd.DataFrame:
     """The stored predictions of ``units`` (rows of :func:`~mlhidden.experiment.store.load_results`), long, in order."""
     keys = list(zip(*(units[c] for c in PREDICTION_KEY)))
     label_of = {key: (row.dataset, row.method, row.split) for key, row in zip(keys, units.itertuples())}
-    parts = {}
+    parts: dict[tuple[str, str, int], pd.DataFrame] = {}
     for run_dir in run_dirs:
         with ResultStore(run_dir, create=False) as store:
             for key, unit in store.iter_predictions():
@@ -81,7 +86,7 @@ def prediction_frame(run_dirs, units: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[PREDICTION_COLUMNS]
 
 
-def _long(unit) -> pd.DataFrame:
+def _long(unit: UnitPredictions) -> pd.DataFrame:
     n_rows, n_labels = unit.truth.shape
     scores = np.full(unit.truth.shape, np.nan) if unit.scores is None else unit.scores.astype(float)
     return pd.DataFrame({

@@ -13,15 +13,16 @@ the command line's listings by :func:`listing`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
 from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
-from mlhidden.io import write_text
+from mlhidden.io import PathLike, write_text
 from mlhidden.report.csv_files import write_csvs
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
@@ -48,12 +49,12 @@ LATEX_SPECIALS = {
 MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"}
 
 
-def latex_escape(text) -> str:
+def latex_escape(text: object) -> str:
     """``text`` with LaTeX's special characters made literal (and † as ``\\dag``)."""
     return "".join(LATEX_SPECIALS.get(char, char) for char in str(text))
 
 
-def markdown_escape(text) -> str:
+def markdown_escape(text: object) -> str:
     """``text`` with the characters that would break a pipe table or start emphasis made literal."""
     return "".join(MARKDOWN_SPECIALS.get(char, char) for char in str(text))
 
@@ -80,26 +81,30 @@ def format_avg_rank(rank: float) -> str:
     return NO_VALUE if math.isnan(rank) else f"{rank:.2f}"
 
 
-def format_number(value, digits: int = 2) -> str:
+def format_number(value: float | None, digits: int = 2) -> str:
     """A value with ``digits`` decimals, or :data:`NO_VALUE` for None and NaN."""
     return NO_VALUE if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
-def format_interval(value, low, high, digits: int = 2) -> str:
+def format_interval(value: float | None, low: float | None, high: float | None, digits: int = 2) -> str:
     """"value ± half-width" of a 95 % interval, or the value alone when there is no interval."""
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (low, high)):
+    if low is None or high is None or any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
         return format_number(value, digits)
     return f"{format_number(value, digits)} {PLUS_MINUS} {(high - low) / 2:.{digits}f}"
 
 
-def pipe_table(rows, headers, colalign=None) -> str:
+def pipe_table(
+    rows: Iterable[Sequence[object]], headers: Sequence[str], colalign: Sequence[str] | None = None
+) -> str:
     """A Markdown pipe table of display text (no trailing newline); cells are used as given."""
-    return tabulate(rows, headers=headers, tablefmt="pipe", colalign=colalign, disable_numparse=True)
+    text: str = tabulate(rows, headers=headers, tablefmt="pipe", colalign=colalign, disable_numparse=True)
+    return text
 
 
-def listing(rows, headers="keys", tablefmt: str = "github") -> str:
+def listing(rows: Iterable[Any], headers: str | Sequence[str] = "keys", tablefmt: str = "github") -> str:
     """The CLI's listings (datasets, checksums, methods; ``tablefmt="plain"`` for name/value pairs)."""
-    return tabulate(rows, headers=headers if tablefmt != "plain" else (), tablefmt=tablefmt, floatfmt=".2f")
+    text: str = tabulate(rows, headers=headers if tablefmt != "plain" else (), tablefmt=tablefmt, floatfmt=".2f")
+    return text
 
 
 def markdown_frame(frame: pd.DataFrame, index_name: str = "") -> str:
@@ -112,7 +117,9 @@ def markdown_frame(frame: pd.DataFrame, index_name: str = "") -> str:
     return pipe_table(rows, [markdown_escape(h) for h in headers]) + "\n"
 
 
-def _booktabs(caption: str, label: str, header: list, rows: list, footer: Sequence = ()) -> list:
+def _booktabs(
+    caption: str, label: str, header: list[str], rows: list[list[str]], footer: Sequence[Sequence[str]] = ()
+) -> list[str]:
     """The lines of a booktabs ``table`` float up to ``\\bottomrule``: one left column, the rest right."""
     lines = [
         r"\begin{table}", r"\centering", rf"\caption{{{caption}}}", rf"\label{{{label}}}",
@@ -131,7 +138,9 @@ def latex_frame(frame: pd.DataFrame, caption: str, label: str, index_name: str =
     return "\n".join([*_booktabs(latex_escape(caption), label, header, rows), r"\end{table}"]) + "\n"
 
 
-def write_table(numbers: pd.DataFrame, shown: pd.DataFrame, stem: Path, caption: str, index_name: str = "") -> list:
+def write_table(
+    numbers: pd.DataFrame, shown: pd.DataFrame, stem: Path, caption: str, index_name: str = ""
+) -> list[Path]:
     """``numbers`` as ``<stem>.csv``; ``shown`` (display text) as ``<stem>.md`` and ``<stem>.tex``."""
     return [
         write_text(stem.with_suffix(".csv"), numbers.to_csv(lineterminator="\n")),
@@ -182,7 +191,7 @@ def _cell(table: MetricTable, dataset: str, method: str, style: _Style, std: boo
     return " ".join(parts)
 
 
-def _body(table: MetricTable, style: _Style, std: bool) -> list:
+def _body(table: MetricTable, style: _Style, std: bool) -> list[tuple[str, list[str] | None]]:
     """``(dataset, cells)`` per row; ``cells`` is None for an unavailable dataset."""
     return [
         (
@@ -216,7 +225,7 @@ def to_latex(table: MetricTable, caption: str | None = None, label: str | None =
         )
     label = f"tab:{table.metric.column}" if label is None else label
     width = len(table.methods)
-    rows = []
+    rows: list[list[str]] = []
     for dataset, cells in _body(table, LATEX, std):
         if cells is None:
             cells = [rf"\multicolumn{{{width}}}{{c}}{{{latex_escape(table.unavailable[dataset])}}}"]
@@ -230,7 +239,7 @@ def to_latex(table: MetricTable, caption: str | None = None, label: str | None =
     return "\n".join(lines) + "\n"
 
 
-def _plain_rows(table: MetricTable, style: _Style, std: bool) -> list:
+def _plain_rows(table: MetricTable, style: _Style, std: bool) -> list[list[str]]:
     rows = [
         [style.escape(dataset), *(cells or [NOT_AVAILABLE] * len(table.methods))]
         for dataset, cells in _body(table, style, std)
@@ -238,14 +247,15 @@ def _plain_rows(table: MetricTable, style: _Style, std: bool) -> list:
     return rows + [[AVG_RANK, *map(format_avg_rank, table.avg_rank)]]
 
 
-def _tabulate(table: MetricTable, rows: list, style: _Style, tablefmt: str) -> str:
-    return tabulate(
+def _tabulate(table: MetricTable, rows: list[list[str]], style: _Style, tablefmt: str) -> str:
+    text: str = tabulate(
         rows,
         headers=["Dataset", *map(style.escape, table.methods)],
         tablefmt=tablefmt,
         colalign=("left", *["right"] * len(table.methods)),
         disable_numparse=True,
     )
+    return text
 
 
 def to_markdown(table: MetricTable, *, std: bool = False) -> str:
@@ -277,7 +287,9 @@ def to_terminal(table: MetricTable, tablefmt: str = "simple", *, std: bool = Fal
 TABLE_WRITERS: dict[str, Callable[..., str]] = {"tex": to_latex, "md": to_markdown}
 
 
-def problem_lines(units: pd.DataFrame, datasets, methods, unavailable=None) -> list:
+def problem_lines(
+    units: pd.DataFrame, datasets: Iterable[str], methods: Iterable[str], unavailable: Mapping[str, str] | None = None
+) -> list[str]:
     """One line per unavailable dataset and per (dataset, method, error) of the failed units.
 
     Only the first line of each error is kept: the full text is in ``units.csv``.
@@ -293,12 +305,15 @@ def problem_lines(units: pd.DataFrame, datasets, methods, unavailable=None) -> l
     return lines
 
 
-def write_text_tables(table: MetricTable, out_dir: Path, provenance=(), *, std=False, notes=()) -> list:
+def write_text_tables(
+    table: MetricTable, out_dir: PathLike, provenance: Iterable[object] = (), *, std: bool = False,
+    notes: Sequence[str] = (),
+) -> list[Path]:
     """One file per format of :data:`TABLE_WRITERS`, ``<metric>.tex`` headed by the ``provenance`` comment lines.
 
     ``notes`` (e.g. why a method has no value) follow the Markdown table as bullets.
     """
-    paths = []
+    paths: list[Path] = []
     for suffix, writer in TABLE_WRITERS.items():
         text = writer(table, std=std)
         if suffix == "tex":
@@ -309,15 +324,16 @@ def write_text_tables(table: MetricTable, out_dir: Path, provenance=(), *, std=F
     return paths
 
 
-def latex_comment(lines) -> str:
+def latex_comment(lines: Iterable[object]) -> str:
     """``lines`` as LaTeX comment lines (``% ...``), which a document including the table ignores."""
     return "".join(f"% {' '.join(str(line).split())}\n" for line in lines)
 
 
 def write_reports(
-    units: pd.DataFrame, out_dir, datasets, methods, unavailable=None, provenance=(), std=False, notes=(), *,
-    precision=None, unranked=None,
-) -> list:
+    units: pd.DataFrame, out_dir: PathLike, datasets: Sequence[str], methods: Sequence[str],
+    unavailable: Mapping[str, str] | None = None, provenance: Sequence[str] = (), std: bool = False,
+    notes: Sequence[str] = (), *, precision: int | None = None, unranked: Mapping[str, str] | None = None,
+) -> list[Path]:
     """Write every report file into ``out_dir`` and return their paths.
 
     That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
@@ -345,7 +361,8 @@ def write_reports(
 
 
 def render_terminal_summary(
-    units: pd.DataFrame, datasets, methods, unavailable=None, std=False, *, precision=None, unranked=None
+    units: pd.DataFrame, datasets: Sequence[str], methods: Sequence[str], unavailable: Mapping[str, str] | None = None,
+    std: bool = False, *, precision: int | None = None, unranked: Mapping[str, str] | None = None,
 ) -> str:
     """The headline tables as plain text for printing, then the unavailable datasets and failures.
 

@@ -15,16 +15,18 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.run_results import RunResults
 from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
 from mlhidden.experiment.store import ResultStore, store_exists
 from mlhidden.experiment.unit_warnings import warning_lines
-from mlhidden.io import write_text
+from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
 from mlhidden.report.significance_tests import significance_report
@@ -137,18 +139,21 @@ class HtmlSection:
     body: str
 
 
-def esc(text) -> str:
+def esc(text: object) -> str:
     """``text`` made literal in HTML, quotes too (safe in attributes)."""
     return html.escape(str(text), quote=True)
 
 
-def bullets(lines) -> str:
+def bullets(lines: Iterable[object]) -> str:
     """Lines of plain text as an HTML list ("" for none)."""
     lines = list(lines)
     return f"<ul class='notes'>{''.join(f'<li>{esc(line)}</li>' for line in lines)}</ul>" if lines else ""
 
 
-def sortable_table(headers: list, rows: list, *, caption: str = "", numeric=(), better: dict | None = None) -> str:
+def sortable_table(
+    headers: Sequence[str], rows: Iterable[Sequence[object]], *, caption: str = "", numeric: Container[int] = (),
+    better: Mapping[int, str] | None = None,
+) -> str:
     """A table whose columns sort on a click: ``rows`` of cells, each display text or ``(text, sort value)``.
 
     Columns whose index is in ``numeric`` sort by number; ``better`` maps a column to "high" or
@@ -227,7 +232,7 @@ def _figure(svg_text: str | None, caption: str = "") -> str:
     return f"<figure>{svg_text}{f'<figcaption class=note>{esc(caption)}</figcaption>' if caption else ''}</figure>"
 
 
-def rank_section(tables: dict, key: str) -> HtmlSection:
+def rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
     """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram."""
     parts = []
     for column in RANK_METRICS:
@@ -252,7 +257,7 @@ def rank_section(tables: dict, key: str) -> HtmlSection:
     return HtmlSection("ranks", "Average ranks and critical differences", "".join(parts))
 
 
-def dataset_sizes(run_dirs) -> dict:
+def dataset_sizes(run_dirs: Iterable[PathLike]) -> dict[str, float]:
     """Dataset -> N·D·L as the run stores recorded them (datasets of runs without a store left out)."""
     sizes: dict[str, float] = {}
     for run_dir in run_dirs:
@@ -265,7 +270,7 @@ def dataset_sizes(run_dirs) -> dict:
     return sizes
 
 
-def provenance_section(results) -> HtmlSection:
+def provenance_section(results: RunResults) -> HtmlSection:
     """What produced the numbers (each run's ``run.json``), and every warning, failure and left-out unit."""
     problems = [
         *results.note_lines(),
@@ -287,7 +292,7 @@ def provenance_section(results) -> HtmlSection:
     return HtmlSection("provenance", "Provenance and warnings", "".join(body))
 
 
-def run_sections(results, sizes: dict | None = None, key: str = "run") -> list:
+def run_sections(results: RunResults, sizes: Mapping[str, float] | None = None, key: str = "run") -> list[HtmlSection]:
     """The sections of a run's results (:class:`~mlhidden.experiment.run_results.RunResults`).
 
     ``sizes`` maps a dataset to its N·D·L (default: read from the stores of the runs in
@@ -331,18 +336,19 @@ def run_sections(results, sizes: dict | None = None, key: str = "run") -> list:
     ]
 
 
-def _toc(sections, prefix: str) -> str:
+def _toc(sections: Iterable[HtmlSection], prefix: str) -> str:
     return (
         "<nav class='toc'>" + "".join(f"<a href='#{prefix}{esc(s.id)}'>{esc(s.title)}</a>" for s in sections) + "</nav>"
     )
 
 
-def _sections_html(sections, prefix: str) -> str:
+def _sections_html(sections: Iterable[HtmlSection], prefix: str) -> str:
     return "".join(f"<section id='{prefix}{esc(s.id)}'><h2>{esc(s.title)}</h2>{s.body}</section>" for s in sections)
 
 
 def render_page(
-    title: str, sections=(), *, views: dict | None = None, view_label: str = "View", intro: str = ""
+    title: str, sections: Sequence[HtmlSection] = (), *, views: Mapping[str, Sequence[HtmlSection]] | None = None,
+    view_label: str = "View", intro: str = "",
 ) -> str:
     """The whole page: a header with the precision toggle, ``sections``, then ``views`` if any.
 
@@ -371,7 +377,10 @@ def render_page(
     )
 
 
-def write_html(run_results, path, *, title: str | None = None, extra_sections=(), sizes: dict | None = None) -> Path:
+def write_html(
+    run_results: RunResults, path: PathLike, *, title: str | None = None, extra_sections: Iterable[HtmlSection] = (),
+    sizes: Mapping[str, float] | None = None,
+) -> Path:
     """Write the results page of ``run_results`` (:class:`~mlhidden.experiment.run_results.RunResults`) to ``path``.
 
     ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections.

@@ -13,15 +13,18 @@ from __future__ import annotations
 import io
 import itertools
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib import rc_context
+from matplotlib.figure import Figure
 
 from mlhidden.experiment.status import OK
 from mlhidden.report.cd_diagram import draw_cd_diagram
 from mlhidden.report.figures import MARKERS, new_figure
+from mlhidden.report.significance_tests import Ranks
 from mlhidden.report.tables import MetricTable
 
 COLOURS = [f"C{i}" for i in range(10)]
@@ -31,7 +34,7 @@ _ID = re.compile(r'(\sid=")([^"]+)"')
 _ID_REFERENCE = re.compile(r'(url\(#|href="#)([^)"]+)')
 
 
-def svg(figure, key: str) -> str:
+def svg(figure: Figure, key: str) -> str:
     """``figure`` as an ``<svg>`` element (no XML prolog); its ids, and references to them, start with ``key``."""
     buffer = io.StringIO()
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": "mlhidden", "svg.id": None}):
@@ -45,7 +48,7 @@ def svg(figure, key: str) -> str:
     return _ID_REFERENCE.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", text).strip()
 
 
-def split_scores_svg(tables: list, dataset: str, key: str) -> str:
+def split_scores_svg(tables: Sequence[MetricTable], dataset: str, key: str) -> str:
     """One panel per table: a box of the ok splits' values per method, each split a dot on it.
 
     The dots are spread evenly across the box (no random jitter), so the plot is the same each
@@ -98,18 +101,18 @@ def split_scores_svg(tables: list, dataset: str, key: str) -> str:
     return svg(figure, key)
 
 
-def _split_values(table: MetricTable, dataset: str) -> dict:
+def _split_values(table: MetricTable, dataset: str) -> dict[str, np.ndarray]:
     """Method -> the values of its ok splits on ``dataset``, in split order."""
     rows = table.per_split[(table.per_split["dataset"] == dataset) & (table.per_split["status"] == OK)]
     return {method: group["value"].dropna().to_numpy(float) for method, group in rows.groupby("method", sort=False)}
 
 
-def cd_diagram_svg(avg_ranks, cd: float, title: str, key: str) -> str:
+def cd_diagram_svg(avg_ranks: Ranks, cd: float, title: str, key: str) -> str:
     """The critical-difference diagram (:func:`~mlhidden.report.cd_diagram.draw_cd_diagram`) as SVG."""
     return svg(draw_cd_diagram(avg_ranks, cd, title), key)
 
 
-def time_size_svg(table: MetricTable, sizes: dict, size_label: str, key: str) -> str | None:
+def time_size_svg(table: MetricTable, sizes: Mapping[str, float], size_label: str, key: str) -> str | None:
     """Each method's mean time against the datasets' size, log–log, one line per method.
 
     ``sizes`` maps a dataset to its size (say N·D·L); datasets without a size or a positive mean

@@ -9,15 +9,19 @@ LaTeX and Markdown tables and, with ``stats``, its significance tests and CD dia
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from mlhidden.experiment.provenance import provenance_lines
 from mlhidden.experiment.store import load_results
+from mlhidden.io import PathLike
 from mlhidden.report.csv_files import wide_frame, write_frame
 from mlhidden.report.formats import render_terminal_summary, to_terminal, write_reports, write_text_tables
 from mlhidden.report.significance_output import write_statistics, write_table_statistics
 from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
+from mlhidden.report.tables import MetricTable
 
 
 @dataclass
@@ -25,13 +29,14 @@ class RunReport:
     """``text``: the tables to print; ``notes``: lines on what they leave out; ``paths``: the files written."""
 
     text: str
-    notes: list = field(default_factory=list)
-    provenance: list = field(default_factory=list)
-    paths: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    provenance: list[str] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)
 
 
 def report_runs(
-    run_dirs, out_dir=None, *, metrics=(), stats: bool = False, control: str | None = None, std: bool = False,
+    run_dirs: PathLike | Iterable[PathLike], out_dir: PathLike | None = None, *, metrics: Iterable[str] = (),
+    stats: bool = False, control: str | None = None, std: bool = False,
     precision: int | None = None, html: bool = False,
 ) -> RunReport:
     """The report of one run directory or several merged, written into ``out_dir``.
@@ -70,10 +75,14 @@ def report_runs(
     return report
 
 
-def _named_metrics(run_dirs, out_dir, metrics, *, stats, control, std, precision) -> RunReport:
+def _named_metrics(
+    run_dirs: list[PathLike], out_dir: PathLike | None, metrics: Iterable[str], *, stats: bool, control: str | None,
+    std: bool, precision: int | None,
+) -> RunReport:
     """The tables of ``metrics`` from the stores (:func:`~mlhidden.report.stored_metrics.stored_metrics`)."""
     results = stored_metrics(run_dirs, list(dict.fromkeys(metrics)), precision=precision)
-    parts, notes = [], []
+    parts: list[str] = []
+    notes: list[str] = []
     for name, result in results.items():
         if result.table is not None:
             parts.append(to_terminal(result.table, std=std))
@@ -84,10 +93,11 @@ def _named_metrics(run_dirs, out_dir, metrics, *, stats, control, std, precision
     out_dir = Path(out_dir)
     tables = {result.table.metric.column: result for result in results.values() if result.table is not None}
     for column, result in tables.items():
-        report.paths.append(write_frame(out_dir / f"{column}.csv", wide_frame(result.table)))
+        table = cast(MetricTable, result.table)
+        report.paths.append(write_frame(out_dir / f"{column}.csv", wide_frame(table)))
         notes = [*result.note_lines(), *results.run_notes]
-        report.paths += write_text_tables(result.table, out_dir, results.provenance, std=std, notes=notes)
+        report.paths += write_text_tables(table, out_dir, results.provenance, std=std, notes=notes)
     if stats and tables:
-        ready = {column: result.table for column, result in tables.items()}
+        ready = {column: cast(MetricTable, result.table) for column, result in tables.items()}
         report.paths += write_table_statistics(ready, out_dir, control)
     return report

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from mlhidden.errors import InputWarning
-from mlhidden.io import write_text
+from mlhidden.io import PathLike, write_text
 from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.formats import format_avg_rank, markdown_escape, pipe_table
 from mlhidden.report.significance_tests import (
@@ -24,7 +26,7 @@ from mlhidden.report.significance_tests import (
     significance_report,
     significant_pairs,
 )
-from mlhidden.report.tables import HEADLINE_METRICS, metric_tables
+from mlhidden.report.tables import HEADLINE_METRICS, Metric, MetricTable, metric_tables
 
 STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
 
@@ -36,7 +38,7 @@ Ranks: 1 = best, ties averaged, times ranked ascending.
 """
 
 
-def _finite(value) -> float | None:
+def _finite(value: float) -> float | None:
     value = float(value)
     return value if math.isfinite(value) else None
 
@@ -48,7 +50,7 @@ def _format_p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
 
 
-def significance_sentences(report: SignificanceReport) -> list:
+def significance_sentences(report: SignificanceReport) -> list[str]:
     """The findings in words: Nemenyi per α, then Wilcoxon–Holm, one sentence per significant pair.
 
     Nemenyi differences are only claimed at the levels where the Friedman test rejects; a level
@@ -107,7 +109,7 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
         f" (p = {_format_p(friedman.chi2_p_value)}); Iman–Davenport F_F = {friedman.f:.2f}"
         f" with ({friedman.df[0]}, {friedman.df[1]}) df, p = {_format_p(friedman.p_value)}.\n\n"
     )
-    rows = []
+    rows: list[list[str]] = []
     by_method = {comparison.method: comparison for comparison in report.wilcoxon}
     for method in report.table.methods:
         row = [markdown_escape(method), format_avg_rank(report.avg_ranks[method])]
@@ -150,9 +152,9 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
         text += "\n" + "".join(f"- {markdown_escape(sentence)}\n" for sentence in sentences)
     return text
 
-def significance_dict(report: SignificanceReport) -> dict:
+def significance_dict(report: SignificanceReport) -> dict[str, Any]:
     """A JSON-ready dict; non-finite numbers (an infinite F_F, a missing p) become None."""
-    data = {
+    data: dict[str, Any] = {
         "metric": report.table.metric.column,
         "title": report.table.metric.title,
         "higher_is_better": report.table.metric.higher_is_better,
@@ -205,7 +207,9 @@ def significance_dict(report: SignificanceReport) -> dict:
     return data
 
 
-def markdown_with_diagram(report: SignificanceReport, path_stem, root, level: int = 2) -> tuple:
+def markdown_with_diagram(
+    report: SignificanceReport, path_stem: PathLike, root: PathLike, level: int = 2
+) -> tuple[str, list[Path]]:
     """The report's Markdown section, ending with its critical-difference diagram at the first α.
 
     The diagram is drawn to ``<path_stem>.png`` and ``.pdf`` and linked by its path relative to
@@ -226,13 +230,13 @@ def markdown_with_diagram(report: SignificanceReport, path_stem, root, level: in
 
 def write_statistics(
     units: pd.DataFrame,
-    out_dir,
-    datasets,
-    methods,
-    unavailable=None,
+    out_dir: PathLike,
+    datasets: Sequence[str],
+    methods: Sequence[str],
+    unavailable: Mapping[str, str] | None = None,
     control: str | None = None,
-    metrics=HEADLINE_METRICS,
-) -> list:
+    metrics: Iterable[str | Metric] = HEADLINE_METRICS,
+) -> list[Path]:
     """Write ``statistics.md``, ``statistics.json`` and ``cd_<metric>.png``/``.pdf`` into ``out_dir``.
 
     Parameters
@@ -260,14 +264,17 @@ def write_statistics(
     return write_table_statistics(tables, out_dir, control)
 
 
-def write_table_statistics(tables: dict, out_dir, control: str | None = None) -> list:
+def write_table_statistics(
+    tables: Mapping[str, MetricTable], out_dir: PathLike, control: str | None = None
+) -> list[Path]:
     """:func:`write_statistics` of ready tables, ``{metric column: MetricTable}`` (e.g. from stored predictions)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     reports = {column: significance_report(table, control) for column, table in tables.items()}
     for caveat in dict.fromkeys(report.caveat for report in reports.values() if report.caveat):
         warnings.warn(caveat, InputWarning, stacklevel=2)
-    paths, sections = [], [STATISTICS_PREAMBLE]
+    paths: list[Path] = []
+    sections = [STATISTICS_PREAMBLE]
     for column, report in reports.items():
         section, diagram = markdown_with_diagram(report, out_dir / f"cd_{column}", out_dir)
         sections.append(section)

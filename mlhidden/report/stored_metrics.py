@@ -10,6 +10,7 @@ concerned are named with the reason, never given made-up values.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,11 +18,13 @@ import numpy as np
 
 from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.run_results import RunResults
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results
-from mlhidden.io import write_text
+from mlhidden.experiment.store_schema import UnitKey
+from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import markdown_escape, to_markdown
-from mlhidden.report.tables import SCORE_METRICS, MetricTable, get_metric, metric_table, shared_methods
+from mlhidden.report.tables import SCORE_METRICS, Metric, MetricTable, get_metric, metric_table, shared_methods
 
 PREDICTION_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed")
 SCORE_METRICS_FILE = "score_metrics.md"
@@ -35,9 +38,9 @@ class StoredMetric:
     """One metric over a run's datasets x methods; ``not_available`` maps a method label to why it has no value."""
 
     table: MetricTable | None
-    not_available: dict = field(default_factory=dict)
+    not_available: dict[str, str] = field(default_factory=dict)
 
-    def note_lines(self) -> list:
+    def note_lines(self) -> list[str]:
         """One line per reason, naming the methods it applies to."""
         by_reason: dict[str, list[str]] = {}
         for method, reason in self.not_available.items():
@@ -45,23 +48,27 @@ class StoredMetric:
         return [f"n/a for {', '.join(methods)}: {reason}" for reason, methods in by_reason.items()]
 
 
-class StoredMetrics(dict):
+class StoredMetrics(dict[str, StoredMetric]):
     """``{name: StoredMetric}``, and ``run_notes``: the run's lines on units every one of its tables
     leaves out (of another run seed, or not stored yet), which hold for all the metrics at once;
     ``provenance``: the lines saying what produced the runs."""
 
-    def __init__(self, metrics: dict, run_notes, provenance=()):
+    def __init__(
+        self, metrics: Mapping[str, StoredMetric], run_notes: Iterable[str], provenance: Iterable[str] = ()
+    ) -> None:
         super().__init__(metrics)
         self.run_notes = tuple(run_notes)
         self.provenance = tuple(provenance)
 
 
-def stored_metric(run_dirs, metric, *, precision=None) -> StoredMetric:
+def stored_metric(
+    run_dirs: PathLike | Iterable[PathLike], metric: str, *, precision: int | None = None
+) -> StoredMetric:
     """Tabulate ``metric`` (a name of ``METRICS`` or ``SCORE_METRICS``) for one run directory or several merged."""
     return stored_metrics(run_dirs, [metric], precision=precision)[metric]
 
 
-def merged_unranked(results) -> dict:
+def merged_unranked(results: RunResults) -> dict[str, str]:
     """Method -> why it is left out of the ranks: only for merged runs whose method sets differ
     (:func:`~mlhidden.report.tables.shared_methods`); one run's missing cells are units still to run."""
     if len(results.provenance) < 2:
@@ -69,7 +76,9 @@ def merged_unranked(results) -> dict:
     return shared_methods(results.units, results.datasets, results.methods, results.unavailable)
 
 
-def stored_metrics(run_dirs, metrics, *, precision=None) -> StoredMetrics:
+def stored_metrics(
+    run_dirs: PathLike | Iterable[PathLike], metrics: Iterable[str], *, precision: int | None = None
+) -> StoredMetrics:
     """A :class:`StoredMetric` for each name in ``metrics``, reading and unpacking each unit's predictions once.
 
     The full paper run's predictions are estimated at half a gigabyte compressed: unpacked once,
@@ -87,7 +96,7 @@ def stored_metrics(run_dirs, metrics, *, precision=None) -> StoredMetrics:
     return StoredMetrics(tables, results.note_lines(), provenance_lines(results.provenance))
 
 
-def write_score_metric_tables(run_dir) -> Path:
+def write_score_metric_tables(run_dir: PathLike) -> Path:
     """Write ``score_metrics.md`` in ``run_dir``: every ranking and probability metric of its stored predictions.
 
     The paper reports exact match and Hamming score only; MEKA's other measures come from the
@@ -110,21 +119,23 @@ def write_score_metric_tables(run_dir) -> Path:
     return write_text(path, "".join(parts))
 
 
-def _tabulate(results, metric, values, has_scores, precision) -> StoredMetric:
+def _tabulate(
+    results: RunResults, metric: Metric, values: dict[UnitKey, float] | None, has_scores: dict[UnitKey, bool],
+    precision: int | None,
+) -> StoredMetric:
     """One metric's table; ``values`` maps a prediction key to the metric's value, None for a metric of unit rows."""
     units = results.units
-    from_predictions = values is not None
-    if from_predictions:
+    if values is not None:
         keys = list(zip(*(units[c] for c in PREDICTION_KEY)))
         row_values = units[metric.column] if metric.column in units.columns else [np.nan] * len(units)
         units = units.assign(**{metric.column: [values.get(k, v) for k, v in zip(keys, row_values)]})
-    not_available = {}
+    not_available: dict[str, str] = {}
     for method in results.methods:
         ok = units[(units["method"] == method) & (units["status"] == OK)]
         if ok.empty or ok[metric.column].notna().any():
             continue
         ok_keys = set(zip(*(ok[c] for c in PREDICTION_KEY)))
-        if not from_predictions:
+        if values is None:
             not_available[method] = UNDEFINED
         elif not ok_keys & set(values):
             not_available[method] = NO_PREDICTIONS
@@ -138,11 +149,13 @@ def _tabulate(results, metric, values, has_scores, precision) -> StoredMetric:
     return StoredMetric(table, not_available)
 
 
-def _prediction_values(run_dirs, columns: list) -> tuple:
+def _prediction_values(
+    run_dirs: Iterable[PathLike], columns: list[str]
+) -> tuple[dict[str, dict[UnitKey, float]], dict[UnitKey, bool]]:
     """``({column: {prediction key: value}}, {prediction key: whether it has scores})`` over every unit with stored
     predictions."""
-    values: dict[str, dict[tuple, float]] = {column: {} for column in columns}
-    has_scores: dict[tuple, bool] = {}
+    values: dict[str, dict[UnitKey, float]] = {column: {} for column in columns}
+    has_scores: dict[UnitKey, bool] = {}
     if not columns:
         return values, has_scores
     for run_dir in run_dirs:

@@ -18,7 +18,7 @@ OWN_WORK_NOTE = (
 )
 
 
-def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
+def table_notes(table: MetricTable, *, unavailable: bool = True) -> list[str]:
     """The footnotes a table needs: partly failed cells, failed cells, unranked methods and rows, what its times count.
 
     ``unavailable=False`` leaves out the unavailable datasets, for formats whose row says why.
@@ -47,7 +47,7 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list:
     return notes
 
 
-def warning_notes(table: MetricTable) -> list:
+def warning_notes(table: MetricTable) -> list[str]:
     """One footnote per kind of warning, naming the cells whose units raised it and on how many splits."""
     cells_of: dict[str, list[str]] = {}
     for dataset in table.datasets:

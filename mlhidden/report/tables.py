@@ -9,7 +9,9 @@ and methods, never alphabetical order.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import pandas as pd
 
@@ -174,8 +176,8 @@ class MetricTable:
     """
 
     metric: Metric
-    datasets: tuple
-    methods: tuple
+    datasets: tuple[str, ...]
+    methods: tuple[str, ...]
     means: pd.DataFrame
     std: pd.DataFrame
     ci_low: pd.DataFrame
@@ -185,14 +187,14 @@ class MetricTable:
     ranks: pd.DataFrame
     avg_rank: pd.Series
     per_split: pd.DataFrame
-    unavailable: dict
+    unavailable: dict[str, str]
     n_warned: pd.DataFrame
-    warning_kinds: dict
+    warning_kinds: dict[tuple[str, str], tuple[str, ...]]
     own_work_only: bool = False
-    unranked: dict = field(default_factory=dict)
+    unranked: dict[str, str] = field(default_factory=dict)
 
     @property
-    def ranked_datasets(self) -> list:
+    def ranked_datasets(self) -> list[str]:
         """The datasets that take part in the ranking, in row order."""
         return [dataset for dataset in self.datasets if not self.ranks.loc[dataset].isna().all()]
 
@@ -215,7 +217,7 @@ class MetricTable:
         return self.cell_state(dataset, method) in (OK, PARTIAL) and ranks[method] == ranks.min()
 
 
-def _unique(names, what: str) -> list:
+def _unique(names: Iterable[str], what: str) -> list[str]:
     names = list(names)
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
@@ -223,13 +225,15 @@ def _unique(names, what: str) -> list:
     return names
 
 
-def table_rows(datasets, unavailable=None) -> list:
+def table_rows(datasets: Iterable[str], unavailable: Mapping[str, str] | None = None) -> list[str]:
     """Row order: ``datasets`` as given, then unavailable datasets that are not among them."""
     rows = _unique(datasets, "datasets")
     return rows + [name for name in (unavailable or {}) if name not in rows]
 
 
-def sort_units(units: pd.DataFrame, datasets, methods, unavailable=None) -> pd.DataFrame:
+def sort_units(
+    units: pd.DataFrame, datasets: Iterable[str], methods: Iterable[str], unavailable: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """The units of the listed datasets and methods, checked, in table order (dataset, method, split).
 
     Units of datasets or methods not listed are left out: the tables report the configured run.
@@ -263,7 +267,9 @@ def sort_units(units: pd.DataFrame, datasets, methods, unavailable=None) -> pd.D
 
 
 def metric_table(
-    units: pd.DataFrame, metric, datasets, methods, unavailable=None, *, precision: int | None = None, unranked=None,
+    units: pd.DataFrame, metric: str | Metric, datasets: Sequence[str], methods: Sequence[str],
+    unavailable: Mapping[str, str] | None = None, *, precision: int | None = None,
+    unranked: Mapping[str, str] | None = None,
 ) -> MetricTable:
     """Means, ranks and average rank of one metric over datasets x methods.
 
@@ -302,7 +308,7 @@ def metric_table(
     per_split = units[list(UNIT_KEYS) + ["status"]].assign(value=units[metric.column].astype(float))
     ok = per_split[per_split["status"] == OK].groupby(["dataset", "method"])["value"]
 
-    def grid(series: pd.Series, fill=None) -> pd.DataFrame:
+    def grid(series: pd.Series, fill: int | None = None) -> pd.DataFrame:
         frame = series.unstack("method").reindex(index=rows, columns=methods)
         frame = frame.rename_axis(index="dataset", columns="method")
         return frame if fill is None else frame.fillna(fill).astype(int)
@@ -360,18 +366,22 @@ def metric_table(
 
 
 def metric_tables(
-    units: pd.DataFrame, datasets, methods, unavailable=None, metrics=tuple(METRICS), *, precision=None, unranked=None,
-) -> dict:
+    units: pd.DataFrame, datasets: Sequence[str], methods: Sequence[str], unavailable: Mapping[str, str] | None = None,
+    metrics: Iterable[str | Metric] = tuple(METRICS), *, precision: int | None = None,
+    unranked: Mapping[str, str] | None = None,
+) -> dict[str, MetricTable]:
     """``{column: MetricTable}`` for each metric in ``metrics`` (``precision``, ``unranked``: see
     :func:`metric_table`)."""
-    options = {"precision": precision, "unranked": unranked}
+    options: dict[str, Any] = {"precision": precision, "unranked": unranked}
     return {
         get_metric(metric).column: metric_table(units, metric, datasets, methods, unavailable, **options)
         for metric in metrics
     }
 
 
-def shared_methods(units: pd.DataFrame, datasets, methods, unavailable=None) -> dict:
+def shared_methods(
+    units: pd.DataFrame, datasets: Iterable[str], methods: Sequence[str], unavailable: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Method -> why to leave it out of the ranks of merged runs: it has no unit on some dataset others have.
 
     Runs merged from different method sets leave whole cells empty; ranking only the datasets
