@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.eta_accuracy import Run, Sample, table
-from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
+from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, own_seconds
 from mlhidden.experiment.eta import RunEstimate, planned_stage
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reproduction import paper_configs
@@ -60,10 +60,9 @@ def replay(root: Path, log: Path | None, every: float) -> Run:
     samples, now = [], 0.0
     for number, (config, units) in enumerate(zip(configs, stages), start=1):
         stored = pd.read_csv(root / config.name / "units.csv")
-        reused = stored["reused_seconds"].fillna(0) if "reused_seconds" in stored else 0
         seconds = defaultdict(list)
         for (dataset, label), cost in zip(
-            zip(stored["dataset"], stored["label"]), stored["train_seconds"] + stored["test_seconds"] - reused
+            zip(stored["dataset"], stored["label"]), stored.apply(own_seconds, axis=1)
         ):
             seconds[dataset, label].append(cost)
         compute = sum(sum(costs) for costs in seconds.values())

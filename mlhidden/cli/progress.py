@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 
+from mlhidden.experiment.costs import own_seconds
 from mlhidden.experiment.eta import RunEstimate
 
 BAR_REFRESH_SECONDS = 0.5
@@ -38,16 +39,10 @@ def format_duration(seconds: float | None) -> str:
 def unit_line(row: dict, done: int, total: int) -> str:
     """``[ 3/40] Music · BR · split 2: ok (0.52 s)``, or the first line of the error."""
     status = "ok" if row["status"] == "ok" else "FAILED: " + row["error"].splitlines()[0]
-    seconds = (row.get("train_seconds") or 0) + (row.get("test_seconds") or 0)
     return (
         f"[{done:>{len(str(total))}}/{total}] {row['dataset']} · {row['label']} · split {row['split']}: "
-        f"{status} ({seconds:.2f} s)"
+        f"{status} ({own_seconds(row):.2f} s)"
     )
-
-
-def unit_cost(row: dict) -> float:
-    """The compute seconds a finished unit took (fits reused from other methods cost nothing here)."""
-    return (row.get("train_seconds") or 0) + (row.get("test_seconds") or 0) - (row.get("reused_seconds") or 0)
 
 
 class RunProgress:
@@ -129,7 +124,7 @@ class RunProgress:
             self.done, self.total = done, total
             self.failed += row["status"] == "failed"
             if self._estimate is not None:
-                cost = None if row["status"] == "failed" else unit_cost(row)
+                cost = None if row["status"] == "failed" else own_seconds(row)
                 self._estimate.finished((row["dataset"], row["label"]), cost, self.clock())
             if self.verbose:
                 self._write_line(unit_line(row, done, total))

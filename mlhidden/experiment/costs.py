@@ -240,6 +240,13 @@ class CostModel:
         return self.expected(cell) * self.slowdown + UNIT_OVERHEAD_SECONDS
 
 
+def own_seconds(row: Mapping[str, Any]) -> float:
+    """The compute seconds a stored or just finished unit (a row with ``train_seconds`` and ``test_seconds``)
+    took: its own work. The fits it reused from other methods are recorded apart (``reused_seconds``) and
+    are not in its train time, so they are neither added nor taken off."""
+    return float((row.get("train_seconds") or 0.0) + (row.get("test_seconds") or 0.0))
+
+
 def expected_unit_seconds(
     units: Iterable[tuple[str, tuple[int, int, int], str, str]], stored: Iterable[Mapping[str, Any]] | None = None
 ) -> list[float]:
@@ -252,9 +259,7 @@ def expected_unit_seconds(
     measured: defaultdict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in [] if stored is None else stored:
         if row["status"] == "ok":
-            measured[row["dataset"], row["method"], row["params_hash"]].append(
-                row["train_seconds"] + row["test_seconds"]
-            )
+            measured[row["dataset"], row["method"], row["params_hash"]].append(own_seconds(row))
     return [
         statistics.fmean(measured[dataset, method, params])
         if measured[dataset, method, params]

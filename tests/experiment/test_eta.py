@@ -66,3 +66,18 @@ def test_with_stages_the_elapsed_time_counts_from_the_first_stage_start():
     lines = stream.getvalue().splitlines()
     assert lines[2].startswith("progress: stage 2/2: 0/1 units (0%), 0 failed, 1:05 elapsed")
     assert lines[3].startswith("progress: stage 2/2: 1/1 units (100%), 0 failed, 2:10 elapsed")
+
+
+def test_a_unit_that_reused_fits_teaches_the_estimate_its_own_work():
+    """A stored unit's train time is already its own work (the fits it reused are recorded apart,
+    ``reused_seconds``): the estimate learns train + test, not that less what it reused."""
+    units = [(("Bibtex", "CCASL"), 10.0), (("Bibtex", "CCASL"), 10.0)]
+    clock = iter([0.0, 5.0, 5.0, 5.0])
+    progress = RunProgress(io.StringIO(), bar=False, interval=1e9, clock=lambda: next(clock))
+    progress.start(total=2, skipped=0, pending=units, workers=1)
+    row = {"dataset": "Bibtex", "label": "CCASL", "status": "ok", "train_seconds": 0.3, "test_seconds": 0.2,
+           "reused_seconds": 4.5}
+    progress.unit(row, done=1, total=2)
+    progress.close(show_final=False)
+    assert progress._estimate is not None
+    assert progress._estimate.model.expected(("Bibtex", "CCASL")) == pytest.approx(0.5)
