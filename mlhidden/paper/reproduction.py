@@ -194,6 +194,7 @@ def reproduce(
     write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
     run_names = [config.name for config in configs]
     result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
+    result.seconds = time.perf_counter() - started  # the report phase included
     return result
 
 
