@@ -19,7 +19,7 @@ venv: $(VENV)/.installed
 test: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy mlhidden
-	$(BIN)/python -m pytest -q -n auto --cov --cov-report=term:skip-covered
+	$(BIN)/python -m pytest -q -n auto --durations=20 --cov --cov-report=term:skip-covered
 	$(BIN)/python tests/coverage_by_package.py
 
 ## make test-all: also the slow tests (every method on every mirror dataset, ...)

@@ -101,7 +101,7 @@ def section(workers: int, splits: int) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--splits", type=int, default=4)
+    parser.add_argument("--splits", type=int, default=10)
     args = parser.parse_args(argv)
     print(write_section("shared fits", section(args.workers, args.splits)))
 
