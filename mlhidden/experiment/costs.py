@@ -1,8 +1,8 @@
 """The expected compute seconds of a unit before it runs: for dispatch order, plan previews and ETAs.
 
 A unit's cost is fitted, per method, as ``exp(a) * size ** b`` with size N x (D + 100) x L (:func:`size`)
-over the units of a stored paper run (``results/paper/units.csv``: nine real datasets, 2 cores, one
-BLAS thread per unit; Logical, whose 120 cells time only overheads, is left out;
+over the units of a stored paper run (setting b_liblinear_C1's, kept in ``tests/fixtures/prior_units.csv``:
+nine real datasets, 2 cores, one BLAS thread per unit; Logical, whose 120 cells time only overheads, is left out;
 :func:`fit_priors` recomputes the table), plus a floor. Left out one dataset at a time,
 the fit is within a factor of about 2 of the dataset's mean unit time for every method: enough to
 order units and to weigh the remaining ones, not to promise seconds on another machine, which is
@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from mlhidden.experiment.sweeps import sweep_of
 
-# method: (a, b) with expected seconds exp(a) * size ** b, by fit_priors() on results/paper/units.csv
+# method: (a, b) with expected seconds exp(a) * size ** b, by fit_priors() on tests/fixtures/prior_units.csv
 # without Logical
 PRIORS: dict[str, tuple[float, float]] = {
     "AllZero": (-10.24, 0.262),

@@ -19,8 +19,8 @@ def paper_shapes():
     return shapes
 
 
-def test_the_priors_are_the_fit_of_the_committed_paper_run():
-    with open(os.path.join(PROJECT_ROOT, "results", "paper", "units.csv"), newline="") as file:
+def test_the_priors_are_the_fit_of_the_recorded_paper_run():
+    with open(os.path.join(PROJECT_ROOT, "tests", "fixtures", "prior_units.csv"), newline="") as file:
         units = list(csv.DictReader(file))
     shapes = paper_shapes()
     del shapes["Logical"]  # its units time only overheads
