@@ -20,22 +20,13 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.parallel_units import MAX_ATTEMPTS
 from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import KEY_COLUMNS, STORE_FILE, load_results, unit_key
 
-SCORE_COLUMNS = [
-    "dataset",
-    "method",
-    "split",
-    "status",
-    "exact_match",
-    "hamming_score",
-    "micro_f1",
-    "macro_f1",
-    "jaccard",
-]
+SCORE_COLUMNS = ["dataset", "method", "split", "status", *SCORES]
 # Music units take 0.2-0.7 s each, so a worker killed while busy dies in the middle of a unit.
 CONFIG = {"name": "dask", "datasets": ["Music"], "methods": ["BR", "CC"], "splits": 3}
 N_UNITS = 2 * 3

@@ -7,24 +7,13 @@ import pytest
 
 from mlhidden.data import make_logical
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.metrics import evaluate
+from mlhidden.experiment.metrics import SCORES, evaluate
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
 from mlhidden.methods import CC
 
-SCORE_COLUMNS = [
-    "dataset",
-    "method",
-    "split",
-    "status",
-    "exact_match",
-    "hamming_score",
-    "micro_f1",
-    "macro_f1",
-    "example_f1",
-    "jaccard",
-]
+SCORE_COLUMNS = ["dataset", "method", "split", "status", *SCORES]
 
 
 def logical_config(splits=4, methods=("BR", "CC")):

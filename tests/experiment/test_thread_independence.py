@@ -20,24 +20,14 @@ import yaml
 
 from mlhidden.experiment import backends
 from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.runner import plan_run, run_experiment
 from mlhidden.experiment.splits import method_seed
 from mlhidden.experiment.store import KEY_COLUMNS, load_results
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
-STORED = [
-    *KEY_COLUMNS,
-    "status",
-    "exact_match",
-    "hamming_score",
-    "micro_f1",
-    "macro_f1",
-    "example_f1",
-    "jaccard",
-    "n_warnings",
-    "params_json",
-]
+STORED = [*KEY_COLUMNS, "status", *SCORES, "n_warnings", "params_json"]
 # A slice of a dense dataset, where BLAS threads change L-BFGS's path, and of a sparse one.
 FAST = {
     "name": "threads",
