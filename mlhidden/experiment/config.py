@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.data.registry import FILE_KINDS, LABELS_MEANING, dataset_kind
-from mlhidden.errors import did_you_mean
 from mlhidden.experiment.command_line import method_entries, protocol_option
 from mlhidden.experiment.config_entries import (
     DatasetSpec,
@@ -30,7 +29,7 @@ from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay
 from mlhidden.experiment.protocols import Protocol, parse_protocol
 from mlhidden.experiment.splits import TRAIN_FRACTION, SplitRecipe
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN
-from mlhidden.experiment.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines
+from mlhidden.experiment.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 from mlhidden.io import PathLike
 
 TOP_LEVEL_KEYS = (
@@ -134,13 +133,7 @@ def parse_config(
     if protocol is not None:  # the option's folds replace the file's holdout settings
         holdout = ("splits", "train_fraction") if protocol.get("kind") != "holdout" else ()
         data = {**{k: v for k, v in data.items() if k not in holdout}, "protocol": protocol}
-    unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
-    if unknown:
-        fail(
-            f"unknown key '{unknown[0]}'",
-            (unknown[0],),
-            hint=f"{did_you_mean(unknown[0], TOP_LEVEL_KEYS)}valid keys: {', '.join(TOP_LEVEL_KEYS)}",
-        )
+    refuse_unknown_keys(data, TOP_LEVEL_KEYS, (), fail)
     for key in ("datasets", "methods"):
         if not isinstance(data.get(key), list) or not data[key]:
             fail(f"'{key}' must be a non-empty list", (key,), hint="see configs/smoke.yaml")

@@ -27,7 +27,7 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.command_line import default_label
 from mlhidden.experiment.overlay import BaseOverlay, needs_one_vs_rest, one_vs_rest
 from mlhidden.experiment.sweeps import point_label, sweep_points
-from mlhidden.experiment.yaml_lines import Fail, KeyPath
+from mlhidden.experiment.yaml_lines import Fail, KeyPath, refuse_unknown_keys
 from mlhidden.io import PathLike
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
@@ -122,13 +122,7 @@ def _entry(entry: Any, where: KeyPath, kind: str, keys: tuple[str, ...], forms: 
         entry = {"name": entry}
     if not isinstance(entry, Mapping) or entry.get("name") is None:
         fail(f"a {kind} entry must be {forms}", where)
-    bad = [k for k in entry if k not in keys]
-    if bad:
-        fail(
-            f"unknown key '{bad[0]}' in {kind} entry",
-            where + (bad[0],),
-            hint=f"{did_you_mean(bad[0], keys)}valid keys: {', '.join(keys)}",
-        )
+    refuse_unknown_keys(entry, keys, where, fail, within=f"in {kind} entry")
     for key, allowed, hint in (
         ("name", (str,), f"one name per entry: a {kind} entry is {forms}"),
         ("label", (str, int, float), "quote it to make it text"),

@@ -16,7 +16,7 @@ from typing import Any, NoReturn, Protocol
 
 import yaml
 
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, did_you_mean
 
 MAX_NESTING = 50
 """The deepest a config's lists and mappings may nest (aliases expanded); real configs use 5."""
@@ -190,6 +190,20 @@ def failure_at(source: str | os.PathLike[str] | None, lines: Mapping[KeyPath, in
         raise UserError(message, path=source, line=line_of(lines, where), hint=hint)
 
     return fail
+
+
+def refuse_unknown_keys(
+    mapping: Mapping[str, Any], keys: tuple[str, ...], where: KeyPath, fail: Fail, within: str = ""
+) -> None:
+    """Fail at the first key of ``mapping`` (at ``where``) that is not one of ``keys``, with a did-you-mean
+    and the valid keys; ``within`` names what holds them ("in method entry")."""
+    unknown = [key for key in mapping if key not in keys]
+    if unknown:
+        fail(
+            f"unknown key '{unknown[0]}'" + (f" {within}" if within else ""),
+            where + (unknown[0],),
+            hint=f"{did_you_mean(unknown[0], keys)}valid keys: {', '.join(keys)}",
+        )
 
 
 def line_of(lines: Mapping[KeyPath, int], where: KeyPath) -> int | None:

@@ -50,7 +50,7 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.overlay import BaseOverlay
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines
+from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import resolve_preprocess
@@ -150,9 +150,7 @@ def load_sensitivity(path) -> Sensitivity:
     fail = failure_at(path, lines)
     if not isinstance(data, Mapping):
         fail("a sensitivity config must be a mapping with 'runs' and 'settings'", hint="see configs/sensitivity.yaml")
-    unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
-    if unknown:
-        fail(f"unknown key '{unknown[0]}'", (unknown[0],), hint=f"valid keys: {', '.join(TOP_LEVEL_KEYS)}")
+    refuse_unknown_keys(data, TOP_LEVEL_KEYS, (), fail)
     runs = data.get("runs")
     if not isinstance(runs, list) or not runs or not all(isinstance(r, str) for r in runs):
         fail("'runs' must be a non-empty list of config names (files in the configs folder, without .yaml)", ("runs",))
@@ -167,13 +165,7 @@ def _setting(name, value, where, fail) -> Setting:
     value = value or {}
     if not isinstance(value, Mapping):
         fail(f"setting '{name}' must be a mapping with {', '.join(SETTING_KEYS)}", where)
-    bad = [k for k in value if k not in SETTING_KEYS]
-    if bad:
-        fail(
-            f"unknown key '{bad[0]}' in setting '{name}'",
-            where + (bad[0],),
-            hint=f"valid keys: {', '.join(SETTING_KEYS)}",
-        )
+    refuse_unknown_keys(value, SETTING_KEYS, where, fail, within=f"in setting '{name}'")
     base = value.get("base") or {}
     if not isinstance(base, Mapping):
         fail(
