@@ -9,9 +9,11 @@ from __future__ import annotations
 import ctypes
 import errno
 import signal
+import sys
 import threading
 import warnings
 from contextlib import contextmanager
+from typing import NoReturn
 
 import click
 
@@ -121,3 +123,8 @@ class StopSignals:
     def __exit__(self, *exc_info):
         for s, handler in self._previous.items():
             signal.signal(s, handler)
+
+    def exit_interrupted(self, stored: str) -> NoReturn:
+        """Say what is ``stored`` and how to resume, in one line, and exit with 128 + the signal."""
+        click.echo(f"interrupted: {stored}; re-run the same command to resume.", err=True)
+        sys.exit(128 + self.signum)

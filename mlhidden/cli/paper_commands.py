@@ -78,11 +78,7 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
     except KeyboardInterrupt:
         result = None
     if result is None or result.interrupted:
-        click.echo(
-            f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.",
-            err=True,
-        )
-        sys.exit(128 + stop.signum)
+        stop.exit_interrupted(f"the units finished so far are stored under {out_dir}")
     click.echo(f"wrote {out_dir / REPORT_FILE} and {len(result.paths) - 1} more files in {result.seconds:.0f} s")
     for name, summary in result.summaries.items():
         for line in summary.problem_lines():
@@ -157,9 +153,5 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reu
     except KeyboardInterrupt:
         manifest = None
     if manifest is None or manifest.get("interrupted"):
-        click.echo(
-            f"interrupted: the units finished so far are stored under {out_dir}; re-run the same command to resume.",
-            err=True,
-        )
-        sys.exit(128 + stop.signum)
+        stop.exit_interrupted(f"the units finished so far are stored under {out_dir}")
     click.echo(f"wrote {len(manifest['settings'])} setting(s) under {out_dir} ({MANIFEST_FILE})")

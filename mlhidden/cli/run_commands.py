@@ -146,20 +146,12 @@ def run(
                 narrow=narrow,
             )
     except KeyboardInterrupt:
-        click.echo(
-            f"interrupted: the units finished so far are stored in {run_dir}; re-run the same command to resume.",
-            err=True,
-        )
-        sys.exit(128 + stop.signum)
+        stop.exit_interrupted(f"the units finished so far are stored in {run_dir}")
     for name, reason in summary.unavailable.items():
         click.echo(f"{name}: {reason}", err=True)
     if summary.interrupted:
-        click.echo(
-            f"interrupted: {summary.n_skipped + summary.n_done} of {summary.n_units} units are stored in {run_dir}; "
-            "re-run the same command to resume.",
-            err=True,
-        )
-        sys.exit(128 + stop.signum)
+        stored = summary.n_skipped + summary.n_done
+        stop.exit_interrupted(f"{stored} of {summary.n_units} units are stored in {run_dir}")
     copied = (
         f" ({sum(summary.reused_units.values())} copied from {', '.join(summary.reused_units)})"
         if summary.reused_units

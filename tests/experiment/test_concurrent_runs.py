@@ -27,17 +27,8 @@ UNIT_LINE = re.compile(r"^\[\s*\d+/\d+\] (\S+) · (\S+) · split (\d+): ok", re.
 
 
 def start_run(config_path, out) -> subprocess.Popen:
-    command = [
-        str(Path(sys.executable).parent / "mlhidden"),
-        "run",
-        "--config",
-        str(config_path),
-        "--out",
-        str(out),
-        "--n-jobs",
-        "1",
-        "-v",
-    ]
+    command = [str(Path(sys.executable).parent / "mlhidden"), "run", "--config", str(config_path), "--out", str(out)]
+    command += ["--n-jobs", "1", "-v"]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

@@ -187,24 +187,8 @@ def test_a_full_disk_during_a_run_keeps_the_units_stored_before(tmp_path):
             == 0
         )
         fill(disk, leave=96 * 1024)  # room to open the store, not for all 120 units
-        process = mlhidden(
-            "run",
-            "-d",
-            "Logical",
-            "-m",
-            "BR",
-            "-m",
-            "CC",
-            "-m",
-            "LP",
-            "--splits",
-            "40",
-            "--n-jobs",
-            "1",
-            "-q",
-            "--out",
-            disk / "run",
-        )
+        options = ["-d", "Logical", "-m", "BR", "-m", "CC", "-m", "LP", "--splits", "40", "--n-jobs", "1", "-q"]
+        process = mlhidden("run", *options, "--out", disk / "run")
         assert process.returncode == 2 and "Traceback" not in process.stderr, process.stderr
         line = process.stderr.strip().splitlines()[-1]  # after the progress lines
         (disk / "filler").unlink()

@@ -53,17 +53,8 @@ def run_cli(config_path, out, n_jobs, omp=None):
     env = {key: value for key, value in os.environ.items() if key not in THREAD_VARIABLES}
     if omp is not None:
         env["OMP_NUM_THREADS"] = str(omp)
-    command = [
-        str(Path(sys.executable).parent / "mlhidden"),
-        "run",
-        "--config",
-        str(config_path),
-        "--out",
-        str(out),
-        "--n-jobs",
-        str(n_jobs),
-        "-q",
-    ]
+    command = [str(Path(sys.executable).parent / "mlhidden"), "run", "--config", str(config_path), "--out", str(out)]
+    command += ["--n-jobs", str(n_jobs), "-q"]
     finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     assert finished.returncode == 0, finished.stderr
     return stored_units(out)

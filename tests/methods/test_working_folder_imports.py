@@ -65,24 +65,8 @@ def user_project(tmp_path: Path) -> Path:
 
 def test_a_method_in_the_working_folder_runs_by_import_path(tmp_path):
     work = user_project(tmp_path)
-    result = run_cli(
-        tmp_path,
-        work,
-        "run",
-        "-d",
-        "Logical",
-        "-m",
-        "BR",
-        "-m",
-        "mymethods.wrap:MyBR",
-        "--splits",
-        "2",
-        "--n-jobs",
-        "2",
-        "--out",
-        "run",
-        "-q",
-    )
+    options = ["-d", "Logical", "-m", "BR", "-m", "mymethods.wrap:MyBR", "--splits", "2", "--n-jobs", "2"]
+    result = run_cli(tmp_path, work, "run", *options, "--out", "run", "-q")
     assert result.returncode == 0, result.stderr
     assert "MyBR" in (work / "run" / "tables.md").read_text()  # an import path is labelled by its class
 

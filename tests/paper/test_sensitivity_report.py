@@ -11,7 +11,7 @@ import pytest
 
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.audit import audit_paper
 from mlhidden.paper.claim_terms import Claim
@@ -270,6 +270,11 @@ def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logic
     assert f"In all {flagged} cells." in deviations
 
 
+def one_half_split(name: str, datasets: list, methods: list) -> RunConfig:
+    """A run config of ``datasets`` x ``methods`` on one 50/50 split."""
+    return parse_config({"name": name, "datasets": datasets, "methods": methods, "splits": 1, "train_fraction": 0.5})
+
+
 def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
     datasets = []
     for variant, options in (("ours", {}), ("binary inputs", {"inputs": "binary"})):
@@ -282,15 +287,7 @@ def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
                     "sweep": {"random_state": [0, 1]},
                 }
             )
-    config = parse_config(
-        {
-            "name": "synthetic_variants",
-            "datasets": datasets,
-            "methods": ["BR", "CC", "CCASL"],
-            "splits": 1,
-            "train_fraction": 0.5,
-        }
-    )
+    config = one_half_split("synthetic_variants", datasets, ["BR", "CC", "CCASL"])
     assert run_experiment(config, tmp_path / "synthetic_variants", n_jobs=1).n_failed == 0
     text = synthetic_variants_markdown(Runs(tmp_path), reference_results())
     rows = [line for line in text.splitlines() if line.startswith("| ours ") or line.startswith("| binary inputs ")]
@@ -309,15 +306,7 @@ def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path)
         }
         for kind, name, extra in (("complex", "SyntheticComplex", {"n_hidden": 20}), ("simple", "SyntheticSimple", {}))
     ]
-    config = parse_config(
-        {
-            "name": "synthetic",
-            "datasets": datasets,
-            "methods": ["BR", "CC", "CCASL"],
-            "splits": 1,
-            "train_fraction": 0.5,
-        }
-    )
+    config = one_half_split("synthetic", datasets, ["BR", "CC", "CCASL"])
     run_experiment(config, tmp_path / "synthetic", n_jobs=1)
     runs = Runs(tmp_path)
     table = runs["synthetic"].units.pivot_table(index="dataset", columns="method", values="exact_match")
@@ -331,15 +320,7 @@ def test_ranking_significance_ranks_the_claims_methods_not_the_trivial_baselines
     BR on Logical's exact match and would move every rank below them."""
     complex_data = {"n_samples": 150, "n_features": 4, "n_labels": 3, "n_hidden": 20}
     datasets = ["Logical", {"name": "SyntheticComplex", "params": complex_data, "sweep": {"random_state": [0, 1, 2]}}]
-    config = parse_config(
-        {
-            "name": "paper",
-            "datasets": datasets,
-            "methods": ["BR", "CC", "CCASL+AML", "MostFrequentSet", "AllZero"],
-            "splits": 1,
-            "train_fraction": 0.5,
-        }
-    )
+    config = one_half_split("paper", datasets, ["BR", "CC", "CCASL+AML", "MostFrequentSet", "AllZero"])
     assert run_experiment(config, tmp_path / "paper", n_jobs=1).n_failed == 0
     runs = Runs(tmp_path)
     claimed = gather_evidence(runs).paper_ranks["exact_match"].ranks
