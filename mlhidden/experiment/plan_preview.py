@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.experiment.costs import PRIOR_ALIASES, PRIORS, expected_seconds
+from mlhidden.experiment.costs import PRIOR_ALIASES, PRIORS, expected_seconds, measured_seconds
 from mlhidden.experiment.runner import RunPlan
 from mlhidden.experiment.store import ResultStore, store_exists, unit_key
 from mlhidden.io import PathLike
@@ -50,10 +50,13 @@ def preview_plan(plan: RunPlan, run_dir: PathLike, *, fresh: bool = False) -> Pl
         data = dataset_plan.dataset
         row = rows.get((dataset_plan.name, method.label))
         if row is None:
-            seconds = expected_seconds((data.n_samples, data.n_features, data.n_labels), method.name)
+            shape = (data.n_samples, data.n_features, data.n_labels)
+            seconds = expected_seconds(shape, method.name, (dataset_plan.name, method.label))
+            measured = measured_seconds(dataset_plan.name, shape, method.label) is not None
             row = rows[dataset_plan.name, method.label] = {
                 "dataset": dataset_plan.name, "method": method.label, "to compute": 0, "stored": 0,
-                "s per unit": seconds, "expected s": 0.0, "estimate": estimate_basis(method.name),
+                "s per unit": seconds, "expected s": 0.0,
+                "estimate": estimate_basis(method.name, measured),
             }
         if unit_key(key) in stored:
             row["stored"] += 1
@@ -63,9 +66,12 @@ def preview_plan(plan: RunPlan, run_dir: PathLike, *, fresh: bool = False) -> Pl
     return PlanPreview(run_dir, list(rows.values()), dict(plan.unavailable))
 
 
-def estimate_basis(method: str) -> str:
-    """What a method's expected seconds rest on (:mod:`mlhidden.experiment.costs`): its own curve
-    fitted on the paper run, another method's it repeats, or the median curve."""
+def estimate_basis(method: str, measured: bool = False) -> str:
+    """What a method's expected seconds rest on (:mod:`mlhidden.experiment.costs`): the cell's units in
+    the paper run (``measured``), its own curve fitted on that run, another method's it repeats, or
+    the median curve."""
+    if measured:
+        return "paper run's cell"
     if method in PRIORS:
         return "paper run"
     if method in PRIOR_ALIASES:

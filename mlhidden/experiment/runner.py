@@ -318,7 +318,9 @@ def dispatch_order(units: list[Unit], stored: Any) -> tuple[list[Unit], list[flo
     Each unit has its own seed, so the order changes when units finish, not what they compute."""
     shapes = {id(p): (p.dataset.n_samples, p.dataset.n_features, p.dataset.n_labels) for p, *_ in units}
     rows = stored.to_dict("records") if len(stored) else []
-    seconds = expected_unit_seconds([(p.name, shapes[id(p)], m.name, m.params_hash) for p, _, m, _ in units], rows)
+    seconds = expected_unit_seconds(
+        [(p.name, shapes[id(p)], m.name, m.params_hash, m.label) for p, _, m, _ in units], rows
+    )
     order = longest_first(list(range(len(units))), seconds)
     return [units[i] for i in order], [seconds[i] for i in order]
 
