@@ -139,9 +139,14 @@ PACE_SECONDS = 30.0
 
 BACKFIT_ROUNDS = 3
 
-UNIT_OVERHEAD_SECONDS = 0.05
+UNIT_OVERHEAD_SECONDS = 0.02
 """Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
-storing the result): measured on quick reproductions on 2 cores, where it is most of a small unit's time."""
+storing the result), at most: measured on quick reproductions on 2 loaded cores, where it is most of a
+small unit's time. A quiet machine takes less (0.026 s a unit in a quick reproduction's paper config),
+which the finished units show (:meth:`CostModel.wall_seen`)."""
+
+OVERHEAD_WEIGHT = 10.0
+"""The weight, in units, of the prior belief that a unit's overhead is :data:`UNIT_OVERHEAD_SECONDS`."""
 
 SLOWDOWN_WEIGHT = 10.0
 """The weight, in compute seconds, of the prior belief that a run's units take no more wall time than their
@@ -168,7 +173,7 @@ class CostModel:
     finished, its prior times a ratio of actual to prior seconds learned from the finished cells
     of its run and method (:meth:`ratio`). A unit's wall time on a worker is its compute times
     the slowdown the finished units showed (workers waiting on the parent, storing), plus
-    :data:`UNIT_OVERHEAD_SECONDS`.
+    their overhead (:meth:`wall_seen`).
 
     Parameters
     ----------
@@ -179,6 +184,8 @@ class CostModel:
     ----------
     slowdown : float
         The finished units' wall seconds, less their overhead, per compute second (:meth:`wall_seen`).
+    overhead : float
+        The wall seconds a unit takes beyond its compute (:meth:`wall_seen`).
     """
 
     def __init__(self, priors: Iterable[tuple[Cell, float]] = ()):
@@ -187,6 +194,7 @@ class CostModel:
         self.seconds: defaultdict[Cell, float] = defaultdict(float)
         self.count: Counter[Cell] = Counter()
         self.slowdown = 1.0
+        self.overhead = UNIT_OVERHEAD_SECONDS
         self.latest: Cell | None = None
         self._effects: dict[Effect, float] | None = None
         self.add(priors)
@@ -209,8 +217,16 @@ class CostModel:
 
     def wall_seen(self, worker_seconds: float, units: int, compute_seconds: float) -> None:
         """Workers spent ``worker_seconds`` (wall time x workers) on ``units`` units that computed
-        ``compute_seconds``."""
-        beyond = max(worker_seconds - units * UNIT_OVERHEAD_SECONDS, compute_seconds)
+        ``compute_seconds``.
+
+        The time beyond the compute is first a per-unit overhead, up to :data:`UNIT_OVERHEAD_SECONDS`
+        (less if that is all the units took: :data:`OVERHEAD_WEIGHT`), then a slowdown of the compute
+        (a loaded machine, workers waiting on the parent)."""
+        excess = max(worker_seconds - compute_seconds, 0.0)
+        self.overhead = min(
+            UNIT_OVERHEAD_SECONDS, (excess + OVERHEAD_WEIGHT * UNIT_OVERHEAD_SECONDS) / (units + OVERHEAD_WEIGHT)
+        )
+        beyond = max(worker_seconds - units * self.overhead, compute_seconds)
         slowdown = (beyond + SLOWDOWN_WEIGHT) / (max(compute_seconds, 0.0) + SLOWDOWN_WEIGHT)
         self.slowdown = min(slowdown, MAX_SLOWDOWN)
 
@@ -278,7 +294,7 @@ class CostModel:
 
     def wall(self, cell: Cell) -> float:
         """The expected seconds one more unit of ``cell`` takes a worker, overhead included."""
-        return self.expected(cell) * self.slowdown + UNIT_OVERHEAD_SECONDS
+        return self.expected(cell) * self.slowdown + self.overhead
 
 
 def own_seconds(row: Mapping[str, Any]) -> float:
