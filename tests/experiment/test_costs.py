@@ -140,3 +140,15 @@ def test_the_measured_cells_cover_every_paper_dataset_and_method():
     shapes = {dataset: shape for dataset, shape in paper_shapes().items() if dataset in paper_run}
     cells = {(dataset, label) for dataset, shape, label in measured_cells() if shapes.get(dataset) == shape}
     assert {(dataset, method) for dataset in shapes for method in PRIORS} <= cells
+
+
+def test_finished_units_that_took_less_overhead_than_the_prior_teach_it_and_a_loaded_machine_a_slowdown():
+    from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
+
+    quiet = CostModel([(("A", "BR"), 0.01)])
+    quiet.wall_seen(worker_seconds=100 * 0.011, units=100, compute_seconds=100 * 0.01)
+    assert quiet.overhead < UNIT_OVERHEAD_SECONDS / 5 and quiet.slowdown == 1.0
+    assert quiet.wall(("A", "BR")) < 0.01 + UNIT_OVERHEAD_SECONDS / 5
+    loaded = CostModel([(("A", "BR"), 1.0)])
+    loaded.wall_seen(worker_seconds=100 * 3.0, units=100, compute_seconds=100 * 1.0)
+    assert loaded.overhead == UNIT_OVERHEAD_SECONDS and loaded.slowdown > 2.5
