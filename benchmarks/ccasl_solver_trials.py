@@ -68,16 +68,13 @@ def fit_whitened(X, Z, T):
     Theta[-1] = np.log(prior / (1 - prior))
     _WhitenedBatch.R, _WhitenedBatch.block = R, block
     batch = _WhitenedBatch(design, Theta, np.ascontiguousarray(T), None, penalty, 1.0, None)
-    n_iter = np.zeros(T.shape[1], dtype=int)
-    for _ in range(100):
-        gradient = design.original_gradient(batch.grad).copy()
+
+    def to_original(gradient):
+        gradient = design.original_gradient(gradient).copy()
         gradient[block] = R.T @ gradient[block]
-        batch.freeze(batch.live & (np.abs(gradient).max(axis=0) <= TOL))
-        if not batch.live.any():
-            break
-        n_iter[batch.index[batch.live]] += 1
-        batch.freeze(batch.step() & batch.live)
-    batch.freeze(batch.live)
+        return gradient
+
+    n_iter, _ = batched_logistic.run_batch(batch, TOL, 100, to_original)
     design.original_weights(Theta)
     Theta[block] = sl.solve_triangular(R, Theta[block])
     Theta[-1] -= means @ Theta[block]

@@ -31,6 +31,8 @@ iterations on them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -247,11 +249,22 @@ def solve_logistic(
         Theta[-1] = np.log(prior / (1.0 - prior))
     else:
         Theta = design.design_weights(np.array(init, dtype=np.float64))
-    n_iter = np.zeros(n_targets, dtype=int)
-    converged = np.zeros(n_targets, dtype=bool)
-    batch = _Batch(design, Theta, Y, mask, penalty, C, weights)
+    n_iter, converged = run_batch(_Batch(design, Theta, Y, mask, penalty, C, weights), tol, max_iter)
+    design.original_weights(Theta)
+    return LogisticFit(Theta[:-1], Theta[-1].copy(), n_iter, converged)
+
+
+def run_batch(
+    batch: _Batch, tol: float, max_iter: int, original_gradient: Callable[[np.ndarray], np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """L-BFGS iterations of ``batch`` until each column's gradient, in the original coordinates
+    (``original_gradient``, by default the design's), is within ``tol``; each column's weights land in
+    ``batch.result``. Returns the iterations and whether each column converged."""
+    to_original = batch.design.original_gradient if original_gradient is None else original_gradient
+    n_iter = np.zeros(batch.index.size, dtype=int)
+    converged = np.zeros(batch.index.size, dtype=bool)
     for _ in range(max_iter):
-        done = batch.live & (np.abs(design.original_gradient(batch.grad)).max(axis=0) <= tol)
+        done = batch.live & (np.abs(to_original(batch.grad)).max(axis=0) <= tol)
         converged[batch.index[done]] = True
         batch.freeze(done)
         if not batch.live.any():
@@ -259,5 +272,4 @@ def solve_logistic(
         n_iter[batch.index[batch.live]] += 1
         batch.freeze(batch.step() & batch.live)
     batch.freeze(batch.live)
-    design.original_weights(Theta)
-    return LogisticFit(Theta[:-1], Theta[-1].copy(), n_iter, converged)
+    return n_iter, converged
