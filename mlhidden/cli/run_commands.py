@@ -223,8 +223,8 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
     click.echo(
         f"expected compute time: {format_duration(preview.expected_seconds)} of unit time, about "
         f"{format_duration(wall_seconds(preview.expected_seconds, preview.n_to_compute, parallel))} "
-        f"with {parallel} unit(s) at once (unit times of the paper run on 2 cores and {UNIT_OVERHEAD_SECONDS} s "
-        "per unit to hand it out and store it; 'estimate' says how each was made)"
+        f"with {parallel} unit(s) at once (unit times of the paper's reproduction on this project's 2-core machine "
+        f"and {UNIT_OVERHEAD_SECONDS} s per unit to hand it out and store it; 'estimate' says how each was made)"
     )
     click.echo("nothing was run (--dry-run)")
 

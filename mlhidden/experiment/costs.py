@@ -22,6 +22,7 @@ first paid for the chain, the others reused it.
 
 from __future__ import annotations
 
+import csv
 import math
 import statistics
 from collections import Counter, defaultdict
@@ -76,8 +77,6 @@ MEASURED_CELLS = "unit_costs.csv"
 @cache
 def measured_cells() -> dict[tuple[str, tuple[int, int, int], str], float]:
     """(dataset, (N, D, L), method label): mean compute seconds of its units in the priors' run."""
-    import csv
-
     text = resources.files("mlhidden.experiment").joinpath(MEASURED_CELLS).read_text()
     return {
         (row["dataset"], (int(row["n_samples"]), int(row["n_features"]), int(row["n_labels"])), row["label"]):
@@ -88,7 +87,7 @@ def measured_cells() -> dict[tuple[str, tuple[int, int, int], str], float]:
 
 def measured_seconds(dataset: str, shape: tuple[int, int, int], label: str) -> float | None:
     """The mean seconds of ``label``'s units on ``dataset`` of ``shape`` in the priors' run, if it has that cell."""
-    return measured_cells().get((dataset, tuple(shape), label))  # type: ignore[arg-type]
+    return measured_cells().get((dataset, shape, label))
 
 
 def expected_seconds(shape: tuple[int, int, int], method: str, cell: tuple[str, str] | None = None) -> float:

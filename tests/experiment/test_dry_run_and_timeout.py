@@ -68,6 +68,9 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
     fresh = CliRunner().invoke(cli, new)
     assert fresh.exit_code == 0, fresh.output
     assert fresh.output.splitlines()[0] == f"plan for {tmp_path / 'new'}: 2 units, 2 to compute, 0 already stored"
+    assert fresh.output.splitlines()[3].endswith("paper run"), "a parameter the paper run lacks: the curve"
+    music = next(line for line in lines if line.startswith("Music") and " BR " in line)
+    assert music.endswith("paper run's cell"), music
     assert not (tmp_path / "new").exists()
 
 
