@@ -33,8 +33,9 @@ TOL = 1e-4
 class _WhitenedBatch(batched_logistic._Batch):
     """The batch with the synthetic block's weights in whitened coordinates (``R``, rows ``block``)."""
 
-    R: np.ndarray
-    block: np.ndarray
+    def __init__(self, R, block, *args):
+        self.R, self.block = R, block
+        super().__init__(*args)
 
     def evaluate(self, Z, theta, columns=None):
         Y = self.Y if columns is None else np.take(self.Y, columns, axis=1)
@@ -66,8 +67,7 @@ def fit_whitened(X, Z, T):
     Theta = np.zeros((n_params, T.shape[1]))
     prior = np.clip(T.mean(axis=0), 1e-3, 1 - 1e-3)
     Theta[-1] = np.log(prior / (1 - prior))
-    _WhitenedBatch.R, _WhitenedBatch.block = R, block
-    batch = _WhitenedBatch(design, Theta, np.ascontiguousarray(T), None, penalty, 1.0, None)
+    batch = _WhitenedBatch(R, block, design, Theta, np.ascontiguousarray(T), None, penalty, 1.0, None)
 
     def to_original(gradient):
         gradient = design.original_gradient(gradient).copy()

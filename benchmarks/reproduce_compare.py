@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from mlhidden.experiment.costs import own_seconds
 from mlhidden.experiment.metrics import SCORES
 
 KEY = ("dataset", "label", "split")
@@ -33,10 +34,6 @@ def read_units(out: Path) -> dict[str, dict[tuple, dict]]:
     return configs
 
 
-def seconds(row: dict) -> float:
-    return float(row["train_seconds"] or 0.0) + float(row["test_seconds"] or 0.0)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
@@ -49,8 +46,8 @@ def main(argv: list[str] | None = None) -> None:
         for key in before[config].keys() & after[config].keys():
             old, new = before[config][key], after[config][key]
             entry = sums[old["method"]]
-            entry[0] += seconds(old)
-            entry[1] += seconds(new)
+            entry[0] += own_seconds(old)
+            entry[1] += own_seconds(new)
             entry[2] += 1
             for score in SCORES:
                 gap = abs((old[score] or 0.0) - (new[score] or 0.0))

@@ -140,9 +140,9 @@ BACKFIT_ROUNDS = 3
 
 UNIT_OVERHEAD_SECONDS = 0.02
 """Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
-storing the result), at most: measured on quick reproductions on 2 loaded cores, where it is most of a
-small unit's time. A quiet machine takes less (0.026 s a unit in a quick reproduction's paper config),
-which the finished units show (:meth:`CostModel.wall_seen`)."""
+storing the result), at most: a quiet quick reproduction on 2 cores took 0.026 s a unit in its paper
+config and 0.005 to 0.014 s after it; the finished units show what a run takes (:meth:`CostModel.wall_seen`),
+and a loaded machine's further wait goes to the slowdown."""
 
 OVERHEAD_WEIGHT = 10.0
 """The weight, in units, of the prior belief that a unit's overhead is :data:`UNIT_OVERHEAD_SECONDS`."""
