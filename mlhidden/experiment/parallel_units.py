@@ -50,8 +50,10 @@ def run_unit(
     A failure is a result too, and so is a unit stopped after ``timeout`` seconds
     (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through
     ``shared_dir`` at what they cost, and ``reused_seconds`` says how much that was. A successful result also
-    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
+    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``). Every result
+    holds ``worker_seconds``, this call's wall time: what the unit took its worker, beyond its fit and predict.
     """
+    started = time.perf_counter()
     result: dict[str, Any] = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
     try:
         with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
@@ -69,6 +71,7 @@ def run_unit(
             "n_warnings": 0,
             "warnings": "[]",
         }
+    result["worker_seconds"] = time.perf_counter() - started
     return result
 
 
@@ -101,10 +104,14 @@ def run_units(
     The units that have not come back are then resubmitted, up to ``MAX_ATTEMPTS`` passes, and
     those still missing are listed in ``summary.not_run`` rather than dropped. A unit that
     comes back twice is stored once.
+
+    ``summary.unit_phase_seconds`` is the wall time from just before the first unit is handed out to
+    just after the last one is stored: the part of a run that dispatch decides (0 when no unit ran).
     """
     pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
     shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
     held: set[tuple[Any, ...]] = set()
+    handed_out: list[float] = []
 
     def claimed_tasks() -> Iterator[Any]:
         for unit, (plan, split, method, key) in list(pending.items()):
@@ -116,6 +123,8 @@ def run_units(
                 held.add(unit)
             else:
                 held.discard(unit)
+                if not handed_out:
+                    handed_out.append(time.perf_counter())
                 yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir, timeout)
 
     attempt = 0
@@ -136,6 +145,7 @@ def run_units(
                             summary.n_discarded += 1
                             continue
                         summary.n_done += 1
+                        summary.unit_phase_seconds = time.perf_counter() - handed_out[0]
                         summary.n_failed += result["status"] == FAILED
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
                         summary.unit_warnings.append(result["warnings"])

@@ -66,6 +66,7 @@ class RunSummary:
     :mod:`mlhidden.experiment.unit_warnings`), ``failures`` one ``(dataset, method label, split,
     first line of the error)`` per failed unit. ``n_discarded`` counts units computed here whose
     claim another process took over meanwhile (this one was stopped past its lease): theirs are kept.
+    ``unit_phase_seconds``: from the first unit handed out to the last stored (see :func:`run_units`).
     """
 
     run_dir: Path
@@ -78,6 +79,7 @@ class RunSummary:
     seconds: float = 0.0
     n_resubmitted: int = 0
     reused_seconds: float = 0.0
+    unit_phase_seconds: float = 0.0
     reused_units: dict[str, Any] = field(default_factory=dict)
     not_run: list[dict[str, Any]] = field(default_factory=list)
     not_run_reason: str = ""

@@ -27,7 +27,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
 from mlhidden.experiment.eta import RunEstimate, planned_stage
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines, read_run_json
-from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.runner import RunSummary, run_experiment
 from mlhidden.experiment.store import load_results, now
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import index_html_job
@@ -179,9 +179,8 @@ def reproduce(
             result.seconds = time.perf_counter() - started
             return result
         wall = time.perf_counter() - run_started if summary.n_done else 0.0
-        if summary.n_skipped and config.name in earlier_runs:
-            wall += earlier_runs[config.name]["wall_seconds"]  # the invocations that computed the stored units
-        log["runs"][config.name] = {"wall_seconds": wall, "units": summary.unit_counts()}
+        earlier_run = earlier_runs.get(config.name, {}) if summary.n_skipped else {}
+        log["runs"][config.name] = run_entry(summary, wall, earlier_run)
     result.seconds = time.perf_counter() - started
     log.update(
         finished_at=now(),
@@ -196,6 +195,18 @@ def reproduce(
     result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
     result.seconds = time.perf_counter() - started  # the report phase included
     return result
+
+
+def run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]) -> dict[str, Any]:
+    """A run's entry in reproduction.json: its units, its ``wall_seconds`` (this invocation's, planning and
+    setup included) and its ``unit_phase_seconds`` (from the first unit handed out to the last stored, see
+    :class:`~mlhidden.experiment.runner.RunSummary`), each with ``earlier``'s added: the entry of the
+    invocations that computed the units this one skipped. An earlier entry without a unit phase leaves it out,
+    unknown."""
+    entry: dict[str, Any] = {"wall_seconds": wall_seconds + earlier.get("wall_seconds", 0.0)}
+    if not earlier or "unit_phase_seconds" in earlier:
+        entry["unit_phase_seconds"] = summary.unit_phase_seconds + earlier.get("unit_phase_seconds", 0.0)
+    return {**entry, "units": summary.unit_counts()}
 
 
 def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None) -> list:
