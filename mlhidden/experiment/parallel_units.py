@@ -107,6 +107,9 @@ def run_units(
 
     ``summary.unit_phase_seconds`` is the wall time from just before the first unit is handed out to
     just after the last one is stored: the part of a run that dispatch decides (0 when no unit ran).
+    ``summary.worker_start_seconds`` is how long the workers took to start on it: from the first unit handed
+    out to the first result back, less that unit's worker time. A pool the run starts (loky spawns its
+    processes at the first unit) takes seconds; one already running, milliseconds.
     """
     pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
     shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
@@ -134,6 +137,9 @@ def run_units(
         try:
             with executor.parallel_config(shared):
                 for key, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
+                    if not summary.n_done:
+                        waited = time.perf_counter() - handed_out[0] - result["worker_seconds"]
+                        summary.worker_start_seconds = max(waited, 0.0)
                     unit = pending.pop(unit_key(key), None)
                     if unit is None:
                         continue

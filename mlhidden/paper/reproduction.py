@@ -49,6 +49,8 @@ from mlhidden.report.formats import write_reports
 from mlhidden.report.stored_metrics import write_score_metric_tables
 
 SENSITIVITY_CONFIG = "sensitivity.yaml"
+UNIT_PHASE_TIMES = ("unit_phase_seconds", "worker_start_seconds")
+"""The :class:`~mlhidden.experiment.runner.RunSummary` times each run's entry in reproduction.json keeps."""
 
 
 @dataclass
@@ -199,13 +201,14 @@ def reproduce(
 
 def run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]) -> dict[str, Any]:
     """A run's entry in reproduction.json: its units, its ``wall_seconds`` (this invocation's, planning and
-    setup included) and its ``unit_phase_seconds`` (from the first unit handed out to the last stored, see
+    setup included), its ``unit_phase_seconds`` (from the first unit handed out to the last stored) and
+    ``worker_start_seconds`` (until the workers took the first; both: see
     :class:`~mlhidden.experiment.runner.RunSummary`), each with ``earlier``'s added: the entry of the
-    invocations that computed the units this one skipped. An earlier entry without a unit phase leaves it out,
-    unknown."""
+    invocations that computed the units this one skipped. Those an earlier entry lacks are left out, unknown."""
     entry: dict[str, Any] = {"wall_seconds": wall_seconds + earlier.get("wall_seconds", 0.0)}
-    if not earlier or "unit_phase_seconds" in earlier:
-        entry["unit_phase_seconds"] = summary.unit_phase_seconds + earlier.get("unit_phase_seconds", 0.0)
+    for name in UNIT_PHASE_TIMES:
+        if not earlier or name in earlier:
+            entry[name] = getattr(summary, name) + earlier.get(name, 0.0)
     return {**entry, "units": summary.unit_counts()}
 
 
