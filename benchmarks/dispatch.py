@@ -4,7 +4,8 @@
 writes it into ``benchmarks/results.md`` between the ``dispatch`` markers:
 
 - the paper run (``results/paper/units.csv``) replayed on 2, 4, 16 and 64 workers in plan order
-  and longest-expected-first (priors of :mod:`mlhidden.experiment.costs`);
+  and in the runner's order, longest expected first (:func:`~mlhidden.experiment.costs.longest_expected_first`:
+  the measured cells and priors of :mod:`mlhidden.experiment.costs`);
 - the shared chain fits on 16 workers: computed fit seconds without a cross-process claim (each
   unit that starts before the chain is stored fits it again) and with one (it waits);
 - ``--check``: each run of a reproduction folder replayed on 2 workers from its own units' worker
@@ -27,13 +28,7 @@ import yaml
 
 from benchmarks.eta_accuracy import read_runs, table
 from benchmarks.results_file import write_section
-from mlhidden.experiment.costs import (
-    UNIT_OVERHEAD_SECONDS,
-    expected_seconds,
-    longest_expected_first,
-    longest_first,
-    own_seconds,
-)
+from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, longest_expected_first, own_seconds
 from mlhidden.experiment.eta import makespan
 from mlhidden.experiment.store import ResultStore, load_results
 from mlhidden.report.tables import sort_units
@@ -59,14 +54,22 @@ def paper_units() -> pd.DataFrame:
     units = units.assign(
         _d=units["dataset"].map({d: i for i, d in enumerate(config["datasets"])}),
         _m=units["method"].map({m: i for i, m in enumerate(methods)}),
-        prior=[expected_seconds(shapes[d], m) for d, m in zip(units["dataset"], units["method"])],
     )
-    return units.sort_values(["_d", "_m", "split"]).reset_index(drop=True)
+    units = units.sort_values(["_d", "_m", "split"]).reset_index(drop=True)
+    order, _ = longest_expected_first(
+        [(u.dataset, shapes[u.dataset], u.registry_name, u.params_hash, u.method) for u in units.itertuples()]
+    )
+    return units.assign(dispatched=pd.Series(range(len(order)), index=order))
+
+
+def runner_order(units: pd.DataFrame) -> list:
+    """The rows of :func:`paper_units` in the order the runner hands them out into an empty store."""
+    return list(units.sort_values("dispatched").itertuples())
 
 
 def dispatch_table(units: pd.DataFrame) -> list[str]:
     plan = units["total_seconds"].tolist()
-    first = [u.total_seconds for u in longest_first(list(units.itertuples()), units["prior"].tolist())]
+    first = [u.total_seconds for u in runner_order(units)]
     lines = [
         "| workers | plan order (s) | longest-expected-first (s) | gain | lower bound max(sum/w, longest) (s) |",
         "|---|---|---|---|---|",
@@ -118,7 +121,7 @@ def shared_fit_table(units: pd.DataFrame) -> list[str]:
     ]
     orders = {
         "plan": list(units.itertuples()),
-        "longest-first": longest_first(list(units.itertuples()), units["prior"].tolist()),
+        "longest-first": runner_order(units),
     }
     for w in (1, 16):
         for name, order in orders.items():
@@ -183,7 +186,7 @@ def check_runs(root: Path) -> list[RunCheck]:
     and predict alone. The workers are free from the measured ``worker_start_seconds`` on: the run's first
     config starts the worker pool after its first unit is handed out (loky spawns processes then), which
     takes seconds. What neither holds is the time between two units on a worker (returning one, receiving
-    the next): 1 to 7 ms a unit as measured, a tenth of the units of the smallest configs.
+    the next): 0.7 to 7 ms a unit as probed, a few per cent of the runs whose units take 10 to 20 ms.
     """
     log = json.loads((root / "reproduction.json").read_text())
     checks = []
