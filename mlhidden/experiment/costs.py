@@ -324,6 +324,17 @@ def expected_unit_seconds(
     ]
 
 
+def longest_expected_first(
+    units: Sequence[tuple[str, tuple[int, int, int], str, str, str]], stored: Iterable[Mapping[str, Any]] | None = None
+) -> tuple[list[int], list[float]]:
+    """The positions of ``units`` (as :func:`expected_unit_seconds` takes them, in plan order) in the order
+    the runner hands them out, and their expected seconds in that order: longest expected first, ties in
+    plan order. The one dispatch order, of the runner and of any replay of its runs."""
+    seconds = expected_unit_seconds(units, stored)
+    order = longest_first(list(range(len(units))), seconds)
+    return order, [seconds[i] for i in order]
+
+
 def longest_first(units: Sequence[T], seconds: Sequence[float]) -> list[T]:
     """``units`` by decreasing expected ``seconds``, ties in their given order.
 

@@ -50,8 +50,10 @@ def run_unit(
     A failure is a result too, and so is a unit stopped after ``timeout`` seconds
     (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through
     ``shared_dir`` at what they cost, and ``reused_seconds`` says how much that was. A successful result also
-    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``).
+    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``). Every result
+    holds ``worker_seconds``, this call's wall time: what the unit took its worker, beyond its fit and predict.
     """
+    started = time.perf_counter()
     result: dict[str, Any] = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
     try:
         with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
@@ -69,6 +71,7 @@ def run_unit(
             "n_warnings": 0,
             "warnings": "[]",
         }
+    result["worker_seconds"] = time.perf_counter() - started
     return result
 
 
@@ -101,10 +104,17 @@ def run_units(
     The units that have not come back are then resubmitted, up to ``MAX_ATTEMPTS`` passes, and
     those still missing are listed in ``summary.not_run`` rather than dropped. A unit that
     comes back twice is stored once.
+
+    ``summary.unit_phase_seconds`` is the wall time from just before the first unit is handed out to
+    just after the last one is stored: the part of a run that dispatch decides (0 when no unit ran).
+    ``summary.worker_start_seconds`` is how long the workers took to start on it: from the first unit handed
+    out to the first result back, less that unit's worker time. A pool the run starts (loky spawns its
+    processes at the first unit) takes seconds; one already running, milliseconds.
     """
     pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
     shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
     held: set[tuple[Any, ...]] = set()
+    handed_out: list[float] = []
 
     def claimed_tasks() -> Iterator[Any]:
         for unit, (plan, split, method, key) in list(pending.items()):
@@ -116,6 +126,8 @@ def run_units(
                 held.add(unit)
             else:
                 held.discard(unit)
+                if not handed_out:
+                    handed_out.append(time.perf_counter())
                 yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir, timeout)
 
     attempt = 0
@@ -125,6 +137,9 @@ def run_units(
         try:
             with executor.parallel_config(shared):
                 for key, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
+                    if not summary.n_done:
+                        waited = time.perf_counter() - handed_out[0] - result["worker_seconds"]
+                        summary.worker_start_seconds = max(waited, 0.0)
                     unit = pending.pop(unit_key(key), None)
                     if unit is None:
                         continue
@@ -136,6 +151,7 @@ def run_units(
                             summary.n_discarded += 1
                             continue
                         summary.n_done += 1
+                        summary.unit_phase_seconds = time.perf_counter() - handed_out[0]
                         summary.n_failed += result["status"] == FAILED
                         summary.reused_seconds += result.get("reused_seconds", 0.0)
                         summary.unit_warnings.append(result["warnings"])

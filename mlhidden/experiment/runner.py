@@ -26,7 +26,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import RunConfig
 from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
-from mlhidden.experiment.costs import expected_unit_seconds, longest_first
+from mlhidden.experiment.costs import longest_expected_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
@@ -66,6 +66,8 @@ class RunSummary:
     :mod:`mlhidden.experiment.unit_warnings`), ``failures`` one ``(dataset, method label, split,
     first line of the error)`` per failed unit. ``n_discarded`` counts units computed here whose
     claim another process took over meanwhile (this one was stopped past its lease): theirs are kept.
+    ``unit_phase_seconds``: from the first unit handed out to the last stored; ``worker_start_seconds``: until
+    the workers took the first (both: see :func:`run_units`).
     """
 
     run_dir: Path
@@ -78,6 +80,8 @@ class RunSummary:
     seconds: float = 0.0
     n_resubmitted: int = 0
     reused_seconds: float = 0.0
+    unit_phase_seconds: float = 0.0
+    worker_start_seconds: float = 0.0
     reused_units: dict[str, Any] = field(default_factory=dict)
     not_run: list[dict[str, Any]] = field(default_factory=list)
     not_run_reason: str = ""
@@ -318,11 +322,10 @@ def dispatch_order(units: list[Unit], stored: Any) -> tuple[list[Unit], list[flo
     Each unit has its own seed, so the order changes when units finish, not what they compute."""
     shapes = {id(p): (p.dataset.n_samples, p.dataset.n_features, p.dataset.n_labels) for p, *_ in units}
     rows = stored.to_dict("records") if len(stored) else []
-    seconds = expected_unit_seconds(
+    order, seconds = longest_expected_first(
         [(p.name, shapes[id(p)], m.name, m.params_hash, m.label) for p, _, m, _ in units], rows
     )
-    order = longest_first(list(range(len(units))), seconds)
-    return [units[i] for i in order], [seconds[i] for i in order]
+    return [units[i] for i in order], seconds
 
 
 def _try_to_record_the_end(

@@ -14,7 +14,7 @@ from typing import Any
 
 from mlhidden.experiment.metrics import SCORES
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 OLDEST_READABLE_VERSION = 1
 METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
 KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
@@ -29,7 +29,11 @@ order (JSON list of label indices) it saw. NULL in units stored before schema ve
 REUSED_SECONDS = "reused_seconds"
 """What the fits a unit reused from other methods cost to compute; ``train_seconds`` is the
 unit's own work. NULL in units stored before schema version 2, whose ``train_seconds`` includes it."""
-ADDED_UNIT_COLUMNS = {**UNIT_PLAN_COLUMNS, REUSED_SECONDS: "REAL"}
+WORKER_SECONDS = "worker_seconds"
+"""A unit's whole wall time on its worker: its fit and predict, and what they leave out (imputing and
+slicing the split, the label scores, evaluating, recording warnings). What dispatch hands a worker,
+so what a simulation of it replays; never a score. NULL in units stored before schema version 3."""
+ADDED_UNIT_COLUMNS = {**UNIT_PLAN_COLUMNS, REUSED_SECONDS: "REAL", WORKER_SECONDS: "REAL"}
 UNIT_COLUMNS = (
     *KEY_COLUMNS,
     "label",
@@ -38,6 +42,7 @@ UNIT_COLUMNS = (
     "error",
     *METRIC_COLUMNS,
     REUSED_SECONDS,
+    WORKER_SECONDS,
     "n_warnings",
     "finished_at",
     "warnings",
@@ -82,17 +87,27 @@ def _unit_columns(conn: sqlite3.Connection) -> set[str]:
     return {row[1] for row in conn.execute("PRAGMA table_info(units)")}
 
 
-def _from_version_1(conn: sqlite3.Connection) -> None:
-    """Version 1 to 2: each unit's method seed, label order and reused-fit time get columns."""
+def _add_unit_columns(conn: sqlite3.Connection) -> None:
+    """The columns of :data:`ADDED_UNIT_COLUMNS` the units table lacks, NULL in its rows."""
     present = _unit_columns(conn)
-    if "warnings" not in present:  # version 1 stores written before warnings were kept
-        conn.execute("ALTER TABLE units ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")
     for column, kind in ADDED_UNIT_COLUMNS.items():
         if column not in present:
             conn.execute(f"ALTER TABLE units ADD COLUMN {column} {kind}")
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _from_version_1}
+def _from_version_1(conn: sqlite3.Connection) -> None:
+    """Version 1 to 2: each unit's method seed, label order and reused-fit time get columns."""
+    if "warnings" not in _unit_columns(conn):  # version 1 stores written before warnings were kept
+        conn.execute("ALTER TABLE units ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")
+    _add_unit_columns(conn)
+
+
+def _from_version_2(conn: sqlite3.Connection) -> None:
+    """Version 2 to 3: each unit's worker time gets a column."""
+    _add_unit_columns(conn)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _from_version_1, 2: _from_version_2}
 """Schema version -> the migration to the next version."""
 
 

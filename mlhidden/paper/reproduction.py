@@ -27,7 +27,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
 from mlhidden.experiment.eta import RunEstimate, planned_stage
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines, read_run_json
-from mlhidden.experiment.runner import run_experiment
+from mlhidden.experiment.runner import RunSummary, run_experiment
 from mlhidden.experiment.store import load_results, now
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import index_html_job
@@ -49,6 +49,8 @@ from mlhidden.report.formats import write_reports
 from mlhidden.report.stored_metrics import write_score_metric_tables
 
 SENSITIVITY_CONFIG = "sensitivity.yaml"
+UNIT_PHASE_TIMES = ("unit_phase_seconds", "worker_start_seconds")
+"""The :class:`~mlhidden.experiment.runner.RunSummary` times each run's entry in reproduction.json keeps."""
 
 
 @dataclass
@@ -179,9 +181,8 @@ def reproduce(
             result.seconds = time.perf_counter() - started
             return result
         wall = time.perf_counter() - run_started if summary.n_done else 0.0
-        if summary.n_skipped and config.name in earlier_runs:
-            wall += earlier_runs[config.name]["wall_seconds"]  # the invocations that computed the stored units
-        log["runs"][config.name] = {"wall_seconds": wall, "units": summary.unit_counts()}
+        earlier_run = earlier_runs.get(config.name, {}) if summary.n_skipped else {}
+        log["runs"][config.name] = run_entry(summary, wall, earlier_run)
     result.seconds = time.perf_counter() - started
     log.update(
         finished_at=now(),
@@ -196,6 +197,19 @@ def reproduce(
     result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
     result.seconds = time.perf_counter() - started  # the report phase included
     return result
+
+
+def run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]) -> dict[str, Any]:
+    """A run's entry in reproduction.json: its units, its ``wall_seconds`` (this invocation's, planning and
+    setup included), its ``unit_phase_seconds`` (from the first unit handed out to the last stored) and
+    ``worker_start_seconds`` (until the workers took the first; both: see
+    :class:`~mlhidden.experiment.runner.RunSummary`), each with ``earlier``'s added: the entry of the
+    invocations that computed the units this one skipped. Those an earlier entry lacks are left out, unknown."""
+    entry: dict[str, Any] = {"wall_seconds": wall_seconds + earlier.get("wall_seconds", 0.0)}
+    for name in UNIT_PHASE_TIMES:
+        if not earlier or name in earlier:
+            entry[name] = getattr(summary, name) + earlier.get(name, 0.0)
+    return {**entry, "units": summary.unit_counts()}
 
 
 def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None) -> list:

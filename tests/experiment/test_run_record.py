@@ -27,6 +27,7 @@ from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.splits import SplitRecipe
 from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
+from mlhidden.experiment.store_schema import SCHEMA_VERSION
 from mlhidden.paper.deviations import baseline_scores, trivial_baselines
 from mlhidden.paper.evidence import Runs
 from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
@@ -106,6 +107,27 @@ def test_the_store_keeps_each_units_method_seed_label_order_and_reused_time(tmp_
     assert OWN_WORK_NOTE.replace("_", "\\_") in (tmp_path / "tables" / "tables.md").read_text()
 
 
+def test_the_store_keeps_each_units_worker_time_and_a_store_without_it_gains_the_column(tmp_path):
+    """``worker_seconds``: the unit's whole time on its worker, splitting, scoring and evaluating included."""
+    config, run_dir = load_config(STORE_V1 / "config.yaml"), tmp_path / "run"
+    run_experiment(config, run_dir, n_jobs=1)
+    units = load_results(run_dir).units
+    assert units["worker_seconds"].notna().all()
+    assert (units["worker_seconds"] >= units["train_seconds"] + units["test_seconds"]).all()
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:  # the store as schema 2 wrote it, one unit not run yet
+        conn.execute("ALTER TABLE units DROP COLUMN worker_seconds")
+        conn.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+        conn.execute("DELETE FROM units WHERE method='BR' AND split=0")
+    conn.close()
+    assert load_results(run_dir).units["worker_seconds"].isna().all()
+    assert _schema_version(run_dir) == "2"  # reading never migrates
+    summary = run_experiment(config, run_dir, n_jobs=1)
+    assert (summary.n_skipped, summary.n_done) == (8, 1)
+    assert _schema_version(run_dir) == str(SCHEMA_VERSION)
+    after = load_results(run_dir).units.set_index(["method", "split"])["worker_seconds"]
+    assert after.loc[("BR", 0)] > 0 and after.drop(index=("BR", 0)).isna().all()
+
+
 def test_a_store_of_schema_1_reports_as_it_did(store_v1, tmp_path):
     result = CliRunner().invoke(cli, ["report", str(store_v1), "--out", str(tmp_path / "tables"), "--stats"])
     assert result.exit_code == 0, result.output
@@ -114,7 +136,7 @@ def test_a_store_of_schema_1_reports_as_it_did(store_v1, tmp_path):
         if expected.name == "units.csv":  # the same units, with the columns schema 2 added left empty
             new = pd.read_csv(written)
             pd.testing.assert_frame_equal(new[pd.read_csv(expected).columns], pd.read_csv(expected))
-            assert new[["reused_seconds", "method_seed", "label_order"]].isna().all().all()
+            assert new[["reused_seconds", "worker_seconds", "method_seed", "label_order"]].isna().all().all()
         else:
             assert written.read_text() == expected.read_text(), expected.name
     assert _schema_version(store_v1) == "1"  # reading never migrates
@@ -124,10 +146,11 @@ def test_resuming_a_store_of_schema_1_migrates_it_and_keeps_its_units(store_v1, 
     before = load_results(store_v1).units[OLD_COLUMNS]
     summary = run_experiment(load_config(STORE_V1 / "config.yaml"), store_v1, n_jobs=1)
     assert (summary.n_skipped, summary.n_done) == (9, 0)
-    assert _schema_version(store_v1) == "2"
+    assert _schema_version(store_v1) == str(SCHEMA_VERSION)
     after = load_results(store_v1).units
     pd.testing.assert_frame_equal(after[OLD_COLUMNS], before)
     assert after["reused_seconds"].isna().all()  # unknown: these train times include the fits reused
+    assert after["worker_seconds"].isna().all()
     with ResultStore(store_v1) as store:  # opening the migrated store again is a no-op
         assert len(store.units()) == 9
 

@@ -29,8 +29,10 @@ def test_run_stores_every_unit_and_resume_skips_them(tmp_path):
     config = logical_config()
     first = run_experiment(config, tmp_path, n_jobs=1)
     assert (first.n_units, first.n_done, first.n_skipped, first.n_failed) == (8, 8, 0, 0)
+    assert 0 <= first.worker_start_seconds < first.unit_phase_seconds < first.seconds
     second = run_experiment(config, tmp_path, n_jobs=1)
     assert (second.n_done, second.n_skipped) == (0, 8)
+    assert second.unit_phase_seconds == 0
     units = load_results(tmp_path).units
     assert len(units) == 8 and set(units["method"]) == {"BR", "CC"}
     assert units["exact_match"].between(0, 1).all()
@@ -70,6 +72,7 @@ def test_failing_unit_is_stored_and_others_go_on(tmp_path):
         set(failed["method"]) == {"PCC"}
         and failed["error"].str.startswith("ValueError: exact inference enumerates 2^3").all()
     )
+    assert (failed["worker_seconds"] > 0).all()
     assert units[units.status == "ok"]["exact_match"].notna().all()
     rerun = run_experiment(config, tmp_path, n_jobs=1)
     assert rerun.n_skipped == 2 and rerun.n_done == 2, "failed units are retried, ok ones kept"

@@ -656,11 +656,14 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     # A second call resumes: nothing runs again, the report is rebuilt, and the wall times still
     # count the invocation that computed the units.
     first_log = json.loads((tmp_path / "reproduction.json").read_text())
+    for run in first_log["runs"].values():
+        assert 0 <= run["worker_start_seconds"] < run["unit_phase_seconds"] <= run["wall_seconds"]
     again = reproduce(tmp_path, quick=True, data_dir=mirror_dir, n_jobs=2, config_dir=CONFIGS, names=names)
     assert all(s.n_done == 0 and s.n_skipped == s.n_units for s in again.summaries.values())
     second_log = json.loads((tmp_path / "reproduction.json").read_text())
     for name in names:
-        assert second_log["runs"][name]["wall_seconds"] == first_log["runs"][name]["wall_seconds"]
+        for seconds in ("wall_seconds", "unit_phase_seconds", "worker_start_seconds"):
+            assert second_log["runs"][name][seconds] == first_log["runs"][name][seconds]
     assert second_log["wall_seconds"] == first_log["wall_seconds"] > second_log["invocation_seconds"]
 
 

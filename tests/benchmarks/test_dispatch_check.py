@@ -1,0 +1,79 @@
+"""benchmarks/dispatch.py --check: a reproduction's runs replayed in dispatch order against their unit phase."""
+
+import json
+import shutil
+import sqlite3
+
+import pandas as pd
+import pytest
+
+from benchmarks.dispatch import check_runs, check_table
+from mlhidden.experiment.config import parse_config
+from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
+from mlhidden.experiment.eta import makespan
+from mlhidden.experiment.runner import dispatch_order, plan_run, run_experiment
+from mlhidden.experiment.store import STORE_FILE, load_results
+
+# Labelled "tiny", Logical has no measured cells: each method is priced by its curve, and the plan lists the
+# cheapest method first, so the runner's order is not the plan's.
+CONFIG = {
+    "name": "check", "datasets": [{"name": "Logical", "label": "tiny"}], "methods": ["Majority", "CC", "BR"],
+    "splits": 2,
+}
+WORKER_SECONDS = {("Majority", 0): 1.0, ("Majority", 1): 1.0, ("CC", 0): 2.0, ("CC", 1): 2.0, ("BR", 0): 6.0,
+                  ("BR", 1): 1.0}
+WORKER_START = 0.5
+
+
+@pytest.fixture(scope="module")
+def reproduction(tmp_path_factory):
+    """A reproduction folder of two copies of one real run: ``timed`` with hand-set worker times and the
+    unit phase recorded, ``old`` as an older mlhidden left it (no worker times, only the run's wall time)."""
+    root = tmp_path_factory.mktemp("reproduction")
+    config = parse_config(CONFIG)
+    run_experiment(config, root / "timed", n_jobs=1)
+    shutil.copytree(root / "timed", root / "old")
+    with sqlite3.connect(root / "timed" / STORE_FILE) as conn:
+        for (method, split), seconds in WORKER_SECONDS.items():
+            conn.execute("UPDATE units SET worker_seconds=? WHERE label=? AND split=?", (seconds, method, split))
+    conn.close()
+    with sqlite3.connect(root / "old" / STORE_FILE) as conn:
+        conn.execute("UPDATE units SET worker_seconds=NULL")
+    conn.close()
+    runs = {
+        "timed": {"wall_seconds": 9.0, "unit_phase_seconds": 8.0, "worker_start_seconds": WORKER_START},
+        "old": {"wall_seconds": 2.0},
+    }
+    (root / "reproduction.json").write_text(json.dumps({"runs": runs}))
+    return root, config
+
+
+def _runner_order(config):
+    units, _ = dispatch_order(plan_run(config).units, pd.DataFrame())
+    return [(method.label, split.index) for _, split, method, _ in units]
+
+
+def test_a_run_is_replayed_in_the_runners_own_order_from_its_worker_times(reproduction):
+    root, config = reproduction
+    expected = makespan([WORKER_SECONDS[key] for key in _runner_order(config)], 2, [WORKER_START] * 2)
+    assert expected != makespan(list(WORKER_SECONDS.values()), 2, [WORKER_START] * 2), "the order must matter here"
+    timed = next(check for check in check_runs(root) if check.name == "timed")
+    assert (timed.units, timed.worker_timed, timed.measured, timed.phase) == (6, 6, 8.0, True)
+    assert timed.simulated == pytest.approx(expected)
+
+
+def test_a_run_without_worker_times_or_unit_phase_falls_back_and_the_table_says_so(reproduction):
+    root, config = reproduction
+    units = load_results(root / "old").units
+    fallback = {
+        (row.method, row.split): row.train_seconds + row.test_seconds + UNIT_OVERHEAD_SECONDS
+        for row in units.itertuples()
+    }
+    old = next(check for check in check_runs(root) if check.name == "old")
+    assert (old.worker_timed, old.worker_start, old.measured, old.phase) == (0, None, 2.0, False)
+    assert old.simulated == pytest.approx(makespan([fallback[key] for key in _runner_order(config)], 2))
+    table = check_table(root)
+    assert any(line.startswith("| timed | 6 | worker_seconds | 0.50 | 8.00 | 7.50 | -6 % |") for line in table)
+    old_row = f"| old | 6 | train + test + {UNIT_OVERHEAD_SECONDS} s | not recorded | 2.00 (whole run: no unit phase"
+    assert any(line.startswith(old_row) for line in table)
+    assert table[-1].endswith(", not met; per run: met by 1 of 2 (not by old).")
