@@ -1,7 +1,9 @@
-"""Two solver changes for CCASL's chain at L = 1000 that keep LogisticRegression's optimum, measured.
+"""Two solver changes for CCASL's chain at L = 1000 that keep LogisticRegression's optimum, measured, and
+the batched solver's iterations against scikit-learn's.
 
-``python -m benchmarks.ccasl_solver_trials [--samples 4000]`` on the Delicious-shaped set
-(:func:`benchmarks.generated.make_delicious_like`; 4000 rows is the quarter set, 60 % to train):
+``python -m benchmarks.ccasl_solver_trials [--samples 4000] [--trials memory,whitening,scikit-learn]`` on the
+Delicious-shaped set (:func:`benchmarks.generated.make_delicious_like`; 4000 rows is the quarter set, 60 % to
+train):
 
 - **L-BFGS memory**: CCASL fitted and predicted with the batched solver's memory at 10 (scikit-learn's)
   and 30, CPU seconds against CC's and the share of test entries as at 10;
@@ -10,24 +12,33 @@
   scaled to unit mean square), which make the synthetic block's Gram matrix the identity; the
   penalty becomes |R^-1 v|^2 (two triangular solves an evaluation). Iterations, CPU seconds, and
   the largest weight difference between the two optima.
+- **scikit-learn's iterations**: 25 synthetic and 25 real links of CCASL's chain, and 25 of CC's, each
+  fitted alone by ``LogisticRegression()`` (scipy's L-BFGS-B) on the inputs the chain gives it, against the
+  iterations the batched fit took; and the L-BFGS iterations of all links, CCASL's chain over CC's.
 
-Neither is adopted: see benchmarks/results.md (issue #31 step 5, continued).
+Neither change is adopted: see benchmarks/results.md (issue #31 step 5, continued, and session 15).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+import warnings
 
 import numpy as np
 import scipy.linalg as sl
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegression
 
 from benchmarks.generated import make_delicious_like
+from benchmarks.hidden_layers import link_iterations
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.solvers import batched_logistic
 from mlhidden.methods.solvers.design import Design, loss_and_residual, positive_entries
 
 TOL = 1e-4
+TRIALS = ("memory", "whitening", "scikit-learn")
+SAMPLED_LINKS = 25
 
 
 class _WhitenedBatch(batched_logistic._Batch):
@@ -81,14 +92,8 @@ def fit_whitened(X, Z, T):
     return Theta, n_iter
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=4000)
-    args = parser.parse_args(argv)
-    data = make_delicious_like(n_samples=args.samples)
-    order = np.random.RandomState(0).permutation(args.samples)
-    train, test = order[: int(0.6 * args.samples)], order[int(0.6 * args.samples) :]
-    X, Y = data.X, np.asarray(data.Y)
+def memory_trial(X, Y, train, test) -> None:
+    """CCASL at L-BFGS memory 10 and 30, alternating, against CC."""
 
     def fit_predict(name):
         started = time.process_time()
@@ -101,10 +106,16 @@ def main(argv: list[str] | None = None) -> None:
         batched_logistic.MEMORY = memory
         seconds, predicted = fit_predict("CCASL")
         reference = predicted if reference is None else reference
-        print(f"memory {memory}: CCASL {seconds:.2f} CPU s, {seconds / cc:.2f}x CC ({cc:.2f} s), "
-              f"test entries as at 10: {np.mean(predicted == reference):.4%}", flush=True)
+        print(
+            f"memory {memory}: CCASL {seconds:.2f} CPU s, {seconds / cc:.2f}x CC ({cc:.2f} s), "
+            f"test entries as at 10: {np.mean(predicted == reference):.4%}",
+            flush=True,
+        )
     batched_logistic.MEMORY = 10
 
+
+def whitening_trial(X, Y, train) -> None:
+    """256 real links on [X, Z] as fitted and with Z whitened, twice."""
     Xt, Yt = X[train], Y[train].astype(float)
     Z = make_method("CCASL", random_state=0)._synthetic_labels(Xt, Yt.shape[1], np.random.RandomState(0))
     Z = np.asarray(Z, dtype=float)
@@ -125,6 +136,62 @@ def main(argv: list[str] | None = None) -> None:
             f"(max {n_iter.max()}); largest weight difference {gap:.3g} (largest weight {np.abs(weights).max():.3g})",
             flush=True,
         )
+
+
+def scikit_learn_trial(X, Y, train) -> None:
+    """Sampled links of CCASL's chain and of CC refitted one at a time by ``LogisticRegression()``."""
+    Xt, Yt = X[train], Y[train]
+    ccasl = make_method("CCASL", random_state=0).fit(Xt, Yt)
+    cc = make_method("CC", random_state=0).fit(Xt, Yt)
+    K = ccasl.n_synthetic_
+    ccasl_targets = np.hstack([np.asarray(ccasl.units_.transform(Xt), dtype=float), Yt])
+    rng = np.random.RandomState(1)
+    groups = {
+        "CCASL synthetic": (ccasl.chain_.estimators_, ccasl_targets, rng.choice(np.arange(1, K), SAMPLED_LINKS, False)),
+        "CCASL real": (ccasl.chain_.estimators_, ccasl_targets, K + rng.choice(Yt.shape[1], SAMPLED_LINKS, False)),
+        "CC": (cc.estimators_, Yt, rng.choice(np.arange(1, Yt.shape[1]), SAMPLED_LINKS, False)),
+    }
+    for group, (links, targets, sampled) in groups.items():
+        ours, theirs, gaps = [], [], []
+        for j in sampled:
+            if not hasattr(links[j], "n_iter_"):  # a constant link
+                continue
+            inputs = sp.hstack([sp.csr_matrix(Xt), sp.csr_matrix(targets[:, :j].astype(float))], format="csr")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                alone = LogisticRegression().fit(inputs, targets[:, j])
+            ours.append(int(links[j].n_iter_[0]))
+            theirs.append(int(alone.n_iter_[0]))
+            gaps.append(np.abs(alone.coef_ - links[j].coef_).max())
+        print(
+            f"{group} links ({len(ours)}): batched {np.mean(ours):.1f} iterations, scikit-learn alone "
+            f"{np.mean(theirs):.1f}; weights differ by {np.median(gaps):.3g} (median), {max(gaps):.3g} (largest)",
+            flush=True,
+        )
+    totals = {"CCASL": link_iterations(ccasl.chain_.estimators_), "CC": link_iterations(cc.estimators_)}
+    print(
+        f"L-BFGS iterations of all links: CCASL {totals['CCASL']}, CC {totals['CC']}, "
+        f"{totals['CCASL'] / totals['CC']:.2f}x",
+        flush=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=4000)
+    parser.add_argument("--trials", default=",".join(TRIALS), help=f"some of {', '.join(TRIALS)}")
+    args = parser.parse_args(argv)
+    data = make_delicious_like(n_samples=args.samples)
+    order = np.random.RandomState(0).permutation(args.samples)
+    train, test = order[: int(0.6 * args.samples)], order[int(0.6 * args.samples) :]
+    X, Y = data.X, np.asarray(data.Y)
+    trials = args.trials.split(",")
+    if "memory" in trials:
+        memory_trial(X, Y, train, test)
+    if "whitening" in trials:
+        whitening_trial(X, Y, train)
+    if "scikit-learn" in trials:
+        scikit_learn_trial(X, Y, train)
 
 
 if __name__ == "__main__":
