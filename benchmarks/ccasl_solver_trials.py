@@ -15,8 +15,13 @@ train):
 - **scikit-learn's iterations**: 25 synthetic and 25 real links of CCASL's chain, and 25 of CC's, each
   fitted alone by ``LogisticRegression()`` (scipy's L-BFGS-B) on the inputs the chain gives it, against the
   iterations the batched fit took; and the L-BFGS iterations of all links, CCASL's chain over CC's.
+- **Newton's method**: 256 synthetic links (512 to 767) fitted by trust-region Newton with conjugate
+  gradients (LIBLINEAR's steps, :func:`~mlhidden.methods.solvers.batched_tron._trust_region_cg`) on the
+  lbfgs objective, to the same gradient test, with the Hessian on all training rows and on a random
+  10 % or 25 % of them (the gradient always on all): outer iterations, conjugate-gradient steps and
+  products per link against L-BFGS's two per iteration, CPU seconds, and the largest weight difference.
 
-Neither change is adopted: see benchmarks/results.md (issue #31 step 5, continued, and session 15).
+No change is adopted: see benchmarks/results.md (issue #31 step 5, continued, and session 15).
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ from benchmarks.generated import make_delicious_like
 from benchmarks.hidden_layers import link_iterations
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.solvers import batched_logistic
+from mlhidden.methods.solvers.batched_tron import _trust_region_cg
 from mlhidden.methods.solvers.design import Design, loss_and_residual, positive_entries
 
 TOL = 1e-4
-TRIALS = ("memory", "whitening", "scikit-learn")
+TRIALS = ("memory", "whitening", "scikit-learn", "newton")
+HESSIAN_SHARES = (1.0, 0.25, 0.1)
 SAMPLED_LINKS = 25
 
 
@@ -176,6 +183,105 @@ def scikit_learn_trial(X, Y, train) -> None:
     )
 
 
+class _MeanLoss:
+    """The lbfgs objective (mean log-loss, penalty ``lam / 2 |w|^2`` without the intercept) of targets T on a
+    centred design, with Hessian products on the rows ``rows`` of it (all when None); ``steps`` counts each
+    target's Hessian products (conjugate-gradient steps)."""
+
+    def __init__(self, X, extra, T, mask, rows=None):
+        self.design, self.T, self.mask, self.lam = Design(X, extra, center=True), T, mask, 1.0 / X.shape[0]
+        self.rows = rows
+        self.hessian_design = self.design if rows is None else Design(X[rows], extra[rows], center=True)
+        self.hessian_design.means = self.design.means  # the same map, on fewer rows
+        self.penalty = np.ones((mask.shape[0], 1))
+        self.penalty[-1] = 0.0
+        self.steps = np.zeros(T.shape[1], dtype=int)
+
+    def evaluate(self, W, cols):
+        """Objective, gradient and loss curvature p (1 - p) (on the Hessian's rows) of targets ``cols``."""
+        T = self.T[:, cols]
+        loss, residual = loss_and_residual(self.design.forward(W), T, positive_entries(T))
+        gradient = (self.design.backward(residual) / len(T) + self.lam * self.penalty * W) * self.mask[:, cols]
+        probability = residual + T
+        curvature = probability * (1.0 - probability)
+        objective = loss / len(T) + 0.5 * self.lam * np.einsum("pa,pa->a", self.penalty * W, W)
+        return objective, gradient, curvature if self.rows is None else curvature[self.rows]
+
+    def hessian_product(self, V, cols, curvature):
+        self.steps[cols] += 1
+        products = self.hessian_design.backward(curvature * self.hessian_design.forward(V)) / len(curvature)
+        return (products + self.lam * self.penalty * V) * self.mask[:, cols]
+
+
+def fit_newton(objective: _MeanLoss, W, max_iter=100):
+    """Trust-region Newton from W until every gradient entry (original coordinates) is within TOL.
+
+    Returns the weights (original coordinates) and the outer iterations per target.
+    """
+    n_targets = W.shape[1]
+    result, outer = np.zeros_like(W), np.zeros(n_targets, dtype=int)
+    live = np.arange(n_targets)
+    f, G, curvature = objective.evaluate(W, live)
+    delta = 100.0 * np.sqrt(np.einsum("pa,pa->a", G, G))
+    for _ in range(max_iter):
+        done = np.abs(objective.design.original_gradient(G)).max(axis=0) <= TOL
+        result[:, live[done]] = W[:, done]
+        keep = ~done
+        live, W, f, G, curvature, delta = live[keep], W[:, keep], f[keep], G[:, keep], curvature[:, keep], delta[keep]
+        if live.size == 0:
+            break
+        outer[live] += 1
+        S, R = _trust_region_cg(objective, live, delta, G, curvature)
+        f_new, G_new, curvature_new = objective.evaluate(W + S, live)
+        slope = np.einsum("pa,pa->a", G, S)
+        predicted, actual = -0.5 * (slope - np.einsum("pa,pa->a", S, R)), f - f_new
+        ratio = np.where(predicted > 0, actual / np.where(predicted > 0, predicted, 1.0), 0.0)
+        length = np.sqrt(np.einsum("pa,pa->a", S, S))
+        delta = np.where(ratio < 0.25, 0.25 * length, np.where(ratio > 0.75, np.maximum(delta, 2.0 * length), delta))
+        accepted = actual > 1e-4 * predicted
+        W, f = np.where(accepted, W + S, W), np.where(accepted, f_new, f)
+        G, curvature = np.where(accepted, G_new, G), np.where(accepted, curvature_new, curvature)
+    result[:, live] = W
+    objective.design.original_weights(result)
+    return result, outer
+
+
+def newton_trial(X, Y, train) -> None:
+    """256 synthetic links fitted by L-BFGS and by trust-region Newton, its Hessian on all or some rows."""
+    Xt = X[train]
+    Z = make_method("CCASL", random_state=0)._synthetic_labels(Xt, Y.shape[1], np.random.RandomState(0))
+    links = np.arange(512, 768)
+    extra, T = np.asarray(Z[:, : links[-1]], dtype=float), np.ascontiguousarray(Z[:, links], dtype=float)
+    extra_mask = np.arange(extra.shape[1])[:, None] < links
+    started = time.process_time()
+    lbfgs = batched_logistic.fit_batched_logistic(Xt, T, extra=extra, extra_mask=extra_mask, center=True)
+    print(
+        f"L-BFGS: {time.process_time() - started:.2f} CPU s, {lbfgs.n_iter.mean():.1f} iterations, "
+        f"{2 * lbfgs.n_iter.mean():.1f} products per link",
+        flush=True,
+    )
+    reference = np.vstack([lbfgs.coef, lbfgs.intercept])
+    mask = np.ones((Xt.shape[1] + extra.shape[1] + 1, links.size))
+    mask[Xt.shape[1] : -1] = extra_mask
+    for share in HESSIAN_SHARES:
+        rows = None if share == 1 else np.sort(np.random.RandomState(0).choice(len(T), int(share * len(T)), False))
+        objective = _MeanLoss(Xt, extra, T, mask, rows)
+        start = objective.design.design_weights(
+            np.vstack([np.zeros_like(lbfgs.coef), np.log(T.mean(0) / (1 - T.mean(0)))])
+        )
+        started = time.process_time()
+        weights, outer = fit_newton(objective, start)
+        cg_steps = objective.steps
+        products = 2 * outer.mean() + 2 * share * cg_steps.mean()
+        print(
+            f"Newton, Hessian on {share:.0%} of the rows: {time.process_time() - started:.2f} CPU s, "
+            f"{outer.mean():.1f} iterations ({np.count_nonzero(outer >= 100)} at the cap), "
+            f"{cg_steps.mean():.1f} conjugate-gradient steps, {products:.1f} products per link (in full-data "
+            f"passes), largest weight difference to L-BFGS {np.abs(weights - reference).max():.3g}",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=4000)
@@ -192,6 +298,8 @@ def main(argv: list[str] | None = None) -> None:
         whitening_trial(X, Y, train)
     if "scikit-learn" in trials:
         scikit_learn_trial(X, Y, train)
+    if "newton" in trials:
+        newton_trial(X, Y, train)
 
 
 if __name__ == "__main__":
