@@ -81,32 +81,54 @@ def dispatch_table(units: pd.DataFrame) -> list[str]:
     return lines
 
 
+def chain_costs(units: pd.DataFrame) -> tuple[dict, list[float]]:
+    """Each shared chain's fit seconds, keyed (dataset, owner method, split), and each unit's seconds without it.
+
+    A store of schema 2 or later records a chain in the train time of the unit that fitted it (whichever
+    of the family went first) and in the ``reused_seconds`` of those that reused it; an older one (no
+    ``reused_seconds``) counted it in the train time of every unit of the family, and the owner's is the chain.
+    """
+    reused = units["reused_seconds"].fillna(0.0) if "reused_seconds" in units else pd.Series(0.0, index=units.index)
+    family = units["method"].map(lambda m: CHAIN_OWNERS.get(m, m))
+    in_family = family.isin(set(CHAIN_OWNERS.values()))
+    keys = list(zip(units["dataset"], family, units["split"]))
+    chain: dict = {}
+    for key, reuse, member in zip(keys, reused, in_family):
+        if member:
+            chain[key] = max(chain.get(key, 0.0), reuse)
+    if not reused.any():  # an older store: the owner's train time is the chain
+        chain = {
+            k: t
+            for k, m, t, member in zip(keys, units["method"], units["train_seconds"], in_family)
+            if member and m == k[1]
+        }
+    own = [
+        total - chain[key] + reuse if member else total
+        for key, total, reuse, member in zip(keys, units["total_seconds"], reused, in_family)
+    ]
+    return chain, own
+
+
 def shared_fit_simulation(units: pd.DataFrame, workers: int, lock: bool, order: list) -> tuple[float, float]:
-    """(computed chain-fit seconds, makespan) of ``order`` on ``workers``: a unit reusing a chain
-    costs its own seconds less the chain's when the chain is stored when it starts (or, with
-    ``lock``, once the unit fitting it finishes), else it fits the chain again."""
-    chain = {
-        (u.dataset, u.method, u.split): u.train_seconds
-        for u in units.itertuples()
-        if u.method in set(CHAIN_OWNERS.values())
-    }
+    """(computed chain-fit seconds, makespan) of ``order`` (rows of ``units``) on ``workers``: a unit of a chain's
+    family costs its own seconds (:func:`chain_costs`) when the chain is stored when it starts (or, with
+    ``lock``, once the unit fitting it finishes), else it fits the chain as well."""
+    chain, own = chain_costs(units)
+    position = {index: i for i, index in enumerate(units.index)}
     ready: dict = {}  # chain key -> time it is stored (or being fitted until)
     free = [0.0] * workers
     computed, end = 0.0, 0.0
     for u in order:
         start = heapq.heappop(free)
-        owner = CHAIN_OWNERS.get(u.method, u.method)
-        key = (u.dataset, owner, u.split)
-        cost = u.total_seconds
+        key = (u.dataset, CHAIN_OWNERS.get(u.method, u.method), u.split)
+        cost = own[position[u.Index]]
         if key in chain:
-            fit = chain[key]
-            own = cost - fit  # a consumer's train time counts the chain it reused
             if key in ready and (ready[key] <= start or lock):
-                finish = max(start, ready[key]) + own
+                finish = max(start, ready[key]) + cost
             else:
-                computed += fit
-                ready.setdefault(key, start + fit)
-                finish = start + own + fit
+                computed += chain[key]
+                ready.setdefault(key, start + chain[key])
+                finish = start + cost + chain[key]
         else:
             finish = start + cost
         end = max(end, finish)

@@ -7,7 +7,7 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from benchmarks.dispatch import check_runs, check_table
+from benchmarks.dispatch import chain_costs, check_runs, check_table, shared_fit_simulation
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
 from mlhidden.experiment.eta import makespan
@@ -17,11 +17,19 @@ from mlhidden.experiment.store import STORE_FILE, load_results
 # Labelled "tiny", Logical has no measured cells: each method is priced by its curve, and the plan lists the
 # cheapest method first, so the runner's order is not the plan's.
 CONFIG = {
-    "name": "check", "datasets": [{"name": "Logical", "label": "tiny"}], "methods": ["Majority", "CC", "BR"],
+    "name": "check",
+    "datasets": [{"name": "Logical", "label": "tiny"}],
+    "methods": ["Majority", "CC", "BR"],
     "splits": 2,
 }
-WORKER_SECONDS = {("Majority", 0): 1.0, ("Majority", 1): 1.0, ("CC", 0): 2.0, ("CC", 1): 2.0, ("BR", 0): 6.0,
-                  ("BR", 1): 1.0}
+WORKER_SECONDS = {
+    ("Majority", 0): 1.0,
+    ("Majority", 1): 1.0,
+    ("CC", 0): 2.0,
+    ("CC", 1): 2.0,
+    ("BR", 0): 6.0,
+    ("BR", 1): 1.0,
+}
 WORKER_START = 0.5
 
 
@@ -77,3 +85,28 @@ def test_a_run_without_worker_times_or_unit_phase_falls_back_and_the_table_says_
     old_row = f"| old | 6 | train + test + {UNIT_OVERHEAD_SECONDS} s | not recorded | 2.00 (whole run: no unit phase"
     assert any(line.startswith(old_row) for line in table)
     assert table[-1].endswith(", not met; per run: met by 1 of 2 (not by old).")
+
+
+def test_a_shared_chain_is_priced_from_the_units_that_reused_it_and_fitted_once_with_a_claim():
+    # Schema 2: CCASL+AML went first and fitted the 10 s chain (in its train time); CCASL and CCASL+BR reused it.
+    units = pd.DataFrame(
+        {
+            "dataset": ["D"] * 3,
+            "split": [0] * 3,
+            "method": ["CCASL+AML", "CCASL", "CCASL+BR"],
+            "train_seconds": [13.0, 0.5, 2.0],
+            "total_seconds": [13.0, 0.5, 2.0],
+            "reused_seconds": [0.0, 10.0, 10.0],
+        }
+    )
+    chain, own = chain_costs(units)
+    assert chain == {("D", "CCASL", 0): 10.0}
+    assert own == [3.0, 0.5, 2.0]
+    order = list(units.itertuples())
+    assert shared_fit_simulation(units, 1, False, order) == (10.0, 15.5)  # one worker: fitted once, in turn
+    assert shared_fit_simulation(units, 3, False, order)[0] == 30.0  # three at once, no claim: fitted thrice
+    assert shared_fit_simulation(units, 3, True, order) == (10.0, 13.0)  # with the claim: once, the others wait
+    older = units.drop(columns="reused_seconds").assign(
+        train_seconds=[13.0, 10.5, 12.0], total_seconds=[13.0, 10.5, 12.0]
+    )
+    assert chain_costs(older) == ({("D", "CCASL", 0): 10.5}, [2.5, 0.0, 1.5])  # schema 1: every unit counted it
