@@ -191,8 +191,10 @@ class _MeanLoss:
     def __init__(self, X, extra, T, mask, rows=None):
         self.design, self.T, self.mask, self.lam = Design(X, extra, center=True), T, mask, 1.0 / X.shape[0]
         self.rows = rows
-        self.hessian_design = self.design if rows is None else Design(X[rows], extra[rows], center=True)
-        self.hessian_design.means = self.design.means  # the same map, on fewer rows
+        self.hessian_design = self.design
+        if rows is not None:  # the same centred map on fewer rows: the full design's column means
+            self.hessian_design = Design(X[rows], extra[rows], center=True)
+            self.hessian_design.means = self.design.means
         self.penalty = np.ones((mask.shape[0], 1))
         self.penalty[-1] = 0.0
         self.steps = np.zeros(T.shape[1], dtype=int)

@@ -231,7 +231,7 @@ def check_table(root: Path) -> list[str]:
     for c in checks:
         fallback = f"train + test + {UNIT_OVERHEAD_SECONDS} s"
         mixed = f"{c.worker_timed} worker_seconds, rest {fallback}"
-        times = {c.units: "worker_seconds", 0: fallback}.get(c.worker_timed, mixed)
+        times = "worker_seconds" if c.worker_timed == c.units else fallback if c.worker_timed == 0 else mixed
         start = "not recorded" if c.worker_start is None else f"{c.worker_start:.2f}"
         measured = f"{c.measured:.2f}" + ("" if c.phase else " (whole run: no unit phase recorded)")
         lines.append(
