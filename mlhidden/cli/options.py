@@ -8,7 +8,7 @@ DATA_DIR = click.option(
     "--data-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).",
+    help="Dataset folder, searched first; then $MLHIDDEN_DATA, then the datasets shipped with mlhidden.",
 )
 
 LABELS = click.option(
@@ -36,4 +36,7 @@ STD = click.option(
 PRECISION = click.option(
     "--precision", type=click.IntRange(0, 12), default=None, metavar="N",
     help="Decimals of every value in the terminal, Markdown and LaTeX tables (default: 2 for scores, times by size).",
+)
+HTML = click.option(
+    "--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance."
 )
