@@ -38,7 +38,7 @@ from mlhidden.experiment.backends import BACKENDS
     multiple=True,
     metavar="NAME",
     help="A method (name or import path), without --config; repeatable. "
-    "NAME[param=value,base.param=value] sets parameters.",
+    "NAME[param=value,base=NAME,base.param=value] sets parameters and the base learner.",
 )
 @click.option(
     "--label", "method_labels", multiple=True, metavar="TEXT",
