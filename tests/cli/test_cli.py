@@ -122,3 +122,12 @@ def test_data_dir_help_names_the_lookup_order_the_registry_uses(runner, command)
     text = " ".join(result.output.split())
     assert "--data-dir DIRECTORY Dataset folder, searched first; then $MLHIDDEN_DATA, then the datasets shipped" in text
     assert "./datasets" not in text
+
+
+def test_fetch_help_names_where_the_files_go(runner, tmp_path, monkeypatch):
+    from mlhidden.data.registry import resolve_data_dir
+
+    monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path))
+    assert resolve_data_dir(None) == tmp_path
+    text = " ".join(runner.invoke(cli, ["datasets", "fetch", "--help"]).output.split())
+    assert "--data-dir DIRECTORY Folder the files go to (default: $MLHIDDEN_DATA, else the folder of the" in text
