@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import click
 
-DATA_DIR = click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).",
+
+def data_dir_option(help_text: str):
+    """``--data-dir``: the first folder of the data path (mlhidden.data.registry.data_path)."""
+    return click.option("--data-dir", type=click.Path(file_okay=False), default=None, help=help_text)
+
+
+DATA_DIR = data_dir_option(
+    "Dataset folder, searched first; then $MLHIDDEN_DATA, then the datasets shipped with mlhidden."
+)
+FETCH_DATA_DIR = data_dir_option(
+    "Folder the files go to (default: $MLHIDDEN_DATA, else the folder of the datasets shipped with mlhidden)."
 )
 
 LABELS = click.option(
@@ -36,4 +42,7 @@ STD = click.option(
 PRECISION = click.option(
     "--precision", type=click.IntRange(0, 12), default=None, metavar="N",
     help="Decimals of every value in the terminal, Markdown and LaTeX tables (default: 2 for scores, times by size).",
+)
+HTML = click.option(
+    "--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance."
 )

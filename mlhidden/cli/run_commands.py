@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from mlhidden.cli.endings import StopSignals
-from mlhidden.cli.options import CONTROL, DATA_DIR, LABELS, PRECISION, STATS, STD
+from mlhidden.cli.options import CONTROL, DATA_DIR, HTML, LABELS, PRECISION, STATS, STD
 from mlhidden.cli.report_commands import write_and_print
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
@@ -38,7 +38,7 @@ from mlhidden.experiment.backends import BACKENDS
     multiple=True,
     metavar="NAME",
     help="A method (name or import path), without --config; repeatable. "
-    "NAME[param=value,base.param=value] sets parameters.",
+    "NAME[param=value,base=NAME,base.param=value] sets parameters and the base learner.",
 )
 @click.option(
     "--label", "method_labels", multiple=True, metavar="TEXT",
@@ -94,6 +94,7 @@ from mlhidden.experiment.backends import BACKENDS
 @CONTROL
 @STD
 @PRECISION
+@HTML
 @click.option(
     "--dry-run", is_flag=True, help="Print the plan (units to compute, units stored, expected cost) and run nothing."
 )
@@ -103,7 +104,7 @@ from mlhidden.experiment.backends import BACKENDS
 )
 def run(
     config_path, datasets, methods, method_labels, protocol, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels,
-    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision, dry_run, timeout,
+    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision, html, dry_run, timeout,
 ):
     """Run every unit of a config not already stored, then write the tables.
 
@@ -169,7 +170,7 @@ def run(
             f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.",
             err=True,
         )
-    write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision)
+    write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision, html=html)
     if config.metrics:
         write_and_print([run_dir], None, metrics=config.metrics, std=std, precision=precision)
     if summary.n_failed or summary.not_run:

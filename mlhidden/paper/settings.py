@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.errors import UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.overlay import BaseOverlay
 from mlhidden.experiment.runner import run_experiment
@@ -137,10 +137,11 @@ class Sensitivity:
     def setting(self, name: str) -> Setting:
         """The setting called ``name``; an unknown name is a ``UserError`` listing the valid ones."""
         known = {s.name: s for s in self.settings}
-        if name not in known:
+        key = unique_match(name, known, "setting")
+        if key is None:
             hint = f"{did_you_mean(name, list(known))}valid settings: {', '.join(known)}"
             raise UserError(f"unknown setting '{name}'", path=self.source, hint=hint)
-        return known[name]
+        return known[key]
 
 
 def load_sensitivity(path) -> Sensitivity:

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.errors import UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.report.tables import RANK_DECIMALS, MetricTable
 from mlhidden.report.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
 
@@ -322,7 +322,8 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         With ``not_applicable`` set, and no tests, when there are fewer than 2 complete datasets
         or fewer than 2 methods.
     """
-    if control is not None and control not in table.methods:
+    chosen = None if control is None else unique_match(control, table.methods, "control method")
+    if control is not None and chosen is None:
         raise UserError(
             f"unknown control method '{control}'",
             hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}",
@@ -337,7 +338,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
             " the tests need at least 2 of each"
         )
         return SignificanceReport(table=table, datasets=datasets, avg_ranks=avg_ranks, not_applicable=reason)
-    control = control or avg_ranks.idxmin()
+    control = chosen or avg_ranks.idxmin()
     return SignificanceReport(
         table=table,
         datasets=datasets,
