@@ -52,7 +52,7 @@ def tokens(line: str) -> list[Token]:
         kind = match.lastgroup
         if kind == "word":
             word = match.group("word")
-            found.append(Token(word.replace("\\'", "'").replace('\\"', '"') if "\\" in word else word))
+            found.append(Token(unescape_word(word)))
         elif kind == "quoted":
             found.append(Token(unescape(match.group("quoted")[1:-1]), quoted=True))
         elif kind == "brace":
@@ -62,6 +62,11 @@ def tokens(line: str) -> list[Token]:
         else:
             break  # a comment, or nothing but separators left
     return found
+
+
+def unescape_word(text: str) -> str:
+    """Resolve what escapes an unquoted word has: ``\\'`` and ``\\"`` (any other backslash stays)."""
+    return text.replace("\\'", "'").replace('\\"', '"') if "\\" in text else text
 
 
 def unescape(text: str) -> str:
