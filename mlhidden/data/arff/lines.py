@@ -16,7 +16,7 @@ from pathlib import Path
 from mlhidden.data.arff.tokens import UnterminatedQuote, has_unclosed_quote, tokens
 from mlhidden.errors import UserError
 
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\\['\"]")
+_QUOTED = re.compile(r"'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"|\\['\"]")
 _KEYWORDS = ("@relation", "@attribute", "@data")
 _WHITESPACE = "".join(map(chr, range(0x21)))  # what Weka's tokenizer takes for whitespace: tab, CR, ... and space
 _KEYWORD_GAP = re.compile(r"^(@[A-Za-z]+)[\x00-\x20]+")

@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_WORD = r"(?:\\['\"]|[^\x00-\x20,'\"%{}])+"
-_QUOTED = r"'(?:[^'\\\n\r]|\\[^\n\r])*'|\"(?:[^\"\\\n\r]|\\[^\n\r])*\""
+# Runs of plain characters, each matched at once: a repeated alternation of single characters
+# would keep a backtracking entry per character (a gigabyte for a 10 MB name).
+_WORD = r"(?:[^\x00-\x20,'\"%{}\\]+|\\['\"]?)+"
+_QUOTED = r"'[^'\\\n\r]*(?:\\[^\n\r][^'\\\n\r]*)*'|\"[^\"\\\n\r]*(?:\\[^\n\r][^\"\\\n\r]*)*\""
 _TOKEN = re.compile(
     rf"[\x00-\x20,]*(?:(?P<word>{_WORD})|(?P<quoted>{_QUOTED})|(?P<brace>[{{}}])|(?P<comment>%.*)|(?P<open>['\"].*))?",
     re.DOTALL,
