@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import IO
 
 from mlhidden.data.arff import read_arff
-from mlhidden.data.mulan import ARFF_SUFFIXES, read_label_names
+from mlhidden.data.mulan import ARFF_SUFFIXES, read_label_names, xml_names
 from mlhidden.data.registry import dataset_kind, resolve_data_dir, select_entries
 from mlhidden.errors import UserError
 from mlhidden.io import PathLike, sha256_of, write_atomically
@@ -135,8 +135,8 @@ def copy_from_mirror(
         The destination (see :func:`mlhidden.data.resolve_data_dir`); created if needed.
     names : iterable of str, optional
         Registry names to fetch (default: all), or file names of a user's own ARFF files in the
-        mirror (``mine.arff``, ``.arff.gz``, ``.arff.bz2``), each with its ``NAME.xml`` if the
-        mirror has one. No checksum vouches for those.
+        mirror (``mine.arff``, ``.arff.gz``, ``.arff.bz2``), each with its Mulan XML if the
+        mirror has one (:func:`~mlhidden.data.mulan.xml_names`). No checksum vouches for those.
     deadline : float, optional
         Seconds each file may take in all, from the request to its last byte (default
         ``FETCH_DEADLINE_SECONDS``).
@@ -175,17 +175,15 @@ def copy_from_mirror(
             status = fetched
         rows.append({"name": entry.name, "file": entry.file, "status": status})
     for file in own_files:
-        arff_stem = file[: -len(next(suffix for suffix in ARFF_SUFFIXES if file.lower().endswith(suffix)))]
         xml = None
-        for companion in (arff_stem + ".xml", file):  # the XML first: it may be needed to load the ARFF
-            check = _loads_xml if companion != file else functools.partial(_loads_arff, labels_xml=xml)
-            found = copy(companion, data_dir / companion, companion, None, check)
-            if found is None:
-                if companion == file:
-                    rows.append({"name": file, "file": file, "status": "missing in mirror"})
-                continue
-            xml = xml or data_dir / companion
-            rows.append({"name": file, "file": companion, "status": f"{fetched}, sha256 {found}"})
+        for name in xml_names(file):  # the XML first: it may be needed to load the ARFF
+            if (found := copy(name, data_dir / name, name, None, _loads_xml)) is not None:
+                xml = data_dir / name
+                rows.append({"name": file, "file": name, "status": f"{fetched}, sha256 {found}"})
+                break
+        found = copy(file, data_dir / file, file, None, functools.partial(_loads_arff, labels_xml=xml))
+        status = "missing in mirror" if found is None else f"{fetched}, sha256 {found}"
+        rows.append({"name": file, "file": file, "status": status})
     return rows
 
 

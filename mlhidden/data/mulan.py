@@ -54,23 +54,26 @@ def read_label_names(xml_path: str | os.PathLike[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def xml_beside(arff_path: str | os.PathLike[str]) -> Path | None:
-    """The Mulan XML in the folder of ``NAME.arff`` (or ``.arff.gz`` / ``.arff.bz2``), if there is one.
+def xml_names(arff_name: str) -> list[str]:
+    """The names the Mulan XML of the ARFF file ``arff_name`` may have, most likely first.
 
-    ``NAME.xml`` first, then the names left by cutting ``NAME`` at its hyphens from the right
-    (``tmc2007-500-train`` looks for ``tmc2007-500.xml``, then ``tmc2007.xml``).
+    ``NAME.xml`` for ``NAME.arff`` (or ``.arff.gz`` / ``.arff.bz2``), then the names left by
+    cutting ``NAME`` at its hyphens from the right (``tmc2007-500-train`` gives
+    ``tmc2007-500.xml``, then ``tmc2007.xml``); none for a name that is not an ARFF file's.
     """
+    suffix = next((suffix for suffix in ARFF_SUFFIXES if arff_name.lower().endswith(suffix)), None)
+    stem = arff_name[: -len(suffix)] if suffix else ""
+    names = []
+    while stem:
+        names.append(stem + ".xml")
+        stem = stem.rpartition("-")[0]
+    return names
+
+
+def xml_beside(arff_path: str | os.PathLike[str]) -> Path | None:
+    """The Mulan XML in the folder of an ARFF file (:func:`xml_names`), if there is one."""
     path = Path(arff_path)
-    for suffix in ARFF_SUFFIXES:
-        if path.name.lower().endswith(suffix):
-            stem = path.name[: -len(suffix)]
-            while stem:
-                candidate = path.with_name(stem + ".xml")
-                if candidate.is_file():
-                    return candidate
-                stem = stem.rpartition("-")[0]
-            return None
-    return None
+    return next((path.with_name(name) for name in xml_names(path.name) if path.with_name(name).is_file()), None)
 
 
 def label_index_from_xml(

@@ -224,6 +224,19 @@ def test_a_users_own_files_are_fetched_with_their_xml_and_their_sha256_printed(t
     assert leftovers(data_dir) == []
 
 
+def test_an_own_split_file_is_fetched_with_the_xml_named_for_its_dataset(tmp_path):
+    """Mulan publishes tmc2007-500-train.arff beside tmc2007.xml (here the corpus's tmc-500-train.arff and tmc.xml)."""
+    corpus = Path(__file__).resolve().parents[1] / "fixtures" / "mulan"
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    for file in ("tmc-500-train.arff", "tmc.xml"):
+        shutil.copy(corpus / file, mirror / file)
+    with http_mirror(mirror) as url:
+        rows = copy_from_mirror(url, tmp_path / "data", ["tmc-500-train.arff"])
+    assert [row["file"] for row in rows] == ["tmc.xml", "tmc-500-train.arff"]
+    assert load_dataset(tmp_path / "data" / "tmc-500-train.arff").label_names == ("10", "11", "12")
+
+
 TOY_ROWS = "".join(f"{i}.5,{i % 2},{(i // 2) % 2}\n" for i in range(20))
 TOY_ARFF = "@relation 'toy: -C -2'\n@attribute a numeric\n@attribute b {0,1}\n@attribute c {0,1}\n@data\n" + TOY_ROWS
 
