@@ -46,8 +46,9 @@ class _Deadline:
     time, each within the per-read timeout; shutting the socket ends the read it is waiting in.
     """
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, label: str) -> None:
         self.seconds = seconds
+        self.label = label
         self.passed = False
         self._socket: socket.socket | None = None
         self._lock = threading.Lock()
@@ -79,8 +80,8 @@ class _Deadline:
             except OSError:
                 pass  # already closed
 
-    def error(self, label: str, origin: str | Path) -> UserError:
-        return UserError(f"{label}: the download took longer than {self.seconds:g} s; not written", path=origin,
+    def error(self, origin: str | Path) -> UserError:
+        return UserError(f"{self.label}: the download took longer than {self.seconds:g} s; not written", path=origin,
                          hint="try again, or give it longer with --deadline")
 
 
@@ -98,19 +99,15 @@ def _watched(deadline: _Deadline, connection_class: Connection) -> Connection:
     return Watched
 
 
-class _WatchedHTTP(urllib.request.HTTPHandler):
+class _WatchedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """Opens http and https connections whose socket ``deadline`` can shut."""
+
     def __init__(self, deadline: _Deadline) -> None:
         super().__init__()
         self._deadline = deadline
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(_watched(self._deadline, http.client.HTTPConnection), req)
-
-
-class _WatchedHTTPS(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: _Deadline) -> None:
-        super().__init__()
-        self._deadline = deadline
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(_watched(self._deadline, http.client.HTTPSConnection), req)
@@ -205,7 +202,7 @@ def _fetch_one(
     target: Path, label: str, expected_sha256: str | None, check: Callable[[Path], None] | None = None,
 ) -> str | None:
     """Copy the mirror's ``file`` to ``target`` within ``seconds`` (:func:`_copy`); None if the mirror lacks it."""
-    with _Deadline(seconds) as deadline:
+    with _Deadline(seconds, label) as deadline:
         source = open_source(file, deadline)
         if source is None:
             return None
@@ -276,7 +273,7 @@ def _mirror(mirror: PathLike, timeout: float) -> tuple[Callable[[str, _Deadline]
 
         def open_url(file: str, deadline: _Deadline) -> Source | None:
             url = base + urllib.parse.quote(file)
-            opener = urllib.request.build_opener(_WatchedHTTP(deadline), _WatchedHTTPS(deadline))
+            opener = urllib.request.build_opener(_WatchedHandler(deadline))
             try:
                 return opener.open(url, timeout=timeout), url
             except urllib.error.HTTPError as exc:
@@ -286,7 +283,7 @@ def _mirror(mirror: PathLike, timeout: float) -> tuple[Callable[[str, _Deadline]
                 raise UserError(f"the mirror answered HTTP {exc.code} ({exc.reason})", path=url) from None
             except (OSError, http.client.HTTPException) as exc:
                 if deadline.passed:
-                    raise deadline.error(file, url) from None
+                    raise deadline.error(url) from None
                 reason = getattr(exc, "reason", exc)
                 raise UserError(
                     f"cannot reach the mirror: {reason}", path=url, hint="check the URL and the network"
@@ -319,12 +316,12 @@ def _copy_verified(
             chunk = read(_CHUNK)
         except (OSError, http.client.HTTPException) as exc:
             if deadline.passed:
-                raise deadline.error(label, origin) from None
+                raise deadline.error(origin) from None
             raise UserError(
                 f"{label}: reading the mirror's copy failed: {exc}", path=origin, hint="try again"
             ) from None
         if deadline.passed:  # the connection was shut: what arrived may look like the end of the file
-            raise deadline.error(label, origin)
+            raise deadline.error(origin)
         if not chunk:
             break
         digest.update(chunk)
