@@ -8,11 +8,11 @@ set by an environment variable (0 for none):
   the compressed bytes read so far, once past :data:`EXPANSION_FLOOR`. A "decompression bomb"
   (kilobytes that expand to gigabytes of text) is refused within the first 32 MiB of its text,
   however large it is; the real datasets expand 3 to 12 times.
-- ``MLHIDDEN_MAX_TEXT_MIB`` (default 1024): the most text a compressed file may expand to in all.
-  Mulan's largest published datasets have a few hundred MiB.
+- ``MLHIDDEN_MAX_TEXT_MIB`` (default 1024): the most text a compressed file may expand to in all,
+  far more than any dataset the project reads has; parsing that much may take several times as
+  much memory, so a genuine larger file is a deliberate choice.
 - ``MLHIDDEN_MAX_LINE_MIB`` (default 4): the longest line of any file. The real datasets' lines
-  have at most tens of KiB; a longer one (a row of millions of values, a name of megabytes) would
-  take gigabytes to parse.
+  have at most a few KiB; a row of millions of values would take gigabytes to parse.
 """
 
 from __future__ import annotations
