@@ -117,15 +117,31 @@ def load_dataset_spec(spec: DatasetSpec, data_dir: PathLike | None = None) -> Da
 
 
 def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[list[DatasetPlan], dict[str, str]]:
-    """Load every dataset of the config (before any unit runs); user-supplied ones may be missing."""
+    """Load every dataset of the config (before any unit runs); user-supplied ones may be missing.
+
+    Two datasets that load under one name in any letter case (two files with one ``@relation``, a
+    registry name and a file) are refused here, as the config's check cannot see a file's name.
+    """
     plans: list[DatasetPlan] = []
     unavailable: dict[str, str] = {}
+    named: dict[str, tuple[DatasetSpec, str]] = {}
     for spec in config.datasets:
         try:
             data = load_dataset_spec(spec, data_dir)
         except DatasetUnavailable as exc:
             unavailable[spec.label or spec.name] = exc.reason
             continue
+        if data.name.casefold() in named:
+            first, first_name = named[data.name.casefold()]
+            names = f"both named '{data.name}'" if first_name == data.name else (
+                f"named '{first_name}' and '{data.name}', one name in another letter case"
+            )
+            raise UserError(
+                f"the datasets '{first.name}' and '{spec.name}' are {names} (a file is named by its @relation): "
+                "a run's tables need one name per dataset",
+                hint="list each dataset once, or give one of them a 'label' in a config file",
+            )
+        named[data.name.casefold()] = (spec, data.name)
         if data.n_samples < 2:
             raise UserError(
                 f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source
