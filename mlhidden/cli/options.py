@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
+import math
+
 import click
+
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds: NaN, infinity, zero and negative numbers are refused."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 
 DATA_DIR = click.option(
     "--data-dir",

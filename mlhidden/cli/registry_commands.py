@@ -7,7 +7,7 @@ import sys
 import click
 
 from mlhidden.cli.endings import OneLineErrors, StopSignals
-from mlhidden.cli.options import DATA_DIR, LABELS
+from mlhidden.cli.options import DATA_DIR, LABELS, SECONDS
 
 
 @click.group(cls=OneLineErrors)
@@ -62,7 +62,7 @@ def datasets_info(name, data_dir, labels):
     "--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files."
 )
 @DATA_DIR
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+@click.option("--deadline", type=SECONDS, default=None, metavar="SECONDS",
               help="Give up on a file that takes longer than this in all (default 3600).")
 def datasets_fetch(names, mirror, data_dir, deadline):
     """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches.

@@ -306,6 +306,15 @@ def _signed_rank_test(differences: np.ndarray) -> tuple[int, float, float, float
     return n, better, worse, float(result.statistic), float(result.pvalue)
 
 
+def check_control(control: str | None, methods: Sequence[str]) -> None:
+    """Refuse (UserError) a Wilcoxon control that is not one of ``methods``; ``run`` asks before its units run."""
+    if control is not None and control not in methods:
+        raise UserError(
+            f"unknown control method '{control}'",
+            hint=f"{did_you_mean(control, methods)}choose one of: {', '.join(methods)}",
+        )
+
+
 def significance_report(table: MetricTable, control: str | None = None) -> SignificanceReport:
     """Friedman, Nemenyi and Wilcoxon–Holm tests over the complete datasets of ``table``.
 
@@ -322,11 +331,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         With ``not_applicable`` set, and no tests, when there are fewer than 2 complete datasets
         or fewer than 2 methods.
     """
-    if control is not None and control not in table.methods:
-        raise UserError(
-            f"unknown control method '{control}'",
-            hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}",
-        )
+    check_control(control, table.methods)
     datasets = tuple(table.ranked_datasets)
     ranks = table.ranks.loc[list(datasets)]
     avg_ranks = ranks.mean(axis=0).rename("avg rank")

@@ -75,6 +75,43 @@ def test_method_labels_alike_in_another_case_are_refused(tmp_path):
     )
 
 
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-inf", "0", "-1", "1e400", "soon"])
+def test_timeout_takes_only_a_positive_finite_number(tmp_path, seconds):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(cli, ["run", "-d", "Logical", "-m", "BR", "--timeout", seconds, "--dry-run"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1].startswith(f"Error: Invalid value for '--timeout': '{seconds}' is not a")
+    assert not out.exists()
+
+
+def test_a_timeout_in_range_still_runs():
+    result = CliRunner().invoke(cli, ["run", "-d", "Logical", "-m", "BR", "--timeout", "0.5", "--dry-run"])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_folder_name_too_long_for_the_file_system_is_refused_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = arff(tmp_path / "a.arff", "A")
+    (tmp_path / "long.yaml").write_text(f"name: {'n' * 300}\ndatasets: [a.arff]\nmethods: [BR]\nsplits: 2\n")
+    line = refused(["run", "--config", "long.yaml"], tmp_path / "results")
+    assert line == (
+        f"error: the run directory's folder name '{'n' * 40}...' is 300 bytes, and this file system allows 255 "
+        "(shorten 'name' in long.yaml, or give --out DIR)\n"
+    )
+    out = tmp_path / "x" / ("o" * 300)
+    line = refused(["run", "-d", str(data), "-m", "BR", "--out", str(out)], tmp_path / "x")
+    assert "is 300 bytes, and this file system allows 255 (give a shorter --out)" in line
+
+
+@pytest.mark.parametrize("length", [600, 5000])
+def test_a_path_too_long_for_the_results_store_is_refused_before_any_work(tmp_path, length):
+    data = arff(tmp_path / "a.arff", "A")
+    top = tmp_path / "deep"
+    out = top.joinpath(*["d" * 99] * (length // 100))
+    line = refused(["run", "-d", str(data), "-m", "BR", "--out", str(out), "--dry-run"], top)
+    assert f"is a path of {len(str(out).encode()):,} bytes, and its results store needs one of at most " in line
+
+
 def test_a_run_folder_written_before_the_name_check_still_reports(tmp_path):
     """As an older version left two files with one @relation run together: one dataset row, every unit stored."""
     out = tmp_path / "run"
@@ -99,3 +136,8 @@ def test_a_run_folder_written_before_the_name_check_still_reports(tmp_path):
     assert [line.split()[0] for line in result.output.splitlines() if line.startswith("Same ")] == ["Same"] * 3
     assert "2 stored unit(s) are not in these tables" in result.output
 
+
+def test_an_unknown_control_method_is_refused_before_the_units_run(tmp_path):
+    out = tmp_path / "run"
+    args = ["run", "-d", "Logical", "-m", "BR", "-m", "CC", "--stats", "--control", "CCC", "--out", str(out)]
+    assert refused(args, out) == "error: unknown control method 'CCC' (did you mean 'CC'? choose one of: BR, CC)\n"
