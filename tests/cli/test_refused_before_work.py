@@ -141,3 +141,10 @@ def test_an_unknown_control_method_is_refused_before_the_units_run(tmp_path):
     out = tmp_path / "run"
     args = ["run", "-d", "Logical", "-m", "BR", "-m", "CC", "--stats", "--control", "CCC", "--out", str(out)]
     assert refused(args, out) == "error: unknown control method 'CCC' (did you mean 'CC'? choose one of: BR, CC)\n"
+
+
+@pytest.mark.parametrize("command", ["reproduce", "sensitivity"])
+def test_the_study_commands_refuse_an_out_too_long_before_any_work(tmp_path, command):
+    top = tmp_path / "study"
+    line = refused([command, "--quick", "--out", str(top / ("s" * 300))], top)
+    assert line.endswith("is 300 bytes, and this file system allows 255 (give a shorter --out)\n")
