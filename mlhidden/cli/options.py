@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 
@@ -16,6 +18,24 @@ DATA_DIR = data_dir_option(
 FETCH_DATA_DIR = data_dir_option(
     "Folder the files go to (default: $MLHIDDEN_DATA, else the folder of the datasets shipped with mlhidden)."
 )
+
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds: NaN, infinity, zero and negative numbers are refused."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 
 LABELS = click.option(
     "--labels",

@@ -7,7 +7,7 @@ import sys
 import click
 
 from mlhidden.cli.endings import OneLineErrors, StopSignals
-from mlhidden.cli.options import DATA_DIR, FETCH_DATA_DIR, LABELS
+from mlhidden.cli.options import DATA_DIR, FETCH_DATA_DIR, LABELS, SECONDS
 
 
 @click.group(cls=OneLineErrors)
@@ -62,7 +62,7 @@ def datasets_info(name, data_dir, labels):
     "--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files."
 )
 @FETCH_DATA_DIR
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+@click.option("--deadline", type=SECONDS, default=None, metavar="SECONDS",
               help="Give up on a file that takes longer than this in all, headers included (default 3600).")
 @click.option("--allow-unverified", is_flag=True,
               help="Keep your own file even when the server sends no length (kept only if it loads).")

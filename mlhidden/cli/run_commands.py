@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from mlhidden.cli.endings import StopSignals
-from mlhidden.cli.options import CONTROL, DATA_DIR, HTML, LABELS, PRECISION, STATS, STD
+from mlhidden.cli.options import CONTROL, DATA_DIR, HTML, LABELS, PRECISION, SECONDS, STATS, STD
 from mlhidden.cli.report_commands import write_and_print
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
@@ -99,7 +99,7 @@ from mlhidden.experiment.backends import BACKENDS
     "--dry-run", is_flag=True, help="Print the plan (units to compute, units stored, expected cost) and run nothing."
 )
 @click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+    "--timeout", type=SECONDS, default=None, metavar="SECONDS",
     help="Stop a unit computing for longer and store it as failed with that reason; the run goes on.",
 )
 def run(
@@ -114,6 +114,7 @@ def run(
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress
+    from mlhidden.experiment.run_directory import check_run_path
     from mlhidden.experiment.runner import run_experiment
 
     overrides = {
@@ -127,6 +128,11 @@ def run(
     config = _run_config(config_path, datasets, methods, method_labels, overrides)
     config = dataclasses.replace(config, unit_timeout=timeout)
     run_dir = Path(out) if out else Path("results") / config.name
+    check_run_path(run_dir, _shorter_path_hint(out, config.source))
+    if control is not None:
+        from mlhidden.report.significance_tests import check_control
+
+        check_control(control, [method.label for method in config.methods])
     if dry_run:
         _print_plan(config, run_dir, data_dir, fresh)
         return
@@ -175,6 +181,12 @@ def run(
         write_and_print([run_dir], None, metrics=config.metrics, std=std, precision=precision)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
+
+
+def _shorter_path_hint(out, source) -> str:
+    if out:
+        return "give a shorter --out"
+    return "give --out DIR" if source is None else f"shorten 'name' in {source}, or give --out DIR"
 
 
 def _run_config(config_path, datasets, methods, method_labels, overrides: dict):

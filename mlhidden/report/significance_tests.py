@@ -306,6 +306,21 @@ def _signed_rank_test(differences: np.ndarray) -> tuple[int, float, float, float
     return n, better, worse, float(result.statistic), float(result.pvalue)
 
 
+def check_control(control: str | None, methods: Sequence[str]) -> str | None:
+    """The method of ``methods`` that ``control`` names in any letter case (None for None), else UserError.
+
+    ``run`` asks before its units run, so a wrong name costs no work."""
+    if control is None:
+        return None
+    chosen = unique_match(control, methods, "control method")
+    if chosen is None:
+        raise UserError(
+            f"unknown control method '{control}'",
+            hint=f"{did_you_mean(control, methods)}choose one of: {', '.join(methods)}",
+        )
+    return chosen
+
+
 def significance_report(table: MetricTable, control: str | None = None) -> SignificanceReport:
     """Friedman, Nemenyi and Wilcoxon–Holm tests over the complete datasets of ``table``.
 
@@ -322,12 +337,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         With ``not_applicable`` set, and no tests, when there are fewer than 2 complete datasets
         or fewer than 2 methods.
     """
-    chosen = None if control is None else unique_match(control, table.methods, "control method")
-    if control is not None and chosen is None:
-        raise UserError(
-            f"unknown control method '{control}'",
-            hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}",
-        )
+    chosen = check_control(control, table.methods)
     datasets = tuple(table.ranked_datasets)
     ranks = table.ranks.loc[list(datasets)]
     avg_ranks = ranks.mean(axis=0).rename("avg rank")
