@@ -15,14 +15,15 @@ import pandas as pd
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.claim_terms import DEVIATION
-from mlhidden.paper.claims import FAILS, HOLDS, decide_claims
-from mlhidden.paper.evidence import Runs, gather_evidence
+from mlhidden.paper.claims import decide_claims
+from mlhidden.paper.evidence import Runs
 from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, read_run_log, reference_results
 from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.paper.sections import results_section
 from mlhidden.paper.sensitivity_report import settings_section
 from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, sortable_table
 from mlhidden.report.html_plots import agreement_svg
+from mlhidden.report.uncertainty import FAILS, HOLDS
 
 TITLE = "Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)"
 KEY = ["table", "metric", "dataset", "method"]
@@ -129,7 +130,7 @@ def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
 def _run_view(runs: Runs, reference: pd.DataFrame, key: str) -> tuple:
     """A view's sections that do not depend on the comparisons: its claims, and its paper run's own."""
     paper = runs["paper"]
-    claims = claims_section(decide_claims(gather_evidence(runs), reference))
+    claims = claims_section(decide_claims(runs.out_dir))
     return claims, run_sections(paper, key=key) if paper is not None else []
 
 

@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mlhidden.claims.check import ClaimResult
+from mlhidden.claims.spec import ClaimSpec
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.audit import audit_paper
-from mlhidden.paper.claim_terms import Claim
 from mlhidden.paper.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 from mlhidden.paper.deviations import (
     CATEGORIES,
@@ -106,10 +107,10 @@ def test_closing_verdict_is_robust_only_when_the_claim_holds_under_every_setting
 
 
 def test_claims_matrix_is_claims_by_settings_with_the_closing_verdict():
-    claims = {
-        "a": [Claim("C1", "s", FAILS, "x"), Claim("C2", "s", HOLDS, "y")],
-        "b": [Claim("C1", "s", HOLDS, "x"), Claim("C2", "s", HOLDS, "y")],
-    }
+    def claim(key, verdict):
+        return ClaimResult(ClaimSpec(key, "s", "", "", ()), verdict, ())
+
+    claims = {"a": [claim("C1", FAILS), claim("C2", HOLDS)], "b": [claim("C1", HOLDS), claim("C2", HOLDS)]}
     matrix = claims_matrix(claims)
     assert matrix.loc["C1"].tolist() == [FAILS, HOLDS, "holds only under b"]
     assert matrix.at["C2", "over all settings"] == ROBUST
