@@ -37,13 +37,18 @@ def verdict_class(verdict) -> str:
 
 
 def claims_section(claims: list) -> HtmlSection:
-    """The claims, each with its verdict and the numbers that decide it."""
+    """The claims, each with its verdict and the numbers that decide it, and under it its sub-claims."""
     held = sum(claim.verdict == HOLDS for claim in claims)
+    lines = [
+        line for c in claims
+        for line in [(c.key, c.statement, c.verdict, c.deciding, c.evidence)]
+        + [(s.spec.id, s.spec.says, s.verdict, s.deciding, f"unit: {s.spec.unit}") for s in c.subclaims]
+    ]
     rows = "".join(
-        f"<tr data-order='{i}'><td class='text'>{esc(c.key)}</td><td class='text'>{esc(c.statement)}</td>"
-        f"<td class='text {verdict_class(c.verdict)}'>{esc(c.verdict)}</td>"
-        f"<td class='text note'>{esc(c.deciding)}</td><td class='text note'>{esc(c.evidence)}</td></tr>"
-        for i, c in enumerate(claims)
+        f"<tr data-order='{i}'><td class='text'>{esc(key)}</td><td class='text'>{esc(says)}</td>"
+        f"<td class='text {verdict_class(verdict)}'>{esc(verdict)}</td>"
+        f"<td class='text note'>{esc(deciding)}</td><td class='text note'>{esc(numbers)}</td></tr>"
+        for i, (key, says, verdict, deciding, numbers) in enumerate(lines)
     )
     head = "".join(
         f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers")
