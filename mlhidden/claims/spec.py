@@ -222,6 +222,8 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, line: int | None) -> SubCl
 def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequence[str] = ()) -> list[ClaimSpec]:
     """The claims in ``path``, checked; ``extractors`` and ``notes`` are the names a file may use."""
     path = Path(path)
+    if not path.is_file():
+        raise UserError("claims file not found", path=path, hint="check the path given as the claims file")
     data, lines = read_yaml_with_lines(path)
     fail = failure_at(path, lines)
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list) or not data["claims"]:

@@ -89,6 +89,14 @@ def test_a_mistake_in_a_claims_file_is_one_line_at_its_line(user_run, tmp_path, 
     assert not (tmp_path / "claims.csv").exists()
 
 
+def test_a_folder_without_runs_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_claims.yaml").write_text(USER_CLAIMS)
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(cli, ["claims", "my_claims.yaml", "empty"])
+    assert result.exit_code == 2 and "empty: no stored run here" in result.output
+
+
 def test_a_folder_of_runs_is_searched_and_a_run_not_given_is_not_evaluated(user_run, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "my_claims.yaml"
