@@ -213,7 +213,7 @@ class Checker:
 
 def check_claims(claims: Sequence[ClaimSpec], runs: StoredRuns, source: str | Path,
                  extractors: Mapping[str, Extractor] | None = None, notes: Mapping[str, Note] | None = None,
-                 strict: bool = True) -> list:
+                 strict: bool = True) -> list[ClaimResult]:
     """Every claim of ``claims`` decided on ``runs``, in order (:class:`ClaimResult` s)."""
     checker = Checker(runs, source, extractors, notes, strict)
     return [checker.claim(spec) for spec in claims]
