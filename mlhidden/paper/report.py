@@ -70,7 +70,7 @@ SWEEPS = {
 
 def evaluate_claims(out_dir) -> list:
     """Every claim of :data:`~mlhidden.paper.claims.CLAIMS` decided from the runs under ``out_dir``."""
-    return decide_claims(gather_evidence(Runs(out_dir)), reference_results())
+    return decide_claims(out_dir)
 
 
 def crosscheck_section(out_dir: Path) -> str:
@@ -295,7 +295,7 @@ def report_job(out_dir, data_dir=None) -> Job:
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
     runs, reference = Runs(out_dir), reference_results()
     evidence = gather_evidence(runs)
-    calls = [(decide_claims, evidence, reference), *_section_calls(runs, evidence, reference, tables_dir, figures_dir)]
+    calls = [(decide_claims, out_dir), *_section_calls(runs, evidence, reference, tables_dir, figures_dir)]
     return Job(calls, lambda results: _write_report(out_dir, data_dir, runs, reference, *results))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mlhidden.paper.claims import DEVIATION
+from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
@@ -85,13 +85,23 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
 
 
 def claims_detail(claims: list) -> str:
-    """Per claim, its own section: the statement, the verdict and what decided it, and our numbers."""
+    """Per claim, its own section: the paper's words and place, the verdict, and each sub-claim with its
+    verdict and deciding statistic (``configs/claims.yaml`` holds the readings)."""
     parts = ["## The claims in detail\n"]
     for claim in claims:
+        spec = claim.spec
         parts += [
             f'<a id="{claim_anchor(claim.key)[1:]}"></a>\n',
-            f"### {claim.key}: {markdown_escape(claim.statement)}\n",
-            f"**{claim.verdict}**" + (f": {markdown_escape(claim.deciding)}" if claim.deciding else "") + "\n",
-            f"Our numbers: {markdown_escape(claim.evidence)}\n",
+            f"### {claim.key}\n",
+            f"{markdown_escape(claim.statement)}.\n",
+            f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(spec.quote)}”\n" if spec.quote else "",
+            f"**{claim.verdict}**" + (f", decided by {markdown_escape(claim.deciding)}" if claim.deciding else "")
+            + "\n",
+            pipe_table(
+                [[s.spec.id, markdown_escape(s.spec.says), f"**{s.verdict}**", markdown_escape(s.spec.unit),
+                  markdown_escape(s.deciding)] for s in claim.subclaims],
+                ["sub-claim", "says", "verdict", "unit", "deciding statistic (effect [95 % interval]; claimed; test)"],
+            ) + "\n",
+            *(f"{markdown_escape(note)}\n" for note in (spec.note, *claim.notes) if note),
         ]
-    return "\n".join(parts)
+    return "\n".join(part for part in parts if part)

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mlhidden.paper.claims import FAILS, HOLDS, Claim
+from mlhidden.claims.check import ClaimResult
+from mlhidden.claims.spec import ClaimSpec
 from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.paper.summary import OVER_SETTINGS, answer_paragraph
+from mlhidden.report.uncertainty import FAILS, HOLDS
 
-CLAIMS = [Claim("C1", "first", HOLDS, ""), Claim("C2", "second", FAILS, "")]
+CLAIMS = [
+    ClaimResult(ClaimSpec("C1", "first", "", "", ()), HOLDS, ()),
+    ClaimResult(ClaimSpec("C2", "second", "", "", ()), FAILS, ()),
+]
 SCORES = pd.DataFrame(
     {"difference": [0.01, -0.2, 0.07], "beyond_deviation": [False, True, True], "flagged": [False, True, False]}
 )
