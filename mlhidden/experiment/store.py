@@ -41,9 +41,7 @@ from mlhidden.experiment.store_schema import (
     create_or_migrate,
     missing_unit_columns,
 )
-from mlhidden.io import PathLike, storage_error
-
-STORE_FILE = "store.sqlite"
+from mlhidden.io import STORE_FILE, PathLike, storage_error
 
 
 def now() -> str:
