@@ -70,6 +70,20 @@ def test_export_csv_has_one_row_per_unit_and_the_predictions_on_request(run_dir,
     assert f"wrote {out} (4 units)" in result.output
 
 
+def test_json_export_holds_the_rows_of_the_csv_export(run_dir, tmp_path):
+    assert "csv|json|parquet" in invoke("export", "--help").output
+    for fmt in ("csv", "json"):
+        result = invoke("export", run_dir, "--format", fmt, "--out", tmp_path / f"units.{fmt}", "--predictions")
+        assert result.exit_code == 0, result.output
+    for stem in ("units", "units_predictions"):
+        rows = json.loads((tmp_path / f"{stem}.json").read_text(encoding="utf-8"))
+        from_csv = pd.read_csv(tmp_path / f"{stem}.csv", keep_default_na=False)
+        assert [list(row) for row in rows] == [list(from_csv.columns)] * len(from_csv)
+        from_json = pd.DataFrame(rows).fillna("").astype(str)
+        pd.testing.assert_frame_equal(from_json, from_csv.astype(str))
+    assert json.loads((tmp_path / "units.json").read_text())[0]["error"] == ""
+
+
 @pytest.mark.parametrize("record", ["store.sqlite", "run.json", "store.sqlite-wal"])
 def test_export_never_writes_over_a_record_of_a_run_folder(run_dir, record):
     records = {path.name: path.read_bytes() for path in run_dir.iterdir() if path.name in ("store.sqlite", "run.json")}
