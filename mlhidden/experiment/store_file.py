@@ -8,12 +8,15 @@ results store" (with advice to move it away) when its first bytes prove it is no
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import stat
 from pathlib import Path
 from urllib.parse import quote
 
 from mlhidden.errors import UserError
+from mlhidden.io import file_kind
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 TIMEOUT_SECONDS = 60
@@ -22,13 +25,36 @@ _CORE_TABLES = ("units", "datasets")  # in every store of the schema version; la
 
 
 def check_header(path: Path) -> None:
-    """Refuse (UserError) a store path that is a folder, or a file that is not an SQLite database.
+    """Refuse (UserError) a store path that is not a regular file, or a file that is not an SQLite database.
 
-    An empty file is what SQLite leaves when it creates a database, so it passes.
+    The file's type is checked before it is opened: opening a named pipe waits for a writer
+    forever, and SQLite would put a device's journal beside the device. A symlink to a regular
+    file is followed (SQLite keeps its side files beside the file it points to); a symlink to
+    nothing is refused, since SQLite would create the store where it points. An empty file is
+    what SQLite leaves when it creates a database, so it passes.
     """
-    if path.is_dir():
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise UserError(
+                f"the results store is a symlink to {os.readlink(path)}, which does not exist", path=path,
+                hint="point it at an existing store, or remove the symlink",
+            ) from None
+        return
+    except OSError as exc:
+        raise UserError(
+            f"cannot read the results store ({exc.strerror or exc})", path=path, hint="check its permissions"
+        ) from None
+    if stat.S_ISDIR(mode):
         raise UserError(
             "the results store is a folder, not a file", path=path, hint="move the folder away, or choose another --out"
+        )
+    if not stat.S_ISREG(mode):
+        through = f"a symlink to {os.readlink(path)}, " if path.is_symlink() else ""
+        raise UserError(
+            f"the results store is {through}{file_kind(mode)}, not a regular file", path=path,
+            hint="it holds no units: move it away, or choose another --out",
         )
     try:
         with open(path, "rb") as stream:
@@ -79,7 +105,7 @@ def tidy_after_reading(path: Path) -> None:
     read-write connection closes last instead, and does so only if no other process has the
     store open; a store that cannot be opened for writing keeps them (they are harmless).
     """
-    wal = path.with_name(path.name + "-wal")
+    wal = path.resolve().with_name(path.resolve().name + "-wal")  # beside the file a symlink points to
     try:
         if not wal.exists() or wal.stat().st_size:
             return

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,6 +70,48 @@ def test_a_store_path_that_is_a_folder_is_one_line(tmp_path, command):
         == f"error: {tmp_path / 'run' / STORE_FILE}: the results store is a folder, not a file "
         "(move the folder away, or choose another --out)"
     )
+
+
+COMMANDS = {"report": ["report"], "metric": ["report", "--metric", "ranking_loss"], "run": ["run", *WIDE, "--out"]}
+
+
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
+def test_a_store_that_is_a_pipe_is_refused_without_opening_it(run_dir, command):
+    (run_dir / STORE_FILE).unlink()
+    os.mkfifo(run_dir / STORE_FILE)
+    ran = subprocess.run(  # a subprocess, so that opening the pipe would fail the test by its timeout, not hang it
+        [sys.executable, "-m", "mlhidden", *command, str(run_dir)], capture_output=True, text=True, timeout=60
+    )
+    assert ran.returncode == 2 and ran.stderr == (
+        f"error: {run_dir / STORE_FILE}: the results store is a named pipe, not a regular file "
+        "(it holds no units: move it away, or choose another --out)\n"
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
+def test_a_store_symlinked_to_a_device_or_to_nothing_is_refused(run_dir, tmp_path, command):
+    store = run_dir / STORE_FILE
+    store.unlink()
+    store.symlink_to(os.devnull)
+    line = one_line(invoke(*command, run_dir))
+    assert line.startswith(f"error: {store}: the results store is a symlink to {os.devnull}, a character device, not")
+    assert not Path(os.devnull + "-journal").exists() and not Path(os.devnull + "-wal").exists()
+    store.unlink()
+    store.symlink_to(tmp_path / "elsewhere" / STORE_FILE)
+    line = one_line(invoke(*command, run_dir))
+    assert line.startswith(f"error: {store}: the results store is a symlink to {tmp_path / 'elsewhere'}")
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_store_symlinked_to_a_store_is_followed_with_its_side_files_beside_it(run_dir, tmp_path):
+    (tmp_path / "disk").mkdir()
+    target = (run_dir / STORE_FILE).rename(tmp_path / "disk" / STORE_FILE)
+    (run_dir / STORE_FILE).symlink_to(target)
+    units = stored(run_dir)
+    assert invoke("run", *WIDE, "-m", "LP", "--out", run_dir).exit_code == 0
+    assert len(stored(run_dir)) == len(units) + 3 and (run_dir / STORE_FILE).is_symlink()
+    assert invoke("report", run_dir).exit_code == 0
+    assert sorted(path.name for path in run_dir.iterdir() if path.name.startswith(STORE_FILE)) == [STORE_FILE]
 
 
 @pytest.mark.parametrize(
