@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from mlhidden.errors import UserError
+from mlhidden.experiment.store_schema import KEY_COLUMNS
 from mlhidden.io import file_kind
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -126,6 +127,13 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
     tables only after this check. ``create`` allows a database without tables.
     """
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" not in tables and "units" in tables and set(KEY_COLUMNS) <= _columns(conn, "units"):
+        n_units = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+        raise UserError(
+            f"the results store is damaged: its meta table is missing, and it holds {n_units} units",
+            path=path, hint=f"`mlhidden store repair {path.parent}` rebuilds it from run.json, keeping every unit "
+            "and a copy of the store as it is",
+        )
     if "meta" not in tables:
         if tables or not create:
             raise UserError(
@@ -139,7 +147,7 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
             f"results store has {found}; this mlhidden reads and writes schema versions {versions.start} "
             f"to {versions.stop - 1}",
             path=path,
-            hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
+            hint="read it with the mlhidden version that wrote it, or choose another --out",
         )
     lost = [table for table in _CORE_TABLES if table not in tables]
     if lost:
@@ -150,6 +158,10 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
             hint="restore it from a backup, or choose another --out",
         )
     return int(row[0])
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
 def _opened(uri: str) -> sqlite3.Connection:

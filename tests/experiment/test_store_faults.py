@@ -141,6 +141,71 @@ def test_a_dropped_units_table_is_one_line(run_dir, command):
     assert (run_dir / STORE_FILE).read_bytes() == before
 
 
+def test_a_store_that_lost_its_meta_table_is_damaged_and_repair_keeps_every_unit(run_dir):
+    tables, units = (run_dir / "units.csv").read_bytes(), stored(run_dir)
+    execute(run_dir, "DROP TABLE meta")
+    before = (run_dir / STORE_FILE).read_bytes()
+    commands = (["report", run_dir], ["export", run_dir, "--out", run_dir / "x.csv"], ["run", *WIDE, "--out", run_dir])
+    for command in commands:
+        line = one_line(invoke(*command))
+        assert line == (
+            f"error: {run_dir / STORE_FILE}: the results store is damaged: its meta table is missing, and it holds "
+            f"6 units (`mlhidden store repair {run_dir}` rebuilds it from run.json, keeping every unit and a copy of "
+            "the store as it is)"
+        )
+    assert (run_dir / STORE_FILE).read_bytes() == before
+    repair = invoke("store", "repair", run_dir)
+    assert repair.exit_code == 0 and "rebuilt the meta table from run.json" in repair.output, repair.output
+    with contextlib.closing(sqlite3.connect(run_dir / f"{STORE_FILE}.before-repair")) as copy:
+        assert "meta" not in {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+        assert copy.execute("SELECT count(*) FROM units").fetchone() == (6,)
+    assert invoke("report", run_dir).exit_code == 0 and stored(run_dir) == units
+    assert (run_dir / "units.csv").read_bytes() == tables
+    assert invoke("store", "repair", run_dir).output == f"nothing to repair: the results store in {run_dir} is sound\n"
+
+
+DAMAGES = {
+    "text": ("UPDATE units SET hamming_score = 'abc' WHERE method = 'CC' AND split = 1", 1,
+             "CC on Logical, split 1: its hamming_score holds 'abc', not a number"),
+    "status": ("UPDATE units SET status = 'weird' WHERE method = 'CC' AND split = 1", 1,
+               "CC on Logical, split 1: its status is 'weird', not ok or failed"),
+}
+
+
+@pytest.mark.parametrize("statement, n_damaged, damage", DAMAGES.values(), ids=DAMAGES)
+def test_a_damaged_unit_is_named_and_repair_keeps_the_good_ones(run_dir, statement, n_damaged, damage):
+    tables = (run_dir / "hamming_score.csv").read_bytes()
+    execute(run_dir, statement)
+    units = stored(run_dir)
+    commands = (["report", run_dir], ["report", "--metric", "ranking_loss", run_dir], ["run", *WIDE, "--out", run_dir])
+    for command in commands:
+        line = one_line(invoke(*command))
+        assert line == (
+            f"error: {run_dir / STORE_FILE}: the results store is damaged in {n_damaged} of its 6 units ({damage}) "
+            f"(`mlhidden store repair {run_dir}` mends it, keeping its {6 - n_damaged} good units and a copy of the "
+            "store as it is)"
+        )
+    assert stored(run_dir) == units  # run neither computed the damaged unit again nor touched the others
+    assert invoke("store", "repair", run_dir).exit_code == 0
+    run = invoke("run", *WIDE, "--out", run_dir)
+    assert run.exit_code == 0, run.stderr
+    assert (run_dir / "hamming_score.csv").read_bytes() == tables
+    assert [unit for unit in stored(run_dir) if unit[:2] != ("CC", 1)] == [u for u in units if u[:2] != ("CC", 1)]
+
+
+def test_a_unit_is_reported_under_its_configs_label_not_its_stored_one(run_dir, tmp_path):
+    tables = (run_dir / "hamming_score.csv").read_bytes()
+    execute(run_dir, "UPDATE units SET label = 'BR' WHERE method = 'CC'")  # two methods under one stored label
+    report = invoke("report", run_dir)
+    assert report.exit_code == 0, (report.stderr, report.exception)
+    assert (run_dir / "hamming_score.csv").read_bytes() == tables
+    config = tmp_path / "relabelled.yaml"
+    config.write_text("datasets: [Logical]\nmethods: [BR, {name: CC, label: chain}]\nsplits: 3\nn_jobs: 1\n")
+    run = invoke("run", "--config", config, "--out", run_dir, "-q")
+    assert run.exit_code == 0 and "0 unit(s) run, 6 already stored" in run.output, (run.output, run.exception)
+    assert (run_dir / "hamming_score.csv").read_text().replace("chain", "CC").encode() == tables
+
+
 def test_a_damaged_prediction_is_one_line_naming_the_unit(run_dir):
     execute(run_dir, "UPDATE predictions SET predicted = x'00' WHERE method = 'CC' AND split = 1")
     line = one_line(invoke("report", run_dir, "--metric", "ranking_loss"))
