@@ -155,7 +155,9 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
             f"the results store is damaged: its {' and '.join(lost)} "
             f"table{'s are' if len(lost) > 1 else ' is'} missing",
             path=path,
-            hint="restore it from a backup, or choose another --out",
+            hint="restore it from a backup, or choose another --out" if "units" in lost
+            else f"`mlhidden store repair {path.parent}` rebuilds it from run.json, keeping every unit and a copy of "
+            "the store as it is",
         )
     return int(row[0])
 

@@ -29,7 +29,7 @@ from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.store import ResultStore
 from mlhidden.experiment.store_damage import DamagedUnit, damaged_units
 from mlhidden.experiment.store_file import connect, store_error
-from mlhidden.experiment.store_schema import OLDEST_READABLE_VERSION, create_or_migrate
+from mlhidden.experiment.store_schema import OLDEST_READABLE_VERSION, SCHEMA_VERSION, create_or_migrate
 from mlhidden.io import STORE_FILE, PathLike
 
 BACKUP_SUFFIX = ".before-repair"
@@ -49,6 +49,8 @@ def repair_store(run_dir: PathLike) -> list[str]:
                 "the results store has no units table, so there is nothing to repair", path=path,
                 hint="restore it from a backup, or choose another --out",
             )
+        if "meta" in tables:
+            _refuse_unknown_version(conn, path)
         record = read_run_json(run_dir) if {"meta", "datasets"} - tables else None
         damaged = damaged_units(conn)
         if {"meta", "datasets"} <= tables and not damaged:
@@ -64,6 +66,16 @@ def repair_store(run_dir: PathLike) -> list[str]:
     with ResultStore(run_dir, create=False):  # what is left is refused in its own line
         pass
     return [*lines, f"kept a copy of the store as it was: {path.name}{BACKUP_SUFFIX}"]
+
+
+def _refuse_unknown_version(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse (UserError) a store of a schema version this mlhidden does not know: it would mend it wrongly."""
+    row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    if row is None or str(row[0]) not in {str(v) for v in range(OLDEST_READABLE_VERSION, SCHEMA_VERSION + 1)}:
+        raise UserError(
+            f"the results store has {'no schema version' if row is None else f'schema version {row[0]}'}, "
+            "which this mlhidden cannot repair", path=path, hint="read it with the mlhidden version that wrote it",
+        )
 
 
 def _keep_a_copy(conn: sqlite3.Connection, backup: Path) -> None:
