@@ -141,27 +141,43 @@ def test_a_dropped_units_table_is_one_line(run_dir, command):
     assert (run_dir / STORE_FILE).read_bytes() == before
 
 
-def test_a_store_that_lost_its_meta_table_is_damaged_and_repair_keeps_every_unit(run_dir):
+LOST_TABLES = {"meta": "its meta table is missing, and it holds 6 units", "datasets": "its datasets table is missing"}
+
+
+@pytest.mark.parametrize("table", LOST_TABLES)
+def test_a_store_that_lost_a_table_is_damaged_and_repair_keeps_every_unit(run_dir, table):
     tables, units = (run_dir / "units.csv").read_bytes(), stored(run_dir)
-    execute(run_dir, "DROP TABLE meta")
+    execute(run_dir, f"DROP TABLE {table}")
     before = (run_dir / STORE_FILE).read_bytes()
     commands = (["report", run_dir], ["export", run_dir, "--out", run_dir / "x.csv"], ["run", *WIDE, "--out", run_dir])
     for command in commands:
         line = one_line(invoke(*command))
         assert line == (
-            f"error: {run_dir / STORE_FILE}: the results store is damaged: its meta table is missing, and it holds "
-            f"6 units (`mlhidden store repair {run_dir}` rebuilds it from run.json, keeping every unit and a copy of "
+            f"error: {run_dir / STORE_FILE}: the results store is damaged: {LOST_TABLES[table]} "
+            f"(`mlhidden store repair {run_dir}` rebuilds it from run.json, keeping every unit and a copy of "
             "the store as it is)"
         )
     assert (run_dir / STORE_FILE).read_bytes() == before
     repair = invoke("store", "repair", run_dir)
-    assert repair.exit_code == 0 and "rebuilt the meta table from run.json" in repair.output, repair.output
+    assert repair.exit_code == 0 and f"rebuilt the {table} table from run.json" in repair.output, repair.output
     with contextlib.closing(sqlite3.connect(run_dir / f"{STORE_FILE}.before-repair")) as copy:
-        assert "meta" not in {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+        assert table not in {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
         assert copy.execute("SELECT count(*) FROM units").fetchone() == (6,)
     assert invoke("report", run_dir).exit_code == 0 and stored(run_dir) == units
     assert (run_dir / "units.csv").read_bytes() == tables
     assert invoke("store", "repair", run_dir).output == f"nothing to repair: the results store in {run_dir} is sound\n"
+
+
+def test_repair_leaves_a_store_of_an_unknown_schema_version_as_it_is(run_dir):
+    execute(run_dir, "UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    execute(run_dir, "UPDATE units SET status = 'weird' WHERE split = 0")
+    before = (run_dir / STORE_FILE).read_bytes()
+    line = one_line(invoke("store", "repair", run_dir))
+    assert line == (
+        f"error: {run_dir / STORE_FILE}: the results store has schema version 9, which this mlhidden cannot repair "
+        "(read it with the mlhidden version that wrote it)"
+    )
+    assert (run_dir / STORE_FILE).read_bytes() == before and not (run_dir / f"{STORE_FILE}.before-repair").exists()
 
 
 DAMAGES = {
