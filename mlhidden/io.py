@@ -26,8 +26,11 @@ STORE_FILE = "store.sqlite"
 """A run folder's results store; a folder holding one is a run folder."""
 RUN_JSON = "run.json"
 """A run folder's provenance record, written only by the run itself."""
-RUN_FOLDER_RECORDS = (STORE_FILE, *(STORE_FILE + side for side in ("-wal", "-shm", "-journal")), RUN_JSON)
-"""The files of a run folder that nothing can rebuild: its store (with SQLite's side files) and run.json."""
+STORE_COPY = STORE_FILE + ".before-repair"
+"""The copy of a damaged store that ``mlhidden store repair`` keeps as it was."""
+RUN_FOLDER_RECORDS = (STORE_FILE, *(STORE_FILE + side for side in ("-wal", "-shm", "-journal")), STORE_COPY, RUN_JSON)
+"""The files of a run folder that nothing can rebuild: its store (with SQLite's side files and a
+repair's copy) and run.json."""
 _FILE_KINDS = (
     (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
     (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),

@@ -30,9 +30,7 @@ from mlhidden.experiment.store import ResultStore
 from mlhidden.experiment.store_damage import DamagedUnit, damaged_units
 from mlhidden.experiment.store_file import connect, store_error
 from mlhidden.experiment.store_schema import OLDEST_READABLE_VERSION, SCHEMA_VERSION, create_or_migrate
-from mlhidden.io import STORE_FILE, PathLike
-
-BACKUP_SUFFIX = ".before-repair"
+from mlhidden.io import STORE_COPY, STORE_FILE, PathLike
 
 
 def repair_store(run_dir: PathLike) -> list[str]:
@@ -55,7 +53,7 @@ def repair_store(run_dir: PathLike) -> list[str]:
         damaged = damaged_units(conn)
         if {"meta", "datasets"} <= tables and not damaged:
             return []
-        _keep_a_copy(conn, path.with_name(path.name + BACKUP_SUFFIX))
+        _keep_a_copy(conn, path.with_name(STORE_COPY))
         conn.execute("BEGIN IMMEDIATE")
         lines = _rebuild_records(conn, tables, record) + _mend_units(conn, damaged)
         conn.execute("COMMIT")
@@ -65,7 +63,7 @@ def repair_store(run_dir: PathLike) -> list[str]:
         conn.close()
     with ResultStore(run_dir, create=False):  # what is left is refused in its own line
         pass
-    return [*lines, f"kept a copy of the store as it was: {path.name}{BACKUP_SUFFIX}"]
+    return [*lines, f"kept a copy of the store as it was: {STORE_COPY}"]
 
 
 def _refuse_unknown_version(conn: sqlite3.Connection, path: Path) -> None:

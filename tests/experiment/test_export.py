@@ -84,7 +84,7 @@ def test_json_export_holds_the_rows_of_the_csv_export(run_dir, tmp_path):
     assert json.loads((tmp_path / "units.json").read_text())[0]["error"] == ""
 
 
-@pytest.mark.parametrize("record", ["store.sqlite", "run.json", "store.sqlite-wal"])
+@pytest.mark.parametrize("record", ["store.sqlite", "run.json", "store.sqlite-wal", "store.sqlite.before-repair"])
 def test_export_never_writes_over_a_record_of_a_run_folder(run_dir, record):
     records = {path.name: path.read_bytes() for path in run_dir.iterdir() if path.name in ("store.sqlite", "run.json")}
     result = invoke("export", run_dir, "--out", run_dir / record)
