@@ -35,11 +35,12 @@ class DamagedUnit:
 def damaged_units(conn: sqlite3.Connection) -> list[DamagedUnit]:
     """Every damaged unit of the store open on ``conn``."""
     numbers = [row[1] for row in conn.execute("PRAGMA table_info(units)") if str(row[2]).upper() in _NUMBER_TYPES]
-    columns = ", ".join(["rowid", "dataset", "method", "split", "status", *numbers])
+    quoted = ['"' + column.replace('"', '""') + '"' for column in numbers]
+    columns = ", ".join(["rowid", "dataset", "method", "split", "status", *quoted])
+    not_numbers = "".join(f" OR typeof({column}) NOT IN ('integer', 'real', 'null')" for column in quoted)
+    query = f"SELECT {columns} FROM units WHERE status NOT IN ({', '.join('?' * len(UNIT_STATUSES))}){not_numbers}"
     found = []
-    for rowid, dataset, method, split, status, *values in conn.execute(
-        f"SELECT {columns} FROM units"
-    ):
+    for rowid, dataset, method, split, status, *values in conn.execute(query, UNIT_STATUSES):
         where = f"{method} on {dataset}, split {split}"
         bad_cells = tuple(c for c, v in zip(numbers, values) if v is not None and not isinstance(v, (int, float)))
         if bad_cells:
