@@ -14,6 +14,7 @@ from mlhidden.cli.paper_commands import reproduce, sensitivity
 from mlhidden.cli.registry_commands import datasets, methods
 from mlhidden.cli.report_commands import export, report
 from mlhidden.cli.run_commands import init, run, splits_command
+from mlhidden.cli.store_commands import store
 
 
 @click.group(cls=OneLineErrors)
@@ -22,7 +23,7 @@ def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
 
 
-for command in (run, report, export, splits_command, init, reproduce, sensitivity, claims, datasets, methods):
+for command in (run, report, export, store, splits_command, init, reproduce, sensitivity, claims, datasets, methods):
     cli.add_command(command)
 
 main = cli

@@ -70,8 +70,8 @@ def report(run_dirs, out, stats, control, std, precision, metrics, html):
 @click.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option(
-    "--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv", show_default=True,
-    help="parquet needs the parquet extra.",
+    "--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv", show_default=True,
+    help="json: a list of one object per row; parquet needs the parquet extra.",
 )
 @click.option(
     "--out", type=click.Path(dir_okay=False), default=None, help="The units' file (default RUN_DIR/export.FORMAT)."
@@ -80,7 +80,7 @@ def report(run_dirs, out, stats, control, std, precision, metrics, html):
     "--predictions", is_flag=True, help="Also OUT_predictions.FORMAT: one row per unit x test row x label.",
 )
 def export(run_dirs, fmt, out, predictions):
-    """Write a run's units (several RUN_DIRS: merged), one row per unit, as CSV or Parquet for other tools."""
+    """Write a run's units (several RUN_DIRS: merged), one row per unit, as CSV, JSON or Parquet for other tools."""
     from mlhidden.report.export import export_run
 
     if len(run_dirs) > 1 and out is None:

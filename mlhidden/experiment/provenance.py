@@ -23,9 +23,8 @@ from typing import Any
 import mlhidden
 from mlhidden.errors import InputWarning
 from mlhidden.experiment.record import RunRecord
-from mlhidden.io import PathLike, write_text
+from mlhidden.io import RUN_JSON, PathLike, write_text
 
-RUN_JSON = "run.json"
 FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
 UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
@@ -120,7 +119,7 @@ def finish_run(
 
 def write_run_json(run_dir: PathLike, record: Mapping[str, Any]) -> Path:
     """Write ``run_dir/run.json`` through a temporary file, so a reader never sees half of it."""
-    return write_text(Path(run_dir) / RUN_JSON, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    return write_text(Path(run_dir) / RUN_JSON, json.dumps(record, indent=2, sort_keys=True) + "\n", run_record=True)
 
 
 def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:

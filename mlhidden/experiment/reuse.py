@@ -19,9 +19,9 @@ from pathlib import Path
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import STORE_FILE, ResultStore
+from mlhidden.experiment.store import ResultStore
 from mlhidden.experiment.store_schema import KEY_COLUMNS, SPLIT_COLUMNS, UnitKey
-from mlhidden.io import PathLike
+from mlhidden.io import STORE_FILE, PathLike
 
 _KEYS = ", ".join(KEY_COLUMNS)
 _ON_KEY = " AND ".join(f"d.{c} = w.{c}" for c in KEY_COLUMNS)

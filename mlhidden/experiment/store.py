@@ -29,6 +29,7 @@ from mlhidden.experiment.predictions import UnitPredictions, pack_bits, pack_sco
 from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.run_results import RunResults, expected_keys, merge_results
 from mlhidden.experiment.status import OK
+from mlhidden.experiment.store_damage import damaged_store_error, damaged_units
 from mlhidden.experiment.store_file import check_schema, connect, store_error, tidy_after_reading
 from mlhidden.experiment.store_schema import (
     KEY_COLUMNS,
@@ -41,9 +42,7 @@ from mlhidden.experiment.store_schema import (
     create_or_migrate,
     missing_unit_columns,
 )
-from mlhidden.io import PathLike, storage_error
-
-STORE_FILE = "store.sqlite"
+from mlhidden.io import STORE_FILE, PathLike, storage_error
 
 
 def now() -> str:
@@ -79,9 +78,18 @@ class ResultStore:
             if create and version != SCHEMA_VERSION:  # a store at the current version is not written to by opening it
                 with self._transaction():
                     create_or_migrate(self._conn, version)
+            self._refuse_damaged_units()
         except BaseException:
             self._conn.close()
             raise
+
+    def _refuse_damaged_units(self) -> None:
+        """Refuse (UserError) a store holding a unit mlhidden never writes (see :mod:`.store_damage`)."""
+        with self._faults():
+            damaged = damaged_units(self._conn)
+            if damaged:
+                n_units = self._conn.execute("SELECT count(*) FROM units").fetchone()[0]
+                raise damaged_store_error(self.path, damaged, n_units)
 
     @contextmanager
     def _faults(self) -> Iterator[None]:
@@ -260,7 +268,7 @@ def _load_run(run_dir: PathLike) -> RunResults:
     left_out = int((~asked).sum())
     units = units[asked].copy()
     units["registry_name"] = units["method"]
-    units["method"] = units["label"]
+    units["method"] = [wanted[key] for key, is_asked in zip(keys, asked) if is_asked]  # the config's, not the stored
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
     return RunResults(
         units.reset_index(drop=True),

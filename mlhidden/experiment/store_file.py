@@ -8,12 +8,16 @@ results store" (with advice to move it away) when its first bytes prove it is no
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import stat
 from pathlib import Path
 from urllib.parse import quote
 
 from mlhidden.errors import UserError
+from mlhidden.experiment.store_schema import KEY_COLUMNS
+from mlhidden.io import file_kind
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 TIMEOUT_SECONDS = 60
@@ -22,13 +26,36 @@ _CORE_TABLES = ("units", "datasets")  # in every store of the schema version; la
 
 
 def check_header(path: Path) -> None:
-    """Refuse (UserError) a store path that is a folder, or a file that is not an SQLite database.
+    """Refuse (UserError) a store path that is not a regular file, or a file that is not an SQLite database.
 
-    An empty file is what SQLite leaves when it creates a database, so it passes.
+    The file's type is checked before it is opened: opening a named pipe waits for a writer
+    forever, and SQLite would put a device's journal beside the device. A symlink to a regular
+    file is followed (SQLite keeps its side files beside the file it points to); a symlink to
+    nothing is refused, since SQLite would create the store where it points. An empty file is
+    what SQLite leaves when it creates a database, so it passes.
     """
-    if path.is_dir():
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise UserError(
+                f"the results store is a symlink to {os.readlink(path)}, which does not exist", path=path,
+                hint="point it at an existing store, or remove the symlink",
+            ) from None
+        return
+    except OSError as exc:
+        raise UserError(
+            f"cannot read the results store ({exc.strerror or exc})", path=path, hint="check its permissions"
+        ) from None
+    if stat.S_ISDIR(mode):
         raise UserError(
             "the results store is a folder, not a file", path=path, hint="move the folder away, or choose another --out"
+        )
+    if not stat.S_ISREG(mode):
+        through = f"a symlink to {os.readlink(path)}, " if path.is_symlink() else ""
+        raise UserError(
+            f"the results store is {through}{file_kind(mode)}, not a regular file", path=path,
+            hint="it holds no units: move it away, or choose another --out",
         )
     try:
         with open(path, "rb") as stream:
@@ -79,7 +106,7 @@ def tidy_after_reading(path: Path) -> None:
     read-write connection closes last instead, and does so only if no other process has the
     store open; a store that cannot be opened for writing keeps them (they are harmless).
     """
-    wal = path.with_name(path.name + "-wal")
+    wal = path.resolve().with_name(path.resolve().name + "-wal")  # beside the file a symlink points to
     try:
         if not wal.exists() or wal.stat().st_size:
             return
@@ -100,6 +127,13 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
     tables only after this check. ``create`` allows a database without tables.
     """
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" not in tables and "units" in tables and set(KEY_COLUMNS) <= _columns(conn, "units"):
+        n_units = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+        raise UserError(
+            f"the results store is damaged: its meta table is missing, and it holds {n_units} units",
+            path=path, hint=f"`mlhidden store repair {path.parent}` rebuilds it from run.json, keeping every unit "
+            "and a copy of the store as it is",
+        )
     if "meta" not in tables:
         if tables or not create:
             raise UserError(
@@ -113,7 +147,7 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
             f"results store has {found}; this mlhidden reads and writes schema versions {versions.start} "
             f"to {versions.stop - 1}",
             path=path,
-            hint="report it with the mlhidden version that wrote it, or re-run with --fresh to start over",
+            hint="read it with the mlhidden version that wrote it, or choose another --out",
         )
     lost = [table for table in _CORE_TABLES if table not in tables]
     if lost:
@@ -121,9 +155,15 @@ def check_schema(conn: sqlite3.Connection, path: Path, versions: range, *, creat
             f"the results store is damaged: its {' and '.join(lost)} "
             f"table{'s are' if len(lost) > 1 else ' is'} missing",
             path=path,
-            hint="restore it from a backup, or choose another --out",
+            hint="restore it from a backup, or choose another --out" if "units" in lost
+            else f"`mlhidden store repair {path.parent}` rebuilds it from run.json, keeping every unit and a copy of "
+            "the store as it is",
         )
     return int(row[0])
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
 def _opened(uri: str) -> sqlite3.Connection:

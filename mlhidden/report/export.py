@@ -1,6 +1,7 @@
-"""A run's results for other tools: JSON listings, and units (and predictions) as CSV or Parquet files.
+"""A run's results for other tools: JSON listings, and units (and predictions) as CSV, JSON or Parquet files.
 
-``mlhidden export RUN`` writes one row per unit, in table order, with every stored column; with
+``mlhidden export RUN`` writes one row per unit, in table order, with every stored column (JSON:
+a list of one object per row, empty cells null); with
 ``predictions`` also a long table of the test predictions, one row per unit x test row x label
 (``truth``, ``predicted``, ``score``: the label's probability, empty for methods without one).
 Parquet needs pyarrow, the ``parquet`` extra; CSV needs nothing more.
@@ -26,7 +27,7 @@ from mlhidden.io import PathLike, write_file, write_text
 from mlhidden.report.stored_metrics import PREDICTION_KEY
 from mlhidden.report.tables import sort_units
 
-EXPORT_FORMATS = ("csv", "parquet")
+EXPORT_FORMATS = ("csv", "json", "parquet")
 PREDICTION_COLUMNS = ["dataset", "method", "split", "test_row", "label", "truth", "predicted", "score"]
 
 
@@ -101,4 +102,6 @@ def _long(unit: UnitPredictions) -> pd.DataFrame:
 def _write(frame: pd.DataFrame, path: Path, fmt: str) -> Path:
     if fmt == "csv":
         return write_text(path, frame.to_csv(index=False, lineterminator="\n"))
+    if fmt == "json":
+        return write_text(path, json_text(frame.to_dict("records")))
     return write_file(path, lambda stream: frame.to_parquet(stream, index=False))

@@ -4,7 +4,9 @@ Python example reading the stored predictions."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -66,6 +68,40 @@ def test_export_csv_has_one_row_per_unit_and_the_predictions_on_request(run_dir,
         hamming = (unit["truth"] == unit["predicted"]).mean()
         assert hamming == pytest.approx(stored.loc[(method, split), "hamming_score"])
     assert f"wrote {out} (4 units)" in result.output
+
+
+def test_json_export_holds_the_rows_of_the_csv_export(run_dir, tmp_path):
+    assert "csv|json|parquet" in invoke("export", "--help").output
+    for fmt in ("csv", "json"):
+        result = invoke("export", run_dir, "--format", fmt, "--out", tmp_path / f"units.{fmt}", "--predictions")
+        assert result.exit_code == 0, result.output
+    for stem in ("units", "units_predictions"):
+        rows = json.loads((tmp_path / f"{stem}.json").read_text(encoding="utf-8"))
+        from_csv = pd.read_csv(tmp_path / f"{stem}.csv", keep_default_na=False)
+        assert [list(row) for row in rows] == [list(from_csv.columns)] * len(from_csv)
+        from_json = pd.DataFrame(rows).fillna("").astype(str)
+        pd.testing.assert_frame_equal(from_json, from_csv.astype(str))
+    assert json.loads((tmp_path / "units.json").read_text())[0]["error"] == ""
+
+
+@pytest.mark.parametrize("record", ["store.sqlite", "run.json", "store.sqlite-wal", "store.sqlite.before-repair"])
+def test_export_never_writes_over_a_record_of_a_run_folder(run_dir, record):
+    records = {path.name: path.read_bytes() for path in run_dir.iterdir() if path.name in ("store.sqlite", "run.json")}
+    result = invoke("export", run_dir, "--out", run_dir / record)
+    (line,) = result.output.strip().splitlines()
+    assert result.exit_code == 2 and line.startswith(f"error: {run_dir / record}: will not write over {record}")
+    assert {name: (run_dir / name).read_bytes() for name in records} == records
+
+
+def test_no_output_file_replaces_a_pipe_or_a_device(run_dir, tmp_path):
+    pipe, device = tmp_path / "pipe", tmp_path / "null"
+    os.mkfifo(pipe)
+    device.symlink_to(os.devnull)
+    for target, kind in ((pipe, "a named pipe"), (device, "a character device")):
+        result = invoke("export", run_dir, "--out", target)
+        assert result.exit_code == 2
+        assert result.output.startswith(f"error: {target}: will not write over {kind} (")
+    assert stat.S_ISFIFO(pipe.lstat().st_mode) and device.is_symlink()
 
 
 def test_export_defaults_to_the_run_directory_without_predictions(run_dir):

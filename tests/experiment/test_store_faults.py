@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,6 +72,48 @@ def test_a_store_path_that_is_a_folder_is_one_line(tmp_path, command):
     )
 
 
+COMMANDS = {"report": ["report"], "metric": ["report", "--metric", "ranking_loss"], "run": ["run", *WIDE, "--out"]}
+
+
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
+def test_a_store_that_is_a_pipe_is_refused_without_opening_it(run_dir, command):
+    (run_dir / STORE_FILE).unlink()
+    os.mkfifo(run_dir / STORE_FILE)
+    ran = subprocess.run(  # a subprocess, so that opening the pipe would fail the test by its timeout, not hang it
+        [sys.executable, "-m", "mlhidden", *command, str(run_dir)], capture_output=True, text=True, timeout=60
+    )
+    assert ran.returncode == 2 and ran.stderr == (
+        f"error: {run_dir / STORE_FILE}: the results store is a named pipe, not a regular file "
+        "(it holds no units: move it away, or choose another --out)\n"
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
+def test_a_store_symlinked_to_a_device_or_to_nothing_is_refused(run_dir, tmp_path, command):
+    store = run_dir / STORE_FILE
+    store.unlink()
+    store.symlink_to(os.devnull)
+    line = one_line(invoke(*command, run_dir))
+    assert line.startswith(f"error: {store}: the results store is a symlink to {os.devnull}, a character device, not")
+    assert not Path(os.devnull + "-journal").exists() and not Path(os.devnull + "-wal").exists()
+    store.unlink()
+    store.symlink_to(tmp_path / "elsewhere" / STORE_FILE)
+    line = one_line(invoke(*command, run_dir))
+    assert line.startswith(f"error: {store}: the results store is a symlink to {tmp_path / 'elsewhere'}")
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_store_symlinked_to_a_store_is_followed_with_its_side_files_beside_it(run_dir, tmp_path):
+    (tmp_path / "disk").mkdir()
+    target = (run_dir / STORE_FILE).rename(tmp_path / "disk" / STORE_FILE)
+    (run_dir / STORE_FILE).symlink_to(target)
+    units = stored(run_dir)
+    assert invoke("run", *WIDE, "-m", "LP", "--out", run_dir).exit_code == 0
+    assert len(stored(run_dir)) == len(units) + 3 and (run_dir / STORE_FILE).is_symlink()
+    assert invoke("report", run_dir).exit_code == 0
+    assert sorted(path.name for path in run_dir.iterdir() if path.name.startswith(STORE_FILE)) == [STORE_FILE]
+
+
 @pytest.mark.parametrize(
     "garbage", ["{garbage", "[1, 2]", '{"format": 1}', "\udcff"], ids=["not-json", "a-list", "no-keys", "not-utf8"]
 )
@@ -94,6 +139,87 @@ def test_a_dropped_units_table_is_one_line(run_dir, command):
     )
     assert line == f"error: {run_dir / STORE_FILE}: {damaged}"
     assert (run_dir / STORE_FILE).read_bytes() == before
+
+
+LOST_TABLES = {"meta": "its meta table is missing, and it holds 6 units", "datasets": "its datasets table is missing"}
+
+
+@pytest.mark.parametrize("table", LOST_TABLES)
+def test_a_store_that_lost_a_table_is_damaged_and_repair_keeps_every_unit(run_dir, table):
+    tables, units = (run_dir / "units.csv").read_bytes(), stored(run_dir)
+    execute(run_dir, f"DROP TABLE {table}")
+    before = (run_dir / STORE_FILE).read_bytes()
+    commands = (["report", run_dir], ["export", run_dir, "--out", run_dir / "x.csv"], ["run", *WIDE, "--out", run_dir])
+    for command in commands:
+        line = one_line(invoke(*command))
+        assert line == (
+            f"error: {run_dir / STORE_FILE}: the results store is damaged: {LOST_TABLES[table]} "
+            f"(`mlhidden store repair {run_dir}` rebuilds it from run.json, keeping every unit and a copy of "
+            "the store as it is)"
+        )
+    assert (run_dir / STORE_FILE).read_bytes() == before
+    repair = invoke("store", "repair", run_dir)
+    assert repair.exit_code == 0 and f"rebuilt the {table} table from run.json" in repair.output, repair.output
+    with contextlib.closing(sqlite3.connect(run_dir / f"{STORE_FILE}.before-repair")) as copy:
+        assert table not in {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+        assert copy.execute("SELECT count(*) FROM units").fetchone() == (6,)
+    assert invoke("report", run_dir).exit_code == 0 and stored(run_dir) == units
+    assert (run_dir / "units.csv").read_bytes() == tables
+    assert invoke("store", "repair", run_dir).output == f"nothing to repair: the results store in {run_dir} is sound\n"
+
+
+def test_repair_leaves_a_store_of_an_unknown_schema_version_as_it_is(run_dir):
+    execute(run_dir, "UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    execute(run_dir, "UPDATE units SET status = 'weird' WHERE split = 0")
+    before = (run_dir / STORE_FILE).read_bytes()
+    line = one_line(invoke("store", "repair", run_dir))
+    assert line == (
+        f"error: {run_dir / STORE_FILE}: the results store has schema version 9, which this mlhidden cannot repair "
+        "(read it with the mlhidden version that wrote it)"
+    )
+    assert (run_dir / STORE_FILE).read_bytes() == before and not (run_dir / f"{STORE_FILE}.before-repair").exists()
+
+
+DAMAGES = {
+    "text": ("UPDATE units SET hamming_score = 'abc' WHERE method = 'CC' AND split = 1", 1,
+             "CC on Logical, split 1: its hamming_score holds 'abc', not a number"),
+    "status": ("UPDATE units SET status = 'weird' WHERE method = 'CC' AND split = 1", 1,
+               "CC on Logical, split 1: its status is 'weird', not ok or failed"),
+}
+
+
+@pytest.mark.parametrize("statement, n_damaged, damage", DAMAGES.values(), ids=DAMAGES)
+def test_a_damaged_unit_is_named_and_repair_keeps_the_good_ones(run_dir, statement, n_damaged, damage):
+    tables = (run_dir / "hamming_score.csv").read_bytes()
+    execute(run_dir, statement)
+    units = stored(run_dir)
+    commands = (["report", run_dir], ["report", "--metric", "ranking_loss", run_dir], ["run", *WIDE, "--out", run_dir])
+    for command in commands:
+        line = one_line(invoke(*command))
+        assert line == (
+            f"error: {run_dir / STORE_FILE}: the results store is damaged in {n_damaged} of its 6 units ({damage}) "
+            f"(`mlhidden store repair {run_dir}` mends it, keeping its {6 - n_damaged} good units and a copy of the "
+            "store as it is)"
+        )
+    assert stored(run_dir) == units  # run neither computed the damaged unit again nor touched the others
+    assert invoke("store", "repair", run_dir).exit_code == 0
+    run = invoke("run", *WIDE, "--out", run_dir)
+    assert run.exit_code == 0, run.stderr
+    assert (run_dir / "hamming_score.csv").read_bytes() == tables
+    assert [unit for unit in stored(run_dir) if unit[:2] != ("CC", 1)] == [u for u in units if u[:2] != ("CC", 1)]
+
+
+def test_a_unit_is_reported_under_its_configs_label_not_its_stored_one(run_dir, tmp_path):
+    tables = (run_dir / "hamming_score.csv").read_bytes()
+    execute(run_dir, "UPDATE units SET label = 'BR' WHERE method = 'CC'")  # two methods under one stored label
+    report = invoke("report", run_dir)
+    assert report.exit_code == 0, (report.stderr, report.exception)
+    assert (run_dir / "hamming_score.csv").read_bytes() == tables
+    config = tmp_path / "relabelled.yaml"
+    config.write_text("datasets: [Logical]\nmethods: [BR, {name: CC, label: chain}]\nsplits: 3\nn_jobs: 1\n")
+    run = invoke("run", "--config", config, "--out", run_dir, "-q")
+    assert run.exit_code == 0 and "0 unit(s) run, 6 already stored" in run.output, (run.output, run.exception)
+    assert (run_dir / "hamming_score.csv").read_text().replace("chain", "CC").encode() == tables
 
 
 def test_a_damaged_prediction_is_one_line_naming_the_unit(run_dir):
