@@ -54,7 +54,7 @@ FUZZ_EXAMPLES ?= 20000
 fuzz: venv
 	MLHIDDEN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/data/test_fuzz_arff.py --hypothesis-show-statistics
 
-## make smoke: the Logical smoke run, tables under results/smoke/
+## make smoke: the Logical smoke run, tables under results/smoke/ (which git ignores)
 smoke: venv
 	$(BIN)/mlhidden run --config configs/smoke.yaml --out results/smoke --n-jobs $(N_JOBS) --quiet
 
@@ -67,12 +67,13 @@ sensitivity: venv
 	$(BIN)/mlhidden sensitivity $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
 
 ## make bench: speed vs scikit-learn on split 0 of the real datasets, dispatch simulated, shared fits at 1 and all workers
-## -> benchmarks/results.md (BENCH_ARGS=--quick: a minute for the first)
+## -> benchmarks/results.md (BENCH_ARGS=--quick: a check that they run, a small slice of each -> results/quick/benchmarks.md)
 BENCH_ARGS ?=
+BENCH_QUICK := $(filter --quick,$(BENCH_ARGS))
 bench: venv
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
-	$(BIN)/python -m benchmarks.dispatch
-	$(BIN)/python -m benchmarks.shared_fits
+	$(BIN)/python -m benchmarks.dispatch $(BENCH_QUICK)
+	$(BIN)/python -m benchmarks.shared_fits $(BENCH_QUICK)
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) .pytest_cache site

@@ -27,7 +27,7 @@ import pandas as pd
 import yaml
 
 from benchmarks.eta_accuracy import read_runs, table
-from benchmarks.results_file import write_section
+from benchmarks.results_file import results_path, write_section
 from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, longest_expected_first, own_seconds
 from mlhidden.experiment.eta import makespan
 from mlhidden.experiment.store import ResultStore, load_results
@@ -258,6 +258,7 @@ def main(argv=None):
         "--check", type=Path, help="a reproduction folder run on 2 cores, to check the simulation against"
     )
     parser.add_argument("--eta", type=Path, help="a progress log of that reproduction")
+    parser.add_argument("--quick", action="store_true", help="write results/quick/benchmarks.md, not results.md")
     args = parser.parse_args(argv)
     units = paper_units()
     lines = [
@@ -273,7 +274,7 @@ def main(argv=None):
     if args.eta:
         runs = read_runs(args.eta.read_text().splitlines())
         lines += ["", f"ETA of that run ({args.eta.name}):", ""] + table(runs[-1])
-    section = write_section("dispatch", "\n".join(lines))
+    section = write_section("dispatch", "\n".join(lines), results_path(args.quick))
     print(section)
 
 

@@ -1,11 +1,21 @@
 """``benchmarks/results.md`` holds one section per generator, each between its own markers, so a
-generator rewrites its section and leaves the others as they are."""
+generator rewrites its section and leaves the others as they are.
+
+A ``--quick`` run checks that the benchmarks run, on a slice too small to measure anything: it
+writes ``results/quick/benchmarks.md``, which git ignores, and leaves the committed figures as
+they are."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results.md"
+QUICK_RESULTS = Path(__file__).resolve().parents[1] / "results" / "quick" / "benchmarks.md"
+
+
+def results_path(quick: bool) -> Path:
+    """The file a run writes: ``QUICK_RESULTS`` for a ``--quick`` one, else ``RESULTS``."""
+    return QUICK_RESULTS if quick else RESULTS
 
 
 def write_section(name: str, body: str, path: Path = RESULTS) -> str:
@@ -17,5 +27,6 @@ def write_section(name: str, body: str, path: Path = RESULTS) -> str:
         text = text[: text.index(begin)] + section + text[text.index(end) + len(end) + 1:]
     else:
         text += "\n" + section
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return section

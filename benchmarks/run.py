@@ -66,6 +66,7 @@ from benchmarks.hidden_layers import (
 )
 from benchmarks.peak_rss import PeakRSS
 from benchmarks.reproduce_floor import bench_floor, paper_config, render_floor
+from benchmarks.results_file import results_path
 from mlhidden.data import DatasetUnavailable, load_dataset
 from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
@@ -462,8 +463,10 @@ def main(argv=None):
         default=None,
         help="the data path (default: the shipped datasets/, as for mlhidden run)",
     )
-    parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "benchmarks" / "results.md")
+    parser.add_argument("--out", type=Path, default=None, help="default: benchmarks/results.md (quick: results/quick/)")
     args = parser.parse_args(argv)
+    args.out = args.out or results_path(args.quick)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.quick:
         args.repeats, args.pcc_rows, args.mlp_epochs = 1, 20, 100
     sections = set(args.sections.split(","))

@@ -1,6 +1,6 @@
 """Shared chain fits at several worker counts, measured on real runs (not simulated).
 
-``python -m benchmarks.shared_fits [--workers N] [--splits S]`` runs one config whose methods share
+``python -m benchmarks.shared_fits [--workers N] [--splits S] [--quick]`` runs one config whose methods share
 fits (CCASL, CCASL+BR and CCASL+AML share CCASL's chain; PCC shares CC's) once with one worker and
 once with ``N`` (default: every core), each into a fresh folder, and writes a Markdown section into
 ``benchmarks/results.md`` (between its ``shared fits`` markers):
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchmarks.results_file import write_section
+from benchmarks.results_file import QUICK_RESULTS, results_path, write_section
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.store import ResultStore
@@ -40,11 +40,12 @@ CONFIG = {
     "methods": [{"name": name} for name in FIT_OWNERS],
     "seed": 0,
 }
+QUICK_DATASET, QUICK_SPLITS = "Scene", 2
 
 
-def measure(workers: int, splits: int, folder: Path) -> tuple[pd.DataFrame, float]:
-    """The stored units of the config run with ``workers`` workers, and the run's wall seconds."""
-    config = parse_config({**CONFIG, "splits": splits})
+def measure(workers: int, splits: int, folder: Path, datasets: list[str]) -> tuple[pd.DataFrame, float]:
+    """The stored units of the config run on ``datasets`` with ``workers`` workers, and the run's wall seconds."""
+    config = parse_config({**CONFIG, "datasets": datasets, "splits": splits})
     started = time.perf_counter()
     summary = run_experiment(config, folder, n_jobs=workers, fresh=True)
     wall = time.perf_counter() - started
@@ -61,12 +62,12 @@ def computed_fits(units: pd.DataFrame) -> tuple[int, int]:
     return computed, int(units.groupby(["dataset", "split", "owner"]).ngroups)
 
 
-def section(workers: int, splits: int) -> str:
+def section(workers: int, splits: int, datasets: list[str]) -> str:
     """The Markdown section comparing one worker against ``workers``."""
     rows, scores = [], {}
     with tempfile.TemporaryDirectory() as scratch:
         for count in (1, workers):
-            units, wall = measure(count, splits, Path(scratch) / f"w{count}")
+            units, wall = measure(count, splits, Path(scratch) / f"w{count}", datasets)
             computed, distinct = computed_fits(units)
             key = ["dataset", "method", "split"]
             scores[count] = units.sort_values(key).set_index(key)[
@@ -90,7 +91,7 @@ def section(workers: int, splits: int) -> str:
     load = os.getloadavg()[0]
     return (
         f"### Shared fits at 1 and {workers} workers (real runs; load average {load:.1f} at the end)\n\n"
-        f"`python -m benchmarks.shared_fits --workers {workers} --splits {splits}`: {', '.join(CONFIG['datasets'])} x "
+        f"`python -m benchmarks.shared_fits --workers {workers} --splits {splits}`: {', '.join(datasets)} x "
         f"{', '.join(FIT_OWNERS)}, {splits} splits.\n\n{table.to_markdown(index=False)}\n\n"
         f"Every shared fit computed once: {'yes' if once else 'no'}. Own fit seconds at {workers} / at 1 worker: "
         f"{ratio:.3f} (target within 5 %: {'met' if abs(ratio - 1) <= 0.05 else 'not met'}). "
@@ -102,8 +103,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--splits", type=int, default=10)
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{QUICK_SPLITS} splits of {QUICK_DATASET}, into {QUICK_RESULTS}"
+    )
     args = parser.parse_args(argv)
-    print(write_section("shared fits", section(args.workers, args.splits)))
+    datasets = [QUICK_DATASET] if args.quick else CONFIG["datasets"]
+    splits = QUICK_SPLITS if args.quick else args.splits
+    print(write_section("shared fits", section(args.workers, splits, datasets), results_path(args.quick)))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from typing import NoReturn
 import click
 
 from mlhidden.errors import InputWarning, UserError, escape_controls
+from mlhidden.experiment.stop_signals import STOP_SIGNALS
 
 EXHAUSTION_HINT = "what is stored is kept; free memory or raise the limit (ulimit -v), then re-run the same command"
 
@@ -102,25 +103,34 @@ class OneLineErrors(click.Group):
 
 
 class StopSignals:
-    """While active, SIGTERM stops a run the way Ctrl-C does: both raise ``KeyboardInterrupt``.
+    """While active, SIGTERM and SIGHUP stop a run the way Ctrl-C does: the first raises ``KeyboardInterrupt``.
 
     The runner answers that by keeping every stored unit and returning, so a job scheduler's
-    SIGTERM loses no finished work either. ``signum`` is the signal that arrived (exit code 128 + it).
+    SIGTERM or a dropped SSH session loses no finished work either. ``signum`` is the signal that
+    arrived (exit code 128 + it). Only the first signal interrupts: the command is then already
+    stopping, and a second Ctrl-C raised inside its clean-up (run.json's record of the end, the
+    workers' shutdown at exit) would break it with tracebacks. Later ones are ignored until the
+    process exits, so once stopped the handlers are left in place.
     """
 
     def __init__(self):
         self.signum = signal.SIGINT
+        self.stopping = False
         self._previous = {}
 
     def _stop(self, signum, frame):
-        self.signum = signum
+        if self.stopping:
+            return
+        self.stopping, self.signum = True, signum
         raise KeyboardInterrupt
 
     def __enter__(self):
-        self._previous = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        self._previous = {s: signal.signal(s, self._stop) for s in STOP_SIGNALS}
         return self
 
     def __exit__(self, *exc_info):
+        if self.stopping:
+            return
         for s, handler in self._previous.items():
             signal.signal(s, handler)
 

@@ -110,7 +110,7 @@ def run(
 
     The config is a YAML file (--config), or the datasets and methods given as -d and -m (the
     same run a file listing them describes). Progress goes to stderr: a live bar on a terminal,
-    plain periodic lines otherwise. Ctrl-C or SIGTERM stops cleanly: finished units stay stored,
+    plain periodic lines otherwise. Ctrl-C, SIGTERM or SIGHUP stops cleanly: finished units stay stored,
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress
@@ -137,28 +137,45 @@ def run(
         _print_plan(config, run_dir, data_dir, fresh)
         return
     stop = StopSignals()
+    summary = None
     try:
-        with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
-            summary = run_experiment(
-                config,
-                run_dir,
-                data_dir=data_dir,
-                fresh=fresh,
-                on_start=progress.start,
-                on_unit=progress.unit,
-                backend=backend,
-                scheduler=scheduler,
-                share_fits=share_fits,
-                reuse_from=[Path(d) for d in reuse_from],
-                narrow=narrow,
-            )
+        with stop:
+            with RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
+                summary = run_experiment(
+                    config,
+                    run_dir,
+                    data_dir=data_dir,
+                    fresh=fresh,
+                    on_start=progress.start,
+                    on_unit=progress.unit,
+                    backend=backend,
+                    scheduler=scheduler,
+                    share_fits=share_fits,
+                    reuse_from=[Path(d) for d in reuse_from],
+                    narrow=narrow,
+                )
+            for name, reason in summary.unavailable.items():
+                click.echo(f"{name}: {reason}", err=True)
+            if not summary.interrupted:
+                _end_run(
+                    summary, run_dir, config.metrics, stats=stats, control=control, std=std, precision=precision,
+                    html=html,
+                )
+                return
     except KeyboardInterrupt:
-        stop.exit_interrupted(f"the units finished so far are stored in {run_dir}")
-    for name, reason in summary.unavailable.items():
-        click.echo(f"{name}: {reason}", err=True)
-    if summary.interrupted:
-        stored = summary.n_skipped + summary.n_done
-        stop.exit_interrupted(f"{stored} of {summary.n_units} units are stored in {run_dir}")
+        pass
+    stop.exit_interrupted(
+        f"the units finished so far are stored in {run_dir}"
+        if summary is None
+        else f"{summary.n_skipped + summary.n_done} of {summary.n_units} units are stored in {run_dir}"
+    )
+
+
+def _end_run(summary, run_dir: Path, metrics, *, stats, control, std, precision, html) -> None:
+    """After the units: what ran and what went wrong, then the tables; exit 1 if a unit failed or was not run.
+
+    Called inside the command's :class:`StopSignals`, so Ctrl-C while the tables are written ends as
+    an interrupted run too (the units are all stored; the same command writes the tables)."""
     copied = (
         f" ({sum(summary.reused_units.values())} copied from {', '.join(summary.reused_units)})"
         if summary.reused_units
@@ -177,8 +194,8 @@ def run(
             err=True,
         )
     write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision, html=html)
-    if config.metrics:
-        write_and_print([run_dir], None, metrics=config.metrics, std=std, precision=precision)
+    if metrics:
+        write_and_print([run_dir], None, metrics=metrics, std=std, precision=precision)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
 

@@ -91,17 +91,21 @@ PARENT_POLL_SECONDS = 1.0
 """How often a loky worker checks that the process that started it is still alive."""
 
 
-def _start_worker() -> None:
-    """Run in each loky worker as it starts.
+def _start_worker(parent: int) -> None:
+    """Run in each loky worker as it starts; ``parent`` is the process that asked for the workers.
 
-    Ctrl-C reaches the whole process group, and only the parent acts on it (it stops the run,
-    keeping what is stored, and ends the workers), so a worker ignores it rather than dying with a
-    traceback from wherever the signal found it. A parent killed outright (``kill -9``, the OOM
-    killer) ends nothing, so each worker watches its parent and exits once it is gone: a worker
-    left behind would hold its memory, computing a unit nobody will store.
+    Ctrl-C reaches the whole process group, and so does the hang-up of a closed terminal: only the
+    parent acts on them (it stops the run, keeping what is stored, and ends the workers), so a
+    worker ignores them rather than dying with a traceback from wherever the signal found it. A
+    parent killed outright (``kill -9``, the OOM killer) ends nothing, so each worker watches its
+    parent and exits once it is gone: a worker left behind would hold its memory and keep loky's
+    resource tracker (and its shared-memory files) alive. The parent's pid comes from the parent
+    itself, since one killed while this worker was still starting (importing its modules) has
+    already left it to another parent.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
+    if hasattr(signal, "SIGHUP"):  # not on Windows
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), name="mlhidden-parent-watch", daemon=True).start()
 
 
@@ -193,7 +197,7 @@ class ExecutionBackend:
 
             backend = ResilientDaskBackend(self._client, shared, self.timeout, address=self.scheduler)
             return joblib.parallel_config(backend=backend)
-        return joblib.parallel_config(backend="loky", initializer=_start_worker)
+        return joblib.parallel_config(backend="loky", initializer=_start_worker, initargs=(os.getpid(),))
 
     def describe(self) -> dict[str, Any]:
         """Where the units compute, for the run's provenance record."""

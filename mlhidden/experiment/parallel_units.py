@@ -2,19 +2,17 @@
 
 Each unit is claimed (:mod:`mlhidden.experiment.leases`) just before it goes to a worker, which fits
 and evaluates it (:func:`run_unit`, never raising); the parent stores each result as it arrives,
-resubmits the units of lost workers, and lets Ctrl-C or SIGTERM take effect only between units.
+resubmits the units of lost workers, and lets a stop signal (Ctrl-C, SIGTERM, SIGHUP) take effect only between units.
 :mod:`mlhidden.experiment.runner` plans the run, records it and calls :func:`run_units`.
 """
 
 from __future__ import annotations
 
 import json
-import signal
 import time
 import traceback
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +27,7 @@ from mlhidden.experiment.metrics import evaluate
 from mlhidden.experiment.predictions import UnitPredictions
 from mlhidden.experiment.splits import Split
 from mlhidden.experiment.status import FAILED, OK
+from mlhidden.experiment.stop_signals import stop_signals_deferred
 from mlhidden.experiment.store import ResultStore, unit_key
 from mlhidden.experiment.time_limit import unit_time_limit
 from mlhidden.experiment.unit_warnings import record_warnings
@@ -73,20 +72,6 @@ def run_unit(
         }
     result["worker_seconds"] = time.perf_counter() - started
     return result
-
-
-@contextmanager
-def _stop_signals_deferred() -> Iterator[None]:
-    """Ctrl-C or SIGTERM arriving while a unit is stored and counted takes effect right after, so
-    the store and the run's counts (the "N of M units are stored" line) agree."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def run_units(
@@ -144,7 +129,7 @@ def run_units(
                     if unit is None:
                         continue
                     row = {**key, **result, **_unit_record(unit)}
-                    with _stop_signals_deferred():
+                    with stop_signals_deferred():
                         if not store.write_unit(row, _predictions(unit, result), owner=claims.owner):
                             pending[unit_key(key)] = unit  # another process holds it now: wait for that one to store it
                             held.add(unit_key(key))

@@ -2,7 +2,8 @@
 
 Ctrl-C (SIGINT to the whole process group, workers included) and SIGTERM stop cleanly: the
 finished units are stored, the message says how to resume, the exit code is 128 + the signal.
-``kill -9`` gives no chance to clean up; the store must still be intact. In every case the same
+A closed terminal's SIGHUP is a stop like SIGTERM. ``kill -9`` gives no chance to clean up; the store
+must still be intact, and the workers must not outlive their parent. In every case the same
 command then completes the run, and its tables equal those of a run that was never stopped. A
 process dying inside a store write, between its insert and its commit, leaves the store as it was.
 """
@@ -77,6 +78,7 @@ def uninterrupted(config, tmp_path_factory) -> Path:
     [
         pytest.param(signal.SIGINT, True, 2, id="ctrl-c"),
         pytest.param(signal.SIGTERM, False, 1, id="sigterm"),
+        pytest.param(signal.SIGHUP, False, 2, id="hang-up"),
         pytest.param(signal.SIGKILL, False, 2, id="kill-9"),
     ],
 )
@@ -116,6 +118,7 @@ def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, confi
             f"interrupted: {stored} of {N_UNITS} units are stored in {run_dir}; re-run the same command to resume."
             in stderr
         )
+        assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
 
     resumed = subprocess.run(_command(config, run_dir, n_jobs), capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -207,3 +210,106 @@ def test_an_interrupt_inside_a_write_leaves_the_store_usable(tmp_path):
         assert store.get_meta("finished_at") == "now"
     with ResultStore(tmp_path) as store:
         assert store.units()["split"].tolist() == [0]
+
+
+SLOW_TABLES = """
+import sys, time
+from pathlib import Path
+import mlhidden.cli.run_commands as run_commands
+from mlhidden.cli import main
+
+writing = Path(sys.argv.pop(1))
+
+
+def slow_tables(*args, **kwargs):
+    writing.touch()
+    time.sleep(120)
+
+
+run_commands.write_and_print = slow_tables
+main()
+"""
+
+
+def test_three_ctrl_c_while_the_tables_are_written_end_as_one_interrupted_run(tmp_path):
+    """The presses after the first land in the clean-up (the workers' shutdown at exit): ignored, not tracebacks."""
+    run_dir, writing = tmp_path / "run", tmp_path / "writing-tables"
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLOW_TABLES, str(writing), "run", "-d", "Logical", "-m", "BR", "--splits", "2"]
+        + ["--out", str(run_dir), "--n-jobs", "2", "-q"],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not writing.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert writing.exists(), "the units did not finish"
+        for _ in range(3):
+            os.killpg(process.pid, signal.SIGINT)
+            time.sleep(0.05)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert process.returncode == 128 + signal.SIGINT, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr and "Aborted" not in stderr, stderr
+    assert stderr.splitlines()[-1] == (
+        f"interrupted: 2 of 2 units are stored in {run_dir}; re-run the same command to resume."
+    )
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+        except (OSError, IndexError):
+            pass  # ended meanwhile
+    return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
+def test_workers_killed_parent_during_their_start_up_exit(config, tmp_path):
+    """kill -9 of the parent while its loky workers are still starting (importing): each worker
+    and resource tracker exits within seconds, so nothing holds memory or shared-memory files."""
+    process = subprocess.Popen(_command(config, tmp_path / "run", 2), stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            children = _children(process.pid)
+            started = [pid for pid in children if b"popen_loky" in _cmdline(pid)]
+            if len(started) >= 2:
+                break
+            time.sleep(0.005)
+        assert len(started) >= 2, "the workers did not start"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 60  # a worker still importing under load reaches its watch late
+        while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in children if _alive(pid)], "workers or resource trackers outlived their parent"
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -128,3 +128,25 @@ def test_a_run_stopped_by_memory_error_leaves_run_json_final(tmp_path):
     record = read_run_json(tmp_path)
     assert record["status"] == "incomplete"
     assert record["units"] == {"total": 3, "done": 1, "failed": 0, "skipped": 0, "not_run": 2}
+
+
+OPENBLAS_THREADS = (
+    "import mlhidden.cli, numpy; from threadpoolctl import threadpool_info; "
+    "print(*{i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas'})"
+)
+
+
+def test_a_command_loads_openblas_with_one_thread_unless_told_otherwise():
+    """OpenBLAS reserves a pool and buffers per thread as it loads, and under ``ulimit -v`` ends the
+    process itself when it later cannot map one; units compute with one BLAS thread anyway."""
+    env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}
+    threads = subprocess.run([sys.executable, "-c", OPENBLAS_THREADS], env=env, capture_output=True, text=True)
+    if not threads.stdout.strip():
+        pytest.skip("numpy does not use OpenBLAS here")
+    assert threads.stdout.split() == ["1"], threads.stderr
+    if (os.cpu_count() or 1) > 1:
+        told = subprocess.run(
+            [sys.executable, "-c", OPENBLAS_THREADS], env={**env, "OPENBLAS_NUM_THREADS": "2"}, capture_output=True,
+            text=True,
+        )
+        assert told.stdout.split() == ["2"], told.stderr

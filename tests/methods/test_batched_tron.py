@@ -50,26 +50,41 @@ def stop_norm(A, y, C, tol=1e-4):
     return tol * max(min(positives, y.size - positives), 1) / y.size * gradient_norm(A, y, np.zeros(A.shape[1]), 0.0, C)
 
 
+def assert_liblinears_fit(inputs, y, coef, intercept, reference, C):
+    """``coef``, ``intercept`` fit ``y`` as closely as liblinear's ``reference``, within what its stopping test allows.
+
+    The objective is 1-strongly convex (its Hessian is I + C A'DA), so a point whose gradient has norm g lies
+    within g of the optimum, and its objective within g^2 / 2 of the least. Two points that both pass the
+    stopping test are then within the sum of their gradient norms of each other, whatever order the
+    floating-point sums took. Iteration counts are not compared: where rounding differs (another BLAS
+    kernel, another CPU) the same method can stop one Newton step earlier or later.
+    """
+    theirs_coef, theirs_intercept = reference.coef_[0], reference.intercept_[0]
+    ours_g = gradient_norm(inputs, y, coef, intercept, C)
+    theirs_g = gradient_norm(inputs, y, theirs_coef, theirs_intercept, C)
+    assert reference.n_iter_[0] < reference.max_iter, "liblinear converged"
+    assert ours_g <= stop_norm(inputs, y, C)
+    distance = np.linalg.norm(np.append(coef - theirs_coef, intercept - theirs_intercept))
+    assert distance <= ours_g + theirs_g
+    ours, theirs = objective(inputs, y, coef, intercept, C), objective(inputs, y, theirs_coef, theirs_intercept, C)
+    assert abs(ours - theirs) <= max(ours_g, theirs_g) ** 2 / 2 + 1e-12 * abs(theirs)
+
+
 @pytest.mark.parametrize("C", [1.0, 10.0])
-def test_each_chain_link_takes_liblinears_iterations_to_its_point(medical_chain, C):
-    """The same algorithm from the same start with the same tests: the same Newton steps, the same fit."""
+def test_each_chain_link_reaches_liblinears_fit(medical_chain, C):
+    """The same algorithm from the same start with the same stopping test: each link's fit and predictions
+    are liblinear's, within that test's tolerance."""
     X, T, X_test = medical_chain
     assert sp.issparse(X)
     links = np.arange(T.shape[1])
     fit = fit_batched_liblinear(X, T, extra=T, extra_mask=links[:, None] < links[None, :], C=C)
+    assert fit.converged.all()
     for j in links:
         inputs = sp.hstack([X, sp.csr_matrix(T[:, :j])], format="csr")
         reference = liblinear(C).fit(inputs, T[:, j])
         coef = fit.coef[: inputs.shape[1], j]
         assert np.all(fit.coef[inputs.shape[1]:, j] == 0), "a link sees only the labels before it"
-        assert fit.n_iter[j] == reference.n_iter_[0]
-        assert gradient_norm(inputs, T[:, j], coef, fit.intercept[j], C) <= stop_norm(inputs, T[:, j], C)
-        ours, theirs = (
-            objective(inputs, T[:, j], coef, fit.intercept[j], C),
-            objective(inputs, T[:, j], reference.coef_[0], reference.intercept_[0], C),
-        )
-        assert abs(ours - theirs) <= 1e-6 * abs(theirs)
-        np.testing.assert_allclose(coef, reference.coef_[0], atol=1e-2)
+        assert_liblinears_fit(inputs, T[:, j], coef, fit.intercept[j], reference, C)
         test_inputs = sp.hstack([X_test, sp.csr_matrix((X_test.shape[0], j))], format="csr")
         assert ((test_inputs @ coef + fit.intercept[j] > 0) == reference.predict(test_inputs)).mean() >= 0.999
 
@@ -79,14 +94,14 @@ def test_dense_inputs_and_the_iteration_cap_behave_as_liblinear(mirror_dir):
     X, Y = data.X[:400], data.Y[:400].astype(float)
     fit = fit_batched_liblinear(X, Y)
     capped = fit_batched_liblinear(X, Y, max_iter=2)
+    assert fit.converged.all()
     for j in range(Y.shape[1]):
         reference = liblinear().fit(X, Y[:, j])
-        np.testing.assert_allclose(fit.coef[:, j], reference.coef_[0], atol=1e-4)
-        assert fit.n_iter[j] == reference.n_iter_[0] and fit.converged[j] == (reference.n_iter_[0] < 100)
+        assert_liblinears_fit(X, Y[:, j], fit.coef[:, j], fit.intercept[j], reference, 1.0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             two = liblinear(max_iter=2).fit(X, Y[:, j])
-        assert capped.n_iter[j] == two.n_iter_[0] == 2
+        assert capped.n_iter[j] == 2 and two.n_iter_[0] == 2
         assert not capped.converged[j] and any(issubclass(w.category, ConvergenceWarning) for w in caught)
         np.testing.assert_allclose(capped.coef[:, j], two.coef_[0], atol=1e-6)
 

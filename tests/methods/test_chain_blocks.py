@@ -86,12 +86,6 @@ def test_blocked_chain_fits_the_one_batch_links_and_predicts_the_same(medical, s
         monkeypatch.setattr(logistic_models, "BLOCK_LINKS", 10**6)
         one_batch = CCASL(base, n_synthetic=N_SYNTHETIC, random_state=0).fit(X, Y)
     assert np.abs(chain_weights(blocked) - chain_weights(one_batch)).max() <= COEF_TOLERANCE
-    iterations = [
-        (a.n_iter_[0], b.n_iter_[0])
-        for a, b in zip(blocked.chain_.estimators_, one_batch.chain_.estimators_)
-        if hasattr(a, "n_iter_")
-    ]
-    assert np.mean([a == b for a, b in iterations]) >= 0.99
     np.testing.assert_array_equal(blocked.predict(X_test), one_batch.predict(X_test))
     np.testing.assert_array_equal(blocked.predict_proba(X_test) >= 0.5, one_batch.predict_proba(X_test) >= 0.5)
 
