@@ -209,9 +209,9 @@ def most_common_combinations(Y: np.ndarray, subsets: np.ndarray) -> np.ndarray:
         codes += columns[subsets[:, position]]
     codes += (np.arange(n_subsets, dtype=np.int64) << size)[:, None]
     counts = np.bincount(codes.ravel(), minlength=n_subsets << size).reshape(n_subsets, 1 << size)
-    best = counts.argmax(axis=1)
+    best: np.ndarray = counts.argmax(axis=1)
     bits = (best[:, None] >> np.arange(size - 1, -1, -1)) & 1
-    return bits.astype(np.int8).reshape(n_subsets, size)
+    return np.asarray(bits, dtype=np.int8).reshape(n_subsets, size)
 
 
 def _most_common_rows(Y: np.ndarray, subsets: np.ndarray) -> np.ndarray:
