@@ -17,6 +17,7 @@ from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
+from mlhidden.methods.sparse_products import matmul
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -42,7 +43,7 @@ class Network:
     b2: np.ndarray
 
     def hidden(self, X: Matrix) -> np.ndarray:
-        H = np.asarray(X.astype(np.float32, copy=False) @ self.W1)
+        H = matmul(X.astype(np.float32, copy=False), self.W1)
         H += self.b1
         return sigmoid(H)
 
@@ -106,7 +107,7 @@ def train_network(
             np.subtract(np.float32(1.0), H, out=slope)
             slope *= H
             delta_hidden *= slope
-            grads = (np.asarray(X_T @ delta_hidden), delta_hidden.sum(axis=0), H.T @ delta_out, delta_out.sum(axis=0))
+            grads = (matmul(X_T, delta_hidden), delta_hidden.sum(axis=0), H.T @ delta_out, delta_out.sum(axis=0))
             for param, step, grad in zip(params, velocity, grads):
                 step *= momentum
                 grad *= rate
