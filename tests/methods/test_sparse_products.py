@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from mlhidden.data import load_dataset
 from mlhidden.data.registry import SHIPPED_DIR
 from mlhidden.methods import sparse_products
-from mlhidden.methods.sparse_products import matmul
+from mlhidden.methods.sparse_products import matmul, transposed
 
 pytest.importorskip("numba", reason="the products compile with numba (the fast extra); without it they are scipy's")
 
@@ -23,20 +23,22 @@ def test_every_shipped_dataset_is_tried():
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_csr_times_dense_and_its_transpose_read_as_csc_are_scipys_bit_for_bit(name):
+def test_csr_times_dense_and_its_transpose_as_csc_or_as_a_csr_copy_are_scipys_bit_for_bit(name):
     X = sp.csr_matrix(load_dataset(SHIPPED_DIR / name).X)
     rng = np.random.RandomState(0)
     for dtype in (np.float32, np.float64):
         A = X.astype(dtype)
-        for width in (1, 37):  # one column, and more than one vector register's worth with a tail
+        for width in (1, 37):  # one column; several vector registers' worth and a tail
             W = rng.normal(size=(A.shape[1], width)).astype(dtype)
             D = rng.normal(size=(A.shape[0], width)).astype(dtype)
             ours, theirs = matmul(A, W), A @ W
             assert ours.dtype == theirs.dtype == dtype
             np.testing.assert_array_equal(ours.view(np.uint8), theirs.view(np.uint8))
             transpose = A.T
-            assert transpose.format == "csc"
-            np.testing.assert_array_equal(matmul(transpose, D).view(np.uint8), (transpose @ D).view(np.uint8))
+            assert transpose.format == "csc" and transposed(A).format == "csr"
+            theirs = (transpose @ D).view(np.uint8)
+            np.testing.assert_array_equal(matmul(transpose, D).view(np.uint8), theirs)
+            np.testing.assert_array_equal(matmul(transposed(A), D).view(np.uint8), theirs)
 
 
 def test_a_product_that_is_not_compiled_is_still_scipys():

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, DTypeLike
 
 from mlhidden.data.dataset import Matrix
-from mlhidden.methods.sparse_products import matmul
+from mlhidden.methods.sparse_products import matmul, transposed
 
 DENSE_SHARE = 0.125  # share of ones from which a dense pass beats indexing them (design columns, targets)
 
@@ -70,6 +70,7 @@ class Design:
                 sparse_x = sp.issparse(X)
                 stacked = sp.hstack([X, sp.csr_matrix(extra)], format="csr") if sparse_x else np.hstack([X, extra])
             self.X = stacked.astype(dtype)
+        self.X_T = transposed(self.X)
         self.n_inputs = self.X.shape[1] + self.dense_columns.size
         self.means = _column_means(X, extra) if center else None
         self.dtype = dtype
@@ -116,11 +117,11 @@ class Design:
         R_cast = R.astype(self.dtype)
         if self.dense_columns.size:
             G = np.empty((self.n_inputs + 1, R.shape[1]))
-            G[self.sparse_columns] = matmul(self.X.T, R_cast)
+            G[self.sparse_columns] = matmul(self.X_T, R_cast)
             G[self.dense_columns] = self.dense.T @ R_cast
             G[-1] = R.sum(axis=0)
         else:
-            G = np.vstack([matmul(self.X.T, R_cast), R.sum(axis=0, keepdims=True)])
+            G = np.vstack([matmul(self.X_T, R_cast), R.sum(axis=0, keepdims=True)])
         if self.means is not None:
             G[:-1] -= np.outer(self.means, G[-1])
         return G
