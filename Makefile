@@ -66,7 +66,8 @@ reproduce: venv
 sensitivity: venv
 	$(BIN)/mlhidden sensitivity $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
 
-## make bench: speed vs scikit-learn on split 0 of the real datasets, dispatch simulated, shared fits at 1 and all workers
+## make bench: speed vs scikit-learn on split 0 of the real datasets, each part of a run against its floor at this
+## core's peak, dispatch simulated, shared fits at 1 and all workers
 ## -> benchmarks/results.md (BENCH_ARGS=--quick: a check that they run, a small slice of each -> results/quick/benchmarks.md)
 BENCH_ARGS ?=
 BENCH_QUICK := $(filter --quick,$(BENCH_ARGS))

@@ -18,7 +18,9 @@ Two sections of ``python -m benchmarks.run`` (``--sections ccasl,mlp``):
   read the dense synthetic columns, cost no more per iteration than CC's.
 - ``MLP(n_hidden=100)`` against ``MLPClassifier`` at the same settings (1000 full-batch epochs,
   learning rate 0.1, momentum 0.9, sigmoid units, no penalty, no early stop) on the input scaled
-  as MLP scales it, alternating; the ratio of medians and both exact matches.
+  as MLP scales it, alternating; the ratio of median CPU seconds and both exact matches. MLP is timed twice:
+  with its sparse products compiled (:mod:`mlhidden.methods.sparse_products`, numba) and with
+  scipy's, which must predict the same.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import statistics
 import time
 import warnings
 from contextlib import contextmanager, nullcontext
+from unittest import mock
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +37,7 @@ from sklearn.neural_network import MLPClassifier
 
 import mlhidden.methods.solvers.logistic_models as logistic_models
 from benchmarks.peak_rss import PeakRSS
+from mlhidden.methods import sparse_products
 from mlhidden.methods.hidden_units import apply_scaling, column_scaling
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.solvers.batched_logistic import fit_batched_logistic
@@ -46,12 +50,13 @@ MLP_DATASETS = ("Bibtex", "Enron", "Scene")
 QUICK_HIDDEN_DATASETS = ("Medical",)
 # Issue #15: most seconds relative to CC, least share of CCASL's test entries equal to the tight fit's.
 CCASL_TARGETS = {"CCASL": 2.5, "CCASL+BR": 3.0, "CCASL+AML": 3.0}
-# CCASL at L ~ 1000 on the delicious-shaped set: most seconds relative to CC.
-LARGE_TARGET = {"Delicious-synthetic": 4.0, "Delicious-synthetic-quarter": 4.0}
+# CCASL at L ~ 1000 on the delicious-shaped set, reported against CC. Its target (<= 4x) is retired (issue #42):
+# CC is bound by overhead, so the ratio says little; the parts section's floors (benchmarks.part_floor) replace it.
+LARGE_SETS = ("Delicious-synthetic", "Delicious-synthetic-quarter")
 ONE_BATCH = "CCASL one batch"
 TIGHT_AGREEMENT = 0.999
 TIGHT_BASE = {"name": "logistic", "params": {"tol": 1e-8, "max_iter": 10**6}}
-MLP_TARGET = 3.0
+MLP_TARGET = 4.0  # issue #42, on an AVX-512 machine
 PRODUCT_REPEATS = 20
 
 
@@ -215,22 +220,36 @@ def mlp_peer(n_rows: int, n_epochs: int) -> MLPClassifier:
     )
 
 
+def scipy_products():
+    """A context in which mlhidden's sparse products are scipy's, as without numba (the same numbers, slower)."""
+    return mock.patch.object(sparse_products, "_kernels", dict)
+
+
 def bench_mlp(X_train, X_test, Y_train, Y_test, seed, repeats, n_epochs, log) -> dict:
-    """Median seconds of MLP (100 hidden units) and MLPClassifier on the same scaled input, alternating."""
+    """Median CPU seconds (on a shared machine wall seconds measure the load) of MLP (100 hidden units; compiled
+    products, then scipy's) and MLPClassifier on the same scaled input, alternating."""
     offset, scale = column_scaling(X_train, "auto")
     X_scaled, X_test_scaled = apply_scaling(X_train, offset, scale), apply_scaling(X_test, offset, scale)
-    ours, peer = [], []
+    ours, ours_scipy, peer = [], [], []
+
+    def mlp():
+        return make_method("MLP", {"n_hidden": 100, "n_epochs": n_epochs}, random_state=seed)
+
     for repeat in range(repeats):
-        spent, our_predicted = timed(
-            make_method("MLP", {"n_hidden": 100, "n_epochs": n_epochs}, random_state=seed), X_train, Y_train, X_test
+        _, our_predicted = timed(mlp(), X_train, Y_train, X_test, cpu=ours)
+        with scipy_products():
+            _, scipy_predicted = timed(mlp(), X_train, Y_train, X_test, cpu=ours_scipy)
+        assert np.array_equal(our_predicted, scipy_predicted), "compiled and scipy's products predict alike"
+        _, peer_predicted = timed(mlp_peer(X_train.shape[0], n_epochs), X_scaled, Y_train, X_test_scaled, cpu=peer)
+        log(
+            f"  MLP rep {repeat + 1}: ours {ours[-1]:.2f} CPU s (scipy's products {ours_scipy[-1]:.2f}), "
+            f"MLPClassifier {peer[-1]:.2f}"
         )
-        ours.append(spent)
-        spent, peer_predicted = timed(mlp_peer(X_train.shape[0], n_epochs), X_scaled, Y_train, X_test_scaled)
-        peer.append(spent)
-        log(f"  MLP rep {repeat + 1}: ours {ours[-1]:.2f}s, MLPClassifier {peer[-1]:.2f}s")
     return {
         "epochs": n_epochs,
+        "compiled": sparse_products.compiled(),
         "ours": statistics.median(ours),
+        "ours_scipy": statistics.median(ours_scipy),
         "peer": statistics.median(peer),
         "ours_exact_match": float((our_predicted == Y_test).all(axis=1).mean()),
         "peer_exact_match": float((peer_predicted == Y_test).all(axis=1).mean()),
@@ -290,14 +309,14 @@ def render_ccasl(results: dict) -> tuple[list, list]:
                 f"- {method} on {name}: {ratios[method]:.1f}x CC (target <= {limit:g}x) -> "
                 f"{'met' if ratios[method] <= limit else 'NOT met'}"
             )
-        if name in LARGE_TARGET:  # in CPU seconds: under load the wall ratio flatters CCASL's dense products
-            met = cpu_ratios["CCASL"] <= LARGE_TARGET[name]
+        if name in LARGE_SETS:  # in CPU seconds: under load the wall ratio flatters CCASL's dense products
             verdicts.append(
                 f"- CCASL on {name} (L = 1000): {cpu_ratios['CCASL']:.1f}x CC in CPU seconds "
                 f"({ratios['CCASL']:.1f}x in wall seconds), "
-                f"{cpu_ratios[ONE_BATCH]:.1f}x with its chain in one batch (target <= {LARGE_TARGET[name]:g}x), "
+                f"{cpu_ratios[ONE_BATCH]:.1f}x with its chain in one batch (no target: the parts section's floors "
+                "replace the retired 4x), "
                 f"peak RSS {result['peak_rss']['CCASL'] / 2**20:.0f} MiB (CC {result['peak_rss']['CC'] / 2**20:.0f}), "
-                f"{result['same_as_one_batch']:.4%} of test entries as one batch -> {'met' if met else 'NOT met'}; "
+                f"{result['same_as_one_batch']:.4%} of test entries as one batch; "
                 f"its links take {iteration_ratio:.2f}x CC's L-BFGS iterations, the ratio it would have at CC's "
                 f"CPU seconds per link-iteration"
             )
@@ -347,13 +366,15 @@ def render_ccasl(results: dict) -> tuple[list, list]:
 def render_mlp(results: dict) -> tuple[list, list]:
     """The "MLP vs MLPClassifier" table and the target verdicts."""
     lines = table_head(
-        "## MLP vs MLPClassifier (100 hidden units, same settings and scaled input, train + test)",
+        "## MLP vs MLPClassifier (100 hidden units, same settings and scaled input, train + test, CPU seconds)",
         [
             "dataset",
             "epochs",
             "ours s",
+            "ours, scipy's products s",
             "MLPClassifier s",
             "speed-up",
+            "speed-up, scipy's products",
             "ours exact match",
             "MLPClassifier exact match",
             "identical entries",
@@ -362,8 +383,10 @@ def render_mlp(results: dict) -> tuple[list, list]:
     verdicts = []
     for name, r in results.items():
         speedup = r["peer"] / r["ours"]
+        compiled = "" if r["compiled"] else " (numba not installed: scipy's products)"
         lines.append(
-            f"| {name} | {r['epochs']} | {r['ours']:.2f} | {r['peer']:.2f} | {speedup:.1f}x | "
+            f"| {name} | {r['epochs']} | {r['ours']:.2f}{compiled} | {r['ours_scipy']:.2f} | {r['peer']:.2f} | "
+            f"{speedup:.1f}x | {r['peer'] / r['ours_scipy']:.1f}x | "
             f"{r['ours_exact_match']:.4f} | {r['peer_exact_match']:.4f} | {r['identical']:.4%} |"
         )
         verdicts.append(

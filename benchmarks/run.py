@@ -22,9 +22,11 @@ Shared fits: the methods that train the same pieces on a split (``CC`` and ``PCC
 does, with the share of identical predictions (it must be all of them).
 
 ``--sections`` picks what runs: ``baseline`` (all of the above but the last two), ``ccasl``,
-``mlp``, ``liblinear`` and ``logistic_cv`` (:mod:`benchmarks.batched_bases`), and ``floor``
-(:mod:`benchmarks.reproduce_floor`), each on its own datasets (``--datasets``, ``--ccasl-datasets``,
-``--mlp-datasets``, ``--liblinear-datasets``, ``--logistic-cv-datasets``, ``--floor-datasets``).
+``mlp``, ``liblinear`` and ``logistic_cv`` (:mod:`benchmarks.batched_bases`), ``floor``
+(:mod:`benchmarks.reproduce_floor`) and ``parts`` (:mod:`benchmarks.part_floor`: each part of a run
+against its floor at this core's peak rates), each on its own datasets (``--datasets``,
+``--ccasl-datasets``, ``--mlp-datasets``, ``--liblinear-datasets``, ``--logistic-cv-datasets``,
+``--floor-datasets``, ``--parts-datasets``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from benchmarks.hidden_layers import (
     render_ccasl,
     render_mlp,
 )
+from benchmarks.part_floor import bench_parts, median_rates, render_parts
 from benchmarks.peak_rss import PeakRSS
 from benchmarks.reproduce_floor import bench_floor, paper_config, render_floor
 from benchmarks.results_file import results_path
@@ -84,7 +87,7 @@ TARGETS = {"BR": (3.0, 0.995), "CC": (3.0, 0.995), "PCC": (50.0, 0.995)}
 TARGET_DATASETS = {"BR": ("Bibtex", "Corel5k"), "CC": ("Bibtex", "Corel5k"), "PCC": DATASETS}
 # Methods of the paper's config that share fits, in the config's (and so the run's) order.
 SHARING_METHODS = ("CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML")
-SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES, "floor")
+SECTIONS = ("baseline", "ccasl", "mlp", *BATCHED_BASES, "floor", "parts")
 PAPER_CONFIG = PROJECT_ROOT / "configs" / "paper.yaml"
 GENERATED = {
     "MediaMill-synthetic": make_mediamill_like,
@@ -312,6 +315,7 @@ def render(results, hidden_results, args, started) -> str:
         "floor": partial(
             render_floor, paper_datasets=args.paper_datasets, splits=args.paper_splits, unavailable=args.unavailable
         ),
+        "parts": partial(render_parts, n_epochs=args.mlp_epochs),
     }
     for section, section_results in hidden_results.items():
         if section_results:
@@ -441,6 +445,7 @@ def main(argv=None):
             help=f"datasets of the {section} section (default: {','.join(base.datasets)})",
         )
     parser.add_argument("--floor-datasets", help="datasets of the floor section (default: the paper config's)")
+    parser.add_argument("--parts-datasets", help="datasets of the parts section (default: the paper config's)")
     parser.add_argument("--mlp-epochs", type=int, default=1000, help="epochs of both networks in the mlp section")
     parser.add_argument(
         "--tight-datasets",
@@ -453,7 +458,7 @@ def main(argv=None):
         "--quick",
         action="store_true",
         help=(
-            f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear, floor; "
+            f"{', '.join(QUICK_DATASETS)} ({', '.join(QUICK_HIDDEN_DATASETS)} for ccasl, mlp, liblinear, floor, parts; "
             "none for logistic_cv); 1 repetition; 20 PCC rows; 100 MLP epochs"
         ),
     )
@@ -485,6 +490,7 @@ def main(argv=None):
         "ccasl": ccasl_names,
         "mlp": chosen("mlp", args.mlp_datasets, MLP_DATASETS),
         "floor": chosen("floor", args.floor_datasets, args.paper_datasets),
+        "parts": chosen("parts", args.parts_datasets, args.paper_datasets),
         **{
             section: chosen(section, getattr(args, f"{section}_datasets"), base.datasets, base.quick)
             for section, base in BATCHED_BASES.items()
@@ -543,6 +549,11 @@ def bench_hidden(name, section, args, log):
         return bench_batched_base(section, X_train, X_test, Y_train, seed, args.repeats, log)
     if section == "floor":
         return bench_floor(X_train, X_test, Y_train, seed, args.repeats, log)
+    if section == "parts":
+        if not hasattr(args, "gemm_rates"):
+            args.gemm_rates = median_rates(args.repeats)
+            log(f"  peak GEMM GFLOP/s: {args.gemm_rates}")
+        return bench_parts(X_train, X_test, Y_train, seed, args.mlp_epochs, args.gemm_rates, log)
     return bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
 
 

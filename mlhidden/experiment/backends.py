@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import joblib
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from mlhidden.blas_kernel import blas_kernel
 from mlhidden.errors import InputWarning, UserError
 
 if TYPE_CHECKING:
@@ -81,10 +82,12 @@ def unit_thread_limits() -> Any:
 
 
 def blas_description() -> dict[str, Any]:
-    """The native thread pools loaded in this process and the thread count units use, for run.json."""
+    """The native thread pools loaded in this process (with OpenBLAS's kernel, ``architecture``), the
+    kernel mlhidden chose at start-up and why (:mod:`mlhidden.blas_kernel`), and the thread count units use,
+    for run.json."""
     keys = ("user_api", "internal_api", "version", "architecture", "threading_layer", "filepath")
     libraries = [{key: info[key] for key in keys if key in info} for info in threadpool_info()]
-    return {"threads_per_unit": UNIT_BLAS_THREADS, "libraries": libraries}
+    return {"threads_per_unit": UNIT_BLAS_THREADS, "kernel": blas_kernel(), "libraries": libraries}
 
 
 PARENT_POLL_SECONDS = 1.0

@@ -15,7 +15,7 @@ import platform
 import subprocess
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -219,10 +219,24 @@ def provenance_line(record: Mapping[str, Any]) -> str:
     return (
         f"run {record['config']['name']} (config {record['config_hash']}, seed {record['seeds']['run_seed']}): "
         f"{code}; Python {record['python']['version']}, {packages}; "
-        f"{host['cores']} cores{memory}, backend {where}; "
+        f"{host['cores']} cores{memory}, backend {where}{blas_kernels(backend.get('blas', {}))}; "
         f"{record['started_at']} to {record['finished_at'] or '(not finished)'}, {record['status']}; "
         f"{units['total']} units: {counts}"
     )
+
+
+def blas_architectures(libraries: Sequence[Mapping[str, Any]]) -> str:
+    """The kernels (threadpoolctl's ``architecture``) of the BLAS libraries in ``run.json``'s list, "/"-joined."""
+    return "/".join(sorted({str(lib.get("architecture")) for lib in libraries if lib.get("user_api") == "blas"}))
+
+
+def blas_kernels(blas: Mapping[str, Any]) -> str:
+    """``", OpenBLAS SkylakeX kernels (why)"``: the kernels the run's BLAS ran, for the footer ("" if unknown)."""
+    kernels = blas_architectures(blas.get("libraries", []))
+    if not kernels:
+        return ""
+    why = blas.get("kernel", {}).get("chosen_by")
+    return f", BLAS kernels {kernels}" + (f" (chosen by {why})" if why else "")
 
 
 def provenance_lines(records: Mapping[str, Mapping[str, Any] | None]) -> list[str]:

@@ -191,7 +191,31 @@ def draw_label_subsets(n_subsets: int, n_labels: int, subset_size: int, rng: np.
 
 
 def most_common_combinations(Y: np.ndarray, subsets: np.ndarray) -> np.ndarray:
-    """For each subset S_k, the combination y*_{S_k} most frequent in Y (first in sorted order on ties)."""
+    """For each subset S_k, the combination y*_{S_k} most frequent in Y (first in sorted order on ties).
+
+    Each row's combination on S_k is read as a binary number, S_k's first label the most
+    significant bit, so numeric order is the lexicographic order ``np.unique`` sorts rows in,
+    and one ``bincount`` over all subsets counts every combination (its first largest count is
+    ``np.unique``'s). Where the 2^|S| counts of a subset would outnumber the rows, each subset's
+    rows go through ``np.unique`` instead.
+    """
+    n_subsets, size = subsets.shape
+    if (1 << size) > max(Y.shape[0], 1):
+        return _most_common_rows(Y, subsets)
+    columns = np.ascontiguousarray(Y.T)
+    codes = np.zeros((n_subsets, Y.shape[0]), dtype=np.int64)
+    for position in range(size):
+        codes <<= 1
+        codes += columns[subsets[:, position]]
+    codes += (np.arange(n_subsets, dtype=np.int64) << size)[:, None]
+    counts = np.bincount(codes.ravel(), minlength=n_subsets << size).reshape(n_subsets, 1 << size)
+    best: np.ndarray = counts.argmax(axis=1)
+    bits = (best[:, None] >> np.arange(size - 1, -1, -1)) & 1
+    return np.asarray(bits, dtype=np.int8).reshape(n_subsets, size)
+
+
+def _most_common_rows(Y: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """:func:`most_common_combinations` by one ``np.unique`` over the rows of each subset."""
     combinations = []
     for subset in subsets:
         values, counts = np.unique(Y[:, subset], axis=0, return_counts=True)

@@ -17,6 +17,7 @@ from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
+from mlhidden.methods.sparse_products import matmul, transposed
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -42,7 +43,7 @@ class Network:
     b2: np.ndarray
 
     def hidden(self, X: Matrix) -> np.ndarray:
-        H = np.asarray(X.astype(np.float32, copy=False) @ self.W1)
+        H = matmul(X.astype(np.float32, copy=False), self.W1)
         H += self.b1
         return sigmoid(H)
 
@@ -55,14 +56,13 @@ class Network:
 def product_layout(X: Matrix) -> tuple[Matrix, Matrix]:
     """X and its transpose in single precision, laid out so both products of an epoch with X run fast.
 
-    A sparse X becomes CSR, and its transpose is the same arrays read as CSC: its product adds each
-    row's terms in row order, as a CSR copy of the transpose would, so the sums are the same bit
-    for bit without the copy (and faster). A dense X is kept once, in column order, whose
+    A sparse X becomes CSR, and its transpose is laid out by :func:`~mlhidden.methods.sparse_products.transposed`
+    (the same sums bit for bit whichever layout). A dense X is kept once, in column order, whose
     transpose is C-ordered: each product in BLAS's fast layout.
     """
     if sp.issparse(X):
         X = cast(Any, X).astype(np.float32).tocsr()
-        return X, X.T
+        return X, transposed(X)
     X = np.asfortranarray(X, dtype=np.float32)
     return X, X.T
 
@@ -106,7 +106,7 @@ def train_network(
             np.subtract(np.float32(1.0), H, out=slope)
             slope *= H
             delta_hidden *= slope
-            grads = (np.asarray(X_T @ delta_hidden), delta_hidden.sum(axis=0), H.T @ delta_out, delta_out.sum(axis=0))
+            grads = (matmul(X_T, delta_hidden), delta_hidden.sum(axis=0), H.T @ delta_out, delta_out.sum(axis=0))
             for param, step, grad in zip(params, velocity, grads):
                 step *= momentum
                 grad *= rate

@@ -16,6 +16,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from mlhidden.experiment.backends import blas_description
+from mlhidden.experiment.provenance import blas_architectures
 from mlhidden.paper.crosscheck import METRICS, STORED_UNITS, TIGHT, TOLERANCE
 
 
@@ -63,15 +64,12 @@ def stored_blas_note(frame: pd.DataFrame, run_json=STORED_UNITS.parent / "run.js
     )
     path = Path(run_json)
     if path.exists():
-        stored = _architectures(json.loads(path.read_text()).get("backend", {}).get("blas", {}).get("libraries", []))
-        today = _architectures(blas_description().get("libraries", []))
+        stored_blas = json.loads(path.read_text()).get("backend", {}).get("blas", {})
+        stored = blas_architectures(stored_blas.get("libraries", []))
+        today = blas_architectures(blas_description().get("libraries", []))
         if stored != today:
             text += f"; the stored run's OpenBLAS ran {stored} kernels, this refit {today}, which sum in another order"
     return text + "."
-
-
-def _architectures(libraries) -> str:
-    return "/".join(sorted({str(lib.get("architecture")) for lib in libraries if lib.get("user_api") == "blas"}))
 
 
 def crosscheck_table(

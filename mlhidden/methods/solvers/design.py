@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, DTypeLike
 
 from mlhidden.data.dataset import Matrix
+from mlhidden.methods.sparse_products import matmul, transposed
 
 DENSE_SHARE = 0.125  # share of ones from which a dense pass beats indexing them (design columns, targets)
 
@@ -69,6 +70,7 @@ class Design:
                 sparse_x = sp.issparse(X)
                 stacked = sp.hstack([X, sp.csr_matrix(extra)], format="csr") if sparse_x else np.hstack([X, extra])
             self.X = stacked.astype(dtype)
+        self.X_T = transposed(self.X)
         self.n_inputs = self.X.shape[1] + self.dense_columns.size
         self.means = _column_means(X, extra) if center else None
         self.dtype = dtype
@@ -103,11 +105,11 @@ class Design:
     def forward(self, V: np.ndarray) -> np.ndarray:
         """``[X, E] v + b`` (centred columns if ``center``) for every column ``[v; b]`` of V."""
         if self.dense_columns.size:
-            Z = np.asarray(self.X @ V[self.sparse_columns].astype(self.dtype))
+            Z = matmul(self.X, V[self.sparse_columns].astype(self.dtype))
             Z += self.dense @ V[self.dense_columns].astype(self.dtype)
             Z = Z + V[-1]
         else:
-            Z = np.asarray(self.X @ V[:-1].astype(self.dtype)) + V[-1]
+            Z = matmul(self.X, V[:-1].astype(self.dtype)) + V[-1]
         return Z if self.means is None else np.asarray(Z - self.means @ V[:-1])
 
     def backward(self, R: np.ndarray) -> np.ndarray:
@@ -115,11 +117,11 @@ class Design:
         R_cast = R.astype(self.dtype)
         if self.dense_columns.size:
             G = np.empty((self.n_inputs + 1, R.shape[1]))
-            G[self.sparse_columns] = np.asarray(self.X.T @ R_cast)
+            G[self.sparse_columns] = matmul(self.X_T, R_cast)
             G[self.dense_columns] = self.dense.T @ R_cast
             G[-1] = R.sum(axis=0)
         else:
-            G = np.vstack([np.asarray(self.X.T @ R_cast), R.sum(axis=0, keepdims=True)])
+            G = np.vstack([matmul(self.X_T, R_cast), R.sum(axis=0, keepdims=True)])
         if self.means is not None:
             G[:-1] -= np.outer(self.means, G[-1])
         return G
