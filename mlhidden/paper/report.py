@@ -22,6 +22,7 @@ from mlhidden.paper.deviations import (
     deviations_markdown,
     diagnose,
     setting_agreement,
+    settings_within_band,
     trivial_baselines,
     version_mismatches,
 )
@@ -256,19 +257,19 @@ def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
 
 def deviations_report(
     runs: Runs,
-    runs_by_setting: dict,
+    settings_cells: dict,
     comparisons: pd.DataFrame,
     reference: pd.DataFrame,
     baselines: pd.DataFrame,
     audit: Audit,
 ) -> str:
-    """The deviations section: every flagged cell of the main runs diagnosed (:mod:`mlhidden.paper.deviations`)."""
+    """The deviations section: every flagged cell of the main runs diagnosed (:mod:`mlhidden.paper.deviations`)
+    against each setting's cells (``settings_cells``: name -> :func:`~mlhidden.paper.deviations.cell_values`)."""
     paper_shapes = reference[reference["table"] == "datasets"].pivot_table(
         index="dataset", columns="metric", values="value", sort=False
     )
     mismatches = version_mismatches(runs.shapes("paper"), paper_shapes) if runs["paper"] is not None else {}
-    settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
-    diagnoses = diagnose(comparisons, settings_cells, audit, mismatches, cell_values(runs))
+    diagnoses = diagnose(comparisons, settings_cells, audit, mismatches)
     return deviations_markdown(diagnoses, baselines, setting_agreement(comparisons, settings_cells))
 
 
@@ -306,8 +307,10 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
     baselines = trivial_baselines(runs, data_dir=data_dir)
     audit = audit_paper(reference, baselines)
     comparisons["audit"] = audit_column(audit, comparisons)
-    comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)
     sensitivity, runs_by_setting, matrix = settings_section(out_dir, reference)
+    settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
+    comparisons = comparisons.join(settings_within_band(comparisons, settings_cells))
+    comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)
     log = read_run_log(out_dir)
     compared = comparisons["difference"].notna()
     time_table, time_metric = PAPER_TABLES["total_seconds"]
@@ -337,7 +340,7 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
     body = [
         sensitivity,
         audit_markdown(audit),
-        deviations_report(runs, runs_by_setting, comparisons, reference, baselines, audit),
+        deviations_report(runs, settings_cells, comparisons, reference, baselines, audit),
         *(section.markdown for section in sections),
     ]
     text = wrap_prose(
