@@ -51,6 +51,7 @@ from mlhidden.paper.sensitivity_report import settings_section
 from mlhidden.paper.summary import answer_paragraph, claims_detail, claims_summary_table
 from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_section, synthetic_section
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
+from mlhidden.paper.text_checks import paper_statements
 from mlhidden.report.csv_files import write_frame
 from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose
@@ -305,7 +306,7 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
     """The report from its claims and sections: comparison.csv, the baselines and settings, REPORT.md."""
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
     baselines = trivial_baselines(runs, data_dir=data_dir)
-    audit = audit_paper(reference, baselines)
+    audit = audit_paper(reference, baselines, paper_statements())
     comparisons["audit"] = audit_column(audit, comparisons)
     sensitivity, runs_by_setting, matrix = settings_section(out_dir, reference)
     settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
