@@ -1,21 +1,34 @@
-"""REPORT.md's first screen: the answer in one paragraph, then one short row per claim.
+"""REPORT.md's first screen: the answer in a few sentences, then one short row per claim.
 
-Every word of it is computed: the verdict counts from the claims, robustness from the claims x
-settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), closeness from the
-comparisons with the paper. Each claim's long evidence is in its own section
-(:func:`claims_detail`), which the short table links to.
+Every word of it is computed: the verdict counts from the claims and their sub-claims, robustness
+from the claims x settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), the
+audit's line from :class:`~mlhidden.paper.audit.Audit`, closeness from the comparisons with the paper.
+A claim is any object with ``key``, ``statement``, ``verdict``, ``deciding`` and ``evidence``, and
+optionally ``subclaims`` (objects with ``verdict`` and, where they have them, ``key``, ``statement``
+and ``deciding``), so the screen counts whatever verdicts they carry. Long text (the full deciding
+statistic, every setting's name) goes to each claim's own section (:func:`claims_detail`), which
+the short table links to, so that no line of the first screen is wider than a screen.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import pandas as pd
 
-from mlhidden.paper.claims import DEVIATION
+from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
+from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 
 OVER_SETTINGS = "over all settings"
+VERDICT_ORDER = (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
+"""The order verdicts are counted in; a verdict not listed here follows, in the order first met."""
+SHORT_WIDTH = 72
+"""The widest a cell of the claims table gets; the full text is in the claim's section."""
+_INTERVAL_END = re.compile(r"\]")
 
 
 def claim_anchor(key: str) -> str:
@@ -23,38 +36,47 @@ def claim_anchor(key: str) -> str:
     return f"#claim-{key.lower()}"
 
 
+def subclaims(claim) -> tuple:
+    """A claim's sub-claims (none where it has none)."""
+    return tuple(getattr(claim, "subclaims", ()) or ())
+
+
+def verdict_counts(verdicts) -> Counter:
+    """How many of each verdict, in :data:`VERDICT_ORDER` and then the order first met."""
+    counted = Counter(verdicts)
+    order = [v for v in VERDICT_ORDER if v in counted] + [v for v in counted if v not in VERDICT_ORDER]
+    return Counter({verdict: counted[verdict] for verdict in order})
+
+
+def counts_text(counts: Counter) -> str:
+    """``counts`` as "**holds** 0, **does not hold** 6, ..." (holds, does not hold, inconclusive always shown)."""
+    shown = {verdict: counts.get(verdict, 0) for verdict in (HOLDS, FAILS, INCONCLUSIVE)} | dict(counts)
+    return ", ".join(f"**{verdict}** {count}" for verdict, count in shown.items() if count or verdict != NOT_EVALUATED)
+
+
+def shorten(text: str, width: int = SHORT_WIDTH) -> str:
+    """``text`` cut to ``width``: up to the end of its first interval ("effect [low, high]") where that
+    fits, else at a word, with "…"."""
+    if len(text) <= width:
+        return text
+    end = _INTERVAL_END.search(text)
+    if end and end.end() <= width:
+        return text[: end.end()] + " …"
+    return text[: text.rfind(" ", 0, width - 1)].rstrip(",;:") + " …"
+
+
 def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataFrame, setting: dict | None) -> str:
-    """How many claims hold, fail or are open under the main setting, which hold under every
-    setting, and how close our scores are to the paper's (``scores``: compared score rows)."""
-    counts = {
-        verdict: sum(claim.verdict == verdict for claim in claims)
-        for verdict in (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
-    }
+    """The verdicts of the claims and of their sub-claims under the main setting, which claims keep
+    their verdict under every setting, and how close our scores are to the paper's (``scores``:
+    compared score rows)."""
     if setting:
         chosen_by = "the primary setting" if setting.get("is_primary", True) else "a setting asked for with `--setting`"
         under = f"Under **{setting['name']}** ({chosen_by}: {setting.get('about') or 'see the settings section'})"
     else:
         under = "Under the configs as written (no base-learner setting applied)"
-    parts = [
-        f"{under}, {counts[HOLDS]} of the paper's {len(claims)} claims **hold**, {counts[FAILS]} "
-        f"{'**does not hold**' if counts[FAILS] == 1 else '**do not hold**'} and {counts[INCONCLUSIVE]} "
-        f"{'is' if counts[INCONCLUSIVE] == 1 else 'are'} **inconclusive**"
-        + (f" ({counts[NOT_EVALUATED]} not evaluated)." if counts[NOT_EVALUATED] else ".")
-    ]
-    if matrix is None:
-        parts.append("No base-learner setting of the sensitivity study has finished, so robustness is not assessed.")
-    else:
-        robust = [key for key in matrix.index if matrix.at[key, OVER_SETTINGS] == ROBUST]
-        finished = len(matrix.columns) - 1
-        every = "it" if finished == 1 else "every one"
-        parts.append(
-            f"Across the {finished} finished setting{'' if finished == 1 else 's'} of the sensitivity study, "
-            + (
-                f"the claims that hold under {every}: {', '.join(robust)}."
-                if robust
-                else f"no claim holds under {every}."
-            )
-        )
+    parts = [f"{under}, the paper's {len(claims)} claims: {counts_text(verdict_counts(c.verdict for c in claims))}."]
+    parts += sub_claims_sentence(claims)
+    parts.append(settings_sentence(matrix))
     differences = scores["difference"].abs()
     if len(differences):
         parts.append(
@@ -66,32 +88,109 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
     return " ".join(parts) + "\n"
 
 
+def sub_claims_sentence(claims: list) -> list:
+    """The sub-claims' verdict counts in a sentence (none where no claim has sub-claims)."""
+    parts = [subclaim for claim in claims for subclaim in subclaims(claim)]
+    if not parts:
+        return []
+    return [f"Their {len(parts)} sub-claims: {counts_text(verdict_counts(part.verdict for part in parts))}."]
+
+
+def settings_sentence(matrix: pd.DataFrame | None) -> str:
+    """Which claims keep one verdict under every finished setting (by verdict) and which depend on the setting."""
+    if matrix is None:
+        return "No base-learner setting of the sensitivity study has finished, so robustness is not assessed."
+    verdicts = matrix.drop(columns=OVER_SETTINGS)
+    finished = len(verdicts.columns)
+    if finished == 1:
+        return f"Across the 1 finished setting of the sensitivity study, {'; '.join(_steady(verdicts)) or 'none'}."
+    steady = _steady(verdicts, f"under all {finished}")
+    depending = [key for key in verdicts.index if verdicts.loc[key].nunique() > 1]
+    parts = steady + ([f"depends on the setting: {', '.join(depending)}"] if depending else [])
+    robust = [key for key in matrix.index if matrix.at[key, OVER_SETTINGS] == ROBUST]
+    return (
+        f"Across the {finished} finished settings of the sensitivity study: {'; '.join(parts)}"
+        + ("" if robust else f" (no claim holds under all {finished})")
+        + "."
+    )
+
+
+def _steady(verdicts: pd.DataFrame, under: str = "under it") -> list:
+    """"<verdict> <under>: <claims>" for every verdict that some claims have under every setting."""
+    steady: dict = {}
+    for key in verdicts.index:
+        if verdicts.loc[key].nunique() == 1:
+            steady.setdefault(verdicts.loc[key].iloc[0], []).append(key)
+    return [f"**{verdict}** {under}: {', '.join(steady[verdict])}" for verdict in verdict_counts(steady)]
+
+
+def settings_tally(verdicts: pd.Series) -> str:
+    """One claim's verdicts over the settings, short: "does not hold under all 11", or the counts."""
+    counts = verdict_counts(verdicts)
+    if len(counts) == 1:
+        return f"{next(iter(counts))} under all {len(verdicts)}"
+    return ", ".join(f"{verdict} {count}" for verdict, count in counts.items()) + f" (of {len(verdicts)})"
+
+
 def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
-    """One row per claim: verdict, the deciding effect with its interval, robustness, a link to the details."""
+    """One short row per claim: verdict, the deciding effect with its interval, the verdicts over the
+    settings (and over its sub-claims, where any claim has them), a link to the details (the full text)."""
+    with_parts = any(subclaims(claim) for claim in claims)
     rows = []
     for claim in claims:
-        robust = (
-            matrix.at[claim.key, OVER_SETTINGS] if matrix is not None and claim.key in matrix.index else "not assessed"
+        across = (
+            settings_tally(matrix.drop(columns=OVER_SETTINGS).loc[claim.key])
+            if matrix is not None and claim.key in matrix.index
+            else "not assessed"
         )
-        rows.append(
-            [
-                f"[{claim.key}]({claim_anchor(claim.key)})",
-                f"**{claim.verdict}**",
-                markdown_escape(claim.deciding or "—"),
-                markdown_escape(robust),
-            ]
-        )
-    return pipe_table(rows, ["claim", "verdict", "deciding effect [95 % interval], test", "across settings"]) + "\n"
+        link = f"[{claim.key}]({claim_anchor(claim.key)})"
+        row = [link, f"**{claim.verdict}**", shorten(claim.deciding or "—"), across]
+        if with_parts:
+            parts = subclaims(claim)
+            row.append(", ".join(f"{v} {n}" for v, n in verdict_counts(p.verdict for p in parts).items()) or "—")
+        rows.append([row[0], row[1], *map(markdown_escape, row[2:])])
+    headers = ["claim", "verdict", "deciding effect [95 % interval]", "verdicts over the settings"]
+    return pipe_table(rows, headers + (["sub-claims"] if with_parts else [])) + "\n"
 
 
-def claims_detail(claims: list) -> str:
-    """Per claim, its own section: the statement, the verdict and what decided it, and our numbers."""
+def audit_line(audit: Audit) -> str:
+    """The audit of the paper's numbers in one line: what it found, with a link to its section."""
+    marks = audit.marks
+    failed = len(marks[marks["kind"] == FAILED_ROW].drop_duplicates(RUN_KEY))
+    contradicted = audit.contradicted()
+    words = (
+        f"; {len(contradicted)} of {len(audit.statements)} sentences checked are contradicted by its own tables"
+        + (f" (lines {', '.join(str(line) for line in contradicted['line'])})" if len(contradicted) else "")
+        if len(audit.statements)
+        else ""
+    )
+    return (
+        f"[Audit of the paper's numbers](#audit-of-the-papers-numbers): of its {len(audit.values)} printed scores, "
+        f"{len(audit.cells(*IMPOSSIBLE_KINDS))} are impossible, {len(audit.cells(PRINTED_DIFFERENTLY))} printed "
+        f"differently in two tables and {len(audit.cells(BELOW_BASELINE))} below a trivial baseline "
+        f"({failed} rows look like failed runs){words}.\n"
+    )
+
+
+def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
+    """Per claim, its own section: the statement, the verdict and the full deciding statistic, its
+    sub-claims, its verdict over the settings, and our numbers."""
     parts = ["## The claims in detail\n"]
     for claim in claims:
+        title = shorten(claim.statement, 100)
         parts += [
             f'<a id="{claim_anchor(claim.key)[1:]}"></a>\n',
-            f"### {claim.key}: {markdown_escape(claim.statement)}\n",
+            f"### {claim.key}: {markdown_escape(title)}\n",
+            *([markdown_escape(claim.statement) + "\n"] if title != claim.statement else []),
             f"**{claim.verdict}**" + (f": {markdown_escape(claim.deciding)}" if claim.deciding else "") + "\n",
-            f"Our numbers: {markdown_escape(claim.evidence)}\n",
         ]
+        bullets = [
+            f"- {markdown_escape(' '.join(filter(None, (getattr(p, 'key', ''), getattr(p, 'statement', '')))))}: "
+            f"**{p.verdict}**" + (f": {markdown_escape(p.deciding)}" if getattr(p, "deciding", "") else "")
+            for p in subclaims(claim)
+        ]
+        parts += ["\n".join(bullets) + "\n"] if bullets else []
+        if matrix is not None and claim.key in matrix.index:
+            parts.append(f"Over the settings: {markdown_escape(matrix.at[claim.key, OVER_SETTINGS])}.\n")
+        parts.append(f"Our numbers: {markdown_escape(claim.evidence)}\n")
     return "\n".join(parts)

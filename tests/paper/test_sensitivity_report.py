@@ -88,6 +88,8 @@ def test_closing_verdict_is_robust_only_when_the_claim_holds_under_every_setting
     assert closing_verdict({"a": FAILS, "b": NOT_EVALUATED}) == NOT_REPRODUCED + " (not evaluated under b)"
     assert closing_verdict({"a": HOLDS, "b": NOT_EVALUATED}) == "holds only under a (not evaluated under b)"
     assert closing_verdict({"a": NOT_EVALUATED}) == NEVER_EVALUATED
+    eleven = {f"setting_{i}": INCONCLUSIVE for i in range(11)}
+    assert closing_verdict(eleven) == "holds under no setting tried; inconclusive under all 11"
 
 
 def test_claims_matrix_is_claims_by_settings_with_the_closing_verdict():
