@@ -218,7 +218,9 @@ def settings_within_band(comparisons: pd.DataFrame, settings_cells: dict) -> pd.
     return pd.DataFrame(
         {
             "settings_compared": off.notna().sum(axis=1).astype(int),
-            "within_band_under": ["; ".join(off.columns[row]) for row in within.to_numpy()],
+            "within_band_under": [
+                "; ".join(name for name, inside in zip(off.columns, row) if inside) for row in within.to_numpy(dtype=bool)
+            ],
         },
         index=comparisons.index,
     )

@@ -149,3 +149,5 @@ def test_settings_within_band_is_a_column_for_every_compared_row():
     band = settings_within_band(comparisons, settings)
     assert list(band["within_band_under"]) == ["z", "a; z", ""]
     assert list(band["settings_compared"]) == [2, 2, 1]
+    none = settings_within_band(comparisons, {})
+    assert list(none["within_band_under"]) == ["", "", ""] and list(none["settings_compared"]) == [0, 0, 0]

@@ -332,7 +332,7 @@ def test_time_claim_fails_on_results_that_contradict_the_paper(tmp_path):
     # The other runs are absent: their claims say so instead of guessing.
     assert "**not evaluated**" in next(line for line in report.splitlines() if line.startswith("| [C2](#claim-c2) "))
     first_screen = report.split("## The claims in detail")[0]
-    assert "0 of the paper's 8 claims **hold**" in first_screen and "2 are **inconclusive**" in first_screen
+    assert "the paper's 8 claims: **holds** 0," in first_screen and "**inconclusive** 2" in first_screen
     assert max(len(line) for line in report.splitlines() if not line.startswith("|")) <= 200
 
 
