@@ -380,11 +380,7 @@ def audit_markdown(audit: Audit) -> str:
         by_method = below["method"].value_counts()
         parts.append("By method: " + ", ".join(f"{m} {n}" for m, n in by_method.items()) + ".\n\n")
     failed = marks[marks["kind"].isin((FAILED_ROW, FAILED_COLUMN))]
-    parts += [
-        "### Rows or columns that look like a failed run\n\n",
-        _bullets(failed, []),
-        statements_markdown(audit.statements),
-    ]
+    parts += ["### Rows or columns that look like a failed run\n\n", _bullets(failed, [])]
     unchecked = audit.values[~audit.values["checked"]]
     if not unchecked.empty:
         parts.append(f"Not checked against a baseline, none being measured on their data: {len(unchecked)} values.\n\n")
@@ -394,4 +390,6 @@ def audit_markdown(audit: Audit) -> str:
                 + ", ".join(f"{d} ({n})" for d, n in group.groupby("dataset", sort=False).size().items())
                 + "\n"
             )
+        parts.append("\n")
+    parts.append(statements_markdown(audit.statements))
     return "".join(parts)

@@ -214,13 +214,11 @@ def settings_within_band(comparisons: pd.DataFrame, settings_cells: dict) -> pd.
     """:data:`WITHIN_COLUMNS` for every comparison row: a property of each setting alone, so a setting
     added, removed or reordered changes only the rows it is named in (or would be)."""
     off = settings_off(comparisons, settings_cells)
-    within = off <= DEVIATION
+    within = (off <= DEVIATION).to_numpy(dtype=bool)
     return pd.DataFrame(
         {
             "settings_compared": off.notna().sum(axis=1).astype(int),
-            "within_band_under": [
-                "; ".join(name for name, inside in zip(off.columns, row) if inside) for row in within.to_numpy(dtype=bool)
-            ],
+            "within_band_under": ["; ".join(off.columns[row.nonzero()[0]]) for row in within],
         },
         index=comparisons.index,
     )

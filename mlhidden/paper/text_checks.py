@@ -108,7 +108,7 @@ def statements_markdown(checked: pd.DataFrame) -> str:
         return ""
     lines = [
         f"- **Line {row.line}** ({'**' + row.verdict + '**' if row.verdict == CONTRADICTED else row.verdict}): "
-        f"\"{markdown_escape(row.words)}\" Read as: {markdown_escape(row.reading)}. "
+        f"\"{markdown_escape(row.words)}\" Reading: {markdown_escape(row.reading)}. "
         f"The paper's own table: {markdown_escape(row.computed)}."
         for row in checked.itertuples(index=False)
     ]
