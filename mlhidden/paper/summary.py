@@ -12,7 +12,6 @@ the short table links to, so that no line of the first screen is wider than a sc
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import pandas as pd
@@ -28,7 +27,6 @@ VERDICT_ORDER = (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
 """The order verdicts are counted in; a verdict not listed here follows, in the order first met."""
 SHORT_WIDTH = 72
 """The widest a cell of the claims table gets; the full text is in the claim's section."""
-_INTERVAL_END = re.compile(r"\]")
 
 
 def claim_anchor(key: str) -> str:
@@ -51,7 +49,7 @@ def verdict_counts(verdicts) -> Counter:
 def counts_text(counts: Counter) -> str:
     """``counts`` as "**holds** 0, **does not hold** 6, ..." (holds, does not hold, inconclusive always shown)."""
     shown = {verdict: counts.get(verdict, 0) for verdict in (HOLDS, FAILS, INCONCLUSIVE)} | dict(counts)
-    return ", ".join(f"**{verdict}** {count}" for verdict, count in shown.items() if count or verdict != NOT_EVALUATED)
+    return ", ".join(f"**{verdict}** {count}" for verdict, count in shown.items())
 
 
 def shorten(text: str, width: int = SHORT_WIDTH) -> str:
@@ -59,9 +57,9 @@ def shorten(text: str, width: int = SHORT_WIDTH) -> str:
     fits, else at a word, with "…"."""
     if len(text) <= width:
         return text
-    end = _INTERVAL_END.search(text)
-    if end and end.end() <= width:
-        return text[: end.end()] + " …"
+    end = text.find("]") + 1
+    if 0 < end <= width:
+        return text[:end] + " …"
     return text[: text.rfind(" ", 0, width - 1)].rstrip(",;:") + " …"
 
 
