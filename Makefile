@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The paper's datasets ship in datasets/; BENCH_ARGS="--data-dir D" benchmarks another copy.
 N_JOBS ?= -1
 
-.PHONY: venv test test-all test-lowest fuzz smoke reproduce sensitivity bench clean
+.PHONY: venv test test-all test-lowest fuzz smoke reproduce sensitivity bench docs clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,14 @@ test: venv
 	$(BIN)/mypy mlhidden
 	$(BIN)/python -m pytest -q -n auto --durations=20 --cov --cov-report=term:skip-covered
 	$(BIN)/python tests/coverage_by_package.py
+
+## make docs: the documentation site (mkdocs.yml, pages in docs/) into site/, warnings as errors: a broken link or anchor fails; the CLI reference is generated from the commands
+$(VENV)/.docs-installed: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	$(BIN)/mkdocs build --strict --quiet
 
 ## make test-all: also the slow tests (every method on every mirror dataset, ...)
 test-all: venv
@@ -67,4 +75,4 @@ bench: venv
 	$(BIN)/python -m benchmarks.shared_fits
 
 clean:
-	rm -rf $(VENV) $(LOWEST_VENV) .pytest_cache
+	rm -rf $(VENV) $(LOWEST_VENV) .pytest_cache site

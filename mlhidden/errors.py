@@ -61,6 +61,23 @@ class InputWarning(UserWarning):
     ``warning:`` line."""
 
 
+def unique_match(spec: str, names: Iterable[str], what: str) -> str | None:
+    """The one of ``names`` that ``spec`` names: itself, else the only one equal ignoring case; None for none.
+
+    Every name a user types (dataset, method, metric, control method, setting) is matched this way,
+    so one case rule holds everywhere. Two names equal ignoring case (and neither written exactly)
+    are a one-line ``UserError``.
+    """
+    names = [str(name) for name in names]
+    if spec in names:
+        return spec
+    same = [name for name in names if name.lower() == str(spec).lower()]
+    if len(same) > 1:
+        matches = " and ".join(sorted(same))
+        raise UserError(f"{what} '{spec}' matches {matches} when case is ignored", hint="write the name exactly")
+    return same[0] if same else None
+
+
 def did_you_mean(name: object, choices: Iterable[object], cutoff: float = 0.6) -> str:
     """``"did you mean 'X'? "`` for the choice closest to a misspelt ``name`` (case ignored), else ``""``.
 

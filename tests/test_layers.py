@@ -1,7 +1,8 @@
 """The package's layers import strictly downward, and the general half never imports the study or the CLI.
 
 From the bottom: the package root, ``errors`` and ``io``; ``data``; ``methods``; ``experiment``;
-``report`` (the general tool, the user's half); ``paper`` (the study of the paper, on top of it);
+``report`` (the general tool, the user's half); ``claims`` (claims files checked on stored runs);
+``paper`` (the study of the paper, on top of it);
 ``cli``. A module may import its own layer and those below. Every import counts, wherever it
 sits (module level, inside a function, under ``TYPE_CHECKING``, relative, ``from mlhidden import
 x``, ``importlib.import_module("...")``), because a lazy import is still a dependency.
@@ -16,8 +17,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mlhidden"
-LAYERS = ("base", "data", "methods", "experiment", "report", "paper", "cli")
-GENERAL = ("data", "methods", "experiment", "report")
+LAYERS = ("base", "data", "methods", "experiment", "report", "claims", "paper", "cli")
+GENERAL = ("data", "methods", "experiment", "report", "claims")
 BASE_MODULES = ("mlhidden", "mlhidden.errors", "mlhidden.io", "mlhidden.imports", "mlhidden.shipped")
 
 

@@ -20,7 +20,7 @@ import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # What a build reads: the package, the folders it ships, and the metadata's files.
-BUILD_INPUTS = ("mlhidden", "datasets", "configs", "pyproject.toml", "README.md")
+BUILD_INPUTS = ("mlhidden", "datasets", "configs", "pyproject.toml", "README.md", "LICENSE")
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "upstream", "*.egg-info")
 
 
@@ -94,6 +94,7 @@ def test_the_wheel_carries_the_datasets_and_configs_but_not_the_upstream_copies(
         assert f"mlhidden/_shipped/datasets/{path}" in names
     assert {f"mlhidden/_shipped/configs/{p.name}" for p in (PROJECT_ROOT / "configs").glob("*.yaml")} <= names
     assert not [name for name in names if "upstream" in name]
+    assert [name for name in names if name.endswith(".dist-info/licenses/LICENSE")], "the licence ships too"
 
 
 @pytest.mark.slow

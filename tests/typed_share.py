@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 GENERAL_HALF = [
-    "mlhidden/data", "mlhidden/methods", "mlhidden/experiment", "mlhidden/report",
+    "mlhidden/data", "mlhidden/methods", "mlhidden/experiment", "mlhidden/report", "mlhidden/claims",
     "mlhidden/errors.py", "mlhidden/io.py", "mlhidden/imports.py", "mlhidden/shipped.py",
 ]
 Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from mlhidden import __version__
+from mlhidden.cli.claims_command import claims
 from mlhidden.cli.endings import OneLineErrors
 from mlhidden.cli.paper_commands import reproduce, sensitivity
 from mlhidden.cli.registry_commands import datasets, methods
@@ -21,7 +22,7 @@ def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
 
 
-for command in (run, report, export, splits_command, init, reproduce, sensitivity, datasets, methods):
+for command in (run, report, export, splits_command, init, reproduce, sensitivity, claims, datasets, methods):
     cli.add_command(command)
 
 main = cli

@@ -2,14 +2,40 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
-DATA_DIR = click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Dataset folder (else $MLHIDDEN_DATA, else ./datasets).",
+
+def data_dir_option(help_text: str):
+    """``--data-dir``: the first folder of the data path (mlhidden.data.registry.data_path)."""
+    return click.option("--data-dir", type=click.Path(file_okay=False), default=None, help=help_text)
+
+
+DATA_DIR = data_dir_option(
+    "Dataset folder, searched first; then $MLHIDDEN_DATA, then the datasets shipped with mlhidden."
 )
+FETCH_DATA_DIR = data_dir_option(
+    "Folder the files go to (default: $MLHIDDEN_DATA, else the folder of the datasets shipped with mlhidden)."
+)
+
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds: NaN, infinity, zero and negative numbers are refused."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 
 LABELS = click.option(
     "--labels",
@@ -36,4 +62,7 @@ STD = click.option(
 PRECISION = click.option(
     "--precision", type=click.IntRange(0, 12), default=None, metavar="N",
     help="Decimals of every value in the terminal, Markdown and LaTeX tables (default: 2 for scores, times by size).",
+)
+HTML = click.option(
+    "--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance."
 )

@@ -56,6 +56,7 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
     from mlhidden.cli.progress import RunProgress
     from mlhidden.paper.reference import REPORT_FILE
     from mlhidden.paper.reproduction import reproduce as reproduce_paper
+    from mlhidden.report.html import HTML_FILE
 
     def progress(name, stage, estimate):
         click.echo(f"== {stage}: {name}", err=True)
@@ -79,7 +80,6 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
         result = None
     if result is None or result.interrupted:
         stop.exit_interrupted(f"the units finished so far are stored under {out_dir}")
-    click.echo(f"wrote {out_dir / REPORT_FILE} and {len(result.paths) - 1} more files in {result.seconds:.0f} s")
     for name, summary in result.summaries.items():
         for line in summary.problem_lines():
             click.echo(f"{name}: {line}", err=True)
@@ -89,6 +89,10 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
             "re-run the same command to retry them.",
             err=True,
         )
+    click.echo(f"wrote {len(result.paths)} files under {out_dir}/ in {result.seconds:.0f} s")
+    click.echo(f"report: {out_dir / REPORT_FILE}")
+    click.echo(f"results page: {out_dir / HTML_FILE}")
+    if result.n_failed:
         sys.exit(1)
 
 

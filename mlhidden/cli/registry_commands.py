@@ -7,7 +7,7 @@ import sys
 import click
 
 from mlhidden.cli.endings import OneLineErrors, StopSignals
-from mlhidden.cli.options import DATA_DIR, LABELS
+from mlhidden.cli.options import DATA_DIR, FETCH_DATA_DIR, LABELS, SECONDS
 
 
 @click.group(cls=OneLineErrors)
@@ -61,10 +61,12 @@ def datasets_info(name, data_dir, labels):
 @click.option(
     "--mirror", required=True, metavar="URL_OR_DIR", help="Folder or http(s) base URL holding the dataset files."
 )
-@DATA_DIR
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Give up on a file that takes longer than this in all (default 3600).")
-def datasets_fetch(names, mirror, data_dir, deadline):
+@FETCH_DATA_DIR
+@click.option("--deadline", type=SECONDS, default=None, metavar="SECONDS",
+              help="Give up on a file that takes longer than this in all, headers included (default 3600).")
+@click.option("--allow-unverified", is_flag=True,
+              help="Keep your own file even when the server sends no length (kept only if it loads).")
+def datasets_fetch(names, mirror, data_dir, deadline, allow_unverified):
     """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches.
 
     NAMES are registry datasets, or file names of your own ARFF files in the mirror (copied with
@@ -75,7 +77,8 @@ def datasets_fetch(names, mirror, data_dir, deadline):
     stop = StopSignals()
     try:
         with stop:
-            rows = copy_from_mirror(mirror, data_dir, names or None, deadline=deadline)
+            rows = copy_from_mirror(mirror, data_dir, names or None, deadline=deadline,
+                                    allow_unverified=allow_unverified)
     except KeyboardInterrupt:
         click.echo("interrupted: the files fetched so far are in place, and no file was half-written.", err=True)
         sys.exit(128 + stop.signum)

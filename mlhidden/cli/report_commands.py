@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from mlhidden.cli.options import CONTROL, PRECISION, STATS, STD
+from mlhidden.cli.options import CONTROL, HTML, PRECISION, STATS, STD
 from mlhidden.errors import UserError
 
 
@@ -21,8 +21,13 @@ def write_and_print(run_dirs: list, out_dir: Path | None, **options) -> None:
         click.echo(line)
     for line in report.provenance:
         click.echo(f"provenance: {line}")
-    if out_dir is not None:
-        click.echo(f"wrote {len(report.paths)} files to {out_dir}/")
+    if out_dir is None:
+        return
+    click.echo(f"wrote {len(report.paths)} files to {out_dir}/")
+    if options.get("html"):
+        from mlhidden.report.html import HTML_FILE
+
+        click.echo(f"results page: {out_dir / HTML_FILE}")
 
 
 @click.command()
@@ -40,9 +45,7 @@ def write_and_print(run_dirs: list, out_dir: Path | None, **options) -> None:
     "--metric", "metrics", multiple=True, metavar="NAME",
     help="Only the table of this metric, from the stored predictions (repeatable; e.g. ranking_loss, macro_auc).",
 )
-@click.option(
-    "--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance."
-)
+@HTML
 def report(run_dirs, out, stats, control, std, precision, metrics, html):
     """Rebuild every table of a run from its results store alone; several RUN_DIRS merge into one table.
 

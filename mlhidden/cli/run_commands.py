@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from mlhidden.cli.endings import StopSignals
-from mlhidden.cli.options import CONTROL, DATA_DIR, LABELS, PRECISION, STATS, STD
+from mlhidden.cli.options import CONTROL, DATA_DIR, HTML, LABELS, PRECISION, SECONDS, STATS, STD
 from mlhidden.cli.report_commands import write_and_print
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
@@ -38,7 +38,7 @@ from mlhidden.experiment.backends import BACKENDS
     multiple=True,
     metavar="NAME",
     help="A method (name or import path), without --config; repeatable. "
-    "NAME[param=value,base.param=value] sets parameters.",
+    "NAME[param=value,base=NAME,base.param=value] sets parameters and the base learner.",
 )
 @click.option(
     "--label", "method_labels", multiple=True, metavar="TEXT",
@@ -94,16 +94,17 @@ from mlhidden.experiment.backends import BACKENDS
 @CONTROL
 @STD
 @PRECISION
+@HTML
 @click.option(
     "--dry-run", is_flag=True, help="Print the plan (units to compute, units stored, expected cost) and run nothing."
 )
 @click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+    "--timeout", type=SECONDS, default=None, metavar="SECONDS",
     help="Stop a unit computing for longer and store it as failed with that reason; the run goes on.",
 )
 def run(
     config_path, datasets, methods, method_labels, protocol, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels,
-    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision, dry_run, timeout,
+    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision, html, dry_run, timeout,
 ):
     """Run every unit of a config not already stored, then write the tables.
 
@@ -113,6 +114,7 @@ def run(
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress
+    from mlhidden.experiment.run_directory import check_run_path
     from mlhidden.experiment.runner import run_experiment
 
     overrides = {
@@ -126,6 +128,11 @@ def run(
     config = _run_config(config_path, datasets, methods, method_labels, overrides)
     config = dataclasses.replace(config, unit_timeout=timeout)
     run_dir = Path(out) if out else Path("results") / config.name
+    check_run_path(run_dir, _shorter_path_hint(out, config.source))
+    if control is not None:
+        from mlhidden.report.significance_tests import check_control
+
+        check_control(control, [method.label for method in config.methods])
     if dry_run:
         _print_plan(config, run_dir, data_dir, fresh)
         return
@@ -169,11 +176,17 @@ def run(
             f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.",
             err=True,
         )
-    write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision)
+    write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision, html=html)
     if config.metrics:
         write_and_print([run_dir], None, metrics=config.metrics, std=std, precision=precision)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
+
+
+def _shorter_path_hint(out, source) -> str:
+    if out:
+        return "give a shorter --out"
+    return "give --out DIR" if source is None else f"shorten 'name' in {source}, or give --out DIR"
 
 
 def _run_config(config_path, datasets, methods, method_labels, overrides: dict):

@@ -4,6 +4,14 @@ Most multi-label datasets are published as an ARFF file plus ``NAME.xml``
 (``<labels xmlns="http://mulan.sourceforge.net/labels"><label name="..."/>...</labels>``; labels
 may nest to form a hierarchy). The XML, not the ARFF's ``@relation``, is Mulan's statement of
 which attributes are labels.
+
+A label's name is written in the XML as it is in the ARFF, escapes included (delicious declares
+``@attribute TAG_m\\'usica`` and ``<label name="TAG_m\\'usica">``), while the ARFF reader resolves
+escapes as Weka's tokenizer does (:mod:`.arff.tokens`). So a label names the attribute whose name
+is its text as written, else as an unquoted ARFF word reads it, else as a quoted one does.
+Published pairs are named by the dataset, not by the file (``scene-train.arff`` and
+``scene.xml``, ``Corel5k-sparse.arff`` and ``Corel5k.xml``, ``tmc2007-500-train.arff`` and
+``tmc2007.xml``), so the XML beside an ARFF file is looked for under shorter and shorter names.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from pathlib import Path
 
+from mlhidden.data.arff.tokens import unescape, unescape_word
 from mlhidden.errors import InputWarning, UserError
 
 ARFF_SUFFIXES = (".arff", ".arff.gz", ".arff.bz2")
@@ -45,14 +54,26 @@ def read_label_names(xml_path: str | os.PathLike[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def xml_names(arff_name: str) -> list[str]:
+    """The names the Mulan XML of the ARFF file ``arff_name`` may have, most likely first.
+
+    ``NAME.xml`` for ``NAME.arff`` (or ``.arff.gz`` / ``.arff.bz2``), then the names left by
+    cutting ``NAME`` at its hyphens from the right (``tmc2007-500-train`` gives
+    ``tmc2007-500.xml``, then ``tmc2007.xml``); none for a name that is not an ARFF file's.
+    """
+    suffix = next((suffix for suffix in ARFF_SUFFIXES if arff_name.lower().endswith(suffix)), None)
+    stem = arff_name[: -len(suffix)] if suffix else ""
+    names = []
+    while stem:
+        names.append(stem + ".xml")
+        stem = stem.rpartition("-")[0]
+    return names
+
+
 def xml_beside(arff_path: str | os.PathLike[str]) -> Path | None:
-    """``NAME.xml`` in the folder of ``NAME.arff`` (or ``.arff.gz`` / ``.arff.bz2``), if it exists."""
+    """The Mulan XML in the folder of an ARFF file (:func:`xml_names`), if there is one."""
     path = Path(arff_path)
-    for suffix in ARFF_SUFFIXES:
-        if path.name.lower().endswith(suffix):
-            candidate = path.with_name(path.name[: -len(suffix)] + ".xml")
-            return candidate if candidate.is_file() else None
-    return None
+    return next((path.with_name(name) for name in xml_names(path.name) if path.with_name(name).is_file()), None)
 
 
 def label_index_from_xml(
@@ -66,13 +87,19 @@ def label_index_from_xml(
     """
     names = read_label_names(xml_path)
     position = {name: i for i, name in enumerate(attribute_names)}
-    missing = [name for name in names if name not in position]
+    found = {name: _attribute_named(name, position) for name in names}
+    missing = [name for name, i in found.items() if i is None]
     if missing:
         raise UserError(
             f"{len(missing)} label(s) of {Path(xml_path).name} are not attributes of {Path(arff_path).name}: "
             f"{', '.join(missing[:3])}", path=xml_path, hint="give the XML file published with this ARFF file",
         )
-    index = sorted(position[name] for name in names)
+    index = sorted({i for i in found.values() if i is not None})
+    if len(index) < len(names):
+        raise UserError(
+            f"{Path(xml_path).name} names some attribute of {Path(arff_path).name} twice, once escaped and once not",
+            path=xml_path, hint="give the XML file published with this ARFF file",
+        )
     if len(index) >= len(attribute_names):
         raise UserError("the XML names every attribute as a label; no feature is left", path=xml_path)
     if relation_count is not None:
@@ -85,6 +112,14 @@ def label_index_from_xml(
                 LabelsXmlWarning, stacklevel=2,
             )
     return index
+
+
+def _attribute_named(label: str, position: dict[str, int]) -> int | None:
+    """The position of the attribute a label names: its text as written, else read as an ARFF word, else quoted."""
+    for name in (label, unescape_word(label), unescape(label)):
+        if name in position:
+            return position[name]
+    return None
 
 
 def _describe(index: list[int], n_attributes: int) -> str:

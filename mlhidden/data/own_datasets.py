@@ -23,26 +23,11 @@ from typing import Any
 
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.mulan import ARFF_SUFFIXES
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, unique_match
 from mlhidden.imports import import_object, load_entry_points, working_folder_importable
 from mlhidden.io import PathLike
 
 ENTRY_POINT_GROUP = "mlhidden.datasets"
-
-
-def unique_match(spec: str, names: Iterable[str], what: str) -> str | None:
-    """The one of ``names`` that ``spec`` names: itself, else the only one equal ignoring case; None for none.
-
-    Two names equal ignoring case (and neither written exactly) are a one-line ``UserError``.
-    """
-    names = list(names)
-    if spec in names:
-        return spec
-    same = [name for name in names if name.lower() == spec.lower()]
-    if len(same) > 1:
-        matches = " and ".join(sorted(same))
-        raise UserError(f"{what} '{spec}' matches {matches} when case is ignored", hint="write the name exactly")
-    return same[0] if same else None
 
 
 def arff_stem(path: Path) -> str | None:

@@ -36,7 +36,7 @@ from mlhidden.data.own_datasets import (
     load_with,
     loader_params_problem,
 )
-from mlhidden.errors import UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.io import PathLike, sha256_of
 from mlhidden.shipped import shipped_folder
 
@@ -180,10 +180,11 @@ def load_dataset(spec: PathLike, data_dir: PathLike | None = None, params: Mappi
     if problem is not None:
         raise UserError(problem, path=spec if kind == "file" else None)
     if kind == "generator":
-        generator_name = _match(GENERATORS, name) or name
+        generator_name = unique_match(name, GENERATORS, "dataset") or name
         return GENERATORS[generator_name](**params)
     if kind == "registry":
-        return load_entry(_entries_by_name()[_match(_entries_by_name(), name) or name], data_path(data_dir))
+        entries = _entries_by_name()
+        return load_entry(entries[unique_match(name, entries, "dataset") or name], data_path(data_dir))
     if kind == "loader":
         return load_with(name, find_loader(name), params)
     path = Path(spec) if kind == "file" else find_folder_file(name, own_files(data_dir))
@@ -213,9 +214,9 @@ def dataset_kind(spec: PathLike, data_dir: PathLike | None = None) -> str | None
     "data file" (an ARFF file of the data path by its stem), "loader" (an entry point's name or an
     import path, :mod:`~mlhidden.data.own_datasets`); None for nothing."""
     name = str(spec)
-    if _match(GENERATORS, name) is not None:
+    if unique_match(name, GENERATORS, "dataset") is not None:
         return "generator"
-    if _match(_entries_by_name(), name) is not None:
+    if unique_match(name, _entries_by_name(), "dataset") is not None:
         return "registry"
     if Path(name).is_file():
         return "file"
@@ -246,7 +247,7 @@ def dataset_params_problem(
     """Why :func:`load_dataset` would refuse ``params`` for ``spec``, or None; decided without loading."""
     name, params, kind = str(spec), dict(params or {}), dataset_kind(spec, data_dir)
     if kind == "generator":
-        generator_name = _match(GENERATORS, name) or name
+        generator_name = unique_match(name, GENERATORS, "dataset") or name
         signature = inspect.signature(GENERATORS[generator_name])
         try:
             signature.bind(**params)
@@ -260,7 +261,7 @@ def dataset_params_problem(
             return problem + (f" ({guess})" if guess else "")
     elif kind == "registry" and params:
         return (
-            f"{_match(_entries_by_name(), name)} is read from a file and takes no parameters, "
+            f"{unique_match(name, _entries_by_name(), 'dataset')} is read from a file and takes no parameters, "
             f"got {', '.join(sorted(params))}"
         )
     elif kind == "loader":
@@ -284,11 +285,6 @@ def dataset_names() -> list[str]:
     return _all_names()
 
 
-def _match(named: Mapping[str, object], spec: str) -> str | None:
-    """The key of ``named`` equal to ``spec`` ignoring case, or None."""
-    return next((key for key in named if key.lower() == spec.lower()), None)
-
-
 def _entries_by_name() -> dict[str, RegistryEntry]:
     return {entry.name: entry for entry in _manifest()}
 
@@ -304,7 +300,7 @@ def select_entries(names: Iterable[str] | None) -> list[RegistryEntry]:
     by_name = _entries_by_name()
     selected = []
     for name in names:
-        key = _match(by_name, str(name))
+        key = unique_match(str(name), by_name, "dataset")
         if key is None:
             raise UserError(
                 f"unknown dataset '{name}'",

@@ -21,15 +21,15 @@ from mlhidden.imports import is_import_path
 from mlhidden.methods.registry import method_name, registered_methods
 
 _INLINE = re.compile(r"(?P<name>[^\[\]]+)\[(?P<body>.*)\]", re.DOTALL)
-_INLINE_FORM = "write NAME[param=value,...], e.g. CCASL[n_synthetic=4] or BR[base.C=10]"
+_INLINE_FORM = "write NAME[param=value,...], e.g. CCASL[n_synthetic=4], BR[base.C=10] or BR[base=random_forest]"
 _OPENING, _CLOSING = "[{", "]}"
 
 
 def method_option(text: str) -> dict[str, Any]:
     """A ``-m`` value as a config's method entry: ``{"name": ...}`` plus ``"params"`` when it has any.
 
-    ``base.NAME=value`` sets the base learner's parameter ``NAME`` (see the ``params`` of a
-    method entry in a config).
+    ``base=NAME`` chooses the base learner (a config entry's ``base``), and ``base.NAME=value``
+    sets its parameter ``NAME`` (see the ``params`` of a method entry in a config).
     """
     text = str(text).strip()
     if "[" not in text and "]" not in text:
@@ -44,7 +44,14 @@ def method_option(text: str) -> dict[str, Any]:
             raise UserError(f"-m {text!r}: {_INLINE_FORM}", hint=f"'{item.strip()}' has no '=value'")
         params[key.strip()] = _scalar(value.strip(), text)
     entry: dict[str, Any] = {"name": match["name"].strip()}
+    if "base" in params:
+        entry["base"] = params.pop("base")
     return {**entry, "params": params} if params else entry
+
+
+def _inline_settings(entry: dict[str, Any]) -> dict[str, Any]:
+    """What the brackets of a ``-m`` value set: its base learner, then its parameters, as written."""
+    return {**({"base": entry["base"]} if "base" in entry else {}), **entry.get("params", {})}
 
 
 def _top_level_items(body: str, text: str) -> list[str]:
@@ -99,8 +106,8 @@ def method_entries(methods: Iterable[str], labels: Iterable[str] = ()) -> list[d
     """
     entries = [method_option(text) for text in methods]
     entries = [
-        {**entry, "label": point_label(default_label(method_name(entry["name"])), entry["params"])}
-        if "params" in entry else entry
+        {**entry, "label": point_label(default_label(method_name(entry["name"])), _inline_settings(entry))}
+        if _inline_settings(entry) else entry
         for entry in entries
     ]
     labels = list(labels)

@@ -143,26 +143,27 @@ def parse_config(
     name = _run_name(data.get("name") or (Path(source).stem if source else "run"), fail)
     folder = None if source is None else Path(source).parent
     datasets: list[DatasetSpec] = []
+    dataset_places: list[KeyPath] = []
     for i, entry in enumerate(data["datasets"]):
-        datasets += dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets), data_dir)
+        points = dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets), data_dir)
+        datasets += points
+        dataset_places += [("datasets", i)] * len(points)
+    named = [(d.label or d.name, _dataset_key(d, data_dir), where) for d, where in zip(datasets, dataset_places)]
+    _refuse_names_twice("dataset", named, fail, "list each dataset once, or give each entry a distinct 'label'")
     if labels is not None and not any(dataset_kind(d.name, data_dir) in FILE_KINDS for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
     methods: list[MethodSpec] = []
+    method_places: list[KeyPath] = []
     wrapped: list[str] = []
     for i, entry in enumerate(data["methods"]):
-        methods += method_specs(entry, ("methods", i), fail, MAX_ENTRIES - len(methods), overlay, wrapped)
+        specs = method_specs(entry, ("methods", i), fail, MAX_ENTRIES - len(methods), overlay, wrapped)
+        methods += specs
+        method_places += [("methods", i)] * len(specs)
     adjustments = tuple(f"{name}: {label} fits its multi-class model with {ONE_VS_REST}" for label in wrapped)
-    for kind, names, key in (
-        ("method", [m.label for m in methods], "methods"),
-        ("dataset", [d.label or d.name for d in datasets], "datasets"),
-    ):
-        duplicates = sorted({x for x in names if names.count(x) > 1})
-        if duplicates:
-            fail(
-                f"{kind} '{duplicates[0]}' appears twice",
-                (key,),
-                hint="give each entry a distinct 'label'" if kind == "method" else None,
-            )
+    _refuse_names_twice(
+        "method", [(m.label, m.label.casefold(), where) for m, where in zip(methods, method_places)], fail,
+        "give each entry a distinct 'label'",
+    )
     units = len(datasets) * len(methods) * settings["splits"]
     if units > MAX_UNITS:
         fail(
@@ -187,6 +188,28 @@ def parse_config(
         name, tuple(datasets), tuple(methods), source=None if source is None else str(source), n_jobs_origin=origin,
         adjustments=adjustments, metrics=tuple(metrics), **settings,
     )
+
+
+def _refuse_names_twice(kind: str, entries: Iterable[tuple[str, str, KeyPath]], fail: Fail, hint: str) -> None:
+    """Fail at the second of two entries ``(name, key, where)`` with one ``key``: one name in the tables.
+
+    Names equal in any letter case count as one, as readers of the tables, file systems and
+    dataset registries do not tell them apart.
+    """
+    first: dict[str, str] = {}
+    for name, key, where in entries:
+        if key in first:
+            again = "appears twice" if first[key] == name else f"is '{first[key]}' again in another letter case"
+            fail(f"{kind} '{name}' {again}", where, hint=hint)
+        first[key] = name
+
+
+def _dataset_key(spec: DatasetSpec, data_dir: PathLike | None) -> str:
+    """What makes a dataset entry's name in the tables: its label or name in any case; a file's path as written
+    (its name is its ``@relation``, compared once read)."""
+    if spec.label is None and dataset_kind(spec.name, data_dir) == "file":
+        return spec.name
+    return (spec.label or spec.name).casefold()
 
 
 def _run_name(name: object, fail: Fail) -> str:

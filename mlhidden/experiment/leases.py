@@ -8,6 +8,10 @@ thread renews every claim of a live process) or, on the same machine, as soon as
 process no longer exists, so a run killed with ``kill -9`` holds nothing back on resume; such
 lapsed claims are cleared when a process opens or closes its claims.
 
+A process also claims the run itself, for its config (:meth:`UnitLeases.hold_run`): while it lives,
+a process running another config into the same directory is refused, as that would replace the
+directory's run (its config, tables and run.json) under it.
+
 A unit's row is written only by the current holder of its claim (:meth:`ResultStore.write_unit`
 compares the owner in the writing transaction): a process stopped past its lease (SIGSTOP, a
 suspended laptop) whose unit another process took over discards its own result when it resumes.
@@ -25,12 +29,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mlhidden.errors import UserError
 from mlhidden.experiment.store_file import store_error
 from mlhidden.experiment.store_schema import KEY_COLUMNS, WHERE_KEY, UnitKey
 from mlhidden.io import PathLike
 
 LEASE_SECONDS = 120.0
 RENEW_SECONDS = 20.0
+RUN_SPLIT = -1
+"""The split of a claim on a run (its owner in ``dataset``, its config hash in ``params_hash``), not on a unit."""
 
 
 class UnitLeases:
@@ -83,6 +90,36 @@ class UnitLeases:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
 
+    def hold_run(self, config_hash: str) -> None:
+        """Claim the store's run for the config ``config_hash``, until closed; refuse (UserError) while a live
+        process holds it for another config. Processes running the same config share it."""
+        with self._lock, self._faults():
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                rows = conn.execute(
+                    "SELECT params_hash, owner, host, pid, renewed_at FROM claims WHERE split=? AND params_hash!=?",
+                    (RUN_SPLIT, config_hash),
+                ).fetchall()
+                other = next((row for row in rows if row[1] != self.owner and self._alive(*row[2:])), None)
+                if other is None:
+                    conn.execute(
+                        f"INSERT OR REPLACE INTO claims ({', '.join(KEY_COLUMNS)}, owner, host, pid, renewed_at) "
+                        f"VALUES (?, '', '', ?, {RUN_SPLIT}, {RUN_SPLIT}, ?, ?, ?, ?)",
+                        (self.owner, config_hash, self.owner, self.host, self.pid, time.time()),
+                    )
+                conn.execute("COMMIT")
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+        if other is not None:
+            raise UserError(
+                f"another run (config {other[0]}, process {other[3]} on {other[2]}) is running into this directory; "
+                f"this config ({config_hash}) differs, and would replace that run's config and tables under it",
+                path=self.store_path.parent,
+                hint="give this config its own --out, or wait for that run to end",
+            )
+
     def claim(self, key: UnitKey) -> str:
         """Claim the unit with store key ``key``: "claimed", "stored" (done already) or "held" (by another live
         process)."""
@@ -122,11 +159,7 @@ class UnitLeases:
         return outcome
 
     def _alive(self, host: str, pid: int, renewed_at: float) -> bool:
-        """Whether a claim's owner may still be computing: renewed within the lease, and on this host a running
-        process."""
-        if time.time() - renewed_at > self.lease_seconds:
-            return False
-        return host != self.host or _process_exists(pid)
+        return _alive(host, pid, renewed_at, self.lease_seconds, self.host)
 
     def _renew_until_stopped(self) -> None:
         conn = _connect(self.store_path)
@@ -138,6 +171,29 @@ class UnitLeases:
                     pass
         finally:
             conn.close()
+
+
+def live_claimer(store_path: PathLike) -> tuple[str, int] | None:
+    """The host and process id of a live process with claims in the store at ``store_path``, or None; also None
+    where the store has no readable claims (a damaged store holds nothing back)."""
+    try:
+        conn = _connect(Path(store_path))
+        try:
+            rows = conn.execute("SELECT host, pid, renewed_at FROM claims").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return next(((host, pid) for host, pid, renewed_at in rows if _alive(host, pid, renewed_at)), None)
+
+
+def _alive(
+    host: str, pid: int, renewed_at: float, lease_seconds: float = LEASE_SECONDS, this_host: str | None = None
+) -> bool:
+    """Whether a claim's owner may still be computing: renewed within the lease, and on this host a running process."""
+    if time.time() - renewed_at > lease_seconds:
+        return False
+    return host != (this_host or socket.gethostname()) or _process_exists(pid)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -28,8 +28,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import rankdata
 
-from mlhidden.data.own_datasets import unique_match
-from mlhidden.errors import UserError
+from mlhidden.errors import UserError, unique_match
 from mlhidden.experiment.label_ranking import average_precision, coverage_error, one_error, ranking_loss
 from mlhidden.imports import import_object, is_import_path, load_entry_points
 

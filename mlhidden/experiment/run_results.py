@@ -61,7 +61,8 @@ class RunResults:
         if self.left_out:
             lines.append(
                 f"{self.left_out} stored unit(s) are not in these tables: the config does not ask for them"
-                " (units of another run seed, or of methods or datasets since removed from it)."
+                " (units of another run seed, of methods or datasets since removed from it, or of a dataset whose"
+                " name another of its datasets had)."
             )
         return lines
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from joblib import effective_n_jobs
 
 from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
 from mlhidden.data.transforms import apply_transforms
-from mlhidden.errors import UserError
+from mlhidden.errors import InputWarning, UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import RunConfig
 from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
@@ -31,7 +32,7 @@ from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units
 from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.reuse import reuse_units
-from mlhidden.experiment.run_directory import check_run_directory
+from mlhidden.experiment.run_directory import check_run_directory, refuse_fresh_while_in_use
 from mlhidden.experiment.splits import Split
 from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
 from mlhidden.experiment.unit_warnings import warning_lines
@@ -117,15 +118,31 @@ def load_dataset_spec(spec: DatasetSpec, data_dir: PathLike | None = None) -> Da
 
 
 def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[list[DatasetPlan], dict[str, str]]:
-    """Load every dataset of the config (before any unit runs); user-supplied ones may be missing."""
+    """Load every dataset of the config (before any unit runs); user-supplied ones may be missing.
+
+    Two datasets that load under one name in any letter case (two files with one ``@relation``, a
+    registry name and a file) are refused here, as the config's check cannot see a file's name.
+    """
     plans: list[DatasetPlan] = []
     unavailable: dict[str, str] = {}
+    named: dict[str, tuple[DatasetSpec, str]] = {}
     for spec in config.datasets:
         try:
             data = load_dataset_spec(spec, data_dir)
         except DatasetUnavailable as exc:
             unavailable[spec.label or spec.name] = exc.reason
             continue
+        if data.name.casefold() in named:
+            first, first_name = named[data.name.casefold()]
+            names = f"both named '{data.name}'" if first_name == data.name else (
+                f"named '{first_name}' and '{data.name}', one name in another letter case"
+            )
+            raise UserError(
+                f"the datasets '{first.name}' and '{spec.name}' are {names} (a file is named by its @relation): "
+                "a run's tables need one name per dataset",
+                hint="list each dataset once, or give one of them a 'label' in a config file",
+            )
+        named[data.name.casefold()] = (spec, data.name)
         if data.n_samples < 2:
             raise UserError(
                 f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source
@@ -232,12 +249,20 @@ def execute_plan(
     """Compute and store the units of ``plan`` that ``run_dir``'s store lacks (see :func:`run_experiment`)."""
     config, run_dir = plan.config, Path(run_dir)
     if fresh:
+        refuse_fresh_while_in_use(run_dir)
         remove_store(run_dir)
     summary = RunSummary(run_dir, unavailable=plan.unavailable)
     started = time.perf_counter()
-    with ExecutionBackend(backend, scheduler) as executor, ResultStore(run_dir) as store:
+    with (
+        ExecutionBackend(backend, scheduler) as executor,
+        ResultStore(run_dir) as store,
+        UnitLeases(store.path) as claims,
+    ):
         record = config_record(config)
-        check_run_directory(store, record, plan.checksums, narrow=narrow)
+        replaced = check_run_directory(store, record, plan.checksums, narrow=narrow)
+        claims.hold_run(record["config_hash"])
+        if replaced:
+            warnings.warn(replaced, InputWarning, stacklevel=2)
         started_at = now()
         store.set_meta("config", record)
         store.set_meta("unavailable", plan.unavailable)
@@ -261,7 +286,7 @@ def execute_plan(
 
         provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
         # With nothing left to compute, the record of the invocation that computed the units stands.
-        keep_record = not todo and _finished_record(run_dir, summary.n_units)
+        keep_record = not todo and _finished_record(run_dir, record["config_hash"], summary.n_units)
         if not keep_record:
             write_run_json(run_dir, provenance)
         jobs = executor.capped_jobs(
@@ -278,8 +303,7 @@ def execute_plan(
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
-            with UnitLeases(store.path) as claims:
-                run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir, config.unit_timeout)
+            run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir, config.unit_timeout)
         except KeyboardInterrupt:
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
@@ -343,10 +367,13 @@ def _try_to_record_the_end(
         pass
 
 
-def _finished_record(run_dir: Path, n_units: int) -> bool:
-    """Whether run_dir's run.json records a finished run of ``n_units`` units."""
+def _finished_record(run_dir: Path, config_hash: str, n_units: int) -> bool:
+    """Whether run_dir's run.json records a finished run of this config's ``n_units`` units."""
     record = read_run_json(run_dir)
-    return record is not None and record.get("status") == "finished" and record["units"]["total"] == n_units
+    return (
+        record is not None and record.get("status") == "finished" and record.get("config_hash") == config_hash
+        and record["units"]["total"] == n_units
+    )
 
 
 SHARED_FITS_DIR = "shared_fits"

@@ -264,7 +264,7 @@ def _load_run(run_dir: PathLike) -> RunResults:
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
     return RunResults(
         units.reset_index(drop=True),
-        [d for d in order if d in checksums or d in unavailable],
+        [d for d in dict.fromkeys(order) if d in checksums or d in unavailable],  # once: older runs named two alike
         [m["label"] for m in config["methods"]],
         unavailable,
         config,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlhidden.data.dataset import RandomStateLike
-from mlhidden.errors import UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.imports import import_object, is_import_path, load_entry_points, provider
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
 from mlhidden.methods.baselines import AllZero, LabelMajority, MostFrequentLabelSet
@@ -174,18 +174,9 @@ def method_name(name: str) -> str:
     dataset names are matched; a name registered as written, an import path or an unknown name
     is returned as it is. Two registered names that differ only in case must be written exactly.
     """
-    if name in METHODS:
+    if name in METHODS or is_import_path(name):
         return name
-    known = registered_methods()
-    if name in known or is_import_path(name):
-        return name
-    same = [key for key in known if key.lower() == name.lower()]
-    if len(same) > 1:
-        raise UserError(
-            f"method '{name}' matches {' and '.join(same)} when case is ignored",
-            hint="write the name exactly as registered",
-        )
-    return same[0] if same else name
+    return unique_match(name, registered_methods(), "method") or name
 
 
 def get_entry(name: str) -> MethodEntry:
@@ -234,13 +225,15 @@ def describe_method(
     if unknown:
         raise UserError(
             f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}",
-            hint=_parameter_hint(entry, base, unknown, defaults),
+            hint=_parameter_hint(name, entry, base, {key: params[key] for key in unknown}, defaults),
         )
     resolved: dict[str, Any] = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
     if entry.takes_base:
         resolved["base"] = resolved_base_params(entry.base if base is None else base)
     elif base is not None:
-        raise UserError(f"method '{name}' takes no base learner", hint="remove 'base' from its entry")
+        raise UserError(
+            f"method '{name}' takes no base learner", hint="remove 'base' from its entry, or base= from its -m"
+        )
     steps = resolve_preprocess(preprocess)
     if steps:
         resolved["preprocess"] = steps
@@ -254,20 +247,26 @@ def checked_estimator(entry: MethodEntry, resolved: dict[str, Any]) -> Any:
     return estimator
 
 
-def _parameter_hint(entry: MethodEntry, base: Any, unknown: set[str], defaults: dict[str, Any]) -> str:
-    """Where unknown method parameters belong: the base learner's (swept as ``base.NAME``), or a near spelling."""
+def _parameter_hint(
+    name: str, entry: MethodEntry, base: Any, unknown: dict[str, Any], defaults: dict[str, Any]
+) -> str:
+    """Where unknown method parameters belong: the base learner's (``base.NAME``, shown as the command line
+    and a config write it), or a near spelling."""
     of_base = (
-        sorted(unknown & set(make_base_learner(entry.base if base is None else base).get_params()))
+        sorted(set(unknown) & set(make_base_learner(entry.base if base is None else base).get_params()))
         if entry.takes_base
         else []
     )
     if of_base:
-        name = of_base[0]
+        key = of_base[0]
         return (
-            f"{name} is a parameter of the base learner: set it in base: {{name: ..., params: {{{name}: ...}}}}, "
-            f"or sweep it as base.{name}"
+            f"{key} is a parameter of the base learner: write base.{key}, "
+            f"as in -m '{name}[base.{key}={unknown[key]}]' or a config's params: or sweep: {{base.{key}: ...}}"
         )
-    return f"{did_you_mean(min(unknown), defaults)}valid: {', '.join(sorted(defaults)) or 'none'}"
+    if not defaults:
+        its_base = "; base and base.PARAM set its base learner" if entry.takes_base else ""
+        return f"valid: none{its_base}"
+    return f"{did_you_mean(min(unknown), defaults)}valid: {', '.join(sorted(defaults))}"
 
 
 def _check_values(name: str, estimator: Any) -> None:

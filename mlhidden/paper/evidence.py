@@ -2,7 +2,7 @@
 
 :class:`Runs` reads the run directories under one folder; the functions below turn them into the
 numbers the paper's tables and figures hold (Table 3, Table 4, the sweeps, the chain accuracies),
-and :func:`gather_evidence` collects what the claims decide on into one
+and :func:`gather_evidence` collects what the sections draw into one
 :class:`~mlhidden.paper.claim_inputs.Evidence`.
 
 Every aggregate is taken over units in table order (configured datasets and methods, then split),
@@ -18,10 +18,11 @@ from typing import Any
 
 import pandas as pd
 
+from mlhidden.claims.runs import standalone_times
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results, store_exists
-from mlhidden.paper.claim_inputs import RANKED_METRICS, Evidence, RankSummary
+from mlhidden.paper.claim_inputs import Evidence
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
     LOGICAL_MODELS,
@@ -29,8 +30,7 @@ from mlhidden.paper.reference import (
     SYNTHETIC_2D_METHODS,
     TRIVIAL_BASELINE_METHODS,
 )
-from mlhidden.report.significance_tests import friedman_test
-from mlhidden.report.tables import METRICS, metric_table, sort_units
+from mlhidden.report.tables import METRICS, sort_units
 from mlhidden.report.uncertainty import t_interval
 
 
@@ -68,16 +68,6 @@ class Runs:
         """The run's refits (:mod:`mlhidden.paper.refits`), or None when there are none."""
         path = self.out_dir / name / LABEL_ACCURACY_FILE
         return pd.read_csv(path) if path.is_file() else None
-
-
-def standalone_times(units: pd.DataFrame) -> pd.DataFrame:
-    """``units`` with each method's train and total time as if run alone, as the paper timed them.
-
-    The store keeps a unit's own work and the cost of the fits it reused from other methods apart;
-    the paper's time table and claims count a shared fit in every method that uses it.
-    """
-    reused = units["reused_seconds"].astype(float).fillna(0.0)
-    return units.assign(train_seconds=units["train_seconds"] + reused, total_seconds=units["total_seconds"] + reused)
 
 
 def ok_units(run) -> pd.DataFrame:
@@ -262,12 +252,12 @@ def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataF
     return _with_intervals(frame.astype({"panel": str, "line": str}))
 
 
-def run_sweep(runs: Runs, name: str, metric: str = "exact_match", per_split: bool = False) -> pd.DataFrame | None:
-    """The sweep frame of run ``name`` (its units with ``per_split``), or None when it has no store."""
+def run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFrame | None:
+    """The sweep frame of run ``name``, or None when it has no store."""
     run = runs[name]
     if run is None:
         return None
-    return (sweep_splits if per_split else sweep_frame)(run.units, runs.record(name), metric)
+    return sweep_frame(run.units, runs.record(name), metric)
 
 
 def ranked_methods(run) -> list:
@@ -276,46 +266,14 @@ def ranked_methods(run) -> list:
 
 
 def gather_evidence(runs: Runs) -> Evidence:
-    """Everything :mod:`mlhidden.paper.claims` needs, read from the runs' stores and refits."""
+    """The tables the report's sections draw, read from the runs' stores and refits."""
     fields: dict[str, Any] = {
         "logical": logical_table(runs),
         "logical_splits": logical_splits(runs),
         "synthetic": synthetic_table(runs),
         "synthetic_datasets": synthetic_datasets(runs),
         "hidden_nodes": run_sweep(runs, "hidden_nodes"),
-        "hidden_nodes_splits": run_sweep(runs, "hidden_nodes", per_split=True),
         "label_count": run_sweep(runs, "label_count"),
-        "label_count_splits": run_sweep(runs, "label_count", per_split=True),
         "medical_chain": chain_accuracy(runs),
-        "medical_chain_splits": chain_splits(runs),
     }
-    paper = runs["paper"]
-    if paper is not None:
-        ranks, methods = {}, ranked_methods(paper)
-        for metric in RANKED_METRICS:
-            table = metric_table(paper.units, metric, paper.datasets, methods, paper.unavailable)
-            ranks[metric] = rank_summary(table)
-        times = metric_table(paper.units, "total_seconds", paper.datasets, methods, paper.unavailable)
-        units = ok_units(paper)
-        units = units[units["dataset"].isin(times.ranked_datasets) & units["method"].isin(methods)]
-        fields.update(
-            paper_ranks=ranks,
-            paper_times=times.means.loc[times.ranked_datasets],
-            paper_sizes=runs.shapes("paper")["n_samples"],
-            paper_time_splits=units[["dataset", "method", "split", "total_seconds"]].reset_index(drop=True),
-        )
-    if runs["label_count"] is not None:
-        fields["label_count_bases"] = {m.group: (m.base or {}).get("name") for m in runs.record("label_count").methods}
     return Evidence(**fields)
-
-
-def rank_summary(table) -> RankSummary:
-    """A :class:`RankSummary` of a metric table: its average ranks and the Friedman test's p over its ranked
-    datasets."""
-    ranked = table.ranked_datasets
-    friedman = (
-        friedman_test(table.ranks.loc[ranked].to_numpy()).p_value
-        if len(ranked) >= 2 and len(table.methods) >= 2
-        else 1.0
-    )
-    return RankSummary(table.avg_rank.sort_values(kind="stable"), len(ranked), friedman)

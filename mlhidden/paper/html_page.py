@@ -15,14 +15,15 @@ import pandas as pd
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.claim_terms import DEVIATION
-from mlhidden.paper.claims import FAILS, HOLDS, decide_claims
-from mlhidden.paper.evidence import Runs, gather_evidence
+from mlhidden.paper.claims import decide_claims
+from mlhidden.paper.evidence import Runs
 from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, read_run_log, reference_results
 from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.paper.sections import results_section
 from mlhidden.paper.sensitivity_report import settings_section
 from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, sortable_table
 from mlhidden.report.html_plots import agreement_svg
+from mlhidden.report.uncertainty import FAILS, HOLDS
 
 TITLE = "Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)"
 KEY = ["table", "metric", "dataset", "method"]
@@ -36,13 +37,18 @@ def verdict_class(verdict) -> str:
 
 
 def claims_section(claims: list) -> HtmlSection:
-    """The claims, each with its verdict and the numbers that decide it."""
+    """The claims, each with its verdict and the numbers that decide it, and under it its sub-claims."""
     held = sum(claim.verdict == HOLDS for claim in claims)
+    lines = [
+        line for c in claims
+        for line in [(c.key, c.statement, c.verdict, c.deciding, c.evidence)]
+        + [(s.spec.id, s.spec.says, s.verdict, s.deciding, f"unit: {s.spec.unit}") for s in c.subclaims]
+    ]
     rows = "".join(
-        f"<tr data-order='{i}'><td class='text'>{esc(c.key)}</td><td class='text'>{esc(c.statement)}</td>"
-        f"<td class='text {verdict_class(c.verdict)}'>{esc(c.verdict)}</td>"
-        f"<td class='text note'>{esc(c.deciding)}</td><td class='text note'>{esc(c.evidence)}</td></tr>"
-        for i, c in enumerate(claims)
+        f"<tr data-order='{i}'><td class='text'>{esc(key)}</td><td class='text'>{esc(says)}</td>"
+        f"<td class='text {verdict_class(verdict)}'>{esc(verdict)}</td>"
+        f"<td class='text note'>{esc(deciding)}</td><td class='text note'>{esc(numbers)}</td></tr>"
+        for i, (key, says, verdict, deciding, numbers) in enumerate(lines)
     )
     head = "".join(
         f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers")
@@ -129,7 +135,7 @@ def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
 def _run_view(runs: Runs, reference: pd.DataFrame, key: str) -> tuple:
     """A view's sections that do not depend on the comparisons: its claims, and its paper run's own."""
     paper = runs["paper"]
-    claims = claims_section(decide_claims(gather_evidence(runs), reference))
+    claims = claims_section(decide_claims(runs.out_dir))
     return claims, run_sections(paper, key=key) if paper is not None else []
 
 

@@ -27,6 +27,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
 from mlhidden.experiment.eta import RunEstimate, planned_stage
 from mlhidden.experiment.provenance import machine, package_versions, provenance_lines, read_run_json
+from mlhidden.experiment.run_directory import check_run_path
 from mlhidden.experiment.runner import RunSummary, run_experiment
 from mlhidden.experiment.store import load_results, now
 from mlhidden.io import write_text
@@ -142,6 +143,8 @@ def reproduce(
         main_setting = sensitivity.setting(setting) if setting is not None else primary
         setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
     configs = paper_configs(config_dir, names, quick, main_setting)
+    for config in configs:
+        check_run_path(out_dir / config.name, "give a shorter --out")
     if main_setting is not None:
         adjustments = [note for config in configs for note in config.adjustments]
         is_primary = main_setting == primary

@@ -17,14 +17,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.paper.claims import HOLDS, INCONCLUSIVE, NOT_EVALUATED, decide_claims
-from mlhidden.paper.evidence import Runs, gather_evidence, ok_units, ranked_methods
+from mlhidden.paper.claims import decide_claims
+from mlhidden.paper.evidence import Runs, ok_units, ranked_methods
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
+from mlhidden.report.uncertainty import HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
 SENSITIVITY_DIR = "sensitivity"
 SETTINGS_FILE = "settings.json"
@@ -129,18 +130,18 @@ def ranking_significance(runs: Runs, key: str) -> str:
 
 def decide_settings(runs_by_setting: dict, reference: pd.DataFrame) -> dict:
     """Setting name -> its claims (:func:`~mlhidden.paper.claims.decide_claims` on that setting's runs)."""
-    return {name: decide_claims(gather_evidence(runs), reference) for name, runs in runs_by_setting.items()}
+    return {name: decide_claims(runs.out_dir) for name, runs in runs_by_setting.items()}
 
 
 def closing_verdict(verdicts: dict) -> str:
     """The verdict over all settings from setting name -> verdict (three-way, or "not evaluated").
 
     "robust" only when the claim holds under every setting; otherwise the settings under which it
-    holds, and under which it is inconclusive or not evaluated, are named.
+    holds, and under which it is inconclusive, of no practical difference or not evaluated, are named.
     """
     by_verdict = {
         kind: [name for name, verdict in verdicts.items() if verdict == kind]
-        for kind in (HOLDS, INCONCLUSIVE, NOT_EVALUATED)
+        for kind in (HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED)
     }
     holding, open_ones, unevaluated = by_verdict[HOLDS], by_verdict[INCONCLUSIVE], by_verdict[NOT_EVALUATED]
     if len(unevaluated) == len(verdicts):
@@ -148,6 +149,8 @@ def closing_verdict(verdicts: dict) -> str:
     if len(holding) == len(verdicts):
         return ROBUST
     notes = [f"inconclusive under {_named(open_ones, verdicts)}"] if open_ones and holding else []
+    ties = by_verdict[NO_DIFFERENCE]
+    notes += [f"no practical difference under {_named(ties, verdicts)}"] if ties else []
     notes += [f"not evaluated under {_named(unevaluated, verdicts)}"] if unevaluated else []
     suffix = f" ({'; '.join(notes)})" if notes else ""
     if holding:

@@ -46,9 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.errors import UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.overlay import BaseOverlay
+from mlhidden.experiment.run_directory import check_run_path
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 from mlhidden.io import write_text
@@ -137,10 +138,11 @@ class Sensitivity:
     def setting(self, name: str) -> Setting:
         """The setting called ``name``; an unknown name is a ``UserError`` listing the valid ones."""
         known = {s.name: s for s in self.settings}
-        if name not in known:
+        key = unique_match(name, known, "setting")
+        if key is None:
             hint = f"{did_you_mean(name, list(known))}valid settings: {', '.join(known)}"
             raise UserError(f"unknown setting '{name}'", path=self.source, hint=hint)
-        return known[name]
+        return known[key]
 
 
 def load_sensitivity(path) -> Sensitivity:
@@ -233,6 +235,9 @@ def run_sensitivity(
     """
     out_dir = Path(out_dir)
     plans = setting_plans(sensitivity, config_dir, quick, only)
+    for setting, configs, _ in plans:
+        for config in configs:
+            check_run_path(out_dir / setting.name / config.name, "give a shorter --out")
     manifest = read_manifest(out_dir) or {}
     earlier = {s["name"]: s for s in manifest.get("settings", [])} if manifest.get("quick") == quick else {}
     manifest = {

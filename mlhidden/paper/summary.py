@@ -1,13 +1,12 @@
 """REPORT.md's first screen: the answer in a few sentences, then one short row per claim.
 
-Every word of it is computed: the verdict counts from the claims and their sub-claims, robustness
-from the claims x settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), the
-audit's line from :class:`~mlhidden.paper.audit.Audit`, closeness from the comparisons with the paper.
-A claim is any object with ``key``, ``statement``, ``verdict``, ``deciding`` and ``evidence``, and
-optionally ``subclaims`` (objects with ``verdict`` and, where they have them, ``key``, ``statement``
-and ``deciding``), so the screen counts whatever verdicts they carry. Long text (the full deciding
-statistic, every setting's name) goes to each claim's own section (:func:`claims_detail`), which
-the short table links to, so that no line of the first screen is wider than a screen.
+Every word of it is computed: the verdict counts from the claims and their sub-claims
+(:class:`~mlhidden.claims.check.ClaimResult` s of ``configs/claims.yaml``), robustness from the
+claims x settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), the audit's line
+from :class:`~mlhidden.paper.audit.Audit`, closeness from the comparisons with the paper. Long text
+(the paper's words, the full deciding statistic, every setting's name) goes to each claim's own
+section (:func:`claims_detail`), which the short table links to, so that no line of the first screen
+is wider than a screen.
 """
 
 from __future__ import annotations
@@ -20,10 +19,10 @@ from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, P
 from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
+from mlhidden.report.uncertainty import NOT_EVALUATED, VERDICTS
 
 OVER_SETTINGS = "over all settings"
-VERDICT_ORDER = (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
+VERDICT_ORDER = (*VERDICTS, NOT_EVALUATED)
 """The order verdicts are counted in; a verdict not listed here follows, in the order first met."""
 SHORT_WIDTH = 72
 """The widest a cell of the claims table gets; the full text is in the claim's section."""
@@ -34,11 +33,6 @@ def claim_anchor(key: str) -> str:
     return f"#claim-{key.lower()}"
 
 
-def subclaims(claim) -> tuple:
-    """A claim's sub-claims (none where it has none)."""
-    return tuple(getattr(claim, "subclaims", ()) or ())
-
-
 def verdict_counts(verdicts) -> Counter:
     """How many of each verdict, in :data:`VERDICT_ORDER` and then the order first met."""
     counted = Counter(verdicts)
@@ -47,20 +41,32 @@ def verdict_counts(verdicts) -> Counter:
 
 
 def counts_text(counts: Counter) -> str:
-    """``counts`` as "**holds** 0, **does not hold** 6, ..." (holds, does not hold, inconclusive always shown)."""
-    shown = {verdict: counts.get(verdict, 0) for verdict in (HOLDS, FAILS, INCONCLUSIVE)} | dict(counts)
+    """``counts`` as "**holds** 0, **does not hold** 6, ..." (every verdict of a test always shown)."""
+    shown = {verdict: counts.get(verdict, 0) for verdict in VERDICTS} | dict(counts)
     return ", ".join(f"**{verdict}** {count}" for verdict, count in shown.items())
 
 
 def shorten(text: str, width: int = SHORT_WIDTH) -> str:
-    """``text`` cut to ``width``: up to the end of its first interval ("effect [low, high]") where that
-    fits, else at a word, with "…"."""
+    """``text`` cut to ``width``: up to the end of the effect's interval ("effect [low, high]") where
+    that fits, else at a word, with "…"."""
     if len(text) <= width:
         return text
-    end = text.find("]") + 1
+    end = _interval_end(text)
     if 0 < end <= width:
         return text[:end] + " …"
     return text[: text.rfind(" ", 0, width - 1)].rstrip(",;:") + " …"
+
+
+def _interval_end(text: str) -> int:
+    """Where the first interval ends (0 when none): the first bracket that opens with a number, so that
+    a label's own brackets ("CCASL+AML [n_synthetic=1]") are passed over."""
+    start = text.find(" [")
+    while start != -1:
+        first = text[start + 2 : start + 3]
+        if first and (first.isdigit() or first in "+-−"):
+            return text.find("]", start) + 1
+        start = text.find(" [", start + 2)
+    return 0
 
 
 def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataFrame, setting: dict | None) -> str:
@@ -88,7 +94,7 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
 
 def sub_claims_sentence(claims: list) -> list:
     """The sub-claims' verdict counts in a sentence (none where no claim has sub-claims)."""
-    parts = [subclaim for claim in claims for subclaim in subclaims(claim)]
+    parts = [subclaim for claim in claims for subclaim in claim.subclaims]
     if not parts:
         return []
     return [f"Their {len(parts)} sub-claims: {counts_text(verdict_counts(part.verdict for part in parts))}."]
@@ -132,8 +138,7 @@ def settings_tally(verdicts: pd.Series) -> str:
 
 def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
     """One short row per claim: verdict, the deciding effect with its interval, the verdicts over the
-    settings (and over its sub-claims, where any claim has them), a link to the details (the full text)."""
-    with_parts = any(subclaims(claim) for claim in claims)
+    settings, a link to the details (the full text)."""
     rows = []
     for claim in claims:
         across = (
@@ -141,14 +146,24 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
             if matrix is not None and claim.key in matrix.index
             else "not assessed"
         )
-        link = f"[{claim.key}]({claim_anchor(claim.key)})"
-        row = [link, f"**{claim.verdict}**", shorten(claim.deciding or "—"), across]
-        if with_parts:
-            parts = subclaims(claim)
-            row.append(", ".join(f"{v} {n}" for v, n in verdict_counts(p.verdict for p in parts).items()) or "—")
-        rows.append([row[0], row[1], *map(markdown_escape, row[2:])])
+        rows.append([
+            f"[{claim.key}]({claim_anchor(claim.key)})",
+            f"**{claim.verdict}**",
+            *map(markdown_escape, [shorten(claim.deciding or "—"), across]),
+        ])
     headers = ["claim", "verdict", "deciding effect [95 % interval]", "verdicts over the settings"]
-    return pipe_table(rows, headers + (["sub-claims"] if with_parts else [])) + "\n"
+    return pipe_table(rows, headers) + "\n"
+
+
+def subclaims_by_claim(claims: list) -> str:
+    """Each claim's sub-claim verdicts counted, in one wrapped line under the table (a table row cannot
+    wrap, and these counts would widen it past a screen)."""
+    counted = [
+        f"{claim.key} " + ", ".join(f"{v} {n}" for v, n in verdict_counts(s.verdict for s in claim.subclaims).items())
+        for claim in claims
+        if claim.subclaims
+    ]
+    return f"Sub-claims by claim: {'; '.join(counted)}.\n" if counted else ""
 
 
 def audit_line(audit: Audit) -> str:
@@ -171,24 +186,30 @@ def audit_line(audit: Audit) -> str:
 
 
 def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
-    """Per claim, its own section: the statement, the verdict and the full deciding statistic, its
-    sub-claims, its verdict over the settings, and our numbers."""
+    """Per claim, its own section: the paper's words and place, the verdict and the full deciding
+    statistic, each sub-claim with its verdict, unit and full deciding statistic (``configs/claims.yaml``
+    holds the readings), its verdict over the settings, and our numbers behind it.
+
+    The sub-claims are a list, not a table: a table row is never wrapped, and a full statistic beside
+    the sub-claim's words would make the first screen's lines wider than a screen."""
     parts = ["## The claims in detail\n"]
     for claim in claims:
-        title = shorten(claim.statement, 100)
+        spec, title = claim.spec, shorten(claim.statement, 100)
         parts += [
             f'<a id="{claim_anchor(claim.key)[1:]}"></a>\n',
             f"### {claim.key}: {markdown_escape(title)}\n",
-            *([markdown_escape(claim.statement) + "\n"] if title != claim.statement else []),
-            f"**{claim.verdict}**" + (f": {markdown_escape(claim.deciding)}" if claim.deciding else "") + "\n",
+            f"{markdown_escape(claim.statement)}.\n" if title != claim.statement else "",
+            f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(spec.quote)}”\n" if spec.quote else "",
+            f"**{claim.verdict}**" + (f", decided by {markdown_escape(claim.deciding)}" if claim.deciding else "")
+            + "\n",
+            "\n".join(
+                f"- **{s.spec.id}** {markdown_escape(s.spec.says)}: **{s.verdict}** "
+                f"(unit: {markdown_escape(s.spec.unit)})" + (f"; {markdown_escape(s.deciding)}" if s.deciding else "")
+                for s in claim.subclaims
+            ) + "\n" if claim.subclaims else "",
+            f"{markdown_escape(spec.note)}\n" if spec.note else "",
+            f"Over the settings: {markdown_escape(matrix.at[claim.key, OVER_SETTINGS])}.\n"
+            if matrix is not None and claim.key in matrix.index else "",
+            f"Our numbers: {markdown_escape(' '.join(claim.notes))}\n" if claim.notes else "",
         ]
-        bullets = [
-            f"- {markdown_escape(' '.join(filter(None, (getattr(p, 'key', ''), getattr(p, 'statement', '')))))}: "
-            f"**{p.verdict}**" + (f": {markdown_escape(p.deciding)}" if getattr(p, "deciding", "") else "")
-            for p in subclaims(claim)
-        ]
-        parts += ["\n".join(bullets) + "\n"] if bullets else []
-        if matrix is not None and claim.key in matrix.index:
-            parts.append(f"Over the settings: {markdown_escape(matrix.at[claim.key, OVER_SETTINGS])}.\n")
-        parts.append(f"Our numbers: {markdown_escape(claim.evidence)}\n")
-    return "\n".join(parts)
+    return "\n".join(part for part in parts if part)

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.errors import UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.report.tables import RANK_DECIMALS, MetricTable
 from mlhidden.report.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
 
@@ -306,6 +306,21 @@ def _signed_rank_test(differences: np.ndarray) -> tuple[int, float, float, float
     return n, better, worse, float(result.statistic), float(result.pvalue)
 
 
+def check_control(control: str | None, methods: Sequence[str]) -> str | None:
+    """The method of ``methods`` that ``control`` names in any letter case (None for None), else UserError.
+
+    ``run`` asks before its units run, so a wrong name costs no work."""
+    if control is None:
+        return None
+    chosen = unique_match(control, methods, "control method")
+    if chosen is None:
+        raise UserError(
+            f"unknown control method '{control}'",
+            hint=f"{did_you_mean(control, methods)}choose one of: {', '.join(methods)}",
+        )
+    return chosen
+
+
 def significance_report(table: MetricTable, control: str | None = None) -> SignificanceReport:
     """Friedman, Nemenyi and Wilcoxon–Holm tests over the complete datasets of ``table``.
 
@@ -322,11 +337,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         With ``not_applicable`` set, and no tests, when there are fewer than 2 complete datasets
         or fewer than 2 methods.
     """
-    if control is not None and control not in table.methods:
-        raise UserError(
-            f"unknown control method '{control}'",
-            hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}",
-        )
+    chosen = check_control(control, table.methods)
     datasets = tuple(table.ranked_datasets)
     ranks = table.ranks.loc[list(datasets)]
     avg_ranks = ranks.mean(axis=0).rename("avg rank")
@@ -337,7 +348,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
             " the tests need at least 2 of each"
         )
         return SignificanceReport(table=table, datasets=datasets, avg_ranks=avg_ranks, not_applicable=reason)
-    control = control or avg_ranks.idxmin()
+    control = chosen or avg_ranks.idxmin()
     return SignificanceReport(
         table=table,
         datasets=datasets,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from mlhidden.errors import UserError, did_you_mean
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.experiment.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 from mlhidden.experiment.unit_warnings import kind_counts
@@ -115,6 +115,7 @@ def get_metric(metric: str | Metric) -> Metric:
     if isinstance(metric, Metric):
         return metric
     known = {**METRICS, **SCORE_METRICS}
+    metric = unique_match(metric, known, "metric") or metric
     plugin = None if metric in known else plugin_metric(metric)
     if plugin is not None:
         return Metric(metric, metric, higher_is_better=plugin.higher_is_better, plugin=True)

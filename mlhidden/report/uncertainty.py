@@ -1,31 +1,32 @@
-"""Intervals, paired comparisons and the one rule that turns them into a verdict.
+"""Intervals, comparisons and the one rule that turns them into a verdict.
 
 Every number that decides something carries its spread. A table cell's spread is a 95 % t-interval
 over its splits, mean ± t(n-1) sd / sqrt(n): deterministic (no resampling seed, so a report
-rebuilds byte for byte), and with 10 splits a percentile bootstrap would be too narrow. The splits
-are random 60/40 partitions of one dataset, so they overlap and the interval is, if anything, too
-narrow; a verdict that needs significance is therefore not made easier by it than by the tests.
+rebuilds byte for byte). A claim's comparisons use the test its unit of replication calls for
+(:mod:`mlhidden.report.replication`): random splits of one dataset overlap, so their interval and
+p-values carry the Nadeau-Bengio correction, whichever way they point.
 
-A claim is decided by :class:`Comparison` s: each is a paired comparison (over the same splits, or
-over datasets) of what the claim says against the evidence, with an effect size, its interval and a
-test. :func:`rule_verdict` is the only function that names a verdict:
+A claim is decided by :class:`Comparison` s: each is what the claim says against the evidence,
+with an effect, its interval and the p-values of a test. :func:`rule_verdict` is the only
+function that names a verdict:
 
+- "no practical difference": the claim gives a smallest effect of interest and the interval's
+  two one-sided tests place the effect inside it (TOST): a practical tie, never a refutation;
+- "does not hold": the opposite side is significant, or the interval excludes the size the claim
+  states;
 - "holds": the effect lies on the claimed side and the test is significant at :data:`ALPHA`
-  (after Holm's correction over the claim's comparisons);
-- "does not hold": the opposite side is significant, or the interval excludes the effect size the
-  claim states;
+  (after Holm's correction where there are several);
 - "inconclusive": anything else.
 
-A claim made of several comparisons holds when every one holds and does not hold when any does not
-(:func:`combine`).
+A comparison made of parts (one per dataset, or one per method against a control) and a claim made
+of several sub-claims combine the same way (:func:`combine`): holds when every one holds, does not
+hold when any does not, no practical difference when every one is one.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -37,18 +38,21 @@ ALPHA = 0.05
 """The significance level of every verdict (and of the intervals: 1 - ALPHA)."""
 CONFIDENCE = 1 - ALPHA
 HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED = "holds", "does not hold", "inconclusive", "not evaluated"
-VERDICTS = (HOLDS, FAILS, INCONCLUSIVE)
+NO_DIFFERENCE = "no practical difference"
+VERDICTS = (HOLDS, FAILS, NO_DIFFERENCE, INCONCLUSIVE)
 RULE = (
-    f"A claim holds when every comparison in it goes the claimed way significantly at α = {ALPHA} (Wilcoxon signed "
-    "rank over the same splits or datasets, Holm-corrected over the claim's comparisons; Nemenyi for average ranks, "
-    "once the Friedman test rejects); it does not hold when one goes the opposite way significantly or its "
-    f"{CONFIDENCE:.0%} interval excludes the size the claim states; otherwise it is inconclusive. "
+    f"A sub-claim holds when its effect goes the claimed way significantly at α = {ALPHA}; it does not hold when "
+    f"the opposite way is significant or its {CONFIDENCE:.0%} interval excludes the size the claim states; it is "
+    "a 'no practical difference' when the claim gives a smallest effect of interest and two one-sided tests place "
+    "the effect inside it (a practical tie, not a refutation); otherwise it is inconclusive. The test follows the "
+    "unit of replication: random splits of one dataset, the corrected resampled t-test (Nadeau & Bengio); "
+    "datasets, Wilcoxon signed rank over per-dataset means; datasets x splits, one corrected test per dataset, "
+    "Holm-corrected, with the interval clustered by dataset; average ranks, Friedman then each method against the "
+    "control (Holm, Demšar 2006). A claim holds when every sub-claim holds and does not hold when any does not. "
     "The deciding statistic is the comparison that decided: effect [interval], the claim's size and how its "
     "wording is read, test, p, n."
 )
 """The rule in words, for the report."""
-WILCOXON = "Wilcoxon signed rank"
-NEMENYI = "Nemenyi"
 # Paired differences closer to zero than this are ties: float noise must not decide a sign.
 TIE_DECIMALS = 12
 
@@ -73,16 +77,6 @@ def interval_of(values: Values, confidence: float = CONFIDENCE) -> tuple[float, 
     return (mean, *t_interval(mean, std, len(values), confidence))
 
 
-def _one_sided(differences: np.ndarray, alternative: str) -> float:
-    """Wilcoxon's one-sided p that the differences lie above (``greater``) or below (``less``) zero."""
-    differences = np.round(differences, TIE_DECIMALS)
-    if not len(differences) or not differences.any():
-        return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # scipy's note that ties force the normal approximation
-        return float(stats.wilcoxon(differences, zero_method="zsplit", alternative=alternative).pvalue)
-
-
 @dataclass(frozen=True)
 class Comparison:
     """One comparison inside a claim and what the data say about it.
@@ -94,19 +88,25 @@ class Comparison:
     effect, low, high : float
         The effect in the claim's direction and its 95 % interval; on a log scale when ``ratio``.
     n : int
-        How many pairs (splits or datasets) it is over; ``unit`` names them.
+        How many units (splits, datasets) it is over; ``unit`` names them.
     test : str
-        :data:`WILCOXON` or :data:`NEMENYI`.
+        The test's name (:mod:`mlhidden.report.replication`).
     p_claimed, p_opposite : float
-        The p-values for the claimed and for the opposite side, already corrected for the claim's
-        other comparisons (Holm for Wilcoxon, Nemenyi's own for ranks).
+        The p-values for the claimed and for the opposite side, already corrected for the other
+        comparisons of their family.
     claimed : tuple or None
-        The effect the claim states, as a range (low, high) on the scale of ``effect`` (a point
-        when both are equal); the comparison fails when its interval lies wholly outside it.
+        The effect the claim states, as a range (low, high) on the scale of ``effect`` (either end
+        may be infinite); the comparison fails when its interval lies wholly outside it.
     reading : str
         How the claim's wording is read as a number ("" when it gives none).
     ratio : bool
         ``effect`` is a log ratio: shown as a factor.
+    p_equivalent : float
+        The two one-sided tests' p that the effect lies within the smallest effect of interest
+        (NaN when the claim gives none).
+    parts : tuple of Comparison
+        The comparisons this one is made of (one per dataset, or per method against a control);
+        when there are any, the verdict is theirs combined and effect [low, high] summarises them.
     """
 
     label: str
@@ -121,6 +121,8 @@ class Comparison:
     claimed: tuple[float, float] | None = None
     reading: str = ""
     ratio: bool = False
+    p_equivalent: float = math.nan
+    parts: tuple[Comparison, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -133,6 +135,8 @@ class Comparison:
         return bool(self.high < self.claimed[0] or self.low > self.claimed[1])
 
     def _shown(self, value: float) -> str:
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
         return f"{math.exp(value):.2f}x" if self.ratio else f"{value:+.3f}"
 
     def describe(self) -> str:
@@ -144,14 +148,24 @@ class Comparison:
         if self.claimed is not None:
             low, high = self.claimed
             size = (
-                f"; claimed {self._shown(low)}"
-                if low == high
+                f"; claimed above {self._shown(low)}" if math.isinf(high)
+                else f"; claimed below {self._shown(high)}" if math.isinf(low)
                 else f"; claimed {self._shown(low)} to {self._shown(high)}"
             )
+        if self.verdict == NO_DIFFERENCE:
+            side, p_value = "equivalence", self.p_equivalent
         reading = f" ({self.reading})" if self.reading else ""
+        parts = ""
+        if self.parts:
+            parts = "; " + ", ".join(f"{part.label} {part._shown(part.effect)}" for part in self.parts)
+            decided_by = deciding(self.parts)
+            p_value, side = (decided_by.p_claimed, "claimed side") if decided_by.verdict == HOLDS else (
+                (decided_by.p_equivalent, "equivalence") if decided_by.verdict == NO_DIFFERENCE
+                else (decided_by.p_opposite, "opposite side") if decided_by.verdict == FAILS
+                else (min(decided_by.p_claimed, decided_by.p_opposite), "weakest part"))
         return (
             f"{self.label}: {self._shown(self.effect)}{interval}{size}, {self.test} p = {format_p(p_value)} "
-            f"({side}, n = {self.n} {self.unit}){reading}"
+            f"({side}, n = {self.n} {self.unit}){reading}{parts}"
         )
 
 
@@ -163,8 +177,14 @@ def format_p(p: float) -> str:
 
 
 def rule_verdict(comparison: Comparison, alpha: float = ALPHA) -> str:
-    """The three-way verdict of one comparison (see the module docstring); the only place a verdict is named."""
-    if comparison.p_opposite <= alpha or comparison.size_excluded():
+    """The verdict of one comparison (see the module docstring); the only place a verdict is named."""
+    if comparison.parts:
+        return combine(rule_verdict(part, alpha) for part in comparison.parts)
+    if comparison.size_excluded():
+        return FAILS
+    if comparison.p_equivalent <= alpha:
+        return NO_DIFFERENCE
+    if comparison.p_opposite <= alpha:
         return FAILS
     if comparison.p_claimed <= alpha:
         return HOLDS
@@ -172,74 +192,24 @@ def rule_verdict(comparison: Comparison, alpha: float = ALPHA) -> str:
 
 
 def combine(verdicts: Iterable[str]) -> str:
-    """A claim's verdict from its comparisons': holds if all hold, does not hold if any does not."""
+    """Several verdicts as one: does not hold if any does not, holds (or no practical difference) if all do."""
     verdicts = list(verdicts)
     if any(verdict == FAILS for verdict in verdicts):
         return FAILS
-    return HOLDS if verdicts and all(verdict == HOLDS for verdict in verdicts) else INCONCLUSIVE
+    for verdict in (HOLDS, NO_DIFFERENCE):
+        if verdicts and all(v == verdict for v in verdicts):
+            return verdict
+    return INCONCLUSIVE
 
 
 def deciding(comparisons: Iterable[Comparison]) -> Comparison:
-    """The comparison that decides a claim: the clearest failure, else the weakest of those holding or not."""
+    """The comparison that decides: the clearest failure, else the weakest of those holding or not."""
     comparisons = list(comparisons)
     failing = [c for c in comparisons if c.verdict == FAILS]
     if failing:
         return min(failing, key=lambda c: (not c.size_excluded(), c.p_opposite))
-    open_ones = [c for c in comparisons if c.verdict == INCONCLUSIVE] or comparisons
+    open_ones = [c for c in comparisons if c.verdict in (INCONCLUSIVE, NO_DIFFERENCE)] or comparisons
     return max(open_ones, key=lambda c: c.p_claimed)
-
-
-def paired(label: str, differences: Values, unit: str, *, claimed: tuple[float, float] | None = None, null: float = 0.0,
-           reading: str = "", ratio: bool = False) -> Comparison:
-    """A claim that ``differences`` (claimed direction positive) lie above ``null``: Wilcoxon signed rank, two-sided.
-
-    The two-sided p goes to the side the differences lie on (by their mean and by Wilcoxon's rank
-    sums, which must agree); the other side gets 1. Holm's correction comes later (:func:`holm_family`).
-    ``claimed`` is the effect the claim states, as a (low, high) range (see :class:`Comparison`).
-    """
-    values = np.asarray(differences, dtype=float)
-    values = values[~np.isnan(values)]
-    effect, low, high = interval_of(values)
-    greater, less = _one_sided(values - null, "greater"), _one_sided(values - null, "less")
-    two_sided = min(1.0, 2 * min(greater, less))
-    above = effect > null and greater < less
-    below = effect < null and less < greater
-    return Comparison(
-        label, effect, low, high, len(values), unit, WILCOXON, two_sided if above else 1.0, two_sided if below else 1.0,
-        claimed, reading, ratio,
-    )
-
-
-def within(
-    label: str, values: Values, bounds: tuple[float, float], unit: str, *, reading: str = "", ratio: bool = False,
-) -> Comparison:
-    """A claim that ``values`` lie within ``bounds``: two one-sided Wilcoxon tests (TOST) for it, their mirror
-    against it.
-
-    Holds when the values are significantly above the lower bound and below the upper one; does not
-    hold when they are significantly outside (below the lower or above the upper bound, two-sided),
-    or when their interval lies wholly outside the bounds.
-    """
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    effect, low, high = interval_of(values)
-    lower, upper = bounds
-    inside = max(_one_sided(values - lower, "greater"), _one_sided(values - upper, "less"))
-    outside = min(1.0, 2 * min(_one_sided(values - lower, "less"), _one_sided(values - upper, "greater")))
-    return Comparison(
-        label, effect, low, high, len(values), unit, WILCOXON, inside, outside, (bounds[0], bounds[1]), reading, ratio,
-    )
-
-
-def holm_family(comparisons: Sequence[Comparison]) -> list[Comparison]:
-    """The comparisons with their p-values Holm-corrected over the family (each side separately)."""
-    comparisons = list(comparisons)
-    claimed = holm([c.p_claimed for c in comparisons])
-    opposite = holm([c.p_opposite for c in comparisons])
-    return [
-        dataclasses.replace(c, p_claimed=float(a), p_opposite=float(b))
-        for c, a, b in zip(comparisons, claimed, opposite)
-    ]
 
 
 def holm(p_values: ArrayLike) -> np.ndarray:
@@ -275,20 +245,3 @@ def nemenyi_q(k: int, alpha: float = ALPHA) -> float:
 def critical_difference(k: int, n: int, alpha: float = ALPHA) -> float:
     """Nemenyi's critical difference of average ranks for k methods on n datasets."""
     return nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6 * n))
-
-
-def rank_comparison(better: str, worse: str, avg_ranks: Mapping[str, float], n: int, friedman_p: float) -> Comparison:
-    """The claim that ``better`` ranks above ``worse``: the gap in average rank, ± the CD, Nemenyi's p.
-
-    The interval is the gap ± Nemenyi's critical difference (simultaneous over all pairs, so no
-    further correction). The post-hoc test only speaks when the Friedman test rejects: each p is
-    at least the Friedman p.
-    """
-    k = len(avg_ranks)
-    gap = float(avg_ranks[worse] - avg_ranks[better])
-    cd = critical_difference(k, n)
-    p_value = max(nemenyi_p(gap, k, n), friedman_p)
-    return Comparison(
-        f"{better} above {worse}", gap, gap - cd, gap + cd, n, "datasets", NEMENYI,
-        p_value if gap > 0 else 1.0, p_value if gap < 0 else 1.0, reading=f"average ranks, CD {cd:.2f}",
-    )

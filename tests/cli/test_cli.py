@@ -110,3 +110,24 @@ def test_report_with_statistics_writes_tests_and_diagrams(runner, tmp_path, mirr
     assert (out / "cd_exact_match.png").read_bytes().startswith(b"\x89PNG")
     bad = runner.invoke(cli, ["report", str(out), "--stats", "--control", "NOPE"])
     assert bad.exit_code == 2 and "unknown control method 'NOPE'" in bad.output
+
+
+@pytest.mark.parametrize("command", [["run"], ["splits"], ["reproduce"], ["sensitivity"], ["datasets", "list"]])
+def test_data_dir_help_names_the_lookup_order_the_registry_uses(runner, command):
+    from mlhidden.data.registry import SHIPPED_DIR, data_path
+
+    assert data_path(None)[-1] == SHIPPED_DIR, "the shipped datasets come last"
+    result = runner.invoke(cli, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "--data-dir DIRECTORY Dataset folder, searched first; then $MLHIDDEN_DATA, then the datasets shipped" in text
+    assert "./datasets" not in text
+
+
+def test_fetch_help_names_where_the_files_go(runner, tmp_path, monkeypatch):
+    from mlhidden.data.registry import resolve_data_dir
+
+    monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path))
+    assert resolve_data_dir(None) == tmp_path
+    text = " ".join(runner.invoke(cli, ["datasets", "fetch", "--help"]).output.split())
+    assert "--data-dir DIRECTORY Folder the files go to (default: $MLHIDDEN_DATA, else the folder of the" in text

@@ -98,3 +98,24 @@ def test_merged_runs_with_different_methods_rank_the_shared_ones_with_a_note(two
     assert exact.loc[["BR", "CC", "CCASL"], "n_datasets"].tolist() == [2, 2, 2]
     assert exact["avg_rank"].notna().tolist() == [True, True, True, False]
     assert "Friedman test over N = 2 datasets and k = 3 methods" in (out / "statistics.md").read_text()
+
+
+def test_metric_and_control_names_match_in_any_case_as_dataset_and_method_names_do(two_datasets, tmp_path):
+    out = tmp_path / "cased"
+    result = invoke("report", two_datasets, "--metric", "Ranking_Loss", "--stats", "--control", "ccasl", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "ranking_loss.csv").is_file()
+    assert "R+ / R- vs CCASL" in (out / "statistics.md").read_text()
+    misspelt = invoke("report", two_datasets, "--stats", "--control", "ccsal", "--out", tmp_path / "bad")
+    assert misspelt.exit_code == 2
+    assert "unknown control method 'ccsal' (did you mean 'CCASL'?" in misspelt.output
+
+
+def test_run_html_writes_the_page_report_html_writes_and_names_it(tmp_path):
+    out = tmp_path / "paged"
+    result = invoke("run", "-d", "Logical", "-m", "BR", "--splits", 2, "--n-jobs", 1, "-q", "--out", out, "--html")
+    assert result.exit_code == 0, result.output
+    assert f"results page: {out / 'index.html'}" in result.output.splitlines()
+    again = invoke("report", out, "--html", "--out", tmp_path / "again")
+    assert again.exit_code == 0, again.output
+    assert (out / "index.html").read_bytes() == (tmp_path / "again" / "index.html").read_bytes()

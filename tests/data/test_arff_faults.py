@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import bz2
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +10,6 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.data import read_arff
-from mlhidden.data.arff.stream import EXPANSION_ENV, EXPANSION_FLOOR
 from mlhidden.errors import UserError
 
 
@@ -75,35 +70,3 @@ def test_a_field_longer_than_csvs_limit_is_read(tmp_path):
     path = tmp_path / "long.arff"
     path.write_text(NAN_INF.replace("VALUE", "0" * 200_000 + "1.5"))
     assert read_arff(path).X[1, 0] == 1.5
-
-
-@pytest.mark.slow
-def test_a_decompression_bomb_is_refused_in_bounded_memory(tmp_path):
-    """10,000 times expansion: refused with one line once the text passes the cap, peak RSS under 400 MB."""
-    row = ",".join(["0"] * 200) + "\n"
-    text = ("@relation 'Bomb: -C 1'\n" + "".join(f"@attribute a{i} numeric\n" for i in range(200)) + "@data\n").encode()
-    text += row.encode() * ((EXPANSION_FLOOR + (16 << 20)) // len(row))
-    path = tmp_path / "bomb.arff.bz2"
-    path.write_bytes(bz2.compress(text, 9))
-    assert len(text) / path.stat().st_size > 10_000
-    del text
-    probe = (
-        "import resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
-        "from mlhidden.data import read_arff\n"
-        "from mlhidden.errors import UserError\n"
-        "try:\n    read_arff(sys.argv[1])\nexcept UserError as error:\n    print(error)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    )
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    env.pop(EXPANSION_ENV, None)
-    result = subprocess.run(
-        [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, env=env, timeout=300
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    message, peak_kib = result.stdout.splitlines()
-    assert message == (
-        f"{path}: expands to more than 32 MiB of text, over 100 times its compressed size; refused as a likely "
-        f"decompression bomb (if the file is genuine, set {EXPANSION_ENV} to a larger ratio, or to 0 for no limit)"
-    )
-    assert int(peak_kib) < 400 * 1024

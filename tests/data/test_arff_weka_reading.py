@@ -68,3 +68,18 @@ def test_an_escaped_quote_in_an_unquoted_name_as_in_mulans_delicious(tmp_path):
     data = read_arff(path)
     assert data.label_names == ("TAG_m'usica", "TAG_x")
     assert data.Y.tolist() == [[1, 0], [0, 1]] and data.X.toarray().tolist() == [[3.0], [0.0]]
+
+
+def test_tabs_are_whitespace_in_the_header_and_the_rows_as_in_weka(tmp_path):
+    path = tmp_path / "tabs.arff"
+    path.write_text(
+        "\t@relation\t'tabs: -C 1'\t\n@attribute\ty\t{0,\t1}\n\t@attribute\t'x 1'\treal\n"
+        "@attribute\tz numeric\n\t@data\n1\t0.5,\t2\n0,\t?\t,3\n"
+    )
+    spaced = tmp_path / "spaces.arff"
+    spaced.write_text(
+        "@relation 'tabs: -C 1'\n@attribute y {0,1}\n@attribute 'x 1' real\n@attribute z numeric\n@data\n"
+        "1,0.5,2\n0,?,3\n"
+    )
+    assert digest(read_arff(path)) == digest(read_arff(spaced))
+    assert read_arff(path).feature_names == ("x 1", "z")

@@ -26,16 +26,26 @@ SMALL = ["Music", "Medical"]
 TRICKLE_SECONDS = 0.1
 TRICKLE_BYTES = 300
 """``/slow/...`` sends one byte every TRICKLE_SECONDS, at most TRICKLE_BYTES of them (so a client without a deadline
-ends too)."""
+ends too); ``/slow-headers/...`` sends its headers so, one byte every HEADER_TRICKLE_SECONDS."""
+HEADER_TRICKLE_SECONDS = 0.5
 
 
 class MirrorHandler(SimpleHTTPRequestHandler):
     """Serves a folder; ``/error/...`` answers 500, ``/truncated/...`` drops the connection half-way,
     ``/nolength/...`` sends the first half of a file with no Content-Length (an end the client
     cannot tell from the real one), ``/full-nolength/...`` the whole file without it, and
-    ``/slow/...`` trickles a file's bytes."""
+    ``/slow/...`` trickles a file's bytes, ``/slow-headers/...`` the bytes of a header."""
 
     def do_GET(self):
+        if self.path.startswith("/slow-headers/"):
+            self.wfile.write(b"HTTP/1.0 200 OK\r\n")
+            with contextlib.suppress(OSError):  # the client hung up
+                for byte in b"X-Trickle: " + b"x" * 60:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(HEADER_TRICKLE_SECONDS)
+            self.close_connection = True
+            return
         if self.path.startswith(("/nolength/", "/full-nolength/", "/slow/")):
             kind, _, file = self.path[1:].partition("/")
             if not (Path(self.directory) / file).is_file():
@@ -69,10 +79,16 @@ class MirrorHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], OSError):  # not a client that hung up mid-answer
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def http_mirror(folder):
     """A real HTTP server on 127.0.0.1 (a free port) serving ``folder``; yields its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(MirrorHandler, directory=str(folder)))
+    server = _Server(("127.0.0.1", 0), functools.partial(MirrorHandler, directory=str(folder)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -210,6 +226,19 @@ def test_a_users_own_files_are_fetched_with_their_xml_and_their_sha256_printed(t
     assert leftovers(data_dir) == []
 
 
+def test_an_own_split_file_is_fetched_with_the_xml_named_for_its_dataset(tmp_path):
+    """Mulan publishes tmc2007-500-train.arff beside tmc2007.xml (here the corpus's tmc-500-train.arff and tmc.xml)."""
+    corpus = Path(__file__).resolve().parents[1] / "fixtures" / "mulan"
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    for file in ("tmc-500-train.arff", "tmc.xml"):
+        shutil.copy(corpus / file, mirror / file)
+    with http_mirror(mirror) as url:
+        rows = copy_from_mirror(url, tmp_path / "data", ["tmc-500-train.arff"])
+    assert [row["file"] for row in rows] == ["tmc.xml", "tmc-500-train.arff"]
+    assert load_dataset(tmp_path / "data" / "tmc-500-train.arff").label_names == ("10", "11", "12")
+
+
 TOY_ROWS = "".join(f"{i}.5,{i % 2},{(i // 2) % 2}\n" for i in range(20))
 TOY_ARFF = "@relation 'toy: -C -2'\n@attribute a numeric\n@attribute b {0,1}\n@attribute c {0,1}\n@data\n" + TOY_ROWS
 
@@ -223,15 +252,31 @@ def own_mirror(tmp_path):
     return mirror
 
 
-def test_an_own_file_sent_without_length_is_kept_only_if_it_loads_completely(own_mirror, tmp_path):
+def test_an_own_file_sent_without_length_is_refused_unless_allowed(own_mirror, tmp_path):
+    data_dir = tmp_path / "data"
+    with http_mirror(own_mirror) as url:
+        fetch = ["datasets", "fetch", "toy.arff", "--mirror", url + "/full-nolength", "--data-dir", str(data_dir)]
+        refused = CliRunner().invoke(cli, fetch)
+        allowed = CliRunner().invoke(cli, [*fetch, "--allow-unverified"])
+    assert refused.exit_code == 2 and refused.stderr == (
+        f"error: {url}/full-nolength/toy.arff: toy.arff: the server sent no length and no checksum vouches for the "
+        "file, so a cut transfer would look whole; not written (fetch it from a server that sends Content-Length, "
+        "or pass --allow-unverified to keep it if it loads)\n"
+    )
+    assert allowed.exit_code == 0, allowed.output
+    assert (data_dir / "toy.arff").read_bytes() == (own_mirror / "toy.arff").read_bytes()
+    assert leftovers(data_dir) == []
+
+
+def test_an_own_file_sent_without_length_is_kept_when_allowed_only_if_it_loads_completely(own_mirror, tmp_path):
     data_dir = tmp_path / "data"
     with http_mirror(own_mirror) as url:
         with pytest.raises(
             UserError, match="toy.arff: the server sent no length and the file does not load completely"
         ):
-            copy_from_mirror(url + "/nolength", data_dir, ["toy.arff"])
+            copy_from_mirror(url + "/nolength", data_dir, ["toy.arff"], allow_unverified=True)
         assert not (data_dir / "toy.arff").exists() and leftovers(data_dir) == []
-        rows = copy_from_mirror(url + "/full-nolength", data_dir, ["toy.arff"])
+        rows = copy_from_mirror(url + "/full-nolength", data_dir, ["toy.arff"], allow_unverified=True)
     assert rows[0]["status"] == f"downloaded, sha256 {sha256(own_mirror / 'toy.arff')}"
     assert load_dataset(data_dir / "toy.arff").n_samples == 20
     assert leftovers(data_dir) == []
@@ -243,6 +288,22 @@ def test_a_trickling_server_meets_the_overall_deadline(mirror_dir, tmp_path):
         with pytest.raises(UserError, match=r"Music: the download took longer than 1 s; not written"):
             copy_from_mirror(url + "/slow", data_dir, ["Music"], deadline=1)
     assert not (data_dir / "Music.arff").exists() and leftovers(data_dir) == []
+
+
+def test_a_server_trickling_its_headers_meets_the_deadline(mirror_dir, tmp_path):
+    """Each header byte comes well within the per-read timeout; the deadline still ends the wait."""
+    with http_mirror(mirror_dir) as url:
+        started = time.monotonic()
+        result = CliRunner().invoke(
+            cli, ["datasets", "fetch", "Music", "--mirror", url + "/slow-headers", "--deadline", "2",
+                  "--data-dir", str(tmp_path / "data")],
+        )
+        took = time.monotonic() - started
+    assert result.exit_code == 2 and result.stderr == (
+        f"error: {url}/slow-headers/Music.arff: Music: the download took longer than 2 s; not written "
+        "(try again, or give it longer with --deadline)\n"
+    )
+    assert took < 10
 
 
 def test_a_named_dataset_the_mirror_lacks_exits_non_zero(tmp_path, mirror_dir):
@@ -291,16 +352,22 @@ def test_sigterm_mid_download_leaves_no_temporary_file(mirror_dir, tmp_path):
 @pytest.mark.skipif(
     not shutil.which("unshare") or sys.platform != "linux", reason="needs unshare to mount a small tmpfs"
 )
-def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(mirror_dir, tmp_path):
-    """The data path is a 64 KiB tmpfs (mounted in a private mount namespace), smaller than Music.arff."""
+@pytest.mark.parametrize(
+    "options, expected",
+    [("size=64k", "No space left on device"), ("ro", "Read-only file system")],
+    ids=["full", "read-only"],
+)
+def test_a_full_or_read_only_disk_is_one_line_and_leaves_no_temporary_file(mirror_dir, tmp_path, options, expected):
+    """The data path is a tmpfs (mounted in a private mount namespace): 64 KiB, smaller than Music.arff, or
+    read-only."""
     data_dir = tmp_path / "small"
     data_dir.mkdir()
     fetch = " ".join(_fetch_command("Music", "--mirror", str(mirror_dir), "--data-dir", str(data_dir)))
-    script = f"mount -t tmpfs -o size=64k tmpfs {data_dir} || exit 99; {fetch}; echo exit=$?; ls -A {data_dir}"
+    script = f"mount -t tmpfs -o {options} tmpfs {data_dir} || exit 99; {fetch}; echo exit=$?; ls -A {data_dir}"
     done = subprocess.run(["unshare", "-Urm", "sh", "-c", script], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.getcwd()})
     if done.returncode == 99 or "unshare:" in done.stderr:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     assert done.stdout.splitlines() == ["exit=2"], done.stdout + done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert done.stderr.startswith("error: ") and "No space left on device" in done.stderr
+    assert done.stderr.startswith("error: ") and expected in done.stderr

@@ -6,6 +6,7 @@ is computed by both, none is lost, and each is stored once.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import yaml
 
+from mlhidden.experiment.leases import RUN_SPLIT
 from mlhidden.experiment.store import KEY_COLUMNS, STORE_FILE
 
 # Scene units take 1-3 s each, long enough for a second process to start while the first works.
@@ -151,12 +153,13 @@ def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:
 
 
 def _claims(out) -> list:
+    """The claims on units (a run's claim on the directory is held from before its first unit)."""
     path = out / STORE_FILE
     if not path.exists():
         return []
     with sqlite3.connect(path, timeout=60) as conn:
         try:
-            return conn.execute("SELECT owner, renewed_at FROM claims").fetchall()
+            return conn.execute(f"SELECT owner, renewed_at FROM claims WHERE split != {RUN_SPLIT}").fetchall()
         except sqlite3.OperationalError:
             return []
 
@@ -205,3 +208,25 @@ def test_claims_of_killed_runs_are_cleared(tmp_path):
         )
     assert _gated_run(tmp_path, out).wait(timeout=300) == 0
     assert _claims(out) == []
+
+
+def test_a_second_config_is_refused_while_a_run_is_in_progress(tmp_path):
+    out, gate = tmp_path / "run", tmp_path / "gate"
+    running = _gated_run(tmp_path, out, gate=gate)
+    try:
+        deadline = time.monotonic() + 120
+        while not _claims(out):  # it computes its unit
+            assert running.poll() is None and time.monotonic() < deadline, running.communicate()
+            time.sleep(0.05)
+        command = [sys.executable, "-m", "mlhidden", "run", "-d", "Logical", "-m", "CC", "--splits", "1", "-q"]
+        other = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, timeout=300)
+        assert other.returncode == 2, other.stderr
+        assert other.stdout == "" and len(other.stderr.splitlines()) == 1
+        assert "run: another run (config " in other.stderr and f"process {running.pid} on " in other.stderr
+    finally:
+        gate.touch()
+    _, stderr = running.communicate(timeout=300)
+    assert running.returncode == 0, stderr
+    assert {row[0] for row in _unit_rows(out)} == {"gated:GatedBR"}
+    assert (out / "exact_match.csv").read_text().startswith("dataset,status,GatedBR,")
+    assert json.loads((out / "run.json").read_text())["config"]["methods"][0]["label"] == "GatedBR"

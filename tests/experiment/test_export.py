@@ -1,4 +1,4 @@
-"""Machine-readable output: `methods --json`, `datasets list --json`, `mlhidden export RUN`, and the README's
+"""Machine-readable output: `methods --json`, `datasets list --json`, `mlhidden export RUN`, and the docs'
 Python example reading the stored predictions."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from mlhidden.cli import cli
 from mlhidden.experiment.store import load_results
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+USAGE_DOCS = Path(__file__).resolve().parents[2] / "docs" / "usage.md"
 
 
 def invoke(*args):
@@ -91,14 +91,14 @@ def test_parquet_holds_the_same_units(run_dir, tmp_path):
     assert len(pd.read_parquet(tmp_path / "units.parquet")) == 4
 
 
-def test_readme_predictions_example_runs(run_dir, monkeypatch, capsys):
-    section = README.read_text(encoding="utf-8").split("### Stored predictions from Python", 1)[1]
+def test_docs_predictions_example_runs(run_dir, monkeypatch, capsys):
+    section = USAGE_DOCS.read_text(encoding="utf-8").split("## Stored predictions from Python", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
     monkeypatch.chdir(run_dir.parent)
     (run_dir.parent / "results").mkdir(exist_ok=True)
     (run_dir.parent / "results" / "smoke").symlink_to(run_dir)
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/usage.md", "exec"), namespace)
     lines = capsys.readouterr().out.strip().splitlines()
     pattern = r"Logical (BR|CC) [01] [01]\.\d+ [01]\.\d+"
     assert len(lines) == 4 and all(re.fullmatch(pattern, line) for line in lines), lines

@@ -34,6 +34,18 @@ def test_inline_parameters_base_parameters_and_labels_reach_the_store_and_the_co
     assert records["KNeighborsClassifier [n_neighbors=3]"]["params"]["n_neighbors"] == 3
 
 
+def test_inline_base_learner_and_its_parameters_reach_the_store_and_the_column(tmp_path):
+    out = tmp_path / "forest"
+    result = invoke(
+        "run", "-d", "Logical", "--splits", 1, "--n-jobs", 1, "-q", "--out", out,
+        "-m", "BR[base=random_forest,base.n_estimators=3]",
+    )
+    assert result.exit_code == 0, result.output
+    (record,) = load_results(out).config["methods"]
+    assert record["label"] == "BR [base=random_forest, base.n_estimators=3]"
+    assert record["base"]["name"] == "random_forest" and record["base"]["params"]["n_estimators"] == 3
+
+
 def test_an_import_path_without_a_label_shows_its_class_name():
     paths = ["sklearn.neighbors:KNeighborsClassifier", "sklearn.tree.DecisionTreeClassifier"]
     config = config_from_options(["Logical"], paths)
@@ -50,6 +62,7 @@ def test_an_import_path_without_a_label_shows_its_class_name():
             "BR[base.solver=lbfgs, base.fit_intercept=false]",
             {"name": "BR", "params": {"base.solver": "lbfgs", "base.fit_intercept": False}},
         ),
+        ("BR[base=random_forest]", {"name": "BR", "base": "random_forest"}),
     ],
 )
 def test_values_are_yaml_scalars(text, entry):
@@ -63,7 +76,10 @@ def test_values_are_yaml_scalars(text, entry):
     [
         (["-m", "CCASL[n_synthtic=4]"], "method 'CCASL' has no parameter(s) n_synthtic (did you mean 'n_synthetic'?"),
         (["-m", "BR[base.CC=1]"], "(did you mean 'C'?"),
-        (["-m", "BR[C=1]"], "C is a parameter of the base learner"),
+        (["-m", "BR[C=1]"], "C is a parameter of the base learner: write base.C, as in -m 'BR[base.C=1]'"),
+        (["-m", "BR[foo=1]"], "no parameter(s) foo (valid: none; base and base.PARAM set its base learner)"),
+        (["-m", "BR[base=forest]"], "unknown base learner 'forest'"),
+        (["-m", "MLP[base=logistic]"], "method 'MLP' takes no base learner (remove 'base' from its entry, or base="),
         (["-m", "BR[base.C=1"], "-m 'BR[base.C=1': write NAME[param=value,...]"),
         (["-m", "BR[C]"], "-m 'BR[C]': write NAME[param=value,...]"),
         (["-m", "BR", "--label", "a", "--label", "b"], "2 --label for 1 -m"),

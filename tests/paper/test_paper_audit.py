@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +29,7 @@ from mlhidden.paper.reference import reference_results
 from mlhidden.paper.report import write_report
 from mlhidden.paper.text_checks import CONSISTENT, CONTRADICTED, check_statements, paper_statements, ratios
 
+PAPER_TEX = Path("/work/shared/paper/labels-as-hidden-nodes.tex")
 COMMITTED_PAPER_RUN = Path(__file__).resolve().parents[2] / "results" / "paper" / "units.csv"
 
 
@@ -234,6 +236,15 @@ def test_the_papers_words_against_its_own_tables():
     audit = audit_paper(reference_results(), committed_baselines(), paper_statements())
     assert audit.counts()["of them contradicted by its own tables"] == 2
     assert "- **Line 234** (**contradicted by its own table**)" in audit_markdown(audit)
+
+
+@pytest.mark.skipif(not PAPER_TEX.is_file(), reason="the paper's .tex is not on this machine")
+def test_every_checked_sentence_is_the_papers_words_on_its_line():
+    lines = PAPER_TEX.read_text(encoding="utf-8").splitlines()
+    for statement in paper_statements():
+        on_line = " ".join(lines[statement["line"] - 1].split())
+        for fragment in re.split(r"\[[^\]]*\]", " ".join(statement["words"].split())):
+            assert fragment.strip() in on_line, (statement["line"], fragment)
 
 
 def test_a_sentence_its_table_bears_out_is_consistent_and_a_zero_time_has_no_ratio():

@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mlhidden.claims.check import ClaimResult
+from mlhidden.claims.spec import ClaimSpec
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.paper.claim_terms import Claim
-from mlhidden.paper.claims import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
 from mlhidden.paper.deviations import baseline_predictions, cell_values
-from mlhidden.paper.evidence import Runs, gather_evidence
+from mlhidden.paper.evidence import Runs, ranked_methods
 from mlhidden.paper.reference import reference_results
 from mlhidden.paper.report import write_report
 from mlhidden.paper.sensitivity_report import (
@@ -31,6 +31,8 @@ from mlhidden.paper.sensitivity_report import (
     settings_section,
 )
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
+from mlhidden.report.tables import metric_table
+from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
 # --------------------------------------------------------------------------- generator options
 
@@ -90,13 +92,17 @@ def test_closing_verdict_is_robust_only_when_the_claim_holds_under_every_setting
     assert closing_verdict({"a": NOT_EVALUATED}) == NEVER_EVALUATED
     eleven = {f"setting_{i}": INCONCLUSIVE for i in range(11)}
     assert closing_verdict(eleven) == "holds under no setting tried; inconclusive under all 11"
+    ties = {"a": FAILS, "b": NO_DIFFERENCE, "c": NOT_EVALUATED}
+    assert closing_verdict(ties) == NOT_REPRODUCED + " (no practical difference under b; not evaluated under c)"
+    all_ties = dict.fromkeys(eleven, NO_DIFFERENCE)
+    assert closing_verdict(all_ties) == NOT_REPRODUCED + " (no practical difference under all 11)"
 
 
 def test_claims_matrix_is_claims_by_settings_with_the_closing_verdict():
-    claims = {
-        "a": [Claim("C1", "s", FAILS, "x"), Claim("C2", "s", HOLDS, "y")],
-        "b": [Claim("C1", "s", HOLDS, "x"), Claim("C2", "s", HOLDS, "y")],
-    }
+    def claim(key, verdict):
+        return ClaimResult(ClaimSpec(key, "s", "", "", ()), verdict, ())
+
+    claims = {"a": [claim("C1", FAILS), claim("C2", HOLDS)], "b": [claim("C1", HOLDS), claim("C2", HOLDS)]}
     matrix = claims_matrix(claims)
     assert matrix.loc["C1"].tolist() == [FAILS, HOLDS, "holds only under b"]
     assert matrix.at["C2", "over all settings"] == ROBUST
@@ -252,7 +258,9 @@ def test_ranking_significance_ranks_the_claims_methods_not_the_trivial_baselines
     config = one_half_split("paper", datasets, ["BR", "CC", "CCASL+AML", "MostFrequentSet", "AllZero"])
     assert run_experiment(config, tmp_path / "paper", n_jobs=1).n_failed == 0
     runs = Runs(tmp_path)
-    claimed = gather_evidence(runs).paper_ranks["exact_match"].ranks
+    paper = runs["paper"]
+    claimed = metric_table(paper.units, "exact_match", paper.datasets, ranked_methods(paper), paper.unavailable)
+    claimed = claimed.avg_rank.sort_values(kind="stable")
     assert "MostFrequentSet" not in claimed.index
     text = ranking_significance(runs, "C3")
     other = claimed.drop("CCASL+AML").index[0]

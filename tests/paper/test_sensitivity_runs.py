@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from contextlib import nullcontext
@@ -16,6 +17,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.store import KEY_COLUMNS, ResultStore, load_results
+from mlhidden.paper import reproduction
 from mlhidden.paper.primary_setting import RuleVerdict, apply_primary_rule, primary_by_rule, scales_as_solver_needs
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
 from mlhidden.paper.reproduction import reproduce, write_setting_refits
@@ -510,3 +512,19 @@ def test_make_sensitivity_quick_slice_runs_the_shipped_settings(tmp_path):
         for run_dir in setting["run_dirs"].values():
             units = load_results(tmp_path / run_dir).units
             assert (units["status"] == "ok").all() and set(units["split"]) <= {0, 1}
+
+
+def test_setting_names_match_in_any_case_and_reproduce_ends_by_naming_its_report_and_page(
+    sensitivity_dir, monkeypatch
+):
+    configs = sensitivity_dir / "configs"
+    (configs / "sensitivity.yaml").write_text(SENSITIVITY)
+    only_tiny = functools.partial(reproduction.reproduce, names=("tiny",))
+    monkeypatch.setattr(reproduction, "reproduce", only_tiny)
+    out = sensitivity_dir / "results"
+    args = ["reproduce", "--configs", str(configs), "--out", str(out), "--setting", "E_Standard", "--n-jobs", "1", "-q"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "reproduction.json").read_text())["setting"]["name"] == "e_standard"
+    assert result.stdout.splitlines()[-2:] == [f"report: {out / 'REPORT.md'}", f"results page: {out / 'index.html'}"]
+    assert (out / "REPORT.md").is_file() and (out / "index.html").is_file()

@@ -290,11 +290,13 @@ def test_cd_diagram_files_for_nine_methods(tmp_path):
         plot_cd_diagram({"BR": 1.0}, 1.0, tmp_path / "one")
 
 
-def test_misspelt_control_gets_a_did_you_mean():
+def test_control_matches_in_any_case_and_a_misspelt_one_gets_a_did_you_mean():
+    table = table_of(DEMSAR_AUC, DEMSAR_METHODS)
+    assert significance_report(table, control="c4.5+M").control == "C4.5+m"
     with pytest.raises(
-        UserError, match=re.escape("unknown control method 'c4.5+M' (did you mean 'C4.5+m'? choose one of")
+        UserError, match=re.escape("unknown control method 'c4.5+M2' (did you mean 'C4.5+m'? choose one of")
     ):
-        significance_report(table_of(DEMSAR_AUC, DEMSAR_METHODS), control="c4.5+M")
+        significance_report(table, control="c4.5+M2")
 
 
 @pytest.mark.parametrize("k", [2, 3, 9])

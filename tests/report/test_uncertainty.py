@@ -10,7 +10,8 @@ from scipy import stats
 
 from mlhidden.paper.sections import comparison_row, flag_counts
 from mlhidden.report.csv_files import write_csv
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, paired, t_interval, within
+from mlhidden.report.replication import DATASETS, Target, compare
+from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, t_interval
 
 OLD_COLUMNS = ["dataset", "status", "BR", "BR std", "BR rank", "BR n_splits", "BR n_failed", "BR n_warned"]
 
@@ -66,10 +67,10 @@ def test_a_cell_is_flagged_only_when_far_from_the_paper_and_the_paper_outside_ou
 
 
 def test_the_rule_needs_significance_for_holds_and_a_contradiction_for_does_not_hold():
-    assert paired("x", np.linspace(0.01, 0.02, 10), "splits").verdict == HOLDS
-    assert paired("x", np.linspace(-0.02, -0.01, 10), "splits").verdict == FAILS
-    assert paired("x", np.linspace(-0.01, 0.012, 10), "splits").verdict == INCONCLUSIVE
+    assert compare("x", np.linspace(0.01, 0.02, 10), DATASETS, Target()).verdict == HOLDS
+    assert compare("x", np.linspace(-0.02, -0.01, 10), DATASETS, Target()).verdict == FAILS
+    assert compare("x", np.linspace(-0.01, 0.012, 10), DATASETS, Target()).verdict == INCONCLUSIVE
     # Significantly positive, but far below the size claimed: does not hold.
-    assert paired("x", np.linspace(0.01, 0.02, 10), "splits", claimed=(0.05, 0.07)).verdict == FAILS
-    assert within("x", np.linspace(-0.01, 0.01, 10), (-0.05, 0.05), "splits").verdict == HOLDS
-    assert within("x", np.linspace(0.2, 0.3, 10), (-0.05, 0.05), "splits").verdict == FAILS
+    assert compare("x", np.linspace(0.01, 0.02, 10), DATASETS, Target(0.05, 0.07, stated=True)).verdict == FAILS
+    assert compare("x", np.linspace(-0.01, 0.01, 10), DATASETS, Target(-0.05, 0.05, stated=True)).verdict == HOLDS
+    assert compare("x", np.linspace(0.2, 0.3, 10), DATASETS, Target(-0.05, 0.05, stated=True)).verdict == FAILS

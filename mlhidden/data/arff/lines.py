@@ -16,8 +16,10 @@ from pathlib import Path
 from mlhidden.data.arff.tokens import UnterminatedQuote, has_unclosed_quote, tokens
 from mlhidden.errors import UserError
 
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\\['\"]")
+_QUOTED = re.compile(r"'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"|\\['\"]")
 _KEYWORDS = ("@relation", "@attribute", "@data")
+_WHITESPACE = "".join(map(chr, range(0x21)))  # what Weka's tokenizer takes for whitespace: tab, CR, ... and space
+_KEYWORD_GAP = re.compile(r"^(@[A-Za-z]+)[\x00-\x20]+")
 # An attribute as liac-arff gives it: its name and its type ('NUMERIC', ...) or its nominal values.
 Attribute = tuple[str, str | list[str]]
 _SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
@@ -37,12 +39,21 @@ class Layout:
         return len(self.row_lines)
 
 
+def declaration(text: str) -> str:
+    """A header line without surrounding whitespace and with one space after its ``@`` keyword.
+
+    Weka takes a tab (any character up to the space) for whitespace; liac-arff, which parses the
+    header, splits the keyword from the rest at a space only.
+    """
+    return _KEYWORD_GAP.sub(r"\1 ", text.strip(_WHITESPACE))
+
+
 def scan_layout(lines: Iterable[str]) -> Layout:
     """Find the declaration lines of the header ``lines`` the way liac-arff reads them (for error lines)."""
     relation_line = None
     attribute_lines = []
     for number, text in enumerate(lines, start=1):
-        keyword = text.strip(" \r\n").upper()
+        keyword = declaration(text).upper()
         if keyword.startswith("@RELATION") and relation_line is None:
             relation_line = number
         elif keyword.startswith("@ATTRIBUTE"):
@@ -68,7 +79,7 @@ def check_structure(path: Path, lines: Sequence[str], layout: Layout) -> tuple[s
     relation_line: int | None = None
     first_attribute: dict[str, int] = {}
     for number, raw in enumerate(lines[: layout.data_line], start=1):
-        text = raw.strip(" \t\r\n")
+        text = declaration(raw)
         keyword = text.split(None, 1)[0].lower() if text.startswith("@") else None
         if keyword is None:
             continue

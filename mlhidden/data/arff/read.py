@@ -22,7 +22,7 @@ import numpy as np
 
 from mlhidden.data.arff.diagnosis import PARSE_ERRORS, parse_error
 from mlhidden.data.arff.encode import check_binary, check_finite, column_for, encode, encoded_names
-from mlhidden.data.arff.lines import Attribute, Layout, check_structure, scan_layout
+from mlhidden.data.arff.lines import Attribute, Layout, check_structure, declaration, scan_layout
 from mlhidden.data.arff.meka import label_index as meka_label_index
 from mlhidden.data.arff.meka import meka_labels, relation_count, relation_name
 from mlhidden.data.arff.rows import read_rows
@@ -34,7 +34,7 @@ from mlhidden.errors import UserError
 
 __all__ = ["READER_VERSION", "read_arff", "write_arff"]
 
-READER_VERSION = 5
+READER_VERSION = 6
 """Bumped whenever what ``read_arff`` returns for the same file bytes changes, arrays or a refusal (keys the cache)."""
 
 
@@ -89,7 +89,7 @@ def read_arff(
     header = []
     for _, text in numbered:
         header.append(text)
-        if text.strip(" \r\n").upper().startswith("@DATA"):
+        if declaration(text).upper().startswith("@DATA"):
             break
     layout = scan_layout(header)
     if layout.data_line is None:
@@ -146,7 +146,7 @@ def read_arff(
 
 def _decode_header(path: Path, header: list[str], layout: Layout) -> tuple[str, list[Attribute]]:
     """Parse the header with liac-arff; return the relation and the attributes (name, type or values)."""
-    counted = _CountingLines(header)
+    counted = _CountingLines(declaration(line) for line in header)
     try:
         parsed = arff.load(counted, encode_nominal=True)
     except PARSE_ERRORS as error:

@@ -1,10 +1,18 @@
 """An ARFF file's text lines, read as a stream: decompressed, decoded and split one piece at a time.
 
-Nothing holds the whole text, so reading takes memory for the parsed values only. A compressed
-file may still expand without bound (a "decompression bomb": kilobytes that expand to gigabytes
-of text), so its text is capped at :data:`DEFAULT_MAX_EXPANSION` times the compressed size (at
-least :data:`EXPANSION_FLOOR` bytes); the real datasets expand 3 to 12 times. The environment
-variable ``MLHIDDEN_MAX_EXPANSION`` sets another ratio, 0 for none.
+Nothing holds the whole text, so reading takes memory for the parsed values only. Three limits
+keep a hostile file from taking more, each refused in one line as soon as it is crossed, each
+set by an environment variable (0 for none):
+
+- ``MLHIDDEN_MAX_EXPANSION`` (default 100): a compressed file may expand at most this many times
+  the compressed bytes read so far, once past :data:`EXPANSION_FLOOR`. A "decompression bomb"
+  (kilobytes that expand to gigabytes of text) is refused within the first 32 MiB of its text,
+  however large it is; the real datasets expand 3 to 12 times.
+- ``MLHIDDEN_MAX_TEXT_MIB`` (default 1024): the most text a compressed file may expand to in all,
+  far more than any dataset the project reads has; parsing that much may take several times as
+  much memory, so a genuine larger file is a deliberate choice.
+- ``MLHIDDEN_MAX_LINE_MIB`` (default 4): the longest line of any file. The real datasets' lines
+  have at most a few KiB; a row of millions of values would take gigabytes to parse.
 """
 
 from __future__ import annotations
@@ -23,6 +31,10 @@ from mlhidden.errors import UserError
 EXPANSION_ENV = "MLHIDDEN_MAX_EXPANSION"
 DEFAULT_MAX_EXPANSION = 100
 EXPANSION_FLOOR = 32 << 20
+TEXT_ENV = "MLHIDDEN_MAX_TEXT_MIB"
+DEFAULT_MAX_TEXT_MIB = 1024
+LINE_ENV = "MLHIDDEN_MAX_LINE_MIB"
+DEFAULT_MAX_LINE_MIB = 4
 _CHUNK = 1 << 20
 _OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open}
 
@@ -33,10 +45,12 @@ class _HashingReader:
     def __init__(self, file: IO[bytes]) -> None:
         self._file = file
         self.sha256 = hashlib.sha256()
+        self.count = 0
 
     def read(self, size: int = -1) -> bytes:
         data = self._file.read(size)
         self.sha256.update(data)
+        self.count += len(data)
         return data
 
     def drain(self) -> str:
@@ -59,7 +73,9 @@ class TextStream:
             raise UserError(f"cannot read the file: {error.strerror or error}", path=path) from None
         self._raw = _HashingReader(self._file)
         self._stream = opener(self._raw, "rb") if opener is not None else self._raw
-        self._cap = _expansion_cap(path, os.fstat(self._file.fileno()).st_size) if opener is not None else None
+        self._ratio = _limit(EXPANSION_ENV, DEFAULT_MAX_EXPANSION, "a ratio") if opener is not None else 0
+        self._max_text = _limit(TEXT_ENV, DEFAULT_MAX_TEXT_MIB, "MiB") << 20 if opener is not None else 0
+        self._max_line = _limit(LINE_ENV, DEFAULT_MAX_LINE_MIB, "MiB") << 20
 
     def __iter__(self) -> Iterator[str]:
         try:
@@ -82,28 +98,46 @@ class TextStream:
             if not chunk:
                 return
             expanded += len(chunk)
-            if self._cap is not None and expanded > self._cap[0]:
+            allowed = max(EXPANSION_FLOOR, self._ratio * self._raw.count)
+            if self._ratio and expanded > allowed:
                 raise UserError(
-                    f"expands to more than {self._cap[0] >> 20} MiB of text, over {self._cap[1]} times its compressed "
-                    "size; refused as a likely decompression bomb",
+                    f"expands to more than {allowed >> 20} MiB of text from its first {self._raw.count >> 10} KiB, "
+                    f"over {self._ratio} times; refused as a likely decompression bomb",
                     path=self.path,
                     hint=f"if the file is genuine, set {EXPANSION_ENV} to a larger ratio, or to 0 for no limit",
+                )
+            if self._max_text and expanded > self._max_text:
+                raise UserError(
+                    f"expands to more than {self._max_text >> 20} MiB of text; refused",
+                    path=self.path,
+                    hint=f"if the file is genuine, set {TEXT_ENV} to a larger size in MiB, or to 0 for no limit",
                 )
             yield chunk
 
     def _lines(self) -> Iterator[str]:
-        number, pending = 0, []
+        number, pending, pending_size = 0, [], 0
         for chunk in self._chunks():
             if b"\n" not in chunk:  # inside a long line: joined once it ends
                 pending.append(chunk)
+                pending_size += len(chunk)
+                self._check_length(pending_size, number + 1)
                 continue
             pieces = chunk.split(b"\n")
             pieces[0] = b"".join(pending + pieces[:1])
             pending = [pieces.pop()]
+            pending_size = len(pending[0])
             for piece in pieces:
                 number += 1
+                self._check_length(len(piece), number)
                 yield self._decode(piece, number)
         yield self._decode(b"".join(pending), number + 1)
+
+    def _check_length(self, size: int, number: int) -> None:
+        if self._max_line and size > self._max_line:
+            raise UserError(
+                f"a line longer than {self._max_line >> 20} MiB; refused", path=self.path, line=number,
+                hint=f"if the file is genuine, set {LINE_ENV} to a larger size in MiB, or to 0 for no limit",
+            )
 
     def _decode(self, piece: bytes, number: int) -> str:
         try:
@@ -115,13 +149,11 @@ class TextStream:
             ) from None
 
 
-def _expansion_cap(path: Path, stored_size: int) -> tuple[int, int] | None:
-    """The most text bytes ``path`` may expand to, and the ratio it comes from; None for no cap."""
-    setting = os.environ.get(EXPANSION_ENV, "").strip()
+def _limit(variable: str, default: int, unit: str) -> int:
+    """The whole number the environment ``variable`` sets (0 for no limit), else ``default``."""
+    setting = os.environ.get(variable, "").strip()
     try:
-        ratio = int(setting) if setting else DEFAULT_MAX_EXPANSION
+        value = int(setting) if setting else default
     except ValueError:
-        raise UserError(f"{EXPANSION_ENV} must be a whole number (0: no limit), got {setting!r}") from None
-    if ratio <= 0:
-        return None
-    return max(EXPANSION_FLOOR, ratio * stored_size), ratio
+        raise UserError(f"{variable} must be a whole number ({unit}; 0: no limit), got {setting!r}") from None
+    return max(value, 0)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_WORD = r"(?:\\['\"]|[^\x00-\x20,'\"%{}])+"
-_QUOTED = r"'(?:[^'\\\n\r]|\\[^\n\r])*'|\"(?:[^\"\\\n\r]|\\[^\n\r])*\""
+# Runs of plain characters, each matched at once: a repeated alternation of single characters
+# would keep a backtracking entry per character (a gigabyte for a 10 MB name).
+_WORD = r"(?:[^\x00-\x20,'\"%{}\\]+|\\['\"]?)+"
+_QUOTED = r"'[^'\\\n\r]*(?:\\[^\n\r][^'\\\n\r]*)*'|\"[^\"\\\n\r]*(?:\\[^\n\r][^\"\\\n\r]*)*\""
 _TOKEN = re.compile(
     rf"[\x00-\x20,]*(?:(?P<word>{_WORD})|(?P<quoted>{_QUOTED})|(?P<brace>[{{}}])|(?P<comment>%.*)|(?P<open>['\"].*))?",
     re.DOTALL,
@@ -52,7 +54,7 @@ def tokens(line: str) -> list[Token]:
         kind = match.lastgroup
         if kind == "word":
             word = match.group("word")
-            found.append(Token(word.replace("\\'", "'").replace('\\"', '"') if "\\" in word else word))
+            found.append(Token(unescape_word(word)))
         elif kind == "quoted":
             found.append(Token(unescape(match.group("quoted")[1:-1]), quoted=True))
         elif kind == "brace":
@@ -62,6 +64,11 @@ def tokens(line: str) -> list[Token]:
         else:
             break  # a comment, or nothing but separators left
     return found
+
+
+def unescape_word(text: str) -> str:
+    """Resolve what escapes an unquoted word has: ``\\'`` and ``\\"`` (any other backslash stays)."""
+    return text.replace("\\'", "'").replace('\\"', '"') if "\\" in text else text
 
 
 def unescape(text: str) -> str:

@@ -1,0 +1,82 @@
+"""Checked claims as a text table, a CSV file (one row per sub-claim) and a JSON file (claims holding their
+sub-claims), the same numbers in each."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mlhidden.claims.check import ClaimResult, SubClaimResult
+from mlhidden.io import write_text
+from mlhidden.report.uncertainty import VERDICTS
+
+CSV_FILE, JSON_FILE = "claims.csv", "claims.json"
+
+
+def _number(value: float) -> float | None:
+    return None if value is None or math.isnan(value) or math.isinf(value) else float(value)
+
+
+def subclaim_row(claim: ClaimResult, result: SubClaimResult) -> dict[str, Any]:
+    """One sub-claim as a flat row: what it says, its verdict and the deciding statistic's numbers."""
+    c, sub = result.comparison, result.spec
+    claimed = c.claimed if c is not None and c.claimed is not None else (math.nan, math.nan)
+    return {
+        "claim": claim.key, "subclaim": sub.id, "says": sub.says, "verdict": result.verdict,
+        "unit": sub.unit, "effect": math.nan if c is None else c.effect, "low": math.nan if c is None else c.low,
+        "high": math.nan if c is None else c.high, "ratio": bool(c is not None and c.ratio),
+        "n": 0 if c is None else c.n, "test": "" if c is None else c.test,
+        "p_claimed": math.nan if c is None else c.p_claimed, "p_opposite": math.nan if c is None else c.p_opposite,
+        "p_equivalent": math.nan if c is None else c.p_equivalent, "claimed_low": claimed[0],
+        "claimed_high": claimed[1], "reading": sub.target.reading, "deciding": result.deciding,
+    }
+
+
+def counts(results: Sequence[ClaimResult]) -> str:
+    """How many claims and sub-claims got each verdict, in one line."""
+    def tally(verdicts: list[str]) -> str:
+        return ", ".join(f"{verdicts.count(v)} {v}" for v in (*VERDICTS, "not evaluated") if verdicts.count(v))
+
+    subclaims = [s.verdict for claim in results for s in claim.subclaims]
+    return (f"{len(results)} claims: {tally([c.verdict for c in results])}; "
+            f"{len(subclaims)} sub-claims: {tally(subclaims)}")
+
+
+def text_table(results: Sequence[ClaimResult]) -> str:
+    """A claim's line (id, verdict, about), then one indented line per sub-claim with its deciding statistic."""
+    lines = []
+    for claim in results:
+        lines.append(f"{claim.key}  {claim.verdict.upper()}  {claim.statement}")
+        for result in claim.subclaims:
+            lines.append(f"  {result.spec.id}  {result.verdict}: {result.spec.says}")
+            lines.append(f"      {result.deciding}")
+        lines += [f"  note: {note}" for note in claim.notes]
+    return "\n".join([*lines, counts(results)]) + "\n"
+
+
+def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[Path]:
+    """claims.csv and claims.json under ``out_dir``; returns their paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = [subclaim_row(claim, result) for claim in results for result in claim.subclaims]
+    csv_path, json_path = out_dir / CSV_FILE, out_dir / JSON_FILE
+    write_text(csv_path, pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
+    document = [
+        {
+            "claim": claim.key, "about": claim.statement, "source": claim.spec.source, "quote": claim.spec.quote,
+            "verdict": claim.verdict, "deciding": claim.deciding, "notes": list(claim.notes),
+            "subclaims": [
+                {key: (_number(value) if isinstance(value, float) else value)
+                 for key, value in subclaim_row(claim, result).items() if key != "claim"}
+                for result in claim.subclaims
+            ],
+        }
+        for claim in results
+    ]
+    write_text(json_path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return [csv_path, json_path]

@@ -1,0 +1,271 @@
+"""A claims file: claims in their author's words, each split into sub-claims a test decides.
+
+A claim quotes its source (``quote``, ``source``) and lists ``subclaims``. A sub-claim says what it
+compares on which stored run and how its words are read as numbers, so that the file, not code,
+holds every direction, size and reading (docs/claims.md shows the format)::
+
+    - id: C1.1
+      says: my method beats BR on exact match across these datasets
+      run: mine                   # a run directory given on the command line
+      metric: exact_match
+      difference: [Mine, BR]      # or value: M | ratio: [A, B] | ranks: {control: M, than: [...]}
+      direction: above            # above | below | within
+      smallest_effect: 0.01       # where no size is claimed: a smaller difference is a practical tie
+      unit: datasets              # splits | datasets | datasets x splits
+
+Everything is checked when the file is read; a mistake is one :class:`~mlhidden.errors.UserError`
+at its line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mlhidden.errors import UserError, did_you_mean
+from mlhidden.experiment.yaml_lines import Fail, KeyPath, failure_at, read_yaml_with_lines, refuse_unknown_keys
+from mlhidden.report.replication import UNITS, Target
+
+CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "subclaims")
+STATISTICS = ("value", "difference", "ratio", "ranks")
+SUBCLAIM_KEYS = (
+    "id", "says", "run", "metric", "datasets", "extractor", "params", *STATISTICS, "factor", "methods",
+    "direction", "size", "reading", "smallest_effect", "unit", "note",
+)
+DATASET_KEYS = ("names", "group", "min_samples")
+DIRECTIONS = ("above", "below", "within")
+
+
+@dataclass(frozen=True)
+class DatasetSelection:
+    """Which of a run's datasets a sub-claim is about (every one when all are empty)."""
+
+    names: tuple[str, ...] = ()
+    group: str | None = None
+    min_samples: int | None = None
+
+    def describe(self) -> str:
+        parts = [", ".join(self.names)] if self.names else []
+        parts += [f"group {self.group}"] if self.group else []
+        parts += [f"N ≥ {self.min_samples}"] if self.min_samples is not None else []
+        return "; ".join(parts) or "every dataset"
+
+
+@dataclass(frozen=True)
+class SubClaim:
+    """One atomic statement and the test that decides it; ``line`` is where it starts in the file.
+
+    ``sides`` are the methods compared, each side a mean over its methods: one side for a value,
+    (A, B) for a difference A - factor B or a ratio A / B, (control, others) for ranks among
+    ``ranked``.
+    """
+
+    id: str
+    says: str
+    run: str | None
+    metric: str
+    statistic: str
+    sides: tuple[tuple[str, ...], ...]
+    factor: float
+    target: Target
+    unit: str
+    datasets: DatasetSelection = DatasetSelection()
+    extractor: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    ranked: tuple[str, ...] = ()
+    note: str = ""
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim: its words, where they are, and its sub-claims."""
+
+    id: str
+    about: str
+    source: str
+    quote: str
+    subclaims: tuple[SubClaim, ...]
+    note: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def _text(value: Any, where: KeyPath, fail: Fail, *, required: bool = True) -> str:
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        fail(f"'{where[-1]}' must be text", where)
+    return " ".join(value.split())
+
+
+def _number(value: Any, where: KeyPath, fail: Fail) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        fail(f"'{where[-1]}' must be a number, not {value!r}", where)
+    return float(value)
+
+
+def _names(value: Any, where: KeyPath, fail: Fail, *, count: int | None = None) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(item, str) and item for item in items):
+        fail(f"'{where[-1]}' must be a method name or a list of them", where)
+    if count is not None and len(items) != count:
+        fail(f"'{where[-1]}' needs {count} entries, not {len(items)}", where)
+    return tuple(items)
+
+
+def _target(entry: Mapping[str, Any], statistic: str, where: KeyPath, fail: Fail) -> Target:
+    """The claimed direction, size and reading of a sub-claim, on the scale of its statistic."""
+    direction = entry.get("direction", "above")
+    if direction not in DIRECTIONS:
+        fail(f"unknown direction {direction!r}", where + ("direction",),
+             hint=f"{did_you_mean(direction, DIRECTIONS)}one of: {', '.join(DIRECTIONS)}")
+    ratio = statistic == "ratio"
+    scale = (lambda x: math.log(x)) if ratio else (lambda x: x)
+    size, reading = entry.get("size"), _text(entry.get("reading"), where + ("reading",), fail, required=False)
+    if direction == "within":
+        if not (isinstance(size, list) and len(size) == 2):
+            fail("direction 'within' needs size: [low, high]", where + ("size",))
+        low, high = (_number(x, where + ("size",), fail) for x in size)
+        if ratio and min(low, high) <= 0:
+            fail("a ratio's size must be above 0", where + ("size",))
+        bounds = sorted((scale(low), scale(high)))
+    elif size is not None:
+        bound = _number(size, where + ("size",), fail)
+        if ratio and bound <= 0:
+            fail("a ratio's size must be above 0", where + ("size",))
+        bounds = [scale(bound), math.inf] if direction == "above" else [-math.inf, scale(bound)]
+    else:
+        bounds = [0.0, math.inf] if direction == "above" else [-math.inf, 0.0]
+    if size is not None and not reading:
+        fail("a claimed size needs 'reading': how the words are read as this number", where + ("size",))
+    smallest = entry.get("smallest_effect")
+    if smallest is None and size is None and statistic != "ranks":
+        fail("a sub-claim without a size needs smallest_effect: the smallest effect its words are about",
+             where, hint="e.g. smallest_effect: 0.01 (a ratio's is a factor, e.g. 1.1)")
+    margin = None
+    if smallest is not None:
+        margin = _number(smallest, where + ("smallest_effect",), fail)
+        if margin <= (1.0 if ratio else 0.0):
+            fail(f"smallest_effect must be above {'1 (a factor)' if ratio else '0'}", where + ("smallest_effect",))
+        margin = scale(margin)
+    return Target(bounds[0], bounds[1], size is not None, margin, reading, ratio)
+
+
+def _datasets(value: Any, where: KeyPath, fail: Fail) -> DatasetSelection:
+    if value is None:
+        return DatasetSelection()
+    if isinstance(value, (str, list)):
+        return DatasetSelection(names=_names(value, where, fail))
+    if not isinstance(value, dict):
+        fail("'datasets' must be a name, a list of names or {names, group, min_samples}", where)
+    refuse_unknown_keys(value, DATASET_KEYS, where, fail, "in datasets")
+    names = _names(value["names"], where + ("names",), fail) if "names" in value else ()
+    group = _text(value["group"], where + ("group",), fail) if "group" in value else None
+    minimum = value.get("min_samples")
+    if minimum is not None and (isinstance(minimum, bool) or not isinstance(minimum, int)):
+        fail("'min_samples' must be a whole number", where + ("min_samples",))
+    return DatasetSelection(names, group, minimum)
+
+
+def _subclaim(entry: Any, where: KeyPath, fail: Fail, line: int | None) -> SubClaim:
+    if not isinstance(entry, dict):
+        fail("a sub-claim is a mapping with id, says, a statistic, direction and unit", where)
+    refuse_unknown_keys(entry, SUBCLAIM_KEYS, where, fail, "in sub-claim")
+    for key in ("id", "says", "unit"):
+        if key not in entry:
+            fail(f"sub-claim lacks '{key}'", where)
+    given = [key for key in STATISTICS if key in entry]
+    if len(given) != 1:
+        fail(f"a sub-claim names exactly one of {', '.join(STATISTICS)}", where,
+             hint="value: M, difference: [A, B], ratio: [A, B] or ranks: {control: M, than: [...]}")
+    statistic = given[0]
+    unit = entry["unit"]
+    if unit not in UNITS:
+        fail(f"unknown unit {unit!r}", where + ("unit",), hint=f"{did_you_mean(unit, UNITS)}one of: {', '.join(UNITS)}")
+    ranked: tuple[str, ...] = ()
+    if statistic == "ranks":
+        ranks = entry["ranks"]
+        if not isinstance(ranks, dict) or set(ranks) - {"control", "than"} or "control" not in ranks:
+            fail("'ranks' needs {control: M, than: [methods] or all}", where + ("ranks",))
+        ranked = _names(entry.get("methods"), where + ("methods",), fail)
+        control = _names(ranks["control"], where + ("ranks", "control"), fail, count=1)
+        than = ranks.get("than", "all")
+        others = tuple(m for m in ranked if m not in control) if than == "all" else _names(
+            than, where + ("ranks", "than"), fail)
+        sides: tuple[tuple[str, ...], ...] = (control, others)
+        if entry.get("direction", "above") not in ("above", "below") or unit != "datasets":
+            fail("a ranks sub-claim has direction above or below and unit datasets", where)
+    else:
+        value = entry[statistic]
+        count = 1 if statistic == "value" else 2
+        entries = [value] if count == 1 else value
+        if not isinstance(entries, list) or len(entries) != count:
+            fail(f"'{statistic}' needs {'a method' if count == 1 else 'two entries: [A, B]'}", where + (statistic,))
+        sides = tuple(_names(side, where + (statistic,), fail) for side in entries)
+    factor = _number(entry.get("factor", 1.0), where + ("factor",), fail)
+    params = entry.get("params", {})
+    if not isinstance(params, dict):
+        fail("'params' must be a mapping", where + ("params",))
+    return SubClaim(
+        id=str(entry["id"]), says=_text(entry["says"], where + ("says",), fail),
+        run=None if entry.get("run") is None else str(entry["run"]), metric=str(entry.get("metric", "value")),
+        statistic=statistic, sides=sides, factor=factor, target=_target(entry, statistic, where, fail),
+        unit=unit, datasets=_datasets(entry.get("datasets"), where + ("datasets",), fail),
+        extractor=entry.get("extractor"), params=params, ranked=ranked,
+        note=_text(entry.get("note"), where + ("note",), fail, required=False), line=line,
+    )
+
+
+def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequence[str] = ()) -> list[ClaimSpec]:
+    """The claims in ``path``, checked; ``extractors`` and ``notes`` are the names a file may use."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError("claims file not found", path=path, hint="check the path given as the claims file")
+    data, lines = read_yaml_with_lines(path)
+    fail = failure_at(path, lines)
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list) or not data["claims"]:
+        fail("a claims file is a mapping with a non-empty list 'claims'", ())
+    refuse_unknown_keys(data, ("claims",), (), fail)
+    claims, seen = [], set()
+    for i, entry in enumerate(data["claims"]):
+        where: KeyPath = ("claims", i)
+        if not isinstance(entry, dict):
+            fail("a claim is a mapping with id, about, source, quote and subclaims", where)
+        refuse_unknown_keys(entry, CLAIM_KEYS, where, fail, "in claim")
+        for key in ("id", "about", "subclaims"):
+            if key not in entry:
+                fail(f"claim lacks '{key}'", where)
+        if not isinstance(entry["subclaims"], list) or not entry["subclaims"]:
+            fail("'subclaims' must be a non-empty list", where + ("subclaims",))
+        subclaims = []
+        for j, item in enumerate(entry["subclaims"]):
+            at = where + ("subclaims", j)
+            subclaim = _subclaim(item, at, fail, lines.get(at))
+            if subclaim.extractor is not None and subclaim.extractor not in extractors:
+                fail(f"unknown extractor {subclaim.extractor!r}", at + ("extractor",),
+                     hint=f"{did_you_mean(subclaim.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
+            subclaims.append(subclaim)
+        for key in [str(entry["id"]), *(s.id for s in subclaims)]:
+            if key in seen:
+                fail(f"id {key!r} is used twice", where)
+            seen.add(key)
+        claim_notes = _names(entry["notes"], where + ("notes",), fail) if "notes" in entry else ()
+        for name in claim_notes:
+            if name not in notes:
+                fail(f"unknown note {name!r}", where + ("notes",), hint=f"known: {', '.join(notes) or 'none'}")
+        claims.append(ClaimSpec(
+            id=str(entry["id"]), about=_text(entry["about"], where + ("about",), fail),
+            source=_text(entry.get("source"), where + ("source",), fail, required=False),
+            quote=_text(entry.get("quote"), where + ("quote",), fail, required=False),
+            subclaims=tuple(subclaims), note=_text(entry.get("note"), where + ("note",), fail, required=False),
+            notes=claim_notes,
+        ))
+    return claims
+
+
+def error_at(subclaim: SubClaim, source: str | Path, message: str, hint: str | None = None) -> UserError:
+    """A UserError at the sub-claim's line of the claims file."""
+    return UserError(message, path=source, line=subclaim.line, hint=hint)

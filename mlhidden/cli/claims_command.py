@@ -1,0 +1,38 @@
+"""``mlhidden claims FILE RUN_DIR...``: a claims file checked against stored runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mlhidden.errors import UserError
+
+
+@click.command()
+@click.argument("claims_file", type=click.Path(dir_okay=False))
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Write claims.csv and claims.json here (default: the current folder).")
+def claims(claims_file, run_dirs, out):
+    """Check the claims in CLAIMS_FILE on the runs in RUN_DIRS: a verdict per claim and sub-claim.
+
+    Each RUN_DIR is a run directory, or a folder of them; a sub-claim's ``run:`` names one by its
+    folder name. Each verdict comes with its deciding statistic, tested over the sub-claim's unit of
+    replication (docs/claims.md). The paper's evidence extractors are available to the file.
+    """
+    from mlhidden.claims.check import check_claims
+    from mlhidden.claims.output import text_table, write_outputs
+    from mlhidden.claims.runs import StoredRuns
+    from mlhidden.claims.spec import read_claims
+    from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
+
+    specs = read_claims(claims_file, extractors=list(EXTRACTORS), notes=list(NOTES))
+    runs = StoredRuns(run_dirs)
+    if not runs.paths:
+        raise UserError("no stored run here", path=run_dirs[0],
+                        hint="give a run directory made by mlhidden run, or a folder of them")
+    results = check_claims(specs, runs, claims_file, EXTRACTORS, NOTES)
+    click.echo(text_table(results), nl=False)
+    paths = write_outputs(results, Path(out) if out else Path.cwd())
+    click.echo(f"wrote {', '.join(str(p) for p in paths)}")

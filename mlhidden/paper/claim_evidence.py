@@ -1,0 +1,128 @@
+"""The paper's evidence that a store row does not hold, named in configs/claims.yaml.
+
+Extractors (:data:`EXTRACTORS`) give the general claims checker (:mod:`mlhidden.claims.check`) a
+frame of dataset, method, split and value: our values minus the paper's printed ones, and the
+per-label accuracies along a chain from the refits. Notes (:data:`NOTES`) put a claim next to the
+paper's own numbers: our data against the paper's, the paper's time ratios, the paper's values
+that a trivial baseline beats. Every size and reading stays in the claims file.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from mlhidden.claims.check import statistic
+from mlhidden.claims.runs import StoredRuns
+from mlhidden.claims.spec import ClaimSpec, SubClaim
+from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
+from mlhidden.report.tables import METRICS
+
+
+def paper_gap(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
+    """Per cell of the paper's table ``params.table`` (method x metric), our split's value minus the paper's.
+
+    Each cell is a "dataset" of the frame (e.g. "BR exact match"), its method "gap".
+    """
+    paper = reference_results()
+    paper = paper[paper["table"] == sub.params.get("table", sub.run)]
+    units = runs.ok_units(str(sub.run))
+    lacking = sorted(set(paper["method"]) - set(units["method"]))
+    if lacking:
+        return f"run '{sub.run}' has no result for {', '.join(lacking)}"
+    frames = [
+        pd.DataFrame({
+            "dataset": f"{row.method} {METRICS[row.metric].title.lower()}", "method": "gap",
+            "split": chosen["split"].to_numpy(), "value": chosen[row.metric].to_numpy(dtype=float) - row.value,
+        })
+        for row in paper.itertuples()
+        for chosen in [units[units["method"] == row.method]]
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def chain_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
+    """Per chain (method) and split of the refits of ``params.dataset``, a summary of the per-label accuracies.
+
+    ``params.summary`` is ``rise`` (mean over the last quarter of the chain positions minus the
+    first quarter's) or ``mean`` (over the whole chain).
+    """
+    dataset = sub.params.get("dataset")
+    path = runs.paths[str(sub.run)] / LABEL_ACCURACY_FILE
+    accuracy = pd.read_csv(path) if path.is_file() else None
+    if accuracy is None or dataset not in set(accuracy["dataset"]):
+        return f"no per-label refits of {dataset} in run '{sub.run}'"
+    chosen = accuracy[accuracy["dataset"] == dataset]
+    rows = []
+    for (method, split), group in chosen.groupby(["method", "split"], sort=False):
+        ordered = group.sort_values("position")["accuracy"].to_numpy(dtype=float)
+        quarter = max(len(ordered) // 4, 1)
+        value = ordered[-quarter:].mean() - ordered[:quarter].mean() if sub.params.get("summary") == "rise" \
+            else ordered.mean()
+        rows.append({"dataset": dataset, "method": method, "split": split, "value": value})
+    return pd.DataFrame(rows)
+
+
+def synthetic_data_differ(runs: StoredRuns, spec: ClaimSpec) -> str:
+    """Our BR's exact match on each kind of synthetic data next to the paper's (Table 4)."""
+    if runs["synthetic"] is None:
+        return ""
+    units = runs.ok_units("synthetic")
+    paper = reference_results()
+    paper = paper[(paper["table"] == "synthetic") & (paper["metric"] == "exact_match") & (paper["method"] == "BR")]
+    ours = units[units["method"] == "BR"].groupby("group")["exact_match"].mean()
+    shown = [
+        f"{row.dataset} {ours.get(row.dataset, float('nan')):.3f} (paper {row.value:.3f})" for row in paper.itertuples()
+    ]
+    return f"Our generator's data are not the paper's: BR's exact match is {', '.join(shown)}."
+
+
+def paper_time_ratios(runs: StoredRuns, spec: ClaimSpec) -> str:
+    """The paper's own time ratios (its time table) for each time-ratio sub-claim, on the same datasets."""
+    if runs["paper"] is None:
+        return ""
+    paper = reference_results()
+    times = paper[paper["table"] == "scalability"].pivot_table(index="dataset", columns="method", values="value")
+    units = runs.ok_units("paper")
+    parts = []
+    for sub in spec.subclaims:
+        if sub.statistic != "ratio" or sub.run != "paper":
+            continue
+        datasets = list(dict.fromkeys(units["dataset"]))
+        if sub.datasets.min_samples is not None:
+            sizes = runs.shapes("paper")["n_samples"]
+            datasets = [d for d in datasets if sizes[d] >= sub.datasets.min_samples]
+        ratios = statistic(times.reindex(datasets), sub).dropna()
+        shown = ", ".join(f"{d} {math.exp(r):.1f}x" for d, r in ratios.items() if math.isfinite(r))
+        if shown:
+            parts.append(f"{sub.id}: the paper's own table gives {shown} (datasets it times at 0 s left out)")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def medical_chain_baseline(runs: StoredRuns, spec: ClaimSpec) -> str:
+    """The paper's chain accuracies that predicting no label beats on Medical, which the chain sizes rest on."""
+    if runs["paper"] is None:
+        return ""
+    units = runs.ok_units("paper")
+    zero = units[(units["dataset"] == "Medical") & (units["method"] == "AllZero")]
+    if zero.empty:
+        return ""
+    baseline = float(zero["hamming_score"].mean())
+    paper = reference_results()
+    chain = paper[paper["table"] == "medical_chain"]
+    below = [f"{row.method} {row.value:.2f}" for row in chain.itertuples() if row.value < baseline]
+    if not below:
+        return ""
+    return (f"The paper's chain accuracies {', '.join(below)} are below what predicting no label scores on Medical "
+            f"(AllZero's per-label accuracy {baseline:.3f} in our paper run): the sizes claimed rest on these values.")
+
+
+EXTRACTORS = {"paper_gap": paper_gap, "chain_accuracy": chain_accuracy}
+"""Extractors configs/claims.yaml may name."""
+NOTES = {
+    "synthetic_data_differ": synthetic_data_differ,
+    "paper_time_ratios": paper_time_ratios,
+    "medical_chain_baseline": medical_chain_baseline,
+}
+"""Notes configs/claims.yaml may name."""

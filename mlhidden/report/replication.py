@@ -1,0 +1,221 @@
+"""A claim's comparison with the right unit of replication: which samples are independent, and which test.
+
+- :data:`SPLITS`, random train/test splits (or folds) of one dataset: they share training rows, so
+  the plain t-interval is too narrow and a refutation through opposite-side significance too
+  easy. The corrected resampled t-test (Nadeau & Bengio 2003; Bouckaert & Frank 2004) widens the
+  variance to ``var (1/k + n_test/n_train)``, for intervals and p-values, whichever way they point.
+- :data:`DATASETS`: the dataset is the unit, one value per dataset (its mean over splits);
+  Wilcoxon signed rank over them, with a t-interval.
+- :data:`POOLED`, datasets x splits: one corrected test per dataset, Holm-corrected over the
+  datasets, each dataset's interval at the Bonferroni level; the effect's interval is clustered by
+  dataset (a t-interval over the per-dataset means). Never n = datasets x splits as independent.
+- Average ranks ("X is best"): the Friedman test, then each method against the control by the
+  z of their rank gap, Holm-corrected (Demšar 2006); each p is at least the Friedman p.
+
+A claim states a range for its effect (:class:`Target`); each side is tested two-sided at
+:data:`~mlhidden.report.uncertainty.ALPHA` (twice the one-sided p), so that a claim holding agrees with the
+95 % interval lying inside the range.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from mlhidden.report.significance_tests import friedman_test
+from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, Comparison, holm, t_interval
+
+SPLITS, DATASETS, POOLED = "splits", "datasets", "datasets x splits"
+UNITS = (SPLITS, DATASETS, POOLED)
+"""The units of replication a comparison can be over."""
+CORRECTED_T = "corrected resampled t"
+WILCOXON = "Wilcoxon signed rank"
+AGAINST_CONTROL = "Friedman, then z against the control (Holm)"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a claim states about an effect: that it lies between ``low`` and ``high``.
+
+    Attributes
+    ----------
+    low, high : float
+        The claimed range on the effect's scale; either end may be infinite ("A beats B" is
+        (0, ∞), "more than twice" (log 2, ∞) on a log ratio, "about twice" (log 1.5, log 3)).
+    stated : bool
+        Whether the claim states a size (else only a direction): only a stated size can be
+        excluded by the interval.
+    smallest_effect : float or None
+        The smallest effect of interest around the range's finite end: an effect shown within ±
+        it of that end is no practical difference.
+    reading : str
+        How the claim's words are read as these numbers.
+    ratio : bool
+        The effect is a log ratio (shown as a factor).
+    """
+
+    low: float = 0.0
+    high: float = math.inf
+    stated: bool = False
+    smallest_effect: float | None = None
+    reading: str = ""
+    ratio: bool = False
+
+    @property
+    def claimed(self) -> tuple[float, float] | None:
+        """The claimed range when the claim states a size."""
+        return (self.low, self.high) if self.stated else None
+
+    @property
+    def boundary(self) -> float:
+        """Where the claim's direction changes: the range's finite end (the lower one when both are)."""
+        return self.low if math.isfinite(self.low) else self.high
+
+
+def corrected_t(values: Sequence[float] | np.ndarray, test_train_ratio: float) -> tuple[float, float, int]:
+    """Mean, standard error and degrees of freedom of the corrected resampled t-test (Nadeau & Bengio).
+
+    ``se = sqrt(var (1/k + n_test/n_train))`` over k splits' values, with k - 1 degrees of freedom.
+    """
+    values = np.asarray(values, dtype=float)
+    k = len(values)
+    if k < 2:
+        return (float(values.mean()) if k else math.nan), math.nan, 0
+    variance = float(values.var(ddof=1))
+    return float(values.mean()), math.sqrt(variance * (1 / k + test_train_ratio)), k - 1
+
+
+def _p_side(values: np.ndarray, shift: float, alternative: str, ratio: float | None) -> float:
+    """One-sided p that ``values`` lie above (``greater``) or below (``less``) ``shift``.
+
+    ``ratio`` is n_test/n_train for the corrected t-test; None for Wilcoxon signed rank.
+    """
+    if math.isinf(shift):
+        return 0.0 if (shift < 0) == (alternative == "greater") else 1.0
+    if ratio is None:
+        differences = np.round(values - shift, TIE_DECIMALS)
+        if not len(differences) or not differences.any():
+            return 1.0
+        return float(stats.wilcoxon(differences, zero_method="zsplit", alternative=alternative).pvalue)
+    mean, se, df = corrected_t(values, ratio)
+    gap = round(mean - shift, TIE_DECIMALS)
+    if df < 1 or math.isnan(se):
+        return 1.0
+    if se == 0:
+        return 0.0 if (gap > 0 if alternative == "greater" else gap < 0) else 1.0
+    t = gap / se
+    return float(stats.t.sf(t, df) if alternative == "greater" else stats.t.cdf(t, df))
+
+
+def compare(label: str, values: Sequence[float] | np.ndarray, unit: str, target: Target, *,
+            test_train_ratio: float | None = None, confidence: float = 1 - ALPHA) -> Comparison:
+    """One sample against ``target``: corrected t with ``test_train_ratio`` (splits), else Wilcoxon (datasets)."""
+    array = np.asarray(values, dtype=float)
+    sample = array[~np.isnan(array)]
+    if test_train_ratio is None:
+        mean = float(sample.mean()) if len(sample) else math.nan
+        std = float(sample.std(ddof=1)) if len(sample) > 1 else math.nan
+        low, high = t_interval(mean, std, len(sample), confidence)
+        test = WILCOXON
+    else:
+        mean, se, df = corrected_t(sample, test_train_ratio)
+        half = float(stats.t.ppf(0.5 + confidence / 2, df)) * se if df else math.nan
+        low, high = mean - half, mean + half
+        test = CORRECTED_T
+
+    def p(shift: float, alternative: str) -> float:
+        return _p_side(sample, shift, alternative, test_train_ratio)
+
+    p_claimed = min(1.0, 2 * max(p(target.low, "greater"), p(target.high, "less")))
+    p_opposite = min(1.0, 2 * min(p(target.low, "less"), p(target.high, "greater")))
+    p_equivalent = math.nan
+    if target.smallest_effect is not None:
+        centre, margin = target.boundary, target.smallest_effect
+        p_equivalent = min(1.0, 2 * max(p(centre - margin, "greater"), p(centre + margin, "less")))
+    return Comparison(label, mean, low, high, len(sample), unit, test, p_claimed, p_opposite, target.claimed,
+                      target.reading, target.ratio, p_equivalent)
+
+
+def by_unit(label: str, values: pd.Series, unit: str, target: Target, test_train_ratio: float) -> Comparison:
+    """``values`` indexed by (dataset, split) compared with ``target`` over ``unit`` (see the module docstring).
+
+    Values of the same (dataset, split) are one unit: repeating a split's value adds no evidence.
+    """
+    per_split = values.groupby(level=[0, 1], sort=False).mean()
+    datasets = list(dict.fromkeys(per_split.index.get_level_values(0)))
+    if unit == SPLITS:
+        if len(datasets) != 1:
+            raise ValueError(f"a comparison over splits needs one dataset, not {len(datasets)}")
+        return compare(label, per_split.to_numpy(), f"splits of {datasets[0]}", target,
+                       test_train_ratio=test_train_ratio)
+    means = per_split.groupby(level=0, sort=False).mean()
+    if unit == DATASETS:
+        return compare(label, means.to_numpy(), DATASETS, target)
+    if unit != POOLED:
+        raise ValueError(f"unknown unit of replication {unit!r}: one of {', '.join(UNITS)}")
+    confidence = 1 - ALPHA / len(datasets)
+    parts = [
+        compare(str(dataset), per_split.loc[dataset].to_numpy(), "splits", target,
+                test_train_ratio=test_train_ratio, confidence=confidence)
+        for dataset in datasets
+    ]
+    parts = holm_family(parts)
+    mean, low, high = float(means.mean()), *t_interval(float(means.mean()), float(means.std(ddof=1)), len(means))
+    return Comparison(label, mean, low, high, len(datasets), "datasets (splits within)",
+                      f"{CORRECTED_T} per dataset, Holm", max(part.p_claimed for part in parts),
+                      min(part.p_opposite for part in parts), target.claimed,
+                      target.reading, target.ratio, parts=tuple(parts))
+
+
+def holm_family(comparisons: Sequence[Comparison]) -> list[Comparison]:
+    """The comparisons with each kind of p-value Holm-corrected over the family."""
+    comparisons = list(comparisons)
+    claimed, opposite, equivalent = (
+        holm([getattr(c, name) for c in comparisons]) for name in ("p_claimed", "p_opposite", "p_equivalent")
+    )
+    return [
+        dataclasses.replace(c, p_claimed=float(claimed[i]), p_opposite=float(opposite[i]),
+                            p_equivalent=float(equivalent[i]))
+        for i, c in enumerate(comparisons)
+    ]
+
+
+def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequence[str], *, better: bool = True,
+                    reading: str = "") -> Comparison:
+    """The claim that ``control`` ranks above (``better``) or below every one of ``others``.
+
+    ``scores`` is datasets x methods, higher is better; datasets missing a method are left out.
+    Ranks are taken among all of ``scores``' methods (1 = best, ties averaged). Each part is
+    one method's average-rank gap to the control, in the claimed direction, with its
+    Bonferroni-Dunn interval and a Holm-corrected z test, raised to the Friedman p.
+    """
+    scores = scores.dropna()
+    n, k = scores.shape
+    ranks = scores.rank(axis=1, ascending=False, method="average")
+    average = ranks.mean()
+    friedman_p = friedman_test(ranks.to_numpy()).p_value if n >= 2 and k >= 2 else 1.0
+    se = math.sqrt(k * (k + 1) / (6 * n)) if n else math.nan
+    critical = float(stats.norm.ppf(1 - ALPHA / (2 * max(len(others), 1)))) * se
+    parts = []
+    for other in others:
+        gap = float(average[other] - average[control]) * (1 if better else -1)
+        p_value = float(2 * stats.norm.sf(abs(gap) / se)) if se else 1.0
+        parts.append(Comparison(
+            f"{control} {'above' if better else 'below'} {other}", gap, gap - critical, gap + critical, n,
+            DATASETS, AGAINST_CONTROL, p_value if gap > 0 else 1.0, p_value if gap < 0 else 1.0,
+        ))
+    parts = [
+        dataclasses.replace(part, p_claimed=max(part.p_claimed, friedman_p),
+                            p_opposite=max(part.p_opposite, friedman_p))
+        for part in holm_family(parts)
+    ]
+    weakest = min(parts, key=lambda part: part.effect)
+    text = f"average ranks over {n} datasets, Friedman p {friedman_p:.2g}, Bonferroni-Dunn CD {critical:.2f}"
+    reading = f"{reading}; {text}" if reading else text
+    return dataclasses.replace(weakest, label=label, parts=tuple(parts), reading=reading)

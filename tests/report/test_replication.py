@@ -1,0 +1,98 @@
+"""Comparisons with the right unit of replication: the corrected resampled t-test over the splits of one
+dataset, the dataset as the unit across datasets, per-dataset tests pooled with Holm, equivalence."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from mlhidden.report.replication import DATASETS, POOLED, SPLITS, Target, against_control, by_unit, compare
+from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE
+
+
+def splits_of(values: dict) -> pd.Series:
+    """``{dataset: [value per split]}`` as a Series indexed by (dataset, split)."""
+    return pd.Series(
+        [v for values in values.values() for v in values],
+        index=pd.MultiIndex.from_tuples([(d, s) for d, values in values.items() for s in range(len(values))]),
+    )
+
+
+def test_the_corrected_resampled_t_test_on_a_hand_computed_case():
+    # k = 5 splits, mean 3, variance 2.5, n_test / n_train = 0.4 / 0.6: se² = 2.5 (1/5 + 2/3) = 13/6,
+    # t = 3 / sqrt(13/6) = 2.0381 on 4 degrees of freedom: two-sided p 0.11118, and the interval
+    # 3 ± t(0.975, 4) sqrt(13/6) = 3 ± 2.77645 x 1.47196 = [-1.08682, 7.08682].
+    comparison = compare("x", [1, 2, 3, 4, 5], SPLITS, Target(), test_train_ratio=0.4 / 0.6)
+    assert comparison.effect == pytest.approx(3.0)
+    assert (comparison.low, comparison.high) == pytest.approx((-1.08682, 7.08682), abs=1e-5)
+    assert comparison.p_claimed == pytest.approx(0.11118, abs=1e-5)
+    assert comparison.p_opposite == 1.0
+    assert comparison.verdict == INCONCLUSIVE  # a plain t-test over the 5 values would give p = 0.015
+
+
+def test_the_correction_applies_to_does_not_hold_as_much_as_to_holds():
+    # Ten overlapping 60/40 splits all a little below zero: the plain t-test calls that significant,
+    # the corrected one does not, so the opposite side cannot refute the claim.
+    values = -0.01 + 0.01 * np.sin(np.arange(10))
+    assert stats.ttest_1samp(values, 0.0).pvalue < 0.01
+    assert compare("x", values, SPLITS, Target(), test_train_ratio=0.4 / 0.6).verdict == INCONCLUSIVE
+    assert compare("x", -values, SPLITS, Target(), test_train_ratio=0.4 / 0.6).verdict == INCONCLUSIVE
+
+
+def test_duplicating_one_datasets_splits_ten_times_does_not_make_a_pooled_claim_more_significant():
+    values = {"A": list(0.03 + 0.01 * np.cos(np.arange(10))), "B": list(0.02 + 0.015 * np.sin(np.arange(10)))}
+    once = by_unit("x", splits_of(values), POOLED, Target(), 0.4 / 0.6)
+    repeated = splits_of(values)
+    repeated = pd.concat([repeated] + [repeated.loc[["A"]]] * 9)
+    ten_times = by_unit("x", repeated, POOLED, Target(), 0.4 / 0.6)
+    assert (ten_times.p_claimed, ten_times.low, ten_times.high) == (once.p_claimed, once.low, once.high)
+    assert ten_times.n == once.n == 2
+    assert [part.n for part in ten_times.parts] == [10, 10]
+
+
+def test_a_pooled_claim_fails_when_one_dataset_is_clearly_outside_the_claimed_range():
+    values = {"A": [2.0 + 0.01 * i for i in range(10)], "B": [15.0 + 0.1 * i for i in range(10)]}
+    log_ratios = np.log(splits_of(values))
+    about_twice = Target(math.log(1.5), math.log(3.0), stated=True, ratio=True)
+    pooled = by_unit("x", log_ratios, POOLED, about_twice, 0.4 / 0.6)
+    assert [part.verdict for part in pooled.parts] == [HOLDS, FAILS]
+    assert pooled.verdict == FAILS
+    assert "A 2.0" in pooled.describe() and "B 15." in pooled.describe()
+
+
+def test_an_opposite_effect_inside_the_smallest_effect_of_interest_is_no_practical_difference():
+    rng = np.random.default_rng(0)
+    differences = -0.0007 + 0.0003 * rng.standard_normal(150)
+    without = compare("CCASL − CC", differences, DATASETS, Target())
+    assert without.verdict == FAILS  # what a claim with no smallest effect of interest says
+    tie = compare("CCASL − CC", differences, DATASETS, Target(smallest_effect=0.01))
+    assert tie.verdict == NO_DIFFERENCE
+    assert "equivalence" in tie.describe()
+    # A real opposite effect, beyond the smallest effect of interest, still refutes the claim.
+    assert compare("x", differences - 0.05, DATASETS, Target(smallest_effect=0.01)).verdict == FAILS
+
+
+def test_across_datasets_the_dataset_is_the_unit():
+    per_split = splits_of({d: [0.01 * (i + 1)] * 10 for i, d in enumerate("ABCDEFGH")})
+    comparison = by_unit("x", per_split, DATASETS, Target(), 0.4 / 0.6)
+    assert comparison.n == 8 and comparison.test == "Wilcoxon signed rank"
+    assert comparison.verdict == HOLDS  # 8 datasets all on the claimed side: Wilcoxon p = 2 / 256
+    assert comparison.p_claimed == pytest.approx(2 / 256)
+
+
+def test_x_is_best_is_friedman_then_each_method_against_the_control_with_holm():
+    datasets = [f"d{i}" for i in range(12)]
+    scores = pd.DataFrame({"best": 0.9, "mid": 0.5, "low": 0.1}, index=datasets)
+    best = against_control("best first", scores, "best", ["mid", "low"])
+    assert best.verdict == HOLDS and [part.label for part in best.parts] == ["best above mid", "best above low"]
+    # Gap 1 rank over 12 datasets with k = 3: z = 1 / sqrt(3 x 4 / 72) = 2.449, p = 0.0143, the larger
+    # of Holm's two p-values (x 1); the gap of 2 ranks has the smaller one (x 2).
+    assert best.parts[0].p_claimed == pytest.approx(0.014306, abs=1e-5)
+    assert best.parts[1].p_claimed == pytest.approx(2 * 2 * stats.norm.sf(2 / math.sqrt(1 / 6)))
+    worst = against_control("low last", scores, "low", ["best", "mid"], better=False)
+    assert worst.verdict == HOLDS
+    assert against_control("mid first", scores, "mid", ["best", "low"]).verdict == FAILS
