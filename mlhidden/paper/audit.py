@@ -12,7 +12,13 @@ the same datasets, so a reviewer can re-run each one:
 - **below a trivial baseline**: the value is below what a predictor that ignores x scores on the
   same dataset (all-zero, per-label majority, most frequent label set), and by how much;
 - **failed run**: every value of a method on a dataset (its row of exact match and Hamming score),
-  or every value of a method under one metric (its column over the datasets), is below a baseline.
+  or every value of a method under one metric (its column over the datasets), is below a baseline;
+- **words against its own tables**: a sentence of the paper that its own printed values contradict
+  (:mod:`mlhidden.paper.text_checks`).
+
+A per-label accuracy (Medical's chain) is compared with the baselines' mean per-label accuracy,
+which is their Hamming score: with the chain's label order drawn at random, that is what a
+baseline scores at any position of the chain.
 
 The paper prints two decimals: a printed value v is below a baseline b only when v + ROUNDING < b,
 and a printed Hamming score is below a printed exact match only when by more than 2 * ROUNDING.
@@ -22,10 +28,11 @@ Values are checked against the baselines only where those were measured, and the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
+from mlhidden.paper.text_checks import CONTRADICTED, STATEMENT_COLUMNS, check_statements, statements_markdown
 from mlhidden.report.formats import markdown_frame
 
 KEY = ["table", "metric", "dataset", "method"]
@@ -143,10 +150,13 @@ def printed_differently(values: pd.DataFrame) -> pd.DataFrame:
 
 
 def measured_baselines(baselines: pd.DataFrame) -> pd.DataFrame:
-    """The baselines (dataset, baseline, exact_match, hamming_score) long: dataset, baseline, metric, score."""
-    return baselines.melt(
+    """The baselines (dataset, baseline, exact_match, hamming_score) long: dataset, baseline, metric, score;
+    the Hamming score stands for the label accuracy too (the mean per-label accuracy)."""
+    long = baselines.melt(
         id_vars=["dataset", "baseline"], value_vars=list(BASELINE_METRICS), var_name="metric", value_name="score"
     )
+    per_label = long[long["metric"] == "hamming_score"].assign(metric="label_accuracy")
+    return pd.concat([long, per_label], ignore_index=True)
 
 
 def below_baselines(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
@@ -216,11 +226,15 @@ class Audit:
         how much) and ``statement``.
     baselines : tuple of str
         The trivial baselines' names, in the order they were given.
+    statements : pandas.DataFrame
+        The paper's sentences checked against its own tables
+        (:func:`~mlhidden.paper.text_checks.check_statements`).
     """
 
     values: pd.DataFrame
     marks: pd.DataFrame
     baselines: tuple = ()
+    statements: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=STATEMENT_COLUMNS))
 
     def cells(self, *kinds: str) -> pd.DataFrame:
         """The distinct values carrying a mark of one of ``kinds``."""
@@ -242,8 +256,14 @@ class Audit:
             "failed-run columns (every value of a method under a metric below a baseline)": self._groups(
                 FAILED_COLUMN, ["table", "metric", "method"]
             ),
+            "sentences checked against the paper's own tables": len(self.statements),
+            "of them contradicted by its own tables": len(self.contradicted()),
         }
         return pd.Series(counts, dtype=int)
+
+    def contradicted(self) -> pd.DataFrame:
+        """The checked sentences that the paper's own tables contradict."""
+        return self.statements[self.statements["verdict"] == CONTRADICTED]
 
     def _groups(self, kind: str, by: list) -> int:
         return len(self.marks[self.marks["kind"] == kind].drop_duplicates(by))
@@ -275,10 +295,11 @@ class Audit:
         return ""
 
 
-def audit_paper(reference: pd.DataFrame, baselines: pd.DataFrame) -> Audit:
+def audit_paper(reference: pd.DataFrame, baselines: pd.DataFrame, statements: tuple | list = ()) -> Audit:
     """Audit every printed score of ``reference`` (the paper's table: table, metric, dataset, method,
     value) against itself and against ``baselines`` (dataset, baseline, exact_match, hamming_score:
-    the trivial baselines measured on the same datasets)."""
+    the trivial baselines measured on the same datasets), and ``statements`` (the paper's sentences,
+    :func:`~mlhidden.paper.text_checks.paper_statements`) against its tables."""
     values = score_values(reference)
     checked = baseline_checked(values, baselines)
     below = below_baselines(values, baselines)
@@ -291,9 +312,12 @@ def audit_paper(reference: pd.DataFrame, baselines: pd.DataFrame) -> Audit:
     ]
     marks = pd.concat([frame for frame in found if not frame.empty] or [_marks([])], ignore_index=True)
     said = marks.groupby(KEY, sort=False)["statement"].agg(lambda s: "; ".join(dict.fromkeys(s)))
-    statements = [said.get(key, "") for key in zip(*(values[c] for c in KEY))]
-    audit = [text or (CLEAN if ok else f"{CLEAN}; {UNCHECKED}") for text, ok in zip(statements, checked)]
-    return Audit(values.assign(checked=checked, audit=audit), marks, tuple(baselines["baseline"].unique()))
+    found_by_value = [said.get(key, "") for key in zip(*(values[c] for c in KEY))]
+    audit = [text or (CLEAN if ok else f"{CLEAN}; {UNCHECKED}") for text, ok in zip(found_by_value, checked)]
+    return Audit(
+        values.assign(checked=checked, audit=audit), marks, tuple(baselines["baseline"].unique()),
+        check_statements(reference, list(statements)),
+    )
 
 
 def audit_column(audit: Audit, comparisons: pd.DataFrame) -> pd.Series:
@@ -340,6 +364,7 @@ def audit_markdown(audit: Audit) -> str:
         "predictors that ignore x, measured on the paper run's splits (`mlhidden/paper/audit.py` states the rules;\n"
         f"a printed value counts as below a baseline only beyond its rounding, {ROUNDING}).\n"
         "A value below a baseline is not impossible: it is worse than ignoring the inputs.\n"
+        "A per-label accuracy is compared with the baselines' mean per-label accuracy (their Hamming score).\n"
         "`comparison.csv` carries each value's findings in its `audit` column.\n\n",
         markdown_frame(counts.astype(str).rename("values").to_frame(), "Finding"),
         "\n",
@@ -365,4 +390,6 @@ def audit_markdown(audit: Audit) -> str:
                 + ", ".join(f"{d} ({n})" for d, n in group.groupby("dataset", sort=False).size().items())
                 + "\n"
             )
+        parts.append("\n")
+    parts.append(statements_markdown(audit.statements))
     return "".join(parts)

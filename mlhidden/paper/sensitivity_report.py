@@ -137,7 +137,7 @@ def closing_verdict(verdicts: dict) -> str:
     """The verdict over all settings from setting name -> verdict (three-way, or "not evaluated").
 
     "robust" only when the claim holds under every setting; otherwise the settings under which it
-    holds, and under which it is inconclusive or not evaluated, are named.
+    holds, and under which it is inconclusive, of no practical difference or not evaluated, are named.
     """
     by_verdict = {
         kind: [name for name, verdict in verdicts.items() if verdict == kind]
@@ -148,16 +148,21 @@ def closing_verdict(verdicts: dict) -> str:
         return NEVER_EVALUATED
     if len(holding) == len(verdicts):
         return ROBUST
-    notes = [f"inconclusive under {', '.join(open_ones)}"] if open_ones and holding else []
+    notes = [f"inconclusive under {_named(open_ones, verdicts)}"] if open_ones and holding else []
     ties = by_verdict[NO_DIFFERENCE]
-    notes += [f"no practical difference under {', '.join(ties)}"] if ties else []
-    notes += [f"not evaluated under {', '.join(unevaluated)}"] if unevaluated else []
+    notes += [f"no practical difference under {_named(ties, verdicts)}"] if ties else []
+    notes += [f"not evaluated under {_named(unevaluated, verdicts)}"] if unevaluated else []
     suffix = f" ({'; '.join(notes)})" if notes else ""
     if holding:
         return "holds only under " + ", ".join(holding) + suffix
     if open_ones:
-        return "holds under no setting tried; inconclusive under " + ", ".join(open_ones) + suffix
+        return "holds under no setting tried; inconclusive under " + _named(open_ones, verdicts) + suffix
     return NOT_REPRODUCED + suffix
+
+
+def _named(names: list, verdicts: dict) -> str:
+    """The settings ``names``, or "all N" when they are every one of ``verdicts``' settings."""
+    return f"all {len(verdicts)}" if len(names) == len(verdicts) > 1 else ", ".join(names)
 
 
 def claims_matrix(claims_by_setting: dict) -> pd.DataFrame:

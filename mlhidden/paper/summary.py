@@ -1,21 +1,31 @@
-"""REPORT.md's first screen: the answer in one paragraph, then one short row per claim.
+"""REPORT.md's first screen: the answer in a few sentences, then one short row per claim.
 
-Every word of it is computed: the verdict counts from the claims, robustness from the claims x
-settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), closeness from the
-comparisons with the paper. Each claim's long evidence is in its own section
-(:func:`claims_detail`), which the short table links to.
+Every word of it is computed: the verdict counts from the claims and their sub-claims
+(:class:`~mlhidden.claims.check.ClaimResult` s of ``configs/claims.yaml``), robustness from the
+claims x settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), the audit's line
+from :class:`~mlhidden.paper.audit.Audit`, closeness from the comparisons with the paper. Long text
+(the paper's words, the full deciding statistic, every setting's name) goes to each claim's own
+section (:func:`claims_detail`), which the short table links to, so that no line of the first screen
+is wider than a screen.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pandas as pd
 
+from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
 from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.sensitivity_report import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED
+from mlhidden.report.uncertainty import NOT_EVALUATED, VERDICTS
 
 OVER_SETTINGS = "over all settings"
+VERDICT_ORDER = (*VERDICTS, NOT_EVALUATED)
+"""The order verdicts are counted in; a verdict not listed here follows, in the order first met."""
+SHORT_WIDTH = 72
+"""The widest a cell of the claims table gets; the full text is in the claim's section."""
 
 
 def claim_anchor(key: str) -> str:
@@ -23,38 +33,54 @@ def claim_anchor(key: str) -> str:
     return f"#claim-{key.lower()}"
 
 
+def verdict_counts(verdicts) -> Counter:
+    """How many of each verdict, in :data:`VERDICT_ORDER` and then the order first met."""
+    counted = Counter(verdicts)
+    order = [v for v in VERDICT_ORDER if v in counted] + [v for v in counted if v not in VERDICT_ORDER]
+    return Counter({verdict: counted[verdict] for verdict in order})
+
+
+def counts_text(counts: Counter) -> str:
+    """``counts`` as "**holds** 0, **does not hold** 6, ..." (every verdict of a test always shown)."""
+    shown = {verdict: counts.get(verdict, 0) for verdict in VERDICTS} | dict(counts)
+    return ", ".join(f"**{verdict}** {count}" for verdict, count in shown.items())
+
+
+def shorten(text: str, width: int = SHORT_WIDTH) -> str:
+    """``text`` cut to ``width``: up to the end of the effect's interval ("effect [low, high]") where
+    that fits, else at a word, with "…"."""
+    if len(text) <= width:
+        return text
+    end = _interval_end(text)
+    if 0 < end <= width:
+        return text[:end] + " …"
+    return text[: text.rfind(" ", 0, width - 1)].rstrip(",;:") + " …"
+
+
+def _interval_end(text: str) -> int:
+    """Where the first interval ends (0 when none): the first bracket that opens with a number, so that
+    a label's own brackets ("CCASL+AML [n_synthetic=1]") are passed over."""
+    start = text.find(" [")
+    while start != -1:
+        first = text[start + 2 : start + 3]
+        if first and (first.isdigit() or first in "+-−"):
+            return text.find("]", start) + 1
+        start = text.find(" [", start + 2)
+    return 0
+
+
 def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataFrame, setting: dict | None) -> str:
-    """How many claims hold, fail or are open under the main setting, which hold under every
-    setting, and how close our scores are to the paper's (``scores``: compared score rows)."""
-    counts = {
-        verdict: sum(claim.verdict == verdict for claim in claims)
-        for verdict in (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
-    }
+    """The verdicts of the claims and of their sub-claims under the main setting, which claims keep
+    their verdict under every setting, and how close our scores are to the paper's (``scores``:
+    compared score rows)."""
     if setting:
         chosen_by = "the primary setting" if setting.get("is_primary", True) else "a setting asked for with `--setting`"
         under = f"Under **{setting['name']}** ({chosen_by}: {setting.get('about') or 'see the settings section'})"
     else:
         under = "Under the configs as written (no base-learner setting applied)"
-    parts = [
-        f"{under}, {counts[HOLDS]} of the paper's {len(claims)} claims **hold**, {counts[FAILS]} "
-        f"{'**does not hold**' if counts[FAILS] == 1 else '**do not hold**'} and {counts[INCONCLUSIVE]} "
-        f"{'is' if counts[INCONCLUSIVE] == 1 else 'are'} **inconclusive**"
-        + (f" ({counts[NOT_EVALUATED]} not evaluated)." if counts[NOT_EVALUATED] else ".")
-    ]
-    if matrix is None:
-        parts.append("No base-learner setting of the sensitivity study has finished, so robustness is not assessed.")
-    else:
-        robust = [key for key in matrix.index if matrix.at[key, OVER_SETTINGS] == ROBUST]
-        finished = len(matrix.columns) - 1
-        every = "it" if finished == 1 else "every one"
-        parts.append(
-            f"Across the {finished} finished setting{'' if finished == 1 else 's'} of the sensitivity study, "
-            + (
-                f"the claims that hold under {every}: {', '.join(robust)}."
-                if robust
-                else f"no claim holds under {every}."
-            )
-        )
+    parts = [f"{under}, the paper's {len(claims)} claims: {counts_text(verdict_counts(c.verdict for c in claims))}."]
+    parts += sub_claims_sentence(claims)
+    parts.append(settings_sentence(matrix))
     differences = scores["difference"].abs()
     if len(differences):
         parts.append(
@@ -66,42 +92,124 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
     return " ".join(parts) + "\n"
 
 
+def sub_claims_sentence(claims: list) -> list:
+    """The sub-claims' verdict counts in a sentence (none where no claim has sub-claims)."""
+    parts = [subclaim for claim in claims for subclaim in claim.subclaims]
+    if not parts:
+        return []
+    return [f"Their {len(parts)} sub-claims: {counts_text(verdict_counts(part.verdict for part in parts))}."]
+
+
+def settings_sentence(matrix: pd.DataFrame | None) -> str:
+    """Which claims keep one verdict under every finished setting (by verdict) and which depend on the setting."""
+    if matrix is None:
+        return "No base-learner setting of the sensitivity study has finished, so robustness is not assessed."
+    verdicts = matrix.drop(columns=OVER_SETTINGS)
+    finished = len(verdicts.columns)
+    if finished == 1:
+        return f"Across the 1 finished setting of the sensitivity study, {'; '.join(_steady(verdicts)) or 'none'}."
+    steady = _steady(verdicts, f"under all {finished}")
+    depending = [key for key in verdicts.index if verdicts.loc[key].nunique() > 1]
+    parts = steady + ([f"depends on the setting: {', '.join(depending)}"] if depending else [])
+    robust = [key for key in matrix.index if matrix.at[key, OVER_SETTINGS] == ROBUST]
+    return (
+        f"Across the {finished} finished settings of the sensitivity study: {'; '.join(parts)}"
+        + ("" if robust else f" (no claim holds under all {finished})")
+        + "."
+    )
+
+
+def _steady(verdicts: pd.DataFrame, under: str = "under it") -> list:
+    """"<verdict> <under>: <claims>" for every verdict that some claims have under every setting."""
+    steady: dict = {}
+    for key in verdicts.index:
+        if verdicts.loc[key].nunique() == 1:
+            steady.setdefault(verdicts.loc[key].iloc[0], []).append(key)
+    return [f"**{verdict}** {under}: {', '.join(steady[verdict])}" for verdict in verdict_counts(steady)]
+
+
+def settings_tally(verdicts: pd.Series) -> str:
+    """One claim's verdicts over the settings, short: "does not hold under all 11", or the counts."""
+    counts = verdict_counts(verdicts)
+    if len(counts) == 1:
+        return f"{next(iter(counts))} under all {len(verdicts)}"
+    return ", ".join(f"{verdict} {count}" for verdict, count in counts.items()) + f" (of {len(verdicts)})"
+
+
 def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
-    """One row per claim: verdict, the deciding effect with its interval, robustness, a link to the details."""
+    """One short row per claim: verdict, the deciding effect with its interval, the verdicts over the
+    settings, a link to the details (the full text)."""
     rows = []
     for claim in claims:
-        robust = (
-            matrix.at[claim.key, OVER_SETTINGS] if matrix is not None and claim.key in matrix.index else "not assessed"
+        across = (
+            settings_tally(matrix.drop(columns=OVER_SETTINGS).loc[claim.key])
+            if matrix is not None and claim.key in matrix.index
+            else "not assessed"
         )
-        rows.append(
-            [
-                f"[{claim.key}]({claim_anchor(claim.key)})",
-                f"**{claim.verdict}**",
-                markdown_escape(claim.deciding or "—"),
-                markdown_escape(robust),
-            ]
-        )
-    return pipe_table(rows, ["claim", "verdict", "deciding effect [95 % interval], test", "across settings"]) + "\n"
+        rows.append([
+            f"[{claim.key}]({claim_anchor(claim.key)})",
+            f"**{claim.verdict}**",
+            *map(markdown_escape, [shorten(claim.deciding or "—"), across]),
+        ])
+    headers = ["claim", "verdict", "deciding effect [95 % interval]", "verdicts over the settings"]
+    return pipe_table(rows, headers) + "\n"
 
 
-def claims_detail(claims: list) -> str:
-    """Per claim, its own section: the paper's words and place, the verdict, and each sub-claim with its
-    verdict and deciding statistic (``configs/claims.yaml`` holds the readings)."""
+def subclaims_by_claim(claims: list) -> str:
+    """Each claim's sub-claim verdicts counted, in one wrapped line under the table (a table row cannot
+    wrap, and these counts would widen it past a screen)."""
+    counted = [
+        f"{claim.key} " + ", ".join(f"{v} {n}" for v, n in verdict_counts(s.verdict for s in claim.subclaims).items())
+        for claim in claims
+        if claim.subclaims
+    ]
+    return f"Sub-claims by claim: {'; '.join(counted)}.\n" if counted else ""
+
+
+def audit_line(audit: Audit) -> str:
+    """The audit of the paper's numbers in one line: what it found, with a link to its section."""
+    marks = audit.marks
+    failed = len(marks[marks["kind"] == FAILED_ROW].drop_duplicates(RUN_KEY))
+    contradicted = audit.contradicted()
+    words = (
+        f"; {len(contradicted)} of {len(audit.statements)} sentences checked are contradicted by its own tables"
+        + (f" (lines {', '.join(str(line) for line in contradicted['line'])})" if len(contradicted) else "")
+        if len(audit.statements)
+        else ""
+    )
+    return (
+        f"[Audit of the paper's numbers](#audit-of-the-papers-numbers): of its {len(audit.values)} printed scores, "
+        f"{len(audit.cells(*IMPOSSIBLE_KINDS))} are impossible, {len(audit.cells(PRINTED_DIFFERENTLY))} printed "
+        f"differently in two tables and {len(audit.cells(BELOW_BASELINE))} below a trivial baseline "
+        f"({failed} rows look like failed runs){words}.\n"
+    )
+
+
+def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
+    """Per claim, its own section: the paper's words and place, the verdict and the full deciding
+    statistic, each sub-claim with its verdict, unit and full deciding statistic (``configs/claims.yaml``
+    holds the readings), its verdict over the settings, and our numbers behind it.
+
+    The sub-claims are a list, not a table: a table row is never wrapped, and a full statistic beside
+    the sub-claim's words would make the first screen's lines wider than a screen."""
     parts = ["## The claims in detail\n"]
     for claim in claims:
-        spec = claim.spec
+        spec, title = claim.spec, shorten(claim.statement, 100)
         parts += [
             f'<a id="{claim_anchor(claim.key)[1:]}"></a>\n',
-            f"### {claim.key}\n",
-            f"{markdown_escape(claim.statement)}.\n",
+            f"### {claim.key}: {markdown_escape(title)}\n",
+            f"{markdown_escape(claim.statement)}.\n" if title != claim.statement else "",
             f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(spec.quote)}”\n" if spec.quote else "",
             f"**{claim.verdict}**" + (f", decided by {markdown_escape(claim.deciding)}" if claim.deciding else "")
             + "\n",
-            pipe_table(
-                [[s.spec.id, markdown_escape(s.spec.says), f"**{s.verdict}**", markdown_escape(s.spec.unit),
-                  markdown_escape(s.deciding)] for s in claim.subclaims],
-                ["sub-claim", "says", "verdict", "unit", "deciding statistic (effect [95 % interval]; claimed; test)"],
-            ) + "\n",
-            *(f"{markdown_escape(note)}\n" for note in (spec.note, *claim.notes) if note),
+            "\n".join(
+                f"- **{s.spec.id}** {markdown_escape(s.spec.says)}: **{s.verdict}** "
+                f"(unit: {markdown_escape(s.spec.unit)})" + (f"; {markdown_escape(s.deciding)}" if s.deciding else "")
+                for s in claim.subclaims
+            ) + "\n" if claim.subclaims else "",
+            f"{markdown_escape(spec.note)}\n" if spec.note else "",
+            f"Over the settings: {markdown_escape(matrix.at[claim.key, OVER_SETTINGS])}.\n"
+            if matrix is not None and claim.key in matrix.index else "",
+            f"Our numbers: {markdown_escape(' '.join(claim.notes))}\n" if claim.notes else "",
         ]
     return "\n".join(part for part in parts if part)
