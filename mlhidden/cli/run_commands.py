@@ -114,6 +114,7 @@ def run(
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress
+    from mlhidden.experiment.provenance import read_run_json, remember_precision, stored_precision
     from mlhidden.experiment.runner import run_experiment
 
     overrides = {
@@ -130,6 +131,8 @@ def run(
     if dry_run:
         _print_plan(config, run_dir, data_dir, fresh)
         return
+    if precision is None:
+        precision = stored_precision({str(run_dir): read_run_json(run_dir)})
     stop = StopSignals()
     try:
         with stop, RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
@@ -170,6 +173,7 @@ def run(
             f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.",
             err=True,
         )
+    remember_precision(run_dir, precision)
     write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision, html=html)
     if config.metrics:
         write_and_print([run_dir], None, metrics=config.metrics, std=std, precision=precision)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.provenance import provenance_lines, stored_precision
 from mlhidden.experiment.run_results import RunResults
 from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
 from mlhidden.experiment.store import ResultStore, store_exists
@@ -30,6 +30,7 @@ from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
 from mlhidden.report.significance_tests import significance_report
+from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, METRICS, MetricTable, metric_tables
 
@@ -57,6 +58,7 @@ th:first-child,td.text{text-align:left}
 thead th{background:#eef1f5;text-align:left}thead th[data-sort=num]{text-align:right}
 caption{white-space:nowrap}
 .tables{display:flex;flex-wrap:wrap;gap:.4em 2.5em;align-items:flex-start}
+.scroll{overflow-x:auto;max-width:100%;min-width:0}
 th[data-sort]{cursor:pointer;user-select:none}
 th[data-sort]::after{content:" \\2195";color:#99a}
 th[aria-sort=ascending]::after{content:" \\25B2";color:#333}
@@ -110,9 +112,9 @@ JS = """
   var precision = document.getElementById("precision");
   if (precision) {
     precision.addEventListener("change", function () {
-      var digits = parseInt(precision.value, 10);
       document.querySelectorAll("[data-p]").forEach(function (el) {
-        el.textContent = parseFloat(el.getAttribute("data-p")).toFixed(digits);
+        var digits = precision.value === "auto" ? el.getAttribute("data-d") : precision.value;
+        el.textContent = parseFloat(el.getAttribute("data-p")).toFixed(parseInt(digits, 10));
       });
     });
   }
@@ -175,12 +177,20 @@ def sortable_table(
             cells.append(f"<td class='{'num' if i in numeric else 'text'}'{attribute}>{esc(text)}</td>")
         body.append(f"<tr data-order='{order}'>{''.join(cells)}</tr>")
     title = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table class='sortable'>{title}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return scroll_box(
+        f"<table class='sortable'>{title}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
 
 
-def number(value: float) -> str:
-    """A score shown at the page's precision: the precision toggle rewrites it from ``data-p``."""
-    return f"<span data-p='{float(value)!r}'>{value:.{PRECISIONS[0]}f}</span>"
+def scroll_box(table: str) -> str:
+    """``table`` in a box that scrolls sideways when the table is wider than the page."""
+    return f"<div class='scroll'>{table}</div>"
+
+
+def number(value: float, digits: int) -> str:
+    """A score shown with ``digits`` decimals, its table's; the precision toggle rewrites it from
+    ``data-p`` and, at "auto", back to ``data-d`` decimals."""
+    return f"<span data-p='{float(value)!r}' data-d='{digits}'>{value:.{digits}f}</span>"
 
 
 def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
@@ -196,7 +206,11 @@ def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
         return f"<td class='failed' data-v='' title='every split failed'>{FAILED}{rank_text}{marks}</td>"
     mean, std = table.means.at[dataset, method], table.std.at[dataset, method]
     n_ok = table.n_splits.at[dataset, method] - table.n_failed.at[dataset, method]
-    shown = esc(table.metric.format(mean)) if table.metric.is_time else number(mean)
+    shown = (
+        esc(table.metric.format(mean))
+        if table.metric.is_time or table.metric.digits is None
+        else number(mean, table.metric.digits)
+    )
     spread = "" if math.isnan(std) else f" ± {std:.4g}"
     tip = f"mean {mean:.6g}{spread} over {n_ok} split{'s' if n_ok != 1 else ''}"
     best = " class='best'" if table.is_best(dataset, method) else ""
@@ -218,7 +232,7 @@ def metric_table_html(table: MetricTable, key: str) -> str:
         rows.append(f"<tr data-order='{order}'><th>{esc(dataset)}</th>{cells}</tr>")
     footer = "<tr><th>avg rank</th>" + "".join(f"<td>{format_avg_rank(r)}</td>" for r in table.avg_rank) + "</tr>"
     return (
-        f"<div><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
+        f"<div class='scroll'><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
         f"<caption>{esc(table_title(table))}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody><tfoot>{footer}</tfoot></table>"
         + bullets(table_notes(table))
@@ -233,7 +247,11 @@ def _figure(svg_text: str | None, caption: str = "") -> str:
 
 
 def rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
-    """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram."""
+    """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram.
+
+    The methods the tables leave out of the ranks (:func:`~mlhidden.report.tables.unranked_methods`)
+    are named once above them; every rank here is the tables' own.
+    """
     parts = []
     for column in RANK_METRICS:
         if column not in tables:
@@ -254,7 +272,9 @@ def rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
             f"<p class='note'>Friedman (Iman–Davenport) p = {friedman.p_value:.3g}; Nemenyi CD = {nemenyi.cd:.2f} "
             f"at α = {nemenyi.alpha:g}: methods joined by a bar do not differ significantly.</p>"
         )
-    return HtmlSection("ranks", "Average ranks and critical differences", "".join(parts))
+    left_out = next((t.unranked for c, t in tables.items() if c in RANK_METRICS), {})
+    note = bullets(f"{method} left out of the ranks: {reason}" for method, reason in left_out.items())
+    return HtmlSection("ranks", "Average ranks and critical differences", note + "".join(parts))
 
 
 def dataset_sizes(run_dirs: Iterable[PathLike]) -> dict[str, float]:
@@ -292,11 +312,15 @@ def provenance_section(results: RunResults) -> HtmlSection:
     return HtmlSection("provenance", "Provenance and warnings", "".join(body))
 
 
-def run_sections(results: RunResults, sizes: Mapping[str, float] | None = None, key: str = "run") -> list[HtmlSection]:
+def run_sections(
+    results: RunResults, sizes: Mapping[str, float] | None = None, key: str = "run", *, precision: int | None = None
+) -> list[HtmlSection]:
     """The sections of a run's results (:class:`~mlhidden.experiment.run_results.RunResults`).
 
     ``sizes`` maps a dataset to its N·D·L (default: read from the stores of the runs in
-    ``results.provenance``); ``key`` makes the plots' SVG ids unique when several runs share a page.
+    ``results.provenance``); ``key`` makes the plots' SVG ids unique when several runs share a page;
+    ``precision``: the decimals shown (default: the run's ``run --precision``, else as many as
+    tell each table's ranks apart). The tables are those of the text report, ranked alike.
     """
     tables = metric_tables(
         results.units,
@@ -304,6 +328,8 @@ def run_sections(results: RunResults, sizes: Mapping[str, float] | None = None, 
         results.methods,
         results.unavailable,
         metrics=[m for m in METRICS if m in results.units],
+        precision=stored_precision(results.provenance) if precision is None else precision,
+        unranked=merged_unranked(results),
     )
     sizes = dataset_sizes(results.provenance) if sizes is None else sizes
     split_tables = [tables[m] for m in SPLIT_PLOT_METRICS if m in tables]
@@ -352,11 +378,16 @@ def render_page(
 ) -> str:
     """The whole page: a header with the precision toggle, ``sections``, then ``views`` if any.
 
+    The toggle's "auto" shows each table at its own decimals (its
+    :attr:`~mlhidden.report.tables.Metric.digits`: ``--precision``, else as many as tell its ranks apart).
+
     ``views`` maps a name to a list of sections; a ``<select>`` labelled ``view_label`` shows one
     view at a time (the first at opening), so a reader can switch every table and plot at once.
     ``intro`` is HTML put under the header.
     """
-    precision = "".join(f"<option value='{p}'>{p}</option>" for p in PRECISIONS)
+    precision = "<option value='auto'>auto</option>" + "".join(
+        f"<option value='{p}'>{p}</option>" for p in PRECISIONS
+    )
     controls = [f"<label>decimals <select id='precision'>{precision}</select></label>"]
     body = [intro, _toc(sections, "") if sections else "", _sections_html(sections, "")]
     if views:
@@ -379,13 +410,14 @@ def render_page(
 
 def write_html(
     run_results: RunResults, path: PathLike, *, title: str | None = None, extra_sections: Iterable[HtmlSection] = (),
-    sizes: Mapping[str, float] | None = None,
+    sizes: Mapping[str, float] | None = None, precision: int | None = None,
 ) -> Path:
     """Write the results page of ``run_results`` (:class:`~mlhidden.experiment.run_results.RunResults`) to ``path``.
 
-    ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections.
+    ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections;
+    ``precision``: see :func:`run_sections`.
     """
     path = Path(path)
     title = title or f"Results: {run_results.config.get('name', 'run')}"
-    sections = [*extra_sections, *run_sections(run_results, sizes)]
+    sections = [*extra_sections, *run_sections(run_results, sizes, precision=precision)]
     return write_text(path, render_page(title, sections))

@@ -268,7 +268,7 @@ def wilcoxon_against_control(
     sign = 1.0 if table.metric.higher_is_better else -1.0
     means = table.means.loc[list(datasets)]
     results = []
-    for method in table.methods:
+    for method in table.ranked_methods:
         if method == control:
             continue
         differences = (sign * (means[control] - means[method])).dropna().round(RANK_DECIMALS).to_numpy()
@@ -322,16 +322,17 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         With ``not_applicable`` set, and no tests, when there are fewer than 2 complete datasets
         or fewer than 2 methods.
     """
-    chosen = None if control is None else unique_match(control, table.methods, "control method")
+    ranked = table.ranked_methods
+    chosen = None if control is None else unique_match(control, ranked, "control method")
     if control is not None and chosen is None:
         raise UserError(
             f"unknown control method '{control}'",
-            hint=f"{did_you_mean(control, table.methods)}choose one of: {', '.join(table.methods)}",
+            hint=f"{did_you_mean(control, ranked)}choose one of: {', '.join(ranked)}",
         )
     datasets = tuple(table.ranked_datasets)
-    ranks = table.ranks.loc[list(datasets)]
+    ranks = table.ranks.loc[list(datasets), table.ranked_methods]
     avg_ranks = ranks.mean(axis=0).rename("avg rank")
-    n, k = len(datasets), len(table.methods)
+    n, k = len(datasets), len(ranks.columns)
     if n < 2 or k < 2:
         reason = (
             f"{n} complete dataset{'s' if n != 1 else ''} and {k} method{'s' if k != 1 else ''};"
