@@ -135,3 +135,18 @@ def test_the_styles_of_14_lines_differ_in_colour_and_marker():
     styles = line_styles(14)
     assert len(set(styles)) == 14 and all(a[0] != b[0] and a[1] != b[1] for a, b in zip(styles, styles[1:]))
     assert np.unique([c for c, _ in styles]).size == 10  # every colour used before one repeats
+
+
+def test_points_at_0_and_1_stay_visible_in_the_agreement_scatter(monkeypatch):
+    import mlhidden.report.html_plots as plots
+
+    drawn = []
+    monkeypatch.setattr(plots, "svg", lambda figure, key: drawn.append(figure) or "")
+    frame = pd.DataFrame({"reference": [0.0, 1.0], "ours": [0.0, 1.0], "outside": False, "marked": False})
+    plots.agreement_svg(frame, 0.05, "key")
+    (ax,) = drawn[0].axes
+    assert ax.get_xlim()[0] < 0 < 1 < ax.get_xlim()[1] and ax.get_ylim()[0] < 0 < 1 < ax.get_ylim()[1]
+    from matplotlib.collections import PathCollection
+
+    points = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert points and not any(c.get_clip_on() for c in points)
