@@ -52,8 +52,9 @@ SENSITIVITY_CONFIG = "sensitivity.yaml"
 REPORT_STAGE = ("report", "report")
 """The report phase's one "unit" in the run's estimate (its cell: a dataset and a method label)."""
 REPORT_PRIOR_SECONDS = {True: 40.0, False: 300.0}
-"""The report phase's expected seconds, quick or not, before a folder has timed its own (reproduction.json's
-``report_seconds``): the quick phase took 14 to 22 s on a quiet 2-core machine, 38 to 62 s loaded."""
+"""The report phase's expected wall seconds, quick or not, before a folder has timed its own (reproduction.json's
+``report_seconds``): the quick phase took 14 to 22 s on a quiet 2-core machine, 38 to 62 s loaded; the
+full one is a rough guess."""
 UNIT_PHASE_TIMES = ("unit_phase_seconds", "worker_start_seconds")
 """The :class:`~mlhidden.experiment.runner.RunSummary` times each run's entry in reproduction.json keeps."""
 
@@ -166,7 +167,7 @@ def reproduce(
             stages.append(planned_stage(config, out_dir / config.name, data_dir))
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
         stages.append([(REPORT_STAGE, report_prior)])
-        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup)
+        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup, measured=[REPORT_STAGE])
     n_stages = len(configs) + 1  # the report phase is the last
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
