@@ -150,3 +150,15 @@ def test_points_at_0_and_1_stay_visible_in_the_agreement_scatter(monkeypatch):
 
     points = [c for c in ax.collections if isinstance(c, PathCollection)]
     assert points and not any(c.get_clip_on() for c in points)
+
+
+def test_the_tests_of_a_table_with_a_trivial_baseline_say_it_is_not_tested(tmp_path):
+    from mlhidden.report.significance_output import write_table_statistics
+
+    times = units({"BR": [2.0, 3.0, 1.0], "CC": [4.0, 1.5, 2.0], "Majority": [0.001, 0.001, 0.001]})
+    table = metric_table(times, "total_seconds", ["D0", "D1", "D2"], ["BR", "CC", "Majority"])
+    write_table_statistics({"total_seconds": table}, tmp_path)
+    text = (tmp_path / "statistics.md").read_text()
+    assert f"Majority is not tested: {TRIVIAL_UNRANKED}" in text and "k = 2 methods" in text
+    summary = json.loads((tmp_path / "statistics.json").read_text())["total_seconds"]
+    assert summary["methods"] == ["BR", "CC"] and list(summary["unranked"]) == ["Majority"]
