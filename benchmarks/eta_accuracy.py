@@ -6,11 +6,13 @@ status lines a run prints with ``--quiet`` (or when stderr is not a terminal), e
 run in the log, a Markdown table of elapsed / printed ETA / true remaining / error, then the worst
 error over the lines after 20 % of the run's time.
 
-A run's end is its last status line (the final one, at 100 % of its last stage); the true time
-left at a line is that end less the line's time. A line's time is the epoch seconds it starts
-with, if any (a log piped through a time stamper: ``1795796817.9<TAB>progress: ...``), else its
-elapsed time; an elapsed time that goes back within a run (each stage counting from 0) adds the
-stage that ended to the ones before, which misses the gaps between stages. A new run starts where
+A run's end is its last line: in a stamped log, the last line of its command (``wrote N files``,
+so that a report phase that prints no status still counts), else its last status line (the final
+one, at 100 % of its last stage); the true time left at a line is that end less the line's
+time. A line's time is the epoch seconds it starts with, if any (a log piped through a time
+stamper: ``1795796817.9<TAB>progress: ...``), else its elapsed time; an elapsed time that goes
+back within a run (each stage counting from 0) adds the stage that ended to the ones before,
+which misses the gaps between stages. A new run starts where
 the stage number goes back (``stage 1/7`` after ``stage 7/7``) or, in a log without stages, where
 the elapsed time does.
 
@@ -35,6 +37,7 @@ STATUS = re.compile(
     r"^(?:(?P<stamp>\d+(?:\.\d+)?)\t)?.*?progress: (?:stage (?P<stage>\d+)/(?P<stages>\d+): )?"
     r"(?P<done>\d+)/(?P<total>\d+) units .*?, (?P<elapsed>[\d:]+) elapsed, ETA (?P<eta>[\d:]+|\?)\s*$"
 )
+STAMP = re.compile(r"^(\d+(?:\.\d+)?)\t")
 JUDGED_AFTER = 0.2
 
 
@@ -52,10 +55,13 @@ class Run:
     """The status lines of one run, in order."""
 
     samples: list[Sample] = field(default_factory=list)
+    end: float = 0.0
 
     @property
     def seconds(self) -> float:
-        return self.samples[-1].time if self.samples else 0.0
+        """When the run ended: its last line, status or not (a stamped log's lines after the last status
+        line, such as ``wrote N files``, are the command still working)."""
+        return max(self.end, self.samples[-1].time if self.samples else 0.0)
 
     def rows(self, min_remaining: float = 10.0) -> list[tuple[Sample, float, float | None, bool]]:
         """(sample, true seconds left, error, judged) for each line; error None without an ETA or time left."""
@@ -88,6 +94,9 @@ def read_runs(lines) -> list[Run]:
     for line in lines:
         match = STATUS.match(line.rstrip("\n"))
         if not match:
+            stamped = STAMP.match(line)
+            if stamped and runs and origin is not None:
+                runs[-1].end = float(stamped[1]) - origin
             continue
         stage = int(match["stage"]) if match["stage"] else None
         elapsed = duration(match["elapsed"])

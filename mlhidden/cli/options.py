@@ -61,7 +61,8 @@ STD = click.option(
 # At most 12 decimals: the ranks treat means closer than 1e-12 as ties (report.tables.RANK_DECIMALS).
 PRECISION = click.option(
     "--precision", type=click.IntRange(0, 12), default=None, metavar="N",
-    help="Decimals of every value in the terminal, Markdown and LaTeX tables (default: 2 for scores, times by size).",
+    help="Decimals of every value in the tables and the page; `run` keeps it for later reports (default: the "
+    "run's, else 2 to 4 for scores, as many as tell ranks apart; times by size).",
 )
 HTML = click.option(
     "--html", is_flag=True, help="Also write index.html: one self-contained page of tables, plots and provenance."

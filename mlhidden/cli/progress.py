@@ -27,6 +27,9 @@ PLAIN_INTERVAL_SECONDS = 30.0
 BAR_WIDTH = 30
 MIN_BAR_WIDTH = 10
 CLEAR_LINE = "\r\x1b[K"
+MIN_ETA_SECONDS = 1.0
+
+
 def format_duration(seconds: float | None) -> str:
     """``m:ss`` or ``h:mm:ss``; ``?`` when unknown."""
     if seconds is None:
@@ -158,13 +161,16 @@ class RunProgress:
 
     def eta(self, now: float) -> float | None:
         """Seconds left: the estimate's with the pending units known, else at the pace of the
-        units run so far (None before the first)."""
+        units run so far (None before the first); at least a second while a unit of this run
+        remains, so that the line never says 0:00 before the end."""
         if self._estimate is not None:
-            return self._estimate.remaining(now)
-        ran = self.done - self._skipped
-        if ran <= 0:
-            return None
-        return self._elapsed(now) / ran * (self.total - self.done)
+            left = self._estimate.remaining(now)
+        else:
+            ran = self.done - self._skipped
+            if ran <= 0:
+                return None
+            left = self._elapsed(now) / ran * (self.total - self.done)
+        return max(left, MIN_ETA_SECONDS) if self.done < self.total else left
 
     def status(self, now: float) -> str:
         """``12/40 units (30%), 1 failed, 0:12 elapsed, ETA 0:28``."""

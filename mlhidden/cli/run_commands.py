@@ -114,6 +114,7 @@ def run(
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress
+    from mlhidden.experiment.provenance import read_run_json, stored_precision
     from mlhidden.experiment.run_directory import check_run_path
     from mlhidden.experiment.runner import run_experiment
 
@@ -136,6 +137,8 @@ def run(
     if dry_run:
         _print_plan(config, run_dir, data_dir, fresh)
         return
+    if precision is None:
+        precision = stored_precision({str(run_dir): read_run_json(run_dir)})
     stop = StopSignals()
     summary = None
     try:
@@ -193,6 +196,9 @@ def _end_run(summary, run_dir: Path, metrics, *, stats, control, std, precision,
             f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.",
             err=True,
         )
+    from mlhidden.experiment.provenance import remember_precision
+
+    remember_precision(run_dir, precision)
     write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision, html=html)
     if metrics:
         write_and_print([run_dir], None, metrics=metrics, std=std, precision=precision)

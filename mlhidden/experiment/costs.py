@@ -185,6 +185,9 @@ class CostModel:
         The finished units' wall seconds, less their overhead, per compute second (:meth:`wall_seen`).
     overhead : float
         The wall seconds a unit takes beyond its compute (:meth:`wall_seen`).
+    measured : set of cells
+        Cells whose prior is wall seconds this machine already took (a reproduction's report phase,
+        timed in the same folder): neither rescaled by the units nor teaching them anything.
     """
 
     def __init__(self, priors: Iterable[tuple[Cell, float]] = ()):
@@ -195,6 +198,7 @@ class CostModel:
         self.slowdown = 1.0
         self.overhead = UNIT_OVERHEAD_SECONDS
         self.latest: Cell | None = None
+        self.measured: set[Cell] = set()
         self._effects: dict[Effect, float] | None = None
         self.add(priors)
 
@@ -257,7 +261,7 @@ class CostModel:
     def _fit_effects(self) -> dict[Effect, float]:
         """The effect of all units first, then each other effect in turn from what the others leave
         unexplained (backfitting), so that a group's effect is its departure from the pace of all."""
-        cells = [cell for cell in self.count if cell in self.prior]
+        cells = [cell for cell in self.count if cell in self.prior and cell not in self.measured]
         keys = {cell: self._keys(cell) for cell in cells}
         effects: dict[Effect, float] = {}
         for sweep in range(BACKFIT_ROUNDS):
@@ -289,10 +293,15 @@ class CostModel:
         """The expected compute seconds of one more unit of ``cell``."""
         if self.count[cell]:
             return self.seconds[cell] / self.count[cell]
+        if cell in self.measured:
+            return self.prior[cell]
         return self.prior.get(cell, 0.0) * self.ratio(cell)
 
     def wall(self, cell: Cell) -> float:
-        """The expected seconds one more unit of ``cell`` takes a worker, overhead included."""
+        """The expected seconds one more unit of ``cell`` takes a worker, overhead included (for a
+        :attr:`measured` cell, its prior: wall seconds already)."""
+        if cell in self.measured:
+            return self.expected(cell)
         return self.expected(cell) * self.slowdown + self.overhead
 
 

@@ -16,7 +16,7 @@ beyond their setup (writing tables).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from mlhidden.experiment.costs import Cell, CostModel
@@ -53,13 +53,20 @@ class RunEstimate:
     setup : sequence of float, optional
         The seconds each stage takes before its first unit starts (planning it, as when ``stages``
         was made); 0 for each by default.
+    measured : iterable of cells, optional
+        Cells whose prior is already wall seconds on this machine (see
+        :attr:`~mlhidden.experiment.costs.CostModel.measured`), such as a report phase after the units.
     """
 
-    def __init__(self, stages: Sequence[Sequence[tuple[Cell, float]]], workers: int = 1, setup: Sequence[float] = ()):
+    def __init__(
+        self, stages: Sequence[Sequence[tuple[Cell, float]]], workers: int = 1, setup: Sequence[float] = (),
+        measured: Iterable[Cell] = (),
+    ):
         self.stages = [list(units) for units in stages]
         self.setup = list(setup) + [0.0] * (len(self.stages) - len(setup))
         self.workers = self.stage_workers = max(int(workers), 1)
         self.model = CostModel()
+        self.model.measured.update(measured)
         for stage, units in enumerate(self.stages):
             self.model.add(units, group=stage)
         self.stage = -1

@@ -27,6 +27,7 @@ from mlhidden.io import RUN_JSON, PathLike, write_text
 
 FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
+PRECISION = "precision"  # run.json's key for `run --precision`
 UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
 _RECORD_KEYS = {
     "status",
@@ -120,6 +121,18 @@ def finish_run(
 def write_run_json(run_dir: PathLike, record: Mapping[str, Any]) -> Path:
     """Write ``run_dir/run.json`` through a temporary file, so a reader never sees half of it."""
     return write_text(Path(run_dir) / RUN_JSON, json.dumps(record, indent=2, sort_keys=True) + "\n", run_record=True)
+
+
+def remember_precision(run_dir: PathLike, precision: int | None) -> None:
+    """Keep ``run --precision`` in ``run.json``, so that ``report`` and the page show the run's decimals again."""
+    record = read_run_json(run_dir)
+    if record is not None and precision is not None and record.get(PRECISION) != precision:
+        write_run_json(run_dir, {**record, PRECISION: precision})
+
+
+def stored_precision(records: Mapping[str, Mapping[str, Any] | None]) -> int | None:
+    """The decimals chosen at ``run --precision`` (of the first of ``records`` that kept one), else None."""
+    return next((int(r[PRECISION]) for r in records.values() if r and r.get(PRECISION) is not None), None)
 
 
 def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ from mlhidden.data.dataset import RandomStateLike
 from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.imports import import_object, is_import_path, load_entry_points, provider
 from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
-from mlhidden.methods.baselines import AllZero, LabelMajority, MostFrequentLabelSet
+from mlhidden.methods.baselines import TRIVIAL_BASELINES, AllZero, LabelMajority, MostFrequentLabelSet
 from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
 from mlhidden.methods.ccasl import CCASL, CCASLAML, CCASLBR
@@ -177,6 +177,15 @@ def method_name(name: str) -> str:
     if name in METHODS or is_import_path(name):
         return name
     return unique_match(name, registered_methods(), "method") or name
+
+
+def is_trivial_baseline(label: str) -> bool:
+    """Whether a table column names a built-in trivial baseline (one that ignores x), in any case.
+
+    Tables show them as a floor but leave them out of every ranking (:func:`mlhidden.report.tables.metric_table`).
+    """
+    entry = METHODS.get(unique_match(label, METHODS, "method") or "")
+    return entry is not None and issubclass(entry.cls, TRIVIAL_BASELINES)
 
 
 def get_entry(name: str) -> MethodEntry:

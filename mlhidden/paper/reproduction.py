@@ -50,6 +50,12 @@ from mlhidden.report.formats import write_reports
 from mlhidden.report.stored_metrics import write_score_metric_tables
 
 SENSITIVITY_CONFIG = "sensitivity.yaml"
+REPORT_STAGE = ("report", "report")
+"""The report phase's one "unit" in the run's estimate (its cell: a dataset and a method label)."""
+REPORT_PRIOR_SECONDS = {True: 40.0, False: 300.0}
+"""The report phase's expected wall seconds, quick or not, before a folder has timed its own (reproduction.json's
+``report_seconds``): the quick phase took 14 to 22 s on a quiet 2-core machine, 38 to 62 s loaded; the
+full one is a rough guess."""
 UNIT_PHASE_TIMES = ("unit_phase_seconds", "worker_start_seconds")
 """The :class:`~mlhidden.experiment.runner.RunSummary` times each run's entry in reproduction.json keeps."""
 
@@ -155,18 +161,22 @@ def reproduce(
     earlier_runs = earlier["runs"] if earlier and earlier["quick"] == quick else {}
     log: dict[str, Any] = {"quick": quick, "started_at": started_at, "runs": {}, "setting": setting_log}
     estimate = None
+    timed = earlier.get("report_seconds") if earlier and earlier["quick"] == quick else None
+    report_prior = float(timed or REPORT_PRIOR_SECONDS[quick])
     if progress is not None:
         stages, setup = [], []
         for config in configs:
             planning = time.perf_counter()
             stages.append(planned_stage(config, out_dir / config.name, data_dir))
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
-        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup)
+        stages.append([(REPORT_STAGE, report_prior)])
+        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup, measured=[REPORT_STAGE])
+    n_stages = len(configs) + 1  # the report phase is the last
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
         run_started = time.perf_counter()
         shown_context = (
-            progress(config.name, f"stage {stage}/{len(configs)}", estimate) if progress is not None else nullcontext()
+            progress(config.name, f"stage {stage}/{n_stages}", estimate) if progress is not None else nullcontext()
         )
         with shown_context as shown:
             summary = run_experiment(
@@ -197,7 +207,20 @@ def reproduce(
     )
     write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
     run_names = [config.name for config in configs]
-    result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
+    report_started = time.perf_counter()
+    shown_context = (
+        progress("report", f"stage {n_stages}/{n_stages}", estimate) if progress is not None else nullcontext()
+    )
+    with shown_context as shown:
+        if shown is not None:
+            shown.start(1, 0, pending=[(REPORT_STAGE, report_prior)], workers=1)
+        result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
+        log["report_seconds"] = round(time.perf_counter() - report_started, 1)
+        if shown is not None:
+            dataset, label = REPORT_STAGE
+            row = {"dataset": dataset, "label": label, "split": 0, "status": "ok", "error": ""}
+            shown.unit({**row, "train_seconds": log["report_seconds"]}, 1, 1)
+    write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")  # its report time too
     result.seconds = time.perf_counter() - started  # the report phase included
     return result
 

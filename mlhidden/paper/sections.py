@@ -24,6 +24,7 @@ from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
 from mlhidden.report.figures import plot_sweep
 from mlhidden.report.formats import (
+    format_avg_rank,
     format_interval,
     format_number,
     format_rank,
@@ -188,7 +189,9 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
                 cells.append(f"{ours} ({theirs})" + (f" {FLAG}" if row["flagged"] else ""))
             rows[dataset] = cells
         paper_ranks = paper["rank"].unstack("method").reindex(index=table.ranked_datasets, columns=list(table.methods))
-        rows["avg rank"] = [f"{table.avg_rank[m]:.2f} ({paper_ranks[m].mean():.2f})" for m in table.methods]
+        rows["avg rank"] = [
+            f"{format_avg_rank(table.avg_rank[m])} ({format_avg_rank(paper_ranks[m].mean())})" for m in table.methods
+        ]
         comparisons += table_comparisons
         parts.append(f"### {table.metric.title} (Table '{table_name}')\n\n")
         if table.metric.is_time:

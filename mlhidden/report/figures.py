@@ -7,7 +7,6 @@ own Agg canvas, so no pyplot state is touched.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -19,7 +18,9 @@ from matplotlib.figure import Figure
 
 from mlhidden.io import PathLike, write_file
 
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+COLOURS = tuple(f"C{i}" for i in range(10))
+# 9 markers against 10 colours: the pair repeats only after 90 lines, never at the 11th.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", "*")
 MAX_TICKS = 20  # sweeps with more integer points keep matplotlib's own ticks
 
 
@@ -39,6 +40,15 @@ def save_figure(figure: Figure, path_stem: PathLike, *, dpi: int = 150, pad_inch
         write_file(f"{stem}.png", saver(format="png", dpi=dpi)),
         write_file(f"{stem}.pdf", saver(format="pdf", metadata={"CreationDate": None})),
     ]
+
+
+def line_styles(n: int) -> list[tuple[str, str]]:
+    """``n`` distinct (colour, marker) pairs, one per method of a plot, in order.
+
+    Colour and marker advance together, so lines next to each other differ in both, and their
+    cycles are coprime, so that no two of the first 90 lines share both.
+    """
+    return [(COLOURS[i % len(COLOURS)], MARKERS[i % len(MARKERS)]) for i in range(n)]
 
 
 def new_figure(width: float, height: float) -> Figure:
@@ -71,12 +81,10 @@ def plot_sweep(
     panels = list(dict.fromkeys(frame["panel"]))
     figure = new_figure(5.0 * len(panels) + 2.0, 4.0)
     axes = figure.subplots(1, len(panels), squeeze=False)[0]
-    colours = [f"C{i}" for i in range(10)]
     for ax, panel in zip(axes, panels):
         in_panel = frame[frame["panel"] == panel]
-        for (line, points), colour, marker in zip(
-            in_panel.groupby("line", sort=False), itertools.cycle(colours), itertools.cycle(MARKERS)
-        ):
+        lines = list(in_panel.groupby("line", sort=False))
+        for (line, points), (colour, marker) in zip(lines, line_styles(len(lines))):
             x, mean, spread = points["x"].to_numpy(float), points["mean"].to_numpy(), points["std"].fillna(0).to_numpy()
             low, high = mean - spread, mean + spread
             if limits is not None:

@@ -21,15 +21,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.provenance import provenance_lines, stored_precision
 from mlhidden.experiment.run_results import RunResults
 from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
 from mlhidden.experiment.store import ResultStore, store_exists
 from mlhidden.experiment.unit_warnings import warning_lines
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
+from mlhidden.report.html_assets import CSS, JS
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
 from mlhidden.report.significance_tests import significance_report
+from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, METRICS, MetricTable, metric_tables
 
@@ -39,96 +41,6 @@ SPLIT_PLOT_METRICS = ("exact_match", "hamming_score")
 RANK_METRICS = HEADLINE_METRICS
 TIME_METRIC = "total_seconds"
 SIZE_LABEL = "N·D·L (examples × features × labels)"
-
-CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#222;background:#fff}
-header{position:sticky;top:0;z-index:2;background:#f4f6f8;border-bottom:1px solid #ccd;padding:.5em 1.2em;
-display:flex;flex-wrap:wrap;gap:1.2em;align-items:center}
-header h1{font-size:1.15em;margin:0;flex:1 1 20em}
-main{padding:0 1.2em 3em;max-width:100em}
-section{margin-top:1.6em}
-h2{font-size:1.1em;border-bottom:1px solid #dde;padding-bottom:.2em}
-h3{font-size:1em;margin:1.2em 0 .4em}
-nav.toc{font-size:.9em;margin:.8em 0}nav.toc a{margin-right:1em}
-table{border-collapse:collapse;margin:.4em 0 .2em;font-variant-numeric:tabular-nums}
-caption{text-align:left;font-weight:600;padding:.2em 0}
-th,td{border:1px solid #dde;padding:.15em .5em;text-align:right;vertical-align:top}
-th:first-child,td.text{text-align:left}
-thead th{background:#eef1f5;text-align:left}thead th[data-sort=num]{text-align:right}
-caption{white-space:nowrap}
-.tables{display:flex;flex-wrap:wrap;gap:.4em 2.5em;align-items:flex-start}
-th[data-sort]{cursor:pointer;user-select:none}
-th[data-sort]::after{content:" \\2195";color:#99a}
-th[aria-sort=ascending]::after{content:" \\25B2";color:#333}
-th[aria-sort=descending]::after{content:" \\25BC";color:#333}
-tfoot td,tfoot th{background:#f7f7f7;font-weight:600}
-td.best{font-weight:700;background:#e8f3e8}
-td.failed{color:#b00}
-.rank{color:#777;font-size:.85em;margin-left:.3em}
-.mark{color:#a60;margin-left:.2em}
-.note{color:#555;font-size:.9em}
-ul.notes{font-size:.85em;color:#555;margin:.2em 0 1em}
-.plots{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
-figure{margin:0}svg{max-width:100%;height:auto}
-pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em;max-height:30em}
-.good{color:#176317;font-weight:600}.bad{color:#b00;font-weight:600}
-"""
-
-JS = """
-(function () {
-  "use strict";
-  function key(cell, numeric) {
-    if (!cell) { return null; }
-    var v = cell.getAttribute("data-v");
-    if (numeric) { return v === null || v === "" ? null : parseFloat(v); }
-    return v !== null ? v : cell.textContent.trim();
-  }
-  function sortBy(th) {
-    var table = th.closest("table"), body = table.tBodies[0];
-    var column = Array.prototype.indexOf.call(th.parentNode.children, th);
-    var numeric = th.getAttribute("data-sort") === "num";
-    var first = numeric && th.getAttribute("data-better") === "high" ? "descending" : "ascending";
-    var now = th.getAttribute("aria-sort");
-    var order = now ? (now === "ascending" ? "descending" : "ascending") : first;
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = key(a.cells[column], numeric), y = key(b.cells[column], numeric);
-      var tie = a.getAttribute("data-order") - b.getAttribute("data-order");
-      if (x === null || y === null) { return x === y ? tie : (x === null ? 1 : -1); }
-      var c = numeric ? x - y : String(x).localeCompare(String(y));
-      return c === 0 ? tie : (order === "ascending" ? c : -c);
-    });
-    rows.forEach(function (row) { body.appendChild(row); });
-    th.parentNode.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
-    th.setAttribute("aria-sort", order);
-  }
-  document.querySelectorAll("th[data-sort]").forEach(function (th) {
-    th.tabIndex = 0;
-    th.addEventListener("click", function () { sortBy(th); });
-    th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sortBy(th); } });
-  });
-  var precision = document.getElementById("precision");
-  if (precision) {
-    precision.addEventListener("change", function () {
-      var digits = parseInt(precision.value, 10);
-      document.querySelectorAll("[data-p]").forEach(function (el) {
-        el.textContent = parseFloat(el.getAttribute("data-p")).toFixed(digits);
-      });
-    });
-  }
-  var view = document.getElementById("view");
-  if (view) {
-    var show = function () {
-      document.querySelectorAll("div.view").forEach(function (div) {
-        div.hidden = div.getAttribute("data-view") !== view.value;
-      });
-    };
-    view.addEventListener("change", show);
-    show();
-  }
-}());
-"""
-
 
 @dataclass(frozen=True)
 class HtmlSection:
@@ -175,12 +87,20 @@ def sortable_table(
             cells.append(f"<td class='{'num' if i in numeric else 'text'}'{attribute}>{esc(text)}</td>")
         body.append(f"<tr data-order='{order}'>{''.join(cells)}</tr>")
     title = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table class='sortable'>{title}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return scroll_box(
+        f"<table class='sortable'>{title}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
 
 
-def number(value: float) -> str:
-    """A score shown at the page's precision: the precision toggle rewrites it from ``data-p``."""
-    return f"<span data-p='{float(value)!r}'>{value:.{PRECISIONS[0]}f}</span>"
+def scroll_box(table: str) -> str:
+    """``table`` in a box that scrolls sideways when the table is wider than the page."""
+    return f"<div class='scroll'>{table}</div>"
+
+
+def number(value: float, digits: int) -> str:
+    """A score shown with ``digits`` decimals, its table's; the precision toggle rewrites it from
+    ``data-p`` and, at "auto", back to ``data-d`` decimals."""
+    return f"<span data-p='{float(value)!r}' data-d='{digits}'>{value:.{digits}f}</span>"
 
 
 def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
@@ -196,7 +116,11 @@ def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
         return f"<td class='failed' data-v='' title='every split failed'>{FAILED}{rank_text}{marks}</td>"
     mean, std = table.means.at[dataset, method], table.std.at[dataset, method]
     n_ok = table.n_splits.at[dataset, method] - table.n_failed.at[dataset, method]
-    shown = esc(table.metric.format(mean)) if table.metric.is_time else number(mean)
+    shown = (
+        esc(table.metric.format(mean))
+        if table.metric.is_time or table.metric.digits is None
+        else number(mean, table.metric.digits)
+    )
     spread = "" if math.isnan(std) else f" ± {std:.4g}"
     tip = f"mean {mean:.6g}{spread} over {n_ok} split{'s' if n_ok != 1 else ''}"
     best = " class='best'" if table.is_best(dataset, method) else ""
@@ -218,7 +142,7 @@ def metric_table_html(table: MetricTable, key: str) -> str:
         rows.append(f"<tr data-order='{order}'><th>{esc(dataset)}</th>{cells}</tr>")
     footer = "<tr><th>avg rank</th>" + "".join(f"<td>{format_avg_rank(r)}</td>" for r in table.avg_rank) + "</tr>"
     return (
-        f"<div><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
+        f"<div class='scroll'><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
         f"<caption>{esc(table_title(table))}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody><tfoot>{footer}</tfoot></table>"
         + bullets(table_notes(table))
@@ -233,7 +157,11 @@ def _figure(svg_text: str | None, caption: str = "") -> str:
 
 
 def rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
-    """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram."""
+    """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram.
+
+    The methods the tables leave out of the ranks (:func:`~mlhidden.report.tables.unranked_methods`)
+    are named once above them; every rank here is the tables' own.
+    """
     parts = []
     for column in RANK_METRICS:
         if column not in tables:
@@ -254,7 +182,9 @@ def rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
             f"<p class='note'>Friedman (Iman–Davenport) p = {friedman.p_value:.3g}; Nemenyi CD = {nemenyi.cd:.2f} "
             f"at α = {nemenyi.alpha:g}: methods joined by a bar do not differ significantly.</p>"
         )
-    return HtmlSection("ranks", "Average ranks and critical differences", "".join(parts))
+    left_out = next((t.unranked for c, t in tables.items() if c in RANK_METRICS), {})
+    note = bullets(f"{method} left out of the ranks: {reason}" for method, reason in left_out.items())
+    return HtmlSection("ranks", "Average ranks and critical differences", note + "".join(parts))
 
 
 def dataset_sizes(run_dirs: Iterable[PathLike]) -> dict[str, float]:
@@ -292,11 +222,15 @@ def provenance_section(results: RunResults) -> HtmlSection:
     return HtmlSection("provenance", "Provenance and warnings", "".join(body))
 
 
-def run_sections(results: RunResults, sizes: Mapping[str, float] | None = None, key: str = "run") -> list[HtmlSection]:
+def run_sections(
+    results: RunResults, sizes: Mapping[str, float] | None = None, key: str = "run", *, precision: int | None = None
+) -> list[HtmlSection]:
     """The sections of a run's results (:class:`~mlhidden.experiment.run_results.RunResults`).
 
     ``sizes`` maps a dataset to its N·D·L (default: read from the stores of the runs in
-    ``results.provenance``); ``key`` makes the plots' SVG ids unique when several runs share a page.
+    ``results.provenance``); ``key`` makes the plots' SVG ids unique when several runs share a page;
+    ``precision``: the decimals shown (default: the run's ``run --precision``, else as many as
+    tell each table's ranks apart). The tables are those of the text report, ranked alike.
     """
     tables = metric_tables(
         results.units,
@@ -304,6 +238,8 @@ def run_sections(results: RunResults, sizes: Mapping[str, float] | None = None, 
         results.methods,
         results.unavailable,
         metrics=[m for m in METRICS if m in results.units],
+        precision=stored_precision(results.provenance) if precision is None else precision,
+        unranked=merged_unranked(results),
     )
     sizes = dataset_sizes(results.provenance) if sizes is None else sizes
     split_tables = [tables[m] for m in SPLIT_PLOT_METRICS if m in tables]
@@ -352,11 +288,16 @@ def render_page(
 ) -> str:
     """The whole page: a header with the precision toggle, ``sections``, then ``views`` if any.
 
+    The toggle's "auto" shows each table at its own decimals (its
+    :attr:`~mlhidden.report.tables.Metric.digits`: ``--precision``, else as many as tell its ranks apart).
+
     ``views`` maps a name to a list of sections; a ``<select>`` labelled ``view_label`` shows one
     view at a time (the first at opening), so a reader can switch every table and plot at once.
     ``intro`` is HTML put under the header.
     """
-    precision = "".join(f"<option value='{p}'>{p}</option>" for p in PRECISIONS)
+    precision = "<option value='auto'>auto</option>" + "".join(
+        f"<option value='{p}'>{p}</option>" for p in PRECISIONS
+    )
     controls = [f"<label>decimals <select id='precision'>{precision}</select></label>"]
     body = [intro, _toc(sections, "") if sections else "", _sections_html(sections, "")]
     if views:
@@ -379,13 +320,14 @@ def render_page(
 
 def write_html(
     run_results: RunResults, path: PathLike, *, title: str | None = None, extra_sections: Iterable[HtmlSection] = (),
-    sizes: Mapping[str, float] | None = None,
+    sizes: Mapping[str, float] | None = None, precision: int | None = None,
 ) -> Path:
     """Write the results page of ``run_results`` (:class:`~mlhidden.experiment.run_results.RunResults`) to ``path``.
 
-    ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections.
+    ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections;
+    ``precision``: see :func:`run_sections`.
     """
     path = Path(path)
     title = title or f"Results: {run_results.config.get('name', 'run')}"
-    sections = [*extra_sections, *run_sections(run_results, sizes)]
+    sections = [*extra_sections, *run_sections(run_results, sizes, precision=precision)]
     return write_text(path, render_page(title, sections))

@@ -11,7 +11,6 @@ from, so a plot never shows a number the tables do not hold.
 from __future__ import annotations
 
 import io
-import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,11 +22,11 @@ from matplotlib.figure import Figure
 
 from mlhidden.experiment.status import OK
 from mlhidden.report.cd_diagram import draw_cd_diagram
-from mlhidden.report.figures import MARKERS, new_figure
+from mlhidden.report.figures import line_styles, new_figure
 from mlhidden.report.significance_tests import Ranks
 from mlhidden.report.tables import MetricTable
 
-COLOURS = [f"C{i}" for i in range(10)]
+AXIS_PAD = 0.04  # of the range, beyond each end: points at 0 and 1 stay off the axes
 PANEL_WIDTH = 0.55  # inches per method in a per-split panel
 _SVG_START = re.compile(r"<svg\b")
 _ID = re.compile(r'(\sid=")([^"]+)"')
@@ -58,7 +57,7 @@ def split_scores_svg(tables: Sequence[MetricTable], dataset: str, key: str) -> s
     width = max(2.4, PANEL_WIDTH * len(methods) + 0.9)
     figure = new_figure(width * len(tables), 2.9)
     axes = figure.subplots(1, len(tables), squeeze=False)[0]
-    for ax, table in zip(axes, tables):
+    for panel, (ax, table) in enumerate(zip(axes, tables)):
         values = _split_values(table, dataset)
         data = [values.get(method, np.array([])) for method in methods]
         drawn = [i for i, column in enumerate(data) if len(column)]
@@ -72,11 +71,14 @@ def split_scores_svg(tables: Sequence[MetricTable], dataset: str, key: str) -> s
             whiskerprops={"linewidth": 0.8},
             capprops={"linewidth": 0.8},
         )
-        for i, colour in zip(range(len(methods)), itertools.cycle(COLOURS)):
+        for i, (colour, marker) in enumerate(line_styles(len(methods))):
             column = data[i]
             if len(column):
                 offsets = np.linspace(-0.18, 0.18, len(column)) if len(column) > 1 else np.zeros(1)
-                ax.scatter(i + 1 + offsets, column, s=12, color=colour, zorder=3, linewidths=0)
+                ax.scatter(
+                    i + 1 + offsets, column, s=12, color=colour, marker=marker, zorder=3, linewidths=0,
+                    gid=f"panel{panel}-method-{i}",
+                )
             else:
                 ax.text(
                     i + 1,
@@ -124,7 +126,7 @@ def time_size_svg(table: MetricTable, sizes: Mapping[str, float], size_label: st
     figure = new_figure(6.4, 3.8)
     ax = figure.subplots()
     drawn = 0
-    for method, colour, marker in zip(table.methods, itertools.cycle(COLOURS), itertools.cycle(MARKERS)):
+    for i, (method, (colour, marker)) in enumerate(zip(table.methods, line_styles(len(table.methods)))):
         means = table.means[method].reindex(datasets)
         keep = means.notna() & (means > 0)
         if keep.any():
@@ -136,6 +138,7 @@ def time_size_svg(table: MetricTable, sizes: Mapping[str, float], size_label: st
                 markersize=4,
                 linewidth=1.2,
                 label=method,
+                gid=f"method-{i}",
             )
             drawn += 1
     if not drawn:
@@ -157,6 +160,7 @@ def agreement_svg(
 
     ``frame`` has the columns ``reference``, ``ours``, ``outside`` (bool: drawn red) and ``marked``
     (bool: drawn as an open square, a reference value with a remark such as an audit finding).
+    The axes reach a little beyond the values' range, so that points at its ends stay visible.
     """
     figure = new_figure(4.6, 4.4)
     ax = figure.subplots()
@@ -177,9 +181,10 @@ def agreement_svg(
                 style = {"marker": "s", "facecolors": "none", "edgecolors": colour}
             where = "outside" if outside else "within"
             label = f"{where} the band{', reference remarked' if marked else ''} ({len(points)})"
-            ax.scatter(points["reference"], points["ours"], s=14, linewidths=0.8, label=label, **style)
-    ax.set_xlim(low, high)
-    ax.set_ylim(low, high)
+            ax.scatter(points["reference"], points["ours"], s=14, linewidths=0.8, label=label, clip_on=False, **style)
+    pad = AXIS_PAD * (high - low)
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_ylim(low - pad, high + pad)
     ax.set_aspect("equal")
     ax.set_xlabel(x_label, fontsize=9)
     ax.set_ylabel(y_label, fontsize=9)

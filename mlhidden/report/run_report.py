@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.provenance import provenance_lines, read_run_json, stored_precision
 from mlhidden.experiment.store import load_results
 from mlhidden.io import PathLike
 from mlhidden.report.csv_files import wide_frame, write_frame
@@ -46,9 +46,12 @@ def report_runs(
     nothing. With ``metrics`` (names of any metric, e.g. ``ranking_loss``): those metrics' tables
     from the stored predictions, their files only when ``out_dir`` is given. Merged runs whose
     method sets differ are ranked over the methods they share, with a note naming the others.
-    ``precision`` is the number of decimals shown (default: each metric's own).
+    ``precision`` is the number of decimals shown (default: the run's ``run --precision``, else as
+    many as tell each table's ranks apart).
     """
     run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
+    if precision is None:
+        precision = stored_precision({str(d): read_run_json(d) for d in run_dirs})
     if metrics:
         return _named_metrics(run_dirs, out_dir, metrics, stats=stats, control=control, std=std, precision=precision)
     results = load_results(run_dirs)
@@ -71,7 +74,7 @@ def report_runs(
     if html:
         from mlhidden.report.html import HTML_FILE, write_html
 
-        report.paths.append(write_html(results, out_dir / HTML_FILE))
+        report.paths.append(write_html(results, out_dir / HTML_FILE, precision=precision))
     return report
 
 

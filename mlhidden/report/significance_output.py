@@ -103,7 +103,7 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
         text += f"**Caveat**: {markdown_escape(report.caveat)}.\n\n"
     friedman = report.friedman
     assert friedman is not None  # every applicable report has one
-    n, k = len(report.datasets), len(report.table.methods)
+    n, k = len(report.datasets), len(report.table.ranked_methods)
     text += (
         f"Friedman test over N = {n} datasets and k = {k} methods: χ²_F = {friedman.chi2:.2f}"
         f" (p = {_format_p(friedman.chi2_p_value)}); Iman–Davenport F_F = {friedman.f:.2f}"
@@ -111,7 +111,7 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
     )
     rows: list[list[str]] = []
     by_method = {comparison.method: comparison for comparison in report.wilcoxon}
-    for method in report.table.methods:
+    for method in report.table.ranked_methods:
         row = [markdown_escape(method), format_avg_rank(report.avg_ranks[method])]
         comparison = by_method.get(method)
         if comparison is None:
@@ -147,7 +147,10 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
             f"- Nemenyi at α = {test.alpha:.2f}: CD = {test.cd:.2f} (q = {test.q:.3f});"
             f" groups not significantly different: {markdown_escape(groups)}\n"
         )
-    sentences = significance_sentences(report)
+    sentences = [
+        *(f"{method} is not tested: {reason}" for method, reason in report.table.unranked.items()),
+        *significance_sentences(report),
+    ]
     if sentences:
         text += "\n" + "".join(f"- {markdown_escape(sentence)}\n" for sentence in sentences)
     return text
@@ -160,7 +163,8 @@ def significance_dict(report: SignificanceReport) -> dict[str, Any]:
         "higher_is_better": report.table.metric.higher_is_better,
         "datasets": list(report.datasets),
         "excluded_datasets": list(report.excluded),
-        "methods": list(report.table.methods),
+        "methods": list(report.table.ranked_methods),
+        "unranked": dict(report.table.unranked),
         "avg_ranks": {method: _finite(rank) for method, rank in report.avg_ranks.items()},
         "not_applicable": report.not_applicable,
         "caveat": report.caveat,

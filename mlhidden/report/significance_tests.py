@@ -268,7 +268,7 @@ def wilcoxon_against_control(
     sign = 1.0 if table.metric.higher_is_better else -1.0
     means = table.means.loc[list(datasets)]
     results = []
-    for method in table.methods:
+    for method in table.ranked_methods:
         if method == control:
             continue
         differences = (sign * (means[control] - means[method])).dropna().round(RANK_DECIMALS).to_numpy()
@@ -337,11 +337,11 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         With ``not_applicable`` set, and no tests, when there are fewer than 2 complete datasets
         or fewer than 2 methods.
     """
-    chosen = check_control(control, table.methods)
+    chosen = check_control(control, table.ranked_methods)
     datasets = tuple(table.ranked_datasets)
-    ranks = table.ranks.loc[list(datasets)]
+    ranks = table.ranks.loc[list(datasets), table.ranked_methods]
     avg_ranks = ranks.mean(axis=0).rename("avg rank")
-    n, k = len(datasets), len(table.methods)
+    n, k = len(datasets), len(ranks.columns)
     if n < 2 or k < 2:
         reason = (
             f"{n} complete dataset{'s' if n != 1 else ''} and {k} method{'s' if k != 1 else ''};"

@@ -24,7 +24,8 @@ from mlhidden.experiment.store import ResultStore, load_results
 from mlhidden.experiment.store_schema import UnitKey
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import markdown_escape, to_markdown
-from mlhidden.report.tables import SCORE_METRICS, Metric, MetricTable, get_metric, metric_table, shared_methods
+from mlhidden.report.ranked_methods import shared_methods
+from mlhidden.report.tables import SCORE_METRICS, Metric, MetricTable, get_metric, metric_table
 
 PREDICTION_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed")
 SCORE_METRICS_FILE = "score_metrics.md"
@@ -70,7 +71,7 @@ def stored_metric(
 
 def merged_unranked(results: RunResults) -> dict[str, str]:
     """Method -> why it is left out of the ranks: only for merged runs whose method sets differ
-    (:func:`~mlhidden.report.tables.shared_methods`); one run's missing cells are units still to run."""
+    (:func:`~mlhidden.report.ranked_methods.shared_methods`); one run's missing cells are units still to run."""
     if len(results.provenance) < 2:
         return {}
     return shared_methods(results.units, results.datasets, results.methods, results.unavailable)

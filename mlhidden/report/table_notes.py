@@ -7,6 +7,7 @@ same thing wherever the table is read.
 from __future__ import annotations
 
 from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
+from mlhidden.report.digits import rank_collisions
 from mlhidden.report.tables import MetricTable
 
 PARTIAL_MARK = "†"
@@ -44,7 +45,15 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list[str]:
         notes.extend(f"{dataset}: {reason}; not ranked" for dataset, reason in table.unavailable.items())
     if table.own_work_only:
         notes.append(OWN_WORK_NOTE)
-    return notes
+    return notes + collision_notes(table)
+
+
+def collision_notes(table: MetricTable) -> list[str]:
+    """One footnote per two cells that print the same but rank differently (their full values are in the CSVs)."""
+    return [
+        f"{first} and {second} on {dataset} read the same but rank differently (the CSV files hold the full values)"
+        for dataset, first, second in rank_collisions(table.means, table.ranks, table.metric.format)
+    ]
 
 
 def warning_notes(table: MetricTable) -> list[str]:

@@ -19,6 +19,8 @@ from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.experiment.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
 from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 from mlhidden.experiment.unit_warnings import kind_counts
+from mlhidden.report.digits import MAX_DIGITS, MIN_DIGITS, first_separating
+from mlhidden.report.ranked_methods import unranked_methods
 from mlhidden.report.uncertainty import t_interval
 
 UNIT_KEYS = ("dataset", "method", "split")
@@ -43,6 +45,8 @@ class Metric:
         Times are shown with fewer decimals the longer they are (see :meth:`format`).
     digits : int, optional
         Decimals of every value shown (``--precision``); None for the defaults of :meth:`format`.
+    extra_digits : int
+        Decimals a time table adds to the defaults of :meth:`format`, to tell its ranks apart.
     plugin : bool
         A metric function of the user's (:func:`mlhidden.experiment.metrics.plugin_metric`),
         computed from the stored predictions.
@@ -54,6 +58,7 @@ class Metric:
     is_time: bool = False
     digits: int | None = None
     plugin: bool = False
+    extra_digits: int = 0
 
     def format(self, value: float) -> str:
         """The display text of a mean.
@@ -65,9 +70,8 @@ class Metric:
         """
         if self.digits is not None:
             return f"{value:.{self.digits}f}"
-        if not self.is_time or value < 1:
-            return f"{value:.2f}"
-        return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+        decimals = 2 if not self.is_time or value < 1 else 1 if value < 10 else 0
+        return f"{value:.{min(decimals + self.extra_digits, MAX_DIGITS)}f}"
 
 
 METRICS: dict[str, Metric] = {
@@ -195,6 +199,11 @@ class MetricTable:
     unranked: dict[str, str] = field(default_factory=dict)
 
     @property
+    def ranked_methods(self) -> list[str]:
+        """The methods that take part in the ranking, in column order."""
+        return [method for method in self.methods if method not in self.unranked]
+
+    @property
     def ranked_datasets(self) -> list[str]:
         """The datasets that take part in the ranking, in row order."""
         return [dataset for dataset in self.datasets if not self.ranks.loc[dataset].isna().all()]
@@ -286,10 +295,14 @@ def metric_table(
         Dataset name -> reason, for datasets that could not be run (they have no units).
     precision : int, optional
         Decimals of the values shown (see :attr:`Metric.digits`); ranks always use the full values.
+        By default a table gets as many as tell its ranks apart (:func:`separating_format`).
     unranked : dict, optional
         Method -> why it is left out of the ranks: its cells show their values without a rank,
         and a row is ranked when every other method has a result on it (merged runs whose method
-        sets differ are ranked over the methods they share, see :func:`shared_methods`).
+        sets differ are ranked over the methods they share, see
+        :func:`~mlhidden.report.ranked_methods.shared_methods`). The
+        trivial baselines are always left out too
+        (:func:`~mlhidden.report.ranked_methods.unranked_methods`).
 
     Returns
     -------
@@ -298,7 +311,7 @@ def metric_table(
     metric = get_metric(metric)
     if precision is not None:
         metric = replace(metric, digits=precision)
-    unranked = {method: reason for method, reason in (unranked or {}).items() if method in methods}
+    unranked = unranked_methods(methods, unranked)
     unavailable = dict(unavailable or {})
     rows = table_rows(datasets, unavailable)
     methods = _unique(methods, "methods")
@@ -341,6 +354,8 @@ def metric_table(
         .rank(axis=1, method="average", ascending=not metric.higher_is_better, na_option="bottom")
         .reindex(index=rows, columns=methods)
     )
+    if metric.digits is None:
+        metric = separating_format(metric, means, ranks)
     return MetricTable(
         metric=metric,
         datasets=tuple(rows),
@@ -366,6 +381,18 @@ def metric_table(
     )
 
 
+def separating_format(metric: Metric, means: pd.DataFrame, ranks: pd.DataFrame) -> Metric:
+    """``metric`` with the fewest decimals at which two means that rank differently never read the same:
+    scores :data:`~mlhidden.report.digits.MIN_DIGITS` to ``MAX_DIGITS``, times up to two more than
+    their defaults (see :meth:`Metric.format`)."""
+    candidates = (
+        [replace(metric, extra_digits=extra) for extra in range(MAX_DIGITS - MIN_DIGITS + 1)]
+        if metric.is_time
+        else [replace(metric, digits=digits) for digits in range(MIN_DIGITS, MAX_DIGITS + 1)]
+    )
+    return candidates[first_separating([m.format for m in candidates], means, ranks)]
+
+
 def metric_tables(
     units: pd.DataFrame, datasets: Sequence[str], methods: Sequence[str], unavailable: Mapping[str, str] | None = None,
     metrics: Iterable[str | Metric] = tuple(METRICS), *, precision: int | None = None,
@@ -377,28 +404,4 @@ def metric_tables(
     return {
         get_metric(metric).column: metric_table(units, metric, datasets, methods, unavailable, **options)
         for metric in metrics
-    }
-
-
-def shared_methods(
-    units: pd.DataFrame, datasets: Iterable[str], methods: Sequence[str], unavailable: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """Method -> why to leave it out of the ranks of merged runs: it has no unit on some dataset others have.
-
-    Runs merged from different method sets leave whole cells empty; ranking only the datasets
-    every method has would drop the others from the ranks. Ranking instead over the methods with
-    results on every dataset keeps each dataset ranked. Fewer than two such methods leave nothing
-    to rank, so then every method stays (and the incomplete rows stay unranked, as in one run).
-    """
-    rows = [dataset for dataset in datasets if dataset not in (unavailable or {})]
-    present = set(zip(units["dataset"], units["method"]))
-    missing = {method: [d for d in rows if (d, method) not in present] for method in methods}
-    shared = [method for method in methods if not missing[method]]
-    if len(shared) < 2 or len(shared) == len(methods):
-        return {}
-    return {
-        method: f"it has no results on {', '.join(gaps)} "
-        f"(ranked over the methods every dataset has: {', '.join(shared)})"
-        for method, gaps in missing.items()
-        if gaps
     }

@@ -76,3 +76,10 @@ def test_stamped_lines_read_back_with_their_arrival_times():
     ]
     (run,) = read_runs(lines)
     assert [(s.time, s.eta) for s in run.samples] == [(0.0, 10.0)]
+
+
+def test_a_stamped_run_ends_with_its_command_not_its_last_status_line():
+    """A report phase that prints no status after the last unit is time the ETA had to cover."""
+    (_, second) = read_runs([*LOG.splitlines(), "1130.5\twrote 12 files under /tmp/q/ in 130 s"])
+    assert second.seconds == 130
+    assert [true for _, true, _, _ in second.rows()] == [130, 100, 60, 30]

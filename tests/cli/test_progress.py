@@ -138,7 +138,7 @@ def test_smoke_run_draws_a_bar_on_a_terminal(tmp_path):
 
 def test_smoke_run_prints_plain_lines_with_quiet_even_on_a_terminal(tmp_path):
     text = read_terminal(tmp_path, ["--quiet"])
-    assert "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:00" in text  # from the priors
+    assert "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:01" in text  # from the priors, never 0:00
     assert "progress: 4/4 units (100%), 0 failed" in text
     assert CLEAR_LINE not in text
 
@@ -147,7 +147,7 @@ def test_smoke_run_prints_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     done = subprocess.run(smoke_command(tmp_path, ["-v"]), cwd=PROJECT_ROOT, capture_output=True, timeout=120)
     assert done.returncode == 0
     lines = done.stderr.decode().splitlines()
-    assert lines[0] == "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:00"
+    assert lines[0] == "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:01"
     assert sum(line.startswith("[") and ": ok (" in line for line in lines) == 4, "one line per unit with -v"
     assert any(line.startswith("progress: 4/4 units (100%), 0 failed") for line in lines)
     assert "\r" not in done.stderr.decode()
@@ -214,3 +214,20 @@ def test_without_the_pending_units_the_eta_counts_units():
     progress.unit(row(), 1, 4)
     assert progress.eta(clock.now) == pytest.approx(30.0)
     progress.close(show_final=False)
+
+
+def test_the_eta_never_reads_0_00_while_a_unit_remains():
+    from mlhidden.experiment.eta import RunEstimate
+
+    clock = [0.0]
+    estimate = RunEstimate([[(("Tiny", "BR"), 0.001), (("Tiny", "CC"), 0.001)]], workers=1)
+    progress = RunProgress(io.StringIO(), bar=False, clock=lambda: clock[0], estimate=estimate)
+    progress.start(2, 0, pending=[(("Tiny", "BR"), 0.001), (("Tiny", "CC"), 0.001)], workers=1)
+    clock[0] = 5.0  # the first unit overran its estimate
+    assert "ETA 0:01" in progress.status(clock[0])
+    row = {"dataset": "Tiny", "label": "BR", "split": 0, "status": "ok", "error": "", "train_seconds": 5.0}
+    progress.unit(row, 1, 2)
+    assert "ETA 0:00" not in progress.status(clock[0])
+    progress.unit({**row, "label": "CC"}, 2, 2)
+    assert progress.status(clock[0]).endswith("ETA 0:00")
+    progress.close()

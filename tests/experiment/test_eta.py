@@ -81,3 +81,13 @@ def test_a_unit_that_reused_fits_teaches_the_estimate_its_own_work():
     progress.close(show_final=False)
     assert progress._estimate is not None
     assert progress._estimate.model.expected(("Bibtex", "CCASL")) == pytest.approx(0.5)
+
+
+def test_a_measured_report_phase_is_its_own_wall_time_however_slow_the_units_were():
+    units, report = [(("D0", "BR"), 1.0), (("D1", "BR"), 1.0)], (("report", "report"), 40.0)
+    estimate = RunEstimate([units, [report]], workers=1, measured=[report[0]])
+    estimate.start_stage(units, now=0.0)
+    estimate.finished(("D0", "BR"), 10.0, now=10.0)  # ten times its prior: a loaded machine
+    assert 1.5 < estimate.remaining(10.0) - 40.0 < 11.0  # D1 learns the slower pace, the report does not
+    estimate.start_stage([report], now=20.0, workers=1)
+    assert estimate.remaining(30.0) == pytest.approx(30.0)

@@ -8,6 +8,7 @@ the real datasets (the whole quick run is marked slow).
 from __future__ import annotations
 
 import csv
+import io
 import json
 import subprocess
 from pathlib import Path
@@ -19,6 +20,7 @@ from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
 
 from mlhidden.cli import cli
+from mlhidden.cli.progress import RunProgress
 from mlhidden.data import load_dataset, make_logical
 from mlhidden.data.generators import GENERATORS
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
@@ -646,8 +648,22 @@ def assert_report_files(out_dir, runs):
 
 def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     names = ("logical", "synthetic_2d", "hidden_nodes")
-    result = reproduce(tmp_path, quick=True, data_dir=mirror_dir, n_jobs=2, config_dir=CONFIGS, names=names)
+    stream, stages = io.StringIO(), []
+
+    def progress(name, stage, estimate):
+        stages.append(f"{stage}: {name}")
+        return RunProgress(stream, bar=False, estimate=estimate, stage=stage)
+
+    result = reproduce(
+        tmp_path, quick=True, data_dir=mirror_dir, n_jobs=2, config_dir=CONFIGS, names=names, progress=progress
+    )
     assert not result.interrupted and result.n_failed == 0
+    # The report phase is the last stage, with its own line and estimate; no ETA says 0:00 before the end.
+    assert stages[-1] == "stage 4/4: report" and len(stages) == 4
+    lines = stream.getvalue().splitlines()
+    assert lines[-1].startswith("progress: stage 4/4: 1/1 units (100%)") and lines[-1].endswith("ETA 0:00")
+    assert any(line.startswith("progress: stage 4/4: 0/1 units") for line in lines)
+    assert not any(line.endswith("ETA 0:00") for line in lines[:-1]), lines
     report = assert_report_files(tmp_path, names)
     assert "**Quick mode**" in report
     assert tmp_path / "index.html" in result.paths and "<h2>Claims</h2>" in (tmp_path / "index.html").read_text()
@@ -668,6 +684,7 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     # A second call resumes: nothing runs again, the report is rebuilt, and the wall times still
     # count the invocation that computed the units.
     first_log = json.loads((tmp_path / "reproduction.json").read_text())
+    assert first_log["report_seconds"] > 0  # the next invocation's estimate of its report phase
     for run in first_log["runs"].values():
         assert 0 <= run["worker_start_seconds"] < run["unit_phase_seconds"] <= run["wall_seconds"]
     again = reproduce(tmp_path, quick=True, data_dir=mirror_dir, n_jobs=2, config_dir=CONFIGS, names=names)

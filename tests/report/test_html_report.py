@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import collections
+import html
 import io
 import json
 import os
 import re
 import shutil
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from browser import CHROMIUM, Browser
@@ -22,6 +25,7 @@ from mlhidden.report.html import HTML_FILE
 from mlhidden.report.tables import METRICS, metric_table
 
 METHODS = ("BR", "CC", "AllZero")
+REPORT_DIR = Path(__file__).parents[2] / "results"
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +70,10 @@ def test_one_sortable_table_per_metric_holding_the_stored_means(run_dir, page):
             assert values == [float(table.means.at[dataset, m]) for m in METHODS], (column, dataset)
     # Scores carry their full value for the precision toggle; times do not change with it.
     exact = page.split("id='run-exact_match'>", 1)[1].split("</table>", 1)[0]
-    assert len(re.findall(r"<span data-p='[^']+'>\d\.\d\d</span>", exact)) == 2 * len(METHODS)
+    digits = metric_table(results.units, "exact_match", results.datasets, results.methods).metric.digits
+    assert len(re.findall(rf"<span data-p='[^']+' data-d='{digits}'>\d\.\d{{{digits}}}</span>", exact)) == 6
     assert "data-p=" not in page.split("id='run-total_seconds'>", 1)[1].split("</table>", 1)[0]
-    assert "<select id='precision'><option value='2'>2</option><option value='3'>3</option>" in page
+    assert "<select id='precision'><option value='auto'>auto</option><option value='2'>2</option>" in page
 
 
 def test_plots_of_the_splits_ranks_and_times_are_inline_svg(page):
@@ -76,7 +81,8 @@ def test_plots_of_the_splits_ranks_and_times_are_inline_svg(page):
     assert splits.count("<svg") == 2
     assert all(re.search(rf"<text[^>]*>{name}</text>|>{name}<", splits) for name in ("Logical", "Music"))
     ranks = section(page, "ranks")
-    assert ranks.count("<svg") == 3 and len(re.findall(r">CD = 2\.34</text>", ranks)) == 3  # 3 methods, 2 datasets
+    assert ranks.count("<svg") == 3 and len(re.findall(r">CD = 1\.39</text>", ranks)) == 3  # 2 ranked, 2 datasets
+    assert "AllZero left out of the ranks: a trivial baseline" in ranks
     time = section(page, "time")
     assert time.count("<svg") == 1 and "N·D·L" in time and all(m in time for m in METHODS)
 
@@ -117,6 +123,8 @@ def reproduction_dir(run_dir, tmp_path_factory):
         columns=["table", "metric", "dataset", "method", "ours", "paper", "difference", "flagged", "audit"],
     )
     comparisons.to_csv(out_dir / "comparison.csv", index=False)
+    shutil.copy(REPORT_DIR / "REPORT.md", out_dir)  # the committed reproduction's report and its figures
+    shutil.copytree(REPORT_DIR / "figures", out_dir / "figures")
     assert write_index_html(out_dir) == out_dir / HTML_FILE
     return out_dir
 
@@ -130,8 +138,9 @@ def test_reproduction_page_has_claims_first_comparisons_and_a_setting_selector(r
     assert views == [("main runs", ""), ("s_one", " hidden"), ("s_two", " hidden")]
     assert shared_ids(page) == []
     for i, view in enumerate(page.split("<div class='view'")[1:]):
-        ids = re.findall(r"<section id='v\d-(\w+)'>", view)
-        assert ids[:3] == ["claims", "comparison", "tables"], ids
+        ids = re.findall(r"<section id='v\d-([\w-]+)'>", view)
+        report = [f"report-{k}" for k in range(15)] if i == 0 else []  # REPORT.md's sections: in the main view
+        assert ids[: 3 + len(report)] == ["claims", "comparison", *report, "tables"], ids
         claims = view.split("<section id=", 2)[1]
         assert all(f">C{k}<" in claims for k in range(1, 9))
         comparison = view.split(f"<section id='v{i}-comparison'>", 1)[1].split("</section>", 1)[0]
@@ -201,3 +210,102 @@ def test_the_setting_selector_switches_every_section(reproduction_dir):
         browser.click("#setting1-exact_match thead th:nth-child(2)")
         assert row_order(browser, "setting1-exact_match") == ["Music", "Logical"]
         assert browser.errors == []
+
+
+def rank_tables(browser: Browser, section_id: str) -> list:
+    """Each average-rank table of a rank section as read in the page: ``{method: rank}``."""
+    return browser.evaluate(
+        f"Array.from(document.querySelectorAll('#{section_id} table')).map(t => Object.fromEntries("
+        "Array.from(t.tBodies[0].rows).map(r => [r.cells[0].textContent, parseFloat(r.cells[1].dataset.v)])))"
+    )
+
+
+@needs_chromium
+def test_the_claims_rank_as_the_rank_section_does(reproduction_dir):
+    """The claims' average ranks (the trivial baseline AllZero left out) are the ones the rank section shows."""
+    from mlhidden.paper.claim_inputs import RANKED_METRICS
+    from mlhidden.paper.evidence import Runs, gather_evidence
+    from mlhidden.report.html import RANK_METRICS
+
+    claimed = gather_evidence(Runs(reproduction_dir)).paper_ranks
+    with Browser() as browser:
+        browser.open((reproduction_dir / HTML_FILE).as_uri())
+        shown = dict(zip(RANK_METRICS, rank_tables(browser, "v0-ranks")))
+        assert browser.errors == []
+    for metric in RANKED_METRICS:
+        assert shown[metric] == pytest.approx(claimed[metric].ranks.to_dict()), metric
+        assert "AllZero" not in shown[metric]
+
+
+def many_methods_page(tmp_path, n_methods: int = 14):
+    """The run sections of 14 made-up methods on 2 datasets of 3 splits, as a page."""
+    from mlhidden.experiment.run_results import RunResults
+    from mlhidden.report.html import render_page, run_sections
+
+    methods = [f"Method{i:02d}" for i in range(n_methods)]
+    rng = np.random.default_rng(0)
+    units = pd.DataFrame(
+        [
+            {"dataset": d, "method": m, "split": s, "status": "ok", "error": "", "exact_match": rng.uniform(0, 1),
+             "hamming_score": rng.uniform(0.5, 1), "total_seconds": rng.uniform(0.1, 50)}
+            for d in ("Small", "Large") for m in methods for s in range(3)
+        ]
+    )
+    results = RunResults(units, ["Small", "Large"], methods, {}, {"name": "many"}, 0)
+    path = tmp_path / HTML_FILE
+    path.write_text(render_page("many", run_sections(results, {"Small": 1e3, "Large": 1e6})), encoding="utf-8")
+    return path, methods
+
+
+STYLES = """Array.from(document.querySelectorAll("svg")).map(svg => {
+  var styles = {};
+  svg.querySelectorAll("g[id*='method-']").forEach(g => {
+    var use = g.querySelector("use"), shape = document.querySelector(use.getAttribute("xlink:href"));
+    var key = g.id.replace(/.*method-/, "");
+    styles[key] = getComputedStyle(use).fill + " " + shape.getAttribute("d");
+  });
+  return styles;
+}).filter(styles => Object.keys(styles).length)"""
+
+
+@needs_chromium
+def test_14_methods_differ_in_colour_and_marker_in_every_plot_and_tables_scroll_at_1024_px(tmp_path):
+    path, methods = many_methods_page(tmp_path)
+    with Browser(width=1024, height=800) as browser:
+        browser.open(path.as_uri())
+        plots = browser.evaluate(STYLES)
+        assert len(plots) == 3  # the per-split plot of each dataset (2 panels each) and the time plot
+        for styles in plots:
+            methods_drawn = {key.split("-")[-1] for key in styles}
+            assert len(methods_drawn) == len(methods)
+            by_method = {}
+            for key, style in styles.items():
+                by_method.setdefault(key.split("-")[-1], set()).add(style)
+            assert all(len(s) == 1 for s in by_method.values())  # one style per method, in every panel
+            assert len({next(iter(s)) for s in by_method.values()}) == len(methods)
+        assert browser.evaluate("document.documentElement.scrollWidth") <= 1024
+        boxes = browser.evaluate(
+            "Array.from(document.querySelectorAll('table')).map(t => { var box = t.parentElement;"
+            " return [box.className, getComputedStyle(box).overflowX, box.scrollWidth > box.clientWidth,"
+            " box.getBoundingClientRect().right <= 1024]; })"
+        )
+        assert all(box[0] == "scroll" and box[1] == "auto" and box[3] for box in boxes), boxes
+        assert any(box[2] for box in boxes)  # a 14-method table is wider than the page: its box scrolls
+        assert browser.errors == []
+
+
+def test_every_section_of_report_md_is_on_the_page_with_its_figures_inside(reproduction_dir):
+    text = (reproduction_dir / "REPORT.md").read_text(encoding="utf-8")
+    page = (reproduction_dir / HTML_FILE).read_text(encoding="utf-8")
+    main = page.split("<div class='view'", 2)[1]
+    titles = re.findall(r"^## (.*)$", text, flags=re.MULTILINE)
+    shown = re.findall(r"<section id='v0-report-\d+'><h2>([^<]*)</h2>", main)
+    assert [html.unescape(t) for t in shown] == titles
+    required = ["Audit of the paper's numbers", "Table 3: the Logical problem", "Table 4: synthetic data",
+                "Which claims survive which settings", "A second implementation: scikit-multilearn and scikit-learn"]
+    assert set(required) <= set(titles)
+    figures = re.findall(r"^!\[[^\]]*\]\(([^)]+)\)$", text, flags=re.MULTILINE)
+    assert figures and main.count("src='data:image/png;base64,") == len(figures)
+    audit = main.split("<h2>Audit of the paper&#x27;s numbers</h2>", 1)[1].split("</section>", 1)[0]
+    assert "<table>" in audit and "<li>" in audit
+    assert "<a id='report-claim-c1'></a>" in main
