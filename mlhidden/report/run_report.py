@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from mlhidden.experiment.provenance import provenance_lines, read_run_json, stored_precision
+from mlhidden.experiment.provenance import provenance_lines, stored_precision
 from mlhidden.experiment.store import load_results
 from mlhidden.io import PathLike
 from mlhidden.report.csv_files import wide_frame, write_frame
@@ -50,11 +50,10 @@ def report_runs(
     many as tell each table's ranks apart).
     """
     run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
-    if precision is None:
-        precision = stored_precision({str(d): read_run_json(d) for d in run_dirs})
     if metrics:
         return _named_metrics(run_dirs, out_dir, metrics, stats=stats, control=control, std=std, precision=precision)
     results = load_results(run_dirs)
+    precision = stored_precision(results.provenance) if precision is None else precision
     unranked = merged_unranked(results)
     footer = provenance_lines(results.provenance)
     grid = (results.units, results.datasets, results.methods, results.unavailable)

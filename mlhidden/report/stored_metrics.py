@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mlhidden.experiment.metrics import SCORES
-from mlhidden.experiment.provenance import provenance_lines
+from mlhidden.experiment.provenance import provenance_lines, stored_precision
 from mlhidden.experiment.run_results import RunResults
 from mlhidden.experiment.status import OK
 from mlhidden.experiment.store import ResultStore, load_results
@@ -88,6 +88,7 @@ def stored_metrics(
     run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
     chosen = {name: get_metric(name) for name in metrics}
     results = load_results(run_dirs)
+    precision = stored_precision(results.provenance) if precision is None else precision
     columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS or m.plugin]
     values, has_scores = _prediction_values(run_dirs, columns)
     tables = {

@@ -102,8 +102,8 @@ def test_a_metric_by_import_path_is_tabulated_from_the_stored_predictions(projec
     assert result.exit_code == 0, result.output
     assert "myplugin:label_recall" in result.output and "myplugin.mean_true_score" in result.output
     recall_row = next(line for line in result.output.splitlines() if line.startswith("Logical"))
-    br, _, all_zero, _ = recall_row.split()[1:5]
-    assert float(br) > 0.5 and all_zero == "0.00"  # AllZero predicts no label
+    br, _, all_zero = recall_row.split()[1:4]
+    assert float(br) > 0.5 and all_zero == "0.00"  # AllZero predicts no label, and is shown but never ranked
 
 
 def test_a_config_lists_extra_metrics_printed_after_the_run(project):
