@@ -30,7 +30,7 @@ PROBE = (
     "from mlhidden.data import read_arff\n"
     "from mlhidden.errors import UserError\n"
     "try:\n    read_arff(sys.argv[1])\nexcept UserError as error:\n    print(error)\n"
-    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    "print(next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')))\n"
 )
 
 
@@ -43,7 +43,8 @@ def _default_limits(monkeypatch):
 def _read_in_a_child(path: Path) -> tuple[str, int]:
     """What reading ``path`` says (the error, or nothing) and its peak RSS in MiB, under a 3 GiB address space.
 
-    The child runs without pytest-cov's subprocess measurement, whose tracing would count in its memory."""
+    The peak is the child's own (VmHWM): ``ru_maxrss`` also counts the forking parent's resident pages,
+    large in a long test session. The child runs without pytest-cov's subprocess measurement."""
     env = {name: value for name, value in os.environ.items() if not name.startswith(("COV_CORE", "COVERAGE"))}
     env |= {"OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     result = subprocess.run(
