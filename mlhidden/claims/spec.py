@@ -170,13 +170,20 @@ def _datasets(value: Any, where: KeyPath, fail: Fail) -> DatasetSelection:
     return DatasetSelection(names, group, minimum)
 
 
-def _subclaim(entry: Any, where: KeyPath, fail: Fail, line: int | None) -> SubClaim:
+def _check_entry(entry: Any, kind: str, shape: str, allowed: tuple[str, ...], required: Sequence[str], where: KeyPath,
+                 fail: Fail) -> None:
+    """Refuse (by ``fail``) a claim or sub-claim that is not a mapping, has a key it does not know, or lacks one."""
     if not isinstance(entry, dict):
-        fail("a sub-claim is a mapping with id, says, a statistic, direction and unit", where)
-    refuse_unknown_keys(entry, SUBCLAIM_KEYS, where, fail, "in sub-claim")
-    for key in ("id", "says", "unit"):
+        fail(f"a {kind} is a mapping with {shape}", where)
+    refuse_unknown_keys(entry, allowed, where, fail, f"in {kind}")
+    for key in required:
         if key not in entry:
-            fail(f"sub-claim lacks '{key}'", where)
+            fail(f"{kind} lacks '{key}'", where)
+
+
+def _subclaim(entry: Any, where: KeyPath, fail: Fail, line: int | None) -> SubClaim:
+    _check_entry(entry, "sub-claim", "id, says, a statistic, direction and unit", SUBCLAIM_KEYS, ("id", "says", "unit"),
+                 where, fail)
     given = [key for key in STATISTICS if key in entry]
     if len(given) != 1:
         fail(f"a sub-claim names exactly one of {', '.join(STATISTICS)}", where,
@@ -232,12 +239,8 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
     claims, seen = [], set()
     for i, entry in enumerate(data["claims"]):
         where: KeyPath = ("claims", i)
-        if not isinstance(entry, dict):
-            fail("a claim is a mapping with id, about, source, quote and subclaims", where)
-        refuse_unknown_keys(entry, CLAIM_KEYS, where, fail, "in claim")
-        for key in ("id", "about", "subclaims"):
-            if key not in entry:
-                fail(f"claim lacks '{key}'", where)
+        _check_entry(entry, "claim", "id, about, source, quote and subclaims", CLAIM_KEYS, ("id", "about", "subclaims"),
+                     where, fail)
         if not isinstance(entry["subclaims"], list) or not entry["subclaims"]:
             fail("'subclaims' must be a non-empty list", where + ("subclaims",))
         subclaims = []
