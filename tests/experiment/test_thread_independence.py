@@ -68,8 +68,16 @@ def cluster():
         yield local_cluster
 
 
+# The OpenBLAS kernels under which this slice was measured to depend on the thread count. Under
+# others (Sandybridge) 1 and 2 threads can round alike here, and the runs below then check nothing.
+THREAD_SENSITIVE_KERNELS = {"SkylakeX", "Haswell", "Zen"}
+
+
 def test_the_scene_slice_is_sensitive_to_blas_threads(monkeypatch):
     """Under another unit thread count the stored numbers would differ: this module's runs can fail."""
+    from threadpoolctl import threadpool_info
+
+    kernels = {info["architecture"] for info in threadpool_info() if info["internal_api"] == "openblas"}
     plan = plan_run(parse_config(FAST))
     dataset, split, method, _ = plan.units[0]
     assert (dataset.name, method.name) == ("Scene [first_labels=3]", "BR")
@@ -78,6 +86,8 @@ def test_the_scene_slice_is_sensitive_to_blas_threads(monkeypatch):
     for threads in (1, 2):
         monkeypatch.setattr(backends, "UNIT_BLAS_THREADS", threads)
         results.append(run_unit(dataset.dataset.X, dataset.dataset.Y, split, method, seed)["exact_match"])
+    if results[0] == results[1] and not kernels & THREAD_SENSITIVE_KERNELS:
+        pytest.skip(f"on OpenBLAS's {', '.join(sorted(kernels))} kernels this slice rounds alike under 1 and 2 threads")
     assert results[0] != results[1]
 
 
