@@ -28,8 +28,8 @@ from mlhidden.paper.reference import (
     LOGICAL_MODELS,
     SYNTHETIC_2D_BASE_CLASSIFIERS,
     SYNTHETIC_2D_METHODS,
-    TRIVIAL_BASELINE_METHODS,
 )
+from mlhidden.report.ranked_methods import unranked_methods
 from mlhidden.report.tables import METRICS, sort_units
 from mlhidden.report.uncertainty import t_interval
 
@@ -261,8 +261,9 @@ def run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFram
 
 
 def ranked_methods(run) -> list:
-    """The methods of a paper run that the paper's rankings compare: all but the trivial baselines."""
-    return [m for m in run.methods if m not in TRIVIAL_BASELINE_METHODS]
+    """The methods of a paper run that the paper's rankings compare: those the general ranking rule ranks."""
+    unranked = unranked_methods(run.methods)
+    return [m for m in run.methods if m not in unranked]
 
 
 def gather_evidence(runs: Runs) -> Evidence:
