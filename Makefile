@@ -38,7 +38,7 @@ test-all: venv
 LOWEST_VENV ?= .venv-lowest
 LOWEST_TESTS := tests/methods/test_sklearn_api.py tests/methods/test_methods.py tests/methods/test_batched_logistic.py \
 	tests/methods/test_batched_tron.py tests/methods/test_batched_logistic_cv.py tests/methods/test_sklearn_parity.py \
-	tests/methods/test_compact_forest.py tests/experiment/test_store_faults.py tests/experiment/test_stored_predictions.py \
+	tests/methods/test_compact_forest.py tests/runs/test_store_faults.py tests/runs/test_stored_predictions.py \
 	tests/data/test_arff.py tests/data/test_arff_faults.py tests/data/test_arff_weka_reading.py
 $(LOWEST_VENV)/.installed: pyproject.toml .ci/lowest-constraints.txt
 	$(PYTHON) -m venv $(LOWEST_VENV)

@@ -30,8 +30,8 @@ from benchmarks.eta_accuracy import read_runs, table
 from benchmarks.results_file import results_path, write_section
 from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, longest_expected_first, own_seconds
 from mlhidden.experiment.eta import makespan
-from mlhidden.experiment.store import ResultStore, load_results
 from mlhidden.report.tables import sort_units
+from mlhidden.runs.store import ResultStore, load_results
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKERS = (2, 4, 16, 64)

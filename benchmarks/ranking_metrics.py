@@ -1,7 +1,7 @@
 """Time the ranking metrics a report computes from stored scores against scikit-learn's.
 
 Run with ``python -m benchmarks.ranking_metrics``. scikit-learn ranks one row at a time in
-Python; :mod:`mlhidden.experiment.label_ranking` compares each relevant label with its row in one
+Python; :mod:`mlhidden.runs.label_ranking` compares each relevant label with its row in one
 array operation. ROC AUC is timed against ``roc_auc_score`` of the pooled entries (micro) and
 called once per label (macro). This is the benchmark that justifies hand-writing them: a report
 computes every metric of every stored unit (1,200 units on the full paper run), so the per-row
@@ -28,8 +28,8 @@ from sklearn.metrics import coverage_error, label_ranking_average_precision_scor
 from threadpoolctl import threadpool_limits
 
 from benchmarks.run import PROJECT_ROOT, machine_info
-from mlhidden.experiment import label_ranking
-from mlhidden.experiment.metrics import macro_auc, micro_auc
+from mlhidden.runs import label_ranking
+from mlhidden.runs.metrics import macro_auc, micro_auc
 
 
 def macro_auc_label_by_label(Y_true, scores) -> float:

@@ -18,7 +18,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from mlhidden.experiment.costs import own_seconds
-from mlhidden.experiment.metrics import SCORES
+from mlhidden.runs.metrics import SCORES
 
 KEY = ("dataset", "label", "split")
 

@@ -71,11 +71,11 @@ from benchmarks.peak_rss import PeakRSS
 from benchmarks.reproduce_floor import bench_floor, paper_config, render_floor
 from benchmarks.results_file import results_path
 from mlhidden.data import DatasetUnavailable, load_dataset
-from mlhidden.experiment.splits import method_seed, split_for
 from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.shared_fits import SharedFits
+from mlhidden.runs.splits import method_seed, split_for
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "MediaMill-synthetic")

@@ -28,9 +28,9 @@ import pandas as pd
 from benchmarks.results_file import QUICK_RESULTS, results_path, write_section
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.store import ResultStore
-from mlhidden.experiment.store_schema import REUSED_SECONDS
 from mlhidden.report.tables import METRICS
+from mlhidden.runs.store import ResultStore
+from mlhidden.runs.store_schema import REUSED_SECONDS
 
 # Which method computes the fit each consumer can borrow.
 FIT_OWNERS = {"CCASL": "CCASL", "CCASL+BR": "CCASL", "CCASL+AML": "CCASL", "CC": "CC", "PCC": "CC"}

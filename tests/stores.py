@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from mlhidden.experiment.store import STORE_FILE
+from mlhidden.runs.store import STORE_FILE
 
 
 def stored_units(run_dir: Path) -> int:

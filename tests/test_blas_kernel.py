@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mlhidden.blas_kernel import CPUINFO, KERNEL_FLAGS, choose_kernel, cpu_flags, widest_kernel
-from mlhidden.experiment.provenance import provenance_line, read_run_json
+from mlhidden.runs.provenance import provenance_line, read_run_json
 
 ROOT = Path(__file__).resolve().parents[1]
 # The flags Linux lists for four CPUs (the relevant ones, plus neighbours that are not enough).

@@ -1,6 +1,7 @@
 """The package's layers import strictly downward, and the general half never imports the study or the CLI.
 
-From the bottom: the package root, ``errors`` and ``io``; ``data``; ``methods``; ``experiment``;
+From the bottom: the package root, ``errors``, ``io`` and ``yaml_lines``; ``data``; ``methods``; ``runs`` (the
+stored-run model: specs, splits, the store, measures, provenance); ``experiment`` (configs, planning, execution);
 ``report`` (the general tool, the user's half); ``claims`` (claims files checked on stored runs);
 ``paper`` (the study of the paper, on top of it);
 ``cli``. A module may import its own layer and those below. Every import counts, wherever it
@@ -17,10 +18,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mlhidden"
-LAYERS = ("base", "data", "methods", "experiment", "report", "claims", "paper", "cli")
-GENERAL = ("data", "methods", "experiment", "report", "claims")
+LAYERS = ("base", "data", "methods", "runs", "experiment", "report", "claims", "paper", "cli")
+GENERAL = ("data", "methods", "runs", "experiment", "report", "claims")
 BASE_MODULES = (
-    "mlhidden", "mlhidden.blas_kernel", "mlhidden.errors", "mlhidden.io", "mlhidden.imports", "mlhidden.shipped"
+    "mlhidden", "mlhidden.blas_kernel", "mlhidden.errors", "mlhidden.io", "mlhidden.imports", "mlhidden.shipped",
+    "mlhidden.yaml_lines",
 )
 
 
@@ -117,7 +119,7 @@ UPWARD = {
     ),
     "a layer imported by name": ("mlhidden.experiment.runner", "from mlhidden import cli\n", "mlhidden.cli (cli)"),
     "relative import": ("mlhidden.report.tables", "from ..paper import claims\n", "mlhidden.paper (paper)"),
-    "plain import": ("mlhidden.methods.br", "import mlhidden.experiment.store\n", "imports mlhidden.experiment.store"),
+    "plain import": ("mlhidden.methods.br", "import mlhidden.runs.store\n", "imports mlhidden.runs.store"),
     "import inside a function": (
         "mlhidden.data.registry",
         "def f():\n    from mlhidden.methods.registry import METHODS\n",
@@ -145,7 +147,7 @@ def test_downward_and_sideways_imports_pass(tmp_path):
     modules = {
         "mlhidden.cli.commands": "from mlhidden.paper.reproduction import reproduce\nfrom . import progress\n",
         "mlhidden.paper.claims": "from mlhidden.report.tables import METRICS\nfrom . import evidence\n",
-        "mlhidden.report.tables": "from mlhidden import __version__\nfrom mlhidden.experiment.status import OK\n",
+        "mlhidden.report.tables": "from mlhidden import __version__\nfrom mlhidden.runs.status import OK\n",
         "mlhidden.data.arff": "from mlhidden.errors import UserError\nfrom mlhidden.io import write_atomically\n",
         "mlhidden.methods.br": "from mlhidden.data import Dataset\nfrom .base import MultiLabelClassifier\n",
         "mlhidden.__main__": "from mlhidden.cli import main\n",

@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.run_results import RunResults
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import ResultStore, load_results, store_exists
 from mlhidden.report.tables import sort_units
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.run_results import RunResults
+from mlhidden.runs.status import OK
+from mlhidden.runs.store import ResultStore, load_results, store_exists
 
 
 def standalone_times(units: pd.DataFrame) -> pd.DataFrame:
@@ -34,7 +34,7 @@ def standalone_times(units: pd.DataFrame) -> pd.DataFrame:
 class StoredRuns:
     """Run name -> run directory, each run read on first use.
 
-    ``runs[name]`` is the run's :class:`~mlhidden.experiment.run_results.RunResults`, its units in
+    ``runs[name]`` is the run's :class:`~mlhidden.runs.run_results.RunResults`, its units in
     table order with standalone times, or None when no run of that name was given.
     """
 

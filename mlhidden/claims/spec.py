@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.experiment.yaml_lines import Fail, KeyPath, failure_at, read_yaml_with_lines, refuse_unknown_keys
 from mlhidden.report.replication import UNITS, Target
+from mlhidden.yaml_lines import Fail, KeyPath, failure_at, read_yaml_with_lines, refuse_unknown_keys
 
 CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "subclaims")
 STATISTICS = ("value", "difference", "ratio", "ranks")

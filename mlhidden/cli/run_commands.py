@@ -114,9 +114,9 @@ def run(
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress
-    from mlhidden.experiment.provenance import read_run_json, stored_precision
     from mlhidden.experiment.run_directory import check_run_path
     from mlhidden.experiment.runner import run_experiment
+    from mlhidden.runs.provenance import read_run_json, stored_precision
 
     overrides = {
         "splits": splits,
@@ -196,7 +196,7 @@ def _end_run(summary, run_dir: Path, metrics, *, stats, control, std, precision,
             f"{len(summary.not_run)} unit(s) not run: {summary.not_run_reason}; re-run the same command to run them.",
             err=True,
         )
-    from mlhidden.experiment.provenance import remember_precision
+    from mlhidden.runs.provenance import remember_precision
 
     remember_precision(run_dir, precision)
     write_and_print([run_dir], run_dir, stats=stats, control=control, std=std, precision=precision, html=html)
@@ -276,9 +276,9 @@ def splits_command(config_path, data_dir, labels):
     have no positive in it (per-label measures such as macro F1 and macro AUC are undefined there).
     """
     from mlhidden.experiment.config import load_config
-    from mlhidden.experiment.protocols import label_coverage
     from mlhidden.experiment.runner import load_datasets
     from mlhidden.report.formats import listing
+    from mlhidden.runs.splits import label_coverage
 
     config = load_config(config_path, labels=labels, data_dir=data_dir)
     plans, unavailable = load_datasets(config, data_dir)

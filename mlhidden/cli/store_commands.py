@@ -21,7 +21,7 @@ def store_repair(run_dir):
     marks failed the units holding a status other than ok or failed, or text where a number
     belongs: `mlhidden run` with the run's command computes those again.
     """
-    from mlhidden.experiment.store_repair import repair_store
+    from mlhidden.runs.store_repair import repair_store
 
     lines = repair_store(run_dir)
     for line in lines or [f"nothing to repair: the results store in {run_dir} is sound"]:

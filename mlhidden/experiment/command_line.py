@@ -15,10 +15,10 @@ from typing import Any
 import yaml
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.experiment.protocols import HOLDOUT, PROTOCOL_KINDS
 from mlhidden.experiment.sweeps import point_label
 from mlhidden.imports import is_import_path
 from mlhidden.methods.registry import method_name, registered_methods
+from mlhidden.runs.splits import HOLDOUT, PROTOCOL_KINDS
 
 _INLINE = re.compile(r"(?P<name>[^\[\]]+)\[(?P<body>.*)\]", re.DOTALL)
 _INLINE_FORM = "write NAME[param=value,...], e.g. CCASL[n_synthetic=4], BR[base.C=10] or BR[base=random_forest]"

@@ -15,22 +15,14 @@ from typing import Any
 
 from mlhidden.data.registry import FILE_KINDS, LABELS_MEANING, dataset_kind
 from mlhidden.experiment.command_line import method_entries, protocol_option
-from mlhidden.experiment.config_entries import (
-    DatasetSpec,
-    MethodSpec,
-    at_entry,
-    canonical_hash,
-    dataset_specs,
-    described,
-    method_specs,
-)
-from mlhidden.experiment.metrics import check_metric_name
+from mlhidden.experiment.config_entries import at_entry, dataset_specs, described, method_specs
 from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay
-from mlhidden.experiment.protocols import Protocol, parse_protocol
-from mlhidden.experiment.splits import TRAIN_FRACTION, SplitRecipe
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN
-from mlhidden.experiment.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 from mlhidden.io import PathLike
+from mlhidden.runs.metrics import check_metric_name
+from mlhidden.runs.specs import DatasetSpec, MethodSpec, canonical_hash
+from mlhidden.runs.splits import DEFAULT_FOLDS, PROTOCOL_KINDS, TRAIN_FRACTION, Protocol, SplitRecipe
+from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
 TOP_LEVEL_KEYS = (
     "name",
@@ -92,7 +84,7 @@ class RunConfig:
 
     @property
     def split_recipe(self) -> SplitRecipe:
-        """What decides every unit's split and seeds (:mod:`mlhidden.experiment.splits`)."""
+        """What decides every unit's split and seeds (:mod:`mlhidden.runs.splits`)."""
         return SplitRecipe(self.seed, self.splits, self.protocol, self.train_fraction, self.shuffle_labels)
 
 
@@ -295,3 +287,36 @@ def config_from_options(
     return parse_config(
         data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol_entry, data_dir=data_dir
     )
+
+
+def parse_protocol(data: Mapping[str, Any], fail: Fail, max_folds: int) -> Protocol:
+    """A config's ``protocol: {kind: holdout | kfold | stratified_kfold, folds: K}`` (default: holdout).
+
+    ``fail`` reports a problem at its config line (:func:`~mlhidden.yaml_lines.failure_at`).
+    """
+    entry = data.get("protocol") or {"kind": "holdout"}
+    entry = {"kind": entry} if isinstance(entry, str) else entry
+    if not isinstance(entry, Mapping) or entry.get("kind") not in PROTOCOL_KINDS:
+        kind = entry.get("kind") if isinstance(entry, Mapping) else entry
+        fail(f"unknown protocol kind {kind!r}", ("protocol",), hint=f"use {{kind: {' | '.join(PROTOCOL_KINDS)}}}")
+    kind = entry["kind"]
+    allowed = ("kind",) if kind == "holdout" else ("kind", "folds")
+    bad = [key for key in entry if key not in allowed]
+    if bad:
+        fail(
+            f"unknown key '{bad[0]}' in a {kind} protocol",
+            ("protocol", bad[0]),
+            hint=f"valid keys: {', '.join(allowed)}",
+        )
+    if kind == "holdout":
+        return Protocol()
+    folds = entry.get("folds", DEFAULT_FOLDS)
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        fail(f"'folds' must be an integer >= 2, got {folds!r}", ("protocol", "folds"))
+    if folds > max_folds:
+        fail(
+            f"'folds' is {folds:,}, more than the {max_folds:,} a run may have",
+            ("protocol", "folds"),
+            hint="the paper uses 10 splits",
+        )
+    return Protocol(kind, folds)

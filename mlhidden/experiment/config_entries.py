@@ -7,14 +7,10 @@ config and puts the specs into a ``RunConfig``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from mlhidden.data.dataset import RandomStateLike
 from mlhidden.data.registry import (
     FILE_KINDS,
     dataset_kind,
@@ -27,19 +23,18 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.command_line import default_label
 from mlhidden.experiment.overlay import BaseOverlay, needs_one_vs_rest, one_vs_rest
 from mlhidden.experiment.sweeps import point_label, sweep_points
-from mlhidden.experiment.yaml_lines import Fail, KeyPath, refuse_unknown_keys
 from mlhidden.io import PathLike
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import (
-    MethodEntry,
-    build_method,
     check_method_base,
     checked_estimator,
     describe_method,
     get_entry,
     method_name,
 )
+from mlhidden.runs.specs import DatasetSpec, MethodSpec
+from mlhidden.yaml_lines import Fail, KeyPath, refuse_unknown_keys
 
 METHOD_KEYS = ("name", "label", "params", "base", "preprocess", "sweep")
 DATASET_KEYS = ("name", "path", "labels_xml", "label", "params", "transform", "sweep")
@@ -48,72 +43,10 @@ BASE_PREFIX = "base."
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class DatasetSpec:
-    """A dataset in a config: a registry or generator name, or a path to a MEKA ARFF file.
-
-    ``params`` go to a generator (or ``labels`` to an ARFF reader), ``transform`` to
-    :mod:`mlhidden.data.transforms`. ``label`` names it in tables (None: the dataset's own name);
-    ``group`` and ``sweep`` say which sweep point of which entry it is.
-    """
-
-    name: str
-    params: dict[str, Any] = field(default_factory=dict)
-    transform: dict[str, Any] = field(default_factory=dict)
-    label: str | None = None
-    group: str | None = None
-    sweep: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class MethodSpec:
-    """A configured method: ``label`` is its column in the tables, ``resolved`` its full identity,
-    ``entry`` the registry entry it was resolved from (its class, which workers build it from;
-    None in a stored run's record, where it is looked up by name when first built)."""
-
-    label: str
-    name: str
-    params: dict[str, Any]
-    base: Any
-    resolved: dict[str, Any]
-    entry: MethodEntry | None = field(compare=False, repr=False)
-    group: str | None = None
-    sweep: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def params_hash(self) -> str:
-        return canonical_hash(self.resolved)
-
-    @property
-    def method_entry(self) -> MethodEntry:
-        """The registry entry: the one resolved when the config was read, else looked up by name."""
-        return self.entry or get_entry(self.name)
-
-    def make(self, random_state: RandomStateLike = None) -> Any:
-        """The unfitted estimator of one unit, built from the entry resolved when the config was read.
-
-        Workers (loky processes, dask) build it without looking the name up again, so methods
-        registered from Python or given by import path work there as in this process.
-        """
-        return build_method(self.method_entry, self.resolved, random_state)
-
-    def record(self) -> dict[str, Any]:
-        """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
-        for a method that is not built in, the package and version providing it."""
-        provider = self.method_entry.provider()
-        return {
-            "label": self.label,
-            "group": self.group or self.label,
-            "sweep": self.sweep,
-            **self.resolved,
-            **({"provider": provider} if provider else {}),
-        }
 
 
-def canonical_hash(value: object) -> str:
-    """A short stable digest of a JSON-able value (sorted keys), used in store keys."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _entry(entry: Any, where: KeyPath, kind: str, keys: tuple[str, ...], forms: str, fail: Fail) -> dict[str, Any]:

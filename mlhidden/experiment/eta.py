@@ -137,7 +137,7 @@ def planned_stage(
     """The units a run of ``config`` into ``run_dir`` would compute (those not stored there), in
     dispatch order with their expected seconds: a later stage of a :class:`RunEstimate`."""
     from mlhidden.experiment.runner import dispatch_order, plan_run
-    from mlhidden.experiment.store import ResultStore, store_exists, unit_key
+    from mlhidden.runs.store import ResultStore, store_exists, unit_key
 
     plan = plan_run(config, data_dir)
     stored = None

@@ -30,9 +30,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.store_file import store_error
-from mlhidden.experiment.store_schema import KEY_COLUMNS, WHERE_KEY, UnitKey
 from mlhidden.io import PathLike
+from mlhidden.runs.store_file import store_error
+from mlhidden.runs.store_schema import KEY_COLUMNS, WHERE_KEY, UnitKey
 
 LEASE_SECONDS = 120.0
 RENEW_SECONDS = 20.0

@@ -21,17 +21,17 @@ from joblib import Parallel, delayed, parallel_config
 
 from mlhidden.data.dataset import Matrix
 from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
-from mlhidden.experiment.config_entries import MethodSpec
 from mlhidden.experiment.leases import UnitLeases
-from mlhidden.experiment.metrics import evaluate
-from mlhidden.experiment.predictions import UnitPredictions
-from mlhidden.experiment.splits import Split
-from mlhidden.experiment.status import FAILED, OK
 from mlhidden.experiment.stop_signals import stop_signals_deferred
-from mlhidden.experiment.store import ResultStore, unit_key
 from mlhidden.experiment.time_limit import unit_time_limit
-from mlhidden.experiment.unit_warnings import record_warnings
-from mlhidden.experiment.units import fit_unit
+from mlhidden.runs.metrics import evaluate
+from mlhidden.runs.predictions import UnitPredictions
+from mlhidden.runs.specs import MethodSpec
+from mlhidden.runs.splits import Split
+from mlhidden.runs.status import FAILED, OK
+from mlhidden.runs.store import ResultStore, unit_key
+from mlhidden.runs.unit_fit import fit_unit
+from mlhidden.runs.unit_warnings import record_warnings
 
 if TYPE_CHECKING:
     from mlhidden.experiment.runner import RunSummary, Unit, UnitCallback
@@ -44,7 +44,7 @@ def run_unit(
     X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, seed: int | None, shared_dir: Path | None = None,
     timeout: float | None = None,
 ) -> dict[str, Any]:
-    """Fit and evaluate one method on one split (:func:`~mlhidden.experiment.units.fit_unit`); never raises.
+    """Fit and evaluate one method on one split (:func:`~mlhidden.runs.unit_fit.fit_unit`); never raises.
 
     A failure is a result too, and so is a unit stopped after ``timeout`` seconds
     (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through
@@ -171,7 +171,7 @@ def _keyed_unit(
     timeout: float | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One unit as a parallel task: the method's own joblib calls run sequentially inside it
-    (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.experiment.units.fit_unit`).
+    (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.runs.unit_fit.fit_unit`).
 
     Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
     ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.

@@ -12,8 +12,8 @@ from typing import Any
 
 from mlhidden.experiment.costs import PRIOR_ALIASES, PRIORS, expected_seconds, measured_seconds
 from mlhidden.experiment.runner import RunPlan
-from mlhidden.experiment.store import ResultStore, store_exists, unit_key
 from mlhidden.io import PathLike
+from mlhidden.runs.store import ResultStore, store_exists, unit_key
 
 
 @dataclass

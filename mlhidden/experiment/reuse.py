@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import ResultStore
-from mlhidden.experiment.store_schema import KEY_COLUMNS, SPLIT_COLUMNS, UnitKey
 from mlhidden.io import STORE_FILE, PathLike
+from mlhidden.runs.status import OK
+from mlhidden.runs.store import ResultStore
+from mlhidden.runs.store_schema import KEY_COLUMNS, SPLIT_COLUMNS, UnitKey
 
 _KEYS = ", ".join(KEY_COLUMNS)
 _ON_KEY = " AND ".join(f"d.{c} = w.{c}" for c in KEY_COLUMNS)

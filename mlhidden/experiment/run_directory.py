@@ -14,10 +14,10 @@ from typing import Any
 
 from mlhidden.errors import UserError
 from mlhidden.experiment.leases import live_claimer
-from mlhidden.experiment.run_results import expected_keys, split_protocol
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import ResultStore, store_exists
 from mlhidden.io import STORE_FILE, PathLike
+from mlhidden.runs.run_results import expected_keys, split_protocol
+from mlhidden.runs.status import OK
+from mlhidden.runs.store import ResultStore, store_exists
 
 SQLITE_PATH_BYTES = 512
 """The longest file path SQLite opens on Unix (its ``MAX_PATHNAME``): the store's journal file must fit."""

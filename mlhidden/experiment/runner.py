@@ -10,7 +10,6 @@ Here a run is planned, checked against its run directory and recorded (the store
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import time
 import warnings
@@ -21,22 +20,21 @@ from typing import Any, Protocol
 
 from joblib import effective_n_jobs
 
-from mlhidden.data import Dataset, DatasetUnavailable, load_dataset
-from mlhidden.data.transforms import apply_transforms
+from mlhidden.data import Dataset, DatasetUnavailable
 from mlhidden.errors import InputWarning, UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import RunConfig
-from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
 from mlhidden.experiment.costs import longest_expected_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units
-from mlhidden.experiment.provenance import describe_run, finish_run, read_run_json, write_run_json
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.run_directory import check_run_directory, refuse_fresh_while_in_use
-from mlhidden.experiment.splits import Split
-from mlhidden.experiment.store import ResultStore, now, remove_store, unit_key
-from mlhidden.experiment.unit_warnings import warning_lines
 from mlhidden.io import PathLike
+from mlhidden.runs.provenance import describe_run, finish_run, read_run_json, write_run_json
+from mlhidden.runs.specs import DatasetSpec, MethodSpec, load_dataset_spec
+from mlhidden.runs.splits import Split
+from mlhidden.runs.store import ResultStore, now, remove_store, unit_key
+from mlhidden.runs.unit_warnings import warning_lines
 
 
 @dataclass
@@ -64,7 +62,7 @@ class RunSummary:
     workers were lost on every attempt, or the cluster had none left.
 
     ``unit_warnings`` holds the recorded warnings of each unit run (see
-    :mod:`mlhidden.experiment.unit_warnings`), ``failures`` one ``(dataset, method label, split,
+    :mod:`mlhidden.runs.unit_warnings`), ``failures`` one ``(dataset, method label, split,
     first line of the error)`` per failed unit. ``n_discarded`` counts units computed here whose
     claim another process took over meanwhile (this one was stopped past its lease): theirs are kept.
     ``unit_phase_seconds``: from the first unit handed out to the last stored; ``worker_start_seconds``: until
@@ -111,10 +109,6 @@ class RunSummary:
         return warning_lines(self.unit_warnings) + failed + discarded
 
 
-def load_dataset_spec(spec: DatasetSpec, data_dir: PathLike | None = None) -> Dataset:
-    """A config's dataset entry as the units see it: loaded, transformed, named by its label."""
-    data = apply_transforms(load_dataset(spec.name, data_dir=data_dir, params=spec.params or None), spec.transform)
-    return dataclasses.replace(data, name=spec.label) if spec.label else data
 
 
 def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[list[DatasetPlan], dict[str, str]]:

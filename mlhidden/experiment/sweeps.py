@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mlhidden.experiment.yaml_lines import Fail, KeyPath
+    from mlhidden.yaml_lines import Fail, KeyPath
 
 MAX_ENTRIES = 1_000
 """The most datasets, and the most methods, of a run once sweeps are expanded (table rows, columns)."""

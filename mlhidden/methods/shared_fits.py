@@ -7,7 +7,7 @@ logistic fit of given arrays and settings), so it is keyed by a digest of those 
 the reuse is exact: the reusing method gets the very weights it would have computed.
 
 A unit's fit runs inside :meth:`SharedFits.active` of the :class:`SharedFits` object the
-runner hands it (:func:`mlhidden.experiment.units.fit_unit`); outside (plain scikit-learn use)
+runner hands it (:func:`mlhidden.runs.unit_fit.fit_unit`); outside (plain scikit-learn use)
 nothing is cached. Fits go to files in a folder that every worker of a run can read, so it does
 not matter which process ran the first method. The object counts what the unit reused and what
 that cost to compute, which the store keeps apart from the unit's own train time.

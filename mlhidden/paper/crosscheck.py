@@ -8,7 +8,7 @@ fitted again by other people's code: scikit-multilearn's ``BinaryRelevance``,
 ours (LP's liblinear wrapped in one-vs-rest, as the setting wraps ours). Both sides see the
 paper run's own splits and label orders, drawn by the runner's code from ``configs/paper.yaml``;
 the chains follow the label order as given (ours with ``order=None``, theirs with their default).
-Our side is refitted through the runner's :func:`~mlhidden.experiment.units.fit_unit`, and
+Our side is refitted through the runner's :func:`~mlhidden.runs.unit_fit.fit_unit`, and
 where the run's store export (``results/paper/units.csv``) holds the same unit, its stored scores
 are put beside the refit.
 
@@ -41,15 +41,15 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.backends import unit_thread_limits
 from mlhidden.experiment.config import RunConfig, parse_config
-from mlhidden.experiment.metrics import exact_match, hamming_score
 from mlhidden.experiment.runner import load_datasets
-from mlhidden.experiment.splits import Split
-from mlhidden.experiment.units import fit_unit, impute
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner
 from mlhidden.paper.settings import load_sensitivity
+from mlhidden.runs.blas_threads import unit_thread_limits
+from mlhidden.runs.metrics import exact_match, hamming_score
+from mlhidden.runs.splits import Split
+from mlhidden.runs.unit_fit import fit_unit, impute
 
 SETTINGS = ("j_paper_era", "a_lbfgs_C1")
 """The primary setting (the paper era's liblinear) and scikit-learn's default solver today (lbfgs)."""

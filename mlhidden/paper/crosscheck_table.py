@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from mlhidden.experiment.backends import blas_description
-from mlhidden.experiment.provenance import blas_architectures
 from mlhidden.paper.crosscheck import METRICS, STORED_UNITS, TIGHT, TOLERANCE
+from mlhidden.runs.blas_threads import blas_description
+from mlhidden.runs.provenance import blas_architectures
 
 
 def with_gaps(frame: pd.DataFrame) -> pd.DataFrame:

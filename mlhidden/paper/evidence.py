@@ -19,9 +19,6 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.claims.runs import standalone_times
-from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import ResultStore, load_results, store_exists
 from mlhidden.paper.claim_inputs import Evidence
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -32,12 +29,15 @@ from mlhidden.paper.reference import (
 from mlhidden.report.ranked_methods import unranked_methods
 from mlhidden.report.tables import METRICS, sort_units
 from mlhidden.report.uncertainty import t_interval
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.status import OK
+from mlhidden.runs.store import ResultStore, load_results, store_exists
 
 
 class Runs:
     """The reproduction's run directories under one folder, each read on first use.
 
-    ``runs[name]`` is the :class:`~mlhidden.experiment.run_results.RunResults` of ``<folder>/<name>``
+    ``runs[name]`` is the :class:`~mlhidden.runs.run_results.RunResults` of ``<folder>/<name>``
     with its units in table order, or None when that run has no store.
     """
 
@@ -222,7 +222,7 @@ def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataF
     Parameters
     ----------
     units : pandas.DataFrame
-        The run's units as :func:`~mlhidden.experiment.store.load_results` returns them.
+        The run's units as :func:`~mlhidden.runs.store.load_results` returns them.
     record : RunRecord
         The run's stored config.
     metric : str

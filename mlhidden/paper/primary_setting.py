@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import load_results
-from mlhidden.experiment.unit_warnings import stored_warnings
 from mlhidden.methods.base_learners import LOGISTIC_LEARNERS, make_base_learner, parse_base_spec
 from mlhidden.paper.settings import Setting, read_manifest
+from mlhidden.runs.status import OK
+from mlhidden.runs.store import load_results
+from mlhidden.runs.unit_warnings import stored_warnings
 
 PAPER_ERA_LIBRARY = "scikit-learn 0.17-0.21"
 PAPER_ERA_DEFAULTS = {

@@ -2,7 +2,7 @@
 
 The store keeps a unit's scores, not its predictions, but the paper also reads the accuracy of
 single labels (Fig. "results_syn1", the Medical chain). A refit takes the unit's own split,
-label order and method seed through the runner's own :func:`~mlhidden.experiment.units.fit_unit`,
+label order and method seed through the runner's own :func:`~mlhidden.runs.unit_fit.fit_unit`,
 so it is the stored unit again; its exact match is written too, for the report to check against
 the store. Its warnings are the stored unit's, kept in the store, so the refit does not repeat them.
 """
@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.runner import load_dataset_spec
-from mlhidden.experiment.store import load_results
-from mlhidden.experiment.units import fit_unit
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
 from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.report.csv_files import write_frame
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.specs import load_dataset_spec
+from mlhidden.runs.store import load_results
+from mlhidden.runs.unit_fit import fit_unit
 
 LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "accuracy", "exact_match"]
 

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.provenance import package_versions
-from mlhidden.experiment.status import OK
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
 from mlhidden.paper.claims import decide_claims
@@ -62,6 +60,8 @@ from mlhidden.report.csv_files import write_frame
 from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose
 from mlhidden.report.uncertainty import RULE
+from mlhidden.runs.provenance import package_versions
+from mlhidden.runs.status import OK
 
 SWEEPS = {
     "hidden_nodes": (

@@ -19,7 +19,8 @@ from typing import Any
 
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
-from mlhidden.experiment.backends import ExecutionBackend, unit_thread_limits
+from mlhidden.experiment.backends import ExecutionBackend
+from mlhidden.runs.blas_threads import unit_thread_limits
 
 
 def _paths(results: list) -> list:

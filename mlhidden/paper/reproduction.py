@@ -26,10 +26,8 @@ from joblib import effective_n_jobs
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
 from mlhidden.experiment.eta import RunEstimate, planned_stage
-from mlhidden.experiment.provenance import machine, package_versions, provenance_lines, read_run_json
 from mlhidden.experiment.run_directory import check_run_path
 from mlhidden.experiment.runner import RunSummary, run_experiment
-from mlhidden.experiment.store import load_results, now
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.primary_setting import primary_by_rule
@@ -48,6 +46,8 @@ from mlhidden.paper.sensitivity_report import SENSITIVITY_DIR
 from mlhidden.paper.settings import Setting, load_sensitivity
 from mlhidden.report.formats import write_reports
 from mlhidden.report.stored_metrics import write_score_metric_tables
+from mlhidden.runs.provenance import machine, package_versions, provenance_lines, read_run_json
+from mlhidden.runs.store import load_results, now
 
 SENSITIVITY_CONFIG = "sensitivity.yaml"
 REPORT_STAGE = ("report", "report")

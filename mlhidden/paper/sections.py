@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.status import OK
 from mlhidden.paper.claim_terms import DEVIATION, missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
@@ -35,6 +34,7 @@ from mlhidden.report.formats import (
 from mlhidden.report.significance_output import markdown_with_diagram
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import METRICS, metric_table
+from mlhidden.runs.status import OK
 
 FLAG = "⚠"
 # The Wilcoxon control of the significance section: the method the paper proposes.

@@ -51,10 +51,10 @@ from mlhidden.experiment.config import RunConfig, load_config
 from mlhidden.experiment.overlay import BaseOverlay
 from mlhidden.experiment.run_directory import check_run_path
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import resolve_preprocess
+from mlhidden.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 
 MANIFEST_FILE = "settings.json"
 TOP_LEVEL_KEYS = ("name", "runs", "settings", "quick")

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.runner import load_dataset_spec
 from mlhidden.paper.claim_terms import missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
 from mlhidden.paper.figures import plot_logical, plot_synthetic_2d
@@ -22,6 +21,7 @@ from mlhidden.paper.sections import Section, compared_cell, comparison_row, flag
 from mlhidden.report.formats import format_number, markdown_frame, write_table
 from mlhidden.report.tables import METRICS
 from mlhidden.report.uncertainty import interval_of
+from mlhidden.runs.specs import load_dataset_spec
 
 
 def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.status import OK
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.tables import MetricTable, metric_tables, sort_units
+from mlhidden.runs.status import OK
 
 AVG_RANKS_FILE = "avg_ranks.csv"
 

@@ -21,11 +21,11 @@ from typing import Any
 import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
-from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.csv_files import write_csvs
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
+from mlhidden.runs.status import FAILED, MISSING, PARTIAL
 
 PLUS_MINUS = "±"
 NOT_AVAILABLE = "n/a"
@@ -339,7 +339,7 @@ def write_reports(
     That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
     per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
     unavailable datasets, the failed units and the ``notes`` (what the tables leave out, see
-    :meth:`~mlhidden.experiment.run_results.RunResults.note_lines`). ``provenance`` lines (what produced the results)
+    :meth:`~mlhidden.runs.run_results.RunResults.note_lines`). ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
     still says where it came from. ``std`` adds each mean's standard deviation over the splits
     to the text tables (the CSVs always have it, and ``units.csv`` every split's value).

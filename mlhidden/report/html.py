@@ -21,11 +21,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment.provenance import provenance_lines, stored_precision
-from mlhidden.experiment.run_results import RunResults
-from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
-from mlhidden.experiment.store import ResultStore, store_exists
-from mlhidden.experiment.unit_warnings import warning_lines
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
 from mlhidden.report.html_assets import CSS, JS
@@ -34,6 +29,11 @@ from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import HEADLINE_METRICS, METRICS, MetricTable, metric_tables
+from mlhidden.runs.provenance import provenance_lines, stored_precision
+from mlhidden.runs.run_results import RunResults
+from mlhidden.runs.status import FAILED, MISSING, PARTIAL
+from mlhidden.runs.store import ResultStore, store_exists
+from mlhidden.runs.unit_warnings import warning_lines
 
 HTML_FILE = "index.html"
 PRECISIONS = (2, 3, 4)
@@ -225,7 +225,7 @@ def provenance_section(results: RunResults) -> HtmlSection:
 def run_sections(
     results: RunResults, sizes: Mapping[str, float] | None = None, key: str = "run", *, precision: int | None = None
 ) -> list[HtmlSection]:
-    """The sections of a run's results (:class:`~mlhidden.experiment.run_results.RunResults`).
+    """The sections of a run's results (:class:`~mlhidden.runs.run_results.RunResults`).
 
     ``sizes`` maps a dataset to its N·D·L (default: read from the stores of the runs in
     ``results.provenance``); ``key`` makes the plots' SVG ids unique when several runs share a page;
@@ -322,7 +322,7 @@ def write_html(
     run_results: RunResults, path: PathLike, *, title: str | None = None, extra_sections: Iterable[HtmlSection] = (),
     sizes: Mapping[str, float] | None = None, precision: int | None = None,
 ) -> Path:
-    """Write the results page of ``run_results`` (:class:`~mlhidden.experiment.run_results.RunResults`) to ``path``.
+    """Write the results page of ``run_results`` (:class:`~mlhidden.runs.run_results.RunResults`) to ``path``.
 
     ``extra_sections`` (:class:`HtmlSection`) come first, before the run's own sections;
     ``precision``: see :func:`run_sections`.

@@ -20,11 +20,11 @@ import pandas as pd
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from mlhidden.experiment.status import OK
 from mlhidden.report.cd_diagram import draw_cd_diagram
 from mlhidden.report.figures import line_styles, new_figure
 from mlhidden.report.significance_tests import Ranks
 from mlhidden.report.tables import MetricTable
+from mlhidden.runs.status import OK
 
 AXIS_PAD = 0.04  # of the range, beyond each end: points at 0 and 1 stay off the axes
 PANEL_WIDTH = 0.55  # inches per method in a per-split panel

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from mlhidden.experiment.provenance import provenance_lines, stored_precision
-from mlhidden.experiment.store import load_results
 from mlhidden.io import PathLike
 from mlhidden.report.csv_files import wide_frame, write_frame
 from mlhidden.report.formats import render_terminal_summary, to_terminal, write_reports, write_text_tables
 from mlhidden.report.significance_output import write_statistics, write_table_statistics
 from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
 from mlhidden.report.tables import MetricTable
+from mlhidden.runs.provenance import provenance_lines, stored_precision
+from mlhidden.runs.store import load_results
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Any metric of stored runs, from their stores alone (``mlhidden report RUN --metric NAME``).
 
 Scores of binary predictions and ranking/probability metrics are computed from each unit's
-stored predictions (:mod:`mlhidden.experiment.predictions`), so a metric added later needs no
+stored predictions (:mod:`mlhidden.runs.predictions`), so a metric added later needs no
 re-run. Units stored before predictions were kept fall back to the scores their row holds;
 the ranking metrics are n/a for them, as for methods without label scores, and the methods
 concerned are named with the reason, never given made-up values.
@@ -16,16 +16,16 @@ from pathlib import Path
 
 import numpy as np
 
-from mlhidden.experiment.metrics import SCORES
-from mlhidden.experiment.provenance import provenance_lines, stored_precision
-from mlhidden.experiment.run_results import RunResults
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store import ResultStore, load_results
-from mlhidden.experiment.store_schema import UnitKey
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import markdown_escape, to_markdown
 from mlhidden.report.ranked_methods import shared_methods
 from mlhidden.report.tables import SCORE_METRICS, Metric, MetricTable, get_metric, metric_table
+from mlhidden.runs.metrics import SCORES
+from mlhidden.runs.provenance import provenance_lines, stored_precision
+from mlhidden.runs.run_results import RunResults
+from mlhidden.runs.status import OK
+from mlhidden.runs.store import ResultStore, load_results
+from mlhidden.runs.store_schema import UnitKey
 
 PREDICTION_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed")
 SCORE_METRICS_FILE = "score_metrics.md"

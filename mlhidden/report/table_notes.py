@@ -6,9 +6,9 @@ same thing wherever the table is read.
 
 from __future__ import annotations
 
-from mlhidden.experiment.status import FAILED, MISSING, PARTIAL
 from mlhidden.report.digits import rank_collisions
 from mlhidden.report.tables import MetricTable
+from mlhidden.runs.status import FAILED, MISSING, PARTIAL
 
 PARTIAL_MARK = "†"
 WARNED_MARK = "‡"

@@ -16,12 +16,12 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.errors import UserError, did_you_mean, unique_match
-from mlhidden.experiment.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
-from mlhidden.experiment.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
-from mlhidden.experiment.unit_warnings import kind_counts
 from mlhidden.report.digits import MAX_DIGITS, MIN_DIGITS, first_separating
 from mlhidden.report.ranked_methods import unranked_methods
 from mlhidden.report.uncertainty import t_interval
+from mlhidden.runs.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
+from mlhidden.runs.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
+from mlhidden.runs.unit_warnings import kind_counts
 
 UNIT_KEYS = ("dataset", "method", "split")
 
@@ -48,7 +48,7 @@ class Metric:
     extra_digits : int
         Decimals a time table adds to the defaults of :meth:`format`, to tell its ranks apart.
     plugin : bool
-        A metric function of the user's (:func:`mlhidden.experiment.metrics.plugin_metric`),
+        A metric function of the user's (:func:`mlhidden.runs.metrics.plugin_metric`),
         computed from the stored predictions.
     """
 
@@ -89,7 +89,7 @@ METRICS: dict[str, Metric] = {
     )
 }
 
-# Computed from stored label scores (mlhidden.experiment.metrics.RANKING_METRICS), not unit columns.
+# Computed from stored label scores (mlhidden.runs.metrics.RANKING_METRICS), not unit columns.
 SCORE_METRICS: dict[str, Metric] = {
     metric.column: metric
     for metric in (
@@ -171,7 +171,7 @@ class MetricTable:
         ``n_warnings`` column).
     warning_kinds : dict
         (dataset, method) -> the kinds of warning its units raised
-        (:func:`~mlhidden.experiment.unit_warnings.warning_kind`), for the cells with any.
+        (:func:`~mlhidden.runs.unit_warnings.warning_kind`), for the cells with any.
     own_work_only : bool
         A train-time table whose units record reused fits apart (``reused_seconds``): its times
         are each method's own work. False for other tables, and for units of older stores, whose

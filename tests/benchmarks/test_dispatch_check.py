@@ -12,7 +12,7 @@ from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
 from mlhidden.experiment.eta import makespan
 from mlhidden.experiment.runner import dispatch_order, plan_run, run_experiment
-from mlhidden.experiment.store import STORE_FILE, load_results
+from mlhidden.runs.store import STORE_FILE, load_results
 
 # Labelled "tiny", Logical has no measured cells: each method is priced by its curve, and the plan lists the
 # cheapest method first, so the runner's order is not the plan's.

@@ -21,8 +21,8 @@ from sklearn.linear_model import LogisticRegression
 from mlhidden.cli import cli
 from mlhidden.data import registry_entries
 from mlhidden.data.generators import GENERATORS
-from mlhidden.experiment.store import STORE_FILE
 from mlhidden.methods.registry import METHODS
+from mlhidden.runs.store import STORE_FILE
 
 BAD = Path(__file__).resolve().parents[1] / "fixtures" / "bad"
 CASES = yaml.safe_load((BAD / "cases.yaml").read_text(encoding="utf-8"))["cases"]

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import STORE_FILE
+from mlhidden.runs.store import STORE_FILE
 
 ROWS = "0,1\n1,2\n0,3\n1,4\n{last},5\n1,6\n"
 

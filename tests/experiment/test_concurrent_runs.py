@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from mlhidden.experiment.leases import RUN_SPLIT
-from mlhidden.experiment.store import KEY_COLUMNS, STORE_FILE
+from mlhidden.runs.store import KEY_COLUMNS, STORE_FILE
 
 # Scene units take 1-3 s each, long enough for a second process to start while the first works.
 CONFIG = {"name": "shared", "datasets": ["Scene"], "methods": ["BR", "CC", "CCASL"], "splits": 4, "seed": 3}

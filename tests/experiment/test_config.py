@@ -115,7 +115,7 @@ def test_sweep_over_an_unknown_parameter_names_the_sweep_line(tmp_path):
 def test_transform_sweep_runs_end_to_end(tmp_path, mirror_dir):
     from mlhidden.experiment.config import parse_config
     from mlhidden.experiment.runner import run_experiment
-    from mlhidden.experiment.store import load_results
+    from mlhidden.runs.store import load_results
 
     config = parse_config(
         {"datasets": [{"name": "Music", "sweep": {"first_labels": [1, 2]}}], "methods": ["BR"], "splits": 1}

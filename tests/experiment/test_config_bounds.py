@@ -21,9 +21,9 @@ from mlhidden.errors import InputWarning, UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import MAX_SPLITS, MAX_UNITS, config_from_options, load_config
 from mlhidden.experiment.sweeps import MAX_ENTRIES
-from mlhidden.experiment.yaml_lines import MAX_NESTING, MAX_VALUES
 from mlhidden.methods import registry
 from mlhidden.methods.registry import METHODS, MethodEntry, get_entry
+from mlhidden.yaml_lines import MAX_NESTING, MAX_VALUES
 
 PROJECT = Path(__file__).resolve().parents[2]
 BAD = PROJECT / "tests" / "fixtures" / "bad"

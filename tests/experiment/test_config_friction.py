@@ -15,10 +15,10 @@ from mlhidden.data.transforms import apply_transforms
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import TOP_LEVEL_KEYS, config_from_options, load_config, parse_config
 from mlhidden.experiment.config_entries import DATASET_KEYS, METHOD_KEYS
-from mlhidden.experiment.store import STORE_FILE, load_results
 from mlhidden.experiment.template import template_text
 from mlhidden.methods import make_method
 from mlhidden.report.tables import get_metric
+from mlhidden.runs.store import STORE_FILE, load_results
 
 CONFIG_DOCS = Path(__file__).resolve().parents[2] / "docs" / "configs.md"
 

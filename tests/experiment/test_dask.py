@@ -20,11 +20,11 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.parallel_units import MAX_ATTEMPTS
-from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.store import KEY_COLUMNS, STORE_FILE, load_results, unit_key
+from mlhidden.runs.metrics import SCORES
+from mlhidden.runs.provenance import read_run_json
+from mlhidden.runs.store import KEY_COLUMNS, STORE_FILE, load_results, unit_key
 
 SCORE_COLUMNS = ["dataset", "method", "split", "status", *SCORES]
 # Music units take 0.2-0.7 s each, so a worker killed while busy dies in the middle of a unit.

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from stores import stored_units
 
-from mlhidden.experiment.provenance import read_run_json
+from mlhidden.runs.provenance import read_run_json
 
 DASK = str(Path(sys.executable).with_name("dask"))
 TIMEOUT_SECONDS = "2"

@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from mlhidden.data import read_arff
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.parallel_units import run_unit
-from mlhidden.experiment.splits import make_split
 from mlhidden.methods.registry import METHODS, make_method
+from mlhidden.runs.splits import make_split
 
 N_TRAIN, N_TEST, N_FEATURES, N_LABELS = 24, 10, 4, 3
 

@@ -17,11 +17,11 @@ import pytest
 
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.splits import split_for
-from mlhidden.experiment.store import KEY_COLUMNS, load_results
 from mlhidden.methods.registry import METHODS, make_method
+from mlhidden.runs.metrics import SCORES
+from mlhidden.runs.splits import split_for
+from mlhidden.runs.store import KEY_COLUMNS, load_results
 
 CONFIG = {"name": "determinism", "datasets": ["Logical", "Music"], "methods": list(METHODS), "splits": 1, "seed": 3}
 

@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import STORE_FILE
+from mlhidden.runs.store import STORE_FILE
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 RUN = ["-d", "Logical", "-m", "BR", "-m", "CC", "--splits", "2", "--n-jobs", "1", "-q"]

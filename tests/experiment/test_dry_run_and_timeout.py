@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import STORE_FILE, load_results
+from mlhidden.runs.store import STORE_FILE, load_results
 
 WORKTREE = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import load_results
+from mlhidden.runs.store import load_results
 
 USAGE_DOCS = Path(__file__).resolve().parents[2] / "docs" / "usage.md"
 

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.experiment.config import config_from_options
-from mlhidden.experiment.store import load_results
+from mlhidden.runs.store import load_results
 
 
 def invoke(*args):

@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 from stores import stored_units
 
-from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
+from mlhidden.runs.store import STORE_FILE, ResultStore, load_results
 
 N_SPLITS = 25
 N_UNITS = 2 * N_SPLITS
@@ -132,7 +132,7 @@ def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, confi
 
 CRASH_BEFORE_COMMIT = """
 import json, os, sys
-from mlhidden.experiment.store import ResultStore
+from mlhidden.runs.store import ResultStore
 
 
 class CrashAtCommit:

@@ -116,8 +116,8 @@ def test_a_thread_dying_of_exhaustion_stops_the_main_thread():
 
 def test_a_run_stopped_by_memory_error_leaves_run_json_final(tmp_path):
     from mlhidden.experiment.config import parse_config
-    from mlhidden.experiment.provenance import read_run_json
     from mlhidden.experiment.runner import run_experiment
+    from mlhidden.runs.provenance import read_run_json
 
     def exhausted_after_one(row, done, total):
         raise MemoryError()

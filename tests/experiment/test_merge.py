@@ -10,7 +10,7 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.store import STORE_FILE, load_results
+from mlhidden.runs.store import STORE_FILE, load_results
 
 SCORE_COLUMNS = ["dataset", "method", "split", "status", "exact_match", "hamming_score", "micro_f1", "macro_f1"]
 

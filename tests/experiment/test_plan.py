@@ -5,8 +5,8 @@ from __future__ import annotations
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import execute_plan, plan_run
-from mlhidden.experiment.splits import split_seed
-from mlhidden.experiment.store import load_results
+from mlhidden.runs.splits import split_seed
+from mlhidden.runs.store import load_results
 
 
 def test_plan_lists_every_unit_method_major_with_its_store_key(tmp_path):

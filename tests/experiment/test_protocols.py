@@ -11,10 +11,9 @@ from mlhidden.cli import cli
 from mlhidden.data import load_dataset
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.protocols import KFOLD, STRATIFIED_KFOLD, Protocol, label_coverage
 from mlhidden.experiment.runner import plan_run, run_experiment
-from mlhidden.experiment.splits import SplitRecipe, split_for, split_seed
-from mlhidden.experiment.store import load_results
+from mlhidden.runs.splits import KFOLD, STRATIFIED_KFOLD, Protocol, SplitRecipe, label_coverage, split_for, split_seed
+from mlhidden.runs.store import load_results
 
 
 def config(protocol=None, methods=("BR",), **settings):

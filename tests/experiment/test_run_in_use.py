@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.experiment.leases import UnitLeases
-from mlhidden.experiment.store import STORE_FILE
+from mlhidden.runs.store import STORE_FILE
 
 LOGICAL = ["-d", "Logical", "--splits", "2", "--n-jobs", "1", "-q"]
 

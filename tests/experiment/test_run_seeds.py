@@ -6,7 +6,7 @@ import sqlite3
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import STORE_FILE
+from mlhidden.runs.store import STORE_FILE
 
 CONFIG = "name: seeds\ndatasets: [Logical]\nmethods: [BR]\nsplits: 2\nseed: 0\n"
 

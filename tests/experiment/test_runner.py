@@ -7,11 +7,11 @@ import pytest
 
 from mlhidden.data import make_logical
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.metrics import SCORES, evaluate
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.splits import method_seed, split_for
-from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
 from mlhidden.methods import CC
+from mlhidden.runs.metrics import SCORES, evaluate
+from mlhidden.runs.splits import method_seed, split_for
+from mlhidden.runs.store import STORE_FILE, ResultStore, load_results
 
 SCORE_COLUMNS = ["dataset", "method", "split", "status", *SCORES]
 

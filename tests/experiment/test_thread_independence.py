@@ -18,13 +18,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from mlhidden.experiment import backends
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.runner import plan_run, run_experiment
-from mlhidden.experiment.splits import method_seed
-from mlhidden.experiment.store import KEY_COLUMNS, load_results
+from mlhidden.runs import blas_threads
+from mlhidden.runs.metrics import SCORES
+from mlhidden.runs.splits import method_seed
+from mlhidden.runs.store import KEY_COLUMNS, load_results
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 STORED = [*KEY_COLUMNS, "status", *SCORES, "n_warnings", "params_json"]
@@ -84,7 +84,7 @@ def test_the_scene_slice_is_sensitive_to_blas_threads(monkeypatch):
     seed = method_seed(FAST["seed"], dataset.name, split.index)
     results = []
     for threads in (1, 2):
-        monkeypatch.setattr(backends, "UNIT_BLAS_THREADS", threads)
+        monkeypatch.setattr(blas_threads, "UNIT_BLAS_THREADS", threads)
         results.append(run_unit(dataset.dataset.X, dataset.dataset.Y, split, method, seed)["exact_match"])
     if results[0] == results[1] and not kernels & THREAD_SENSITIVE_KERNELS:
         pytest.skip(f"on OpenBLAS's {', '.join(sorted(kernels))} kernels this slice rounds alike under 1 and 2 threads")

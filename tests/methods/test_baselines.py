@@ -7,8 +7,8 @@ import pytest
 from sklearn.metrics import accuracy_score
 
 from mlhidden.data import load_dataset
-from mlhidden.experiment.metrics import evaluate
 from mlhidden.methods.registry import make_method
+from mlhidden.runs.metrics import evaluate
 
 
 @pytest.fixture(scope="module")

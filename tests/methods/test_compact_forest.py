@@ -10,9 +10,9 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.neighbors import KNeighborsClassifier
 
 from mlhidden.data import load_dataset
-from mlhidden.experiment.splits import split_for
 from mlhidden.methods import ForestBR
 from mlhidden.methods.compact_forest import CompactForest
+from mlhidden.runs.splits import split_for
 
 
 def split_of(name, mirror_dir):

@@ -21,11 +21,11 @@ from threadpoolctl import threadpool_limits
 
 from mlhidden.data import load_dataset, make_logical
 from mlhidden.errors import UserError
-from mlhidden.experiment.splits import split_for
 from mlhidden.methods import CC, CCASL, CCASLAML, CCASLBR, LP, MLP, PCC, ForestBR, inference
 from mlhidden.methods.base_learners import positive_proba
 from mlhidden.methods.baselines import TRIVIAL_BASELINES, AllZero
 from mlhidden.methods.registry import METHODS, make_method, resolve_method
+from mlhidden.runs.splits import split_for
 
 ALL_METHODS = list(METHODS)
 ALL_DATASETS = ["Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "Bibtex", "Corel5k"]

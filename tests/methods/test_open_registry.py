@@ -23,12 +23,12 @@ from sklearn.svm import LinearSVC
 from mlhidden.data import make_logical
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.provenance import read_run_json
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.store import load_results
 from mlhidden.methods import BR, PCC
 from mlhidden.methods.external import ExternalMethod
 from mlhidden.methods.registry import METHODS, MethodEntry, entry_point_methods, get_entry
+from mlhidden.runs.provenance import read_run_json
+from mlhidden.runs.store import load_results
 
 
 class LabelFrequency(ClassifierMixin, BaseEstimator):

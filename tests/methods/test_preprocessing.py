@@ -10,7 +10,7 @@ from mlhidden.data import load_dataset
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.store import load_results
+from mlhidden.runs.store import load_results
 
 
 def methods(*entries):

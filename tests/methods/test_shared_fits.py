@@ -9,12 +9,12 @@ import scipy.sparse as sp
 
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.metrics import SCORES
 from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.runner import SHARED_FITS_DIR, run_experiment
-from mlhidden.experiment.splits import method_seed, split_for
-from mlhidden.experiment.store import KEY_COLUMNS, load_results
 from mlhidden.methods.shared_fits import digest
+from mlhidden.runs.metrics import SCORES
+from mlhidden.runs.splits import method_seed, split_for
+from mlhidden.runs.store import KEY_COLUMNS, load_results
 
 # (method that fits the piece first, method that reuses it)
 SHARING_PAIRS = [("CC", "PCC"), ("CCASL", "CCASL+BR"), ("CCASL", "CCASL+AML"), ("CCASL", "PCCASL"), ("BR", "MBR")]

@@ -12,9 +12,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
 from mlhidden.data import load_dataset
-from mlhidden.experiment.metrics import exact_match
-from mlhidden.experiment.splits import split_for
 from mlhidden.methods import BR, CC
+from mlhidden.runs.metrics import exact_match
+from mlhidden.runs.splits import split_for
 
 
 class ConstantSafeLogistic(LogisticRegression):

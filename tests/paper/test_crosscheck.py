@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.splits import Split
 from mlhidden.methods import BR, CC
 from mlhidden.paper import crosscheck
 from mlhidden.paper.crosscheck import IMPLEMENTATIONS, crosscheck_config, fit_theirs, run_crosscheck
 from mlhidden.paper.crosscheck_table import agreement_ok, crosscheck_table, disagreement_reason, with_gaps
+from mlhidden.runs.splits import Split
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = PROJECT_ROOT / "configs"

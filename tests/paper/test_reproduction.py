@@ -26,10 +26,7 @@ from mlhidden.data.generators import GENERATORS
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
-from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import config_record
-from mlhidden.experiment.splits import split_seed
-from mlhidden.experiment.store import ResultStore
 from mlhidden.paper.evidence import sweep_frame
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -45,6 +42,9 @@ from mlhidden.report.figures import plot_sweep
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
 from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, VERDICTS
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.splits import split_seed
+from mlhidden.runs.store import ResultStore
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = PROJECT_ROOT / "configs"

@@ -14,7 +14,7 @@ import pandas as pd
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import STORE_FILE
+from mlhidden.runs.store import STORE_FILE
 
 CONFIG = """name: tables
 datasets: [Logical, Music]

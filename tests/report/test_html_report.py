@@ -19,10 +19,10 @@ from click.testing import CliRunner
 from PIL import Image
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import load_results
 from mlhidden.paper.html_page import write_index_html
 from mlhidden.report.html import HTML_FILE
 from mlhidden.report.tables import METRICS, metric_table
+from mlhidden.runs.store import load_results
 
 METHODS = ("BR", "CC", "AllZero")
 REPORT_DIR = Path(__file__).parents[2] / "results"
@@ -241,8 +241,8 @@ def test_the_claims_rank_as_the_rank_section_does(reproduction_dir):
 
 def many_methods_page(tmp_path, n_methods: int = 14):
     """The run sections of 14 made-up methods on 2 datasets of 3 splits, as a page."""
-    from mlhidden.experiment.run_results import RunResults
     from mlhidden.report.html import render_page, run_sections
+    from mlhidden.runs.run_results import RunResults
 
     methods = [f"Method{i:02d}" for i in range(n_methods)]
     rng = np.random.default_rng(0)

@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.provenance import RUN_JSON
 from mlhidden.report.digits import rank_collisions
 from mlhidden.report.formats import to_latex, to_markdown, to_terminal
 from mlhidden.report.ranked_methods import TRIVIAL_UNRANKED
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
+from mlhidden.runs.provenance import RUN_JSON
 
 
 def units(values: dict, metric: str = "total_seconds") -> pd.DataFrame:

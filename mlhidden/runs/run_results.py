@@ -1,6 +1,6 @@
 """A run's results as a report reads them: its units in table order and what is missing, one run or several merged.
 
-:func:`~mlhidden.experiment.store.load_results` reads each run directory's store into a
+:func:`~mlhidden.runs.store.load_results` reads each run directory's store into a
 :class:`RunResults`; :func:`merge_results` joins several, refusing runs that split a dataset
 differently or give one method label two settings. Which units a config asks for
 (:func:`expected_keys`) and how it splits (:func:`split_protocol`) follow from its stored record alone.
@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store_schema import UnitKey
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.status import OK
+from mlhidden.runs.store_schema import UnitKey
 
 
 def expected_keys(config_record: Mapping[str, Any], dataset_checksums: Mapping[str, str]) -> dict[UnitKey, str]:

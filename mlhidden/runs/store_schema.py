@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from mlhidden.experiment.metrics import SCORES
+from mlhidden.runs.metrics import SCORES
 
 SCHEMA_VERSION = 3
 OLDEST_READABLE_VERSION = 1

@@ -21,18 +21,17 @@ from click.testing import CliRunner
 from mlhidden.cli import cli
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import load_config, parse_config
-from mlhidden.experiment.metrics import SCORES
-from mlhidden.experiment.protocols import Protocol
-from mlhidden.experiment.record import RunRecord
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.splits import SplitRecipe
-from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
-from mlhidden.experiment.store_schema import SCHEMA_VERSION
 from mlhidden.paper.deviations import baseline_scores, trivial_baselines
 from mlhidden.paper.evidence import Runs
 from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
 from mlhidden.paper.refits import write_label_accuracies
 from mlhidden.report.table_notes import OWN_WORK_NOTE
+from mlhidden.runs.metrics import SCORES
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.splits import Protocol, SplitRecipe
+from mlhidden.runs.store import STORE_FILE, ResultStore, load_results
+from mlhidden.runs.store_schema import SCHEMA_VERSION
 
 STORE_V1 = Path(__file__).resolve().parents[1] / "fixtures" / "store_v1"
 OLD_COLUMNS = [

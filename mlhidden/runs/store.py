@@ -6,9 +6,9 @@ skips what is stored (resume). The key holds the dataset checksum and the method
 parameter hash, so results from another data version or parameter setting never mix.
 
 Each unit's test predictions go into the ``predictions`` table in the same transaction, and
-each split's true test labels into ``test_labels`` (:mod:`mlhidden.experiment.predictions`).
+each split's true test labels into ``test_labels`` (:mod:`mlhidden.runs.predictions`).
 Stores written before those tables existed still load; they only lack predictions. :func:`load_results`
-reads stores into the tables a report needs (:mod:`mlhidden.experiment.run_results`).
+reads stores into the tables a report needs (:mod:`mlhidden.runs.run_results`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.predictions import UnitPredictions, pack_bits, pack_scores, stored_predictions
-from mlhidden.experiment.provenance import read_run_json
-from mlhidden.experiment.run_results import RunResults, expected_keys, merge_results
-from mlhidden.experiment.status import OK
-from mlhidden.experiment.store_damage import damaged_store_error, damaged_units
-from mlhidden.experiment.store_file import check_schema, connect, store_error, tidy_after_reading
-from mlhidden.experiment.store_schema import (
+from mlhidden.io import STORE_FILE, PathLike, storage_error
+from mlhidden.runs.predictions import UnitPredictions, pack_bits, pack_scores, stored_predictions
+from mlhidden.runs.provenance import read_run_json
+from mlhidden.runs.run_results import RunResults, expected_keys, merge_results
+from mlhidden.runs.status import OK
+from mlhidden.runs.store_damage import damaged_store_error, damaged_units
+from mlhidden.runs.store_file import check_schema, connect, store_error, tidy_after_reading
+from mlhidden.runs.store_schema import (
     KEY_COLUMNS,
     OLDEST_READABLE_VERSION,
     SCHEMA_VERSION,
@@ -42,7 +43,6 @@ from mlhidden.experiment.store_schema import (
     create_or_migrate,
     missing_unit_columns,
 )
-from mlhidden.io import STORE_FILE, PathLike, storage_error
 
 
 def now() -> str:
@@ -93,7 +93,7 @@ class ResultStore:
 
     @contextmanager
     def _faults(self) -> Iterator[None]:
-        """SQLite's errors on this store as one line each (:func:`~mlhidden.experiment.store_file.store_error`)."""
+        """SQLite's errors on this store as one line each (:func:`~mlhidden.runs.store_file.store_error`)."""
         try:
             yield
         except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:

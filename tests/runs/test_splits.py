@@ -1,6 +1,6 @@
 import numpy as np
 
-from mlhidden.experiment.splits import method_seed, split_for
+from mlhidden.runs.splits import method_seed, split_for
 
 
 def test_split_is_sixty_forty_partition_with_label_permutation():

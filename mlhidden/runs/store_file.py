@@ -16,8 +16,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.store_schema import KEY_COLUMNS
 from mlhidden.io import file_kind
+from mlhidden.runs.store_schema import KEY_COLUMNS
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 TIMEOUT_SECONDS = 60

@@ -10,10 +10,7 @@ from sklearn.metrics import coverage_error, label_ranking_loss, roc_auc_score
 
 from mlhidden.cli import cli
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.metrics import RANKING_METRICS, log_loss, macro_auc, micro_auc, one_error
-from mlhidden.experiment.predictions import pack_bits, pack_scores, unpack_bits, unpack_scores
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.experiment.store import STORE_FILE, ResultStore, load_results
 from mlhidden.report.stored_metrics import (
     NO_PREDICTIONS,
     NO_SCORES,
@@ -22,6 +19,9 @@ from mlhidden.report.stored_metrics import (
     stored_metrics,
     write_score_metric_tables,
 )
+from mlhidden.runs.metrics import RANKING_METRICS, log_loss, macro_auc, micro_auc, one_error
+from mlhidden.runs.predictions import pack_bits, pack_scores, unpack_bits, unpack_scores
+from mlhidden.runs.store import STORE_FILE, ResultStore, load_results
 
 METHODS = ["BR", "CC", {"name": "BR", "label": "BR-svm", "base": "sklearn.svm.LinearSVC"}]
 

@@ -9,19 +9,81 @@ of a config or stored run record, so a unit is never re-derived by a second rule
 Seeds are derived from (run seed, dataset, split index) only, so adding a method or a dataset
 to a config never changes the numbers of the others (benchopt's rule). A k-fold unit's split
 seed is derived from the protocol as well, so it never equals a holdout unit's.
+
+A protocol says how a dataset's rows become the train/test parts of its units: ``holdout`` (the
+default, the paper's) draws ``splits`` independent random partitions; ``kfold`` partitions the
+shuffled rows into ``folds`` test folds; ``stratified_kfold`` does the same with iterative
+stratification (Sechidis et al. 2011, through the maintained ``iterative-stratification``
+package), so that rare labels reach every test fold.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.model_selection import KFold
 
-from mlhidden.experiment.protocols import KFOLD, Protocol
-
+HOLDOUT, KFOLD, STRATIFIED_KFOLD = "holdout", "kfold", "stratified_kfold"
+PROTOCOL_KINDS = (HOLDOUT, KFOLD, STRATIFIED_KFOLD)
+DEFAULT_FOLDS = 5
 TRAIN_FRACTION = 0.6
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A protocol kind and, for the k-fold kinds, the number of folds (= units per dataset)."""
+
+    kind: str = HOLDOUT
+    folds: int | None = None
+
+    @property
+    def is_kfold(self) -> bool:
+        return self.kind != HOLDOUT
+
+    def record(self) -> dict[str, Any]:
+        return {"kind": self.kind, "folds": self.folds} if self.is_kfold else {"kind": self.kind}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any] | None) -> Protocol:
+        """A stored config's ``protocol`` entry; runs stored without one are holdout runs."""
+        return cls(**record) if record else cls()
+
+    def describe(self, train_fraction: float) -> str:
+        if not self.is_kfold:
+            return f"train fraction {train_fraction}"
+        return (
+            f"{self.folds}-fold cross-validation{' (iteratively stratified)' if self.kind == STRATIFIED_KFOLD else ''}"
+        )
+
+
+
+
+def label_coverage(splits: Iterable[Split], Y: ArrayLike) -> list[dict[str, Any]]:
+    """Per test part: its rows, the positives of the dataset's rarest label, and labels with no positive.
+
+    Labels without a positive in a test part make per-label measures (macro F1, macro AUC)
+    undefined there; stratification is meant to keep them few.
+    """
+    Y = np.asarray(Y)
+    positives = Y.sum(axis=0)
+    present = np.flatnonzero(positives > 0)
+    rarest = present[np.argmin(positives[present])] if present.size else None
+    rows = []
+    for split in splits:
+        test_positives = Y[split.test].sum(axis=0)
+        rows.append({
+            "split": split.index,
+            "test_rows": len(split.test),
+            "rarest_label": None if rarest is None else int(rarest),
+            "rarest_label_positives": None if rarest is None else int(test_positives[rarest]),
+            "labels_without_positive": int(np.sum(test_positives[present] == 0)),
+        })
+    return rows
 
 
 def derive_seed(run_seed: int, *keys: object) -> int:

@@ -22,8 +22,8 @@ from typing import Any
 
 import mlhidden
 from mlhidden.errors import InputWarning
-from mlhidden.experiment.record import RunRecord
 from mlhidden.io import RUN_JSON, PathLike, write_text
+from mlhidden.runs.record import RunRecord
 
 FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")

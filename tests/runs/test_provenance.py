@@ -17,10 +17,10 @@ import mlhidden
 from mlhidden.cli import cli
 from mlhidden.data import make_logical, registry_entries
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.provenance import RUN_JSON, SOURCE_PATHS, git_revision, provenance_line, read_run_json
 from mlhidden.experiment.runner import config_record, run_experiment
-from mlhidden.experiment.splits import method_seed
-from mlhidden.experiment.store import load_results
+from mlhidden.runs.provenance import RUN_JSON, SOURCE_PATHS, git_revision, provenance_line, read_run_json
+from mlhidden.runs.splits import method_seed
+from mlhidden.runs.store import load_results
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = {"name": "prov", "datasets": ["Music", "Logical"], "methods": ["BR"], "splits": 2, "seed": 7}

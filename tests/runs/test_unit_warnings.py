@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
 
 from mlhidden.cli import cli
-from mlhidden.experiment.store import STORE_FILE
-from mlhidden.experiment.unit_warnings import record_warnings, unit_kinds, warning_kind, warning_lines
+from mlhidden.runs.store import STORE_FILE
+from mlhidden.runs.unit_warnings import record_warnings, unit_kinds, warning_kind, warning_lines
 
 NOT_CONVERGED = "did not converge (lbfgs, max_iter=1): scale the features or raise max_iter"
 CONFIG = """name: warned

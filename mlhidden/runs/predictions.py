@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from mlhidden.experiment.metrics import RANKING_METRICS, SCORES, plugin_metric
+from mlhidden.runs.metrics import RANKING_METRICS, SCORES, plugin_metric
 
 COMPRESSION_LEVEL = 6
 

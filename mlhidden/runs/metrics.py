@@ -13,7 +13,7 @@ Any other metric is a plug-in (:func:`plugin_metric`): a function ``(Y_true, Y_p
 (``my_pkg.metrics:my_f1``) or by the name an installed package gives it in the ``mlhidden.metrics``
 entry-point group; a loss says so with ``my_loss.higher_is_better = False``.
 The label ranking measures (ranking loss, coverage, average precision, one-error) come from
-:mod:`mlhidden.experiment.label_ranking`, which gives scikit-learn's values without its per-row
+:mod:`mlhidden.runs.label_ranking`, which gives scikit-learn's values without its per-row
 Python loop, so that a report of the full paper run computes them from its stored scores in seconds.
 """
 
@@ -29,8 +29,8 @@ import numpy as np
 from scipy.stats import rankdata
 
 from mlhidden.errors import UserError, unique_match
-from mlhidden.experiment.label_ranking import average_precision, coverage_error, one_error, ranking_loss
 from mlhidden.imports import import_object, is_import_path, load_entry_points
+from mlhidden.runs.label_ranking import average_precision, coverage_error, one_error, ranking_loss
 
 # Probabilities are clipped to [eps, 1 - eps] in the log-loss (float32 resolves 1 - 1e-7).
 LOG_LOSS_EPS = 1e-7

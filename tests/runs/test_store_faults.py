@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.provenance import RUN_JSON
-from mlhidden.experiment.store import STORE_FILE
+from mlhidden.runs.provenance import RUN_JSON
+from mlhidden.runs.store import STORE_FILE
 
 WIDE = ["-d", "Logical", "-m", "BR", "-m", "CC", "--splits", "3", "--n-jobs", "1", "-q"]
 NARROW = ["-d", "Logical", "-m", "BR", "--splits", "2", "--n-jobs", "1", "-q"]

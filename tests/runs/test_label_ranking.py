@@ -10,11 +10,11 @@ from hypothesis.extra import numpy as hnp
 from sklearn.metrics import coverage_error, label_ranking_average_precision_score, label_ranking_loss, roc_auc_score
 
 from mlhidden.data import load_dataset
-from mlhidden.experiment import label_ranking
-from mlhidden.experiment.label_ranking import average_precision, one_error, ranking_loss
-from mlhidden.experiment.metrics import RANKING_METRICS, macro_auc, micro_auc
-from mlhidden.experiment.splits import split_for
 from mlhidden.methods.registry import make_method
+from mlhidden.runs import label_ranking
+from mlhidden.runs.label_ranking import average_precision, one_error, ranking_loss
+from mlhidden.runs.metrics import RANKING_METRICS, macro_auc, micro_auc
+from mlhidden.runs.splits import split_for
 
 OURS_AND_SKLEARN = [
     (ranking_loss, label_ranking_loss),

@@ -4,7 +4,7 @@ A stored unit's status is ok or failed, and its number columns hold numbers (or 
 unit breaking either was changed by something else: a hand edit, another tool, a disk fault.
 Rather than fail deep inside a report, or compute the unit again without a word, every command
 refuses the store in one line that names the damage and the repair
-(:mod:`mlhidden.experiment.store_repair`), which keeps every good unit. A unit's stored label is
+(:mod:`mlhidden.runs.store_repair`), which keeps every good unit. A unit's stored label is
 no such damage: the tables take each method's label from the run's config, so a method
 relabelled in the config, or a label cell edited, is reported under the config's label.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.status import UNIT_STATUSES
+from mlhidden.runs.status import UNIT_STATUSES
 
 _NUMBER_TYPES = ("INTEGER", "REAL")
 _SHOWN_CHARACTERS = 40

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from mlhidden.experiment.metrics import evaluate
+from mlhidden.runs.metrics import evaluate
 
 Y_TRUE = np.array([[1, 0, 1], [0, 1, 0], [0, 0, 0], [1, 1, 0]])
 Y_PRED = np.array([[1, 0, 1], [0, 0, 0], [0, 0, 0], [1, 0, 1]])

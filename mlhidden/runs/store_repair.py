@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.provenance import read_run_json
-from mlhidden.experiment.status import FAILED, OK
-from mlhidden.experiment.store import ResultStore
-from mlhidden.experiment.store_damage import DamagedUnit, damaged_units
-from mlhidden.experiment.store_file import connect, store_error
-from mlhidden.experiment.store_schema import OLDEST_READABLE_VERSION, SCHEMA_VERSION, create_or_migrate
 from mlhidden.io import STORE_COPY, STORE_FILE, PathLike
+from mlhidden.runs.provenance import read_run_json
+from mlhidden.runs.status import FAILED, OK
+from mlhidden.runs.store import ResultStore
+from mlhidden.runs.store_damage import DamagedUnit, damaged_units
+from mlhidden.runs.store_file import connect, store_error
+from mlhidden.runs.store_schema import OLDEST_READABLE_VERSION, SCHEMA_VERSION, create_or_migrate
 
 
 def repair_store(run_dir: PathLike) -> list[str]:

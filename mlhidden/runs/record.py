@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mlhidden.experiment.config_entries import DatasetSpec, MethodSpec
-from mlhidden.experiment.protocols import Protocol
-from mlhidden.experiment.splits import SplitRecipe
+from mlhidden.runs.specs import DatasetSpec, MethodSpec
+from mlhidden.runs.splits import Protocol, SplitRecipe
 
 # Runs stored before ``shuffle_labels`` existed shuffled their labels.
 STORED_SHUFFLE_LABELS_DEFAULT = True
@@ -35,7 +34,7 @@ class DatasetRecord(DatasetSpec):
 class RunRecord:
     """A stored run's config: datasets and methods in config order, the split protocol, the seed.
 
-    The methods are :class:`~mlhidden.experiment.config_entries.MethodSpec` again, whose ``params_hash``
+    The methods are :class:`~mlhidden.runs.specs.MethodSpec` again, whose ``params_hash``
     is the stored one.
     """
 

@@ -10,12 +10,12 @@ import pytest
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.parallel_units import run_unit
-from mlhidden.experiment.record import RunRecord
-from mlhidden.experiment.run_results import split_protocol
 from mlhidden.experiment.runner import config_record
-from mlhidden.experiment.splits import Split, make_split
-from mlhidden.experiment.status import FAILED, OK
-from mlhidden.experiment.units import fit_unit
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.run_results import split_protocol
+from mlhidden.runs.splits import Split, make_split
+from mlhidden.runs.status import FAILED, OK
+from mlhidden.runs.unit_fit import fit_unit
 
 
 @pytest.fixture(scope="module")

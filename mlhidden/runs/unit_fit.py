@@ -19,11 +19,11 @@ import scipy.sparse as sp
 from sklearn.impute import SimpleImputer
 
 from mlhidden.data.dataset import Matrix
-from mlhidden.experiment.backends import unit_thread_limits
-from mlhidden.experiment.splits import Split
+from mlhidden.runs.blas_threads import unit_thread_limits
+from mlhidden.runs.splits import Split
 
 if TYPE_CHECKING:
-    from mlhidden.experiment.config_entries import MethodSpec
+    from mlhidden.runs.specs import MethodSpec
 from mlhidden.methods.shared_fits import SharedFits
 
 
@@ -97,7 +97,7 @@ def fit_unit(
     The label scores are predicted after the timed prediction, so times are those of ``predict`` alone;
     ``with_scores=False`` skips them
     (a refit that needs only the predictions). BLAS runs with the fixed thread count
-    of every unit (:func:`~mlhidden.experiment.backends.unit_thread_limits`), so a refit made by the
+    of every unit (:func:`~mlhidden.runs.blas_threads.unit_thread_limits`), so a refit made by the
     report in the parent process equals the stored unit. Errors propagate.
     """
     with unit_thread_limits():

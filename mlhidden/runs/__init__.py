@@ -1,0 +1,1 @@
+"""The stored-run model."""
