@@ -20,7 +20,7 @@ from joblib.externals.loky import get_reusable_executor
 
 from mlhidden.paper.reference import PAPER_CONFIGS
 from mlhidden.paper.reproduction import write_outputs
-from mlhidden.paper.sensitivity_report import SENSITIVITY_DIR
+from mlhidden.paper.sensitivity_section import SENSITIVITY_DIR
 from mlhidden.paper.settings import load_sensitivity
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mlhidden.data import registry_entries
-from mlhidden.data.registry import SHIPPED_DIR
+from mlhidden.data.catalog import SHIPPED_DIR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

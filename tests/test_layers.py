@@ -121,7 +121,7 @@ UPWARD = {
     "relative import": ("mlhidden.report.tables", "from ..paper import claims\n", "mlhidden.paper (paper)"),
     "plain import": ("mlhidden.methods.br", "import mlhidden.runs.store\n", "imports mlhidden.runs.store"),
     "import inside a function": (
-        "mlhidden.data.registry",
+        "mlhidden.data.catalog",
         "def f():\n    from mlhidden.methods.registry import METHODS\n",
         "mlhidden.methods.registry (methods)",
     ),

@@ -8,7 +8,7 @@ import click
 
 
 def data_dir_option(help_text: str):
-    """``--data-dir``: the first folder of the data path (mlhidden.data.registry.data_path)."""
+    """``--data-dir``: the first folder of the data path (mlhidden.data.catalog.data_path)."""
     return click.option("--data-dir", type=click.Path(file_okay=False), default=None, help=help_text)
 
 

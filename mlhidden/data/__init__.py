@@ -1,18 +1,18 @@
 """Multi-label datasets: MEKA and Mulan ARFF reading, MEKA writing, the paper's dataset registry, generated data."""
 
 from mlhidden.data.arff import read_arff, write_arff
-from mlhidden.data.dataset import Dataset
-from mlhidden.data.fetch import copy_from_mirror
-from mlhidden.data.generators import make_logical
-from mlhidden.data.inventory import dataset_table, verify_datasets
-from mlhidden.data.mulan import LabelsXmlWarning
-from mlhidden.data.registry import (
+from mlhidden.data.catalog import (
     DatasetUnavailable,
     data_path,
     load_dataset,
     registry_entries,
     resolve_data_dir,
 )
+from mlhidden.data.dataset import Dataset
+from mlhidden.data.fetch import copy_from_mirror
+from mlhidden.data.generators import make_logical
+from mlhidden.data.inventory import dataset_table, verify_datasets
+from mlhidden.data.mulan import LabelsXmlWarning
 
 __all__ = [
     "Dataset",

@@ -24,8 +24,8 @@ from types import TracebackType
 from typing import IO
 
 from mlhidden.data.arff import read_arff
+from mlhidden.data.catalog import dataset_kind, resolve_data_dir, select_entries
 from mlhidden.data.mulan import ARFF_SUFFIXES, read_label_names, xml_names
-from mlhidden.data.registry import dataset_kind, resolve_data_dir, select_entries
 from mlhidden.errors import UserError
 from mlhidden.io import PathLike, sha256_of, write_atomically
 

@@ -1,6 +1,6 @@
 """What the data path holds: one row per dataset, for ``mlhidden datasets list`` and ``verify``.
 
-The registry (:mod:`mlhidden.data.registry`) finds and loads the files; this module only
+The registry (:mod:`mlhidden.data.catalog`) finds and loads the files; this module only
 reports on them.
 """
 
@@ -10,10 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mlhidden.data.dataset import Dataset
-from mlhidden.data.generators import GENERATORS
-from mlhidden.data.own_datasets import entry_point_loaders
-from mlhidden.data.registry import (
+from mlhidden.data.catalog import (
     RegistryEntry,
     data_path,
     dataset_kind,
@@ -24,6 +21,9 @@ from mlhidden.data.registry import (
     registry_entries,
     select_entries,
 )
+from mlhidden.data.dataset import Dataset
+from mlhidden.data.generators import GENERATORS
+from mlhidden.data.own_datasets import entry_point_loaders
 from mlhidden.errors import UserError
 from mlhidden.io import PathLike
 
@@ -79,7 +79,7 @@ def verify_datasets(data_dir: PathLike | None = None, names: Iterable[str] | Non
     Parameters
     ----------
     data_dir : str or os.PathLike, optional
-        The first folder of the data path (see :func:`~mlhidden.data.registry.data_path`).
+        The first folder of the data path (see :func:`~mlhidden.data.catalog.data_path`).
     names : iterable of str, optional
         Registry names to check (default: all).
 

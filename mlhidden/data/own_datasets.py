@@ -8,7 +8,7 @@ the ``mlhidden.datasets`` entry-point group, or a config names it by import path
 (``my_pkg.data:load_emotions``); a config entry's ``params`` are its keyword arguments.
 
 Names follow the registry's case rule: any case matches, the exact spelling wins, and two that
-differ only in case must be written exactly. :mod:`mlhidden.data.registry` decides which kind a
+differ only in case must be written exactly. :mod:`mlhidden.data.catalog` decides which kind a
 name is, registry and generator names first.
 """
 

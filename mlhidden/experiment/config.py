@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.data.registry import FILE_KINDS, LABELS_MEANING, dataset_kind
+from mlhidden.data.catalog import FILE_KINDS, LABELS_MEANING, dataset_kind
 from mlhidden.experiment.command_line import method_entries, protocol_option
 from mlhidden.experiment.config_entries import at_entry, dataset_specs, described, method_specs
 from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from mlhidden.data.registry import (
+from mlhidden.data.catalog import (
     FILE_KINDS,
     dataset_kind,
     dataset_params_problem,

@@ -21,7 +21,7 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 
 from mlhidden.data.dataset import Matrix
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.methods.imports import named_class
+from mlhidden.methods.imported_classes import named_class
 from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
 from mlhidden.methods.sklearn_api import PENALTY_FROM_L1_RATIO, HasMethods
 

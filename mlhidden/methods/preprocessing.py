@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.data.dataset import Matrix
 from mlhidden.errors import UserError
-from mlhidden.methods.imports import named_class
+from mlhidden.methods.imported_classes import named_class
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -18,10 +18,10 @@ from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs
+from mlhidden.paper.output_jobs import Job, run_jobs
 from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, REPORT_FILE, read_run_log, reference_results
-from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.paper.sections import results_section
-from mlhidden.paper.sensitivity_report import settings_section
+from mlhidden.paper.sensitivity_section import settings_section
 from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, scroll_box, sortable_table
 from mlhidden.report.html_plots import agreement_svg
 from mlhidden.report.markdown_html import markdown_html, split_sections
@@ -161,7 +161,7 @@ def write_index_html(out_dir) -> Path:
 
 
 def index_html_job(out_dir) -> Job:
-    """:func:`write_index_html` as a :class:`~mlhidden.paper.report_pool.Job`: each view's claims and
+    """:func:`write_index_html` as a :class:`~mlhidden.paper.output_jobs.Job`: each view's claims and
     run sections are calls; the finish reads ``comparison.csv`` (which may be written meanwhile, by
     a job finished before this one) and writes the page."""
     out_dir = Path(out_dir)

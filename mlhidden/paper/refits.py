@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mlhidden.paper.output_jobs import Job, run_jobs
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
-from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.report.csv_files import write_frame
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.specs import load_dataset_spec
@@ -49,7 +49,7 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
 
 
 def label_accuracy_job(run_dir, groups, methods, data_dir=None) -> Job:
-    """:func:`write_label_accuracies` as a :class:`~mlhidden.paper.report_pool.Job`: one call per
+    """:func:`write_label_accuracies` as a :class:`~mlhidden.paper.output_jobs.Job`: one call per
     unit refitted, each with its own split and method seed, and a finish that writes the CSV."""
     run_dir = Path(run_dir)
     results = load_results(run_dir)

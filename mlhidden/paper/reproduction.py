@@ -7,7 +7,7 @@ stored), under the base-learner setting of ``configs/sensitivity.yaml`` that the
 the sensitivity study already computed under it are copied from ``<out>/sensitivity/``). After the
 last unit, :func:`write_outputs` refits the few units whose per-label accuracies the report needs
 (:mod:`mlhidden.paper.refits`), then writes each run's own tables, REPORT.md
-(:func:`~mlhidden.paper.report.write_report`) and index.html, on the same workers as the units.
+(:func:`~mlhidden.paper.report_md.write_report`) and index.html, on the same workers as the units.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from mlhidden.experiment.run_directory import check_run_path
 from mlhidden.experiment.runner import RunSummary, run_experiment
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import index_html_job
+from mlhidden.paper.output_jobs import Job, run_jobs
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -40,9 +41,8 @@ from mlhidden.paper.reference import (
     read_run_log,
 )
 from mlhidden.paper.refits import label_accuracy_job
-from mlhidden.paper.report import report_job
-from mlhidden.paper.report_pool import Job, run_jobs
-from mlhidden.paper.sensitivity_report import SENSITIVITY_DIR
+from mlhidden.paper.report_md import report_job
+from mlhidden.paper.sensitivity_section import SENSITIVITY_DIR
 from mlhidden.paper.settings import Setting, load_sensitivity
 from mlhidden.report.formats import write_reports
 from mlhidden.report.stored_metrics import write_score_metric_tables
@@ -240,7 +240,7 @@ def run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any])
 
 def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None) -> list:
     """What :func:`reproduce` writes after its last unit, its pieces computed on ``n_jobs`` workers
-    (:func:`~mlhidden.paper.report_pool.run_jobs`): the refits first, since the report reads them;
+    (:func:`~mlhidden.paper.output_jobs.run_jobs`): the refits first, since the report reads them;
     then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
 
     Returns the files written, in the order a sequential pass writes them; their bytes do not depend on ``n_jobs``.

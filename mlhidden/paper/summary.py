@@ -2,7 +2,7 @@
 
 Every word of it is computed: the verdict counts from the claims and their sub-claims
 (:class:`~mlhidden.claims.check.ClaimResult` s of ``configs/claims.yaml``), robustness from the
-claims x settings matrix (:func:`mlhidden.paper.sensitivity_report.claims_matrix`), the audit's line
+claims x settings matrix (:func:`mlhidden.paper.sensitivity_section.claims_matrix`), the audit's line
 from :class:`~mlhidden.paper.audit.Audit`, closeness from the comparisons with the paper. Long text
 (the paper's words, the full deciding statistic, every setting's name) goes to each claim's own
 section (:func:`claims_detail`), which the short table links to, so that no line of the first screen
@@ -17,7 +17,7 @@ import pandas as pd
 
 from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
 from mlhidden.paper.claim_terms import DEVIATION
-from mlhidden.paper.sensitivity_report import ROBUST
+from mlhidden.paper.sensitivity_section import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.uncertainty import NOT_EVALUATED, VERDICTS
 

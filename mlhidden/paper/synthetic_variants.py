@@ -15,7 +15,7 @@ from mlhidden.claims.check import ClaimResult
 from mlhidden.paper.claim_terms import missing_run
 from mlhidden.paper.claims import checker, paper_claims
 from mlhidden.paper.evidence import Runs, synthetic_table
-from mlhidden.paper.sensitivity_report import closing_verdict, complex_gain
+from mlhidden.paper.sensitivity_section import closing_verdict, complex_gain
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.uncertainty import HOLDS
 

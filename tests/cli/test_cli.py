@@ -114,7 +114,7 @@ def test_report_with_statistics_writes_tests_and_diagrams(runner, tmp_path, mirr
 
 @pytest.mark.parametrize("command", [["run"], ["splits"], ["reproduce"], ["sensitivity"], ["datasets", "list"]])
 def test_data_dir_help_names_the_lookup_order_the_registry_uses(runner, command):
-    from mlhidden.data.registry import SHIPPED_DIR, data_path
+    from mlhidden.data.catalog import SHIPPED_DIR, data_path
 
     assert data_path(None)[-1] == SHIPPED_DIR, "the shipped datasets come last"
     result = runner.invoke(cli, [*command, "--help"])
@@ -125,7 +125,7 @@ def test_data_dir_help_names_the_lookup_order_the_registry_uses(runner, command)
 
 
 def test_fetch_help_names_where_the_files_go(runner, tmp_path, monkeypatch):
-    from mlhidden.data.registry import resolve_data_dir
+    from mlhidden.data.catalog import resolve_data_dir
 
     monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path))
     assert resolve_data_dir(None) == tmp_path

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from mlhidden.data import read_arff
-from mlhidden.data.registry import SHIPPED_DIR
+from mlhidden.data.catalog import SHIPPED_DIR
 
 # What each real file reads as (arrays, names, dataset name), pinned from the reader before it streamed.
 PINNED = {

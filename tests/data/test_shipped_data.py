@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from mlhidden.cli import cli
 from mlhidden.data import LabelsXmlWarning, load_dataset, read_arff, registry_entries
 from mlhidden.data.cache import cache_dir, load_arff_file
-from mlhidden.data.registry import SHIPPED_DIR
+from mlhidden.data.catalog import SHIPPED_DIR
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment

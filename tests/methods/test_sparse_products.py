@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from mlhidden.data import load_dataset
-from mlhidden.data.registry import SHIPPED_DIR
+from mlhidden.data.catalog import SHIPPED_DIR
 from mlhidden.methods import sparse_products
 from mlhidden.methods.sparse_products import matmul, transposed
 

@@ -182,7 +182,7 @@ def test_br_and_cc_agree_with_both_libraries_on_music():
 def test_the_report_section_shows_the_committed_cross_check_and_says_when_there_is_none(tmp_path):
     import shutil
 
-    from mlhidden.paper.report import crosscheck_section
+    from mlhidden.paper.report_md import crosscheck_section
 
     assert "Not run for this folder" in crosscheck_section(tmp_path)
     shutil.copy("results/crosscheck.csv", tmp_path / "crosscheck.csv")

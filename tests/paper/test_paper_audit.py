@@ -26,7 +26,7 @@ from mlhidden.paper.audit import (
 )
 from mlhidden.paper.deviations import DEFECTIVE, STORED_BASELINES
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.report import write_report
+from mlhidden.paper.report_md import write_report
 from mlhidden.paper.text_checks import CONSISTENT, CONTRADICTED, check_statements, paper_statements, ratios
 
 PAPER_TEX = Path("/work/shared/paper/labels-as-hidden-nodes.tex")

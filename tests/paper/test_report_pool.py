@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from mlhidden.paper.report_pool import Job, run_jobs
+from mlhidden.paper.output_jobs import Job, run_jobs
 from mlhidden.paper.reproduction import reproduce, write_outputs
 
 

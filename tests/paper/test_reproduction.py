@@ -35,7 +35,7 @@ from mlhidden.paper.reference import (
     TRIVIAL_BASELINE_METHODS,
     reference_results,
 )
-from mlhidden.paper.report import evaluate_claims, write_report
+from mlhidden.paper.report_md import evaluate_claims, write_report
 from mlhidden.paper.reproduction import reproduce
 from mlhidden.paper.sections import paper_units
 from mlhidden.report.figures import plot_sweep

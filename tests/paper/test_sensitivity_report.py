@@ -18,8 +18,8 @@ from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_predictions, cell_values
 from mlhidden.paper.evidence import Runs, ranked_methods
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.report import write_report
-from mlhidden.paper.sensitivity_report import (
+from mlhidden.paper.report_md import write_report
+from mlhidden.paper.sensitivity_section import (
     NEVER_EVALUATED,
     NOT_REPRODUCED,
     ROBUST,

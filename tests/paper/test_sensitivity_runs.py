@@ -19,7 +19,7 @@ from mlhidden.paper import reproduction
 from mlhidden.paper.primary_setting import RuleVerdict, apply_primary_rule, primary_by_rule, scales_as_solver_needs
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
 from mlhidden.paper.reproduction import reproduce, write_setting_refits
-from mlhidden.paper.sensitivity_report import primary_markdown, settings_section
+from mlhidden.paper.sensitivity_section import primary_markdown, settings_section
 from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, run_sensitivity, setting_plans
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.store import KEY_COLUMNS, ResultStore, load_results

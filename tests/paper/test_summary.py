@@ -13,7 +13,7 @@ from mlhidden.claims.spec import ClaimSpec
 from mlhidden.paper.audit import audit_paper
 from mlhidden.paper.claims import paper_claims
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.sensitivity_report import claims_matrix
+from mlhidden.paper.sensitivity_section import claims_matrix
 from mlhidden.paper.summary import (
     answer_paragraph,
     audit_line,

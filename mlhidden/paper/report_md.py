@@ -25,6 +25,7 @@ from mlhidden.paper.deviations import (
     version_mismatches,
 )
 from mlhidden.paper.evidence import Evidence, Runs, gather_evidence
+from mlhidden.paper.output_jobs import Job, run_jobs
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
     CROSSCHECK_FILE,
@@ -35,7 +36,6 @@ from mlhidden.paper.reference import (
     read_run_log,
     reference_results,
 )
-from mlhidden.paper.report_pool import Job, run_jobs
 from mlhidden.paper.sections import (
     COMPARISON_COLUMNS,
     Section,
@@ -45,7 +45,7 @@ from mlhidden.paper.sections import (
     significance_section,
     sweep_section,
 )
-from mlhidden.paper.sensitivity_report import settings_section
+from mlhidden.paper.sensitivity_section import settings_section
 from mlhidden.paper.summary import (
     answer_paragraph,
     audit_line,
@@ -242,7 +242,7 @@ def _variants_section(runs: Runs, reference: pd.DataFrame) -> Section:
 
 def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
                    tables_dir: Path, figures_dir: Path) -> list:
-    """The report's sections as calls for :func:`~mlhidden.paper.report_pool.run_jobs`, in report order."""
+    """The report's sections as calls for :func:`~mlhidden.paper.output_jobs.run_jobs`, in report order."""
     sweeps = [
         (
             sweep_section, getattr(evidence, name), runs.record(name).splits if runs[name] is not None else None, name,
@@ -284,7 +284,7 @@ def write_report(out_dir, data_dir=None) -> list:
     """Write REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs.
 
     Runs that are missing are reported as not run and their claims as not evaluated. The sensitivity
-    study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.sensitivity_report.read_settings`);
+    study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.sensitivity_section.read_settings`);
     the trivial baselines from the datasets under ``data_dir`` (see :func:`mlhidden.data.resolve_data_dir`).
 
     Returns
@@ -297,7 +297,7 @@ def write_report(out_dir, data_dir=None) -> list:
 
 
 def report_job(out_dir, data_dir=None) -> Job:
-    """:func:`write_report` as a :class:`~mlhidden.paper.report_pool.Job`: the claims and each
+    """:func:`write_report` as a :class:`~mlhidden.paper.output_jobs.Job`: the claims and each
     section (with its tables and figures) are calls; the finish writes REPORT.md and ``comparison.csv``."""
     out_dir = Path(out_dir)
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
