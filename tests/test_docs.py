@@ -48,3 +48,13 @@ def test_own_methods_python_example_runs(mirror_dir, monkeypatch, capsys):
     )
     assert np.all(scores["test_f1_micro"] > scores["test_accuracy"])
     assert capsys.readouterr().out.count("[") == 2
+
+
+def test_python_api_example_runs(tmp_path, monkeypatch, capsys):
+    """docs/api.md's example: a config run, its store read back, through the package's public names."""
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    example = python_block((PROJECT / "docs" / "api.md").read_text(encoding="utf-8"))
+    exec(compile(example, "docs/api.md", "exec"), namespace)
+    assert namespace["summary"].n_done == 4 and (tmp_path / "results" / "mine" / "store.sqlite").is_file()
+    assert "4 units computed, 0 already stored" in capsys.readouterr().out

@@ -1,12 +1,18 @@
 """The package's layers import strictly downward, and the general half never imports the study or the CLI.
 
-From the bottom: the package root, ``errors``, ``io`` and ``yaml_lines``; ``data``; ``methods``; ``runs`` (the
-stored-run model: specs, splits, the store, measures, provenance); ``experiment`` (configs, planning, execution);
-``report`` (the general tool, the user's half); ``claims`` (claims files checked on stored runs);
+From the bottom: the package root, ``errors``, ``io``, ``yaml_lines`` and ``lazy_exports``; ``data``; ``methods``;
+``runs`` (the stored-run model: specs, splits, the store, measures, provenance); ``experiment`` (configs,
+planning, execution); ``report`` (the general tool, the user's half); ``claims`` (claims files checked on stored runs);
 ``paper`` (the study of the paper, on top of it);
 ``cli``. A module may import its own layer and those below. Every import counts, wherever it
 sits (module level, inside a function, under ``TYPE_CHECKING``, relative, ``from mlhidden import
-x``, ``importlib.import_module("...")``), because a lazy import is still a dependency.
+x``, ``importlib.import_module("...")``, a package's table of names to import on first use), because
+a lazy import is still a dependency.
+
+The one exception is the package root's public API (``PUBLIC_API`` in ``mlhidden/__init__.py``):
+it names packages of the general half, whose names it imports on first use, so that a user (and
+the study) can write ``mlhidden.run_experiment``. The root may import (for type checkers) from the
+packages its table names, and nothing else above it.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mlhidden"
 LAYERS = ("base", "data", "methods", "runs", "experiment", "report", "claims", "paper", "cli")
 GENERAL = ("data", "methods", "runs", "experiment", "report", "claims")
 BASE_MODULES = (
-    "mlhidden", "mlhidden.blas_kernel", "mlhidden.errors", "mlhidden.io", "mlhidden.imports", "mlhidden.shipped",
-    "mlhidden.yaml_lines",
+    "mlhidden", "mlhidden.blas_kernel", "mlhidden.errors", "mlhidden.io", "mlhidden.imports", "mlhidden.lazy_exports",
+    "mlhidden.shipped", "mlhidden.yaml_lines",
 )
 
 
@@ -71,7 +77,19 @@ def imported_modules(tree: ast.AST, module: str, is_package: bool) -> list[tuple
                 argument = argument.values[0]
             if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
                 found.append((node.lineno, argument.value.rstrip(".")))
+        elif isinstance(node, ast.Dict):  # a table of names -> the modules they are imported from on first use
+            found += [(value.lineno, value.value) for value in node.values if isinstance(value, ast.Constant)
+                      and isinstance(value.value, str) and value.value.startswith("mlhidden.")]
     return [(line, name) for line, name in found if name == "mlhidden" or name.startswith("mlhidden.")]
+
+
+def public_api_packages(tree: ast.AST) -> set[str]:
+    """The packages the root's ``PUBLIC_API`` table (a name -> package dict) imports its names from."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PUBLIC_API" for t in node.targets):
+            if isinstance(node.value, ast.Dict):
+                return {v.value for v in node.value.values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    return set()
 
 
 def layer_violations(package_dir: Path) -> list[str]:
@@ -82,9 +100,12 @@ def layer_violations(package_dir: Path) -> list[str]:
         module = _module_name(path, root)
         own = layer_of(module)
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        public = public_api_packages(tree) if module == "mlhidden" else set()
         for line, target in imported_modules(tree, module, path.name == "__init__.py"):
             theirs = layer_of(target)
             if LAYERS.index(theirs) <= LAYERS.index(own):
+                continue
+            if theirs in GENERAL and any(target == p or target.startswith(f"{p}.") for p in public):
                 continue
             if own in GENERAL and theirs in ("paper", "cli"):
                 why = "the general half must not import the study or the command line"
@@ -134,6 +155,20 @@ UPWARD = {
         "mlhidden.paper.reproduction", "from mlhidden.cli.progress import RunProgress\n", "mlhidden.cli.progress (cli)"
     ),
     "base imports a layer": ("mlhidden.errors", "from mlhidden.data import Dataset\n", "mlhidden.data (data)"),
+    "a lazy table names a higher layer": (
+        "mlhidden.report", '_EXPORTS = {"CLAIMS": "mlhidden.paper.claims"}\n', "mlhidden.paper.claims (paper)"
+    ),
+    "the root's public API names the study": (
+        "mlhidden", 'PUBLIC_API = {"reproduce": "mlhidden.paper"}\n', "mlhidden.paper (paper)"
+    ),
+    "the root imports outside its public API": (
+        "mlhidden",
+        'PUBLIC_API = {"load_dataset": "mlhidden.data"}\nfrom mlhidden.experiment.runner import run_experiment\n',
+        "mlhidden.experiment.runner (experiment)",
+    ),
+    "a public API table outside the root": (
+        "mlhidden.errors", 'PUBLIC_API = {"load_dataset": "mlhidden.data"}\n', "mlhidden.data (data)"
+    ),
 }
 
 
@@ -151,6 +186,11 @@ def test_downward_and_sideways_imports_pass(tmp_path):
         "mlhidden.data.arff": "from mlhidden.errors import UserError\nfrom mlhidden.io import write_atomically\n",
         "mlhidden.methods.br": "from mlhidden.data import Dataset\nfrom .base import MultiLabelClassifier\n",
         "mlhidden.__main__": "from mlhidden.cli import main\n",
+        "mlhidden": (
+            'PUBLIC_API = {"run_experiment": "mlhidden.experiment", "BR": "mlhidden.methods"}\n'
+            "from mlhidden.experiment.runner import run_experiment\nfrom mlhidden.methods import BR\n"
+        ),
+        "mlhidden.experiment": '_EXPORTS = {"run_experiment": "mlhidden.experiment.runner"}\n',
     }
     assert layer_violations(_tree(tmp_path, modules)) == []
 

@@ -10,6 +10,7 @@ have (an unknown method or metric) is the file's mistake, one error at its line.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from mlhidden.claims.runs import StoredRuns
-from mlhidden.claims.spec import ClaimSpec, SubClaim, error_at
+from mlhidden.claims.spec import ClaimSpec, SubClaim, error_at, read_claims
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.replication import DATASETS, SPLITS, against_control, by_unit
 from mlhidden.report.tables import METRICS, SCORE_METRICS
@@ -211,9 +212,18 @@ class Checker:
         return ClaimResult(spec, verdict, results, notes)
 
 
-def check_claims(claims: Sequence[ClaimSpec], runs: StoredRuns, source: str | Path,
-                 extractors: Mapping[str, Extractor] | None = None, notes: Mapping[str, Note] | None = None,
-                 strict: bool = True) -> list[ClaimResult]:
-    """Every claim of ``claims`` decided on ``runs``, in order (:class:`ClaimResult` s)."""
-    checker = Checker(runs, source, extractors, notes, strict)
+def check_claims(claims_file: str | Path, run_dirs: Sequence[str | os.PathLike[str]],
+                 extractors: Mapping[str, Extractor] | None = None,
+                 notes: Mapping[str, Note] | None = None) -> list[ClaimResult]:
+    """Every claim of ``claims_file`` decided on the runs in ``run_dirs`` (run directories, or folders of them).
+
+    One :class:`ClaimResult` per claim, in the file's order. ``extractors`` and ``notes`` are the
+    named evidence and context lines the file may use (``mlhidden claims`` passes the paper's).
+    """
+    claims = read_claims(claims_file, extractors=list(extractors or {}), notes=list(notes or {}))
+    runs = StoredRuns(run_dirs)
+    if not runs.paths:
+        raise UserError("no stored run here", path=run_dirs[0] if run_dirs else None,
+                        hint="give a run directory made by mlhidden run, or a folder of them")
+    checker = Checker(runs, claims_file, extractors, notes)
     return [checker.claim(spec) for spec in claims]

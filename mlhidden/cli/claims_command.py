@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from mlhidden.errors import UserError
-
 
 @click.command()
 @click.argument("claims_file", type=click.Path(dir_okay=False))
@@ -23,16 +21,9 @@ def claims(claims_file, run_dirs, out):
     """
     from mlhidden.claims.check import check_claims
     from mlhidden.claims.output import text_table, write_outputs
-    from mlhidden.claims.runs import StoredRuns
-    from mlhidden.claims.spec import read_claims
     from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 
-    specs = read_claims(claims_file, extractors=list(EXTRACTORS), notes=list(NOTES))
-    runs = StoredRuns(run_dirs)
-    if not runs.paths:
-        raise UserError("no stored run here", path=run_dirs[0],
-                        hint="give a run directory made by mlhidden run, or a folder of them")
-    results = check_claims(specs, runs, claims_file, EXTRACTORS, NOTES)
+    results = check_claims(claims_file, run_dirs, EXTRACTORS, NOTES)
     click.echo(text_table(results), nl=False)
     paths = write_outputs(results, Path(out) if out else Path.cwd())
     click.echo(f"wrote {', '.join(str(p) for p in paths)}")

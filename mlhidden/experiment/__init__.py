@@ -1,0 +1,29 @@
+"""Running an experiment: its config, the runner that plans and computes its units, and its ETA.
+
+The names below are imported on first use (:func:`mlhidden.lazy_exports.lazy_attribute`), so that
+importing one module of the package (the command line imports a few) loads no other.
+"""
+
+from typing import Any
+
+from mlhidden.lazy_exports import lazy_attribute
+
+_EXPORTS = {
+    "ExecutionBackend": "mlhidden.experiment.backends",
+    "BaseOverlay": "mlhidden.experiment.overlay",
+    "RunConfig": "mlhidden.experiment.config",
+    "load_config": "mlhidden.experiment.config",
+    "parse_config": "mlhidden.experiment.config",
+    "RunEstimate": "mlhidden.experiment.eta",
+    "planned_stage": "mlhidden.experiment.eta",
+    "check_run_path": "mlhidden.experiment.run_directory",
+    "RunSummary": "mlhidden.experiment.runner",
+    "load_datasets": "mlhidden.experiment.runner",
+    "run_experiment": "mlhidden.experiment.runner",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    return lazy_attribute(__name__, _EXPORTS, name)

@@ -40,9 +40,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
+from mlhidden import RunConfig, load_datasets, parse_config
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import RunConfig, parse_config
-from mlhidden.experiment.runner import load_datasets
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner
 from mlhidden.paper.settings import load_sensitivity

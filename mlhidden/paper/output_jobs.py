@@ -19,7 +19,7 @@ from typing import Any
 
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
-from mlhidden.experiment.backends import ExecutionBackend
+from mlhidden import ExecutionBackend
 from mlhidden.runs.blas_threads import unit_thread_limits
 
 

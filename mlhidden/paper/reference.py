@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden import RunConfig
 from mlhidden.data import registry_entries
-from mlhidden.experiment.config import RunConfig
 
 PAPER_CONFIGS = ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count", "synthetic_variants")
 REPORT_FILE = "REPORT.md"

@@ -23,11 +23,8 @@ from typing import Any
 
 from joblib import effective_n_jobs
 
+from mlhidden import RunEstimate, RunSummary, check_run_path, load_config, planned_stage, run_experiment
 from mlhidden.errors import UserError
-from mlhidden.experiment.config import load_config
-from mlhidden.experiment.eta import RunEstimate, planned_stage
-from mlhidden.experiment.run_directory import check_run_path
-from mlhidden.experiment.runner import RunSummary, run_experiment
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.output_jobs import Job, run_jobs

@@ -46,11 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mlhidden import BaseOverlay, RunConfig, check_run_path, load_config, run_experiment
 from mlhidden.errors import UserError, did_you_mean, unique_match
-from mlhidden.experiment.config import RunConfig, load_config
-from mlhidden.experiment.overlay import BaseOverlay
-from mlhidden.experiment.run_directory import check_run_path
-from mlhidden.experiment.runner import run_experiment
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import resolve_preprocess

@@ -1,35 +1,34 @@
 """Results reporting: means and ranks per dataset (``tables``), their written forms (``formats``, ``csv_files``),
 significance tests.
 
-The names below are loaded on first use, so that importing one module of the package (say the
-claims, which need neither tabulate nor matplotlib) does not load every other.
+The names below are loaded on first use (:func:`mlhidden.lazy_exports.lazy_attribute`), so that importing one
+module of the package (say the claims, which need neither tabulate nor matplotlib) does not load every other.
 """
 
-from importlib import import_module
 from typing import Any
 
+from mlhidden.lazy_exports import lazy_attribute
+
 _EXPORTS = {
-    "TABLE_WRITERS": "formats",
-    "render_terminal_summary": "formats",
-    "to_latex": "formats",
-    "to_markdown": "formats",
-    "to_terminal": "formats",
-    "write_csv": "csv_files",
-    "write_reports": "formats",
-    "write_statistics": "significance_output",
-    "SignificanceReport": "significance_tests",
-    "significance_report": "significance_tests",
-    "HEADLINE_METRICS": "tables",
-    "METRICS": "tables",
-    "Metric": "tables",
-    "MetricTable": "tables",
-    "metric_table": "tables",
+    "TABLE_WRITERS": "mlhidden.report.formats",
+    "render_terminal_summary": "mlhidden.report.formats",
+    "to_latex": "mlhidden.report.formats",
+    "to_markdown": "mlhidden.report.formats",
+    "to_terminal": "mlhidden.report.formats",
+    "write_csv": "mlhidden.report.csv_files",
+    "write_reports": "mlhidden.report.formats",
+    "write_statistics": "mlhidden.report.significance_output",
+    "SignificanceReport": "mlhidden.report.significance_tests",
+    "significance_report": "mlhidden.report.significance_tests",
+    "HEADLINE_METRICS": "mlhidden.report.tables",
+    "METRICS": "mlhidden.report.tables",
+    "Metric": "mlhidden.report.tables",
+    "MetricTable": "mlhidden.report.tables",
+    "metric_table": "mlhidden.report.tables",
 }
 
 __all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'mlhidden.report' has no attribute '{name}'")
-    return getattr(import_module(f"mlhidden.report.{_EXPORTS[name]}"), name)
+    return lazy_attribute(__name__, _EXPORTS, name)

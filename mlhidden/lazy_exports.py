@@ -1,0 +1,20 @@
+"""A package's public names, each imported from its module on first use (a module ``__getattr__``, PEP 562).
+
+A package re-exports its public names this way so that importing it, or any one of its modules,
+loads none of the modules behind those names until one is used: ``import mlhidden`` stays cheap,
+and the command line, which imports a few modules of each layer, loads no others.
+This module imports nothing but the standard library, as the package root loads it before numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from typing import Any
+
+
+def lazy_attribute(package: str, exports: Mapping[str, str], name: str) -> Any:
+    """``package.name``, imported from the module ``exports`` gives for it (``AttributeError`` for another name)."""
+    if name not in exports:
+        raise AttributeError(f"module '{package}' has no attribute '{name}'")
+    return getattr(import_module(exports[name]), name)
