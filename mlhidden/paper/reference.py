@@ -32,7 +32,7 @@ REFERENCE_FILE = "reference_results.csv"
 # The paper's spelling of our dataset names, in reference_results.csv.
 PAPER_DATASET_NAMES = {"Ohsumed": "OHSUMED", "M.Mill": "MediaMill"}
 
-# Our headline metrics -> (the paper's table, its metric name there) in reference_results.csv.
+# Our summary metrics -> (the paper's table, its metric name there) in reference_results.csv.
 PAPER_TABLES = {
     "exact_match": ("results", "exact_match"),
     "hamming_score": ("results", "hamming_score"),

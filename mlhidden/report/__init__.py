@@ -20,7 +20,7 @@ _EXPORTS = {
     "write_statistics": "mlhidden.report.significance_output",
     "SignificanceReport": "mlhidden.report.significance_tests",
     "significance_report": "mlhidden.report.significance_tests",
-    "HEADLINE_METRICS": "mlhidden.report.tables",
+    "SUMMARY_METRICS": "mlhidden.report.tables",
     "METRICS": "mlhidden.report.tables",
     "Metric": "mlhidden.report.tables",
     "MetricTable": "mlhidden.report.tables",

@@ -4,7 +4,7 @@
 Results tables show the paper's cells, ``0.52 9``: the mean over the splits, then the method's
 rank on that dataset; with ``std=True`` the spread over the splits follows the mean,
 ``0.52 ± 0.03 9``. A new text format is one function ``(MetricTable, *, std) -> str`` added to
-:data:`TABLE_WRITERS`; the metrics that get text tables are :data:`HEADLINE_METRICS`. Any other
+:data:`TABLE_WRITERS`; the metrics that get text tables are :data:`SUMMARY_METRICS`. Any other
 table (the reproduction's, the significance tests') is rows of display text rendered by
 :func:`pipe_table`, :func:`markdown_frame`, :func:`latex_frame` or written by :func:`write_table`;
 the command line's listings by :func:`listing`.
@@ -24,7 +24,7 @@ from tabulate import SEPARATING_LINE, tabulate
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.csv_files import write_csvs
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
-from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables, sort_units
+from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables, sort_units
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
 
 PLUS_MINUS = "±"
@@ -336,8 +336,8 @@ def write_reports(
 ) -> list[Path]:
     """Write every report file into ``out_dir`` and return their paths.
 
-    That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`HEADLINE_METRICS` one file
-    per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the headline tables, the
+    That is ``units.csv``, a wide CSV per metric and ``avg_ranks.csv``; for each of :data:`SUMMARY_METRICS` one file
+    per format in :data:`TABLE_WRITERS`; and ``tables.md`` with the summary tables, the
     unavailable datasets, the failed units and the ``notes`` (what the tables leave out, see
     :meth:`~mlhidden.runs.run_results.RunResults.note_lines`). ``provenance`` lines (what produced the results)
     head each LaTeX table as comments and end ``tables.md``, so a table copied into a paper
@@ -348,9 +348,9 @@ def write_reports(
     out_dir = Path(out_dir)
     tables = metric_tables(units, datasets, methods, unavailable, precision=precision, unranked=unranked)
     paths = write_csvs(sort_units(units, datasets, methods, unavailable), tables, out_dir)
-    for column in HEADLINE_METRICS:
+    for column in SUMMARY_METRICS:
         paths += write_text_tables(tables[column], out_dir, provenance, std=std)
-    sections = ["# Results\n", *(to_markdown(tables[column], std=std) for column in HEADLINE_METRICS)]
+    sections = ["# Results\n", *(to_markdown(tables[column], std=std) for column in SUMMARY_METRICS)]
     problems = [*notes, *problem_lines(units, datasets, methods, unavailable)]
     if problems:
         sections.append("## Problems\n\n" + "".join(f"- {markdown_escape(line)}\n" for line in problems))
@@ -364,14 +364,14 @@ def render_terminal_summary(
     units: pd.DataFrame, datasets: Sequence[str], methods: Sequence[str], unavailable: Mapping[str, str] | None = None,
     std: bool = False, *, precision: int | None = None, unranked: Mapping[str, str] | None = None,
 ) -> str:
-    """The headline tables as plain text for printing, then the unavailable datasets and failures.
+    """The summary tables as plain text for printing, then the unavailable datasets and failures.
 
     ``std`` adds each mean's standard deviation over the splits; ``precision`` and ``unranked``: see
     :func:`~mlhidden.report.tables.metric_table`.
     """
     grid = (units, datasets, methods, unavailable)
-    tables = metric_tables(*grid, metrics=HEADLINE_METRICS, precision=precision, unranked=unranked)
-    sections = [to_terminal(tables[column], std=std) for column in HEADLINE_METRICS]
+    tables = metric_tables(*grid, metrics=SUMMARY_METRICS, precision=precision, unranked=unranked)
+    sections = [to_terminal(tables[column], std=std) for column in SUMMARY_METRICS]
     problems = problem_lines(units, datasets, methods, unavailable)
     if problems:
         sections.append("\n".join(["Problems:", *(f"  {line}" for line in problems)]) + "\n")

@@ -28,7 +28,7 @@ from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_si
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
-from mlhidden.report.tables import HEADLINE_METRICS, METRICS, MetricTable, metric_tables
+from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
@@ -38,7 +38,7 @@ from mlhidden.runs.unit_warnings import warning_lines
 HTML_FILE = "index.html"
 PRECISIONS = (2, 3, 4)
 SPLIT_PLOT_METRICS = ("exact_match", "hamming_score")
-RANK_METRICS = HEADLINE_METRICS
+RANK_METRICS = SUMMARY_METRICS
 TIME_METRIC = "total_seconds"
 SIZE_LABEL = "N·D·L (examples × features × labels)"
 

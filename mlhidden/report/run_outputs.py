@@ -1,6 +1,6 @@
 """A stored run's report, or several runs' merged: the files written and the text to print.
 
-What ``mlhidden report`` (and ``run`` after its units) does, callable from Python. The headline
+What ``mlhidden report`` (and ``run`` after its units) does, callable from Python. The summary
 tables and the metrics asked for by name (``--metric``) go through the same writers, so a metric
 computed from the stored predictions gets the files a built-in one gets: its wide CSV, its
 LaTeX and Markdown tables and, with ``stats``, its significance tests and CD diagram.

@@ -26,7 +26,7 @@ from mlhidden.report.significance_tests import (
     significance_report,
     significant_pairs,
 )
-from mlhidden.report.tables import HEADLINE_METRICS, Metric, MetricTable, metric_tables
+from mlhidden.report.tables import SUMMARY_METRICS, Metric, MetricTable, metric_tables
 
 STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
 
@@ -239,7 +239,7 @@ def write_statistics(
     methods: Sequence[str],
     unavailable: Mapping[str, str] | None = None,
     control: str | None = None,
-    metrics: Iterable[str | Metric] = HEADLINE_METRICS,
+    metrics: Iterable[str | Metric] = SUMMARY_METRICS,
 ) -> list[Path]:
     """Write ``statistics.md``, ``statistics.json`` and ``cd_<metric>.png``/``.pdf`` into ``out_dir``.
 

@@ -10,8 +10,8 @@ import pytest
 
 from mlhidden.errors import UserError
 from mlhidden.report import (
-    HEADLINE_METRICS,
     METRICS,
+    SUMMARY_METRICS,
     TABLE_WRITERS,
     metric_table,
     render_terminal_summary,
@@ -254,7 +254,7 @@ def test_write_reports_writes_every_file_and_lists_problems(tmp_path):
 
     names = {path.name for path in paths}
     expected = {"units.csv", "tables.md", "avg_ranks.csv"} | {f"{metric}.csv" for metric in METRICS}
-    expected |= {f"{metric}.{suffix}" for metric in HEADLINE_METRICS for suffix in TABLE_WRITERS}
+    expected |= {f"{metric}.{suffix}" for metric in SUMMARY_METRICS for suffix in TABLE_WRITERS}
     assert names == expected and all(path.is_file() for path in paths)
 
     tables = (tmp_path / "report" / "tables.md").read_text(encoding="utf-8")

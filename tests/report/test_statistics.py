@@ -23,7 +23,7 @@ from mlhidden.report.significance_tests import (
     nemenyi_q,
     significance_report,
 )
-from mlhidden.report.tables import HEADLINE_METRICS, METRICS, metric_table
+from mlhidden.report.tables import METRICS, SUMMARY_METRICS, metric_table
 
 
 def make_units(cells: dict) -> pd.DataFrame:
@@ -264,7 +264,7 @@ def test_write_statistics_writes_markdown_json_and_diagrams(tmp_path):
     cells = {(d, m): [v] for d, values in DEMSAR_AUC.items() for m, v in zip(DEMSAR_METHODS, values)}
     paths = write_statistics(make_units(cells), tmp_path / "run", list(DEMSAR_AUC), DEMSAR_METHODS, control="C4.5")
     names = {path.name for path in paths}
-    diagrams = {f"cd_{metric}.{suffix}" for metric in HEADLINE_METRICS for suffix in ("png", "pdf")}
+    diagrams = {f"cd_{metric}.{suffix}" for metric in SUMMARY_METRICS for suffix in ("png", "pdf")}
     assert names == {"statistics.md", "statistics.json"} | diagrams
     for path in paths:
         assert path.stat().st_size > 1000 or path.suffix in (".md", ".json")
