@@ -36,8 +36,10 @@ TOP_LEVEL_KEYS = (
     "protocol",
     "metrics",
 )
+DEFAULT_SPLITS = 10
+"""The random train/test splits of a run whose config names none."""
 MAX_SPLITS = 1_000
-"""The most splits (or folds) of a run: the paper uses 10."""
+"""The most splits (or folds) of a run."""
 MAX_UNITS = 100_000
 """The most units of a run (datasets x methods x splits): each is a fit, and the store keeps one row each."""
 
@@ -232,11 +234,12 @@ def _run_settings(
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             fail(f"{name} must be an integer >= {minimum}, got {value!r}", where)
         if maximum is not None and value > maximum:
-            fail(f"{name} is {value:,}, more than the {maximum:,} a run may have", where, hint="the paper uses 10")
+            fail(f"{name} is {value:,}, more than the {maximum:,} a run may have", where,
+                 hint=f"the default is {default}")
         return value
 
     settings: dict[str, int | None] = {
-        "splits": integer("splits", splits, 10, 1, MAX_SPLITS), "seed": integer("seed", seed, 0, 0),
+        "splits": integer("splits", splits, DEFAULT_SPLITS, 1, MAX_SPLITS), "seed": integer("seed", seed, 0, 0),
     }
     jobs = data.get("n_jobs") if n_jobs is None else n_jobs
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
@@ -317,6 +320,6 @@ def parse_protocol(data: Mapping[str, Any], fail: Fail, max_folds: int) -> Proto
         fail(
             f"'folds' is {folds:,}, more than the {max_folds:,} a run may have",
             ("protocol", "folds"),
-            hint="the paper uses 10 splits",
+            hint=f"the default is {DEFAULT_FOLDS} folds",
         )
     return Protocol(kind, folds)
