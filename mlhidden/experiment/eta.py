@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 
 BETWEEN_STAGES_SECONDS = 0.1
 """The prior of the seconds between a stage's last unit and the next stage's setup (one stage's weight):
-0.1 to 0.2 s in the quick and full reproductions measured on 2026-11-27 (run tables are written after
-the last stage, with the report)."""
+short, as run tables are written after the last stage, with the report."""
 
 
 def makespan(seconds: Sequence[float], workers: int, free_at: Sequence[float] = ()) -> float:

@@ -46,7 +46,7 @@ class ForestBR(MultiLabelClassifier):
     separate forests. The prediction for each label is still its own output, unconnected to the
     others. ``per_label=True`` fits one forest per label instead (exactly :class:`BR`).
     A scikit-learn forest is kept in compact form (:mod:`~mlhidden.methods.compact_forest`):
-    the same predictions in about 1% of the memory (2.2 GB -> 20 MB on Corel5k).
+    the same predictions in about 1% of the memory.
 
     Parameters
     ----------

@@ -159,7 +159,7 @@ class ThresholdUnits(TransformerMixin, BaseEstimator):
 
         The cascade goes in blocks of ``CASCADE_BLOCK`` units: once a block is known, what it
         adds to the later units' activations is one matrix product, so each unit reads only the
-        units of its own block one by one (not all K before it: quadratic in K, 9 s of CCASL's
+        units of its own block one by one (not all K before it: quadratic in K, a large share of CCASL's
         fit at L = 1000).
         """
         n_features, K = self.n_features_in_, self.n_units

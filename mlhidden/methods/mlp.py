@@ -24,8 +24,7 @@ if TYPE_CHECKING:
 
 
 def sigmoid(A: np.ndarray) -> np.ndarray:
-    """``1 / (1 + exp(-A))`` in place: numpy's single-precision exp is vectorised, scipy's ``expit`` is not
-    (3x slower here)."""
+    """``1 / (1 + exp(-A))`` in place: numpy's single-precision exp is vectorised, scipy's ``expit`` is not."""
     with np.errstate(over="ignore"):
         np.negative(A, out=A)
         np.exp(A, out=A)

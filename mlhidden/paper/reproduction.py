@@ -51,8 +51,8 @@ REPORT_STAGE = ("report", "report")
 """The report phase's one "unit" in the run's estimate (its cell: a dataset and a method label)."""
 REPORT_PRIOR_SECONDS = {True: 40.0, False: 300.0}
 """The report phase's expected wall seconds, quick or not, before a folder has timed its own (reproduction.json's
-``report_seconds``): the quick phase took 14 to 22 s on a quiet 2-core machine, 38 to 62 s loaded; the
-full one is a rough guess."""
+``report_seconds``): the quick phase's as timed on a 2-core machine, between quiet and loaded; the full
+one is a rough guess."""
 UNIT_PHASE_TIMES = ("unit_phase_seconds", "worker_start_seconds")
 """The :class:`~mlhidden.experiment.runner.RunSummary` times each run's entry in reproduction.json keeps."""
 

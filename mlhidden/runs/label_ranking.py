@@ -3,10 +3,9 @@
 They give scikit-learn's ``label_ranking_loss``, ``coverage_error`` and
 ``label_ranking_average_precision_score`` to rounding (1e-12), with its conventions for tied
 scores and for rows with no relevant label or only relevant ones. scikit-learn ranks one row at a
-time in Python (0.05 to 0.8 ms a row), which made one metric of the full paper run take minutes;
-here each relevant label is compared with every label of its row in one array operation, which
-costs (relevant labels) x L comparisons instead of a sort of every row: test rows have few
-relevant labels. ``python -m benchmarks.ranking_metrics`` measures both.
+time in Python, which made one metric of the full paper run take minutes; here each relevant label
+is compared with every label of its row in one array operation, which costs (relevant labels) x L
+comparisons instead of a sort of every row: test rows have few relevant labels.
 
 Ties count against the method throughout, as in scikit-learn: a relevant label tied with an
 irrelevant one is ranked below it. ``Y_true`` is any 0/1 array or scipy sparse matrix (nonzero is

@@ -79,8 +79,8 @@ class Design:
         """The columns of ``[X, extra]`` with at least ``DENSE_SHARE`` ones in ``self.dense``, the rest in ``self.X``.
 
         Taken from each part apart: stacking a dense ``extra`` into one sparse matrix first cost
-        more than some of CCASL's blocks of links take to fit (0.5 s for 1000 synthetic labels on
-        9600 rows). The same matrices, in the same order, as the stacked design's columns.
+        more than some of CCASL's blocks of links take to fit, with many synthetic labels. The same
+        matrices, in the same order, as the stacked design's columns.
         """
         X = sp.csr_matrix(X)
         parts = [(X, np.bincount(X.indices, minlength=X.shape[1]))]

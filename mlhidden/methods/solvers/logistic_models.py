@@ -184,8 +184,8 @@ def chain_blocks(X: Matrix, extra: np.ndarray | None, n_extra_used: np.ndarray) 
     the cache. When the extra columns hold more nonzeros than X (CCASL's chain: its synthetic
     labels are about half ones), the targets, in order of the columns they use, are fitted in
     groups of at most ``BLOCK_LINKS``, each on ``extra[:, :max used]``: the synthetic links skip
-    the columns after them, and a batch's arrays stay a few times smaller (on L = 1000 the chain
-    fits 1.6 to 2 times faster, at 40 % of the peak memory). Each target's problem, and so its
+    the columns after them, and a batch's arrays stay a few times smaller (faster, and a lower peak
+    of memory, on a chain of many labels). Each target's problem, and so its
     optimum, is the same; the iterates differ only by the rounding of the products. Otherwise
     (BR, CC: sparse labels) one batch, as the split would save little.
     """
