@@ -9,10 +9,10 @@ which has to happen before numpy loads.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mlhidden.blas_kernel import set_blas_kernel
-from mlhidden.lazy_exports import lazy_attribute
+from mlhidden.lazy_exports import lazy_names
 
 if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.claims.check import ClaimResult as ClaimResult
@@ -98,11 +98,8 @@ PUBLIC_API = {
 }
 """Each public name -> the package that exports it: the one place the package root names a layer above it."""
 
-__all__ = ["__version__", *PUBLIC_API]
-
-
-def __getattr__(name: str) -> Any:
-    return lazy_attribute(__name__, PUBLIC_API, name)
+__getattr__, _public_names = lazy_names(__name__, PUBLIC_API)
+__all__ = ["__version__", *_public_names]
 
 
 def __dir__() -> list[str]:

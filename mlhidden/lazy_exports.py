@@ -8,13 +8,20 @@ This module imports nothing but the standard library, as the package root loads 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
 
-def lazy_attribute(package: str, exports: Mapping[str, str], name: str) -> Any:
-    """``package.name``, imported from the module ``exports`` gives for it (``AttributeError`` for another name)."""
-    if name not in exports:
-        raise AttributeError(f"module '{package}' has no attribute '{name}'")
-    return getattr(import_module(exports[name]), name)
+def lazy_names(package: str, exports: Mapping[str, str]) -> tuple[Callable[[str], Any], list[str]]:
+    """``package``'s ``__getattr__`` and ``__all__``: each name of ``exports`` imported from the module it gives.
+
+    ``__getattr__`` raises ``AttributeError`` for any other name, as a module does.
+    """
+
+    def attribute(name: str) -> Any:
+        if name not in exports:
+            raise AttributeError(f"module '{package}' has no attribute '{name}'")
+        return getattr(import_module(exports[name]), name)
+
+    return attribute, list(exports)

@@ -1,14 +1,12 @@
 """Running an experiment: its config, the runner that plans and computes its units, and its ETA.
 
-The names below are imported on first use (:func:`mlhidden.lazy_exports.lazy_attribute`), so that
+The names below are imported on first use (:func:`mlhidden.lazy_exports.lazy_names`), so that
 importing one module of the package (the command line imports a few) loads no other.
 """
 
-from typing import Any
+from mlhidden.lazy_exports import lazy_names
 
-from mlhidden.lazy_exports import lazy_attribute
-
-_EXPORTS = {
+__getattr__, __all__ = lazy_names(__name__, {
     "ExecutionBackend": "mlhidden.experiment.backends",
     "BaseOverlay": "mlhidden.experiment.overlay",
     "RunConfig": "mlhidden.experiment.config",
@@ -20,10 +18,4 @@ _EXPORTS = {
     "RunSummary": "mlhidden.experiment.runner",
     "load_datasets": "mlhidden.experiment.runner",
     "run_experiment": "mlhidden.experiment.runner",
-}
-
-__all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    return lazy_attribute(__name__, _EXPORTS, name)
+})

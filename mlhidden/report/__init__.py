@@ -1,15 +1,13 @@
 """Results reporting: means and ranks per dataset (``tables``), their written forms (``formats``, ``csv_files``),
 significance tests.
 
-The names below are loaded on first use (:func:`mlhidden.lazy_exports.lazy_attribute`), so that importing one
+The names below are loaded on first use (:func:`mlhidden.lazy_exports.lazy_names`), so that importing one
 module of the package (say the claims, which need neither tabulate nor matplotlib) does not load every other.
 """
 
-from typing import Any
+from mlhidden.lazy_exports import lazy_names
 
-from mlhidden.lazy_exports import lazy_attribute
-
-_EXPORTS = {
+__getattr__, __all__ = lazy_names(__name__, {
     "TABLE_WRITERS": "mlhidden.report.formats",
     "render_terminal_summary": "mlhidden.report.formats",
     "to_latex": "mlhidden.report.formats",
@@ -25,10 +23,4 @@ _EXPORTS = {
     "Metric": "mlhidden.report.tables",
     "MetricTable": "mlhidden.report.tables",
     "metric_table": "mlhidden.report.tables",
-}
-
-__all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    return lazy_attribute(__name__, _EXPORTS, name)
+})

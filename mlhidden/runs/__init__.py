@@ -1,23 +1,15 @@
 """The stored-run model: what a run stores (its specs, splits, units and measures), the store, and reading it back.
 
-The names below are imported on first use (:func:`mlhidden.lazy_exports.lazy_attribute`), so that
+The names below are imported on first use (:func:`mlhidden.lazy_exports.lazy_names`), so that
 importing one module of the package (a worker imports a few) loads no other.
 """
 
-from typing import Any
+from mlhidden.lazy_exports import lazy_names
 
-from mlhidden.lazy_exports import lazy_attribute
-
-_EXPORTS = {
+__getattr__, __all__ = lazy_names(__name__, {
     "RunResults": "mlhidden.runs.run_results",
     "DatasetSpec": "mlhidden.runs.specs",
     "MethodSpec": "mlhidden.runs.specs",
     "ResultStore": "mlhidden.runs.store",
     "load_results": "mlhidden.runs.store",
-}
-
-__all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    return lazy_attribute(__name__, _EXPORTS, name)
+})
