@@ -67,7 +67,7 @@ sensitivity: venv
 	$(BIN)/mlhidden sensitivity $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
 
 ## make bench: speed vs scikit-learn on split 0 of the real datasets, each part of a run against its floor at this
-## core's peak, dispatch simulated, shared fits at 1 and all workers
+## core's peak, dispatch simulated, shared fits at 1 and all workers, cost priors against the committed runs
 ## -> benchmarks/results.md (BENCH_ARGS=--quick: a check that they run, a small slice of each -> results/quick/benchmarks.md)
 BENCH_ARGS ?=
 BENCH_QUICK := $(filter --quick,$(BENCH_ARGS))
@@ -75,6 +75,7 @@ bench: venv
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.dispatch $(BENCH_QUICK)
 	$(BIN)/python -m benchmarks.shared_fits $(BENCH_QUICK)
+	$(BIN)/python -m benchmarks.cost_priors $(BENCH_QUICK)
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) .pytest_cache site

@@ -5,7 +5,7 @@ writes it into ``benchmarks/results.md`` between the ``dispatch`` markers:
 
 - the paper run (``results/paper/units.csv``) replayed on 2, 4, 16 and 64 workers in plan order
   and in the runner's order, longest expected first (:func:`~mlhidden.experiment.costs.longest_expected_first`:
-  the measured cells and priors of :mod:`mlhidden.experiment.costs`);
+  the paper study's measured cells, :func:`~mlhidden.paper.cost_table.paper_cost_priors`);
 - the shared chain fits on 16 workers: computed fit seconds without a cross-process claim (each
   unit that starts before the chain is stored fits it again) and with one (it waits);
 - ``--check``: each run of a reproduction folder replayed on 2 workers from its own units' worker
@@ -28,8 +28,10 @@ import yaml
 
 from benchmarks.eta_accuracy import read_runs, table
 from benchmarks.results_file import results_path, write_section
-from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, longest_expected_first, own_seconds
+from mlhidden.experiment.cost_priors import learner_of, own_seconds
+from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, longest_expected_first
 from mlhidden.experiment.eta import makespan
+from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.report.tables import sort_units
 from mlhidden.runs.store import ResultStore, load_results
 
@@ -57,7 +59,11 @@ def paper_units() -> pd.DataFrame:
     )
     units = units.sort_values(["_d", "_m", "split"]).reset_index(drop=True)
     order, _ = longest_expected_first(
-        [(u.dataset, shapes[u.dataset], u.registry_name, u.params_hash, u.method) for u in units.itertuples()]
+        [
+            (u.dataset, shapes[u.dataset], u.registry_name, u.params_hash, u.method, learner_of(u.params_json))
+            for u in units.itertuples()
+        ],
+        priors=paper_cost_priors(),
     )
     return units.assign(dispatched=pd.Series(range(len(order)), index=order))
 
@@ -188,7 +194,12 @@ def simulate_run(run_dir: Path, workers: int = CHECK_WORKERS, worker_start: floa
         shapes = {r.name: (r.n_samples, r.n_features, r.n_labels) for r in store.datasets().itertuples()}
     units = sort_units(results.units, results.datasets, results.methods, results.unavailable).to_dict("records")
     order, _ = longest_expected_first(
-        [(u["dataset"], shapes[u["dataset"]], u["registry_name"], u["params_hash"], u["method"]) for u in units]
+        [
+            (u["dataset"], shapes[u["dataset"]], u["registry_name"], u["params_hash"], u["method"],
+             learner_of(u["params_json"]))
+            for u in units
+        ],
+        priors=paper_cost_priors(),
     )
     timed = [bool(pd.notna(u["worker_seconds"])) for u in units]
     seconds = [

@@ -25,8 +25,10 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.eta_accuracy import Run, Sample, table
-from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, own_seconds
+from mlhidden.experiment.cost_priors import own_seconds
+from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
 from mlhidden.experiment.eta import RunEstimate, planned_stage
+from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reproduction import paper_configs
 from mlhidden.paper.settings import load_sensitivity
@@ -54,7 +56,7 @@ def replay(root: Path, log: Path | None, every: float) -> Run:
     with tempfile.TemporaryDirectory() as empty:
         for config in configs:
             began = time.perf_counter()
-            stages.append(planned_stage(config, Path(empty) / config.name))
+            stages.append(planned_stage(config, Path(empty) / config.name, priors=paper_cost_priors()))
             setup.append(time.perf_counter() - began)
     estimate = RunEstimate(stages, WORKERS, setup)
     samples, now = [], 0.0

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchmarks.eta_accuracy import Run, Sample, table
 from mlhidden.experiment.eta import RunEstimate, planned_stage
+from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.reproduction import paper_configs
 from mlhidden.paper.settings import load_sensitivity
 
@@ -41,7 +42,7 @@ def replay(run_dir: Path, setting_name: str, config_name: str, every: float) -> 
         shutil.copy(run_dir / "store.sqlite", folder)
         with sqlite3.connect(Path(folder) / "store.sqlite") as db:
             db.execute("DELETE FROM units WHERE finished_at >= ?", (started,))
-        units = planned_stage(config, folder)
+        units = planned_stage(config, folder, priors=paper_cost_priors())
     estimate = RunEstimate([units], WORKERS)
     estimate.start_stage(units, 0.0, WORKERS)
     samples, tick, end = [Sample(0.0, "", estimate.remaining(0.0))], 0.0, 0.0

@@ -1,15 +1,11 @@
-"""The cost priors from a reproduction: its cells' mean seconds, and its paper units for the curves.
+"""The paper study's table of measured unit costs, from a reproduction.
 
 ``python -m benchmarks.prior_units OUT`` reads every ``OUT/<config>/store.sqlite`` of a reproduction
-(read only) and writes
-
-- ``mlhidden/experiment/unit_costs.csv``: per dataset (with its shape) and method label, the number
-  of successful units and their mean own compute seconds (train + test; the fits a unit reused
-  from another method are recorded apart), which :func:`~mlhidden.experiment.costs.measured_seconds`
-  looks up;
-- ``tests/fixtures/prior_units.csv``: the paper config's units (dataset, method, split, train and
-  test seconds), on which :func:`~mlhidden.experiment.costs.fit_priors` fits the curves of
-  :data:`~mlhidden.experiment.costs.PRIORS` for every other cell; the table it prints goes there.
+(read only) and writes ``mlhidden/paper/unit_costs.csv``: per dataset (with its shape) and method
+label, the number of successful units and their mean own compute seconds (train + test; the fits a
+unit reused from another method are recorded apart), which
+:func:`~mlhidden.paper.cost_table.paper_cost_priors` hands the runner. The generic curves are
+``python -m benchmarks.cost_priors``'s.
 """
 
 from __future__ import annotations
@@ -21,24 +17,11 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from mlhidden.experiment.costs import MEASURED_CELLS, fit_priors, own_seconds
+from mlhidden.experiment.cost_priors import own_seconds
+from mlhidden.paper.cost_table import UNIT_COSTS
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "prior_units.csv"
-CELLS = ROOT / "mlhidden" / "experiment" / MEASURED_CELLS
-COLUMNS = ("dataset", "method", "split", "train_seconds", "test_seconds")
-
-
-def paper_shapes() -> dict[str, tuple[int, int, int]]:
-    """(N, D, L) of the paper's real datasets, the ones the curves are fitted on (Logical's units time overheads)."""
-    from mlhidden.data import registry_entries
-
-    return {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
-
-
-def read_units(fixture: Path = FIXTURE) -> list[dict[str, str]]:
-    with open(fixture, newline="") as file:
-        return list(csv.DictReader(file))
+CELLS = ROOT / "mlhidden" / "paper" / UNIT_COSTS
 
 
 def stored_units(store: Path) -> list[dict]:
@@ -71,13 +54,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("out", type=Path, help="a reproduction's output folder (its stores are read only)")
     args = parser.parse_args(argv)
     write_cells([row for store in sorted(args.out.glob("*/store.sqlite")) for row in stored_units(store)])
-    with open(FIXTURE, "w", newline="") as file:
-        writer = csv.writer(file, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for row in stored_units(args.out / "paper" / "store.sqlite"):
-            writer.writerow((row["dataset"], row["method"], row["split"], *(f"{row[c]:.4f}" for c in COLUMNS[3:])))
-    for method, prior in fit_priors(read_units(), paper_shapes()).items():
-        print(f'    "{method}": {prior},')
 
 
 if __name__ == "__main__":

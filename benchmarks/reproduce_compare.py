@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from mlhidden.experiment.costs import own_seconds
+from mlhidden.experiment.cost_priors import own_seconds
 from mlhidden.runs.metrics import SCORES
 
 KEY = ("dataset", "label", "split")

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from mlhidden.experiment.costs import own_seconds
+from mlhidden.experiment.cost_priors import own_seconds
 from mlhidden.experiment.eta import RunEstimate
 
 BAR_REFRESH_SECONDS = 0.5

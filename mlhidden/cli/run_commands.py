@@ -135,7 +135,7 @@ def run(
 
         check_control(control, [method.label for method in config.methods])
     if dry_run:
-        _print_plan(config, run_dir, data_dir, fresh)
+        _print_plan(config, run_dir, data_dir, fresh, [Path(d) for d in reuse_from])
         return
     if precision is None:
         precision = stored_precision({str(run_dir): read_run_json(run_dir)})
@@ -233,7 +233,7 @@ def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
     )
 
 
-def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
+def _print_plan(config, run_dir: Path, data_dir, fresh: bool, reuse_from: list[Path]) -> None:
     """``--dry-run``: what the run would compute and what it would cost, nothing written."""
     from joblib import effective_n_jobs
 
@@ -243,7 +243,7 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
     from mlhidden.experiment.runner import plan_run
     from mlhidden.report.formats import listing
 
-    preview = preview_plan(plan_run(config, data_dir), run_dir, fresh=fresh)
+    preview = preview_plan(plan_run(config, data_dir), run_dir, fresh=fresh, reuse_from=reuse_from)
     stored = preview.n_units - preview.n_to_compute
     click.echo(
         f"plan for {run_dir}: {preview.n_units} units, {preview.n_to_compute} to compute, {stored} already stored"
@@ -259,8 +259,8 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
     click.echo(
         f"expected compute time: {format_duration(preview.expected_seconds)} of unit time, about "
         f"{format_duration(wall_seconds(preview.expected_seconds, preview.n_to_compute, parallel))} "
-        f"with {parallel} unit(s) at once (unit times of the paper's reproduction on this project's 2-core machine "
-        f"and {UNIT_OVERHEAD_SECONDS} s per unit to hand it out and store it; 'estimate' says how each was made)"
+        f"with {parallel} unit(s) at once (priors fitted on stored runs, rescaled to this machine's where there are "
+        f"some, and {UNIT_OVERHEAD_SECONDS} s per unit to hand it out and store it; 'estimate' says what each rests on)"
     )
     click.echo("nothing was run (--dry-run)")
 

@@ -1,131 +1,21 @@
-"""The expected compute seconds of a unit before it runs: for dispatch order, plan previews and ETAs.
+"""The expected seconds of units as a run goes (priors rescaled by the finished units), and the dispatch order.
 
-A unit's cost is fitted, per method, as ``exp(a) * size ** b`` with size N x (D + 100) x L (:func:`size`)
-over the units of a stored paper run (a full reproduction under j_paper_era on main's code of 2026-11-27, one
-worker beside another reproduction on 2 cores, kept in ``tests/fixtures/prior_units.csv``: nine real datasets,
-each unit's own work, train + test; Logical, whose 120 cells time only overheads, is left out;
-:func:`fit_priors` recomputes the table, ``python -m benchmarks.prior_units OUT`` both), plus a floor.
-Left out one dataset at a time, the fit is within a factor of 3 to 4 of the dataset's mean unit time
-for most methods (ELM 7.5 on Corel5k, BR_RF 5.2 on Medical; the millisecond baselines up to 12): enough
-to order units and to weigh the remaining ones, not to promise seconds on another machine, which is why
-:class:`CostModel` rescales the priors by the units that have finished.
-
-A method without a prior (a plug-in, an import path) gets the median of the fitted curves.
-
-The paper's own cells (a dataset of a given shape and a method label) need no curve: the mean seconds
-of their units in that same run ship in ``unit_costs.csv`` (:func:`measured_seconds`). The curves
-misfit some cells by 3 times and more, and dispatch sends the largest, least typical cells first, so
-an ETA that learned the machine's pace from them would carry their misfit to every other cell. A
-measured cell also prices the fits a family shares as they fell in that run: the method that went
-first paid for the chain, the others reused it.
+Before a unit of a cell has finished, its expected cost is its prior
+(:class:`~mlhidden.experiment.cost_priors.CostPriors`); :class:`CostModel` rescales the priors by
+what the finished units show of the machine, its load and the run, since priors order units and
+weigh the remaining ones but cannot promise seconds on another machine.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
-from importlib import resources
 from typing import Any, TypeVar
 
+from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors, Shape, own_seconds
 from mlhidden.experiment.sweeps import sweep_of
-
-# method: (a, b) with expected seconds exp(a) * size ** b, by fit_priors() on tests/fixtures/prior_units.csv
-# without Logical
-PRIORS: dict[str, tuple[float, float]] = {
-    "AllZero": (-11.96, 0.29),
-    "BR": (-12.54, 0.591),
-    "BR_RF": (-10.65, 0.533),
-    "CC": (-11.59, 0.41),
-    "CCASL": (-12.89, 0.534),
-    "CCASL+AML": (-14.12, 0.783),
-    "CCASL+BR": (-13.86, 0.711),
-    "ELM": (-16.38, 0.795),
-    "MLP": (-5.9, 0.405),
-    "Majority": (-11.67, 0.277),
-    "MostFrequentSet": (-15.61, 0.608),
-    "PCC": (-13.15, 0.652),
-}
-# Registered methods the paper run lacks, priced as the method whose work they repeat.
-PRIOR_ALIASES = {"PCCASL": "CCASL", "CC_RF": "BR_RF", "MBR": "BR", "BR_phi": "ELM", "LP": "BR"}
-MIN_UNIT_SECONDS = 0.005
-"""What a unit's fit and predict cost however small its dataset (checks, estimator set-up): the
-curves fall to 1e-4 s on Logical (20 x 2 x 3), whose units take 1e-3 to 1e-1 s."""
-GENERIC_PRIOR = (statistics.median(a for a, _ in PRIORS.values()), statistics.median(b for _, b in PRIORS.values()))
-
-
-FEATURES_PER_SAMPLE = 100
-"""What a sample costs beyond its features, in features (predicting, scoring and copying each
-sample's labels): with it the curves fit the paper run better (residual 34.5 against 39.7 with
-N x D x L) and price the generated datasets (N = 10000, D = 10) as the real ones, where N x D x L
-made them 3 times cheaper than they are."""
-
-
-def size(shape: tuple[int, int, int]) -> float:
-    """N x (D + :data:`FEATURES_PER_SAMPLE`) x L of ``shape`` = (N samples, D features, L labels)."""
-    n_samples, n_features, n_labels = shape
-    return max(float(n_samples) * (n_features + FEATURES_PER_SAMPLE) * n_labels, 1.0)
-
-
-MEASURED_CELLS = "unit_costs.csv"
-"""The measured cells' file in this package: dataset, n_samples, n_features, n_labels, label, units, seconds."""
-
-
-@cache
-def measured_cells() -> dict[tuple[str, tuple[int, int, int], str], float]:
-    """(dataset, (N, D, L), method label): mean compute seconds of its units in the priors' run."""
-    text = resources.files("mlhidden.experiment").joinpath(MEASURED_CELLS).read_text()
-    return {
-        (row["dataset"], (int(row["n_samples"]), int(row["n_features"]), int(row["n_labels"])), row["label"]):
-        float(row["seconds"])
-        for row in csv.DictReader(text.splitlines())
-    }
-
-
-def measured_seconds(dataset: str, shape: tuple[int, int, int], label: str) -> float | None:
-    """The mean seconds of ``label``'s units on ``dataset`` of ``shape`` in the priors' run, if it has that cell."""
-    return measured_cells().get((dataset, shape, label))
-
-
-def expected_seconds(shape: tuple[int, int, int], method: str, cell: tuple[str, str] | None = None) -> float:
-    """The expected compute seconds of one unit of ``method`` (a registered name) on a dataset of
-    ``shape`` = (N samples, D features, L labels), on one core of the machine the priors come from.
-
-    ``cell`` = (dataset name, method label) looks the unit up among the measured cells first
-    (:func:`measured_seconds`)."""
-    if cell is not None:
-        measured = measured_seconds(cell[0], shape, cell[1])
-        if measured is not None:
-            return max(measured, MIN_UNIT_SECONDS)
-    a, b = PRIORS.get(PRIOR_ALIASES.get(method, method), GENERIC_PRIOR)
-    return float(MIN_UNIT_SECONDS + math.exp(a) * size(shape) ** b)
-
-
-def fit_priors(
-    units: Iterable[Mapping[str, Any]], shapes: Mapping[str, tuple[int, int, int]]
-) -> dict[str, tuple[float, float]]:
-    """The :data:`PRIORS` table from stored units (rows with ``dataset``, ``method``, ``train_seconds``,
-    ``test_seconds``) and each dataset's (N, D, L): a least-squares line of log mean :func:`own_seconds`
-    against log :func:`size`."""
-    import numpy as np
-
-    seconds: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
-    for row in units:
-        if row["dataset"] in shapes:
-            seconds[row["method"], row["dataset"]].append(own_seconds(row))
-    by_method: defaultdict[str, list[tuple[float, float]]] = defaultdict(list)
-    for (method, dataset), values in seconds.items():
-        by_method[method].append((math.log(size(shapes[dataset])), math.log(max(statistics.fmean(values), 1e-6))))
-    priors = {}
-    for method, points in sorted(by_method.items()):
-        x, y = np.array(points).T
-        b, a = np.polyfit(x, y, 1) if len(points) > 1 else (0.0, y[0])
-        priors[method] = (round(float(a), 2), round(float(b), 3))
-    return priors
-
 
 SHRINKAGE = 2.0
 """The weight, in finished units, of the prior belief that an effect of :meth:`CostModel.ratio` is 0 (ratio 1)."""
@@ -140,9 +30,8 @@ BACKFIT_ROUNDS = 3
 
 UNIT_OVERHEAD_SECONDS = 0.02
 """Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
-storing the result), at most: a quiet quick reproduction on 2 cores took 0.026 s a unit in its paper
-config and 0.005 to 0.014 s after it; the finished units show what a run takes (:meth:`CostModel.wall_seen`),
-and a loaded machine's further wait goes to the slowdown."""
+storing the result), at most (measured in ``benchmarks/results.md``, "Session 14"); the finished units
+show what a run takes (:meth:`CostModel.wall_seen`), and a loaded machine's further wait goes to the slowdown."""
 
 OVERHEAD_WEIGHT = 10.0
 """The weight, in units, of the prior belief that a unit's overhead is :data:`UNIT_OVERHEAD_SECONDS`."""
@@ -177,7 +66,7 @@ class CostModel:
     Parameters
     ----------
     priors : iterable of (cell, prior seconds)
-        Every cell the model will be asked about, with its prior (:func:`expected_seconds`).
+        Every cell the model will be asked about, with its prior (:meth:`CostPriors.expected_seconds`).
 
     Attributes
     ----------
@@ -305,21 +194,19 @@ class CostModel:
         return self.expected(cell) * self.slowdown + self.overhead
 
 
-def own_seconds(row: Mapping[str, Any]) -> float:
-    """The compute seconds a stored or just finished unit (a row with ``train_seconds`` and ``test_seconds``)
-    took: its own work. The fits it reused from other methods are recorded apart (``reused_seconds``) and
-    are not in its train time, so they are neither added nor taken off."""
-    return float(row.get("train_seconds") or 0.0) + float(row.get("test_seconds") or 0.0)
+PlannedCost = tuple[str, Shape, str, str, str, str]
+"""A unit as its cost is looked up: (dataset, (N, D, L), registered method, params hash, label, learner)."""
 
 
 def expected_unit_seconds(
-    units: Iterable[tuple[str, tuple[int, int, int], str, str, str]], stored: Iterable[Mapping[str, Any]] | None = None
+    units: Iterable[PlannedCost], stored: Iterable[Mapping[str, Any]] | None = None,
+    priors: CostPriors = GENERIC_PRIORS,
 ) -> list[float]:
-    """The expected seconds of each of ``units``, given as (dataset, (N, D, L), method name, params hash, label).
+    """The expected seconds of each of ``units``.
 
-    ``stored`` (rows with those keys, ``status`` and ``train_seconds`` + ``test_seconds``, e.g. a
-    store's units) gives a unit the mean cost of the stored successful units of its dataset and
-    method; the others get their prior (:func:`expected_seconds`).
+    ``stored`` (rows with ``dataset``, ``method``, ``params_hash``, ``status`` and ``train_seconds`` +
+    ``test_seconds``, e.g. a store's units) gives a unit the mean cost of the stored successful units of
+    its dataset and method; the others get their prior (:meth:`CostPriors.expected_seconds`).
     """
     measured: defaultdict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in [] if stored is None else stored:
@@ -328,18 +215,19 @@ def expected_unit_seconds(
     return [
         statistics.fmean(measured[dataset, method, params])
         if measured[dataset, method, params]
-        else expected_seconds(shape, method, (dataset, label))
-        for dataset, shape, method, params, label in units
+        else priors.expected_seconds(shape, method, learner, (dataset, label), params)
+        for dataset, shape, method, params, label, learner in units
     ]
 
 
 def longest_expected_first(
-    units: Sequence[tuple[str, tuple[int, int, int], str, str, str]], stored: Iterable[Mapping[str, Any]] | None = None
+    units: Sequence[PlannedCost], stored: Iterable[Mapping[str, Any]] | None = None,
+    priors: CostPriors = GENERIC_PRIORS,
 ) -> tuple[list[int], list[float]]:
     """The positions of ``units`` (as :func:`expected_unit_seconds` takes them, in plan order) in the order
     the runner hands them out, and their expected seconds in that order: longest expected first, ties in
     plan order. The one dispatch order, of the runner and of any replay of its runs."""
-    seconds = expected_unit_seconds(units, stored)
+    seconds = expected_unit_seconds(units, stored, priors)
     order = longest_first(list(range(len(units))), seconds)
     return order, [seconds[i] for i in order]
 

@@ -19,6 +19,7 @@ import heapq
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from mlhidden.experiment.cost_priors import CostPriors, history_priors
 from mlhidden.experiment.costs import Cell, CostModel
 from mlhidden.io import PathLike
 
@@ -131,10 +132,12 @@ class RunEstimate:
 
 
 def planned_stage(
-    config: RunConfig, run_dir: PathLike, data_dir: PathLike | None = None
+    config: RunConfig, run_dir: PathLike, data_dir: PathLike | None = None, priors: CostPriors | None = None,
+    reuse_from: Iterable[PathLike] = (),
 ) -> list[tuple[Cell, float]]:
     """The units a run of ``config`` into ``run_dir`` would compute (those not stored there), in
-    dispatch order with their expected seconds: a later stage of a :class:`RunEstimate`."""
+    dispatch order with their expected seconds, as the runner would price them given ``priors`` and
+    ``reuse_from`` (see :func:`~mlhidden.experiment.runner.run_experiment`): a later stage of a :class:`RunEstimate`."""
     from mlhidden.experiment.runner import dispatch_order, plan_run
     from mlhidden.runs.store import ResultStore, store_exists, unit_key
 
@@ -145,6 +148,7 @@ def planned_stage(
             stored = store.units()
     done = set() if stored is None else {unit_key(row) for row in stored.to_dict("records") if row["status"] == "ok"}
     units, seconds = dispatch_order(
-        [u for u in plan.units if unit_key(u[3]) not in done], stored if stored is not None else []
+        [u for u in plan.units if unit_key(u[3]) not in done], stored if stored is not None else [],
+        history_priors(run_dir, reuse_from, priors),
     )
     return [((p.name, method.label), cost) for (p, _, method, _), cost in zip(units, seconds)]

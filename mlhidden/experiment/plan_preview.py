@@ -6,11 +6,12 @@ splits but writes nothing, and from the run directory's store read as it is.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.experiment.costs import PRIOR_ALIASES, PRIORS, expected_seconds, measured_seconds
+from mlhidden.experiment.cost_priors import CostPriors, history_priors, learner_of
 from mlhidden.experiment.runner import RunPlan
 from mlhidden.io import PathLike
 from mlhidden.runs.store import ResultStore, store_exists, unit_key
@@ -38,9 +39,15 @@ class PlanPreview:
         return float(sum(row["expected s"] for row in self.rows))
 
 
-def preview_plan(plan: RunPlan, run_dir: PathLike, *, fresh: bool = False) -> PlanPreview:
-    """The units of ``plan`` that ``run_dir``'s store lacks (all of them with ``fresh``), each pair's expected cost."""
+def preview_plan(
+    plan: RunPlan, run_dir: PathLike, *, fresh: bool = False, priors: CostPriors | None = None,
+    reuse_from: Iterable[PathLike] = (),
+) -> PlanPreview:
+    """The units of ``plan`` that ``run_dir``'s store lacks (all of them with ``fresh``), each pair's expected
+    cost as the runner prices it (``priors`` refitted on the run's history with ``reuse_from``,
+    :func:`~mlhidden.experiment.cost_priors.history_priors`) and what that rests on."""
     run_dir = Path(run_dir)
+    priors = history_priors(run_dir, reuse_from, priors)
     stored = set()
     if not fresh and store_exists(run_dir):
         with ResultStore(run_dir, create=False) as store:
@@ -51,12 +58,12 @@ def preview_plan(plan: RunPlan, run_dir: PathLike, *, fresh: bool = False) -> Pl
         row = rows.get((dataset_plan.name, method.label))
         if row is None:
             shape = (data.n_samples, data.n_features, data.n_labels)
-            seconds = expected_seconds(shape, method.name, (dataset_plan.name, method.label))
-            measured = measured_seconds(dataset_plan.name, shape, method.label) is not None
-            row = rows[dataset_plan.name, method.label] = {
+            cell = (dataset_plan.name, method.label)
+            seconds = priors.expected_seconds(shape, method.name, learner_of(method.resolved), cell, method.params_hash)
+            row = rows[cell] = {
                 "dataset": dataset_plan.name, "method": method.label, "to compute": 0, "stored": 0,
                 "s per unit": seconds, "expected s": 0.0,
-                "estimate": estimate_basis(method.name, measured),
+                "estimate": priors.basis(shape, method.name, cell, method.params_hash),
             }
         if unit_key(key) in stored:
             row["stored"] += 1
@@ -65,15 +72,3 @@ def preview_plan(plan: RunPlan, run_dir: PathLike, *, fresh: bool = False) -> Pl
             row["expected s"] += row["s per unit"]
     return PlanPreview(run_dir, list(rows.values()), dict(plan.unavailable))
 
-
-def estimate_basis(method: str, measured: bool = False) -> str:
-    """What a method's expected seconds rest on (:mod:`mlhidden.experiment.costs`): the cell's units in
-    the paper run (``measured``), its own curve fitted on that run, another method's it repeats, or
-    the median curve."""
-    if measured:
-        return "paper run's cell"
-    if method in PRIORS:
-        return "paper run"
-    if method in PRIOR_ALIASES:
-        return f"paper run ({PRIOR_ALIASES[method]})"
-    return "median of the methods"

@@ -24,6 +24,7 @@ from mlhidden.data import Dataset, DatasetUnavailable
 from mlhidden.errors import InputWarning, UserError
 from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.config import RunConfig
+from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors, history_priors, learner_of
 from mlhidden.experiment.costs import longest_expected_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units
@@ -210,6 +211,7 @@ def run_experiment(
     share_fits: bool = True,
     reuse_from: Iterable[PathLike] = (),
     narrow: bool = False,
+    priors: CostPriors | None = None,
 ) -> RunSummary:
     """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
 
@@ -227,11 +229,14 @@ def run_experiment(
     instead of computed (:mod:`mlhidden.experiment.reuse`); run.json names the donors.
     A config asking for a part of the run stored in ``run_dir`` and nothing more is refused,
     since it would rewrite that run's tables and run.json with fewer units, unless ``narrow``.
+    ``priors`` (default: the generic ones) are the units' expected costs before they run, refitted on
+    the runs stored in ``run_dir``, beside it and in ``reuse_from`` (:func:`history_priors`).
     """
     plan = plan_run(config, data_dir)
     return execute_plan(
         plan, run_dir, n_jobs=n_jobs, fresh=fresh, on_unit=on_unit, on_start=on_start,
         backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=reuse_from, narrow=narrow,
+        priors=priors,
     )
 
 
@@ -239,9 +244,10 @@ def execute_plan(
     plan: RunPlan, run_dir: PathLike, *, n_jobs: int | None = None, fresh: bool = False,
     on_unit: UnitCallback | None = None, on_start: StartCallback | None = None, backend: str = "loky",
     scheduler: str | None = None, share_fits: bool = True, reuse_from: Iterable[PathLike] = (), narrow: bool = False,
+    priors: CostPriors | None = None,
 ) -> RunSummary:
     """Compute and store the units of ``plan`` that ``run_dir``'s store lacks (see :func:`run_experiment`)."""
-    config, run_dir = plan.config, Path(run_dir)
+    config, run_dir, reuse_from = plan.config, Path(run_dir), list(reuse_from)
     if fresh:
         refuse_fresh_while_in_use(run_dir)
         remove_store(run_dir)
@@ -275,7 +281,10 @@ def execute_plan(
         if reuse_from:
             summary.reused_units = reuse_units(store.path, reuse_from, {unit_key(u[3]) for u in plan.units})
             done = store.done_keys()
-        todo, expected = dispatch_order([unit for unit in plan.units if unit_key(unit[3]) not in done], store.units())
+        todo, expected = dispatch_order(
+            [unit for unit in plan.units if unit_key(unit[3]) not in done], store.units(),
+            history_priors(run_dir, reuse_from, priors),
+        )
         summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
         provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
@@ -334,14 +343,17 @@ def execute_plan(
     return summary
 
 
-def dispatch_order(units: list[Unit], stored: Any) -> tuple[list[Unit], list[float]]:
+def dispatch_order(
+    units: list[Unit], stored: Any, priors: CostPriors = GENERIC_PRIORS
+) -> tuple[list[Unit], list[float]]:
     """``units`` (a :class:`RunPlan`'s) longest expected first, and their expected seconds in that
     order (:mod:`mlhidden.experiment.costs`; ``stored``: the store's units, whose costs count first).
     Each unit has its own seed, so the order changes when units finish, not what they compute."""
     shapes = {id(p): (p.dataset.n_samples, p.dataset.n_features, p.dataset.n_labels) for p, *_ in units}
     rows = stored.to_dict("records") if len(stored) else []
     order, seconds = longest_expected_first(
-        [(p.name, shapes[id(p)], m.name, m.params_hash, m.label) for p, _, m, _ in units], rows
+        [(p.name, shapes[id(p)], m.name, m.params_hash, m.label, learner_of(m.resolved)) for p, _, m, _ in units],
+        rows, priors,
     )
     return [units[i] for i in order], seconds
 

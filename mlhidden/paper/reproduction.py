@@ -26,6 +26,7 @@ from joblib import effective_n_jobs
 from mlhidden import RunEstimate, RunSummary, check_run_path, load_config, planned_stage, run_experiment
 from mlhidden.errors import UserError
 from mlhidden.io import write_text
+from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.output_jobs import Job, run_jobs
 from mlhidden.paper.primary_setting import primary_by_rule
@@ -164,7 +165,8 @@ def reproduce(
         stages, setup = [], []
         for config in configs:
             planning = time.perf_counter()
-            stages.append(planned_stage(config, out_dir / config.name, data_dir))
+            donors = [folder / config.name for folder in setting_dirs]
+            stages.append(planned_stage(config, out_dir / config.name, data_dir, paper_cost_priors(), donors))
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
         stages.append([(REPORT_STAGE, report_prior)])
         estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup, measured=[REPORT_STAGE])
@@ -184,6 +186,7 @@ def reproduce(
                 reuse_from=[folder / config.name for folder in setting_dirs],
                 on_start=getattr(shown, "start", None),
                 on_unit=getattr(shown, "unit", None),
+                priors=paper_cost_priors(),
             )
         result.summaries[config.name] = summary
         if summary.interrupted:

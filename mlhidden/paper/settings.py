@@ -51,6 +51,7 @@ from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner, parse_base_spec, resolved_base_params
 from mlhidden.methods.preprocessing import resolve_preprocess
+from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 
 MANIFEST_FILE = "settings.json"
@@ -263,6 +264,7 @@ def run_sensitivity(
                 summary = run_experiment(
                     config, run_dir, data_dir=data_dir, n_jobs=n_jobs, reuse_from=donors,
                     on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
+                    priors=paper_cost_priors(),
                 )
             entry["reused_units"] += sum(summary.reused_units.values())
             entry["run_dirs"][config.name] = str(run_dir.relative_to(out_dir))

@@ -183,7 +183,7 @@ def test_the_eta_weights_remaining_units_by_cost_on_a_run_of_small_then_large_da
     """Replays the paper run's recorded unit seconds one after the other on a fake clock: the ETA
     at 25, 50 and 75 % of the units is within a factor of 2 of the time really left, where
     counting units is off by far more (Bibtex and Corel5k come last and cost the most)."""
-    from mlhidden.experiment.costs import expected_seconds
+    from mlhidden.experiment.cost_priors import GENERIC_PRIORS
 
     units, shapes = paper_units()
     clock = FakeClock()
@@ -191,7 +191,7 @@ def test_the_eta_weights_remaining_units_by_cost_on_a_run_of_small_then_large_da
     progress.start(
         len(units),
         0,
-        [((dataset, method), expected_seconds(shapes[dataset], method)) for dataset, method, _, _ in units],
+        [((d, method), GENERIC_PRIORS.expected_seconds(shapes[d], method)) for d, method, _, _ in units],
     )
     at = int(fraction * len(units))
     for done, (dataset, method, split, seconds) in enumerate(units[:at], start=1):

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.costs import expected_seconds
+from mlhidden.experiment.cost_priors import GENERIC_PRIORS, learner_of
 from mlhidden.experiment.runner import dispatch_order, plan_run
 
 CONFIG = {"name": "dispatch", "datasets": ["Music", "Scene"], "methods": ["BR", "MLP", "CCASL"], "splits": 2, "seed": 0}
@@ -17,11 +17,15 @@ def test_units_go_out_longest_expected_first(mirror_dir):
     plan = plan_run(parse_config(CONFIG), mirror_dir)
     units, seconds = dispatch_order(plan.units, pd.DataFrame())
     assert seconds == sorted(seconds, reverse=True)
-    assert _cells(units)[0] == ("Scene", "MLP")
+    assert _cells(units)[0][0] == "Scene", "the larger dataset first"
     assert _cells(units) != _cells(plan.units)
     shapes = {p.name: (p.dataset.n_samples, p.dataset.n_features, p.dataset.n_labels) for p in plan.datasets}
-    expected = {cell: expected_seconds(shapes[cell[0]], cell[1], cell) for cell in set(_cells(plan.units))}
-    assert seconds == [expected[cell] for cell in _cells(units)], "each unit at its cell's measured seconds"
+    learners = {m.name: learner_of(m.resolved) for m in plan.config.methods}
+    expected = {
+        cell: GENERIC_PRIORS.expected_seconds(shapes[cell[0]], cell[1], learners[cell[1]], cell)
+        for cell in set(_cells(plan.units))
+    }
+    assert seconds == [expected[cell] for cell in _cells(units)], "each unit at its cell's prior"
     assert [u[1].index for u in units[:2]] == [0, 1], "ties keep the plan's order"
 
 

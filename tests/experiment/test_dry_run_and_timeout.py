@@ -56,9 +56,6 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
     assert rows == {
         ("Logical", "BR", "0", "3"), ("Logical", "CC", "0", "3"), ("Music", "BR", "3", "0"), ("Music", "CC", "3", "0")
     }
-    from mlhidden.experiment.plan_preview import estimate_basis
-
-    assert estimate_basis("BR") == "paper run"
     assert any(line.startswith("expected compute time: ") for line in lines), result.output
     assert lines[-1] == "nothing was run (--dry-run)"
     assert (out / STORE_FILE).read_bytes() == stored_before
@@ -68,22 +65,24 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
     fresh = CliRunner().invoke(cli, new)
     assert fresh.exit_code == 0, fresh.output
     assert fresh.output.splitlines()[0] == f"plan for {tmp_path / 'new'}: 2 units, 2 to compute, 0 already stored"
-    assert fresh.output.splitlines()[3].endswith("paper run"), "a parameter the paper run lacks: the curve"
+    assert fresh.output.splitlines()[3].endswith("generic priors: BR curve"), "no unit of it stored: the curve"
     music = next(line for line in lines if line.startswith("Music") and " BR " in line)
-    assert music.endswith("paper run's cell"), music
+    assert music.endswith("generic priors: BR curve"), music
+    logical = next(line for line in lines if line.startswith("Logical") and " BR " in line)
+    assert logical.endswith("stored units"), logical
     assert not (tmp_path / "new").exists()
 
 
 def test_an_unknown_method_is_estimated_from_the_median_curve_and_grows_with_size():
-    from mlhidden.experiment.costs import expected_seconds
-    from mlhidden.experiment.plan_preview import estimate_basis
+    from mlhidden.experiment.cost_priors import GENERIC_PRIORS
 
     small, large = (
-        expected_seconds((100, 10, 10), "my.pkg:Method"),
-        expected_seconds((10_000, 100, 10), "my.pkg:Method"),
+        GENERIC_PRIORS.expected_seconds((100, 10, 10), "my.pkg:Method"),
+        GENERIC_PRIORS.expected_seconds((10_000, 100, 10), "my.pkg:Method"),
     )
     assert 0 < small < large
-    assert estimate_basis("my.pkg:Method") == "median of the methods" and estimate_basis("LP") == "paper run (BR)"
+    assert GENERIC_PRIORS.basis((100, 10, 10), "my.pkg:Method", ("D", "mine")) == "generic priors: median curve"
+    assert GENERIC_PRIORS.basis((100, 10, 10), "LP", ("D", "LP")) == "generic priors: BR curve"
 
 
 def test_a_unit_past_the_timeout_is_stored_as_failed_and_the_run_goes_on(tmp_path):

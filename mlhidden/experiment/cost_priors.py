@@ -1,0 +1,310 @@
+"""What a unit is expected to cost before any unit of its run has finished: for dispatch order, plan previews and ETAs.
+
+A unit's expected seconds are ``exp(a + s) * size ** b``, at least a floor: a curve of its dataset's
+:func:`size` per method family (the registered method a label names; the points of a sweep share
+it), and a factor ``exp(s)`` for the base learner the method fits, named with its solver
+(:func:`learner_of`). :func:`fit_cost_priors` fits both by least squares on stored units: each
+cell's (dataset and method label) log mean seconds against log size. The priors shipped here
+(:data:`GENERIC_PRIORS`) are that fit on this project's own stored runs of its methods
+(``python -m benchmarks.cost_priors``, which also measures how well they predict); they name
+methods and learners, never datasets, and are meant to order units and weigh the remaining ones,
+not to promise seconds on another machine, which is why the ETA rescales them by the units that finish.
+
+A run's history refines them (:func:`history_priors`): the stored runs beside it and those it
+reuses rescale each family's curve to this machine and price the cells they measured by their
+mean (:meth:`CostPriors.refitted`). A study that ships a table of its measured cells hands it to
+the runner the same way (:meth:`CostPriors.with_cells`, :func:`read_cell_table`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sqlite3
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from contextlib import closing
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from mlhidden.io import PathLike
+
+Shape = tuple[int, int, int]
+"""A dataset's (N samples, D features, L labels)."""
+Curve = tuple[float, float]
+"""(a, b) of ``exp(a) * size ** b`` seconds."""
+CellKey = tuple[str, Shape, str]
+"""(dataset, its shape, method label): the units whose costs are alike."""
+
+# family: (a, b), and learner: s, by fit_cost_priors() on this project's stored runs (benchmarks.cost_priors)
+FAMILY_CURVES: dict[str, Curve] = {
+    "AllZero": (-11.43, 0.276), "BR": (-11.79, 0.556), "BR_RF": (-7.96, 0.391), "CC": (-12.03, 0.571),
+    "CCASL": (-13.88, 0.738), "CCASL+AML": (-12.6, 0.702), "CCASL+BR": (-13.95, 0.763), "CC_RF": (-15.1, 0.944),
+    "ELM": (-15.87, 0.774), "MLP": (-5.46, 0.377), "Majority": (-12.08, 0.317), "MostFrequentSet": (-15.53, 0.613),
+    "PCC": (-12.2, 0.605), "PCCASL": (-13.82, 0.765), "sklearn.multioutput.ClassifierChain": (-10.34, 0.518),
+    "sklearn.neighbors.KNeighborsClassifier": (-10.56, 0.64),
+}
+LEARNER_FACTORS: dict[str, float] = {"logistic": 3.84}
+REFERENCE_LEARNER = "logistic:liblinear"
+"""The learner whose factor is 1: the others are priced relative to it."""
+PRIOR_ALIASES = {"MBR": "BR", "CC_RF": "BR_RF", "PCCASL": "CCASL", "BR_phi": "ELM", "LP": "BR"}
+"""Registered methods priced, when no stored run has timed them, as the method whose work they repeat."""
+
+MIN_UNIT_SECONDS = 0.005
+"""What a unit's fit and predict cost however small its dataset (checks, estimator set-up)."""
+MIN_FIT_SIZE = 1e5
+"""Cells of a smaller :func:`size` time only a unit's set-up (:data:`MIN_UNIT_SECONDS`), not its
+dataset, and are left out of the curves."""
+FEATURES_PER_SAMPLE = 100
+"""What a sample costs beyond its features, in features (predicting, scoring and copying each
+sample's labels): without it, a dataset of many samples and few features looks cheaper than it is."""
+LEARNER_PENALTY = 1e-3
+"""The ridge weight on the learner factors: a learner seen with one family only leaves its
+whole cost to that family's curve, where the data cannot tell the two apart."""
+
+
+def size(shape: Shape) -> float:
+    """N x (D + :data:`FEATURES_PER_SAMPLE`) x L of ``shape`` = (N samples, D features, L labels)."""
+    n_samples, n_features, n_labels = shape
+    return max(float(n_samples) * (n_features + FEATURES_PER_SAMPLE) * n_labels, 1.0)
+
+
+def learner_of(resolved: Mapping[str, Any] | str) -> str:
+    """The base learner a method fits, as ``name`` or ``name:solver`` ("" for none), from its resolved
+    identity (a :class:`~mlhidden.runs.specs.MethodSpec`'s ``resolved``, or a stored unit's ``params_json``)."""
+    if isinstance(resolved, str):
+        resolved = json.loads(resolved) if resolved else {}
+    base = resolved.get("base")
+    if not isinstance(base, Mapping):
+        return ""
+    solver = (base.get("params") or {}).get("solver")
+    return f"{base.get('name', '')}:{solver}" if solver else str(base.get("name", ""))
+
+
+def own_seconds(row: Mapping[str, Any]) -> float:
+    """The compute seconds a stored or just finished unit (a row with ``train_seconds`` and ``test_seconds``)
+    took: its own work. The fits it reused from other methods are recorded apart (``reused_seconds``) and
+    are not in its train time, so they are neither added nor taken off."""
+    return float(row.get("train_seconds") or 0.0) + float(row.get("test_seconds") or 0.0)
+
+
+def work_seconds(row: Mapping[str, Any]) -> float:
+    """What a stored unit's work cost, whichever method paid for the fits it shares: its own seconds
+    and those of the fits it reused. A family's curve prices its work; which method of a run pays for
+    a shared fit depends on the order they ran in, which the ETA learns as the run goes."""
+    reused = float(row.get("reused_seconds") or 0.0)  # NULL in stores older than schema 2
+    return own_seconds(row) + (0.0 if math.isnan(reused) else reused)
+
+
+UnitCost = tuple[str, str, str]
+"""(dataset, registered method, params hash): the units of a stored run whose cost is one."""
+
+
+@dataclass(frozen=True)
+class StoredCell:
+    """The successful units of one dataset and method label of a stored run: what they fit, their mean work."""
+
+    shape: Shape
+    family: str
+    learner: str
+    seconds: float
+
+
+def stored_cells(units: Iterable[Mapping[str, Any]], shapes: Mapping[str, Shape]) -> list[StoredCell]:
+    """The cells of one stored run's ``units`` (rows of a store's units table: ``dataset``, ``method`` the
+    registered name, ``label``, ``params_json``, ``status``, ``train_seconds``, ``test_seconds``,
+    ``reused_seconds``) whose dataset has a shape in ``shapes``; their seconds: :func:`work_seconds`."""
+    seconds: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
+    kind: dict[tuple[str, str], tuple[str, str]] = {}
+    for row in units:
+        if row.get("status", "ok") == "ok" and row["dataset"] in shapes:
+            key = (row["dataset"], row["label"])
+            seconds[key].append(work_seconds(row))
+            kind.setdefault(key, (row["method"], learner_of(row.get("params_json") or "")))
+    return [
+        StoredCell(shapes[dataset], *kind[dataset, label], statistics.fmean(values))
+        for (dataset, label), values in seconds.items()
+    ]
+
+
+@dataclass(frozen=True)
+class CostPriors:
+    """The expected seconds of a unit before it runs: the mean of the stored units of its dataset,
+    method and parameters if known (``timed``), else its cell's in a study's table (``cells``), else
+    its family's curve times its learner's factor (families without a curve: the median curve).
+
+    ``source`` says in a plan preview what the curves rest on.
+    """
+
+    curves: Mapping[str, Curve]
+    learners: Mapping[str, float] = field(default_factory=dict)
+    cells: Mapping[CellKey, float] = field(default_factory=dict)
+    timed: Mapping[UnitCost, float] = field(default_factory=dict)
+    source: str = "generic priors"
+
+    def curve(self, method: str) -> Curve:
+        """``method``'s curve: its own, the one of the method it repeats, or the median of all."""
+        family = self.family(method)
+        return self.curves[family] if family is not None else self.median_curve()
+
+    def family(self, method: str) -> str | None:
+        return next((f for f in (method, PRIOR_ALIASES.get(method, method)) if f in self.curves), None)
+
+    def median_curve(self) -> Curve:
+        if not self.curves:
+            return (0.0, 0.0)
+        return statistics.median(a for a, _ in self.curves.values()), statistics.median(
+            b for _, b in self.curves.values()
+        )
+
+    def curve_seconds(self, shape: Shape, method: str, learner: str = "") -> float:
+        """The curve's expected compute seconds of one unit of ``method`` (a registered name) fitting
+        ``learner`` on a dataset of ``shape``."""
+        a, b = self.curve(method)
+        return max(MIN_UNIT_SECONDS, float(math.exp(a + self.learners.get(learner, 0.0)) * size(shape) ** b))
+
+    def expected_seconds(
+        self, shape: Shape, method: str, learner: str = "", cell: tuple[str, str] | None = None,
+        params_hash: str | None = None,
+    ) -> float:
+        """The expected compute seconds of one unit (see the class); ``cell`` = (dataset name, method
+        label) and ``params_hash`` look it up among the timed units and the measured cells first."""
+        if cell is not None:
+            timed = self.timed.get((cell[0], method, params_hash)) if params_hash is not None else None
+            measured = self.cells.get((cell[0], shape, cell[1])) if timed is None else timed
+            if measured is not None:
+                return max(measured, MIN_UNIT_SECONDS)
+        return self.curve_seconds(shape, method, learner)
+
+    def basis(self, shape: Shape, method: str, cell: tuple[str, str], params_hash: str | None = None) -> str:
+        """What :meth:`expected_seconds` of this unit rests on, in a few words."""
+        if (cell[0], method, params_hash) in self.timed:
+            return "stored units"
+        if (cell[0], shape, cell[1]) in self.cells:
+            return f"{self.source}: its cell"
+        family = self.family(method)
+        return f"{self.source}: {family} curve" if family else f"{self.source}: median curve"
+
+    def with_cells(self, cells: Mapping[CellKey, float], source: str) -> CostPriors:
+        """These priors with ``cells`` measured (they take precedence over the ones already known)."""
+        return replace(self, cells={**self.cells, **cells}, source=source)
+
+    def refitted(self, runs: Iterable[tuple[Iterable[Mapping[str, Any]], Mapping[str, Shape]]]) -> CostPriors:
+        """These priors rescaled to stored runs, each its units (as :func:`stored_cells` takes them) and its
+        datasets' shapes: each family's curve by the mean log ratio of its cells' seconds to the curve's,
+        the families they lack by the median of those ratios (the machine's pace); and the stored units
+        timed by dataset, method and parameters."""
+        residuals: defaultdict[str, list[float]] = defaultdict(list)
+        timed: defaultdict[UnitCost, list[float]] = defaultdict(list)
+        for units, shapes in runs:
+            units = [row for row in units if row.get("status", "ok") == "ok"]
+            for row in units:
+                timed[row["dataset"], row["method"], row["params_hash"]].append(own_seconds(row))
+            for cell in stored_cells(units, shapes):
+                if size(cell.shape) >= MIN_FIT_SIZE:
+                    expected = self.curve_seconds(cell.shape, cell.family, cell.learner)
+                    residuals[cell.family].append(math.log(max(cell.seconds, 1e-6) / expected))
+        if not timed:
+            return self
+        offsets = {family: statistics.fmean(values) for family, values in residuals.items()}
+        pace = statistics.median(offsets.values()) if offsets else 0.0
+        curves = {family: (a + offsets.get(family, pace), b) for family, (a, b) in self.curves.items()}
+        for family in offsets.keys() - curves.keys():
+            a, b = self.curve(family)
+            curves[family] = (a + offsets[family], b)
+        measured = {key: statistics.fmean(values) for key, values in timed.items()}
+        source = f"{self.source}, rescaled" if offsets else self.source
+        return replace(self, curves=curves, timed={**self.timed, **measured}, source=source)
+
+
+def fit_cost_priors(cells: Iterable[StoredCell], source: str = "generic priors") -> CostPriors:
+    """Curves per family and factors per learner fitted on stored ``cells`` (:func:`stored_cells`):
+    least squares of log mean seconds on a family intercept and slope of log :func:`size`, and a
+    learner term (none for :data:`REFERENCE_LEARNER` and for methods without a base learner),
+    lightly penalised (:data:`LEARNER_PENALTY`). Cells of one family, learner and shape count as
+    one point; cells smaller than :data:`MIN_FIT_SIZE` are left out."""
+    import numpy as np
+
+    grouped: defaultdict[tuple[str, str, Shape], list[float]] = defaultdict(list)
+    for cell in cells:
+        if size(cell.shape) >= MIN_FIT_SIZE:
+            grouped[cell.family, cell.learner, cell.shape].append(math.log(max(cell.seconds, 1e-6)))
+    families = sorted({family for family, _, _ in grouped})
+    learners = sorted({learner for _, learner, _ in grouped} - {REFERENCE_LEARNER, ""})
+    if not families:
+        return CostPriors({}, source=source)
+    n_columns = 2 * len(families) + len(learners)
+    rows, targets = [], []
+    for (family, learner, shape), values in grouped.items():
+        row = np.zeros(n_columns)
+        f = families.index(family)
+        row[2 * f], row[2 * f + 1] = 1.0, math.log(size(shape))
+        if learner in learners:
+            row[2 * len(families) + learners.index(learner)] = 1.0
+        rows.append(row)
+        targets.append(statistics.fmean(values))
+    for k in range(len(learners)):
+        row = np.zeros(n_columns)
+        row[2 * len(families) + k] = math.sqrt(LEARNER_PENALTY)
+        rows.append(row)
+        targets.append(0.0)
+    solution = np.linalg.lstsq(np.array(rows), np.array(targets), rcond=None)[0]
+    sizes = {family: {math.log(size(shape)) for f, _, shape in grouped if f == family} for family in families}
+    slopes = [float(solution[2 * f + 1]) for f, family in enumerate(families) if len(sizes[family]) > 1]
+    curves: dict[str, Curve] = {}
+    for f, family in enumerate(families):
+        a, b = float(solution[2 * f]), float(solution[2 * f + 1])
+        if len(sizes[family]) == 1 and slopes:  # one size gives no slope: the median one, through that point
+            x = next(iter(sizes[family]))
+            a, b = a + b * x - statistics.median(slopes) * x, statistics.median(slopes)
+        curves[family] = (round(a, 2), round(b, 3))
+    factors = {learner: round(float(solution[2 * len(families) + k]), 2) for k, learner in enumerate(learners)}
+    factors = {learner: factor for learner, factor in factors.items() if factor}
+    return CostPriors(curves, factors, source=source)
+
+
+GENERIC_PRIORS = CostPriors(FAMILY_CURVES, LEARNER_FACTORS)
+"""The priors of a run with no stored history: this project's own runs of its methods, no dataset."""
+
+
+def read_cell_table(text: str) -> dict[CellKey, float]:
+    """A table of measured cells (CSV: dataset, n_samples, n_features, n_labels, label, units, seconds)."""
+    return {
+        (row["dataset"], (int(row["n_samples"]), int(row["n_features"]), int(row["n_labels"])), row["label"]):
+        float(row["seconds"])
+        for row in csv.DictReader(text.splitlines())
+    }
+
+
+def read_store(run_dir: PathLike) -> tuple[list[dict[str, Any]], dict[str, Shape]]:
+    """The successful units of the store in ``run_dir`` and its datasets' shapes, read only; none where
+    it is missing or cannot be read (priors are a guess, never a reason to stop)."""
+    path = Path(run_dir) / "store.sqlite"
+    if not path.is_file():
+        return [], {}
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            db.row_factory = sqlite3.Row
+            shapes = {
+                r["name"]: (int(r["n_samples"]), int(r["n_features"]), int(r["n_labels"]))
+                for r in db.execute("SELECT * FROM datasets WHERE n_samples IS NOT NULL AND n_features IS NOT NULL")
+            }
+            units = [dict(r) for r in db.execute("SELECT * FROM units WHERE status = 'ok'")]
+    except (sqlite3.Error, KeyError, TypeError, ValueError):
+        return [], {}
+    return units, shapes
+
+
+def history_priors(
+    run_dir: PathLike, reuse_from: Iterable[PathLike] = (), base: CostPriors | None = None
+) -> CostPriors:
+    """``base`` (default :data:`GENERIC_PRIORS`) refitted on the runs this machine stored in ``run_dir``,
+    in the run folders beside it and in ``reuse_from`` (:meth:`CostPriors.refitted`)."""
+    run_dir = Path(run_dir)
+    folders = [run_dir, *(Path(folder) for folder in reuse_from)]
+    if run_dir.parent.is_dir():
+        folders += sorted(p for p in run_dir.parent.iterdir() if p.is_dir())
+    return (base or GENERIC_PRIORS).refitted(read_store(folder) for folder in dict.fromkeys(folders))

@@ -1,0 +1,55 @@
+"""Cost priors: generic ones that name no dataset, refitted on the runs a machine stored."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mlhidden.cli import cli
+from mlhidden.experiment.cost_priors import GENERIC_PRIORS, history_priors, read_store, stored_cells
+
+EXPERIMENT = Path(__file__).resolve().parents[2] / "mlhidden" / "experiment"
+PAPER_DATASETS = ("Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "Bibtex", "Corel5k", "MediaMill")
+
+
+def test_the_general_cost_modules_ship_no_paper_dataset_and_no_dated_measurement():
+    """The paper study's costs are its data (mlhidden/paper/unit_costs.csv), not the general half's."""
+    files = [*EXPERIMENT.glob("*.py"), *EXPERIMENT.glob("*.csv")]
+    named = {path.name: name for path in files for name in PAPER_DATASETS if name in path.read_text()}
+    assert named == {}
+    for module in ("costs.py", "cost_priors.py", "eta.py"):
+        assert not re.search(r"\b20\d\d-\d\d-\d\d\b", (EXPERIMENT / module).read_text()), module
+
+
+def _median_log_error(priors, cells):
+    return statistics.median(
+        abs(math.log(priors.curve_seconds(cell.shape, cell.family, cell.learner) / cell.seconds)) for cell in cells
+    )
+
+
+def test_priors_refitted_on_a_small_stored_run_predict_its_units_better_than_the_generic_ones(tmp_path):
+    run = tmp_path / "first"
+    args = ["run", "-d", "Music", "-m", "BR", "-m", "CC", "-m", "Majority", "--splits", "2", "-q", "--out", str(run)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    units, shapes = read_store(run)
+    cells = stored_cells(units, shapes)
+    refitted = GENERIC_PRIORS.refitted([(units, shapes)])
+    assert _median_log_error(refitted, cells) < _median_log_error(GENERIC_PRIORS, cells)
+    assert refitted.source == "generic priors, rescaled"
+
+    beside = history_priors(tmp_path / "second")
+    assert beside.curves == refitted.curves and beside.timed == refitted.timed, "a run is priced by the runs beside it"
+    dry = CliRunner().invoke(cli, [*args[:-1], str(tmp_path / "second"), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    music_br = next(line for line in dry.output.splitlines() if line.startswith("Music") and " BR " in line)
+    assert music_br.endswith("stored units"), music_br
+
+
+def test_a_store_that_cannot_be_read_leaves_the_priors_as_they_are(tmp_path):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "store.sqlite").write_bytes(b"not a database")
+    assert history_priors(tmp_path / "run") == GENERIC_PRIORS
