@@ -80,13 +80,17 @@ def test_one_dataset_stats_compare_the_methods_over_its_splits_and_say_so(music)
     assert checked >= 2
 
 
-def test_the_control_option_picks_the_method_the_others_are_compared_with(music, tmp_path):
+def test_the_control_option_and_a_named_metric_get_the_test_over_splits_too(music, tmp_path):
     out, _ = music
     result = invoke("report", out, "--stats", "--control", "cc", "--out", tmp_path / "cc")
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "cc" / "statistics.json").read_text(encoding="utf-8"))
     assert data["exact_match"]["corrected_t"]["control"] == "CC"
     assert [c["method"] for c in data["exact_match"]["corrected_t"]["comparisons"]] == ["BR", "PCC"]
+    named = invoke("report", out, "--metric", "ranking_loss", "--stats", "--out", tmp_path / "rl")
+    assert named.exit_code == 0 and "one dataset, Music: methods compared over its 3 splits" in named.output
+    ranking = json.loads((tmp_path / "rl" / "statistics.json").read_text(encoding="utf-8"))["ranking_loss"]
+    assert ranking["corrected_t"]["control"] in ("BR", "CC", "PCC") and ranking["test_train_ratio"] > 0.66
 
 
 def test_folds_give_the_test_fraction_one_over_k(tmp_path):
