@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.errors import UserError
+from mlhidden.report.replication import split_test_train_ratio
 from mlhidden.report.tables import sort_units
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.run_results import RunResults
@@ -85,7 +86,4 @@ class StoredRuns:
 
     def test_train_ratio(self, name: str) -> float:
         """n_test / n_train of one of the run's splits (or folds): the overlap the corrected t-test needs."""
-        record = self.record(name)
-        if record.protocol.is_kfold and record.protocol.folds:
-            return 1 / (record.protocol.folds - 1)
-        return (1 - record.train_fraction) / record.train_fraction
+        return split_test_train_ratio(self.record(name))

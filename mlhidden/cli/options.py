@@ -48,10 +48,13 @@ LABELS = click.option(
 STATS = click.option(
     "--stats",
     is_flag=True,
-    help="Also write statistics.md/.json and critical-difference diagrams (Friedman, Nemenyi, Wilcoxon-Holm).",
+    help="Also write statistics.md/.json and critical-difference diagrams (Friedman, Nemenyi, Wilcoxon-Holm); "
+    "on one dataset, a corrected resampled t-test over its splits (Holm).",
 )
 CONTROL = click.option(
-    "--control", default=None, help="Control method for the Wilcoxon tests (default: best average rank)."
+    "--control", default=None,
+    help="Control method for the Wilcoxon tests, or the t-tests over one dataset's splits "
+    "(default: best average rank).",
 )
 STD = click.option(
     "--std",

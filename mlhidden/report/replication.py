@@ -30,6 +30,7 @@ from scipy import stats
 
 from mlhidden.report.significance_tests import friedman_test
 from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, Comparison, holm, t_interval
+from mlhidden.runs.record import RunRecord
 
 SPLITS, DATASETS, POOLED = "splits", "datasets", "datasets x splits"
 UNITS = (SPLITS, DATASETS, POOLED)
@@ -76,6 +77,13 @@ class Target:
     def boundary(self) -> float:
         """Where the claim's direction changes: the range's finite end (the lower one when both are)."""
         return self.low if math.isfinite(self.low) else self.high
+
+
+def split_test_train_ratio(record: RunRecord) -> float:
+    """n_test / n_train of one of a run's splits (or folds): the overlap the corrected t-test needs."""
+    if record.protocol.is_kfold and record.protocol.folds:
+        return 1 / (record.protocol.folds - 1)
+    return (1 - record.train_fraction) / record.train_fraction
 
 
 def corrected_t(values: Sequence[float] | np.ndarray, test_train_ratio: float) -> tuple[float, float, int]:

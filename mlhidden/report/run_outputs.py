@@ -17,16 +17,20 @@ from typing import cast
 from mlhidden.io import PathLike
 from mlhidden.report.csv_files import wide_frame, write_frame
 from mlhidden.report.formats import render_terminal_summary, to_terminal, write_reports, write_text_tables
-from mlhidden.report.significance_output import write_statistics, write_table_statistics
+from mlhidden.report.replication import split_test_train_ratio
+from mlhidden.report.significance_output import STATISTICS_FILE, statistics_reports, write_statistics_reports
+from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
-from mlhidden.report.tables import MetricTable
+from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables
 from mlhidden.runs.provenance import provenance_lines, stored_precision
-from mlhidden.runs.store import load_results
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.store import ResultStore, load_results
 
 
 @dataclass
 class RunReport:
-    """``text``: the tables to print; ``notes``: lines on what they leave out; ``paths``: the files written."""
+    """``text``: the tables to print; ``notes``: lines on what they leave out, and on a one-dataset run's
+    test; ``paths``: the files written."""
 
     text: str
     notes: list[str] = field(default_factory=list)
@@ -69,7 +73,8 @@ def report_runs(
     )
     if stats:
         ranked = [method for method in methods if method not in unranked]
-        report.paths += write_statistics(units, out_dir, datasets, ranked, unavailable, control=control)
+        tables = metric_tables(units, datasets, ranked, unavailable, metrics=HEADLINE_METRICS)
+        _write_tests(report, tables, out_dir, control, run_dirs)
     if html:
         from mlhidden.report.html import HTML_FILE, write_html
 
@@ -101,5 +106,32 @@ def _named_metrics(
         report.paths += write_text_tables(table, out_dir, results.provenance, std=std, notes=notes)
     if stats and tables:
         ready = {column: cast(MetricTable, result.table) for column, result in tables.items()}
-        report.paths += write_table_statistics(ready, out_dir, control)
+        _write_tests(report, ready, out_dir, control, run_dirs)
     return report
+
+
+def _write_tests(
+    report: RunReport, tables: dict[str, MetricTable], out_dir: Path, control: str | None, run_dirs: list[PathLike]
+) -> None:
+    """The tables' significance tests into ``out_dir``; a test over one dataset's splits gets a line in ``report``."""
+    reports = statistics_reports(tables, control, _test_train_ratios(run_dirs))
+    report.paths += write_statistics_reports(reports, out_dir)
+    lines = [
+        f"one dataset, {tested.dataset}: "
+        + (f"no test applies ({tested.not_applicable})" if tested.not_applicable else
+           f"methods compared over its {tested.n_splits} splits (corrected resampled t-test, Holm)")
+        + f"; see {STATISTICS_FILE}"
+        for tested in reports.values() if isinstance(tested, SplitsReport)
+    ]
+    report.notes += list(dict.fromkeys(lines))
+
+
+def _test_train_ratios(run_dirs: list[PathLike]) -> dict[str, float]:
+    """Each dataset's n_test / n_train, from the stored record of a run that split it (merged runs split it alike)."""
+    ratios: dict[str, float] = {}
+    for run_dir in run_dirs:
+        with ResultStore(run_dir, create=False) as store:
+            record = RunRecord.from_record(store.get_meta("config"))
+        for spec in record.datasets:
+            ratios.setdefault(spec.table_name, split_test_train_ratio(record))
+    return ratios

@@ -10,6 +10,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from mlhidden.errors import InputWarning
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.formats import format_avg_rank, markdown_escape, pipe_table
+from mlhidden.report.significance_splits import SPLITS_ALPHA, SplitsReport, splits_report
 from mlhidden.report.significance_tests import (
     WILCOXON_ALPHA,
     WILCOXON_ZERO_METHOD,
@@ -27,6 +29,7 @@ from mlhidden.report.significance_tests import (
     significant_pairs,
 )
 from mlhidden.report.tables import SUMMARY_METRICS, Metric, MetricTable, metric_tables
+from mlhidden.report.uncertainty import format_p
 
 STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
 
@@ -36,18 +39,19 @@ when their average ranks differ by at least the critical difference CD); and Wil
 signed-rank tests of every method against a control on the datasets' means, Holm-corrected.
 Ranks: 1 = best, ties averaged, times ranked ascending.
 """
+SPLITS_PREAMBLE = """# Statistical tests over one dataset's splits (Nadeau & Bengio 2003)
+
+Per metric, on the one dataset where every method has a result: every method against a control,
+paired by split, with the corrected resampled t-test (the variance of the per-split differences
+widened to var (1/k + n_test/n_train), since the splits share training rows), Holm-corrected
+over the comparisons with the control.
+"""
+STATISTICS_FILE = "statistics.md"
 
 
 def _finite(value: float) -> float | None:
     value = float(value)
     return value if math.isfinite(value) else None
-
-
-def _format_p(p: float) -> str:
-    """A p-value with two significant digits, in scientific notation below 0.001."""
-    if math.isnan(p):
-        return "-"
-    return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
 
 
 def significance_sentences(report: SignificanceReport) -> list[str]:
@@ -64,7 +68,7 @@ def significance_sentences(report: SignificanceReport) -> list[str]:
         if friedman.p_value > test.alpha:
             lines.append(
                 f"At α = {test.alpha:.2f} the Friedman test does not reject equal performance"
-                f" (p = {_format_p(friedman.p_value)}), so no pairwise difference is claimed."
+                f" (p = {format_p(friedman.p_value)}), so no pairwise difference is claimed."
             )
             continue
         pairs = significant_pairs(test.significant, report.avg_ranks)
@@ -83,7 +87,7 @@ def significance_sentences(report: SignificanceReport) -> list[str]:
             lines.append(
                 f"Wilcoxon–Holm at α = {WILCOXON_ALPHA:.2f}: {report.control} is significantly"
                 f" {comparison.direction} than {comparison.method} on the means of"
-                f" {comparison.n_datasets} datasets (adjusted p = {_format_p(comparison.p_holm)})."
+                f" {comparison.n_datasets} datasets (adjusted p = {format_p(comparison.p_holm)})."
             )
     return lines
 
@@ -106,8 +110,8 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
     n, k = len(report.datasets), len(report.table.ranked_methods)
     text += (
         f"Friedman test over N = {n} datasets and k = {k} methods: χ²_F = {friedman.chi2:.2f}"
-        f" (p = {_format_p(friedman.chi2_p_value)}); Iman–Davenport F_F = {friedman.f:.2f}"
-        f" with ({friedman.df[0]}, {friedman.df[1]}) df, p = {_format_p(friedman.p_value)}.\n\n"
+        f" (p = {format_p(friedman.chi2_p_value)}); Iman–Davenport F_F = {friedman.f:.2f}"
+        f" with ({friedman.df[0]}, {friedman.df[1]}) df, p = {format_p(friedman.p_value)}.\n\n"
     )
     rows: list[list[str]] = []
     by_method = {comparison.method: comparison for comparison in report.wilcoxon}
@@ -119,8 +123,8 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
         else:
             row += [
                 f"{comparison.rank_sum_better:g} / {comparison.rank_sum_worse:g}",
-                _format_p(comparison.p_value),
-                _format_p(comparison.p_holm),
+                format_p(comparison.p_value),
+                format_p(comparison.p_holm),
                 comparison.direction,
                 "yes" if comparison.significant else "no",
             ]
@@ -211,6 +215,80 @@ def significance_dict(report: SignificanceReport) -> dict[str, Any]:
     return data
 
 
+def _signed(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:+.3g}"
+
+
+def splits_markdown(report: SplitsReport, level: int = 2) -> str:
+    """A section: the test's setting, each method against the control, the significant differences in words."""
+    table, dataset = report.table, markdown_escape(report.dataset)
+    text = f"{'#' * level} {markdown_escape(table.metric.title)}: significance over the splits of {dataset}\n\n"
+    if report.excluded:
+        text += f"Not tested (no complete row): {markdown_escape(', '.join(report.excluded))}.\n\n"
+    if report.not_applicable:
+        return text + f"Tests not applicable: {markdown_escape(report.not_applicable)}.\n"
+    control = markdown_escape(report.control)
+    text += (
+        f"Corrected resampled t-test over the {report.n_splits} splits of {dataset}, paired by split, with"
+        f" n_test/n_train = {report.test_train_ratio:.4g} (the run's protocol); control: {control}.\n\n"
+    )
+    by_method = {comparison.method: comparison for comparison in report.comparisons}
+    rows: list[list[str]] = []
+    for method in table.ranked_methods:
+        mean = float(table.means.at[report.dataset, method])
+        row = [markdown_escape(method), "-" if math.isnan(mean) else table.metric.format(mean)]
+        tested = by_method.get(method)
+        if tested is None:
+            rows.append(row + ["control", "", "", "", "", ""])
+            continue
+        interval = "" if math.isnan(tested.low) else f" [{_signed(tested.low)}, {_signed(tested.high)}]"
+        rows.append(row + [
+            _signed(tested.difference) + interval, str(tested.n_splits), format_p(tested.p_value),
+            format_p(tested.p_holm), tested.direction, "yes" if tested.significant else "no",
+        ])
+    headers = [
+        "Method", "mean", f"{control} better by [95 % CI]", "splits", "t-test p", "Holm p", "control is",
+        f"significant (α = {SPLITS_ALPHA:.2f})",
+    ]
+    text += pipe_table(rows, headers, ("left", "right", "right", "right", "right", "right", "left", "left")) + "\n\n"
+    sentences = [f"{method} is not tested: {reason}" for method, reason in table.unranked.items()]
+    sentences += [
+        f"Corrected resampled t-test, Holm at α = {SPLITS_ALPHA:.2f}: {report.control} is significantly"
+        f" {c.direction} than {c.method} over {c.n_splits} splits (adjusted p = {format_p(c.p_holm)})."
+        for c in report.comparisons if c.significant
+    ]
+    return text + "".join(f"- {markdown_escape(sentence)}\n" for sentence in sentences)
+
+
+def splits_dict(report: SplitsReport) -> dict[str, Any]:
+    """A JSON-ready dict, keyed as :func:`significance_dict` where the two agree; a missing number becomes None."""
+    table = report.table
+    data: dict[str, Any] = {
+        "metric": table.metric.column,
+        "title": table.metric.title,
+        "higher_is_better": table.metric.higher_is_better,
+        "datasets": [report.dataset],
+        "excluded_datasets": list(report.excluded),
+        "methods": list(table.ranked_methods),
+        "unranked": dict(table.unranked),
+        "means": {method: _finite(table.means.at[report.dataset, method]) for method in table.ranked_methods},
+        "n_splits": report.n_splits,
+        "test_train_ratio": report.test_train_ratio,
+        "not_applicable": report.not_applicable,
+    }
+    if report.not_applicable:
+        return data
+    data["corrected_t"] = {
+        "control": report.control,
+        "alpha": SPLITS_ALPHA,
+        "comparisons": [
+            {key: _finite(value) if isinstance(value, float) else value for key, value in asdict(c).items()}
+            for c in report.comparisons
+        ],
+    }
+    return data
+
+
 def markdown_with_diagram(
     report: SignificanceReport, path_stem: PathLike, root: PathLike, level: int = 2
 ) -> tuple[str, list[Path]]:
@@ -269,24 +347,54 @@ def write_statistics(
 
 
 def write_table_statistics(
-    tables: Mapping[str, MetricTable], out_dir: PathLike, control: str | None = None
+    tables: Mapping[str, MetricTable], out_dir: PathLike, control: str | None = None,
+    test_train_ratios: Mapping[str, float] | None = None,
 ) -> list[Path]:
     """:func:`write_statistics` of ready tables, ``{metric column: MetricTable}`` (e.g. from stored predictions)."""
+    return write_statistics_reports(statistics_reports(tables, control, test_train_ratios), out_dir)
+
+
+def statistics_reports(
+    tables: Mapping[str, MetricTable], control: str | None = None,
+    test_train_ratios: Mapping[str, float] | None = None,
+) -> dict[str, SignificanceReport | SplitsReport]:
+    """Each table's tests: over the splits of its one complete dataset when ``test_train_ratios`` (dataset ->
+    n_test / n_train of its splits) knows that dataset, else over its datasets."""
+    ratios = test_train_ratios or {}
+    reports: dict[str, SignificanceReport | SplitsReport] = {}
+    for column, table in tables.items():
+        tested = table.ranked_datasets
+        if len(tested) == 1 and tested[0] in ratios:
+            reports[column] = splits_report(table, tested[0], ratios[tested[0]], control)
+        else:
+            reports[column] = significance_report(table, control)
+    return reports
+
+
+def write_statistics_reports(reports: Mapping[str, SignificanceReport | SplitsReport], out_dir: PathLike) -> list[Path]:
+    """Write ``statistics.md``/``.json`` and the CD diagrams of :func:`statistics_reports` into ``out_dir``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    reports = {column: significance_report(table, control) for column, table in tables.items()}
-    for caveat in dict.fromkeys(report.caveat for report in reports.values() if report.caveat):
+    over_splits = {column: r for column, r in reports.items() if isinstance(r, SplitsReport)}
+    over_datasets = {column: r for column, r in reports.items() if isinstance(r, SignificanceReport)}
+    for caveat in dict.fromkeys(report.caveat for report in over_datasets.values() if report.caveat):
         warnings.warn(caveat, InputWarning, stacklevel=2)
     paths: list[Path] = []
-    sections = [STATISTICS_PREAMBLE]
+    sections = [STATISTICS_PREAMBLE] if over_datasets or not over_splits else []
+    sections += [SPLITS_PREAMBLE] if over_splits else []
+    document: dict[str, Any] = {}
     for column, report in reports.items():
+        if isinstance(report, SplitsReport):
+            sections.append(splits_markdown(report))
+            document[column] = splits_dict(report)
+            continue
         section, diagram = markdown_with_diagram(report, out_dir / f"cd_{column}", out_dir)
         sections.append(section)
         paths += diagram
-    markdown = out_dir / "statistics.md"
+        document[column] = significance_dict(report)
+    markdown = out_dir / STATISTICS_FILE
     write_text(markdown, "\n".join(sections))
     summary = out_dir / "statistics.json"
-    document = {column: significance_dict(report) for column, report in reports.items()}
     write_text(summary, json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return [markdown, summary, *paths]
 
