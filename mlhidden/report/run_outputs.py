@@ -21,7 +21,7 @@ from mlhidden.report.replication import split_test_train_ratio
 from mlhidden.report.significance_output import STATISTICS_FILE, statistics_reports, write_statistics_reports
 from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
-from mlhidden.report.tables import HEADLINE_METRICS, MetricTable, metric_tables
+from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.store import ResultStore, load_results
@@ -73,7 +73,7 @@ def report_runs(
     )
     if stats:
         ranked = [method for method in methods if method not in unranked]
-        tables = metric_tables(units, datasets, ranked, unavailable, metrics=HEADLINE_METRICS)
+        tables = metric_tables(units, datasets, ranked, unavailable, metrics=SUMMARY_METRICS)
         _write_tests(report, tables, out_dir, control, run_dirs)
     if html:
         from mlhidden.report.html import HTML_FILE, write_html
