@@ -135,7 +135,7 @@ def run(
 
         check_control(control, [method.label for method in config.methods])
     if dry_run:
-        _print_plan(config, run_dir, data_dir, fresh)
+        _print_plan(config, run_dir, fresh)
         return
     if precision is None:
         precision = stored_precision({str(run_dir): read_run_json(run_dir)})
@@ -147,7 +147,6 @@ def run(
                 summary = run_experiment(
                     config,
                     run_dir,
-                    data_dir=data_dir,
                     fresh=fresh,
                     on_start=progress.start,
                     on_unit=progress.unit,
@@ -233,7 +232,7 @@ def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
     )
 
 
-def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
+def _print_plan(config, run_dir: Path, fresh: bool) -> None:
     """``--dry-run``: what the run would compute and what it would cost, nothing written."""
     from joblib import effective_n_jobs
 
@@ -243,7 +242,7 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool) -> None:
     from mlhidden.experiment.runner import plan_run
     from mlhidden.report.formats import listing
 
-    preview = preview_plan(plan_run(config, data_dir), run_dir, fresh=fresh)
+    preview = preview_plan(plan_run(config), run_dir, fresh=fresh)
     stored = preview.n_units - preview.n_to_compute
     click.echo(
         f"plan for {run_dir}: {preview.n_units} units, {preview.n_to_compute} to compute, {stored} already stored"
@@ -281,7 +280,7 @@ def splits_command(config_path, data_dir, labels):
     from mlhidden.runs.splits import label_coverage
 
     config = load_config(config_path, labels=labels, data_dir=data_dir)
-    plans, unavailable = load_datasets(config, data_dir)
+    plans, unavailable = load_datasets(config)
     for plan in plans:
         rows = label_coverage(plan.splits, plan.dataset.Y)
         rarest = rows[0]["rarest_label"]

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.data.catalog import FILE_KINDS, LABELS_MEANING, dataset_kind
+from mlhidden.data.catalog import FILE_KINDS, LABELS_MEANING
 from mlhidden.experiment.command_line import method_entries, protocol_option
 from mlhidden.experiment.config_entries import at_entry, dataset_specs, described, method_specs
 from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay
@@ -69,7 +69,7 @@ class RunConfig:
         protocol = {"protocol": self.protocol.record()} if self.protocol.is_kfold else {}
         return {
             "name": self.name,
-            "datasets": [asdict(d) for d in self.datasets],
+            "datasets": [d.record() for d in self.datasets],
             "methods": [m.record() for m in self.methods],
             "splits": self.splits,
             "seed": self.seed,
@@ -140,9 +140,9 @@ def parse_config(
         points = dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets), data_dir)
         datasets += points
         dataset_places += [("datasets", i)] * len(points)
-    named = [(d.label or d.name, _dataset_key(d, data_dir), where) for d, where in zip(datasets, dataset_places)]
+    named = [(d.label or d.name, _dataset_key(d), where) for d, where in zip(datasets, dataset_places)]
     _refuse_names_twice("dataset", named, fail, "list each dataset once, or give each entry a distinct 'label'")
-    if labels is not None and not any(dataset_kind(d.name, data_dir) in FILE_KINDS for d in datasets):
+    if labels is not None and not any(d.source is not None and d.source.kind in FILE_KINDS for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
     methods: list[MethodSpec] = []
     method_places: list[KeyPath] = []
@@ -196,10 +196,10 @@ def _refuse_names_twice(kind: str, entries: Iterable[tuple[str, str, KeyPath]], 
         first[key] = name
 
 
-def _dataset_key(spec: DatasetSpec, data_dir: PathLike | None) -> str:
+def _dataset_key(spec: DatasetSpec) -> str:
     """What makes a dataset entry's name in the tables: its label or name in any case; a file's path as written
     (its name is its ``@relation``, compared once read)."""
-    if spec.label is None and dataset_kind(spec.name, data_dir) == "file":
+    if spec.label is None and spec.source is not None and spec.source.kind == "file":
         return spec.name
     return (spec.label or spec.name).casefold()
 

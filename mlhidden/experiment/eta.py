@@ -131,15 +131,13 @@ class RunEstimate:
             self.running.append((self.queue.pop(0), now))
 
 
-def planned_stage(
-    config: RunConfig, run_dir: PathLike, data_dir: PathLike | None = None
-) -> list[tuple[Cell, float]]:
+def planned_stage(config: RunConfig, run_dir: PathLike) -> list[tuple[Cell, float]]:
     """The units a run of ``config`` into ``run_dir`` would compute (those not stored there), in
     dispatch order with their expected seconds: a later stage of a :class:`RunEstimate`."""
     from mlhidden.experiment.runner import dispatch_order, plan_run
     from mlhidden.runs.store import ResultStore, store_exists, unit_key
 
-    plan = plan_run(config, data_dir)
+    plan = plan_run(config)
     stored = None
     if store_exists(run_dir):
         with ResultStore(run_dir, create=False) as store:

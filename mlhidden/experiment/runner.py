@@ -111,8 +111,9 @@ class RunSummary:
 
 
 
-def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[list[DatasetPlan], dict[str, str]]:
-    """Load every dataset of the config (before any unit runs); user-supplied ones may be missing.
+def load_datasets(config: RunConfig) -> tuple[list[DatasetPlan], dict[str, str]]:
+    """Load every dataset of the config (before any unit runs), each from the source its spec resolved to when the
+    config was read; user-supplied ones may be missing.
 
     Two datasets that load under one name in any letter case (two files with one ``@relation``, a
     registry name and a file) are refused here, as the config's check cannot see a file's name.
@@ -122,7 +123,7 @@ def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[
     named: dict[str, tuple[DatasetSpec, str]] = {}
     for spec in config.datasets:
         try:
-            data = load_dataset_spec(spec, data_dir)
+            data = load_dataset_spec(spec)
         except DatasetUnavailable as exc:
             unavailable[spec.label or spec.name] = exc.reason
             continue
@@ -167,13 +168,13 @@ class RunPlan:
         return {p.name: p.sha256 for p in self.datasets}
 
 
-def plan_run(config: RunConfig, data_dir: PathLike | None = None) -> RunPlan:
+def plan_run(config: RunConfig) -> RunPlan:
     """Load the config's datasets, draw their splits and list every unit with its store key.
 
     Pure of side effects on any run directory, so what a run would do can be inspected (and
     tested) without running it.
     """
-    plans, unavailable = load_datasets(config, data_dir)
+    plans, unavailable = load_datasets(config)
     units: list[Unit] = [
         (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
                                "params_hash": method.params_hash, "split": split.index, "seed": split.seed})
@@ -200,7 +201,6 @@ def run_experiment(
     config: RunConfig,
     run_dir: PathLike,
     *,
-    data_dir: PathLike | None = None,
     n_jobs: int | None = None,
     fresh: bool = False,
     on_unit: UnitCallback | None = None,
@@ -228,7 +228,7 @@ def run_experiment(
     A config asking for a part of the run stored in ``run_dir`` and nothing more is refused,
     since it would rewrite that run's tables and run.json with fewer units, unless ``narrow``.
     """
-    plan = plan_run(config, data_dir)
+    plan = plan_run(config)
     return execute_plan(
         plan, run_dir, n_jobs=n_jobs, fresh=fresh, on_unit=on_unit, on_start=on_start,
         backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=reuse_from, narrow=narrow,

@@ -76,17 +76,17 @@ class Reproduction:
 
 
 def paper_configs(
-    config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None
+    config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None, **options
 ) -> list:
     """Load and validate the paper's configs (all of them, before anything runs), shrunk for ``quick``,
-    under ``setting`` if given."""
+    under ``setting`` if given (``options``: ``data_dir``, as for :func:`load_config`)."""
     config_dir = Path(config_dir)
     configs = []
     for name in names:
         path = config_dir / f"{name}.yaml"
         if not path.is_file():
             raise UserError("paper config not found", path=path, hint="run from the project root or pass --configs DIR")
-        config = load_config(path) if setting is None else setting.load(path)
+        config = load_config(path, **options) if setting is None else setting.load(path, **options)
         configs.append(QUICK.shrink(config) if quick else config)
     return configs
 
@@ -148,7 +148,7 @@ def reproduce(
         primary = primary_by_rule(sensitivity.settings)
         main_setting = sensitivity.setting(setting) if setting is not None else primary
         setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
-    configs = paper_configs(config_dir, names, quick, main_setting)
+    configs = paper_configs(config_dir, names, quick, main_setting, data_dir=data_dir)
     for config in configs:
         check_run_path(out_dir / config.name, "give a shorter --out")
     if main_setting is not None:
@@ -167,7 +167,7 @@ def reproduce(
         stages, setup = [], []
         for config in configs:
             planning = time.perf_counter()
-            stages.append(planned_stage(config, out_dir / config.name, data_dir))
+            stages.append(planned_stage(config, out_dir / config.name))
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
         stages.append([(REPORT_STAGE, report_prior)])
         estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup, measured=[REPORT_STAGE])
@@ -182,7 +182,6 @@ def reproduce(
             summary = run_experiment(
                 config,
                 run_dir,
-                data_dir=data_dir,
                 n_jobs=n_jobs,
                 reuse_from=[folder / config.name for folder in setting_dirs],
                 on_start=getattr(shown, "start", None),

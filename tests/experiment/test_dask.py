@@ -61,7 +61,7 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="module")
 def local_scores(tmp_path_factory, mirror_dir):
     run_dir = tmp_path_factory.mktemp("local")
-    run_experiment(parse_config(CONFIG), run_dir, data_dir=mirror_dir, n_jobs=1)
+    run_experiment(parse_config(CONFIG, data_dir=mirror_dir), run_dir, n_jobs=1)
     return scores(run_dir)
 
 
