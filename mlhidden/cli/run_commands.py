@@ -135,7 +135,7 @@ def run(
 
         check_control(control, [method.label for method in config.methods])
     if dry_run:
-        _print_plan(config, run_dir, fresh)
+        _print_plan(config, run_dir, fresh, backend, scheduler)
         return
     if precision is None:
         precision = stored_precision({str(run_dir): read_run_json(run_dir)})
@@ -183,9 +183,10 @@ def _end_run(summary, run_dir: Path, metrics, *, stats, control, std, precision,
         if summary.reused_units
         else ""
     )
+    at_once = f", {summary.workers} unit(s) at once" if summary.n_done else ""
     click.echo(
         f"{summary.n_done} unit(s) run, {summary.n_skipped} already stored{copied}, {summary.n_failed} failed, "
-        f"{summary.seconds:.1f} s.",
+        f"{summary.seconds:.1f} s{at_once}.",
         err=True,
     )
     for line in summary.problem_lines():
@@ -232,11 +233,10 @@ def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
     )
 
 
-def _print_plan(config, run_dir: Path, fresh: bool) -> None:
+def _print_plan(config, run_dir: Path, fresh: bool, backend: str, scheduler) -> None:
     """``--dry-run``: what the run would compute and what it would cost, nothing written."""
-    from joblib import effective_n_jobs
-
     from mlhidden.cli.progress import format_duration
+    from mlhidden.experiment.backends import ExecutionBackend, worker_count
     from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, wall_seconds
     from mlhidden.experiment.plan_preview import preview_plan
     from mlhidden.experiment.runner import plan_run
@@ -254,7 +254,9 @@ def _print_plan(config, run_dir: Path, fresh: bool) -> None:
     click.echo(listing(rows, tablefmt="simple"))
     for name, reason in preview.unavailable.items():
         click.echo(f"{name}: {reason}")
-    parallel = max(1, min(effective_n_jobs(config.n_jobs or -1), preview.n_to_compute))
+    with ExecutionBackend(backend, scheduler) as executor:
+        slots = executor.slots(config.n_jobs, config.n_jobs_origin)
+    parallel = worker_count(config.n_jobs, slots, preview.n_to_compute)
     click.echo(
         f"expected compute time: {format_duration(preview.expected_seconds)} of unit time, about "
         f"{format_duration(wall_seconds(preview.expected_seconds, preview.n_to_compute, parallel))} "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -239,9 +239,7 @@ def _run_settings(
         "splits": integer("splits", splits, 10, 1, MAX_SPLITS), "seed": integer("seed", seed, 0, 0),
     }
     jobs = data.get("n_jobs") if n_jobs is None else n_jobs
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
-        name, where = ("'n_jobs'", ("n_jobs",)) if n_jobs is None else ("--n-jobs", None)
-        fail(f"{name} must be a non-zero integer (-1 = all cores), got {jobs!r}", where)
+    _check_n_jobs(jobs, fail, from_file=n_jobs is None)
     fraction = data.get("train_fraction", TRAIN_FRACTION)
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
         fail(f"'train_fraction' must be a number between 0 and 1, got {fraction!r}", ("train_fraction",))
@@ -267,6 +265,21 @@ def _run_settings(
         "shuffle_labels": shuffle,
         "protocol": protocol,
     }
+
+
+def _check_n_jobs(n_jobs: object, fail: Fail, from_file: bool) -> None:
+    """Fail unless ``n_jobs`` (the file's ``n_jobs``, else ``--n-jobs``) is None or a non-zero integer."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
+        name, where = ("'n_jobs'", ("n_jobs",)) if from_file else ("--n-jobs", None)
+        fail(f"{name} must be a non-zero integer (-1 = all cores), got {n_jobs!r}", where)
+
+
+def with_n_jobs(config: RunConfig, n_jobs: int | None) -> RunConfig:
+    """``config`` with ``n_jobs`` set, checked and named as ``--n-jobs`` is; None keeps the config's."""
+    if n_jobs is None:
+        return config
+    _check_n_jobs(n_jobs, failure_at(None, {}), from_file=False)
+    return replace(config, n_jobs=n_jobs, n_jobs_origin="--n-jobs")
 
 
 def config_from_options(

@@ -18,12 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from joblib import effective_n_jobs
-
 from mlhidden.data import Dataset, DatasetUnavailable
 from mlhidden.errors import InputWarning, UserError
-from mlhidden.experiment.backends import ExecutionBackend
-from mlhidden.experiment.config import RunConfig
+from mlhidden.experiment.backends import ExecutionBackend, worker_count
+from mlhidden.experiment.config import RunConfig, with_n_jobs
 from mlhidden.experiment.costs import longest_expected_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units
@@ -66,7 +64,8 @@ class RunSummary:
     first line of the error)`` per failed unit. ``n_discarded`` counts units computed here whose
     claim another process took over meanwhile (this one was stopped past its lease): theirs are kept.
     ``unit_phase_seconds``: from the first unit handed out to the last stored; ``worker_start_seconds``: until
-    the workers took the first (both: see :func:`run_units`).
+    the workers took the first (both: see :func:`run_units`). ``workers``: the units computed at once
+    (:func:`~mlhidden.experiment.backends.worker_count`, as ``--dry-run`` shows it).
     """
 
     run_dir: Path
@@ -87,6 +86,7 @@ class RunSummary:
     unit_warnings: list[str] = field(default_factory=list)
     failures: list[tuple[str, str, int, str]] = field(default_factory=list)
     n_discarded: int = 0
+    workers: int = 0
 
     def unit_counts(self) -> dict[str, int]:
         return {
@@ -213,6 +213,9 @@ def run_experiment(
 ) -> RunSummary:
     """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
 
+    ``n_jobs`` (checked as ``--n-jobs`` is) replaces the config's: the run reads its worker count from the
+    config alone (:func:`~mlhidden.experiment.backends.worker_count`).
+
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
     ``share_fits`` lets methods reuse identical fits made by others on the same split, through
     ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
@@ -228,15 +231,15 @@ def run_experiment(
     A config asking for a part of the run stored in ``run_dir`` and nothing more is refused,
     since it would rewrite that run's tables and run.json with fewer units, unless ``narrow``.
     """
-    plan = plan_run(config)
+    plan = plan_run(with_n_jobs(config, n_jobs))
     return execute_plan(
-        plan, run_dir, n_jobs=n_jobs, fresh=fresh, on_unit=on_unit, on_start=on_start,
+        plan, run_dir, fresh=fresh, on_unit=on_unit, on_start=on_start,
         backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=reuse_from, narrow=narrow,
     )
 
 
 def execute_plan(
-    plan: RunPlan, run_dir: PathLike, *, n_jobs: int | None = None, fresh: bool = False,
+    plan: RunPlan, run_dir: PathLike, *, fresh: bool = False,
     on_unit: UnitCallback | None = None, on_start: StartCallback | None = None, backend: str = "loky",
     scheduler: str | None = None, share_fits: bool = True, reuse_from: Iterable[PathLike] = (), narrow: bool = False,
 ) -> RunSummary:
@@ -283,21 +286,18 @@ def execute_plan(
         keep_record = not todo and _finished_record(run_dir, record["config_hash"], summary.n_units)
         if not keep_record:
             write_run_json(run_dir, provenance)
-        jobs = executor.capped_jobs(
-            *((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs"))
-        )
+        slots = executor.slots(config.n_jobs, config.n_jobs_origin)
+        summary.workers = worker_count(config.n_jobs, slots, len(todo))
         if on_start is not None:
             pending = [((p.name, method.label), seconds) for (p, _, method, _), seconds in zip(todo, expected)]
-            on_start(
-                summary.n_units,
-                summary.n_skipped,
-                pending,
-                workers=min(effective_n_jobs(jobs or -1), max(len(todo), 1)),
-            )
+            on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
-            run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir, config.unit_timeout)
+            run_units(
+                todo, worker_count(config.n_jobs, slots), executor, store, claims, summary, on_unit, shared_dir,
+                config.unit_timeout,
+            )
         except KeyboardInterrupt:
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept

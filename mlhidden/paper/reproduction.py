@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from joblib import effective_n_jobs
-
 from mlhidden.errors import UserError
+from mlhidden.experiment.backends import ExecutionBackend, worker_count
 from mlhidden.experiment.config import load_config
 from mlhidden.experiment.eta import RunEstimate, planned_stage
 from mlhidden.experiment.run_directory import check_run_path
@@ -79,7 +78,7 @@ def paper_configs(
     config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None, **options
 ) -> list:
     """Load and validate the paper's configs (all of them, before anything runs), shrunk for ``quick``,
-    under ``setting`` if given (``options``: ``data_dir``, as for :func:`load_config`)."""
+    under ``setting`` if given (``options``: ``data_dir`` and ``n_jobs``, as for :func:`load_config`)."""
     config_dir = Path(config_dir)
     configs = []
     for name in names:
@@ -148,7 +147,7 @@ def reproduce(
         primary = primary_by_rule(sensitivity.settings)
         main_setting = sensitivity.setting(setting) if setting is not None else primary
         setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
-    configs = paper_configs(config_dir, names, quick, main_setting, data_dir=data_dir)
+    configs = paper_configs(config_dir, names, quick, main_setting, data_dir=data_dir, n_jobs=n_jobs)
     for config in configs:
         check_run_path(out_dir / config.name, "give a shorter --out")
     if main_setting is not None:
@@ -170,7 +169,8 @@ def reproduce(
             stages.append(planned_stage(config, out_dir / config.name))
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
         stages.append([(REPORT_STAGE, report_prior)])
-        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup, measured=[REPORT_STAGE])
+        workers = worker_count(n_jobs, ExecutionBackend().slots(), sum(map(len, stages)))
+        estimate = RunEstimate(stages, workers, setup, measured=[REPORT_STAGE])
     n_stages = len(configs) + 1  # the report phase is the last
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
@@ -182,7 +182,6 @@ def reproduce(
             summary = run_experiment(
                 config,
                 run_dir,
-                n_jobs=n_jobs,
                 reuse_from=[folder / config.name for folder in setting_dirs],
                 on_start=getattr(shown, "start", None),
                 on_unit=getattr(shown, "unit", None),

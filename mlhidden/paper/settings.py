@@ -202,7 +202,8 @@ def _quick(value, fail) -> QuickSlice:
 
 def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = False, only=None, **options) -> list:
     """``(setting, run configs, adjustments)`` for every setting (or those named in ``only``), all
-    resolved and checked before anything runs (``options``: ``data_dir``, as for :func:`load_config`)."""
+    resolved and checked before anything runs (``options``: ``data_dir`` and ``n_jobs``, as for
+    :func:`load_config`)."""
     settings = [sensitivity.setting(name) for name in only] if only else list(sensitivity.settings)
     paths = [Path(config_dir) / f"{run}.yaml" for run in sensitivity.runs]
     for run, path in zip(sensitivity.runs, paths):
@@ -234,7 +235,7 @@ def run_sensitivity(
     Returns the manifest (its ``interrupted`` key set when a run was interrupted).
     """
     out_dir = Path(out_dir)
-    plans = setting_plans(sensitivity, config_dir, quick, only, data_dir=data_dir)
+    plans = setting_plans(sensitivity, config_dir, quick, only, data_dir=data_dir, n_jobs=n_jobs)
     for setting, configs, _ in plans:
         for config in configs:
             check_run_path(out_dir / setting.name / config.name, "give a shorter --out")
@@ -264,7 +265,7 @@ def run_sensitivity(
             started = time.perf_counter()
             with progress(f"{setting.name} / {config.name}") if progress is not None else nullcontext() as shown:
                 summary = run_experiment(
-                    config, run_dir, n_jobs=n_jobs, reuse_from=donors,
+                    config, run_dir, reuse_from=donors,
                     on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
                 )
             entry["reused_units"] += sum(summary.reused_units.values())

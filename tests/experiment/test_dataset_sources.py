@@ -16,10 +16,11 @@ RECORD_KEYS = {"name", "params", "transform", "label", "group", "sweep"}
 
 @pytest.fixture
 def own_dir(tmp_path):
-    folder = tmp_path / "data"
-    folder.mkdir()
-    write_arff(make_logical(), folder / "Mine.arff")
-    return folder
+    """A data folder holding the user's Mine.arff."""
+    mine = tmp_path / "data" / "Mine.arff"
+    mine.parent.mkdir()
+    write_arff(make_logical(), mine)
+    return mine.parent
 
 
 def test_a_config_read_with_a_data_dir_loads_from_it_without_being_told_again(own_dir, mirror_dir):
