@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.data.catalog import load_dataset as load_dataset
     from mlhidden.data.dataset import Dataset as Dataset
     from mlhidden.experiment.backends import ExecutionBackend as ExecutionBackend
+    from mlhidden.experiment.backends import worker_count as worker_count
     from mlhidden.experiment.config import RunConfig as RunConfig
     from mlhidden.experiment.config import load_config as load_config
     from mlhidden.experiment.config import parse_config as parse_config

@@ -14,7 +14,8 @@ from pathlib import Path
 
 GENERAL_HALF = [
     "mlhidden/data", "mlhidden/methods", "mlhidden/runs", "mlhidden/experiment", "mlhidden/report", "mlhidden/claims",
-    "mlhidden/errors.py", "mlhidden/io.py", "mlhidden/imports.py", "mlhidden/lazy_exports.py", "mlhidden/shipped.py", "mlhidden/yaml_lines.py",
+    "mlhidden/errors.py", "mlhidden/io.py", "mlhidden/imports.py", "mlhidden/lazy_exports.py", "mlhidden/shipped.py",
+    "mlhidden/yaml_lines.py",
 ]
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -135,7 +135,7 @@ def run(
 
         check_control(control, [method.label for method in config.methods])
     if dry_run:
-        _print_plan(config, run_dir, data_dir, fresh, [Path(d) for d in reuse_from])
+        _print_plan(config, run_dir, fresh, backend, scheduler, [Path(d) for d in reuse_from])
         return
     if precision is None:
         precision = stored_precision({str(run_dir): read_run_json(run_dir)})
@@ -147,7 +147,6 @@ def run(
                 summary = run_experiment(
                     config,
                     run_dir,
-                    data_dir=data_dir,
                     fresh=fresh,
                     on_start=progress.start,
                     on_unit=progress.unit,
@@ -184,9 +183,10 @@ def _end_run(summary, run_dir: Path, metrics, *, stats, control, std, precision,
         if summary.reused_units
         else ""
     )
+    at_once = f", {summary.workers} unit(s) at once" if summary.n_done else ""
     click.echo(
         f"{summary.n_done} unit(s) run, {summary.n_skipped} already stored{copied}, {summary.n_failed} failed, "
-        f"{summary.seconds:.1f} s.",
+        f"{summary.seconds:.1f} s{at_once}.",
         err=True,
     )
     for line in summary.problem_lines():
@@ -233,17 +233,16 @@ def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
     )
 
 
-def _print_plan(config, run_dir: Path, data_dir, fresh: bool, reuse_from: list[Path]) -> None:
+def _print_plan(config, run_dir: Path, fresh: bool, backend: str, scheduler, reuse_from: list[Path]) -> None:
     """``--dry-run``: what the run would compute and what it would cost, nothing written."""
-    from joblib import effective_n_jobs
-
     from mlhidden.cli.progress import format_duration
+    from mlhidden.experiment.backends import ExecutionBackend, worker_count
     from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, wall_seconds
     from mlhidden.experiment.plan_preview import preview_plan
     from mlhidden.experiment.runner import plan_run
     from mlhidden.report.formats import listing
 
-    preview = preview_plan(plan_run(config, data_dir), run_dir, fresh=fresh, reuse_from=reuse_from)
+    preview = preview_plan(plan_run(config), run_dir, fresh=fresh, reuse_from=reuse_from)
     stored = preview.n_units - preview.n_to_compute
     click.echo(
         f"plan for {run_dir}: {preview.n_units} units, {preview.n_to_compute} to compute, {stored} already stored"
@@ -255,7 +254,9 @@ def _print_plan(config, run_dir: Path, data_dir, fresh: bool, reuse_from: list[P
     click.echo(listing(rows, tablefmt="simple"))
     for name, reason in preview.unavailable.items():
         click.echo(f"{name}: {reason}")
-    parallel = max(1, min(effective_n_jobs(config.n_jobs or -1), preview.n_to_compute))
+    with ExecutionBackend(backend, scheduler) as executor:
+        slots = executor.slots(config.n_jobs, config.n_jobs_origin)
+    parallel = worker_count(config.n_jobs, slots, preview.n_to_compute)
     click.echo(
         f"expected compute time: {format_duration(preview.expected_seconds)} of unit time, about "
         f"{format_duration(wall_seconds(preview.expected_seconds, preview.n_to_compute, parallel))} "
@@ -281,7 +282,7 @@ def splits_command(config_path, data_dir, labels):
     from mlhidden.runs.splits import label_coverage
 
     config = load_config(config_path, labels=labels, data_dir=data_dir)
-    plans, unavailable = load_datasets(config, data_dir)
+    plans, unavailable = load_datasets(config)
     for plan in plans:
         rows = label_coverage(plan.splits, plan.dataset.Y)
         rarest = rows[0]["rarest_label"]

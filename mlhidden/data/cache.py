@@ -100,7 +100,8 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
     """Parse an ARFF file once per machine (disk cache by checksum) and once per process (memo).
 
     ``sha256`` is the identity the dataset carries (the file's own, or for a registry dataset
-    the manifest's). The arrays of the returned dataset are read-only, since every caller shares them.
+    the manifest's), worked out by the caller: parsing does not hash the file again. The arrays of the
+    returned dataset are read-only, since every caller shares them.
     """
     variant = ("" if labels is None else f"-C{labels}") + ("" if labels_xml is None else f"-x{labels_xml[1][:16]}")
     cache_path = cache_dir() / f"{sha256}-r{READER_VERSION}{variant}.npz"
@@ -108,7 +109,9 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
     if cached is None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", InputWarning)
-            parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
+            parsed = read_arff(
+                path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0], hashed=False
+            )
         dataset = dataclasses.replace(parsed, sha256=sha256)
         write_cache(
             cache_path,

@@ -171,27 +171,35 @@ def load_dataset(spec: PathLike, data_dir: PathLike | None = None, params: Mappi
         Unknown name, missing file, checksum or shape different from the manifest, bad params,
         or a malformed file.
     """
+    return load_source(dataset_source(spec, data_dir), params)
+
+
+def dataset_source(spec: PathLike, data_dir: PathLike | None = None) -> DatasetSource:
+    """What ``spec`` names (:func:`resolve_dataset`); an unknown name is a ``UserError`` saying what to write."""
+    source = resolve_dataset(spec, data_dir)
+    if source is None:
+        raise UserError(unknown_dataset(spec), hint=unknown_dataset_hint(str(spec)))
+    return source
+
+
+def load_source(source: DatasetSource, params: Mapping[str, Any] | None = None) -> Dataset:
+    """The dataset ``source`` names, made or read with ``params`` (see :func:`load_dataset`)."""
     params = dict(params or {})
-    name = str(spec)
-    kind = dataset_kind(name, data_dir)
-    if kind is None:
-        raise UserError(unknown_dataset(name), hint=unknown_dataset_hint(name))
-    problem = dataset_params_problem(name, params, data_dir)
+    problem = dataset_params_problem(source, params)
     if problem is not None:
-        raise UserError(problem, path=spec if kind == "file" else None)
-    if kind == "generator":
-        generator_name = unique_match(name, GENERATORS, "dataset") or name
-        return GENERATORS[generator_name](**params)
-    if kind == "registry":
-        entries = _entries_by_name()
-        return load_entry(entries[unique_match(name, entries, "dataset") or name], data_path(data_dir))
-    if kind == "loader":
-        return load_with(name, find_loader(name), params)
-    path = Path(spec) if kind == "file" else find_folder_file(name, own_files(data_dir))
-    assert path is not None
+        raise UserError(problem, path=source.location if source.kind == "file" else None)
+    if source.kind == "generator":
+        return GENERATORS[source.location](**params)
+    if source.kind == "registry":
+        return load_entry(_entries_by_name()[source.location], list(source.folders))
+    if source.kind == "loader":
+        return load_with(source.location, find_loader(source.location), params)
+    path = Path(source.location)
     labels_xml = params.get("labels_xml") or (xml_beside(path) if params.get("labels") is None else None)
     dataset = load_arff_file(str(path.resolve()), sha256_of(path), params.get("labels"), label_file_key(labels_xml))
-    return dataset if kind == "file" else dataclasses.replace(dataset, name=arff_stem(path) or name, source=str(path))
+    if source.kind == "file":
+        return dataset
+    return dataclasses.replace(dataset, name=arff_stem(path) or path.name, source=source.location)
 
 
 FILE_KINDS = ("file", "data file")
@@ -209,20 +217,43 @@ def unknown_dataset_hint(name: str, relative_to: str = "") -> str:
 LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
 
 
-def dataset_kind(spec: PathLike, data_dir: PathLike | None = None) -> str | None:
-    """What a dataset spec names, in this order: "generator", "registry", "file" (an existing path),
-    "data file" (an ARFF file of the data path by its stem), "loader" (an entry point's name or an
-    import path, :mod:`~mlhidden.data.own_datasets`); None for nothing."""
+@dataclasses.dataclass(frozen=True)
+class DatasetSource:
+    """What a dataset's name resolves to, worked out once (:func:`resolve_dataset`) and read from then on.
+
+    ``kind`` is one of "generator", "registry", "file" (an existing path), "data file" (an ARFF file
+    of the data path by its stem), "loader" (an entry point's name or an import path,
+    :mod:`~mlhidden.data.own_datasets`). ``location`` is the generator's or registry's own spelling of
+    the name, the ARFF file's path, or the loader's name; ``folders`` is the data path a registry
+    file is looked up in when it is loaded (and its checksum checked).
+    """
+
+    kind: str
+    location: str
+    folders: tuple[Path, ...] = ()
+
+
+def resolve_dataset(spec: PathLike, data_dir: PathLike | None = None) -> DatasetSource | None:
+    """What a dataset spec names, tried in the order of :class:`DatasetSource`'s kinds; None for nothing."""
     name = str(spec)
-    if unique_match(name, GENERATORS, "dataset") is not None:
-        return "generator"
-    if unique_match(name, _entries_by_name(), "dataset") is not None:
-        return "registry"
+    generator = unique_match(name, GENERATORS, "dataset")
+    if generator is not None:
+        return DatasetSource("generator", generator)
+    entry = unique_match(name, _entries_by_name(), "dataset")
+    if entry is not None:
+        return DatasetSource("registry", entry, tuple(data_path(data_dir)))
     if Path(name).is_file():
-        return "file"
-    if find_folder_file(name, own_files(data_dir)) is not None:
-        return "data file"
-    return "loader" if find_loader(name) is not None else None
+        return DatasetSource("file", name)
+    path = find_folder_file(name, own_files(data_dir))
+    if path is not None:
+        return DatasetSource("data file", str(path))
+    return DatasetSource("loader", name) if find_loader(name) is not None else None
+
+
+def dataset_kind(spec: PathLike, data_dir: PathLike | None = None) -> str | None:
+    """The kind of :class:`DatasetSource` a dataset spec names; None for nothing."""
+    source = resolve_dataset(spec, data_dir)
+    return None if source is None else source.kind
 
 
 def unknown_dataset(name: PathLike, path: PathLike | None = None) -> str:
@@ -241,29 +272,20 @@ def unknown_dataset(name: PathLike, path: PathLike | None = None) -> str:
     return f"dataset '{name}' is not a regular file (a pipe, socket or device)"
 
 
-def dataset_params_problem(
-    spec: PathLike, params: Mapping[str, Any] | None, data_dir: PathLike | None = None
-) -> str | None:
-    """Why :func:`load_dataset` would refuse ``params`` for ``spec``, or None; decided without loading."""
-    name, params, kind = str(spec), dict(params or {}), dataset_kind(spec, data_dir)
+def dataset_params_problem(source: DatasetSource, params: Mapping[str, Any] | None) -> str | None:
+    """Why :func:`load_source` would refuse ``params`` for ``source``, or None; decided without loading."""
+    name, params, kind = source.location, dict(params or {}), source.kind
     if kind == "generator":
-        generator_name = unique_match(name, GENERATORS, "dataset") or name
-        signature = inspect.signature(GENERATORS[generator_name])
+        signature = inspect.signature(GENERATORS[name])
         try:
             signature.bind(**params)
         except TypeError:
             unknown = sorted(set(params) - set(signature.parameters))
             guess = did_you_mean(unknown[0], signature.parameters).strip() if unknown else ""
-            problem = (
-                f"{generator_name} takes the parameters {', '.join(signature.parameters)}; "
-                f"got {', '.join(sorted(params))}"
-            )
+            problem = f"{name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
             return problem + (f" ({guess})" if guess else "")
     elif kind == "registry" and params:
-        return (
-            f"{unique_match(name, _entries_by_name(), 'dataset')} is read from a file and takes no parameters, "
-            f"got {', '.join(sorted(params))}"
-        )
+        return f"{name} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
     elif kind == "loader":
         return loader_params_problem(name, find_loader(name), params)
     elif kind in FILE_KINDS:

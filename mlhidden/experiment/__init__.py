@@ -8,6 +8,7 @@ from mlhidden.lazy_exports import lazy_names
 
 __getattr__, __all__ = lazy_names(__name__, {
     "ExecutionBackend": "mlhidden.experiment.backends",
+    "worker_count": "mlhidden.experiment.backends",
     "BaseOverlay": "mlhidden.experiment.overlay",
     "RunConfig": "mlhidden.experiment.config",
     "load_config": "mlhidden.experiment.config",

@@ -192,30 +192,44 @@ class ExecutionBackend:
             }
         return {"name": "loky", "cores": os.cpu_count(), "blas": blas_description()}
 
-    def capped_jobs(self, n_jobs: int | None, origin: str | None = None) -> int | None:
-        """``n_jobs`` (joblib's meaning: None or -1 = all) capped to the units that can compute at once.
+    def slots(self, n_jobs: int | None = None, origin: str | None = None) -> int:
+        """The units that can compute at once: this machine's cores (loky), or the worker threads of the
+        cluster (dask, connected; this machine's cores while it has none).
 
-        That is this machine's cores (loky), or the worker threads of the cluster (dask, when it
-        has any): more would only start idle processes, each holding memory. A cap is an
-        ``InputWarning`` naming ``origin`` (``FILE:LINE`` of the config, or ``--n-jobs``).
+        More would only start idle processes, each holding memory: an ``n_jobs`` above them is an
+        ``InputWarning`` naming ``origin`` (``FILE:LINE`` of the config, or ``--n-jobs``), and
+        :func:`worker_count` caps it.
         """
         if self.name == "dask":
-            slots = sum(self._client.nthreads().values()) if self._client is not None else 0
+            slots = int(sum(self._client.nthreads().values())) if self._client is not None else 0
             what = f"worker threads of the dask cluster at {self.scheduler}"
         else:
-            slots, what = os.cpu_count() or 1, "cores of this machine"
-        if n_jobs is None or n_jobs <= slots or not slots:
-            return n_jobs
-        given = (
-            f"{origin}: n_jobs: {n_jobs}"
-            if origin and origin != "--n-jobs"
-            else f"--n-jobs {n_jobs}"
-            if origin
-            else f"n_jobs {n_jobs}"
-        )
-        warnings.warn(
-            f"{given} is more than the {slots} {what}: running {slots} units at a time (-1 uses them all)",
-            InputWarning,
-            stacklevel=2,
-        )
+            slots, what = int(joblib.cpu_count()), "cores of this machine"
+        if not slots:
+            return int(joblib.cpu_count())
+        if n_jobs is not None and n_jobs > slots:
+            given = (
+                f"{origin}: n_jobs: {n_jobs}"
+                if origin and origin != "--n-jobs"
+                else f"--n-jobs {n_jobs}"
+                if origin
+                else f"n_jobs {n_jobs}"
+            )
+            warnings.warn(
+                f"{given} is more than the {slots} {what}: running {slots} units at a time (-1 uses them all)",
+                InputWarning,
+                stacklevel=2,
+            )
         return slots
+
+
+def worker_count(n_jobs: int | None, slots: int, n_units: int | None = None) -> int:
+    """The workers a run's units go to: ``n_jobs`` in joblib's meaning (None or -1: all ``slots``, -2: all
+    but one, ...) capped to the ``slots`` (:meth:`ExecutionBackend.slots`); given ``n_units``, the units
+    computing at once, at most ``n_units``. At least 1.
+
+    The one place a run's worker count is worked out: the run computes with it, and ``--dry-run`` and the
+    progress report it.
+    """
+    wanted = slots if n_jobs is None else n_jobs if n_jobs > 0 else slots + 1 + n_jobs
+    return max(1, min(wanted, slots, slots if n_units is None else n_units))

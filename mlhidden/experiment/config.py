@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mlhidden.data.catalog import FILE_KINDS, LABELS_MEANING, dataset_kind
+from mlhidden.data.catalog import FILE_KINDS, LABELS_MEANING
 from mlhidden.experiment.command_line import method_entries, protocol_option
 from mlhidden.experiment.config_entries import at_entry, dataset_specs, described, method_specs
 from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay
@@ -71,7 +71,7 @@ class RunConfig:
         protocol = {"protocol": self.protocol.record()} if self.protocol.is_kfold else {}
         return {
             "name": self.name,
-            "datasets": [asdict(d) for d in self.datasets],
+            "datasets": [d.record() for d in self.datasets],
             "methods": [m.record() for m in self.methods],
             "splits": self.splits,
             "seed": self.seed,
@@ -142,9 +142,9 @@ def parse_config(
         points = dataset_specs(entry, ("datasets", i), labels, folder, fail, MAX_ENTRIES - len(datasets), data_dir)
         datasets += points
         dataset_places += [("datasets", i)] * len(points)
-    named = [(d.label or d.name, _dataset_key(d, data_dir), where) for d, where in zip(datasets, dataset_places)]
+    named = [(d.label or d.name, _dataset_key(d), where) for d, where in zip(datasets, dataset_places)]
     _refuse_names_twice("dataset", named, fail, "list each dataset once, or give each entry a distinct 'label'")
-    if labels is not None and not any(dataset_kind(d.name, data_dir) in FILE_KINDS for d in datasets):
+    if labels is not None and not any(d.source is not None and d.source.kind in FILE_KINDS for d in datasets):
         fail("--labels applies to datasets given as ARFF paths, and this config has none", None)
     methods: list[MethodSpec] = []
     method_places: list[KeyPath] = []
@@ -198,10 +198,10 @@ def _refuse_names_twice(kind: str, entries: Iterable[tuple[str, str, KeyPath]], 
         first[key] = name
 
 
-def _dataset_key(spec: DatasetSpec, data_dir: PathLike | None) -> str:
+def _dataset_key(spec: DatasetSpec) -> str:
     """What makes a dataset entry's name in the tables: its label or name in any case; a file's path as written
     (its name is its ``@relation``, compared once read)."""
-    if spec.label is None and dataset_kind(spec.name, data_dir) == "file":
+    if spec.label is None and spec.source is not None and spec.source.kind == "file":
         return spec.name
     return (spec.label or spec.name).casefold()
 
@@ -242,9 +242,7 @@ def _run_settings(
         "splits": integer("splits", splits, DEFAULT_SPLITS, 1, MAX_SPLITS), "seed": integer("seed", seed, 0, 0),
     }
     jobs = data.get("n_jobs") if n_jobs is None else n_jobs
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
-        name, where = ("'n_jobs'", ("n_jobs",)) if n_jobs is None else ("--n-jobs", None)
-        fail(f"{name} must be a non-zero integer (-1 = all cores), got {jobs!r}", where)
+    _check_n_jobs(jobs, fail, from_file=n_jobs is None)
     fraction = data.get("train_fraction", TRAIN_FRACTION)
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
         fail(f"'train_fraction' must be a number between 0 and 1, got {fraction!r}", ("train_fraction",))
@@ -270,6 +268,21 @@ def _run_settings(
         "shuffle_labels": shuffle,
         "protocol": protocol,
     }
+
+
+def _check_n_jobs(n_jobs: object, fail: Fail, from_file: bool) -> None:
+    """Fail unless ``n_jobs`` (the file's ``n_jobs``, else ``--n-jobs``) is None or a non-zero integer."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
+        name, where = ("'n_jobs'", ("n_jobs",)) if from_file else ("--n-jobs", None)
+        fail(f"{name} must be a non-zero integer (-1 = all cores), got {n_jobs!r}", where)
+
+
+def with_n_jobs(config: RunConfig, n_jobs: int | None) -> RunConfig:
+    """``config`` with ``n_jobs`` set, checked and named as ``--n-jobs`` is; None keeps the config's."""
+    if n_jobs is None:
+        return config
+    _check_n_jobs(n_jobs, failure_at(None, {}), from_file=False)
+    return replace(config, n_jobs=n_jobs, n_jobs_origin="--n-jobs")
 
 
 def config_from_options(

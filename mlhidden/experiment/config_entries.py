@@ -13,8 +13,8 @@ from typing import Any, TypeVar, cast
 
 from mlhidden.data.catalog import (
     FILE_KINDS,
-    dataset_kind,
     dataset_params_problem,
+    resolve_dataset,
     unknown_dataset,
     unknown_dataset_hint,
 )
@@ -131,22 +131,24 @@ def dataset_specs(
             hint=f"{did_you_mean(unknown[0], TRANSFORMS)}valid: {', '.join(TRANSFORMS)}",
         )
     written = entry["name"]
-    kind = at_entry(where + ("name",), fail, dataset_kind, written, data_dir)
-    name = written if kind in NAMED_KINDS else _from_folder(written, folder)
-    kind = kind if kind in NAMED_KINDS else at_entry(where + ("name",), fail, dataset_kind, name, data_dir)
-    if kind is None:
+    source = at_entry(where + ("name",), fail, resolve_dataset, written, data_dir)
+    named = source is not None and source.kind in NAMED_KINDS
+    name = written if named else _from_folder(written, folder)
+    if name != written:
+        source = at_entry(where + ("name",), fail, resolve_dataset, name, data_dir)
+    if source is None:
         relative = "the current folder" if folder is None else "the config file's folder"
         fail(unknown_dataset(written, name), where + ("name",), hint=unknown_dataset_hint(written, relative))
     as_written = {key: params[key] for key in ("labels_xml",) if key in params}
     if "labels_xml" in params:
         params["labels_xml"] = _from_folder(params["labels_xml"], folder)
-    if labels is not None and kind in FILE_KINDS:
+    if labels is not None and source.kind in FILE_KINDS:
         params["labels"] = labels
     specs = []
     for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "dataset", room):
         point_params = {**params, **{k: v for k, v in point.items() if k not in TRANSFORMS}}
         point_transform = {**transform, **{k: v for k, v in point.items() if k in TRANSFORMS}}
-        problem = at_entry(where + ("name",), fail, dataset_params_problem, name, point_params, data_dir)
+        problem = at_entry(where + ("name",), fail, dataset_params_problem, source, point_params)
         if problem is not None:
             guesses = [guess for guess in (did_you_mean(key, TRANSFORMS, cutoff=0.8) for key in point_params) if guess]
             fail(
@@ -158,7 +160,9 @@ def dataset_specs(
         if point or (label is None and (point_params or point_transform)):
             shown = point or {**point_params, **as_written, **point_transform}
             label = point_label(label or written, shown)
-        specs.append(DatasetSpec(name, point_params, point_transform, label, entry.get("label") or written, point))
+        specs.append(
+            DatasetSpec(name, point_params, point_transform, label, entry.get("label") or written, point, source)
+        )
     return specs
 
 

@@ -132,8 +132,7 @@ class RunEstimate:
 
 
 def planned_stage(
-    config: RunConfig, run_dir: PathLike, data_dir: PathLike | None = None, priors: CostPriors | None = None,
-    reuse_from: Iterable[PathLike] = (),
+    config: RunConfig, run_dir: PathLike, priors: CostPriors | None = None, reuse_from: Iterable[PathLike] = (),
 ) -> list[tuple[Cell, float]]:
     """The units a run of ``config`` into ``run_dir`` would compute (those not stored there), in
     dispatch order with their expected seconds, as the runner would price them given ``priors`` and
@@ -141,7 +140,7 @@ def planned_stage(
     from mlhidden.experiment.runner import dispatch_order, plan_run
     from mlhidden.runs.store import ResultStore, store_exists, unit_key
 
-    plan = plan_run(config, data_dir)
+    plan = plan_run(config)
     stored = None
     if store_exists(run_dir):
         with ResultStore(run_dir, create=False) as store:

@@ -75,10 +75,10 @@ def run_unit(
 
 
 def run_units(
-    todo: list[Unit], n_jobs: int | None, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
+    todo: list[Unit], workers: int, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
     summary: RunSummary, on_unit: UnitCallback | None, shared_dir: Path | None, timeout: float | None = None,
 ) -> None:
-    """Run the units of ``todo``, storing each exactly once.
+    """Run the units of ``todo`` on ``workers`` workers, storing each exactly once.
 
     Each unit is claimed just before it is handed to a worker; one that another process has
     stored meanwhile counts as skipped, and one another live process holds is left to it: once
@@ -121,7 +121,7 @@ def run_units(
             time.sleep(CLAIM_POLL_SECONDS)
         try:
             with executor.parallel_config(shared):
-                for key, result in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(claimed_tasks()):
+                for key, result in Parallel(n_jobs=workers, return_as="generator_unordered")(claimed_tasks()):
                     if not summary.n_done:
                         waited = time.perf_counter() - handed_out[0] - result["worker_seconds"]
                         summary.worker_start_seconds = max(waited, 0.0)

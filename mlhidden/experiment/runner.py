@@ -18,12 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from joblib import effective_n_jobs
-
 from mlhidden.data import Dataset, DatasetUnavailable
 from mlhidden.errors import InputWarning, UserError
-from mlhidden.experiment.backends import ExecutionBackend
-from mlhidden.experiment.config import RunConfig
+from mlhidden.experiment.backends import ExecutionBackend, worker_count
+from mlhidden.experiment.config import RunConfig, with_n_jobs
 from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors, history_priors, learner_of
 from mlhidden.experiment.costs import longest_expected_first
 from mlhidden.experiment.leases import UnitLeases
@@ -67,7 +65,8 @@ class RunSummary:
     first line of the error)`` per failed unit. ``n_discarded`` counts units computed here whose
     claim another process took over meanwhile (this one was stopped past its lease): theirs are kept.
     ``unit_phase_seconds``: from the first unit handed out to the last stored; ``worker_start_seconds``: until
-    the workers took the first (both: see :func:`run_units`).
+    the workers took the first (both: see :func:`run_units`). ``workers``: the units computed at once
+    (:func:`~mlhidden.experiment.backends.worker_count`, as ``--dry-run`` shows it).
     """
 
     run_dir: Path
@@ -88,6 +87,7 @@ class RunSummary:
     unit_warnings: list[str] = field(default_factory=list)
     failures: list[tuple[str, str, int, str]] = field(default_factory=list)
     n_discarded: int = 0
+    workers: int = 0
 
     def unit_counts(self) -> dict[str, int]:
         return {
@@ -112,8 +112,9 @@ class RunSummary:
 
 
 
-def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[list[DatasetPlan], dict[str, str]]:
-    """Load every dataset of the config (before any unit runs); user-supplied ones may be missing.
+def load_datasets(config: RunConfig) -> tuple[list[DatasetPlan], dict[str, str]]:
+    """Load every dataset of the config (before any unit runs), each from the source its spec resolved to when the
+    config was read; user-supplied ones may be missing.
 
     Two datasets that load under one name in any letter case (two files with one ``@relation``, a
     registry name and a file) are refused here, as the config's check cannot see a file's name.
@@ -123,7 +124,7 @@ def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[
     named: dict[str, tuple[DatasetSpec, str]] = {}
     for spec in config.datasets:
         try:
-            data = load_dataset_spec(spec, data_dir)
+            data = load_dataset_spec(spec)
         except DatasetUnavailable as exc:
             unavailable[spec.label or spec.name] = exc.reason
             continue
@@ -168,13 +169,13 @@ class RunPlan:
         return {p.name: p.sha256 for p in self.datasets}
 
 
-def plan_run(config: RunConfig, data_dir: PathLike | None = None) -> RunPlan:
+def plan_run(config: RunConfig) -> RunPlan:
     """Load the config's datasets, draw their splits and list every unit with its store key.
 
     Pure of side effects on any run directory, so what a run would do can be inspected (and
     tested) without running it.
     """
-    plans, unavailable = load_datasets(config, data_dir)
+    plans, unavailable = load_datasets(config)
     units: list[Unit] = [
         (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
                                "params_hash": method.params_hash, "split": split.index, "seed": split.seed})
@@ -201,7 +202,6 @@ def run_experiment(
     config: RunConfig,
     run_dir: PathLike,
     *,
-    data_dir: PathLike | None = None,
     n_jobs: int | None = None,
     fresh: bool = False,
     on_unit: UnitCallback | None = None,
@@ -214,6 +214,9 @@ def run_experiment(
     priors: CostPriors | None = None,
 ) -> RunSummary:
     """Run every unit of ``config`` not yet in ``run_dir``'s store, storing each as it finishes.
+
+    ``n_jobs`` (checked as ``--n-jobs`` is) replaces the config's: the run reads its worker count from the
+    config alone (:func:`~mlhidden.experiment.backends.worker_count`).
 
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
     ``share_fits`` lets methods reuse identical fits made by others on the same split, through
@@ -232,16 +235,16 @@ def run_experiment(
     ``priors`` (default: the generic ones) are the units' expected costs before they run, refitted on
     the runs stored in ``run_dir``, beside it and in ``reuse_from`` (:func:`history_priors`).
     """
-    plan = plan_run(config, data_dir)
+    plan = plan_run(with_n_jobs(config, n_jobs))
     return execute_plan(
-        plan, run_dir, n_jobs=n_jobs, fresh=fresh, on_unit=on_unit, on_start=on_start,
+        plan, run_dir, fresh=fresh, on_unit=on_unit, on_start=on_start,
         backend=backend, scheduler=scheduler, share_fits=share_fits, reuse_from=reuse_from, narrow=narrow,
         priors=priors,
     )
 
 
 def execute_plan(
-    plan: RunPlan, run_dir: PathLike, *, n_jobs: int | None = None, fresh: bool = False,
+    plan: RunPlan, run_dir: PathLike, *, fresh: bool = False,
     on_unit: UnitCallback | None = None, on_start: StartCallback | None = None, backend: str = "loky",
     scheduler: str | None = None, share_fits: bool = True, reuse_from: Iterable[PathLike] = (), narrow: bool = False,
     priors: CostPriors | None = None,
@@ -292,21 +295,18 @@ def execute_plan(
         keep_record = not todo and _finished_record(run_dir, record["config_hash"], summary.n_units)
         if not keep_record:
             write_run_json(run_dir, provenance)
-        jobs = executor.capped_jobs(
-            *((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs"))
-        )
+        slots = executor.slots(config.n_jobs, config.n_jobs_origin)
+        summary.workers = worker_count(config.n_jobs, slots, len(todo))
         if on_start is not None:
             pending = [((p.name, method.label), seconds) for (p, _, method, _), seconds in zip(todo, expected)]
-            on_start(
-                summary.n_units,
-                summary.n_skipped,
-                pending,
-                workers=min(effective_n_jobs(jobs or -1), max(len(todo), 1)),
-            )
+            on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
         try:
-            run_units(todo, jobs, executor, store, claims, summary, on_unit, shared_dir, config.unit_timeout)
+            run_units(
+                todo, worker_count(config.n_jobs, slots), executor, store, claims, summary, on_unit, shared_dir,
+                config.unit_timeout,
+            )
         except KeyboardInterrupt:
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept

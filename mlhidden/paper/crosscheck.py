@@ -119,8 +119,11 @@ IMPLEMENTATIONS: dict[str, tuple[tuple[str, Callable], ...]] = {
 }
 
 
-def crosscheck_config(setting: str, datasets, methods=METHODS, splits: int = 3, config_dir="configs") -> RunConfig:
-    """The paper config cut to ``datasets`` and ``splits``, with our ``methods`` under ``setting``.
+def crosscheck_config(
+    setting: str, datasets, methods=METHODS, splits: int = 3, config_dir="configs", data_dir=None
+) -> RunConfig:
+    """The paper config cut to ``datasets`` and ``splits``, with our ``methods`` under ``setting``
+    (``data_dir``: the data path's first folder).
 
     Seeds, splits and label orders are the paper run's (they depend on its seed, the dataset and
     the split only). LP is not in the paper config; it gets the same base learner as BR.
@@ -134,7 +137,7 @@ def crosscheck_config(setting: str, datasets, methods=METHODS, splits: int = 3, 
             path=sensitivity.source,
             hint=f"choose one of {', '.join(SETTINGS)}",
         )
-    paper = chosen.load(config_dir / "paper.yaml", splits=splits)
+    paper = chosen.load(config_dir / "paper.yaml", splits=splits, data_dir=data_dir)
     known = {spec.name: spec for spec in paper.methods}
     extra = [m for m in methods if m not in known]
     if extra:
@@ -259,8 +262,8 @@ def run_crosscheck(
         for names, n_splits in ((datasets, splits), (larger, 1)):
             if not names:
                 continue
-            config = crosscheck_config(setting, names, methods, n_splits, config_dir)
-            plans, unavailable = load_datasets(config, data_dir)
+            config = crosscheck_config(setting, names, methods, n_splits, config_dir, data_dir)
+            plans, unavailable = load_datasets(config)
             if unavailable:
                 raise UserError(
                     f"dataset(s) not available: {', '.join(unavailable)}", hint="put their ARFF files in datasets/"

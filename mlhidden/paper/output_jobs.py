@@ -11,15 +11,14 @@ job in turn, so nothing written, returned or printed depends on which call finis
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+from joblib import Parallel, delayed, parallel_config
 
-from mlhidden import ExecutionBackend
+from mlhidden import ExecutionBackend, worker_count
 from mlhidden.runs.blas_threads import unit_thread_limits
 
 
@@ -46,7 +45,7 @@ def run_jobs(jobs: list, n_jobs: int | None = 1) -> list:
     Warnings a call raises are raised again here, call by call in the calls' order.
     """
     calls = [call for job in jobs for call in job.calls]
-    workers = min(effective_n_jobs(n_jobs or -1), os.cpu_count() or 1, max(len(calls), 1))
+    workers = worker_count(n_jobs, ExecutionBackend().slots(), len(calls))
     if workers == 1:
         outcomes = [_computed(call) for call in calls]
     else:

@@ -21,9 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from joblib import effective_n_jobs
-
-from mlhidden import RunEstimate, RunSummary, check_run_path, load_config, planned_stage, run_experiment
+from mlhidden import (
+    ExecutionBackend,
+    RunEstimate,
+    RunSummary,
+    check_run_path,
+    load_config,
+    planned_stage,
+    run_experiment,
+    worker_count,
+)
 from mlhidden.errors import UserError
 from mlhidden.io import write_text
 from mlhidden.paper.cost_table import paper_cost_priors
@@ -74,17 +81,17 @@ class Reproduction:
 
 
 def paper_configs(
-    config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None
+    config_dir="configs", names=PAPER_CONFIGS, quick: bool = False, setting: Setting | None = None, **options
 ) -> list:
     """Load and validate the paper's configs (all of them, before anything runs), shrunk for ``quick``,
-    under ``setting`` if given."""
+    under ``setting`` if given (``options``: ``data_dir`` and ``n_jobs``, as for :func:`load_config`)."""
     config_dir = Path(config_dir)
     configs = []
     for name in names:
         path = config_dir / f"{name}.yaml"
         if not path.is_file():
             raise UserError("paper config not found", path=path, hint="run from the project root or pass --configs DIR")
-        config = load_config(path) if setting is None else setting.load(path)
+        config = load_config(path, **options) if setting is None else setting.load(path, **options)
         configs.append(QUICK.shrink(config) if quick else config)
     return configs
 
@@ -146,7 +153,7 @@ def reproduce(
         primary = primary_by_rule(sensitivity.settings)
         main_setting = sensitivity.setting(setting) if setting is not None else primary
         setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
-    configs = paper_configs(config_dir, names, quick, main_setting)
+    configs = paper_configs(config_dir, names, quick, main_setting, data_dir=data_dir, n_jobs=n_jobs)
     for config in configs:
         check_run_path(out_dir / config.name, "give a shorter --out")
     if main_setting is not None:
@@ -166,10 +173,11 @@ def reproduce(
         for config in configs:
             planning = time.perf_counter()
             donors = [folder / config.name for folder in setting_dirs]
-            stages.append(planned_stage(config, out_dir / config.name, data_dir, paper_cost_priors(), donors))
+            stages.append(planned_stage(config, out_dir / config.name, paper_cost_priors(), donors))
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
         stages.append([(REPORT_STAGE, report_prior)])
-        estimate = RunEstimate(stages, effective_n_jobs(n_jobs or -1), setup, measured=[REPORT_STAGE])
+        workers = worker_count(n_jobs, ExecutionBackend().slots(), sum(map(len, stages)))
+        estimate = RunEstimate(stages, workers, setup, measured=[REPORT_STAGE])
     n_stages = len(configs) + 1  # the report phase is the last
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
@@ -181,8 +189,6 @@ def reproduce(
             summary = run_experiment(
                 config,
                 run_dir,
-                data_dir=data_dir,
-                n_jobs=n_jobs,
                 reuse_from=[folder / config.name for folder in setting_dirs],
                 on_start=getattr(shown, "start", None),
                 on_unit=getattr(shown, "unit", None),

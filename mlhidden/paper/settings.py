@@ -198,9 +198,10 @@ def _quick(value, fail) -> QuickSlice:
     return dataclasses.replace(QuickSlice(), **fields)
 
 
-def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = False, only=None) -> list:
+def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = False, only=None, **options) -> list:
     """``(setting, run configs, adjustments)`` for every setting (or those named in ``only``), all
-    resolved and checked before anything runs."""
+    resolved and checked before anything runs (``options``: ``data_dir`` and ``n_jobs``, as for
+    :func:`load_config`)."""
     settings = [sensitivity.setting(name) for name in only] if only else list(sensitivity.settings)
     paths = [Path(config_dir) / f"{run}.yaml" for run in sensitivity.runs]
     for run, path in zip(sensitivity.runs, paths):
@@ -210,7 +211,7 @@ def setting_plans(sensitivity: Sensitivity, config_dir="configs", quick: bool = 
             )
     plans = []
     for setting in settings:
-        loaded = [setting.load(path) for path in paths]
+        loaded = [setting.load(path, **options) for path in paths]
         configs = [
             c for c in (sensitivity.quick.shrink(config) if quick else config for config in loaded) if c is not None
         ]
@@ -232,7 +233,7 @@ def run_sensitivity(
     Returns the manifest (its ``interrupted`` key set when a run was interrupted).
     """
     out_dir = Path(out_dir)
-    plans = setting_plans(sensitivity, config_dir, quick, only)
+    plans = setting_plans(sensitivity, config_dir, quick, only, data_dir=data_dir, n_jobs=n_jobs)
     for setting, configs, _ in plans:
         for config in configs:
             check_run_path(out_dir / setting.name / config.name, "give a shorter --out")
@@ -262,7 +263,7 @@ def run_sensitivity(
             started = time.perf_counter()
             with progress(f"{setting.name} / {config.name}") if progress is not None else nullcontext() as shown:
                 summary = run_experiment(
-                    config, run_dir, data_dir=data_dir, n_jobs=n_jobs, reuse_from=donors,
+                    config, run_dir, reuse_from=donors,
                     on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
                     priors=paper_cost_priors(),
                 )

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from mlhidden.data import load_dataset
+from mlhidden.data.catalog import DatasetSource, dataset_source, load_source
 from mlhidden.data.dataset import Dataset, RandomStateLike
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.io import PathLike
@@ -21,7 +21,10 @@ class DatasetSpec:
 
     ``params`` go to a generator (or ``labels`` to an ARFF reader), ``transform`` to
     :mod:`mlhidden.data.transforms`. ``label`` names it in tables (None: the dataset's own name);
-    ``group`` and ``sweep`` say which sweep point of which entry it is.
+    ``group`` and ``sweep`` say which sweep point of which entry it is. ``source`` is what the name
+    resolved to when the config was read (kind, file or registry name, data path), which loading reads
+    instead of resolving the name again; None in a stored run's record. It is no part of the record,
+    whose hash keys the run.
     """
 
     name: str
@@ -30,6 +33,14 @@ class DatasetSpec:
     label: str | None = None
     group: str | None = None
     sweep: dict[str, Any] = field(default_factory=dict)
+    source: DatasetSource | None = field(default=None, compare=False, repr=False)
+
+    def record(self) -> dict[str, Any]:
+        """What the store and ``run.json`` keep: the entry as written, resolved again when a stored run is loaded."""
+        return {
+            "name": self.name, "params": self.params, "transform": self.transform, "label": self.label,
+            "group": self.group, "sweep": self.sweep,
+        }
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,11 @@ def canonical_hash(value: object) -> str:
 
 
 def load_dataset_spec(spec: DatasetSpec, data_dir: PathLike | None = None) -> Dataset:
-    """A config's dataset entry as the units see it: loaded, transformed, named by its label."""
-    data = apply_transforms(load_dataset(spec.name, data_dir=data_dir, params=spec.params or None), spec.transform)
+    """A config's dataset entry as the units see it: loaded, transformed, named by its label.
+
+    A spec read from a config is loaded from its ``source``; ``data_dir`` (the data path's first folder)
+    serves a stored run's record only, whose names are resolved here.
+    """
+    source = spec.source or dataset_source(spec.name, data_dir)
+    data = apply_transforms(load_source(source, spec.params or None), spec.transform)
     return dataclasses.replace(data, name=spec.label) if spec.label else data

@@ -337,11 +337,9 @@ def test_a_run_parses_each_file_once_whatever_its_number_of_units(tmp_path, monk
         return real_read_arff(path, *args, **kwargs)
 
     monkeypatch.setattr(cache, "read_arff", counting_read_arff)
-    config = parse_config({"datasets": ["Music", "Medical"], "methods": ["BR", "CC"], "splits": 2})
+    config = parse_config({"datasets": ["Music", "Medical"], "methods": ["BR", "CC"], "splits": 2}, data_dir=mirror_dir)
     for run in ("first", "second"):
         cache.load_arff_file.cache_clear()
-        summary = run_experiment(
-            config, tmp_path / run, data_dir=mirror_dir, n_jobs=1
-        )  # units in this process: all reads counted
+        summary = run_experiment(config, tmp_path / run, n_jobs=1)  # units in this process: all reads counted
         assert summary.n_done == 8 and summary.n_failed == 0
     assert sorted(parsed) == ["Medical.arff", "Music.arff"]

@@ -71,10 +71,10 @@ def test_shipped_datasets_load_by_name_with_the_mirror_identity(mirror_dir, monk
 
 def test_a_store_made_from_the_mirror_form_resumes_from_the_shipped_form(tmp_path, mirror_dir, monkeypatch):
     monkeypatch.delenv("MLHIDDEN_DATA", raising=False)
-    config = parse_config({"datasets": ["Music"], "methods": ["BR"], "splits": 2})
-    first = run_experiment(config, tmp_path, data_dir=mirror_dir, n_jobs=1)
+    entry = {"datasets": ["Music"], "methods": ["BR"], "splits": 2}
+    first = run_experiment(parse_config(entry, data_dir=mirror_dir), tmp_path, n_jobs=1)
     assert first.n_done == 2
-    resumed = run_experiment(config, tmp_path, n_jobs=1)
+    resumed = run_experiment(parse_config(entry), tmp_path, n_jobs=1)
     assert (resumed.n_skipped, resumed.n_done) == (2, 0)
 
 

@@ -118,9 +118,10 @@ def test_transform_sweep_runs_end_to_end(tmp_path, mirror_dir):
     from mlhidden.runs.store import load_results
 
     config = parse_config(
-        {"datasets": [{"name": "Music", "sweep": {"first_labels": [1, 2]}}], "methods": ["BR"], "splits": 1}
+        {"datasets": [{"name": "Music", "sweep": {"first_labels": [1, 2]}}], "methods": ["BR"], "splits": 1},
+        data_dir=mirror_dir,
     )
-    run_experiment(config, tmp_path, data_dir=mirror_dir, n_jobs=1)
+    run_experiment(config, tmp_path, n_jobs=1)
     results = load_results(tmp_path)
     assert results.datasets == ["Music [first_labels=1]", "Music [first_labels=2]"]
     assert len(results.units) == 2 and results.units["exact_match"].notna().all()

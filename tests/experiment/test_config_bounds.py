@@ -13,12 +13,13 @@ import sys
 from pathlib import Path
 
 import distributed
+import joblib
 import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.errors import InputWarning, UserError
-from mlhidden.experiment.backends import ExecutionBackend
+from mlhidden.experiment.backends import ExecutionBackend, worker_count
 from mlhidden.experiment.config import MAX_SPLITS, MAX_UNITS, config_from_options, load_config
 from mlhidden.experiment.sweeps import MAX_ENTRIES
 from mlhidden.methods import registry
@@ -90,7 +91,7 @@ def test_aliases_and_anchors_still_read_with_their_lines(tmp_path):
 
 
 def test_n_jobs_beyond_the_cores_is_capped_with_a_warning(tmp_path):
-    cores = os.cpu_count() or 1
+    cores = joblib.cpu_count()
     config = tmp_path / "wide.yaml"
     config.write_text("datasets: [Logical]\nmethods: [BR]\nsplits: 2\nn_jobs: 100000\n")
     result = CliRunner().invoke(cli, ["run", "--config", str(config), "--out", str(tmp_path / "run"), "-q"])
@@ -103,8 +104,8 @@ def test_n_jobs_beyond_the_cores_is_capped_with_a_warning(tmp_path):
     assert option.exit_code == 0, option.output
     assert f"warning: --n-jobs 100000 {capped}" in option.stderr.splitlines()
     with pytest.warns(InputWarning):
-        assert ExecutionBackend("loky").capped_jobs(100000) == cores
-    assert ExecutionBackend("loky").capped_jobs(-1) == -1 and ExecutionBackend("loky").capped_jobs(None) is None
+        assert ExecutionBackend("loky").slots(100000) == cores
+    assert [worker_count(n_jobs, cores) for n_jobs in (None, -1, 100000, 1)] == [cores, cores, cores, 1]
 
 
 def test_n_jobs_beyond_the_dask_cluster_is_capped_to_its_threads():
@@ -114,8 +115,8 @@ def test_n_jobs_beyond_the_dask_cluster_is_capped_to_its_threads():
         with pytest.warns(
             InputWarning, match=f"more than the 3 worker threads of the dask cluster at {cluster.scheduler_address}"
         ):
-            assert backend.capped_jobs(100000, "--n-jobs") == 3
-        assert backend.capped_jobs(3) == 3
+            assert worker_count(100000, backend.slots(100000, "--n-jobs")) == 3
+        assert worker_count(3, backend.slots(3)) == 3
 
 
 @pytest.mark.parametrize("name", ["../escaped", "ABSOLUTE", "sub/../../escaped", "..", ""])

@@ -61,7 +61,7 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="module")
 def local_scores(tmp_path_factory, mirror_dir):
     run_dir = tmp_path_factory.mktemp("local")
-    run_experiment(parse_config(CONFIG), run_dir, data_dir=mirror_dir, n_jobs=1)
+    run_experiment(parse_config(CONFIG, data_dir=mirror_dir), run_dir, n_jobs=1)
     return scores(run_dir)
 
 
@@ -119,7 +119,7 @@ def test_cli_run_on_dask_matches_the_local_run_and_resumes(cluster, local_scores
     with sqlite3.connect(out / STORE_FILE) as conn:
         conn.execute("DELETE FROM units WHERE dataset='Music' AND split IN (0, 2) AND method='CC'")
     resumed = run_experiment(
-        parse_config(CONFIG), out, data_dir=mirror_dir, backend="dask", scheduler=local_cluster.scheduler_address
+        parse_config(CONFIG, data_dir=mirror_dir), out, backend="dask", scheduler=local_cluster.scheduler_address
     )
     assert (resumed.n_done, resumed.n_skipped, resumed.not_run) == (2, N_UNITS - 2, [])
     pd.testing.assert_frame_equal(scores(out), local_scores, check_exact=True)
@@ -135,7 +135,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_no_unit(cluster, local_sco
             killed.append(kill_a_busy_worker(client))
 
     summary = run_experiment(
-        parse_config(CONFIG), tmp_path, data_dir=mirror_dir, on_unit=kill_after_two,
+        parse_config(CONFIG, data_dir=mirror_dir), tmp_path, on_unit=kill_after_two,
         backend="dask", scheduler=local_cluster.scheduler_address,
     )
     assert killed and killed[0] not in client.run(os.getpid).values(), "a busy worker died mid-run"
@@ -165,7 +165,7 @@ def test_units_of_a_worker_lost_past_the_scheduler_limit_are_resubmitted(
             kill_a_busy_worker(client)
 
     summary = run_experiment(
-        parse_config(CONFIG), tmp_path, data_dir=mirror_dir, on_unit=kill_after_two,
+        parse_config(CONFIG, data_dir=mirror_dir), tmp_path, on_unit=kill_after_two,
         backend="dask", scheduler=local_cluster.scheduler_address,
     )
     assert summary.n_resubmitted >= 1, (

@@ -32,9 +32,9 @@ def _stored_scores(run_dir) -> pd.DataFrame:
 
 
 def test_stored_metrics_do_not_depend_on_n_jobs(tmp_path, mirror_dir):
-    config = parse_config(CONFIG)
+    config = parse_config(CONFIG, data_dir=mirror_dir)
     for n_jobs in (1, 2):
-        summary = run_experiment(config, tmp_path / f"n_jobs={n_jobs}", data_dir=mirror_dir, n_jobs=n_jobs)
+        summary = run_experiment(config, tmp_path / f"n_jobs={n_jobs}", n_jobs=n_jobs)
         assert summary.n_units == 2 * len(METHODS) and summary.n_done == summary.n_units
     sequential, parallel = _stored_scores(tmp_path / "n_jobs=1"), _stored_scores(tmp_path / "n_jobs=2")
     assert (sequential["status"] == "ok").all(), sequential.loc[sequential["status"] != "ok", "error"].tolist()

@@ -14,7 +14,7 @@ def _cells(units):
 
 
 def test_units_go_out_longest_expected_first(mirror_dir):
-    plan = plan_run(parse_config(CONFIG), mirror_dir)
+    plan = plan_run(parse_config(CONFIG, data_dir=mirror_dir))
     units, seconds = dispatch_order(plan.units, pd.DataFrame())
     assert seconds == sorted(seconds, reverse=True)
     assert _cells(units)[0][0] == "Scene", "the larger dataset first"
@@ -30,7 +30,7 @@ def test_units_go_out_longest_expected_first(mirror_dir):
 
 
 def test_a_stored_unit_cost_counts_before_the_prior(mirror_dir):
-    plan = plan_run(parse_config(CONFIG), mirror_dir)
+    plan = plan_run(parse_config(CONFIG, data_dir=mirror_dir))
     _, _, br, key = next(u for u in plan.units if u[0].name == "Music" and u[2].name == "BR")
     stored = pd.DataFrame([{**key, "status": "ok", "train_seconds": 990.0, "test_seconds": 10.0}])
     units, seconds = dispatch_order(plan.units, stored)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import joblib
+import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
@@ -105,3 +108,20 @@ def test_a_unit_past_the_timeout_is_stored_as_failed_and_the_run_goes_on(tmp_pat
 def test_timeout_must_be_positive():
     result = CliRunner().invoke(cli, ["run", "-d", "Logical", "-m", "BR", "--timeout", "0"])
     assert result.exit_code == 2 and "--timeout" in result.output
+
+
+@pytest.mark.parametrize("n_jobs", [None, -1, 1, 100])
+def test_the_dry_run_shows_the_worker_count_the_run_uses(tmp_path, n_jobs):
+    """One worker count for the plan and the run: all cores (None, -1), one, or more than the 3 units and the
+    cores (capped to both, with a warning)."""
+    args = ["run", "-d", "Logical", "-m", "BR", "--splits", "3", "-q", "--out", str(tmp_path / "run")]
+    args += [] if n_jobs is None else ["--n-jobs", str(n_jobs)]
+    dry = CliRunner().invoke(cli, [*args, "--dry-run"])
+    run = CliRunner().invoke(cli, args)
+    assert dry.exit_code == 0 and run.exit_code == 0, (dry.output, run.output)
+    at_once = re.compile(r"(\d+) unit\(s\) at once")
+    planned = at_once.search(dry.output)
+    used = at_once.search(run.stderr)
+    expected = 1 if n_jobs == 1 else min(joblib.cpu_count(), 3)
+    assert planned is not None and used is not None, (dry.output, run.stderr)
+    assert int(planned.group(1)) == int(used.group(1)) == expected

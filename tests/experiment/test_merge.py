@@ -16,8 +16,10 @@ SCORE_COLUMNS = ["dataset", "method", "split", "status", "exact_match", "hamming
 
 
 def run(run_dir, methods, datasets=("Logical",), data_dir=None, **settings):
-    config = parse_config({"datasets": list(datasets), "methods": list(methods), "splits": 3, **settings})
-    run_experiment(config, run_dir, data_dir=data_dir, n_jobs=1)
+    config = parse_config(
+        {"datasets": list(datasets), "methods": list(methods), "splits": 3, **settings}, data_dir=data_dir
+    )
+    run_experiment(config, run_dir, n_jobs=1)
     return run_dir
 
 

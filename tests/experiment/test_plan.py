@@ -30,8 +30,8 @@ def test_plan_lists_every_unit_method_major_with_its_store_key(tmp_path):
 
 
 def test_executing_a_plan_stores_exactly_its_units(tmp_path):
-    plan = plan_run(parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 2}))
-    summary = execute_plan(plan, tmp_path, n_jobs=1)
+    plan = plan_run(parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 2}, n_jobs=1))
+    summary = execute_plan(plan, tmp_path)
     assert (summary.n_units, summary.n_done) == (2, 2)
     stored = load_results(tmp_path).units
     assert sorted(stored.split) == [0, 1] and set(stored.seed) == {key["seed"] for *_, key in plan.units}

@@ -54,9 +54,9 @@ def test_a_run_with_shared_fits_stores_what_a_run_without_them_stores(tmp_path, 
     config = parse_config({
         "name": "shared", "datasets": ["Logical", "Music", "Medical"], "splits": 2, "seed": 5,
         "methods": ["BR", "CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML", "MBR"],
-    })
+    }, data_dir=mirror_dir)
     summaries = {
-        share: run_experiment(config, tmp_path / str(share), data_dir=mirror_dir, n_jobs=2, share_fits=share)
+        share: run_experiment(config, tmp_path / str(share), n_jobs=2, share_fits=share)
         for share in (True, False)
     }
     assert summaries[True].reused_seconds > 0 and summaries[False].reused_seconds == 0

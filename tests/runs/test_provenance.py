@@ -35,12 +35,11 @@ def git(*args):
 def provenance_run(tmp_path_factory, mirror_dir):
     """A real run of Music and Logical, with the run.json seen when the first unit is about to start."""
     run_dir = tmp_path_factory.mktemp("prov")
-    config = parse_config(CONFIG)
+    config = parse_config(CONFIG, data_dir=mirror_dir)
     at_start = []
     summary = run_experiment(
         config,
         run_dir,
-        data_dir=mirror_dir,
         n_jobs=1,
         on_start=lambda total, skipped, pending, workers=None: at_start.append(read_run_json(run_dir)),
     )
@@ -133,7 +132,7 @@ def test_a_resumed_run_counts_stored_units_as_skipped(provenance_run, mirror_dir
     config, _, _, first, run_dir = provenance_run
     resumed = tmp_path / "resumed"
     shutil.copytree(run_dir, resumed)
-    run_experiment(parse_config({**CONFIG, "methods": ["BR", "CC"]}), resumed, data_dir=mirror_dir, n_jobs=1)
+    run_experiment(parse_config({**CONFIG, "methods": ["BR", "CC"]}, data_dir=mirror_dir), resumed, n_jobs=1)
     again = read_run_json(resumed)
     assert again["units"] == {"total": 8, "done": 4, "failed": 0, "skipped": 4, "not_run": 0}
     assert again["started_at"] >= first["started_at"]
@@ -147,7 +146,7 @@ def test_an_invocation_with_nothing_to_compute_keeps_the_record_of_the_one_that_
     finished = tmp_path / "finished"
     shutil.copytree(run_dir, finished)
     before = (finished / RUN_JSON).read_bytes()
-    summary = run_experiment(parse_config(CONFIG), finished, data_dir=mirror_dir, n_jobs=1)
+    summary = run_experiment(parse_config(CONFIG, data_dir=mirror_dir), finished, n_jobs=1)
     assert summary.n_skipped == summary.n_units == 4 and summary.n_done == 0
     assert (finished / RUN_JSON).read_bytes() == before and first["units"]["done"] == 4
 

@@ -53,6 +53,7 @@ class _CountingLines:
 
 def read_arff(
     path: str | os.PathLike[str], labels: int | None = None, labels_xml: str | os.PathLike[str] | None = None,
+    *, hashed: bool = True,
 ) -> Dataset:
     """Read a MEKA or Mulan ARFF file (``.arff``, ``.arff.gz`` or ``.arff.bz2``) into a :class:`Dataset`.
 
@@ -67,6 +68,8 @@ def read_arff(
         A Mulan label file naming the label attributes (:mod:`mlhidden.data.mulan`). It wins over
         the relation's ``-C`` (with a :class:`~mlhidden.data.mulan.LabelsXmlWarning` where they
         disagree); giving ``labels`` too is an error.
+    hashed : bool, default=True
+        False leaves the file's bytes unhashed (``sha256`` None), for a caller that has hashed them already.
 
     Returns
     -------
@@ -84,7 +87,7 @@ def read_arff(
     path = Path(path)
     if labels is not None and (isinstance(labels, bool) or not isinstance(labels, (int, np.integer))):
         raise UserError(f"the number of labels must be an integer, got {labels!r}", path=path)
-    stream = TextStream(path)
+    stream = TextStream(path, hashed)
     numbered = enumerate(stream, start=1)
     header = []
     for _, text in numbered:
@@ -140,7 +143,7 @@ def read_arff(
         feature_names=feature_names,
         label_names=label_names,
         source=str(path),
-        sha256=stream.sha256,
+        sha256=stream.sha256 or None,
     )
 
 

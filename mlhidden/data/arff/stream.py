@@ -40,29 +40,34 @@ _OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open}
 
 
 class _HashingReader:
-    """The stored file as read by the decompressor, hashed and counted on the way (``Dataset.sha256``)."""
+    """The stored file as read by the decompressor, hashed (unless ``hashed`` is false) and counted on the way
+    (``Dataset.sha256``)."""
 
-    def __init__(self, file: IO[bytes]) -> None:
+    def __init__(self, file: IO[bytes], hashed: bool = True) -> None:
         self._file = file
-        self.sha256 = hashlib.sha256()
+        self.sha256 = hashlib.sha256() if hashed else None
         self.count = 0
 
     def read(self, size: int = -1) -> bytes:
         data = self._file.read(size)
-        self.sha256.update(data)
+        if self.sha256 is not None:
+            self.sha256.update(data)
         self.count += len(data)
         return data
 
     def drain(self) -> str:
+        if self.sha256 is None:
+            return ""
         while self.read(_CHUNK):
             pass
         return self.sha256.hexdigest()
 
 
 class TextStream:
-    """The lines of ``path`` (without their ``\\n``), decoded as UTF-8; ``sha256`` once they are all read."""
+    """The lines of ``path`` (without their ``\\n``), decoded as UTF-8; ``sha256`` once they are all read
+    (empty when not ``hashed``: for a caller that has hashed the file already)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, hashed: bool = True):
         self.path = path
         self.sha256 = ""
         opener = _OPENERS.get(path.suffix.lower())
@@ -71,7 +76,7 @@ class TextStream:
             self._file = open(path, "rb")  # noqa: SIM115 - closed when the lines are exhausted
         except OSError as error:
             raise UserError(f"cannot read the file: {error.strerror or error}", path=path) from None
-        self._raw = _HashingReader(self._file)
+        self._raw = _HashingReader(self._file, hashed)
         self._stream = opener(self._raw, "rb") if opener is not None else self._raw
         self._ratio = _limit(EXPANSION_ENV, DEFAULT_MAX_EXPANSION, "a ratio") if opener is not None else 0
         self._max_text = _limit(TEXT_ENV, DEFAULT_MAX_TEXT_MIB, "MiB") << 20 if opener is not None else 0
