@@ -280,11 +280,6 @@ def dataset_params_problem(
     return None
 
 
-def dataset_names() -> list[str]:
-    """Every name :func:`load_dataset` knows: the registry's, then the generators'."""
-    return _all_names()
-
-
 def _entries_by_name() -> dict[str, RegistryEntry]:
     return {entry.name: entry for entry in _manifest()}
 

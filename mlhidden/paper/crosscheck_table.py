@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
@@ -133,10 +132,3 @@ def crosscheck_table(
     return (
         tabulate(rows, headers=headers, tablefmt="github", floatfmt=".4f") + "\n\n" + "\n".join(f"- {n}" for n in notes)
     )
-
-
-def agreement_ok(frame: pd.DataFrame, methods=("BR", "CC"), tolerance: float = TOLERANCE) -> bool:
-    """Whether every cell of ``methods`` is within ``tolerance`` or agrees entry for entry after the tight refit."""
-    cells = with_gaps(frame)
-    cells = cells[cells["method"].isin(methods)]
-    return bool(np.all((cells["gap"] <= tolerance) | (cells["tight_agreement"] == 1.0)))

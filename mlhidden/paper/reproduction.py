@@ -7,7 +7,7 @@ stored), under the base-learner setting of ``configs/sensitivity.yaml`` that the
 the sensitivity study already computed under it are copied from ``<out>/sensitivity/``). After the
 last unit, :func:`write_outputs` refits the few units whose per-label accuracies the report needs
 (:mod:`mlhidden.paper.refits`), then writes each run's own tables, REPORT.md
-(:func:`~mlhidden.paper.report_md.write_report`) and index.html, on the same workers as the units.
+(:func:`~mlhidden.paper.report_md.report_job`) and index.html, on the same workers as the units.
 """
 
 from __future__ import annotations
@@ -259,15 +259,10 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     return paths + accuracy_paths[len(refitted):] + report_paths + [html_path]
 
 
-def write_setting_refits(setting_dirs, data_dir=None) -> list:
-    """The refits of :data:`~mlhidden.paper.reference.LABEL_ACCURACY_REFITS` for each sensitivity
-    setting's finished runs that lack them, so the claims they decide (C8) are decided under every
-    setting too. A run still running, or refitted before, is left as it is."""
-    return run_jobs(setting_refit_jobs(setting_dirs, data_dir))
-
-
 def setting_refit_jobs(setting_dirs, data_dir=None) -> list:
-    """The jobs of :func:`write_setting_refits`."""
+    """The refits of :data:`~mlhidden.paper.reference.LABEL_ACCURACY_REFITS` for each sensitivity
+    setting's finished runs that lack them, as jobs, so the claims they decide (C8) are decided under
+    every setting too. A run still running, or refitted before, is left as it is."""
     jobs = []
     for folder in setting_dirs:
         for name, (groups, methods) in LABEL_ACCURACY_REFITS.items():

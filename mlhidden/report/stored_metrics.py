@@ -62,13 +62,6 @@ class StoredMetrics(dict[str, StoredMetric]):
         self.provenance = tuple(provenance)
 
 
-def stored_metric(
-    run_dirs: PathLike | Iterable[PathLike], metric: str, *, precision: int | None = None
-) -> StoredMetric:
-    """Tabulate ``metric`` (a name of ``METRICS`` or ``SCORE_METRICS``) for one run directory or several merged."""
-    return stored_metrics(run_dirs, [metric], precision=precision)[metric]
-
-
 def merged_unranked(results: RunResults) -> dict[str, str]:
     """Method -> why it is left out of the ranks: only for merged runs whose method sets differ
     (:func:`~mlhidden.report.ranked_methods.shared_methods`); one run's missing cells are units still to run."""

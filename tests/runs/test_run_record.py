@@ -24,8 +24,9 @@ from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_scores, trivial_baselines
 from mlhidden.paper.evidence import Runs
+from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
-from mlhidden.paper.refits import write_label_accuracies
+from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.report.table_notes import OWN_WORK_NOTE
 from mlhidden.runs.metrics import SCORES
 from mlhidden.runs.record import RunRecord
@@ -173,7 +174,7 @@ def test_the_baselines_a_report_computes_use_the_methods_folds(kfold_run):
 
 
 def test_refits_of_a_kfold_run_are_its_units(kfold_run):
-    path = write_label_accuracies(kfold_run / "paper", ["Logical"], ["CC"])
+    (path,) = run_jobs([label_accuracy_job(kfold_run / "paper", ["Logical"], ["CC"])])
     refits = pd.read_csv(path).groupby("split")["exact_match"].first()
     units = load_results(kfold_run / "paper").units
     stored = units[units["method"] == "CC"].set_index("split")["exact_match"].sort_index()
