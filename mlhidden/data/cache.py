@@ -52,7 +52,7 @@ def read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, lis
                 feature_names=tuple(stored["feature_names"].tolist()),
                 label_names=tuple(stored["label_names"].tolist()),
                 source=source,
-                sha256=sha256,
+                identity=sha256,
             )
             input_warnings = [tuple(pair) for pair in stored["input_warnings"].tolist()]
     except Exception:  # any failure to read a cache entry means it is corrupt: parse the file instead
@@ -99,8 +99,9 @@ def label_file_key(labels_xml: PathLike | None) -> tuple[str, str] | None:
 def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple[str, str] | None) -> Dataset:
     """Parse an ARFF file once per machine (disk cache by checksum) and once per process (memo).
 
-    ``sha256`` is the identity the dataset carries (the file's own, or for a registry dataset
-    the manifest's). The arrays of the returned dataset are read-only, since every caller shares them.
+    ``sha256`` is the :attr:`~mlhidden.data.dataset.Dataset.identity` the dataset carries (the file's
+    own, or for a catalog dataset the manifest's). The arrays of the returned dataset are read-only,
+    since every caller shares them.
     """
     variant = ("" if labels is None else f"-C{labels}") + ("" if labels_xml is None else f"-x{labels_xml[1][:16]}")
     cache_path = cache_dir() / f"{sha256}-r{READER_VERSION}{variant}.npz"
@@ -109,7 +110,7 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", InputWarning)
             parsed = read_arff(path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0])
-        dataset = dataclasses.replace(parsed, sha256=sha256)
+        dataset = dataclasses.replace(parsed, identity=sha256)
         write_cache(
             cache_path,
             dataset,

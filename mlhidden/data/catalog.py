@@ -3,7 +3,7 @@
 ``manifest.yaml`` (beside this module) lists each dataset's file, expected shape and identity
 checksum, and the file the project ships for it. Files are looked up in the data path
 (:func:`data_path`): ``--data-dir``, then ``$MLHIDDEN_DATA``, then the project's ``datasets/``,
-where the shipped bz2 copies are. A dataset's identity (``Dataset.sha256``, the key of every stored
+where the shipped bz2 copies are. A dataset's identity (``Dataset.identity``, the key of every stored
 result) is the sha256 of its mirror file, whichever of the two forms is read, so results stored
 from either form are the same results. Parsed arrays are cached on disk by that checksum
 (:mod:`mlhidden.data.cache`) and memoised in the process.

@@ -67,8 +67,8 @@ def test_mirror_dataset_matches_measured_table(mirror_datasets, mirror_dir, name
     assert data.name == name
     assert (data.n_samples, data.n_labels, data.n_features) == (n, labels, features)
     assert round(data.label_cardinality, 2) == cardinality
-    assert data.sha256.startswith(sha_prefix)
-    assert data.sha256 == hashlib.sha256((mirror_dir / file).read_bytes()).hexdigest()
+    assert data.identity.startswith(sha_prefix)
+    assert data.identity == hashlib.sha256((mirror_dir / file).read_bytes()).hexdigest()
     assert data.source == str(mirror_dir / file)
     assert data.is_sparse == sparse
     if sparse:
@@ -205,7 +205,7 @@ def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_di
     cache.load_arff_file.cache_clear()
     first = load_dataset("Medical", data_dir=mirror_dir)
     entries = list((tmp_path / "cache").iterdir())
-    assert [entry.name for entry in entries] == [f"{first.sha256}-r{cache.READER_VERSION}.npz"]
+    assert [entry.name for entry in entries] == [f"{first.identity}-r{cache.READER_VERSION}.npz"]
 
     def refuse_to_parse(*args, **kwargs):
         raise AssertionError("parsed although the cache holds the file")
@@ -216,10 +216,10 @@ def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_di
     assert second.is_sparse and second.name == "Medical"
     assert (second.X != first.X).nnz == 0
     np.testing.assert_array_equal(second.Y, first.Y)
-    assert (second.feature_names, second.label_names, second.sha256) == (
+    assert (second.feature_names, second.label_names, second.identity) == (
         first.feature_names,
         first.label_names,
-        first.sha256,
+        first.identity,
     )
     cache.load_arff_file.cache_clear()
 
@@ -228,7 +228,7 @@ def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, mir
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     cache.load_arff_file.cache_clear()
     first = load_dataset("Music", data_dir=mirror_dir)
-    entry = tmp_path / f"{first.sha256}-r{cache.READER_VERSION}.npz"
+    entry = tmp_path / f"{first.identity}-r{cache.READER_VERSION}.npz"
     entry.write_bytes(entry.read_bytes()[:100])
     cache.load_arff_file.cache_clear()
     second = load_dataset("Music", data_dir=mirror_dir)

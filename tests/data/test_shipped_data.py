@@ -66,7 +66,8 @@ def test_shipped_datasets_load_by_name_with_the_mirror_identity(mirror_dir, monk
         entry = next(e for e in SHIPPED if e.name == name)
         shipped = load_dataset(name)
         assert shipped.source == str(SHIPPED_DIR / entry.shipped_file)
-        assert shipped.sha256 == entry.sha256 == hashlib.sha256((mirror_dir / entry.file).read_bytes()).hexdigest()
+        assert shipped.identity == entry.sha256 == hashlib.sha256((mirror_dir / entry.file).read_bytes()).hexdigest()
+        assert read_arff(SHIPPED_DIR / entry.shipped_file).identity == entry.shipped_sha256, "the file's own"
 
 
 def test_a_store_made_from_the_mirror_form_resumes_from_the_shipped_form(tmp_path, mirror_dir, monkeypatch):

@@ -40,7 +40,7 @@ _OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open}
 
 
 class _HashingReader:
-    """The stored file as read by the decompressor, hashed and counted on the way (``Dataset.sha256``)."""
+    """The stored file as read by the decompressor, hashed and counted on the way (``Dataset.identity``)."""
 
     def __init__(self, file: IO[bytes]) -> None:
         self._file = file
