@@ -31,9 +31,9 @@ COLUMNS = ("dataset", "method", "split", "train_seconds", "test_seconds")
 
 def paper_shapes() -> dict[str, tuple[int, int, int]]:
     """(N, D, L) of the paper's real datasets, the ones the curves are fitted on (Logical's units time overheads)."""
-    from mlhidden.data import registry_entries
+    from mlhidden.data import catalog_entries
 
-    return {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
+    return {e.name: (e.n_samples, e.n_features, e.n_labels) for e in catalog_entries()}
 
 
 def read_units(fixture: Path = FIXTURE) -> list[dict[str, str]]:

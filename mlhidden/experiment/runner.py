@@ -115,7 +115,7 @@ def load_datasets(config: RunConfig, data_dir: PathLike | None = None) -> tuple[
     """Load every dataset of the config (before any unit runs); user-supplied ones may be missing.
 
     Two datasets that load under one name in any letter case (two files with one ``@relation``, a
-    registry name and a file) are refused here, as the config's check cannot see a file's name.
+    catalog name and a file) are refused here, as the config's check cannot see a file's name.
     """
     plans: list[DatasetPlan] = []
     unavailable: dict[str, str] = {}

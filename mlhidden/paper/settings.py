@@ -64,7 +64,7 @@ QUICK_KEYS = ("datasets", "splits", "max_sweep_points")
 
 @dataclass(frozen=True)
 class QuickSlice:
-    """What ``--quick`` keeps: the named datasets (registry or generator names), at most
+    """What ``--quick`` keeps: the named datasets (catalog or generator names), at most
     ``max_sweep_points`` points of each dataset or method sweep, and at most ``splits`` splits."""
 
     datasets: tuple = ("Logical", "Music", "Scene", "SyntheticComplex", "SyntheticSimple")

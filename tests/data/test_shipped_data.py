@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.data import LabelsXmlWarning, load_dataset, read_arff, registry_entries
+from mlhidden.data import LabelsXmlWarning, catalog_entries, load_dataset, read_arff
 from mlhidden.data.cache import cache_dir, load_arff_file
 from mlhidden.data.catalog import SHIPPED_DIR
 from mlhidden.errors import UserError
@@ -19,9 +19,9 @@ from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 
 MIB = 1 << 20
-SHIPPED = [entry for entry in registry_entries() if entry.shipped_file]
+SHIPPED = [entry for entry in catalog_entries() if entry.shipped_file]
 # The upstream Mulan files (datasets/upstream/, as their repositories publish them) and the
-# registry dataset each must equal.
+# catalog dataset each must equal.
 UPSTREAM = {
     "Medical": ("medical.arff.bz2", "medical.xml"),
     "Bibtex": ("bibtex.arff.bz2", "bibtex.xml"),

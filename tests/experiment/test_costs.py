@@ -11,9 +11,9 @@ PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(_
 
 
 def paper_shapes():
-    from mlhidden.data import make_logical, registry_entries
+    from mlhidden.data import catalog_entries, make_logical
 
-    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
+    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in catalog_entries()}
     logical = make_logical()
     shapes["Logical"] = (logical.n_samples, logical.n_features, logical.n_labels)
     return shapes

@@ -1,4 +1,4 @@
-"""The dataset registry against the real mirror files: shapes, checksums, cache, copying, errors."""
+"""The dataset catalog against the real mirror files: shapes, checksums, cache, copying, errors."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import scipy.sparse as sp
 from mlhidden.data import (
     DatasetUnavailable,
     cache,
+    catalog,
+    catalog_entries,
     copy_from_mirror,
     dataset_table,
     load_dataset,
-    registry,
-    registry_entries,
     resolve_data_dir,
     verify_datasets,
 )
@@ -49,7 +49,7 @@ def cache_dir(tmp_path_factory):
     cache.load_arff_file.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CACHE_ENV, str(path))
-        patch.delenv(registry.DATA_ENV, raising=False)
+        patch.delenv(catalog.DATA_ENV, raising=False)
         yield path
     cache.load_arff_file.cache_clear()
 
@@ -80,7 +80,7 @@ def test_mirror_dataset_matches_measured_table(mirror_datasets, mirror_dir, name
 
 
 def test_manifest_lists_the_paper_datasets():
-    entries = {entry.name: entry for entry in registry_entries()}
+    entries = {entry.name: entry for entry in catalog_entries()}
     assert list(entries) == [*EXPECTED, "MediaMill"]
     for name, (file, n, labels, features, cardinality, sha_prefix, _) in EXPECTED.items():
         entry = entries[name]
@@ -110,7 +110,7 @@ def test_manifest_checksums_match_the_mirror_sources_list(mirror_dir):
         for line in (mirror_dir / "SOURCES.md").read_text().splitlines()
         if len(line.split()) == 2 and len(line.split()[0]) == 64
     )
-    assert {entry.file: entry.sha256 for entry in registry_entries() if entry.sha256} == listed
+    assert {entry.file: entry.sha256 for entry in catalog_entries() if entry.sha256} == listed
 
 
 def test_loaded_arrays_are_shared_read_only(mirror_datasets):
@@ -132,15 +132,15 @@ def test_data_dir_resolution(monkeypatch, tmp_path):
     monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path / "env"))
     assert resolve_data_dir() == tmp_path / "env"
     monkeypatch.delenv("MLHIDDEN_DATA")
-    assert resolve_data_dir() == registry.SHIPPED_DIR
+    assert resolve_data_dir() == catalog.SHIPPED_DIR
     monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path / "env"))
-    assert registry.data_path(tmp_path) == [tmp_path, tmp_path / "env", registry.SHIPPED_DIR]
+    assert catalog.data_path(tmp_path) == [tmp_path, tmp_path / "env", catalog.SHIPPED_DIR]
 
 
 @pytest.fixture
 def nothing_shipped(monkeypatch, tmp_path):
     """A data path without the shipped datasets/ (as if the folder had been deleted)."""
-    monkeypatch.setattr(registry, "SHIPPED_DIR", tmp_path / "no-shipped-datasets")
+    monkeypatch.setattr(catalog, "SHIPPED_DIR", tmp_path / "no-shipped-datasets")
 
 
 def test_environment_data_dir_is_used(monkeypatch, mirror_dir):
@@ -163,12 +163,12 @@ def test_mediamill_is_checked_by_shape(tmp_path):
         load_dataset("MediaMill", data_dir=tmp_path)
 
 
-def test_missing_registry_file(tmp_path, nothing_shipped):
+def test_missing_catalog_file(tmp_path, nothing_shipped):
     with pytest.raises(UserError) as caught:
         load_dataset("Bibtex", data_dir=tmp_path)
     assert not isinstance(caught.value, DatasetUnavailable)
     assert str(caught.value).startswith(f"{tmp_path}: Bibtex: Bibtex.arff is in none of the data folders {tmp_path}, ")
-    assert caught.value.hint == registry.MISSING_HINT
+    assert caught.value.hint == catalog.MISSING_HINT
 
 
 def test_unknown_name_lists_valid_names():
