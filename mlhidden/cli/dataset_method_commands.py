@@ -93,12 +93,12 @@ def datasets_fetch(names, mirror, data_dir, deadline, allow_unverified):
 def methods(as_json):
     """Every method known by name, where it comes from, its parameters and defaults."""
     from mlhidden.methods.base_learners import BASE_LEARNERS
-    from mlhidden.methods.registry import method_records, method_table
+    from mlhidden.methods.registry import method_data, method_table
     from mlhidden.report.export import json_text
     from mlhidden.report.formats import listing
 
     if as_json:
-        click.echo(json_text(method_records()), nl=False)
+        click.echo(json_text(method_data()), nl=False)
         return
     click.echo(listing(method_table()))
     click.echo(

@@ -36,12 +36,12 @@ DEFAULT_DASK_TIMEOUT = 30.0
 _ECHO_LOGGERS = ("distributed.client", "tornado.application")
 
 
-def _not_an_echo_of_a_lost_scheduler(record: logging.LogRecord) -> bool:
+def _not_an_echo_of_a_lost_scheduler(logged: logging.LogRecord) -> bool:
     """A log filter: what the dask client logs on losing its scheduler (its failure to reconnect,
     the traceback of each result whose connection closed), which the run reports in its one line
     about the units not run (:class:`~mlhidden.experiment.dask_backend.ClusterLost`)."""
-    closed = record.exc_info is not None and isinstance(record.exc_info[1], OSError)
-    return not (closed or record.getMessage().startswith("Failed to reconnect to scheduler"))
+    closed = logged.exc_info is not None and isinstance(logged.exc_info[1], OSError)
+    return not (closed or logged.getMessage().startswith("Failed to reconnect to scheduler"))
 
 
 def dask_timeout() -> float:
@@ -185,7 +185,7 @@ class ExecutionBackend:
         return joblib.parallel_config(backend="loky", initializer=_start_worker, initargs=(os.getpid(),))
 
     def describe(self) -> dict[str, Any]:
-        """Where the units compute, for the run's provenance record."""
+        """Where the units compute, for the run's provenance."""
         if self.name == "dask":
             threads: dict[str, int] = self._client.nthreads() if self._client is not None else {}
             return {

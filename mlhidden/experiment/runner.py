@@ -279,9 +279,9 @@ def execute_plan(
         summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
         provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
-        # With nothing left to compute, the record of the invocation that computed the units stands.
-        keep_record = not todo and _finished_record(run_dir, record["config_hash"], summary.n_units)
-        if not keep_record:
+        # With nothing left to compute, the run.json of the invocation that computed the units stands.
+        keep_run_json = not todo and _finished_before(run_dir, record["config_hash"], summary.n_units)
+        if not keep_run_json:
             write_run_json(run_dir, provenance)
         jobs = executor.capped_jobs(
             *((config.n_jobs, config.n_jobs_origin) if n_jobs is None else (n_jobs, "--n-jobs"))
@@ -302,8 +302,8 @@ def execute_plan(
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
             _remove_shared_fits(run_dir)
-            if not keep_record:
-                _try_to_record_the_end(run_dir, provenance, summary)
+            if not keep_run_json:
+                _try_to_write_the_end(run_dir, provenance, summary)
             stored_units = summary.n_skipped + summary.n_done
             raise UserError(
                 f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint
@@ -312,12 +312,12 @@ def execute_plan(
             stored = store.done_keys()
             summary.not_run = [key for *_, key in todo if unit_key(key) not in stored]
             _remove_shared_fits(run_dir)
-            if not keep_record:
-                _try_to_record_the_end(run_dir, provenance, summary, interrupted=summary.interrupted)
+            if not keep_run_json:
+                _try_to_write_the_end(run_dir, provenance, summary, interrupted=summary.interrupted)
             raise
         _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
-        if not keep_record:
+        if not keep_run_json:
             finished_at = now()
             store.set_meta("finished_at", finished_at)
             write_run_json(
@@ -346,10 +346,10 @@ def dispatch_order(units: list[Unit], stored: Any) -> tuple[list[Unit], list[flo
     return [units[i] for i in order], seconds
 
 
-def _try_to_record_the_end(
+def _try_to_write_the_end(
     run_dir: Path, provenance: dict[str, Any], summary: RunSummary, interrupted: bool = True
 ) -> None:
-    """Record in run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
+    """Write into run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
     try:
         write_run_json(
             run_dir,
@@ -361,12 +361,12 @@ def _try_to_record_the_end(
         pass
 
 
-def _finished_record(run_dir: Path, config_hash: str, n_units: int) -> bool:
-    """Whether run_dir's run.json records a finished run of this config's ``n_units`` units."""
-    record = read_run_json(run_dir)
+def _finished_before(run_dir: Path, config_hash: str, n_units: int) -> bool:
+    """Whether run_dir's run.json tells of a finished run of this config's ``n_units`` units."""
+    run_json = read_run_json(run_dir)
     return (
-        record is not None and record.get("status") == "finished" and record.get("config_hash") == config_hash
-        and record["units"]["total"] == n_units
+        run_json is not None and run_json.get("status") == "finished" and run_json.get("config_hash") == config_hash
+        and run_json["units"]["total"] == n_units
     )
 
 

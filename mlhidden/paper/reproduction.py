@@ -154,7 +154,7 @@ def reproduce(
     if main_setting is not None:
         adjustments = [note for config in configs for note in config.adjustments]
         is_primary = main_setting == primary
-        setting_log = {**main_setting.record(), "adjustments": adjustments, "is_primary": is_primary}
+        setting_log = {**main_setting.manifest_entry(), "adjustments": adjustments, "is_primary": is_primary}
     result = Reproduction(out_dir)
     started, started_at = time.perf_counter(), now()
     earlier = read_run_log(out_dir)
@@ -267,10 +267,10 @@ def setting_refit_jobs(setting_dirs, data_dir=None) -> list:
     for folder in setting_dirs:
         for name, (groups, methods) in LABEL_ACCURACY_REFITS.items():
             run_dir = Path(folder) / name
-            record = read_run_json(run_dir)
+            run_json = read_run_json(run_dir)
             if (
-                record is not None
-                and record.get("status") == "finished"
+                run_json is not None
+                and run_json.get("status") == "finished"
                 and not (run_dir / LABEL_ACCURACY_FILE).is_file()
             ):
                 jobs.append(label_accuracy_job(run_dir, groups, methods, data_dir=data_dir))

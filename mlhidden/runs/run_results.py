@@ -36,7 +36,7 @@ class RunResults:
     """What a report needs, read from stores alone: units in table order, and what is missing.
 
     ``checksums`` maps each available dataset to the checksum of its data; ``provenance`` maps
-    each run directory read to its ``run.json`` record (None when it has none); ``left_out`` counts
+    each run directory read to its ``run.json`` (None when it has none); ``left_out`` counts
     the stored units the config does not ask for (another run seed, or an earlier config).
     """
 
@@ -131,7 +131,7 @@ def merge_results(runs: Mapping[str, RunResults]) -> RunResults:
         {"name": "merged", "runs": {run_dir: run.config for run_dir, run in runs.items()}},
         len(wanted - stored),
         checksums,
-        {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
+        {run_dir: run_json for run in runs.values() for run_dir, run_json in run.provenance.items()},
         sum(run.left_out for run in runs.values()),
     )
 

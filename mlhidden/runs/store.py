@@ -136,7 +136,7 @@ class ResultStore:
             return json.loads(row[0]) if row else default
         except json.JSONDecodeError as exc:
             raise UserError(
-                f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path
+                f"the results store is damaged: its '{key}' meta entry is not JSON ({exc})", path=self.path
             ) from None
 
     def record_dataset(

@@ -481,7 +481,7 @@ def test_the_shipped_config_resolves_every_setting_on_every_paper_run():
     assert [m.label for m in hidden_nodes.methods[:2]] == ["CCASL [n_synthetic=1]", "CCASL [n_synthetic=2]"] and len(
         hidden_nodes.methods
     ) == 12
-    scaled = {s.name: scales_as_solver_needs(s.record() | {"preprocess": s.preprocess}) for s, _, _ in plans}
+    scaled = {s.name: scales_as_solver_needs(s.manifest_entry() | {"preprocess": s.preprocess}) for s, _, _ in plans}
     assert scaled == {
         "a_lbfgs_C1": False, "b_liblinear_C1": True, "c_lbfgs_C10": False, "d_lbfgs_C100": False,
         "e_standard_lbfgs_C1": True, "f_liblinear_C10": True, "g_forest_10_trees": False, "h_tuned_C": True,
