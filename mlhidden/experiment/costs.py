@@ -317,14 +317,14 @@ def expected_unit_seconds(
 ) -> list[float]:
     """The expected seconds of each of ``units``, given as (dataset, (N, D, L), method name, params hash, label).
 
-    ``stored`` (rows with those keys, ``status`` and ``train_seconds`` + ``test_seconds``, e.g. a
-    store's units) gives a unit the mean cost of the stored successful units of its dataset and
+    ``stored`` (rows with ``dataset``, ``registry_name``, ``params_hash``, ``status`` and ``train_seconds`` +
+    ``test_seconds``, e.g. a store's units) gives a unit the mean cost of the stored successful units of its dataset and
     method; the others get their prior (:func:`expected_seconds`).
     """
     measured: defaultdict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in [] if stored is None else stored:
         if row["status"] == "ok":
-            measured[row["dataset"], row["method"], row["params_hash"]].append(own_seconds(row))
+            measured[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
     return [
         statistics.fmean(measured[dataset, method, params])
         if measured[dataset, method, params]

@@ -175,7 +175,7 @@ def plan_run(config: RunConfig, data_dir: PathLike | None = None) -> RunPlan:
     """
     plans, unavailable = load_datasets(config, data_dir)
     units: list[Unit] = [
-        (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
+        (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "registry_name": method.name,
                                "params_hash": method.params_hash, "split": split.index, "seed": split.seed})
         for plan in plans
         for method in config.methods

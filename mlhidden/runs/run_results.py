@@ -17,7 +17,7 @@ import pandas as pd
 from mlhidden.errors import UserError
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.status import OK
-from mlhidden.runs.store_schema import UnitKey
+from mlhidden.runs.store_schema import KEY_FIELDS, UnitKey
 
 
 def expected_keys(config_record: Mapping[str, Any], dataset_checksums: Mapping[str, str]) -> dict[UnitKey, str]:
@@ -68,7 +68,7 @@ class RunResults:
 
 
 # A unit as a table sees it: its store key (with the registry name) and its table label.
-MERGE_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed", "method")
+MERGE_KEY = (*KEY_FIELDS, "method")
 
 
 def merge_results(runs: Mapping[str, RunResults]) -> RunResults:

@@ -254,7 +254,7 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
                         {
                             "dataset": dataset,
                             "dataset_sha256": f"sha-{dataset}",
-                            "method": method.name,
+                            "registry_name": method.name,
                             "params_hash": method.params_hash,
                             "split": split,
                             "seed": split_seed(config.seed, dataset, split),

@@ -107,6 +107,19 @@ def test_the_store_keeps_each_units_method_seed_label_order_and_reused_time(tmp_
     assert OWN_WORK_NOTE.replace("_", "\\_") in (tmp_path / "tables" / "tables.md").read_text()
 
 
+def test_method_is_the_table_label_and_registry_name_the_stored_keys_method(tmp_path):
+    config = parse_config({"datasets": ["Logical"], "methods": [{"name": "BR", "label": "plain BR"}], "splits": 1})
+    run_experiment(config, tmp_path, n_jobs=1)
+    with sqlite3.connect(tmp_path / STORE_FILE) as conn:
+        assert conn.execute("SELECT method, label FROM units").fetchall() == [("BR", "plain BR")], "the store as before"
+    conn.close()
+    with ResultStore(tmp_path, create=False) as store:
+        stored = store.units()
+    assert "method" not in stored and list(stored["registry_name"]) == ["BR"]
+    units = load_results(tmp_path).units
+    assert list(units["method"]) == ["plain BR"] and list(units["registry_name"]) == ["BR"]
+
+
 def test_the_store_keeps_each_units_worker_time_and_a_store_without_it_gains_the_column(tmp_path):
     """``worker_seconds``: the unit's whole time on its worker, splitting, scoring and evaluating included."""
     config, run_dir = load_config(STORE_V1 / "config.yaml"), tmp_path / "run"
