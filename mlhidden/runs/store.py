@@ -273,8 +273,8 @@ def _load_run(run_dir: PathLike) -> RunResults:
     left_out = int((~asked).sum())
     labels = [wanted[key] for key, is_asked in zip(keys, asked) if is_asked]  # the config's, not the stored
     units = units[asked].copy()
-    units.insert(units.columns.get_loc(REGISTRY_NAME), "method", labels)
-    units = units[[*(column for column in units if column != REGISTRY_NAME), REGISTRY_NAME]]
+    units.insert(KEY_FIELDS.index(REGISTRY_NAME), "method", labels)
+    units = units[[*(column for column in units if column != REGISTRY_NAME), REGISTRY_NAME]]  # units.csv's order
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
     return RunResults(
         units.reset_index(drop=True),
