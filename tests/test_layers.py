@@ -108,6 +108,7 @@ def test_the_package_imports_only_downward():
 def test_every_layer_holds_modules():
     layers = {layer_of(_module_name(path, PACKAGE.parent)) for path in PACKAGE.rglob("*.py")}
     assert layers == set(LAYERS)
+    assert LAYERS.index("methods") < LAYERS.index("runs") < LAYERS.index("experiment"), "the stored-run model"
 
 
 def import_cycles(package_dir: Path) -> list[list[str]]:
