@@ -45,12 +45,12 @@ CHECK_TARGET = 0.10
 
 
 def paper_units() -> pd.DataFrame:
-    from mlhidden.data import make_logical, registry_entries
+    from mlhidden.data import catalog_entries, make_logical
 
     units = pd.read_csv(ROOT / "results" / "paper" / "units.csv")
     config = yaml.safe_load((ROOT / "configs" / "paper.yaml").read_text())
     methods = [m if isinstance(m, str) else m["name"] for m in config["methods"]]
-    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
+    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in catalog_entries()}
     logical = make_logical()
     shapes["Logical"] = (logical.n_samples, logical.n_features, logical.n_labels)
     units = units.assign(

@@ -57,7 +57,7 @@ def measure(workers: int, splits: int, folder: Path, datasets: list[str]) -> tup
 
 def computed_fits(units: pd.DataFrame) -> tuple[int, int]:
     """How many shared fits the run computed, and how many distinct ones there are."""
-    units = units.assign(owner=units["method"].map(FIT_OWNERS))
+    units = units.assign(owner=units["registry_name"].map(FIT_OWNERS))
     computed = int((units[REUSED_SECONDS].fillna(0) == 0).sum())
     return computed, int(units.groupby(["dataset", "split", "owner"]).ngroups)
 
@@ -69,7 +69,7 @@ def section(workers: int, splits: int, datasets: list[str]) -> str:
         for count in (1, workers):
             units, wall = measure(count, splits, Path(scratch) / f"w{count}", datasets)
             computed, distinct = computed_fits(units)
-            key = ["dataset", "method", "split"]
+            key = ["dataset", "registry_name", "split"]
             scores[count] = units.sort_values(key).set_index(key)[
                 [m for m in METRICS if m in units and not m.endswith("_seconds")]
             ]

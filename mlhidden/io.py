@@ -25,10 +25,10 @@ PathLike = str | os.PathLike[str]
 STORE_FILE = "store.sqlite"
 """A run folder's results store; a folder holding one is a run folder."""
 RUN_JSON = "run.json"
-"""A run folder's provenance record, written only by the run itself."""
+"""A run folder's provenance, written only by the run itself."""
 STORE_COPY = STORE_FILE + ".before-repair"
 """The copy of a damaged store that ``mlhidden store repair`` keeps as it was."""
-RUN_FOLDER_RECORDS = (STORE_FILE, *(STORE_FILE + side for side in ("-wal", "-shm", "-journal")), STORE_COPY, RUN_JSON)
+RUN_FOLDER_FILES = (STORE_FILE, *(STORE_FILE + side for side in ("-wal", "-shm", "-journal")), STORE_COPY, RUN_JSON)
 """The files of a run folder that nothing can rebuild: its store (with SQLite's side files and a
 repair's copy) and run.json."""
 _FILE_KINDS = (
@@ -45,13 +45,13 @@ def file_kind(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "a special file"
 
 
-def check_replaceable(path: PathLike, *, run_record: bool = False) -> None:
+def check_replaceable(path: PathLike, *, own_run_json: bool = False) -> None:
     """Refuse (UserError) a write to ``path`` that would destroy what is there, before anything is written.
 
     A rename replaces whatever the target is, so a device node, a pipe or a symlink to one
     would become a plain file: only a regular file (or a symlink to one) is written over. The
-    records of a run folder (:data:`RUN_FOLDER_RECORDS`) are never a command's output file;
-    only the run itself writes its ``run.json`` (``run_record``).
+    files of a run folder that nothing rebuilds (:data:`RUN_FOLDER_FILES`) are never a command's output file;
+    only the run itself writes its ``run.json`` (``own_run_json``).
     """
     path = Path(path)
     try:
@@ -63,26 +63,26 @@ def check_replaceable(path: PathLike, *, run_record: bool = False) -> None:
             f"will not write over {file_kind(mode)}", path=path, hint="give the path of a regular file or a new one"
         )
     resolved = path.resolve()
-    if resolved.name not in RUN_FOLDER_RECORDS or (run_record and resolved.name == RUN_JSON):
+    if resolved.name not in RUN_FOLDER_FILES or (own_run_json and resolved.name == RUN_JSON):
         return
     if os.path.lexists(resolved.parent / STORE_FILE):
         raise UserError(
-            f"will not write over {resolved.name}, a record of the run folder {resolved.parent}",
+            f"will not write over {resolved.name}, a file of the run folder {resolved.parent}",
             path=path, hint="give another path; nothing can rebuild this file",
         )
 
 
-def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, run_record: bool = False) -> T:
+def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, own_run_json: bool = False) -> T:
     """Call ``write(binary stream)`` on a temporary file beside ``path``, rename it into place, and
     return what ``write`` returned.
 
     If ``write`` raises, the temporary file is removed and ``path`` is untouched, so a reader
     never sees half a file and an interrupted write loses nothing that was there before. The
     file gets the permissions of the file it replaces, else those a plain ``open`` would give.
-    Every writer goes through :func:`check_replaceable` (``run_record``: the run writing its own run.json).
+    Every writer goes through :func:`check_replaceable` (``own_run_json``: the run writing its own run.json).
     """
     path = Path(path)
-    check_replaceable(path, run_record=run_record)
+    check_replaceable(path, own_run_json=own_run_json)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -99,7 +99,7 @@ def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, run_rec
         raise
 
 
-def write_file(path: PathLike, write: Callable[[IO[bytes]], object], *, run_record: bool = False) -> Path:
+def write_file(path: PathLike, write: Callable[[IO[bytes]], object], *, own_run_json: bool = False) -> Path:
     """:func:`write_atomically` into ``path`` (its folder made if need be) for a file the user asked for.
 
     A full disk, a read-only folder or any other failure of the file system is a
@@ -108,16 +108,16 @@ def write_file(path: PathLike, write: Callable[[IO[bytes]], object], *, run_reco
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, write, run_record=run_record)
+        write_atomically(path, write, own_run_json=own_run_json)
     except OSError as exc:
         raise storage_error(exc, path) from None
     return path
 
 
-def write_text(path: PathLike, text: str, *, run_record: bool = False) -> Path:
+def write_text(path: PathLike, text: str, *, own_run_json: bool = False) -> Path:
     """``text`` as UTF-8 in ``path``, written whole or not at all (see :func:`write_file`)."""
     data = text.encode("utf-8")
-    return write_file(path, lambda stream: stream.write(data), run_record=run_record)
+    return write_file(path, lambda stream: stream.write(data), own_run_json=own_run_json)
 
 
 def storage_error(exc: OSError, path: PathLike) -> UserError:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mlhidden.data import registry_entries
+from mlhidden.data import catalog_entries
 from mlhidden.data.catalog import SHIPPED_DIR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def mirror_dir(tmp_path_factory, shipped_dir) -> Path:
     """
     path = tmp_path_factory.mktemp("mirror")
     shutil.copyfile(shipped_dir / "SOURCES.md", path / "SOURCES.md")
-    for entry in registry_entries():
+    for entry in catalog_entries():
         if entry.shipped_file is None:
             continue
         stored = (shipped_dir / entry.shipped_file).read_bytes()

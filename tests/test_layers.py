@@ -58,8 +58,13 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imported_modules(tree: ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:
-    """``(line, module)`` for every module of the package that ``tree`` imports."""
+def imported_modules(
+    tree: ast.AST, module: str, is_package: bool, modules: frozenset[str] = frozenset()
+) -> list[tuple[int, str]]:
+    """``(line, module)`` for every module of the package that ``tree`` imports.
+
+    ``from package import name`` names the submodule ``package.name`` where it is one of ``modules``.
+    """
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -70,7 +75,9 @@ def imported_modules(tree: ast.AST, module: str, is_package: bool) -> list[tuple
                 for alias in node.names:
                     found.append((node.lineno, f"mlhidden.{alias.name}" if alias.name in LAYERS[1:] else "mlhidden"))
             else:
-                found.append((node.lineno, source))
+                for alias in node.names:
+                    submodule = f"{source}.{alias.name}"
+                    found.append((node.lineno, submodule if submodule in modules else source))
         elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
             argument = node.args[0] if node.args else None
             if isinstance(argument, ast.JoinedStr) and argument.values:
@@ -117,6 +124,60 @@ def layer_violations(package_dir: Path) -> list[str]:
 
 def test_the_package_imports_only_downward():
     assert layer_violations(PACKAGE) == []
+
+
+def test_every_layer_holds_modules():
+    layers = {layer_of(_module_name(path, PACKAGE.parent)) for path in PACKAGE.rglob("*.py")}
+    assert layers == set(LAYERS)
+    assert LAYERS.index("methods") < LAYERS.index("runs") < LAYERS.index("experiment"), "the stored-run model"
+
+
+def import_cycles(package_dir: Path) -> list[list[str]]:
+    """The groups of modules in ``package_dir`` that import each other, each sorted, counting every import
+    :func:`imported_modules` finds."""
+    root = package_dir.parent
+    paths = {_module_name(path, root): path for path in sorted(package_dir.rglob("*.py"))}
+    modules = frozenset(paths)
+    imports = {
+        module: {
+            target
+            for _, target in imported_modules(
+                ast.parse(path.read_text(encoding="utf-8")), module, path.name == "__init__.py", modules
+            )
+            if target in modules and target != module
+        }
+        for module, path in paths.items()
+    }
+    reached = {}
+    for module in imports:
+        seen, todo = set(), [module]
+        while todo:
+            for target in imports[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        reached[module] = seen
+    cycles = {tuple(sorted(m for m in reached[module] if module in reached[m])) for module in imports}
+    return sorted(list(cycle) for cycle in cycles if len(cycle) > 1)
+
+
+# removed by the typed-units change
+KNOWN_CYCLES = [["mlhidden.experiment.parallel_units", "mlhidden.experiment.runner"]]
+
+
+def test_no_two_modules_import_each_other():
+    assert import_cycles(PACKAGE) == KNOWN_CYCLES
+
+
+def test_an_import_cycle_is_caught(tmp_path):
+    modules = {
+        "mlhidden.runs.store": "def f():\n    from mlhidden.runs import specs\n",
+        "mlhidden.runs.specs": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .splits import Split\n",
+        "mlhidden.runs.splits": "import importlib\nimportlib.import_module('mlhidden.runs.store')\n",
+        "mlhidden.runs.metrics": "from mlhidden.runs.store import f\n",
+    }
+    assert import_cycles(_tree(tmp_path, modules)) == [
+        ["mlhidden.runs.specs", "mlhidden.runs.splits", "mlhidden.runs.store"]
+    ]
 
 
 def _tree(tmp_path: Path, modules: dict) -> Path:

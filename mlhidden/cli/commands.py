@@ -9,9 +9,9 @@ import click
 
 from mlhidden import __version__
 from mlhidden.cli.claims_command import claims
+from mlhidden.cli.dataset_method_commands import datasets, methods
 from mlhidden.cli.endings import OneLineErrors
 from mlhidden.cli.paper_commands import reproduce, sensitivity
-from mlhidden.cli.registry_commands import datasets, methods
 from mlhidden.cli.report_commands import export, report
 from mlhidden.cli.run_commands import init, run, splits_command
 from mlhidden.cli.store_commands import store

@@ -108,7 +108,7 @@ class StopSignals:
     The runner answers that by keeping every stored unit and returning, so a job scheduler's
     SIGTERM or a dropped SSH session loses no finished work either. ``signum`` is the signal that
     arrived (exit code 128 + it). Only the first signal interrupts: the command is then already
-    stopping, and a second Ctrl-C raised inside its clean-up (run.json's record of the end, the
+    stopping, and a second Ctrl-C raised inside its clean-up (writing the end into run.json, the
     workers' shutdown at exit) would break it with tracebacks. Later ones are ignored until the
     process exits, so once stopped the handlers are left in place.
     """

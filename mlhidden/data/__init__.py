@@ -1,11 +1,11 @@
-"""Multi-label datasets: MEKA and Mulan ARFF reading, MEKA writing, the paper's dataset registry, generated data."""
+"""Multi-label datasets: MEKA and Mulan ARFF reading, MEKA writing, the paper's dataset catalog, generated data."""
 
 from mlhidden.data.arff import read_arff, write_arff
 from mlhidden.data.catalog import (
     DatasetUnavailable,
+    catalog_entries,
     data_path,
     load_dataset,
-    registry_entries,
     resolve_data_dir,
 )
 from mlhidden.data.dataset import Dataset
@@ -24,7 +24,7 @@ __all__ = [
     "load_dataset",
     "make_logical",
     "read_arff",
-    "registry_entries",
+    "catalog_entries",
     "resolve_data_dir",
     "verify_datasets",
     "write_arff",

@@ -52,7 +52,7 @@ def read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, lis
                 feature_names=tuple(stored["feature_names"].tolist()),
                 label_names=tuple(stored["label_names"].tolist()),
                 source=source,
-                sha256=sha256,
+                identity=sha256,
             )
             input_warnings = [tuple(pair) for pair in stored["input_warnings"].tolist()]
     except Exception:  # any failure to read a cache entry means it is corrupt: parse the file instead
@@ -99,7 +99,7 @@ def label_file_key(labels_xml: PathLike | None) -> tuple[str, str] | None:
 def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple[str, str] | None) -> Dataset:
     """Parse an ARFF file once per machine (disk cache by checksum) and once per process (memo).
 
-    ``sha256`` is the identity the dataset carries (the file's own, or for a registry dataset
+    ``sha256`` is the identity the dataset carries (the file's own, or for a catalog dataset
     the manifest's), worked out by the caller: parsing does not hash the file again. The arrays of the
     returned dataset are read-only, since every caller shares them.
     """
@@ -112,7 +112,7 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
             parsed = read_arff(
                 path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0], hashed=False
             )
-        dataset = dataclasses.replace(parsed, sha256=sha256)
+        dataset = dataclasses.replace(parsed, identity=sha256)
         write_cache(
             cache_path,
             dataset,

@@ -3,7 +3,7 @@
 ``manifest.yaml`` (beside this module) lists each dataset's file, expected shape and identity
 checksum, and the file the project ships for it. Files are looked up in the data path
 (:func:`data_path`): ``--data-dir``, then ``$MLHIDDEN_DATA``, then the project's ``datasets/``,
-where the shipped bz2 copies are. A dataset's identity (``Dataset.sha256``, the key of every stored
+where the shipped bz2 copies are. A dataset's identity (``Dataset.identity``, the key of every stored
 result) is the sha256 of its mirror file, whichever of the two forms is read, so results stored
 from either form are the same results. Parsed arrays are cached on disk by that checksum
 (:mod:`mlhidden.data.cache`) and memoised in the process.
@@ -50,7 +50,7 @@ MISSING_HINT = (
 
 
 class DatasetUnavailable(UserError):
-    """A registry dataset the user must supply themselves (no copy is distributed) is not in the data path.
+    """A catalog dataset the user must supply themselves (no copy is distributed) is not in the data path.
 
     ``reason`` is the message without the dataset's name, for the row of a table that names it.
     """
@@ -61,7 +61,7 @@ class DatasetUnavailable(UserError):
 
 
 @dataclasses.dataclass(frozen=True)
-class RegistryEntry:
+class CatalogEntry:
     """One paper dataset as the manifest describes it.
 
     Attributes
@@ -122,7 +122,7 @@ def resolve_data_dir(data_dir: PathLike | None = None) -> Path:
 
 
 def data_path(data_dir: PathLike | None = None) -> list[Path]:
-    """The folders searched for a registry file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped
+    """The folders searched for a catalog file, in order: ``data_dir``, ``$MLHIDDEN_DATA``, the shipped
     ``datasets/``."""
     folders = [Path(folder) for folder in (data_dir, os.environ.get(DATA_ENV)) if folder]
     return list(dict.fromkeys([*folders, SHIPPED_DIR]))
@@ -131,42 +131,42 @@ def data_path(data_dir: PathLike | None = None) -> list[Path]:
 def own_files(data_dir: PathLike | None = None) -> dict[str, Path]:
     """``{stem: path}``: the user's ARFF files in the data path (but the shipped ``datasets/``): datasets by stem.
 
-    The registry's own files (``Reuters-K500.arff`` is ``Reuters``) are not.
+    The catalog's own files (``Reuters-K500.arff`` is ``Reuters``) are not.
     """
-    registry_files = {name for entry in _manifest() for name, _ in entry.candidates()}
-    return folder_files([folder for folder in data_path(data_dir) if folder != SHIPPED_DIR], skip=registry_files)
+    catalog_files = {name for entry in _manifest() for name, _ in entry.candidates()}
+    return folder_files([folder for folder in data_path(data_dir) if folder != SHIPPED_DIR], skip=catalog_files)
 
 
-def registry_entries() -> list[RegistryEntry]:
+def catalog_entries() -> list[CatalogEntry]:
     """Every dataset of the paper, in the manifest's order."""
     return list(_manifest())
 
 
 @functools.lru_cache(maxsize=1)
-def _manifest() -> tuple[RegistryEntry, ...]:
+def _manifest() -> tuple[CatalogEntry, ...]:
     text = resources.files("mlhidden.data").joinpath("manifest.yaml").read_text(encoding="utf-8")
-    return tuple(RegistryEntry(**entry) for entry in yaml.safe_load(text)["datasets"])
+    return tuple(CatalogEntry(**entry) for entry in yaml.safe_load(text)["datasets"])
 
 
 def load_dataset(spec: PathLike, data_dir: PathLike | None = None, params: Mapping[str, Any] | None = None) -> Dataset:
-    """Load a dataset by registry name, generator name or ARFF path.
+    """Load a dataset by catalog name, generator name or ARFF path.
 
     Parameters
     ----------
     spec : str or os.PathLike
-        A registry name (case-insensitive; the result carries the registry's spelling), a
+        A catalog name (case-insensitive; the result carries the catalog's spelling), a
         generated dataset's name (``Logical``), or the path of any MEKA ARFF file.
     data_dir : str or os.PathLike, optional
-        The first folder of the data path for registry names (see :func:`data_path`).
+        The first folder of the data path for catalog names (see :func:`data_path`).
     params : dict, optional
         Keyword arguments for a generator; for an ARFF path, ``{"labels": N}`` gives the label
         count of a file whose relation has no ``-C``, ``{"labels_xml": PATH}`` a Mulan label file
-        (used by default when ``NAME.xml`` sits beside ``NAME.arff``). Registry datasets take none.
+        (used by default when ``NAME.xml`` sits beside ``NAME.arff``). Catalog datasets take none.
 
     Raises
     ------
     DatasetUnavailable
-        A user-supplied registry file (MediaMill) is not in the data path.
+        A user-supplied catalog file (MediaMill) is not in the data path.
     UserError
         Unknown name, missing file, checksum or shape different from the manifest, bad params,
         or a malformed file.
@@ -190,7 +190,7 @@ def load_source(source: DatasetSource, params: Mapping[str, Any] | None = None) 
         raise UserError(problem, path=source.location if source.kind == "file" else None)
     if source.kind == "generator":
         return GENERATORS[source.location](**params)
-    if source.kind == "registry":
+    if source.kind == "catalog":
         return load_entry(_entries_by_name()[source.location], list(source.folders))
     if source.kind == "loader":
         return load_with(source.location, find_loader(source.location), params)
@@ -221,10 +221,10 @@ LABELS_MEANING = "N > 0: the first N attributes are labels; N < 0: the last |N|"
 class DatasetSource:
     """What a dataset's name resolves to, worked out once (:func:`resolve_dataset`) and read from then on.
 
-    ``kind`` is one of "generator", "registry", "file" (an existing path), "data file" (an ARFF file
+    ``kind`` is one of "generator", "catalog", "file" (an existing path), "data file" (an ARFF file
     of the data path by its stem), "loader" (an entry point's name or an import path,
-    :mod:`~mlhidden.data.own_datasets`). ``location`` is the generator's or registry's own spelling of
-    the name, the ARFF file's path, or the loader's name; ``folders`` is the data path a registry
+    :mod:`~mlhidden.data.own_datasets`). ``location`` is the generator's or catalog's own spelling of
+    the name, the ARFF file's path, or the loader's name; ``folders`` is the data path a catalog
     file is looked up in when it is loaded (and its checksum checked).
     """
 
@@ -241,7 +241,7 @@ def resolve_dataset(spec: PathLike, data_dir: PathLike | None = None) -> Dataset
         return DatasetSource("generator", generator)
     entry = unique_match(name, _entries_by_name(), "dataset")
     if entry is not None:
-        return DatasetSource("registry", entry, tuple(data_path(data_dir)))
+        return DatasetSource("catalog", entry, tuple(data_path(data_dir)))
     if Path(name).is_file():
         return DatasetSource("file", name)
     path = find_folder_file(name, own_files(data_dir))
@@ -284,7 +284,7 @@ def dataset_params_problem(source: DatasetSource, params: Mapping[str, Any] | No
             guess = did_you_mean(unknown[0], signature.parameters).strip() if unknown else ""
             problem = f"{name} takes the parameters {', '.join(signature.parameters)}; got {', '.join(sorted(params))}"
             return problem + (f" ({guess})" if guess else "")
-    elif kind == "registry" and params:
+    elif kind == "catalog" and params:
         return f"{name} is read from a file and takes no parameters, got {', '.join(sorted(params))}"
     elif kind == "loader":
         return loader_params_problem(name, find_loader(name), params)
@@ -302,12 +302,7 @@ def dataset_params_problem(source: DatasetSource, params: Mapping[str, Any] | No
     return None
 
 
-def dataset_names() -> list[str]:
-    """Every name :func:`load_dataset` knows: the registry's, then the generators'."""
-    return _all_names()
-
-
-def _entries_by_name() -> dict[str, RegistryEntry]:
+def _entries_by_name() -> dict[str, CatalogEntry]:
     return {entry.name: entry for entry in _manifest()}
 
 
@@ -315,8 +310,8 @@ def _all_names() -> list[str]:
     return list(_entries_by_name()) + list(GENERATORS)
 
 
-def select_entries(names: Iterable[str] | None) -> list[RegistryEntry]:
-    """The registry entries named (case-insensitively), all when ``names`` is None."""
+def select_entries(names: Iterable[str] | None) -> list[CatalogEntry]:
+    """The catalog entries named (case-insensitively), all when ``names`` is None."""
     if names is None:
         return list(_manifest())
     by_name = _entries_by_name()
@@ -326,7 +321,7 @@ def select_entries(names: Iterable[str] | None) -> list[RegistryEntry]:
         if key is None:
             raise UserError(
                 f"unknown dataset '{name}'",
-                hint=f"{did_you_mean(name, by_name)}registry datasets are {', '.join(by_name)}",
+                hint=f"{did_you_mean(name, by_name)}catalog datasets are {', '.join(by_name)}",
             )
         selected.append(by_name[key])
     return selected
@@ -334,7 +329,7 @@ def select_entries(names: Iterable[str] | None) -> list[RegistryEntry]:
 
 @dataclasses.dataclass(frozen=True)
 class FoundFile:
-    """Where a registry file was found in the data path and what it is.
+    """Where a catalog file was found in the data path and what it is.
 
     ``identity`` is the dataset's identity checksum (the manifest's ``sha256``, whichever form
     was found; the file's own sha256 for a user-supplied file), None unless status is ok.
@@ -346,7 +341,7 @@ class FoundFile:
     identity: str | None = None
 
 
-def find_entry(entry: RegistryEntry, folders: list[Path]) -> FoundFile:
+def find_entry(entry: CatalogEntry, folders: list[Path]) -> FoundFile:
     """The first file of ``entry`` in ``folders`` (mirror form before shipped form), checked against the manifest.
 
     The first file present decides: a damaged copy in ``--data-dir`` is reported, never silently
@@ -366,8 +361,8 @@ def find_entry(entry: RegistryEntry, folders: list[Path]) -> FoundFile:
     return FoundFile(None, None, entry.unavailable_status if entry.user_supplied else "missing")
 
 
-def load_entry(entry: RegistryEntry, folders: list[Path]) -> Dataset:
-    """Load a registry file after checking that it is the manifest's file, and check its shape."""
+def load_entry(entry: CatalogEntry, folders: list[Path]) -> Dataset:
+    """Load a catalog file after checking that it is the manifest's file, and check its shape."""
     found = find_entry(entry, folders)
     if found.path is None:
         if found.status == entry.unavailable_status:

@@ -22,8 +22,9 @@ class Dataset:
     ``X`` is a float64 ``numpy.ndarray`` or a ``scipy.sparse.csr_matrix`` (sparse ARFF stays
     sparse); missing values are NaN and are imputed inside each training split, never here.
     ``Y`` is a dense ``int8`` array of shape (n_samples, n_labels) holding 0/1.
-    ``sha256`` is the checksum of the source file (None for generated data), and is part of the
-    results-store key so that results from different data versions never mix.
+    ``identity`` is the sha256 that names the data in the results-store key, so that results from
+    different data versions never mix: the sha256 of the file read, except for a dataset of the
+    catalog, whose identity is its mirror file's whichever form of it was read (None for generated data).
     """
 
     name: str
@@ -32,7 +33,7 @@ class Dataset:
     feature_names: tuple[str, ...] = ()
     label_names: tuple[str, ...] = ()
     source: str | None = None
-    sha256: str | None = None
+    identity: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -70,9 +71,9 @@ class Dataset:
 
     @cached_property
     def checksum(self) -> str:
-        """The store key for this data: the file's sha256, or a digest of the generator's arrays."""
-        if self.sha256:
-            return self.sha256
+        """The store key for this data: its :attr:`identity`, or a digest of the generator's arrays."""
+        if self.identity:
+            return self.identity
         import hashlib
 
         digest = hashlib.sha256()

@@ -117,7 +117,7 @@ def copy_from_mirror(
     mirror: PathLike, data_dir: PathLike | None = None, names: Iterable[str] | None = None,
     deadline: float | None = None, allow_unverified: bool = False,
 ) -> list[dict[str, str]]:
-    """Copy or download the registry files of a mirror into the data path, verified by sha256.
+    """Copy or download the catalog files of a mirror into the data path, verified by sha256.
 
     Each file is streamed into a temporary file beside its destination while it is hashed, and
     renamed into place only when the checksum is the manifest's, so an interrupted or corrupted
@@ -131,7 +131,7 @@ def copy_from_mirror(
     data_dir : str or os.PathLike, optional
         The destination (see :func:`mlhidden.data.resolve_data_dir`); created if needed.
     names : iterable of str, optional
-        Registry names to fetch (default: all), or file names of a user's own ARFF files in the
+        Catalog names to fetch (default: all), or file names of a user's own ARFF files in the
         mirror (``mine.arff``, ``.arff.gz``, ``.arff.bz2``), each with its Mulan XML if the
         mirror has one (:func:`~mlhidden.data.mulan.xml_names`). No checksum vouches for those.
     deadline : float, optional
@@ -193,8 +193,8 @@ def _loads_xml(path: Path) -> None:
 
 
 def _is_own_file(name: str) -> bool:
-    """A name to fetch that is an ARFF file name rather than a registry dataset."""
-    return "/" not in name and name.lower().endswith(ARFF_SUFFIXES) and dataset_kind(name) != "registry"
+    """A name to fetch that is an ARFF file name rather than a catalog dataset."""
+    return "/" not in name and name.lower().endswith(ARFF_SUFFIXES) and dataset_kind(name) != "catalog"
 
 
 def _fetch_one(

@@ -1,6 +1,6 @@
 """What the data path holds: one row per dataset, for ``mlhidden datasets list`` and ``verify``.
 
-The registry (:mod:`mlhidden.data.catalog`) finds and loads the files; this module only
+The catalog (:mod:`mlhidden.data.catalog`) finds and loads the files; this module only
 reports on them.
 """
 
@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.data.catalog import (
-    RegistryEntry,
+    CatalogEntry,
+    catalog_entries,
     data_path,
     dataset_kind,
     find_entry,
     load_dataset,
     load_entry,
     own_files,
-    registry_entries,
     select_entries,
 )
 from mlhidden.data.dataset import Dataset
@@ -29,16 +29,16 @@ from mlhidden.io import PathLike
 
 
 def dataset_table(data_dir: PathLike | None = None) -> list[dict[str, Any]]:
-    """One row per registry dataset, generated one, ARFF file of the user's in the data path (by its
+    """One row per catalog dataset, generated one, ARFF file of the user's in the data path (by its
     stem) and loader of an installed package: availability, shape, checksum, status.
 
     Shapes come from the parsed file when it is available, else from the manifest.
     """
     folders = data_path(data_dir)
     rows = []
-    for entry in registry_entries():
+    for entry in catalog_entries():
         found = find_entry(entry, folders)
-        shape_source: RegistryEntry | Dataset = entry
+        shape_source: CatalogEntry | Dataset = entry
         status = found.status
         if status in ("ok", "no checksum"):
             try:
@@ -59,7 +59,7 @@ def dataset_table(data_dir: PathLike | None = None) -> list[dict[str, Any]]:
         if dataset_kind(stem, data_dir) == "data file":
             rows.append(_own_file_row(stem, path, data_dir))
     for name, (_, source) in entry_point_loaders().items():
-        if dataset_kind(name, data_dir) == "loader":  # not shadowed by a registry name or a file
+        if dataset_kind(name, data_dir) == "loader":  # not shadowed by a catalog name or a file
             rows.append({"name": name, "file": f"(loader: {source})", "available": True, "status": "loaded when run"})
     return rows
 
@@ -74,14 +74,14 @@ def _own_file_row(stem: str, path: Path, data_dir: PathLike | None) -> dict[str,
 
 
 def verify_datasets(data_dir: PathLike | None = None, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-    """Check each registry file's sha256 against the manifest (hashing only, no parsing).
+    """Check each catalog file's sha256 against the manifest (hashing only, no parsing).
 
     Parameters
     ----------
     data_dir : str or os.PathLike, optional
         The first folder of the data path (see :func:`~mlhidden.data.catalog.data_path`).
     names : iterable of str, optional
-        Registry names to check (default: all).
+        Catalog names to check (default: all).
 
     Returns
     -------
@@ -103,9 +103,9 @@ def verify_datasets(data_dir: PathLike | None = None, names: Iterable[str] | Non
 
 
 def _table_row(
-    name: str, file: str, available: bool, shape: RegistryEntry | Dataset, sha256: str | None, status: str
+    name: str, file: str, available: bool, shape: CatalogEntry | Dataset, sha256: str | None, status: str
 ) -> dict[str, Any]:
-    """A dataset_table row; ``shape`` is a Dataset or a RegistryEntry (same attribute names)."""
+    """A dataset_table row; ``shape`` is a Dataset or a CatalogEntry (same attribute names)."""
     return {
         "name": name,
         "file": file,

@@ -7,9 +7,9 @@ database, a download cache, arrays built in code): an installed package register
 the ``mlhidden.datasets`` entry-point group, or a config names it by import path
 (``my_pkg.data:load_emotions``); a config entry's ``params`` are its keyword arguments.
 
-Names follow the registry's case rule: any case matches, the exact spelling wins, and two that
+Names follow the catalog's case rule: any case matches, the exact spelling wins, and two that
 differ only in case must be written exactly. :mod:`mlhidden.data.catalog` decides which kind a
-name is, registry and generator names first.
+name is, catalog and generator names first.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def folder_files(folders: Iterable[PathLike], skip: Iterable[str] = ()) -> dict[
 
 
 def find_folder_file(name: str, files: Mapping[str, Path]) -> Path | None:
-    """The file of ``files`` (:func:`folder_files`) whose stem is ``name`` (registry names' case rule), or None."""
+    """The file of ``files`` (:func:`folder_files`) whose stem is ``name`` (catalog names' case rule), or None."""
     stem = unique_match(name, files, "dataset")
     return None if stem is None else files[stem]
 

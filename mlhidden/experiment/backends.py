@@ -33,21 +33,15 @@ DASK_TIMEOUT_ENV = "MLHIDDEN_DASK_TIMEOUT"
 DEFAULT_DASK_TIMEOUT = 30.0
 
 
-class ClusterLost(Exception):
-    """The dask cluster can run no unit: it has had no worker for the backend's timeout, or its
-    scheduler is gone. Unlike a lost worker, waiting or resubmitting would not help: the runner
-    reports the units left as not run, with this message as the reason."""
-
-
 _ECHO_LOGGERS = ("distributed.client", "tornado.application")
 
 
-def _not_an_echo_of_a_lost_scheduler(record: logging.LogRecord) -> bool:
+def _not_an_echo_of_a_lost_scheduler(logged: logging.LogRecord) -> bool:
     """A log filter: what the dask client logs on losing its scheduler (its failure to reconnect,
     the traceback of each result whose connection closed), which the run reports in its one line
-    about the units not run (:class:`ClusterLost`)."""
-    closed = record.exc_info is not None and isinstance(record.exc_info[1], OSError)
-    return not (closed or record.getMessage().startswith("Failed to reconnect to scheduler"))
+    about the units not run (:class:`~mlhidden.experiment.dask_backend.ClusterLost`)."""
+    closed = logged.exc_info is not None and isinstance(logged.exc_info[1], OSError)
+    return not (closed or logged.getMessage().startswith("Failed to reconnect to scheduler"))
 
 
 def dask_timeout() -> float:
@@ -116,13 +110,17 @@ class ExecutionBackend:
     timeout : float, optional
         Seconds to wait for the scheduler to answer (and to come back when its connection is
         lost), and for a worker when the cluster has none (all of them lost and restarting):
-        past it the units left are not run (:class:`ClusterLost`). Default: :func:`dask_timeout`.
+        past it the units left are not run (:class:`~mlhidden.experiment.dask_backend.ClusterLost`).
+        Default: :func:`dask_timeout`.
 
     Attributes
     ----------
     lost_worker_errors : tuple of exception types
         What joblib raises when a worker dies under a unit (killed, out of memory, its machine
         gone), as opposed to a bug: the runner resubmits the units that did not come back.
+    cluster_lost_errors : tuple of exception types
+        What a pass raises when the dask cluster can run no unit at all (none with ``loky``): the
+        runner reports the units left as not run.
     """
 
     def __init__(self, name: str = "loky", scheduler: str | None = None, timeout: float | None = None) -> None:
@@ -140,6 +138,7 @@ class ExecutionBackend:
         self.timeout = dask_timeout() if timeout is None and name == "dask" else timeout or DEFAULT_DASK_TIMEOUT
         self._client: Client | None = None
         self.lost_worker_errors: tuple[type[BaseException], ...] = (BrokenProcessPool,)
+        self.cluster_lost_errors: tuple[type[BaseException], ...] = ()
 
     def __enter__(self) -> ExecutionBackend:
         if self.name == "dask":
@@ -165,7 +164,10 @@ class ExecutionBackend:
                 f"cannot reach the dask scheduler at {self.scheduler}: {exc}",
                 hint="check the address and that `dask scheduler` is running",
             ) from None
+        from mlhidden.experiment.dask_backend import ClusterLost
+
         self.lost_worker_errors = (KilledWorker, CancelledError)
+        self.cluster_lost_errors = (ClusterLost,)
         for name in _ECHO_LOGGERS:
             logging.getLogger(name).addFilter(_not_an_echo_of_a_lost_scheduler)
 
@@ -183,7 +185,7 @@ class ExecutionBackend:
         return joblib.parallel_config(backend="loky", initializer=_start_worker, initargs=(os.getpid(),))
 
     def describe(self) -> dict[str, Any]:
-        """Where the units compute, for the run's provenance record."""
+        """Where the units compute, for the run's provenance."""
         if self.name == "dask":
             threads: dict[str, int] = self._client.nthreads() if self._client is not None else {}
             return {

@@ -92,7 +92,7 @@ def _mapping(entry: Mapping[str, Any], key: str, where: KeyPath, fail: Fail) -> 
     return dict(value)
 
 
-NAMED_KINDS = ("generator", "registry", "data file", "loader")
+NAMED_KINDS = ("generator", "catalog", "data file", "loader")
 """The dataset kinds named as written; any other name is a path, read from the config file's folder."""
 
 

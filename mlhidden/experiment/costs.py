@@ -211,7 +211,7 @@ def expected_unit_seconds(
     measured: defaultdict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in [] if stored is None else stored:
         if row["status"] == "ok":
-            measured[row["dataset"], row["method"], row["params_hash"]].append(own_seconds(row))
+            measured[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
     return [
         statistics.fmean(measured[dataset, method, params])
         if measured[dataset, method, params]

@@ -15,11 +15,15 @@ from typing import Any, TypeVar
 
 from joblib._dask import DaskDistributedBackend
 
-from mlhidden.experiment.backends import ClusterLost
-
 T = TypeVar("T")
 WATCH_SECONDS = 0.5
 """How often a pass checks that its cluster still has a worker and a scheduler."""
+
+
+class ClusterLost(Exception):
+    """The dask cluster can run no unit: it has had no worker for the backend's timeout, or its
+    scheduler is gone. Unlike a lost worker, waiting or resubmitting would not help: the runner
+    reports the units left as not run, with this message as the reason."""
 
 
 def _identity(value: T) -> T:

@@ -20,7 +20,7 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 from mlhidden.data.dataset import Matrix
-from mlhidden.experiment.backends import ClusterLost, ExecutionBackend
+from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.stop_signals import stop_signals_deferred
 from mlhidden.experiment.time_limit import unit_time_limit
@@ -146,7 +146,7 @@ def run_units(
                             )
                     if on_unit is not None:
                         on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
-        except ClusterLost as exc:
+        except executor.cluster_lost_errors as exc:
             summary.not_run_reason = str(exc)
             break
         except executor.lost_worker_errors:

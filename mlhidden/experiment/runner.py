@@ -117,7 +117,7 @@ def load_datasets(config: RunConfig) -> tuple[list[DatasetPlan], dict[str, str]]
     config was read; user-supplied ones may be missing.
 
     Two datasets that load under one name in any letter case (two files with one ``@relation``, a
-    registry name and a file) are refused here, as the config's check cannot see a file's name.
+    catalog name and a file) are refused here, as the config's check cannot see a file's name.
     """
     plans: list[DatasetPlan] = []
     unavailable: dict[str, str] = {}
@@ -177,7 +177,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     """
     plans, unavailable = load_datasets(config)
     units: list[Unit] = [
-        (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "method": method.name,
+        (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "registry_name": method.name,
                                "params_hash": method.params_hash, "split": split.index, "seed": split.seed})
         for plan in plans
         for method in config.methods
@@ -291,9 +291,9 @@ def execute_plan(
         summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
         provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
-        # With nothing left to compute, the record of the invocation that computed the units stands.
-        keep_record = not todo and _finished_record(run_dir, record["config_hash"], summary.n_units)
-        if not keep_record:
+        # With nothing left to compute, the run.json of the invocation that computed the units stands.
+        keep_run_json = not todo and _finished_before(run_dir, record["config_hash"], summary.n_units)
+        if not keep_run_json:
             write_run_json(run_dir, provenance)
         slots = executor.slots(config.n_jobs, config.n_jobs_origin)
         summary.workers = worker_count(config.n_jobs, slots, len(todo))
@@ -311,8 +311,8 @@ def execute_plan(
             summary.interrupted = True
         except UserError as exc:  # the store could not take a unit (a full disk): say what is kept
             _remove_shared_fits(run_dir)
-            if not keep_record:
-                _try_to_record_the_end(run_dir, provenance, summary)
+            if not keep_run_json:
+                _try_to_write_the_end(run_dir, provenance, summary)
             stored_units = summary.n_skipped + summary.n_done
             raise UserError(
                 f"{exc.message}; {stored_units} of {summary.n_units} units are stored", path=exc.path, hint=exc.hint
@@ -321,12 +321,12 @@ def execute_plan(
             stored = store.done_keys()
             summary.not_run = [key for *_, key in todo if unit_key(key) not in stored]
             _remove_shared_fits(run_dir)
-            if not keep_record:
-                _try_to_record_the_end(run_dir, provenance, summary, interrupted=summary.interrupted)
+            if not keep_run_json:
+                _try_to_write_the_end(run_dir, provenance, summary, interrupted=summary.interrupted)
             raise
         _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
-        if not keep_record:
+        if not keep_run_json:
             finished_at = now()
             store.set_meta("finished_at", finished_at)
             write_run_json(
@@ -358,10 +358,10 @@ def dispatch_order(
     return [units[i] for i in order], seconds
 
 
-def _try_to_record_the_end(
+def _try_to_write_the_end(
     run_dir: Path, provenance: dict[str, Any], summary: RunSummary, interrupted: bool = True
 ) -> None:
-    """Record in run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
+    """Write into run.json how the run ended, where the disk still allows it, rather than leave it "running"."""
     try:
         write_run_json(
             run_dir,
@@ -373,12 +373,12 @@ def _try_to_record_the_end(
         pass
 
 
-def _finished_record(run_dir: Path, config_hash: str, n_units: int) -> bool:
-    """Whether run_dir's run.json records a finished run of this config's ``n_units`` units."""
-    record = read_run_json(run_dir)
+def _finished_before(run_dir: Path, config_hash: str, n_units: int) -> bool:
+    """Whether run_dir's run.json tells of a finished run of this config's ``n_units`` units."""
+    run_json = read_run_json(run_dir)
     return (
-        record is not None and record.get("status") == "finished" and record.get("config_hash") == config_hash
-        and record["units"]["total"] == n_units
+        run_json is not None and run_json.get("status") == "finished" and run_json.get("config_hash") == config_hash
+        and run_json["units"]["total"] == n_units
     )
 
 

@@ -349,7 +349,7 @@ def method_table() -> list[dict[str, Any]]:
     ]
 
 
-def method_records() -> list[dict[str, Any]]:
+def method_data() -> list[dict[str, Any]]:
     """:func:`method_table` as data (``methods --json``): the defaults as a mapping, no base learner as None."""
     return [
         {

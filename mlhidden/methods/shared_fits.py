@@ -78,11 +78,11 @@ class SharedFits:
 
     def get_or_compute(self, kind: str, key: str, compute: Callable[[], T]) -> T:
         path = self.folder / f"{kind}-{key}.pkl"
-        record = _load(path)
-        if record is None:
+        cached = _load(path)
+        if cached is None:
             with self._computing(path.with_suffix(".lock")):
-                record = _load(path)  # computed by the process that held the lock
-                if record is None:
+                cached = _load(path)  # computed by the process that held the lock
+                if cached is None:
                     start = time.perf_counter()
                     value = compute()
                     seconds = time.perf_counter() - start
@@ -90,7 +90,7 @@ class SharedFits:
                     self.n_computed += 1
                     self._save(path, (value, seconds))
                     return value
-        value, seconds = record
+        value, seconds = cached
         self.reused_seconds += seconds
         self.n_reused += 1
         return cast(T, value)
@@ -106,11 +106,11 @@ class SharedFits:
             return nullcontext()
         return _flocked(file)
 
-    def _save(self, path: Path, record: tuple[object, float]) -> None:
+    def _save(self, path: Path, computed: tuple[object, float]) -> None:
         """Write atomically; a folder we cannot write to only means no reuse."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            write_atomically(path, lambda stream: pickle.dump(record, stream, protocol=pickle.HIGHEST_PROTOCOL))
+            write_atomically(path, lambda stream: pickle.dump(computed, stream, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             pass
 

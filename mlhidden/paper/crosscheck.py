@@ -44,6 +44,14 @@ from mlhidden import RunConfig, load_datasets, parse_config
 from mlhidden.errors import UserError
 from mlhidden.io import write_text
 from mlhidden.methods.base_learners import make_base_learner
+from mlhidden.paper.crosscheck_table import (
+    METRICS,
+    STORED_UNITS,
+    TIGHT,
+    TOLERANCE,
+    crosscheck_table,
+    stored_blas_note,
+)
 from mlhidden.paper.settings import load_sensitivity
 from mlhidden.runs.blas_threads import unit_thread_limits
 from mlhidden.runs.metrics import exact_match, hamming_score
@@ -55,13 +63,6 @@ SETTINGS = ("j_paper_era", "a_lbfgs_C1")
 DATASETS = ("Logical", "Music", "Scene", "Yeast", "Medical", "Enron")
 LARGER_DATASETS = ("Reuters", "OHSUMED", "Bibtex", "Corel5k")
 METHODS = ("BR", "CC", "LP")
-STORED_UNITS = Path("results/paper/units.csv")
-TOLERANCE = 0.002
-METRICS = ("exact_match", "hamming_score")
-"""The largest |ours − theirs| on a metric that solver tolerance is taken to explain; above it, the cell is refitted
-tightly."""
-TIGHT = {"tol": 1e-10, "max_iter": 10_000}
-"""Base-learner parameters of the tight refit: both sides solved far below the default tolerance."""
 INSTALL_HINT = "install the cross-check's extra: pip install -e '.[crosscheck]'"
 
 
@@ -348,8 +349,6 @@ def main(argv=None) -> int:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
-    from mlhidden.paper.crosscheck_table import crosscheck_table, stored_blas_note
-
     start = time.perf_counter()
     try:
         frame = run_crosscheck(args.settings, args.datasets, args.splits, args.larger, tuple(args.methods),

@@ -18,7 +18,7 @@ from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs
-from mlhidden.paper.output_jobs import Job, run_jobs
+from mlhidden.paper.output_jobs import Job
 from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, REPORT_FILE, read_run_log, reference_results
 from mlhidden.paper.sections import results_section
 from mlhidden.paper.sensitivity_section import settings_section
@@ -154,16 +154,11 @@ def _with_audit(comparisons: pd.DataFrame, audited: pd.DataFrame) -> pd.DataFram
     return comparisons.merge(audited[[*KEY, "audit"]].drop_duplicates(KEY), on=KEY, how="left")
 
 
-def write_index_html(out_dir) -> Path:
-    """Write ``out_dir/index.html`` from the runs, ``comparison.csv`` and the sensitivity settings under ``out_dir``."""
-    (path,) = run_jobs([index_html_job(out_dir)])
-    return path
-
-
 def index_html_job(out_dir) -> Job:
-    """:func:`write_index_html` as a :class:`~mlhidden.paper.output_jobs.Job`: each view's claims and
-    run sections are calls; the finish reads ``comparison.csv`` (which may be written meanwhile, by
-    a job finished before this one) and writes the page."""
+    """``out_dir/index.html`` from the runs, ``comparison.csv`` and the sensitivity settings under
+    ``out_dir``, as a :class:`~mlhidden.paper.output_jobs.Job`: each view's claims and run sections
+    are calls; the finish reads ``comparison.csv`` (which may be written meanwhile, by a job finished
+    before this one) and writes the page."""
     out_dir = Path(out_dir)
     reference, main_runs = reference_results(), Runs(out_dir)
     setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")

@@ -51,10 +51,10 @@ def run_jobs(jobs: list, n_jobs: int | None = 1) -> list:
     else:
         with ExecutionBackend().parallel_config():
             outcomes = Parallel(n_jobs=workers, batch_size=1)(delayed(_computed)(call) for call in calls)
-    registry: dict = {}
+    shown: dict = {}
     for _, caught in outcomes:
         for message, category, filename, lineno in caught:
-            warnings.warn_explicit(message, category, filename, lineno, registry=registry)
+            warnings.warn_explicit(message, category, filename, lineno, registry=shown)
     finished, start = [], 0
     for job in jobs:
         finished.append(job.finish([result for result, _ in outcomes[start:start + len(job.calls)]]))

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from mlhidden.errors import UserError
 from mlhidden.methods.base_learners import LOGISTIC_LEARNERS, make_base_learner, parse_base_spec
-from mlhidden.paper.settings import Setting, read_manifest
+from mlhidden.paper.settings import Setting
 from mlhidden.runs.status import OK
-from mlhidden.runs.store import load_results
 from mlhidden.runs.unit_warnings import stored_warnings
 
 PAPER_ERA_LIBRARY = "scikit-learn 0.17-0.21"
@@ -110,17 +108,6 @@ def scales_as_solver_needs(setting: dict) -> bool:
     if setting.get("preprocess") or name in SELF_SCALING_LEARNERS:
         return True
     return name not in LOGISTIC_LEARNERS or params.get("solver", "lbfgs") in SCALE_FREE_SOLVERS
-
-
-def apply_primary_rule(out_dir) -> list:
-    """A :class:`RuleVerdict` per setting of the sensitivity run in ``out_dir``, in manifest order."""
-    manifest = read_manifest(out_dir)
-    if manifest is None:
-        raise FileNotFoundError(f"no sensitivity manifest in {out_dir}")
-    return [
-        rule_verdict(setting, [load_results(Path(out_dir) / run_dir).units for run_dir in setting["run_dirs"].values()])
-        for setting in manifest["settings"]
-    ]
 
 
 def rule_verdict(setting: dict, units: list) -> RuleVerdict:

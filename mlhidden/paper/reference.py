@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden import RunConfig
-from mlhidden.data import registry_entries
+from mlhidden.data import catalog_entries
 
 PAPER_CONFIGS = ("paper", "logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count", "synthetic_variants")
 REPORT_FILE = "REPORT.md"
@@ -72,7 +72,7 @@ class QuickMode:
     max_splits : int
         Splits per dataset.
     max_cells : int
-        Registry datasets with more than this many feature values (N x D) are left out;
+        Catalog datasets with more than this many feature values (N x D) are left out;
         generated datasets are always kept.
     max_sweep_points : int
         A dataset entry keeps the first this-many points of its sweep (e.g. 10 of the 150
@@ -84,8 +84,8 @@ class QuickMode:
     max_sweep_points: int = 10
 
     def shrink(self, config: RunConfig) -> RunConfig:
-        """``config`` with fewer splits, without the large registry datasets, and shorter sweeps."""
-        sizes = {entry.name.lower(): entry.n_samples * entry.n_features for entry in registry_entries()}
+        """``config`` with fewer splits, without the large catalog datasets, and shorter sweeps."""
+        sizes = {entry.name.lower(): entry.n_samples * entry.n_features for entry in catalog_entries()}
         kept = []
         points: Counter[str | None] = Counter()
         for spec in config.datasets:

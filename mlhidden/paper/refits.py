@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mlhidden.paper.output_jobs import Job, run_jobs
+from mlhidden.paper.output_jobs import Job
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
 from mlhidden.report.csv_files import write_frame
 from mlhidden.runs.record import RunRecord
@@ -26,8 +26,10 @@ from mlhidden.runs.unit_fit import fit_unit
 LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "accuracy", "exact_match"]
 
 
-def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
-    """Refit some units of a run and write each label's test accuracy to ``label_accuracy.csv``.
+def label_accuracy_job(run_dir, groups, methods, data_dir=None) -> Job:
+    """Refit some units of a run and write each label's test accuracy to ``label_accuracy.csv``, as a
+    :class:`~mlhidden.paper.output_jobs.Job`: one call per unit refitted, each with its own split and
+    method seed, and a finish that writes the CSV.
 
     Parameters
     ----------
@@ -40,17 +42,10 @@ def write_label_accuracies(run_dir, groups, methods, data_dir=None) -> Path:
 
     Returns
     -------
-    pathlib.Path
-        The CSV: one row per (dataset, method, split, chain position) with the label's index in
-        the dataset, its accuracy, and the unit's exact match.
+    Job
+        Its finish returns the CSV's path: one row per (dataset, method, split, chain position) with
+        the label's index in the dataset, its accuracy, and the unit's exact match.
     """
-    (path,) = run_jobs([label_accuracy_job(run_dir, groups, methods, data_dir)])
-    return path
-
-
-def label_accuracy_job(run_dir, groups, methods, data_dir=None) -> Job:
-    """:func:`write_label_accuracies` as a :class:`~mlhidden.paper.output_jobs.Job`: one call per
-    unit refitted, each with its own split and method seed, and a finish that writes the CSV."""
     run_dir = Path(run_dir)
     results = load_results(run_dir)
     record = RunRecord.from_record(results.config)

@@ -1,6 +1,6 @@
 """REPORT.md: the claims table, the sections, what explains our differences, and how the runs went.
 
-:func:`write_report` reads only the run stores under a folder, their refits and the paper's
+:func:`report_job` reads only the run stores under a folder, their refits and the paper's
 numbers, so every number in REPORT.md is computed and the report can be rebuilt at any time.
 """
 
@@ -25,7 +25,7 @@ from mlhidden.paper.deviations import (
     version_mismatches,
 )
 from mlhidden.paper.evidence import Evidence, Runs, gather_evidence
-from mlhidden.paper.output_jobs import Job, run_jobs
+from mlhidden.paper.output_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
     CROSSCHECK_FILE,
@@ -74,11 +74,6 @@ SWEEPS = {
     ),
 }
 """The sweep sections: run name -> (title, x-axis label, what the lines are)."""
-
-
-def evaluate_claims(out_dir) -> list:
-    """Every claim of :data:`~mlhidden.paper.claims.CLAIMS` decided from the runs under ``out_dir``."""
-    return decide_claims(out_dir)
 
 
 def crosscheck_section(out_dir: Path) -> str:
@@ -280,25 +275,15 @@ def deviations_report(
     return deviations_markdown(diagnoses, baselines, setting_agreement(comparisons, settings_cells))
 
 
-def write_report(out_dir, data_dir=None) -> list:
-    """Write REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs.
+def report_job(out_dir, data_dir=None) -> Job:
+    """REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs, as a
+    :class:`~mlhidden.paper.output_jobs.Job`: the claims and each section (with its tables and figures)
+    are calls; the finish writes REPORT.md and ``comparison.csv`` and returns the files written.
 
     Runs that are missing are reported as not run and their claims as not evaluated. The sensitivity
     study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.sensitivity_section.read_settings`);
     the trivial baselines from the datasets under ``data_dir`` (see :func:`mlhidden.data.resolve_data_dir`).
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written.
     """
-    (paths,) = run_jobs([report_job(out_dir, data_dir)])
-    return paths
-
-
-def report_job(out_dir, data_dir=None) -> Job:
-    """:func:`write_report` as a :class:`~mlhidden.paper.output_jobs.Job`: the claims and each
-    section (with its tables and figures) are calls; the finish writes REPORT.md and ``comparison.csv``."""
     out_dir = Path(out_dir)
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
     runs, reference = Runs(out_dir), reference_results()

@@ -7,7 +7,7 @@ stored), under the base-learner setting of ``configs/sensitivity.yaml`` that the
 the sensitivity study already computed under it are copied from ``<out>/sensitivity/``). After the
 last unit, :func:`write_outputs` refits the few units whose per-label accuracies the report needs
 (:mod:`mlhidden.paper.refits`), then writes each run's own tables, REPORT.md
-(:func:`~mlhidden.paper.report_md.write_report`) and index.html, on the same workers as the units.
+(:func:`~mlhidden.paper.report_md.report_job`) and index.html, on the same workers as the units.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def reproduce(
     if main_setting is not None:
         adjustments = [note for config in configs for note in config.adjustments]
         is_primary = main_setting == primary
-        setting_log = {**main_setting.record(), "adjustments": adjustments, "is_primary": is_primary}
+        setting_log = {**main_setting.manifest_entry(), "adjustments": adjustments, "is_primary": is_primary}
     result = Reproduction(out_dir)
     started, started_at = time.perf_counter(), now()
     earlier = read_run_log(out_dir)
@@ -265,23 +265,18 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     return paths + accuracy_paths[len(refitted):] + report_paths + [html_path]
 
 
-def write_setting_refits(setting_dirs, data_dir=None) -> list:
-    """The refits of :data:`~mlhidden.paper.reference.LABEL_ACCURACY_REFITS` for each sensitivity
-    setting's finished runs that lack them, so the claims they decide (C8) are decided under every
-    setting too. A run still running, or refitted before, is left as it is."""
-    return run_jobs(setting_refit_jobs(setting_dirs, data_dir))
-
-
 def setting_refit_jobs(setting_dirs, data_dir=None) -> list:
-    """The jobs of :func:`write_setting_refits`."""
+    """The refits of :data:`~mlhidden.paper.reference.LABEL_ACCURACY_REFITS` for each sensitivity
+    setting's finished runs that lack them, as jobs, so the claims they decide (C8) are decided under
+    every setting too. A run still running, or refitted before, is left as it is."""
     jobs = []
     for folder in setting_dirs:
         for name, (groups, methods) in LABEL_ACCURACY_REFITS.items():
             run_dir = Path(folder) / name
-            record = read_run_json(run_dir)
+            run_json = read_run_json(run_dir)
             if (
-                record is not None
-                and record.get("status") == "finished"
+                run_json is not None
+                and run_json.get("status") == "finished"
                 and not (run_dir / LABEL_ACCURACY_FILE).is_file()
             ):
                 jobs.append(label_accuracy_job(run_dir, groups, methods, data_dir=data_dir))

@@ -62,7 +62,7 @@ QUICK_KEYS = ("datasets", "splits", "max_sweep_points")
 
 @dataclass(frozen=True)
 class QuickSlice:
-    """What ``--quick`` keeps: the named datasets (registry or generator names), at most
+    """What ``--quick`` keeps: the named datasets (catalog or generator names), at most
     ``max_sweep_points`` points of each dataset or method sweep, and at most ``splits`` splits."""
 
     datasets: tuple = ("Logical", "Music", "Scene", "SyntheticComplex", "SyntheticSimple")
@@ -116,7 +116,7 @@ class Setting:
         except UserError as exc:
             raise UserError(f"setting '{self.name}': {exc.message}", path=exc.path, hint=exc.hint) from None
 
-    def record(self) -> dict:
+    def manifest_entry(self) -> dict:
         """The manifest's entry: each replacement base learner with its defaults filled in."""
         base = {replaced: resolved_base_params(spec) for replaced, spec in self.base.items()}
         return {"name": self.name, "about": self.about, "base": base, "preprocess": self.preprocess}
@@ -242,11 +242,11 @@ def run_sensitivity(
     manifest = {
         "config": sensitivity.source, "quick": quick, "runs": list(sensitivity.runs), "settings": [],
         "order": [setting.name for setting in sensitivity.settings],
-        "configured": {setting.name: setting.record() for setting in sensitivity.settings},
+        "configured": {setting.name: setting.manifest_entry() for setting in sensitivity.settings},
     }
     for setting, configs, adjustments in plans:
         entry = {
-            **setting.record(),
+            **setting.manifest_entry(),
             "adjustments": adjustments,
             "run_dirs": {},
             "wall_seconds": earlier.get(setting.name, {}).get("wall_seconds", 0.0),

@@ -22,10 +22,10 @@ import pandas as pd
 
 from mlhidden.errors import UserError
 from mlhidden.io import PathLike, write_file, write_text
-from mlhidden.report.stored_metrics import PREDICTION_KEY
 from mlhidden.report.tables import sort_units
 from mlhidden.runs.predictions import UnitPredictions
 from mlhidden.runs.store import ResultStore, load_results
+from mlhidden.runs.store_schema import KEY_FIELDS
 
 EXPORT_FORMATS = ("csv", "json", "parquet")
 PREDICTION_COLUMNS = ["dataset", "method", "split", "test_row", "label", "truth", "predicted", "score"]
@@ -72,7 +72,7 @@ def export_run(
 
 def prediction_frame(run_dirs: Iterable[PathLike], units: pd.DataFrame) -> pd.DataFrame:
     """The stored predictions of ``units`` (rows of :func:`~mlhidden.runs.store.load_results`), long, in order."""
-    keys = list(zip(*(units[c] for c in PREDICTION_KEY)))
+    keys = list(zip(*(units[c] for c in KEY_FIELDS)))
     label_of = {key: (row.dataset, row.method, row.split) for key, row in zip(keys, units.itertuples())}
     parts: dict[tuple[str, str, int], pd.DataFrame] = {}
     for run_dir in run_dirs:

@@ -213,11 +213,11 @@ def provenance_section(results: RunResults) -> HtmlSection:
         "<h3>Provenance</h3>",
         bullets(provenance_lines(results.provenance)) or "<p class='note'>No run.json.</p>",
     ]
-    for run_dir, record in results.provenance.items():
-        if record is not None:
+    for run_dir, run_json in results.provenance.items():
+        if run_json is not None:
             body.append(
                 f"<details><summary>{esc(run_dir)}/run.json</summary><pre>"
-                f"{esc(json.dumps(record, indent=2, sort_keys=True))}</pre></details>"
+                f"{esc(json.dumps(run_json, indent=2, sort_keys=True))}</pre></details>"
             )
     return HtmlSection("provenance", "Provenance and warnings", "".join(body))
 

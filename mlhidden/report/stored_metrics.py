@@ -25,9 +25,8 @@ from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import ResultStore, load_results
-from mlhidden.runs.store_schema import UnitKey
+from mlhidden.runs.store_schema import KEY_FIELDS, UnitKey
 
-PREDICTION_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed")
 SCORE_METRICS_FILE = "score_metrics.md"
 NO_PREDICTIONS = "its units were stored before predictions were kept (re-run them with --fresh to compute it)"
 NO_SCORES = "the method (or its base learner) has no predict_proba, so there are no label scores"
@@ -60,13 +59,6 @@ class StoredMetrics(dict[str, StoredMetric]):
         super().__init__(metrics)
         self.run_notes = tuple(run_notes)
         self.provenance = tuple(provenance)
-
-
-def stored_metric(
-    run_dirs: PathLike | Iterable[PathLike], metric: str, *, precision: int | None = None
-) -> StoredMetric:
-    """Tabulate ``metric`` (a name of ``METRICS`` or ``SCORE_METRICS``) for one run directory or several merged."""
-    return stored_metrics(run_dirs, [metric], precision=precision)[metric]
 
 
 def merged_unranked(results: RunResults) -> dict[str, str]:
@@ -128,7 +120,7 @@ def _tabulate(
     """One metric's table; ``values`` maps a prediction key to the metric's value, None for a metric of unit rows."""
     units = results.units
     if values is not None:
-        keys = list(zip(*(units[c] for c in PREDICTION_KEY)))
+        keys = list(zip(*(units[c] for c in KEY_FIELDS)))
         row_values = units[metric.column] if metric.column in units.columns else [np.nan] * len(units)
         units = units.assign(**{metric.column: [values.get(k, v) for k, v in zip(keys, row_values)]})
     not_available: dict[str, str] = {}
@@ -136,7 +128,7 @@ def _tabulate(
         ok = units[(units["method"] == method) & (units["status"] == OK)]
         if ok.empty or ok[metric.column].notna().any():
             continue
-        ok_keys = set(zip(*(ok[c] for c in PREDICTION_KEY)))
+        ok_keys = set(zip(*(ok[c] for c in KEY_FIELDS)))
         if values is None:
             not_available[method] = UNDEFINED
         elif not ok_keys & set(values):

@@ -229,12 +229,6 @@ def holm(p_values: ArrayLike) -> np.ndarray:
     return adjusted
 
 
-def nemenyi_p(rank_gap: float, k: int, n: int) -> float:
-    """Nemenyi's p for two of k methods whose average ranks over n datasets differ by ``rank_gap``."""
-    z = abs(rank_gap) / math.sqrt(k * (k + 1) / (6 * n))
-    return float(stats.studentized_range.sf(z * math.sqrt(2), k, np.inf))
-
-
 def nemenyi_q(k: int, alpha: float = ALPHA) -> float:
     """Nemenyi's critical value for k methods: the studentized range quantile (infinite df) / sqrt 2."""
     if k < 2:

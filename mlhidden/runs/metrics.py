@@ -147,11 +147,6 @@ RANKING_METRICS = {
 LOWER_IS_BETTER = ("ranking_loss", "coverage_error", "one_error", "log_loss")
 
 
-def evaluate_scores(Y_true: np.ndarray, scores: np.ndarray) -> dict[str, float]:
-    """Every measure in ``RANKING_METRICS`` for one test set's label scores."""
-    return {name: fn(Y_true, scores) for name, fn in RANKING_METRICS.items()}
-
-
 def evaluate(Y_true: np.ndarray, Y_pred: np.ndarray) -> dict[str, float]:
     """Every score in ``SCORES`` for one test set."""
     Y_true, Y_pred = np.asarray(Y_true), np.asarray(Y_pred)

@@ -29,7 +29,7 @@ FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
 PRECISION = "precision"  # run.json's key for `run --precision`
 UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
-_RECORD_KEYS = {
+_RUN_JSON_KEYS = {
     "status",
     "config",
     "config_hash",
@@ -95,10 +95,10 @@ def describe_run(
 
 
 def finish_run(
-    record: Mapping[str, Any], units: Mapping[str, int], finished_at: str, *, interrupted: bool = False,
+    run_json: Mapping[str, Any], units: Mapping[str, int], finished_at: str, *, interrupted: bool = False,
     reused_fit_seconds: float = 0.0, reused_units: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """``record`` with the end time, the unit counts and the final status.
+    """``run_json`` with the end time, the unit counts and the final status.
 
     The status is ``interrupted`` (Ctrl-C), ``incomplete`` (units not run: their workers were
     lost too often, the cluster had none left, or the run stopped on an error such as running out
@@ -109,7 +109,7 @@ def finish_run(
     """
     status = "interrupted" if interrupted else "incomplete" if units.get("not_run") else "finished"
     return {
-        **record,
+        **run_json,
         "status": status,
         "finished_at": finished_at,
         "reused_fit_seconds": round(reused_fit_seconds, 3),
@@ -118,25 +118,26 @@ def finish_run(
     }
 
 
-def write_run_json(run_dir: PathLike, record: Mapping[str, Any]) -> Path:
+def write_run_json(run_dir: PathLike, run_json: Mapping[str, Any]) -> Path:
     """Write ``run_dir/run.json`` through a temporary file, so a reader never sees half of it."""
-    return write_text(Path(run_dir) / RUN_JSON, json.dumps(record, indent=2, sort_keys=True) + "\n", run_record=True)
+    text = json.dumps(run_json, indent=2, sort_keys=True) + "\n"
+    return write_text(Path(run_dir) / RUN_JSON, text, own_run_json=True)
 
 
 def remember_precision(run_dir: PathLike, precision: int | None) -> None:
     """Keep ``run --precision`` in ``run.json``, so that ``report`` and the page show the run's decimals again."""
-    record = read_run_json(run_dir)
-    if record is not None and precision is not None and record.get(PRECISION) != precision:
-        write_run_json(run_dir, {**record, PRECISION: precision})
+    run_json = read_run_json(run_dir)
+    if run_json is not None and precision is not None and run_json.get(PRECISION) != precision:
+        write_run_json(run_dir, {**run_json, PRECISION: precision})
 
 
-def stored_precision(records: Mapping[str, Mapping[str, Any] | None]) -> int | None:
-    """The decimals chosen at ``run --precision`` (of the first of ``records`` that kept one), else None."""
-    return next((int(r[PRECISION]) for r in records.values() if r and r.get(PRECISION) is not None), None)
+def stored_precision(run_jsons: Mapping[str, Mapping[str, Any] | None]) -> int | None:
+    """The decimals chosen at ``run --precision`` (of the first of ``run_jsons`` that kept one), else None."""
+    return next((int(r[PRECISION]) for r in run_jsons.values() if r and r.get(PRECISION) is not None), None)
 
 
 def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:
-    """The run's provenance record, or None for a run directory without one (an older mlhidden).
+    """The run's provenance (its ``run.json``), or None for a run directory without one (an older mlhidden).
 
     An unreadable ``run.json`` is None too, with a warning: it only describes the run, so it
     blocks neither the tables (the store holds the results) nor a run (which rewrites it).
@@ -145,9 +146,10 @@ def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(record, dict) or record.get("format") != FORMAT_VERSION or not _RECORD_KEYS <= record.keys():
-            raise ValueError(f"not a run record of format {FORMAT_VERSION}")
+        run_json = json.loads(path.read_text(encoding="utf-8"))
+        readable = isinstance(run_json, dict) and run_json.get("format") == FORMAT_VERSION
+        if not readable or not _RUN_JSON_KEYS <= run_json.keys():
+            raise ValueError(f"not a run.json of format {FORMAT_VERSION}")
     except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         reason = exc.strerror if isinstance(exc, OSError) else str(exc)
         warnings.warn(
@@ -157,7 +159,7 @@ def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:
             stacklevel=2,
         )
         return None
-    return record
+    return dict(run_json)
 
 
 def git_revision(package_root: PathLike | None = None) -> dict[str, Any]:
@@ -208,32 +210,33 @@ def machine() -> dict[str, Any]:
     }
 
 
-def provenance_line(record: Mapping[str, Any]) -> str:
+def provenance_line(run_json: Mapping[str, Any]) -> str:
     """One line (ASCII, so it can sit in a LaTeX comment) saying what produced a run's results."""
-    code = f"mlhidden {record['mlhidden']['version']}"
-    if record["mlhidden"].get("git_commit"):
+    code = f"mlhidden {run_json['mlhidden']['version']}"
+    if run_json["mlhidden"].get("git_commit"):
         code += (
-            f" (git {record['mlhidden']['git_commit'][:12]}"
-            f"{', modified' if record['mlhidden'].get('git_dirty') else ''})"
+            f" (git {run_json['mlhidden']['git_commit'][:12]}"
+            f"{', modified' if run_json['mlhidden'].get('git_dirty') else ''})"
         )
     rank = {name: i for i, name in enumerate(KEY_PACKAGES)}
-    in_order = sorted(record["packages"].items(), key=lambda item: rank.get(item[0], len(rank)))
+    in_order = sorted(run_json["packages"].items(), key=lambda item: rank.get(item[0], len(rank)))
     packages = ", ".join(f"{name} {version}" for name, version in in_order)
-    host = record["machine"]
+    host = run_json["machine"]
     memory = f", {host['memory_bytes'] / _GIB:.1f} GiB" if host.get("memory_bytes") else ""
-    backend = record["backend"]
+    backend = run_json["backend"]
     where = (
         f"dask at {backend['scheduler']} ({backend['workers']} workers)"
         if backend["name"] == "dask"
         else backend["name"]
     )
-    units = record["units"]
+    units = run_json["units"]
     counts = ", ".join(f"{units[key]} {key.replace('_', ' ')}" for key in UNIT_COUNTS[1:])
     return (
-        f"run {record['config']['name']} (config {record['config_hash']}, seed {record['seeds']['run_seed']}): "
-        f"{code}; Python {record['python']['version']}, {packages}; "
+        f"run {run_json['config']['name']} (config {run_json['config_hash']}, "
+        f"seed {run_json['seeds']['run_seed']}): "
+        f"{code}; Python {run_json['python']['version']}, {packages}; "
         f"{host['cores']} cores{memory}, backend {where}{blas_kernels(backend.get('blas', {}))}; "
-        f"{record['started_at']} to {record['finished_at'] or '(not finished)'}, {record['status']}; "
+        f"{run_json['started_at']} to {run_json['finished_at'] or '(not finished)'}, {run_json['status']}; "
         f"{units['total']} units: {counts}"
     )
 
@@ -252,9 +255,9 @@ def blas_kernels(blas: Mapping[str, Any]) -> str:
     return f", BLAS kernels {kernels}" + (f" (chosen by {why})" if why else "")
 
 
-def provenance_lines(records: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
+def provenance_lines(run_jsons: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
     """Footer lines for a report: one per run (prefixed by its directory when several are merged)."""
-    present = {run_dir: record for run_dir, record in records.items() if record is not None}
-    if len(records) == 1:
-        return [provenance_line(record) for record in present.values()]
-    return [f"{run_dir}: {provenance_line(record)}" for run_dir, record in present.items()]
+    present = {run_dir: run_json for run_dir, run_json in run_jsons.items() if run_json is not None}
+    if len(run_jsons) == 1:
+        return [provenance_line(run_json) for run_json in present.values()]
+    return [f"{run_dir}: {provenance_line(run_json)}" for run_dir, run_json in present.items()]

@@ -26,7 +26,7 @@ class DatasetRecord(DatasetSpec):
 
     @property
     def table_name(self) -> str:
-        """The dataset's name in the store and the tables: its label, else its registry name."""
+        """The dataset's name in the store and the tables: its label, else its name."""
         return self.label or self.name
 
 

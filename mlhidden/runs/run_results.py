@@ -17,7 +17,7 @@ import pandas as pd
 from mlhidden.errors import UserError
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.status import OK
-from mlhidden.runs.store_schema import UnitKey
+from mlhidden.runs.store_schema import KEY_FIELDS, UnitKey
 
 
 def expected_keys(config_record: Mapping[str, Any], dataset_checksums: Mapping[str, str]) -> dict[UnitKey, str]:
@@ -36,7 +36,7 @@ class RunResults:
     """What a report needs, read from stores alone: units in table order, and what is missing.
 
     ``checksums`` maps each available dataset to the checksum of its data; ``provenance`` maps
-    each run directory read to its ``run.json`` record (None when it has none); ``left_out`` counts
+    each run directory read to its ``run.json`` (None when it has none); ``left_out`` counts
     the stored units the config does not ask for (another run seed, or an earlier config).
     """
 
@@ -68,7 +68,7 @@ class RunResults:
 
 
 # A unit as a table sees it: its store key (with the registry name) and its table label.
-MERGE_KEY = ("dataset", "dataset_sha256", "registry_name", "params_hash", "split", "seed", "method")
+MERGE_KEY = (*KEY_FIELDS, "method")
 
 
 def merge_results(runs: Mapping[str, RunResults]) -> RunResults:
@@ -131,7 +131,7 @@ def merge_results(runs: Mapping[str, RunResults]) -> RunResults:
         {"name": "merged", "runs": {run_dir: run.config for run_dir, run in runs.items()}},
         len(wanted - stored),
         checksums,
-        {run_dir: record for run in runs.values() for run_dir, record in run.provenance.items()},
+        {run_dir: run_json for run in runs.values() for run_dir, run_json in run.provenance.items()},
         sum(run.left_out for run in runs.values()),
     )
 

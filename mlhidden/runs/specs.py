@@ -17,7 +17,7 @@ from mlhidden.methods.registry import MethodEntry, build_method, get_entry
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A dataset in a config: a registry or generator name, or a path to a MEKA ARFF file.
+    """A dataset in a config: a catalog or generator name, or a path to a MEKA ARFF file.
 
     ``params`` go to a generator (or ``labels`` to an ARFF reader), ``transform`` to
     :mod:`mlhidden.data.transforms`. ``label`` names it in tables (None: the dataset's own name);

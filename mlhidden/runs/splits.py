@@ -3,7 +3,7 @@
 A run's :class:`SplitRecipe` (run seed, protocol, number of units, train fraction, label
 shuffling) gives each unit of a dataset its split seed (a store key column), its method seed
 (the ``random_state`` every method gets) and its :class:`Split` (train/test rows and label
-order). The store, the provenance record, the runner and every report or refit ask the recipe
+order). The store, the provenance, the runner and every report or refit ask the recipe
 of a config or stored run record, so a unit is never re-derived by a second rule.
 
 Seeds are derived from (run seed, dataset, split index) only, so adding a method or a dataset

@@ -34,10 +34,13 @@ from mlhidden.runs.store_damage import damaged_store_error, damaged_units
 from mlhidden.runs.store_file import check_schema, connect, store_error, tidy_after_reading
 from mlhidden.runs.store_schema import (
     KEY_COLUMNS,
+    KEY_FIELDS,
     OLDEST_READABLE_VERSION,
+    REGISTRY_NAME,
     SCHEMA_VERSION,
     SPLIT_COLUMNS,
     UNIT_COLUMNS,
+    UNIT_FIELDS,
     WHERE_KEY,
     UnitKey,
     create_or_migrate,
@@ -136,7 +139,7 @@ class ResultStore:
             return json.loads(row[0]) if row else default
         except json.JSONDecodeError as exc:
             raise UserError(
-                f"the results store is damaged: its '{key}' record is not JSON ({exc})", path=self.path
+                f"the results store is damaged: its '{key}' meta entry is not JSON ({exc})", path=self.path
             ) from None
 
     def record_dataset(
@@ -165,7 +168,7 @@ class ResultStore:
         """
         row = {**result, "finished_at": now()}
         columns = UNIT_COLUMNS
-        values = [row.get(c) for c in columns]
+        values = [row.get(c) for c in UNIT_FIELDS]
         with self._transaction():
             if owner is not None and not self._claim_is_owned_by(unit_key(row), owner):
                 return False
@@ -225,19 +228,21 @@ class ResultStore:
             return {tuple(r) for r in self._conn.execute(query)}
 
     def units(self) -> pd.DataFrame:
-        """Every stored unit; the columns a store of an older schema lacks are there, empty (NULL)."""
+        """Every stored unit, its key's method as :data:`~mlhidden.runs.store_schema.REGISTRY_NAME`; the
+        columns a store of an older schema lacks are there, empty (NULL)."""
         with self._faults():
             units = pd.read_sql_query("SELECT * FROM units", self._conn)
             missing = missing_unit_columns(self._conn)
         units = units.assign(**{column: None for column in missing}) if missing else units
-        return units[[*UNIT_COLUMNS, *(column for column in units if column not in UNIT_COLUMNS)]]
+        units = units.rename(columns={"method": REGISTRY_NAME})
+        return units[[*UNIT_FIELDS, *(column for column in units if column not in UNIT_FIELDS)]]
 
 
 def load_results(run_dirs: PathLike | Iterable[PathLike]) -> RunResults:
     """The units of a run's config (not of earlier configs in the same directory), or of several runs merged.
 
-    ``units['method']`` holds the method's table label; ``missing`` counts units the config asks
-    for that are not stored (an interrupted run).
+    ``units['method']`` holds the method's table label (its registry name is ``registry_name``);
+    ``missing`` counts units the config asks for that are not stored (an interrupted run).
 
     Parameters
     ----------
@@ -263,12 +268,13 @@ def _load_run(run_dir: PathLike) -> RunResults:
         units = store.units()
     checksums = {r.name: r.sha256 for r in datasets.itertuples() if r.status == OK}
     wanted = expected_keys(config, checksums)
-    keys = list(zip(*(units[c] for c in KEY_COLUMNS)))
+    keys = list(zip(*(units[c] for c in KEY_FIELDS)))
     asked = pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)
     left_out = int((~asked).sum())
+    labels = [wanted[key] for key, is_asked in zip(keys, asked) if is_asked]  # the config's, not the stored
     units = units[asked].copy()
-    units["registry_name"] = units["method"]
-    units["method"] = [wanted[key] for key, is_asked in zip(keys, asked) if is_asked]  # the config's, not the stored
+    units.insert(KEY_FIELDS.index(REGISTRY_NAME), "method", labels)
+    units = units[[*(column for column in units if column != REGISTRY_NAME), REGISTRY_NAME]]  # units.csv's order
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
     return RunResults(
         units.reset_index(drop=True),
@@ -284,7 +290,7 @@ def _load_run(run_dir: PathLike) -> RunResults:
 
 
 def unit_key(unit: Mapping[str, Any]) -> UnitKey:
-    return tuple(unit[c] for c in KEY_COLUMNS)
+    return tuple(unit[c] for c in KEY_FIELDS)
 
 
 def store_exists(run_dir: PathLike) -> bool:

@@ -49,13 +49,13 @@ def repair_store(run_dir: PathLike) -> list[str]:
             )
         if "meta" in tables:
             _refuse_unknown_version(conn, path)
-        record = read_run_json(run_dir) if {"meta", "datasets"} - tables else None
+        run_json = read_run_json(run_dir) if {"meta", "datasets"} - tables else None
         damaged = damaged_units(conn)
         if {"meta", "datasets"} <= tables and not damaged:
             return []
         _keep_a_copy(conn, path.with_name(STORE_COPY))
         conn.execute("BEGIN IMMEDIATE")
-        lines = _rebuild_records(conn, tables, record) + _mend_units(conn, damaged)
+        lines = _rebuild_meta(conn, tables, run_json) + _mend_units(conn, damaged)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
         raise store_error(exc, path) from None
@@ -86,29 +86,29 @@ def _keep_a_copy(conn: sqlite3.Connection, backup: Path) -> None:
         conn.backup(copy)
 
 
-def _rebuild_records(conn: sqlite3.Connection, tables: set[str], record: Mapping[str, Any] | None) -> list[str]:
-    """The lost meta or datasets table, rebuilt from the run's ``record`` (run.json) where there is one."""
+def _rebuild_meta(conn: sqlite3.Connection, tables: set[str], run_json: Mapping[str, Any] | None) -> list[str]:
+    """The lost meta or datasets table, rebuilt from the run's ``run_json`` where there is one."""
     lost = sorted({"meta", "datasets"} - tables)
     if not lost:
         return []
     create_or_migrate(conn, OLDEST_READABLE_VERSION)  # every migration adds only what is missing
     tables_lost = f"{lost[0]} table" if len(lost) == 1 else "datasets and meta tables"
-    if record is None:
+    if run_json is None:
         return [
             f"rebuilt the {tables_lost}; run.json is missing or unreadable, so re-run the run's "
             "command to record its config (its stored units are skipped)"
         ]
-    unavailable = dict(record["unavailable"])
+    unavailable = dict(run_json["unavailable"])
     if "meta" in lost:
         meta = {
-            "config": record["config"], "unavailable": unavailable, "started_at": record["started_at"],
-            "dataset_order": [*record["datasets"], *unavailable],
+            "config": run_json["config"], "unavailable": unavailable, "started_at": run_json["started_at"],
+            "dataset_order": [*run_json["datasets"], *unavailable],
         }
         rows = [(key, json.dumps(value, sort_keys=True)) for key, value in meta.items()]
         conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
     conn.executemany(
         "INSERT OR IGNORE INTO datasets (name, sha256, status) VALUES (?, ?, ?)",
-        [*((name, sha256, OK) for name, sha256 in record["datasets"].items()),
+        [*((name, sha256, OK) for name, sha256 in run_json["datasets"].items()),
          *((name, None, reason) for name, reason in unavailable.items())],
     )
     return [f"rebuilt the {tables_lost} from run.json"]

@@ -18,6 +18,9 @@ SCHEMA_VERSION = 3
 OLDEST_READABLE_VERSION = 1
 METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
 KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
+REGISTRY_NAME = "registry_name"
+"""The key column ``method`` as every row and table in Python names it: the method's registry name
+(or import path). In Python ``method`` is always a method's table label (:func:`_python_names`)."""
 UnitKey = tuple[Any, ...]
 """A unit's store key: its values of ``KEY_COLUMNS``, in that order."""
 SPLIT_COLUMNS = ("dataset", "dataset_sha256", "split", "seed")
@@ -48,6 +51,16 @@ UNIT_COLUMNS = (
     "warnings",
     *UNIT_PLAN_COLUMNS,
 )
+
+
+def _python_names(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """``columns`` of the store as a row or table in Python names them (``method`` is :data:`REGISTRY_NAME`)."""
+    return tuple(REGISTRY_NAME if column == "method" else column for column in columns)
+
+
+KEY_FIELDS = _python_names(KEY_COLUMNS)
+"""The keys of a unit's row that make its store key, in :data:`KEY_COLUMNS` order."""
+UNIT_FIELDS = _python_names(UNIT_COLUMNS)
 
 TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -35,8 +35,8 @@ def stored_warnings(text: str | None) -> list[dict[str, Any]]:
     """A unit's recorded warnings back as dicts; none for units stored before they were kept."""
     if not isinstance(text, str) or not text:
         return []
-    records: list[dict[str, Any]] = json.loads(text)
-    return records
+    kept: list[dict[str, Any]] = json.loads(text)
+    return kept
 
 
 def warning_kind(category: str, message: str) -> str:

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
 
 from mlhidden.cli import cli
-from mlhidden.data import registry_entries
+from mlhidden.data import catalog_entries
 from mlhidden.data.generators import GENERATORS
 from mlhidden.methods.registry import METHODS
 from mlhidden.runs.store import STORE_FILE
@@ -66,7 +66,7 @@ def _fill(text: str, store: Path) -> str:
         "{bad}": str(BAD),
         "{store}": str(store),
         "{methods}": ", ".join(METHODS),
-        "{datasets}": ", ".join([entry.name for entry in registry_entries()] + list(GENERATORS)),
+        "{datasets}": ", ".join([entry.name for entry in catalog_entries()] + list(GENERATORS)),
         "{logistic_params}": ", ".join(sorted(LogisticRegression().get_params())),
     }
     for placeholder, value in values.items():

@@ -71,7 +71,7 @@ EXPECTED_TABLE = {
 }
 
 
-def test_datasets_list_reproduces_the_registry_table(runner, mirror_dir):
+def test_datasets_list_reproduces_the_catalog_table(runner, mirror_dir):
     result = runner.invoke(cli, ["datasets", "list", "--data-dir", str(mirror_dir)])
     assert result.exit_code == 0, result.output
     lines = {line.split("|")[1].strip(): line for line in result.output.splitlines() if line.startswith("|")}
@@ -113,7 +113,7 @@ def test_report_with_statistics_writes_tests_and_diagrams(runner, tmp_path, mirr
 
 
 @pytest.mark.parametrize("command", [["run"], ["splits"], ["reproduce"], ["sensitivity"], ["datasets", "list"]])
-def test_data_dir_help_names_the_lookup_order_the_registry_uses(runner, command):
+def test_data_dir_help_names_the_lookup_order_the_catalog_uses(runner, command):
     from mlhidden.data.catalog import SHIPPED_DIR, data_path
 
     assert data_path(None)[-1] == SHIPPED_DIR, "the shipped datasets come last"

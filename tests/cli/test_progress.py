@@ -161,12 +161,12 @@ def paper_units():
     import pandas as pd
     import yaml
 
-    from mlhidden.data import make_logical, registry_entries
+    from mlhidden.data import catalog_entries, make_logical
 
     config = yaml.safe_load(open(os.path.join(PROJECT_ROOT, "configs", "paper.yaml")))
     units = pd.read_csv(os.path.join(PROJECT_ROOT, "tests", "fixtures", "paper_unit_seconds.csv"))
     logical = make_logical()
-    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
+    shapes = {e.name: (e.n_samples, e.n_features, e.n_labels) for e in catalog_entries()}
     shapes["Logical"] = (logical.n_samples, logical.n_features, logical.n_labels)
     methods = [m if isinstance(m, str) else m["name"] for m in config["methods"]]
     order = {

@@ -1,6 +1,6 @@
 """A user's own ARFF files in the data path are datasets by name: ``DIR/Emotions.arff`` is ``-d Emotions``.
 
-Names follow the registry's case rule (any case; the file's own spelling in the tables). Registry
+Names follow the catalog's case rule (any case; the file's own spelling in the tables). Catalog
 and generator names come first; the data path's order decides between folders.
 """
 
@@ -50,9 +50,9 @@ def test_datasets_list_shows_the_own_files_of_the_data_dir(own_dir):
     assert "notes" not in result.output
 
 
-def test_registry_names_win_and_two_files_differing_in_case_are_refused(own_dir):
+def test_catalog_names_win_and_two_files_differing_in_case_are_refused(own_dir):
     shutil.copyfile(own_dir / "Emotions.arff", own_dir / "Music.arff")
-    with pytest.raises(UserError, match="checksum mismatch"):  # the registry's Music, checked against the manifest
+    with pytest.raises(UserError, match="checksum mismatch"):  # the catalog's Music, checked against the manifest
         load_dataset("Music", data_dir=own_dir)
     shutil.copyfile(own_dir / "Emotions.arff", own_dir / "EMOTIONS.arff")
     assert load_dataset("Emotions", data_dir=own_dir).name == "Emotions"  # the exact spelling wins

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.data import copy_from_mirror, load_dataset, registry_entries
+from mlhidden.data import catalog_entries, copy_from_mirror, load_dataset
 from mlhidden.errors import UserError
 
 SMALL = ["Music", "Medical"]
@@ -108,7 +108,7 @@ def sha256(path):
 
 
 def expected_sha256(name):
-    return next(entry.sha256 for entry in registry_entries() if entry.name == name)
+    return next(entry.sha256 for entry in catalog_entries() if entry.name == name)
 
 
 def leftovers(folder):

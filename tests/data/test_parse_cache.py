@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from mlhidden.data import load_dataset, make_logical, registry_entries, write_arff
+from mlhidden.data import catalog_entries, load_dataset, make_logical, write_arff
 from mlhidden.data.cache import CACHE_ENV, load_arff_file
 from mlhidden.data.catalog import SHIPPED_DIR
 
@@ -58,7 +58,7 @@ def test_an_arff_file_is_hashed_once_on_a_cache_miss_and_once_on_a_hit(tmp_path,
 
 
 def test_a_registry_file_is_hashed_once_on_a_cache_miss(hashed):
-    entry = next(e for e in registry_entries() if e.name == "Music")
+    entry = next(e for e in catalog_entries() if e.name == "Music")
     shipped = SHIPPED_DIR / str(entry.shipped_file)
     data = load_dataset("Music")
     assert hashed() == [shipped.stat().st_size]

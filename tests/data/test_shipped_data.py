@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.data import LabelsXmlWarning, load_dataset, read_arff, registry_entries
+from mlhidden.data import LabelsXmlWarning, catalog_entries, load_dataset, read_arff
 from mlhidden.data.cache import cache_dir, load_arff_file
 from mlhidden.data.catalog import SHIPPED_DIR
 from mlhidden.errors import UserError
@@ -19,9 +19,9 @@ from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 
 MIB = 1 << 20
-SHIPPED = [entry for entry in registry_entries() if entry.shipped_file]
+SHIPPED = [entry for entry in catalog_entries() if entry.shipped_file]
 # The upstream Mulan files (datasets/upstream/, as their repositories publish them) and the
-# registry dataset each must equal.
+# catalog dataset each must equal.
 UPSTREAM = {
     "Medical": ("medical.arff.bz2", "medical.xml"),
     "Bibtex": ("bibtex.arff.bz2", "bibtex.xml"),
@@ -66,7 +66,8 @@ def test_shipped_datasets_load_by_name_with_the_mirror_identity(mirror_dir, monk
         entry = next(e for e in SHIPPED if e.name == name)
         shipped = load_dataset(name)
         assert shipped.source == str(SHIPPED_DIR / entry.shipped_file)
-        assert shipped.sha256 == entry.sha256 == hashlib.sha256((mirror_dir / entry.file).read_bytes()).hexdigest()
+        assert shipped.identity == entry.sha256 == hashlib.sha256((mirror_dir / entry.file).read_bytes()).hexdigest()
+        assert read_arff(SHIPPED_DIR / entry.shipped_file).identity == entry.shipped_sha256, "the file's own"
 
 
 def test_a_store_made_from_the_mirror_form_resumes_from_the_shipped_form(tmp_path, mirror_dir, monkeypatch):

@@ -180,7 +180,7 @@ def test_a_method_name_two_registered_names_share_ignoring_case_must_be_exact(mo
 def test_a_misspelt_dataset_gets_a_did_you_mean_everywhere(tmp_path):
     verify = CliRunner().invoke(cli, ["datasets", "verify", "muzic"])
     assert verify.exit_code == 2
-    assert verify.stderr.startswith("error: unknown dataset 'muzic' (did you mean 'Music'? registry datasets are ")
+    assert verify.stderr.startswith("error: unknown dataset 'muzic' (did you mean 'Music'? catalog datasets are ")
     method = CliRunner().invoke(cli, ["run", "-d", "Logical", "-m", "ccsal", "--out", str(tmp_path)])
     assert method.exit_code == 2 and "(did you mean 'CCASL'? valid methods: " in method.stderr
 

@@ -12,9 +12,9 @@ expected_seconds = GENERIC_PRIORS.expected_seconds
 
 
 def paper_shapes():
-    from mlhidden.data import registry_entries
+    from mlhidden.data import catalog_entries
 
-    return {e.name: (e.n_samples, e.n_features, e.n_labels) for e in registry_entries()}
+    return {e.name: (e.n_samples, e.n_features, e.n_labels) for e in catalog_entries()}
 
 
 def test_the_generic_priors_order_the_paper_run_as_its_recorded_times_do():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mlhidden.data import catalog, make_logical, registry_entries, write_arff
+from mlhidden.data import catalog, catalog_entries, make_logical, write_arff
 from mlhidden.experiment import config_entries
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import plan_run
@@ -27,7 +27,7 @@ def test_a_config_read_with_a_data_dir_loads_from_it_without_being_told_again(ow
     config = parse_config({"datasets": ["Mine"], "methods": ["BR"], "splits": 1}, data_dir=own_dir)
     plan = plan_run(config)
     assert plan.datasets[0].dataset.source == str(own_dir / "Mine.arff")
-    music = next(e for e in registry_entries() if e.name == "Music")
+    music = next(e for e in catalog_entries() if e.name == "Music")
     plan = plan_run(parse_config({"datasets": ["Music"], "methods": ["BR"], "splits": 1}, data_dir=mirror_dir))
     assert plan.datasets[0].dataset.source == str(mirror_dir / music.file)
 
@@ -46,5 +46,5 @@ def test_each_entry_is_resolved_once_and_its_record_is_the_entry_as_written(own_
     config = parse_config({"datasets": entries, "methods": ["BR"], "splits": 1}, data_dir=own_dir)
     plan_run(config)
     assert resolved == ["Logical", "Mine", "Music"]
-    assert [spec.source.kind for spec in config.datasets] == ["generator", "generator", "data file", "registry"]
+    assert [spec.source.kind for spec in config.datasets] == ["generator", "generator", "data file", "catalog"]
     assert all(set(entry) == RECORD_KEYS for entry in config.to_dict()["datasets"])

@@ -159,7 +159,7 @@ store.write_unit(json.loads(sys.argv[2]))
 
 def _unit(split: int) -> dict:
     return {
-        "dataset": "Logical", "dataset_sha256": "0" * 64, "method": "BR", "params_hash": "p", "split": split,
+        "dataset": "Logical", "dataset_sha256": "0" * 64, "registry_name": "BR", "params_hash": "p", "split": split,
         "seed": split, "label": "BR", "params_json": "{}", "status": "ok", "error": "", "exact_match": 0.5,
     }
 

@@ -19,12 +19,12 @@ def test_plan_lists_every_unit_method_major_with_its_store_key(tmp_path):
     assert plan.unavailable == {
         "MediaMill": "not available (put MediaMill.arff in the data path)"
     }  # the row names the dataset
-    assert plan.checksums["Music"] == load_dataset("Music").sha256
-    order = [(key["dataset"], key["method"], key["split"]) for *_, key in plan.units]
+    assert plan.checksums["Music"] == load_dataset("Music").identity
+    order = [(key["dataset"], key["registry_name"], key["split"]) for *_, key in plan.units]
     assert order == [(d, m, s) for d in ("Logical", "Music") for m in ("BR", "CC") for s in range(3)]
     for dataset, split, method, key in plan.units:
         assert key == {
-            "dataset": dataset.name, "dataset_sha256": dataset.sha256, "method": method.name,
+            "dataset": dataset.name, "dataset_sha256": dataset.sha256, "registry_name": method.name,
             "params_hash": method.params_hash, "split": split.index, "seed": split_seed(4, dataset.name, split.index),
         }
 

@@ -15,7 +15,7 @@ from mlhidden.errors import UserError
 from mlhidden.methods import BR, CC
 from mlhidden.paper import crosscheck
 from mlhidden.paper.crosscheck import IMPLEMENTATIONS, crosscheck_config, fit_theirs, run_crosscheck
-from mlhidden.paper.crosscheck_table import agreement_ok, crosscheck_table, disagreement_reason, with_gaps
+from mlhidden.paper.crosscheck_table import TOLERANCE, crosscheck_table, disagreement_reason, with_gaps
 from mlhidden.runs.splits import Split
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +24,14 @@ needs_skmultilearn = pytest.mark.skipif(
     importlib.util.find_spec("skmultilearn") is None,
     reason="scikit-multilearn is not installed (pip install -e '.[crosscheck]')",
 )
+
+
+
+def agreement_ok(frame: pd.DataFrame, methods=("BR", "CC"), tolerance: float = TOLERANCE) -> bool:
+    """Whether every cell of ``methods`` is within ``tolerance`` or agrees entry for entry after the tight refit."""
+    cells = with_gaps(frame)
+    cells = cells[cells["method"].isin(methods)]
+    return bool(np.all((cells["gap"] <= tolerance) | (cells["tight_agreement"] == 1.0)))
 
 
 @needs_skmultilearn

@@ -25,8 +25,9 @@ from mlhidden.paper.audit import (
     audit_paper,
 )
 from mlhidden.paper.deviations import DEFECTIVE, STORED_BASELINES
+from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.report_md import write_report
+from mlhidden.paper.report_md import report_job
 from mlhidden.paper.text_checks import CONSISTENT, CONTRADICTED, check_statements, paper_statements, ratios
 
 PAPER_TEX = Path("/work/shared/paper/labels-as-hidden-nodes.tex")
@@ -167,7 +168,7 @@ def logical_report(tmp_path_factory):
         }
     )
     assert run_experiment(config, out / "paper", n_jobs=1).n_failed == 0
-    write_report(out)
+    run_jobs([report_job(out)])
     return out
 
 

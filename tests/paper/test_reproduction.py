@@ -27,7 +27,9 @@ from mlhidden.data.random_networks import draw_network, make_synthetic_complex, 
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.runner import config_record
+from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import sweep_frame
+from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
     PAPER_CONFIGS,
@@ -35,7 +37,7 @@ from mlhidden.paper.reference import (
     TRIVIAL_BASELINE_METHODS,
     reference_results,
 )
-from mlhidden.paper.report_md import evaluate_claims, write_report
+from mlhidden.paper.report_md import report_job
 from mlhidden.paper.reproduction import reproduce
 from mlhidden.paper.sections import paper_units
 from mlhidden.report.figures import plot_sweep
@@ -252,7 +254,7 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
                         {
                             "dataset": dataset,
                             "dataset_sha256": f"sha-{dataset}",
-                            "method": method.name,
+                            "registry_name": method.name,
                             "params_hash": method.params_hash,
                             "split": split,
                             "seed": split_seed(config.seed, dataset, split),
@@ -271,7 +273,7 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
 
 
 def claims_of(out_dir) -> dict:
-    return {claim.key: claim for claim in evaluate_claims(out_dir)}
+    return {claim.key: claim for claim in decide_claims(out_dir)}
 
 
 PAPER_METHODS = ["BR", "CC", "PCC", "CCASL", "CCASL+BR", "CCASL+AML", "ELM", "BR_RF", "MLP"]
@@ -332,7 +334,7 @@ def test_time_claim_fails_on_results_that_contradict_the_paper(tmp_path):
     assert [claims[key].verdict for key in ("C3", "C4", "C7")] == [FAILS, INCONCLUSIVE, FAILS]
     assert verdicts(claims["C3"])["C3.3"] == FAILS
     assert claims["C7"].deciding.startswith("C7.2: MLP / mean(CCASL, CCASL+BR, CCASL+AML), total_seconds: 1.50x")
-    write_report(tmp_path)
+    run_jobs([report_job(tmp_path)])
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     c3 = next(line for line in report.splitlines() if line.startswith("| [C3](#claim-c3) "))
     assert "**does not hold**" in c3 and "C3.3" in c3
@@ -552,7 +554,7 @@ def test_paper_numbers_as_units_rank_as_the_paper_does(metric):
 
 
 def test_report_states_which_of_the_paper_rank_differences_are_significant(tmp_path):
-    write_report(tmp_path)
+    run_jobs([report_job(tmp_path)])
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     section = report.split("## Statistical significance")[1].split("\n## ")[0]
     ours, theirs = section.split("### The paper's own numbers")
@@ -574,7 +576,7 @@ def test_report_states_which_of_the_paper_rank_differences_are_significant(tmp_p
 def test_report_tests_our_paper_run_against_the_control(tmp_path):
     order = ["CCASL+AML", "CCASL+BR", "PCC", "CC", "CCASL", "BR_RF", "MLP", "BR", "ELM"]
     paper_run(tmp_path, order, "BR_RF", TIMES)
-    paths = write_report(tmp_path)
+    (paths,) = run_jobs([report_job(tmp_path)])
     ours = (
         (tmp_path / "REPORT.md").read_text(encoding="utf-8").split("### Our paper run")[1].split("### The paper's")[0]
     )
@@ -618,7 +620,7 @@ def test_report_files_do_not_depend_on_the_order_units_were_stored(tmp_path):
             lambda d, m, s: {"exact_match": scores[s], "hamming_score": scores[2 - s]},
             reverse=reverse,
         )
-        write_report(tmp_path / order)
+        run_jobs([report_job(tmp_path / order)])
     written = {
         path.relative_to(tmp_path / "config_order") for path in (tmp_path / "config_order").rglob("*")
         if path.suffix in (".md", ".csv", ".tex")
@@ -629,7 +631,7 @@ def test_report_files_do_not_depend_on_the_order_units_were_stored(tmp_path):
 
 
 def test_every_claim_is_not_evaluated_without_runs(tmp_path):
-    claims = evaluate_claims(tmp_path)
+    claims = decide_claims(tmp_path)
     assert [c.key for c in claims] == [f"C{i}" for i in range(1, 9)]
     assert all(c.verdict == NOT_EVALUATED for c in claims)
 

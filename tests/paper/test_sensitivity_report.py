@@ -17,8 +17,9 @@ from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_predictions, cell_values
 from mlhidden.paper.evidence import Runs, ranked_methods
+from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.report_md import write_report
+from mlhidden.paper.report_md import report_job
 from mlhidden.paper.sensitivity_section import (
     NEVER_EVALUATED,
     NOT_REPRODUCED,
@@ -180,7 +181,7 @@ def test_the_same_claim_functions_decide_each_setting(logical_settings):
 @pytest.mark.slow
 def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logical_settings):
     tmp_path = logical_settings
-    write_report(tmp_path)
+    run_jobs([report_job(tmp_path)])
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     matrix = report.split("## Which claims survive which settings")[1].split("###")[0]
     assert "| a " in matrix and "| d " in matrix and "| C1 " in matrix

@@ -16,11 +16,12 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.paper import reproduction
-from mlhidden.paper.primary_setting import RuleVerdict, apply_primary_rule, primary_by_rule, scales_as_solver_needs
+from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.primary_setting import RuleVerdict, primary_by_rule, rule_verdict, scales_as_solver_needs
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
-from mlhidden.paper.reproduction import reproduce, write_setting_refits
+from mlhidden.paper.reproduction import reproduce, setting_refit_jobs
 from mlhidden.paper.sensitivity_section import primary_markdown, settings_section
-from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, run_sensitivity, setting_plans
+from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, read_manifest, run_sensitivity, setting_plans
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.store import KEY_COLUMNS, ResultStore, load_results
 
@@ -103,7 +104,10 @@ def test_each_setting_is_a_run_directory_on_the_same_splits_and_the_manifest_nam
         "resumed, nothing recomputed"
     )
 
-    verdicts = {v.setting: v for v in apply_primary_rule(out)}
+    verdicts = {
+        setting["name"]: rule_verdict(setting, [load_results(out / run).units for run in setting["run_dirs"].values()])
+        for setting in read_manifest(out)["settings"]
+    }
     assert verdicts["a_default"].units == 8 and not verdicts["a_default"].scaled
     assert verdicts["b_liblinear"].scaled and verdicts["e_standard"].scaled
     assert [name for name, v in verdicts.items() if v.is_paper_era] == ["b_liblinear"], (
@@ -378,7 +382,7 @@ def test_each_finished_setting_gets_the_refits_its_claims_read_once(tmp_path):
         ],
     )
     assert study.exit_code == 0, study.output
-    (written,) = write_setting_refits([out / "e", out / "not_run"])
+    (written,) = run_jobs(setting_refit_jobs([out / "e", out / "not_run"]))
     accuracy = pd.read_csv(written)
     assert written == out / "e" / "synthetic_2d" / LABEL_ACCURACY_FILE
     assert set(accuracy["method"]) == {"BR", "CC (1,2)", "CC (2,1)"} and set(accuracy["position"]) == {0, 1}
@@ -386,7 +390,7 @@ def test_each_finished_setting_gets_the_refits_its_claims_read_once(tmp_path):
     assert accuracy.groupby("method")["exact_match"].first().to_dict() == {
         m: stored[m] for m in ("BR", "CC (1,2)", "CC (2,1)")
     }
-    assert write_setting_refits([out / "e"]) == [], "refitted once"
+    assert setting_refit_jobs([out / "e"]) == [], "refitted once"
 
 
 def table_rows(markdown: str) -> list:
@@ -477,7 +481,7 @@ def test_the_shipped_config_resolves_every_setting_on_every_paper_run():
     assert [m.label for m in hidden_nodes.methods[:2]] == ["CCASL [n_synthetic=1]", "CCASL [n_synthetic=2]"] and len(
         hidden_nodes.methods
     ) == 12
-    scaled = {s.name: scales_as_solver_needs(s.record() | {"preprocess": s.preprocess}) for s, _, _ in plans}
+    scaled = {s.name: scales_as_solver_needs(s.manifest_entry() | {"preprocess": s.preprocess}) for s, _, _ in plans}
     assert scaled == {
         "a_lbfgs_C1": False, "b_liblinear_C1": True, "c_lbfgs_C10": False, "d_lbfgs_C100": False,
         "e_standard_lbfgs_C1": True, "f_liblinear_C10": True, "g_forest_10_trees": False, "h_tuned_C": True,

@@ -19,7 +19,8 @@ from click.testing import CliRunner
 from PIL import Image
 
 from mlhidden.cli import cli
-from mlhidden.paper.html_page import write_index_html
+from mlhidden.paper.html_page import index_html_job
+from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.report.html import HTML_FILE
 from mlhidden.report.tables import METRICS, metric_table
 from mlhidden.runs.store import load_results
@@ -125,7 +126,7 @@ def reproduction_dir(run_dir, tmp_path_factory):
     comparisons.to_csv(out_dir / "comparison.csv", index=False)
     shutil.copy(REPORT_DIR / "REPORT.md", out_dir)  # the committed reproduction's report and its figures
     shutil.copytree(REPORT_DIR / "figures", out_dir / "figures")
-    assert write_index_html(out_dir) == out_dir / HTML_FILE
+    assert run_jobs([index_html_job(out_dir)]) == [out_dir / HTML_FILE]
     return out_dir
 
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import mlhidden
 from mlhidden.cli import cli
-from mlhidden.data import make_logical, registry_entries
+from mlhidden.data import catalog_entries, make_logical
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import config_record, run_experiment
 from mlhidden.runs.provenance import RUN_JSON, SOURCE_PATHS, git_revision, provenance_line, read_run_json
@@ -72,7 +72,7 @@ def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenan
         assert record["packages"][package] == metadata.version(package)
 
     music_sha = hashlib.sha256((mirror_dir / "Music.arff").read_bytes()).hexdigest()
-    assert music_sha == next(e.sha256 for e in registry_entries() if e.name == "Music")
+    assert music_sha == next(e.sha256 for e in catalog_entries() if e.name == "Music")
     assert record["datasets"] == {"Music": music_sha, "Logical": make_logical().checksum}
     assert record["unavailable"] == {}
 

@@ -24,8 +24,9 @@ from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_scores, trivial_baselines
 from mlhidden.paper.evidence import Runs
+from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
-from mlhidden.paper.refits import write_label_accuracies
+from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.report.table_notes import OWN_WORK_NOTE
 from mlhidden.runs.metrics import SCORES
 from mlhidden.runs.record import RunRecord
@@ -106,6 +107,19 @@ def test_the_store_keeps_each_units_method_seed_label_order_and_reused_time(tmp_
     assert OWN_WORK_NOTE.replace("_", "\\_") in (tmp_path / "tables" / "tables.md").read_text()
 
 
+def test_method_is_the_table_label_and_registry_name_the_stored_keys_method(tmp_path):
+    config = parse_config({"datasets": ["Logical"], "methods": [{"name": "BR", "label": "plain BR"}], "splits": 1})
+    run_experiment(config, tmp_path, n_jobs=1)
+    with sqlite3.connect(tmp_path / STORE_FILE) as conn:
+        assert conn.execute("SELECT method, label FROM units").fetchall() == [("BR", "plain BR")], "the store as before"
+    conn.close()
+    with ResultStore(tmp_path, create=False) as store:
+        stored = store.units()
+    assert "method" not in stored and list(stored["registry_name"]) == ["BR"]
+    units = load_results(tmp_path).units
+    assert list(units["method"]) == ["plain BR"] and list(units["registry_name"]) == ["BR"]
+
+
 def test_the_store_keeps_each_units_worker_time_and_a_store_without_it_gains_the_column(tmp_path):
     """``worker_seconds``: the unit's whole time on its worker, splitting, scoring and evaluating included."""
     config, run_dir = load_config(STORE_V1 / "config.yaml"), tmp_path / "run"
@@ -173,7 +187,7 @@ def test_the_baselines_a_report_computes_use_the_methods_folds(kfold_run):
 
 
 def test_refits_of_a_kfold_run_are_its_units(kfold_run):
-    path = write_label_accuracies(kfold_run / "paper", ["Logical"], ["CC"])
+    (path,) = run_jobs([label_accuracy_job(kfold_run / "paper", ["Logical"], ["CC"])])
     refits = pd.read_csv(path).groupby("split")["exact_match"].first()
     units = load_results(kfold_run / "paper").units
     stored = units[units["method"] == "CC"].set_index("split")["exact_match"].sort_index()

@@ -15,7 +15,6 @@ from mlhidden.report.stored_metrics import (
     NO_PREDICTIONS,
     NO_SCORES,
     SCORE_METRICS_FILE,
-    stored_metric,
     stored_metrics,
     write_score_metric_tables,
 )
@@ -65,14 +64,14 @@ def test_every_successful_unit_stores_its_predictions_and_the_truth(run_dir):
 
 def test_binary_metrics_from_predictions_equal_the_stored_unit_scores(run_dir):
     for metric in ("exact_match", "hamming_score", "macro_f1"):
-        table = stored_metric(run_dir, metric).table
+        table = stored_metrics(run_dir, [metric])[metric].table
         stored = load_results(run_dir).units.groupby(["dataset", "method"])[metric].mean()
         for (dataset, method), value in stored.items():
             assert table.means.at[dataset, method] == pytest.approx(value, abs=1e-12)
 
 
 def test_ranking_metrics_are_na_for_a_method_without_scores(run_dir):
-    result = stored_metric(run_dir, "ranking_loss")
+    result = stored_metrics(run_dir, ["ranking_loss"])["ranking_loss"]
     assert result.not_available == {"BR-svm": NO_SCORES}
     assert list(result.table.methods) == ["BR", "CC"]
     assert result.table.means.notna().all().all()
@@ -93,7 +92,7 @@ def test_several_metrics_unpack_the_stored_predictions_once(run_dir, monkeypatch
     tables = stored_metrics(run_dir, ["ranking_loss", "macro_auc", "exact_match"])
     assert len(reads) == 1
     for name, result in tables.items():
-        assert result.table.means.equals(stored_metric(run_dir, name).table.means)
+        assert result.table.means.equals(stored_metrics(run_dir, [name])[name].table.means)
 
 
 def test_an_unknown_metric_is_one_line_with_a_suggestion(run_dir):
@@ -108,7 +107,7 @@ def test_an_old_store_loads_and_says_why_ranking_metrics_are_missing(old_store):
     assert result.exit_code == 0, result.output
     assert "Exact match" in result.output
     assert f"log_loss: n/a for BR, CC, BR-svm: {NO_PREDICTIONS}" in result.output
-    assert stored_metric(old_store, "exact_match").table.means.notna().all().all()
+    assert stored_metrics(old_store, ["exact_match"])["exact_match"].table.means.notna().all().all()
     with sqlite3.connect(old_store / STORE_FILE) as store:  # reading adds no tables to an old store
         assert not {"predictions", "test_labels"} & {row[0] for row in store.execute("SELECT name FROM sqlite_master")}
 

@@ -143,7 +143,7 @@ def read_arff(
         feature_names=feature_names,
         label_names=label_names,
         source=str(path),
-        sha256=stream.sha256 or None,
+        identity=stream.sha256 or None,
     )
 
 

@@ -41,7 +41,7 @@ _OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open}
 
 class _HashingReader:
     """The stored file as read by the decompressor, hashed (unless ``hashed`` is false) and counted on the way
-    (``Dataset.sha256``)."""
+    (``Dataset.identity``)."""
 
     def __init__(self, file: IO[bytes], hashed: bool = True) -> None:
         self._file = file

@@ -1,4 +1,5 @@
-"""The registries of datasets and methods: ``mlhidden datasets ...`` and ``mlhidden methods``."""
+"""What a config can name: the dataset catalog (``mlhidden datasets ...``) and the method registry
+(``mlhidden methods``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from mlhidden.cli.options import DATA_DIR, FETCH_DATA_DIR, LABELS, SECONDS
 
 @click.group(cls=OneLineErrors)
 def datasets():
-    """The dataset registry: list, verify checksums, inspect, fetch from a mirror."""
+    """The dataset catalog: list, verify checksums, inspect, fetch from a mirror."""
 
 
 
@@ -20,7 +21,7 @@ def datasets():
 @DATA_DIR
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON, for other programs.")
 def datasets_list(data_dir, as_json):
-    """Every registered dataset with availability, N, L, D and label cardinality."""
+    """Every dataset known by name with availability, N, L, D and label cardinality."""
     from mlhidden.data import dataset_table
     from mlhidden.report.export import json_text
     from mlhidden.report.formats import listing
@@ -48,7 +49,7 @@ def datasets_verify(names, data_dir):
 @DATA_DIR
 @LABELS
 def datasets_info(name, data_dir, labels):
-    """Load one dataset (registry name, generator or ARFF path) and describe it."""
+    """Load one dataset (catalog name, generator or ARFF path) and describe it."""
     from mlhidden.data import load_dataset
     from mlhidden.report.formats import listing
 
@@ -69,7 +70,7 @@ def datasets_info(name, data_dir, labels):
 def datasets_fetch(names, mirror, data_dir, deadline, allow_unverified):
     """Copy or download dataset files from a mirror into the data path, refusing checksum mismatches.
 
-    NAMES are registry datasets, or file names of your own ARFF files in the mirror (copied with
+    NAMES are catalog datasets, or file names of your own ARFF files in the mirror (copied with
     their Mulan NAME.xml, their sha256 printed). Exits 1 if a NAME is missing in the mirror."""
     from mlhidden.data import copy_from_mirror
     from mlhidden.report.formats import listing
@@ -92,12 +93,12 @@ def datasets_fetch(names, mirror, data_dir, deadline, allow_unverified):
 def methods(as_json):
     """Every method known by name, where it comes from, its parameters and defaults."""
     from mlhidden.methods.base_learners import BASE_LEARNERS
-    from mlhidden.methods.registry import method_records, method_table
+    from mlhidden.methods.registry import method_data, method_table
     from mlhidden.report.export import json_text
     from mlhidden.report.formats import listing
 
     if as_json:
-        click.echo(json_text(method_records()), nl=False)
+        click.echo(json_text(method_data()), nl=False)
         return
     click.echo(listing(method_table()))
     click.echo(

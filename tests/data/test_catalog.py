@@ -1,4 +1,4 @@
-"""The dataset registry against the real mirror files: shapes, checksums, cache, copying, errors."""
+"""The dataset catalog against the real mirror files: shapes, checksums, cache, copying, errors."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import scipy.sparse as sp
 from mlhidden.data import (
     DatasetUnavailable,
     cache,
+    catalog,
+    catalog_entries,
     copy_from_mirror,
     dataset_table,
     load_dataset,
-    registry,
-    registry_entries,
     resolve_data_dir,
     verify_datasets,
 )
@@ -49,7 +49,7 @@ def cache_dir(tmp_path_factory):
     cache.load_arff_file.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CACHE_ENV, str(path))
-        patch.delenv(registry.DATA_ENV, raising=False)
+        patch.delenv(catalog.DATA_ENV, raising=False)
         yield path
     cache.load_arff_file.cache_clear()
 
@@ -67,8 +67,8 @@ def test_mirror_dataset_matches_measured_table(mirror_datasets, mirror_dir, name
     assert data.name == name
     assert (data.n_samples, data.n_labels, data.n_features) == (n, labels, features)
     assert round(data.label_cardinality, 2) == cardinality
-    assert data.sha256.startswith(sha_prefix)
-    assert data.sha256 == hashlib.sha256((mirror_dir / file).read_bytes()).hexdigest()
+    assert data.identity.startswith(sha_prefix)
+    assert data.identity == hashlib.sha256((mirror_dir / file).read_bytes()).hexdigest()
     assert data.source == str(mirror_dir / file)
     assert data.is_sparse == sparse
     if sparse:
@@ -80,7 +80,7 @@ def test_mirror_dataset_matches_measured_table(mirror_datasets, mirror_dir, name
 
 
 def test_manifest_lists_the_paper_datasets():
-    entries = {entry.name: entry for entry in registry_entries()}
+    entries = {entry.name: entry for entry in catalog_entries()}
     assert list(entries) == [*EXPECTED, "MediaMill"]
     for name, (file, n, labels, features, cardinality, sha_prefix, _) in EXPECTED.items():
         entry = entries[name]
@@ -110,7 +110,7 @@ def test_manifest_checksums_match_the_mirror_sources_list(mirror_dir):
         for line in (mirror_dir / "SOURCES.md").read_text().splitlines()
         if len(line.split()) == 2 and len(line.split()[0]) == 64
     )
-    assert {entry.file: entry.sha256 for entry in registry_entries() if entry.sha256} == listed
+    assert {entry.file: entry.sha256 for entry in catalog_entries() if entry.sha256} == listed
 
 
 def test_loaded_arrays_are_shared_read_only(mirror_datasets):
@@ -132,15 +132,15 @@ def test_data_dir_resolution(monkeypatch, tmp_path):
     monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path / "env"))
     assert resolve_data_dir() == tmp_path / "env"
     monkeypatch.delenv("MLHIDDEN_DATA")
-    assert resolve_data_dir() == registry.SHIPPED_DIR
+    assert resolve_data_dir() == catalog.SHIPPED_DIR
     monkeypatch.setenv("MLHIDDEN_DATA", str(tmp_path / "env"))
-    assert registry.data_path(tmp_path) == [tmp_path, tmp_path / "env", registry.SHIPPED_DIR]
+    assert catalog.data_path(tmp_path) == [tmp_path, tmp_path / "env", catalog.SHIPPED_DIR]
 
 
 @pytest.fixture
 def nothing_shipped(monkeypatch, tmp_path):
     """A data path without the shipped datasets/ (as if the folder had been deleted)."""
-    monkeypatch.setattr(registry, "SHIPPED_DIR", tmp_path / "no-shipped-datasets")
+    monkeypatch.setattr(catalog, "SHIPPED_DIR", tmp_path / "no-shipped-datasets")
 
 
 def test_environment_data_dir_is_used(monkeypatch, mirror_dir):
@@ -163,12 +163,12 @@ def test_mediamill_is_checked_by_shape(tmp_path):
         load_dataset("MediaMill", data_dir=tmp_path)
 
 
-def test_missing_registry_file(tmp_path, nothing_shipped):
+def test_missing_catalog_file(tmp_path, nothing_shipped):
     with pytest.raises(UserError) as caught:
         load_dataset("Bibtex", data_dir=tmp_path)
     assert not isinstance(caught.value, DatasetUnavailable)
     assert str(caught.value).startswith(f"{tmp_path}: Bibtex: Bibtex.arff is in none of the data folders {tmp_path}, ")
-    assert caught.value.hint == registry.MISSING_HINT
+    assert caught.value.hint == catalog.MISSING_HINT
 
 
 def test_unknown_name_lists_valid_names():
@@ -205,7 +205,7 @@ def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_di
     cache.load_arff_file.cache_clear()
     first = load_dataset("Medical", data_dir=mirror_dir)
     entries = list((tmp_path / "cache").iterdir())
-    assert [entry.name for entry in entries] == [f"{first.sha256}-r{cache.READER_VERSION}.npz"]
+    assert [entry.name for entry in entries] == [f"{first.identity}-r{cache.READER_VERSION}.npz"]
 
     def refuse_to_parse(*args, **kwargs):
         raise AssertionError("parsed although the cache holds the file")
@@ -216,10 +216,10 @@ def test_parse_cache_is_written_once_and_reused(tmp_path, monkeypatch, mirror_di
     assert second.is_sparse and second.name == "Medical"
     assert (second.X != first.X).nnz == 0
     np.testing.assert_array_equal(second.Y, first.Y)
-    assert (second.feature_names, second.label_names, second.sha256) == (
+    assert (second.feature_names, second.label_names, second.identity) == (
         first.feature_names,
         first.label_names,
-        first.sha256,
+        first.identity,
     )
     cache.load_arff_file.cache_clear()
 
@@ -228,7 +228,7 @@ def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path, monkeypatch, mir
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     cache.load_arff_file.cache_clear()
     first = load_dataset("Music", data_dir=mirror_dir)
-    entry = tmp_path / f"{first.sha256}-r{cache.READER_VERSION}.npz"
+    entry = tmp_path / f"{first.identity}-r{cache.READER_VERSION}.npz"
     entry.write_bytes(entry.read_bytes()[:100])
     cache.load_arff_file.cache_clear()
     second = load_dataset("Music", data_dir=mirror_dir)
