@@ -89,7 +89,7 @@ def committed_cells(results: Path = ROOT / "results", own: bool = False) -> dict
     by_config = {}
     for path in sorted(results.glob("*/units.csv")):
         with open(path, newline="") as file:
-            rows = [{**row, "label": row["method"], "method": row["registry_name"]} for row in csv.DictReader(file)]
+            rows = [{**row, "label": row["method"]} for row in csv.DictReader(file)]
         if own:
             rows = [{**row, "reused_seconds": 0.0} for row in rows]
         by_config[path.parent.name] = stored_cells(rows, shapes)

@@ -85,6 +85,7 @@ PUBLIC_API = {
     "load_results": "mlhidden.runs",
     "BaseOverlay": "mlhidden.experiment",
     "ExecutionBackend": "mlhidden.experiment",
+    "worker_count": "mlhidden.experiment",
     "RunConfig": "mlhidden.experiment",
     "RunEstimate": "mlhidden.experiment",
     "RunSummary": "mlhidden.experiment",

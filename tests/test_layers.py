@@ -59,11 +59,12 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
 
 
 def imported_modules(
-    tree: ast.AST, module: str, is_package: bool, modules: frozenset[str] = frozenset()
+    tree: ast.AST, module: str, is_package: bool, modules: frozenset[str] = frozenset(), tables: bool = True
 ) -> list[tuple[int, str]]:
     """``(line, module)`` for every module of the package that ``tree`` imports.
 
     ``from package import name`` names the submodule ``package.name`` where it is one of ``modules``.
+    ``tables=False`` leaves out the tables of names a package imports on first use (its public API).
     """
     found = []
     for node in ast.walk(tree):
@@ -84,7 +85,7 @@ def imported_modules(
                 argument = argument.values[0]
             if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
                 found.append((node.lineno, argument.value.rstrip(".")))
-        elif isinstance(node, ast.Dict):  # a table of names -> the modules they are imported from on first use
+        elif tables and isinstance(node, ast.Dict):  # names -> the modules they load on first use
             found += [(value.lineno, value.value) for value in node.values if isinstance(value, ast.Constant)
                       and isinstance(value.value, str) and value.value.startswith("mlhidden.")]
     return [(line, name) for line, name in found if name == "mlhidden" or name.startswith("mlhidden.")]
@@ -134,7 +135,9 @@ def test_every_layer_holds_modules():
 
 def import_cycles(package_dir: Path) -> list[list[str]]:
     """The groups of modules in ``package_dir`` that import each other, each sorted, counting every import
-    :func:`imported_modules` finds."""
+    :func:`imported_modules` finds but two kinds: a package's public-API table (a facade over the modules it
+    names, read once the package has loaded) and a module's own parent packages (loaded before it); neither
+    closes a circle of the modules themselves."""
     root = package_dir.parent
     paths = {_module_name(path, root): path for path in sorted(package_dir.rglob("*.py"))}
     modules = frozenset(paths)
@@ -142,9 +145,9 @@ def import_cycles(package_dir: Path) -> list[list[str]]:
         module: {
             target
             for _, target in imported_modules(
-                ast.parse(path.read_text(encoding="utf-8")), module, path.name == "__init__.py", modules
+                ast.parse(path.read_text(encoding="utf-8")), module, path.name == "__init__.py", modules, tables=False
             )
-            if target in modules and target != module
+            if target in modules and target != module and not module.startswith(f"{target}.")
         }
         for module, path in paths.items()
     }

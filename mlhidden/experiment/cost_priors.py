@@ -6,7 +6,7 @@ it), and a factor ``exp(s)`` for the base learner the method fits, named with it
 (:func:`learner_of`). :func:`fit_cost_priors` fits both by least squares on stored units: each
 cell's (dataset and method label) log mean seconds against log size. The priors shipped here
 (:data:`GENERIC_PRIORS`) are that fit on this project's own stored runs of its methods
-(``python -m benchmarks.cost_priors``, which also measures how well they predict); they name
+(refitted, and measured against those runs, by ``make bench``); they name
 methods and learners, never datasets, and are meant to order units and weigh the remaining ones,
 not to promise seconds on another machine, which is why the ETA rescales them by the units that finish.
 
@@ -114,8 +114,8 @@ class StoredCell:
 
 
 def stored_cells(units: Iterable[Mapping[str, Any]], shapes: Mapping[str, Shape]) -> list[StoredCell]:
-    """The cells of one stored run's ``units`` (rows of a store's units table: ``dataset``, ``method`` the
-    registered name, ``label``, ``params_json``, ``status``, ``train_seconds``, ``test_seconds``,
+    """The cells of one stored run's ``units`` (rows of a store's units table: ``dataset``, ``registry_name``,
+    ``label``, ``params_json``, ``status``, ``train_seconds``, ``test_seconds``,
     ``reused_seconds``) whose dataset has a shape in ``shapes``; their seconds: :func:`work_seconds`."""
     seconds: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
     kind: dict[tuple[str, str], tuple[str, str]] = {}
@@ -123,7 +123,7 @@ def stored_cells(units: Iterable[Mapping[str, Any]], shapes: Mapping[str, Shape]
         if row.get("status", "ok") == "ok" and row["dataset"] in shapes:
             key = (row["dataset"], row["label"])
             seconds[key].append(work_seconds(row))
-            kind.setdefault(key, (row["method"], learner_of(row.get("params_json") or "")))
+            kind.setdefault(key, (row["registry_name"], learner_of(row.get("params_json") or "")))
     return [
         StoredCell(shapes[dataset], *kind[dataset, label], statistics.fmean(values))
         for (dataset, label), values in seconds.items()
@@ -202,7 +202,7 @@ class CostPriors:
         for units, shapes in runs:
             units = [row for row in units if row.get("status", "ok") == "ok"]
             for row in units:
-                timed[row["dataset"], row["method"], row["params_hash"]].append(own_seconds(row))
+                timed[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
             for cell in stored_cells(units, shapes):
                 if size(cell.shape) >= MIN_FIT_SIZE:
                     expected = self.curve_seconds(cell.shape, cell.family, cell.learner)
@@ -292,7 +292,10 @@ def read_store(run_dir: PathLike) -> tuple[list[dict[str, Any]], dict[str, Shape
                 r["name"]: (int(r["n_samples"]), int(r["n_features"]), int(r["n_labels"]))
                 for r in db.execute("SELECT * FROM datasets WHERE n_samples IS NOT NULL AND n_features IS NOT NULL")
             }
-            units = [dict(r) for r in db.execute("SELECT * FROM units WHERE status = 'ok'")]
+            units = [
+                {**dict(r), "registry_name": r["method"], "method": r["label"]}
+                for r in db.execute("SELECT * FROM units WHERE status = 'ok'")
+            ]
     except (sqlite3.Error, KeyError, TypeError, ValueError):
         return [], {}
     return units, shapes

@@ -30,7 +30,7 @@ BACKFIT_ROUNDS = 3
 
 UNIT_OVERHEAD_SECONDS = 0.02
 """Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
-storing the result), at most (measured in ``benchmarks/results.md``, "Session 14"); the finished units
+storing the result), at most; the finished units
 show what a run takes (:meth:`CostModel.wall_seen`), and a loaded machine's further wait goes to the slowdown."""
 
 OVERHEAD_WEIGHT = 10.0

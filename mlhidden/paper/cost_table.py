@@ -1,8 +1,8 @@
 """The paper study's measured unit costs, handed to the general runner and ETA as their cost priors.
 
 ``unit_costs.csv`` holds, per dataset (with its shape) and method label of the paper's configs, the
-number of units and their mean compute seconds in a stored reproduction (``python -m
-benchmarks.prior_units OUT`` rewrites it). The generic curves miss some of these cells by several
+number of units and their mean compute seconds in a stored reproduction (the prior-units tool of the
+benchmarks rewrites it). The generic curves miss some of these cells by several
 times, and dispatch sends the largest, least typical cells first, so an ETA that learned the
 machine's pace from them would carry their misfit to every other cell: the study's own table prices
 them as they fell, fits a family shares included (the method that went first paid for the chain).

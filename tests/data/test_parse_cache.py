@@ -51,15 +51,15 @@ def test_an_arff_file_is_hashed_once_on_a_cache_miss_and_once_on_a_hit(tmp_path,
     write_arff(make_logical(), path)
     parsed = load_dataset(path)
     assert hashed() == [path.stat().st_size]
-    assert parsed.sha256 == REAL_SHA256(path.read_bytes()).hexdigest()
+    assert parsed.identity == REAL_SHA256(path.read_bytes()).hexdigest()
     load_arff_file.cache_clear()  # a new process: the disk cache answers
-    assert load_dataset(path).sha256 == parsed.sha256
+    assert load_dataset(path).identity == parsed.identity
     assert hashed() == [path.stat().st_size] * 2
 
 
-def test_a_registry_file_is_hashed_once_on_a_cache_miss(hashed):
+def test_a_catalog_file_is_hashed_once_on_a_cache_miss(hashed):
     entry = next(e for e in catalog_entries() if e.name == "Music")
     shipped = SHIPPED_DIR / str(entry.shipped_file)
     data = load_dataset("Music")
     assert hashed() == [shipped.stat().st_size]
-    assert data.sha256 == entry.sha256, "the identity stays the manifest's"
+    assert data.identity == entry.sha256, "the identity stays the manifest's"
