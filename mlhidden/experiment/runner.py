@@ -252,7 +252,7 @@ def execute_plan(
         ResultStore(run_dir) as store,
         UnitLeases(store.path) as claims,
     ):
-        record = config_record(config)
+        record = config.record()
         replaced = check_run_directory(store, record, plan.checksums, narrow=narrow)
         claims.hold_run(record["config_hash"])
         if replaced:
@@ -278,7 +278,7 @@ def execute_plan(
         todo, expected = dispatch_order([unit for unit in plan.units if unit_key(unit[3]) not in done], store.units())
         summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
-        provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
+        provenance = describe_run(config, plan.checksums, plan.unavailable, executor.describe(), started_at)
         # With nothing left to compute, the record of the invocation that computed the units stands.
         keep_record = not todo and _finished_record(run_dir, record["config_hash"], summary.n_units)
         if not keep_record:
@@ -375,12 +375,3 @@ SHARED_FITS_DIR = "shared_fits"
 
 def _remove_shared_fits(run_dir: Path) -> None:
     shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
-
-
-def config_record(config: RunConfig) -> dict[str, Any]:
-    """What the store keeps of a config: enough to rebuild every table without the YAML file."""
-    record = config.to_dict()
-    for method, spec in zip(record["methods"], config.methods):
-        method["params_hash"] = spec.params_hash
-    record["config_hash"] = config.config_hash
-    return record

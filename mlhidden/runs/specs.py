@@ -31,6 +31,11 @@ class DatasetSpec:
     group: str | None = None
     sweep: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def table_name(self) -> str:
+        """The dataset's name in the store and the tables: its label, else its registry name."""
+        return self.label or self.name
+
 
 @dataclass(frozen=True)
 class MethodSpec:

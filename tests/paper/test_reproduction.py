@@ -26,7 +26,6 @@ from mlhidden.data.generators import GENERATORS
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
-from mlhidden.experiment.runner import config_record
 from mlhidden.paper.evidence import sweep_frame
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -189,7 +188,7 @@ def test_sweep_frame_and_plot(tmp_path):
             "splits": 2,
         }
     )
-    record = config_record(config)
+    record = config.record()
     units = pd.DataFrame(
         [
             {
@@ -230,7 +229,7 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
     shapes = shapes or {}
     units = []
     with ResultStore(run_dir) as store:
-        store.set_meta("config", config_record(config))
+        store.set_meta("config", config.record())
         store.set_meta("unavailable", {})
         names = [spec.label or spec.name for spec in config.datasets]
         store.set_meta("dataset_order", names)

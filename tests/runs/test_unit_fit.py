@@ -10,7 +10,6 @@ import pytest
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.parallel_units import run_unit
-from mlhidden.experiment.runner import config_record
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.run_results import split_protocol
 from mlhidden.runs.splits import Split, make_split
@@ -76,23 +75,25 @@ def test_run_record_reads_back_the_stored_config():
             "shuffle_labels": False,
         }
     )
-    record = RunRecord.from_record(config_record(config))
+    record = RunRecord.from_record(config.record())
     assert [spec.table_name for spec in record.datasets] == ["L", "Scene"]
     assert dataclasses.asdict(record.datasets[0]) == dataclasses.asdict(config.datasets[0])
     assert record.method("CC (a)").name == "CC" and record.method("CC (a)").params_hash == config.methods[1].params_hash
     assert record.dataset("Scene").name == "Scene"
     assert (record.splits, record.seed, record.shuffle_labels) == (3, 7, False)
+    assert record.record() == config.record() and record.config_hash == config.config_hash
+    assert record.split_recipe == config.split_recipe
 
 
 def test_a_stored_method_entry_records_itself_as_the_config_did():
     """A method read back from a store has no registry entry yet: recording it looks the entry up."""
     config = parse_config({"datasets": ["Logical"], "methods": ["BR", {"name": "CC", "label": "CC (a)"}]})
-    record = RunRecord.from_record(config_record(config))
+    record = RunRecord.from_record(config.record())
     assert [method.record() for method in record.methods] == [method.record() for method in config.methods]
 
 
 def test_stores_written_before_shuffle_labels_existed_shuffled():
-    stored = config_record(parse_config({"datasets": ["Logical"], "methods": ["BR"], "shuffle_labels": False}))
+    stored = parse_config({"datasets": ["Logical"], "methods": ["BR"], "shuffle_labels": False}).record()
     assert split_protocol(stored).endswith("labels in file order")
     del stored["shuffle_labels"]
     assert RunRecord.from_record(stored).shuffle_labels is True
