@@ -13,7 +13,7 @@ from typing import Any
 from mlhidden.experiment.costs import PRIOR_ALIASES, PRIORS, expected_seconds, measured_seconds
 from mlhidden.experiment.runner import RunPlan
 from mlhidden.io import PathLike
-from mlhidden.runs.store import ResultStore, store_exists, unit_key
+from mlhidden.runs.store import ResultStore, store_exists
 
 
 @dataclass
@@ -46,19 +46,19 @@ def preview_plan(plan: RunPlan, run_dir: PathLike, *, fresh: bool = False) -> Pl
         with ResultStore(run_dir, create=False) as store:
             stored = store.done_keys()
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for dataset_plan, _, method, key in plan.units:
-        data = dataset_plan.dataset
-        row = rows.get((dataset_plan.name, method.label))
+    for unit in plan.units:
+        data, method = unit.data, unit.method
+        row = rows.get((data.name, method.label))
         if row is None:
             shape = (data.n_samples, data.n_features, data.n_labels)
-            seconds = expected_seconds(shape, method.name, (dataset_plan.name, method.label))
-            measured = measured_seconds(dataset_plan.name, shape, method.label) is not None
-            row = rows[dataset_plan.name, method.label] = {
-                "dataset": dataset_plan.name, "method": method.label, "to compute": 0, "stored": 0,
+            seconds = expected_seconds(shape, method.name, (data.name, method.label))
+            measured = measured_seconds(data.name, shape, method.label) is not None
+            row = rows[data.name, method.label] = {
+                "dataset": data.name, "method": method.label, "to compute": 0, "stored": 0,
                 "s per unit": seconds, "expected s": 0.0,
                 "estimate": estimate_basis(method.name, measured),
             }
-        if unit_key(key) in stored:
+        if unit.key in stored:
             row["stored"] += 1
         else:
             row["to compute"] += 1

@@ -27,7 +27,8 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config
 from mlhidden.experiment.eta import RunEstimate, planned_stage
 from mlhidden.experiment.run_directory import check_run_path
-from mlhidden.experiment.runner import RunSummary, run_experiment
+from mlhidden.experiment.run_summary import RunSummary
+from mlhidden.experiment.runner import run_experiment
 from mlhidden.io import write_text
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.output_jobs import Job, run_jobs

@@ -44,6 +44,7 @@ from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATE
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.splits import split_seed
 from mlhidden.runs.store import ResultStore
+from mlhidden.runs.units import UnitResult
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = PROJECT_ROOT / "configs"
@@ -247,25 +248,17 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
                 for split in range(config.splits):
                     values = value(dataset, method.label, split)
                     metrics = {score: values.get(score, values["exact_match"]) for score in SCORES}
-                    units.append(
-                        {
-                            "dataset": dataset,
-                            "dataset_sha256": f"sha-{dataset}",
-                            "method": method.name,
-                            "params_hash": method.params_hash,
-                            "split": split,
-                            "seed": split_seed(config.seed, dataset, split),
-                            "label": method.label,
-                            "params_json": "{}",
-                            "status": "ok",
-                            "error": "",
-                            **metrics,
-                            "train_seconds": values.get("seconds", 1.0),
-                            "test_seconds": 0.0,
-                        }
+                    key = (
+                        dataset, f"sha-{dataset}", method.name, method.params_hash, split,
+                        split_seed(config.seed, dataset, split),
                     )
-        for unit in reversed(units) if reverse else units:
-            store.write_unit(unit)
+                    result = UnitResult(
+                        label=method.label, params_json="{}", method_seed=None, label_order=None, status="ok",
+                        **metrics, train_seconds=values.get("seconds", 1.0), test_seconds=0.0,
+                    )
+                    units.append((key, result))
+        for key, result in reversed(units) if reverse else units:
+            store.write_unit(key, result)
     return run_dir
 
 
