@@ -75,7 +75,7 @@ from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.shared_fits import SharedFits
-from mlhidden.runs.splits import method_seed, split_for
+from mlhidden.runs.splits import split_for
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "MediaMill-synthetic")
@@ -175,8 +175,7 @@ def load_split(name: str, data_dir: Path):
         imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
         X_train, X_test = imputer.transform(X_train), imputer.transform(X_test)
     Y = dataset.Y[:, split.label_order]
-    seed = method_seed(RUN_SEED, dataset.name, 0)
-    return dataset, X_train, X_test, Y[split.train], Y[split.test], seed
+    return dataset, X_train, X_test, Y[split.train], Y[split.test], split.method_seed
 
 
 def agreement(ours, peer):

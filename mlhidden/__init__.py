@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.experiment.eta import planned_stage as planned_stage
     from mlhidden.experiment.overlay import BaseOverlay as BaseOverlay
     from mlhidden.experiment.run_directory import check_run_path as check_run_path
-    from mlhidden.experiment.runner import RunSummary as RunSummary
+    from mlhidden.experiment.run_summary import RunSummary as RunSummary
     from mlhidden.experiment.runner import load_datasets as load_datasets
     from mlhidden.experiment.runner import run_experiment as run_experiment
     from mlhidden.methods.base import MultiLabelClassifier as MultiLabelClassifier

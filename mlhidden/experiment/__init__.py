@@ -16,7 +16,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "RunEstimate": "mlhidden.experiment.eta",
     "planned_stage": "mlhidden.experiment.eta",
     "check_run_path": "mlhidden.experiment.run_directory",
-    "RunSummary": "mlhidden.experiment.runner",
+    "RunSummary": "mlhidden.experiment.run_summary",
     "load_datasets": "mlhidden.experiment.runner",
     "run_experiment": "mlhidden.experiment.runner",
 })

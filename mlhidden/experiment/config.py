@@ -20,8 +20,9 @@ from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN
 from mlhidden.io import PathLike
 from mlhidden.runs.metrics import check_metric_name
-from mlhidden.runs.specs import DatasetSpec, MethodSpec, canonical_hash
-from mlhidden.runs.splits import DEFAULT_FOLDS, PROTOCOL_KINDS, TRAIN_FRACTION, Protocol, SplitRecipe
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.specs import DatasetSpec, MethodSpec
+from mlhidden.runs.splits import DEFAULT_FOLDS, PROTOCOL_KINDS, TRAIN_FRACTION, Protocol
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
 TOP_LEVEL_KEYS = (
@@ -45,17 +46,11 @@ MAX_UNITS = 100_000
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    name: str
-    datasets: tuple[DatasetSpec, ...]
-    methods: tuple[MethodSpec, ...]
-    splits: int = 10
-    seed: int = 0
+class RunConfig(RunRecord):
+    """A run's config: the :class:`~mlhidden.runs.record.RunRecord` the store keeps, plus runtime options."""
+
     n_jobs: int | None = None
-    train_fraction: float = TRAIN_FRACTION
     source: str | None = None
-    shuffle_labels: bool = True
-    protocol: Protocol = Protocol()
     n_jobs_origin: str | None = field(default=None, compare=False)
     """Where ``n_jobs`` was set (``FILE:LINE`` or ``--n-jobs``), for the warning when it is capped."""
     metrics: tuple[str, ...] = field(default=(), compare=False)
@@ -65,29 +60,6 @@ class RunConfig:
     unit_timeout: float | None = field(default=None, compare=False)
     """Seconds after which a unit is stopped and stored as failed (``--timeout``); like n_jobs, not part of the run's
     identity."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The config as stored; a holdout run's record has no ``protocol`` entry, as before protocols existed."""
-        protocol = {"protocol": self.protocol.record()} if self.protocol.is_kfold else {}
-        return {
-            "name": self.name,
-            "datasets": [d.record() for d in self.datasets],
-            "methods": [m.record() for m in self.methods],
-            "splits": self.splits,
-            "seed": self.seed,
-            "train_fraction": self.train_fraction,
-            "shuffle_labels": self.shuffle_labels,
-            **protocol,
-        }
-
-    @property
-    def config_hash(self) -> str:
-        return canonical_hash(self.to_dict())
-
-    @property
-    def split_recipe(self) -> SplitRecipe:
-        """What decides every unit's split and seeds (:mod:`mlhidden.runs.splits`)."""
-        return SplitRecipe(self.seed, self.splits, self.protocol, self.train_fraction, self.shuffle_labels)
 
 
 def load_config(

@@ -147,7 +147,7 @@ def planned_stage(
             stored = store.units()
     done = set() if stored is None else {unit_key(row) for row in stored.to_dict("records") if row["status"] == "ok"}
     units, seconds = dispatch_order(
-        [u for u in plan.units if unit_key(u[3]) not in done], stored if stored is not None else [],
+        [u for u in plan.units if u.key not in done], stored if stored is not None else [],
         history_priors(run_dir, reuse_from, priors),
     )
-    return [((p.name, method.label), cost) for (p, _, method, _), cost in zip(units, seconds)]
+    return [((u.data.name, u.method.label), cost) for u, cost in zip(units, seconds)]

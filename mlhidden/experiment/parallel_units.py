@@ -8,7 +8,6 @@ resubmits the units of lost workers, and lets a stop signal (Ctrl-C, SIGTERM, SI
 
 from __future__ import annotations
 
-import json
 import time
 import traceback
 import warnings
@@ -25,57 +24,56 @@ from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.stop_signals import stop_signals_deferred
 from mlhidden.experiment.time_limit import unit_time_limit
 from mlhidden.runs.metrics import evaluate
-from mlhidden.runs.predictions import UnitPredictions
 from mlhidden.runs.specs import MethodSpec
 from mlhidden.runs.splits import Split
 from mlhidden.runs.status import FAILED, OK
-from mlhidden.runs.store import ResultStore, unit_key
+from mlhidden.runs.store import ResultStore
+from mlhidden.runs.store_schema import UnitKey
 from mlhidden.runs.unit_fit import fit_unit
 from mlhidden.runs.unit_warnings import record_warnings
+from mlhidden.runs.units import PlannedUnit, UnitResult
 
 if TYPE_CHECKING:
-    from mlhidden.experiment.runner import RunSummary, Unit, UnitCallback
+    from mlhidden.experiment.run_summary import RunSummary, UnitCallback
 
 MAX_ATTEMPTS = 3
 CLAIM_POLL_SECONDS = 1.0
 
 
 def run_unit(
-    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, seed: int | None, shared_dir: Path | None = None,
+    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None = None,
     timeout: float | None = None,
-) -> dict[str, Any]:
-    """Fit and evaluate one method on one split (:func:`~mlhidden.runs.unit_fit.fit_unit`); never raises.
+) -> UnitResult:
+    """Fit and evaluate one method on one split, with the split's method seed
+    (:func:`~mlhidden.runs.unit_fit.fit_unit`); never raises.
 
     A failure is a result too, and so is a unit stopped after ``timeout`` seconds
     (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through
     ``shared_dir`` at what they cost, and ``reused_seconds`` says how much that was. A successful result also
-    holds the test ``predicted`` labels and label ``scores`` (None without ``predict_proba``). Every result
-    holds ``worker_seconds``, this call's wall time: what the unit took its worker, beyond its fit and predict.
+    holds the test ``predicted`` labels and ``label_scores``. Every result holds ``worker_seconds``, this call's
+    wall time: what the unit took its worker, beyond its fit and predict.
     """
     started = time.perf_counter()
-    result: dict[str, Any] = {"status": OK, "error": "", "n_warnings": 0, "warnings": "[]"}
+    outcome: dict[str, Any]
     try:
         with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
             warnings.simplefilter("always")
-            fitted = fit_unit(X, Y, split, method, seed, shared_dir)
-        result.update(
-            train_seconds=fitted.train_seconds, test_seconds=fitted.test_seconds, reused_seconds=fitted.reused_seconds
-        )
-        result.update(evaluate(Y[split.test], fitted.predicted), predicted=fitted.predicted, scores=fitted.scores)
-        result.update(n_warnings=len(caught), warnings=record_warnings(caught))
-    except Exception as exc:  # a failing unit is recorded, the run goes on
-        result = {
-            "status": FAILED,
-            "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
-            "n_warnings": 0,
-            "warnings": "[]",
+            fitted = fit_unit(X, Y, split, method, shared_dir)
+        outcome = {
+            "status": OK, "train_seconds": fitted.train_seconds, "test_seconds": fitted.test_seconds,
+            "reused_seconds": fitted.reused_seconds, **evaluate(Y[split.test], fitted.predicted),
+            "predicted": fitted.predicted, "label_scores": fitted.scores,
+            "n_warnings": len(caught), "warnings": record_warnings(caught),
         }
-    result["worker_seconds"] = time.perf_counter() - started
-    return result
+    except Exception as exc:  # a failing unit is recorded, the run goes on
+        outcome = {
+            "status": FAILED, "error": f"{type(exc).__name__}: {exc}".splitlines()[0] + "\n" + traceback.format_exc(),
+        }
+    return UnitResult.of(split, method, **outcome, worker_seconds=time.perf_counter() - started)
 
 
 def run_units(
-    todo: list[Unit], workers: int, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
+    todo: list[PlannedUnit], workers: int, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
     summary: RunSummary, on_unit: UnitCallback | None, shared_dir: Path | None, timeout: float | None = None,
 ) -> None:
     """Run the units of ``todo`` on ``workers`` workers, storing each exactly once.
@@ -96,24 +94,24 @@ def run_units(
     out to the first result back, less that unit's worker time. A pool the run starts (loky spawns its
     processes at the first unit) takes seconds; one already running, milliseconds.
     """
-    pending = {unit_key(key): (plan, split, method, key) for plan, split, method, key in todo}
-    shared = [array for plan in {id(p): p for p, *_ in todo}.values() for array in (plan.dataset.X, plan.dataset.Y)]
-    held: set[tuple[Any, ...]] = set()
+    pending = {unit.key: unit for unit in todo}
+    shared = [array for data in {id(u.data): u.data for u in todo}.values() for array in (data.X, data.Y)]
+    held: set[UnitKey] = set()
     handed_out: list[float] = []
 
     def claimed_tasks() -> Iterator[Any]:
-        for unit, (plan, split, method, key) in list(pending.items()):
-            outcome = claims.claim(unit)
+        for key, unit in list(pending.items()):
+            outcome = claims.claim(key)
             if outcome == "stored":
-                del pending[unit]
+                del pending[key]
                 summary.n_skipped += 1
             elif outcome == "held":
-                held.add(unit)
+                held.add(key)
             else:
-                held.discard(unit)
+                held.discard(key)
                 if not handed_out:
                     handed_out.append(time.perf_counter())
-                yield delayed(_keyed_unit)(key, plan.dataset.X, plan.dataset.Y, split, method, shared_dir, timeout)
+                yield delayed(_keyed_unit)(key, unit.data.X, unit.data.Y, unit.split, unit.method, shared_dir, timeout)
 
     attempt = 0
     while pending and attempt < MAX_ATTEMPTS:
@@ -123,29 +121,29 @@ def run_units(
             with executor.parallel_config(shared):
                 for key, result in Parallel(n_jobs=workers, return_as="generator_unordered")(claimed_tasks()):
                     if not summary.n_done:
-                        waited = time.perf_counter() - handed_out[0] - result["worker_seconds"]
+                        waited = time.perf_counter() - handed_out[0] - (result.worker_seconds or 0.0)
                         summary.worker_start_seconds = max(waited, 0.0)
-                    unit = pending.pop(unit_key(key), None)
+                    unit = pending.pop(key, None)
                     if unit is None:
                         continue
-                    row = {**key, **result, **_unit_record(unit)}
                     with stop_signals_deferred():
-                        if not store.write_unit(row, _predictions(unit, result), owner=claims.owner):
-                            pending[unit_key(key)] = unit  # another process holds it now: wait for that one to store it
-                            held.add(unit_key(key))
+                        truth = unit.data.Y[unit.split.test] if result.status == OK else None
+                        if not store.write_unit(key, result, truth, owner=claims.owner):
+                            pending[key] = unit  # another process holds it now: wait for that one to store it
+                            held.add(key)
                             summary.n_discarded += 1
                             continue
                         summary.n_done += 1
                         summary.unit_phase_seconds = time.perf_counter() - handed_out[0]
-                        summary.n_failed += result["status"] == FAILED
-                        summary.reused_seconds += result.get("reused_seconds", 0.0)
-                        summary.unit_warnings.append(result["warnings"])
-                        if result["status"] == FAILED:
+                        summary.n_failed += result.status == FAILED
+                        summary.reused_seconds += result.reused_seconds or 0.0
+                        summary.unit_warnings.append(result.warnings)
+                        if result.status == FAILED:
                             summary.failures.append(
-                                (key["dataset"], row["label"], key["split"], result["error"].splitlines()[0])
+                                (unit.data.name, result.label, unit.split.index, result.error.splitlines()[0])
                             )
                     if on_unit is not None:
-                        on_unit(row, summary.n_skipped + summary.n_done, summary.n_units)
+                        on_unit(result.row(key), summary.n_skipped + summary.n_done, summary.n_units)
         except executor.cluster_lost_errors as exc:
             summary.not_run_reason = str(exc)
             break
@@ -153,23 +151,15 @@ def run_units(
             attempt += 1
             if attempt < MAX_ATTEMPTS:
                 summary.n_resubmitted += len(pending)
-    summary.not_run = [key for *_, key in pending.values()]
+    summary.not_run = [unit.key_columns() for unit in pending.values()]
     if summary.not_run and not summary.not_run_reason:
         summary.not_run_reason = f"their workers were lost on {MAX_ATTEMPTS} attempts"
 
 
-def _predictions(unit: Unit, result: dict[str, Any]) -> UnitPredictions | None:
-    """A successful unit's test predictions, with the true labels of its split's test part."""
-    if result["status"] != OK:
-        return None
-    plan, split, *_ = unit
-    return UnitPredictions(plan.dataset.Y[split.test], result["predicted"], result["scores"])
-
-
 def _keyed_unit(
-    key: dict[str, Any], X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None,
+    key: UnitKey, X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None,
     timeout: float | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[UnitKey, UnitResult]:
     """One unit as a parallel task: the method's own joblib calls run sequentially inside it
     (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.runs.unit_fit.fit_unit`).
 
@@ -177,13 +167,4 @@ def _keyed_unit(
     ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
     """
     with parallel_config(backend="sequential"):
-        return key, run_unit(X, Y, split, method, split.method_seed, shared_dir, timeout)
-
-
-def _unit_record(unit: Unit) -> dict[str, Any]:
-    """What the store keeps of a unit's plan beside its key: its label, identity, method seed and label order."""
-    _, split, method, _ = unit
-    return {
-        "label": method.label, "params_json": json.dumps(method.resolved, sort_keys=True),
-        "method_seed": split.method_seed, "label_order": json.dumps(split.label_order.tolist()),
-    }
+        return key, run_unit(X, Y, split, method, shared_dir, timeout)

@@ -14,7 +14,7 @@ from typing import Any
 from mlhidden.experiment.cost_priors import CostPriors, history_priors, learner_of
 from mlhidden.experiment.runner import RunPlan
 from mlhidden.io import PathLike
-from mlhidden.runs.store import ResultStore, store_exists, unit_key
+from mlhidden.runs.store import ResultStore, store_exists
 
 
 @dataclass
@@ -53,19 +53,19 @@ def preview_plan(
         with ResultStore(run_dir, create=False) as store:
             stored = store.done_keys()
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for dataset_plan, _, method, key in plan.units:
-        data = dataset_plan.dataset
-        row = rows.get((dataset_plan.name, method.label))
+    for unit in plan.units:
+        data, method = unit.data, unit.method
+        row = rows.get((data.name, method.label))
         if row is None:
             shape = (data.n_samples, data.n_features, data.n_labels)
-            cell = (dataset_plan.name, method.label)
+            cell = (data.name, method.label)
             seconds = priors.expected_seconds(shape, method.name, learner_of(method.resolved), cell, method.params_hash)
             row = rows[cell] = {
-                "dataset": dataset_plan.name, "method": method.label, "to compute": 0, "stored": 0,
+                "dataset": data.name, "method": method.label, "to compute": 0, "stored": 0,
                 "s per unit": seconds, "expected s": 0.0,
                 "estimate": priors.basis(shape, method.name, cell, method.params_hash),
             }
-        if unit_key(key) in stored:
+        if unit.key in stored:
             row["stored"] += 1
         else:
             row["to compute"] += 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,12 +28,13 @@ from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.run_directory import check_run_directory, refuse_fresh_while_in_use
+from mlhidden.experiment.run_summary import RunSummary, UnitCallback
 from mlhidden.io import PathLike
 from mlhidden.runs.provenance import describe_run, finish_run, read_run_json, write_run_json
-from mlhidden.runs.specs import DatasetSpec, MethodSpec, load_dataset_spec
+from mlhidden.runs.specs import DatasetSpec, load_dataset_spec
 from mlhidden.runs.splits import Split
-from mlhidden.runs.store import ResultStore, now, remove_store, unit_key
-from mlhidden.runs.unit_warnings import warning_lines
+from mlhidden.runs.store import ResultStore, now, remove_store
+from mlhidden.runs.units import PlannedUnit
 
 
 @dataclass
@@ -50,66 +51,6 @@ class DatasetPlan:
     @property
     def sha256(self) -> str:
         return self.dataset.checksum
-
-
-Unit = tuple[DatasetPlan, Split, MethodSpec, dict[str, Any]]
-"""A planned unit: its dataset, split, method and store key (see :class:`RunPlan`)."""
-
-@dataclass
-class RunSummary:
-    """What a run did. ``not_run`` holds the keys of units not run, and ``not_run_reason`` why: their
-    workers were lost on every attempt, or the cluster had none left.
-
-    ``unit_warnings`` holds the recorded warnings of each unit run (see
-    :mod:`mlhidden.runs.unit_warnings`), ``failures`` one ``(dataset, method label, split,
-    first line of the error)`` per failed unit. ``n_discarded`` counts units computed here whose
-    claim another process took over meanwhile (this one was stopped past its lease): theirs are kept.
-    ``unit_phase_seconds``: from the first unit handed out to the last stored; ``worker_start_seconds``: until
-    the workers took the first (both: see :func:`run_units`). ``workers``: the units computed at once
-    (:func:`~mlhidden.experiment.backends.worker_count`, as ``--dry-run`` shows it).
-    """
-
-    run_dir: Path
-    n_units: int = 0
-    n_skipped: int = 0
-    n_done: int = 0
-    n_failed: int = 0
-    unavailable: dict[str, str] = field(default_factory=dict)
-    interrupted: bool = False
-    seconds: float = 0.0
-    n_resubmitted: int = 0
-    reused_seconds: float = 0.0
-    unit_phase_seconds: float = 0.0
-    worker_start_seconds: float = 0.0
-    reused_units: dict[str, Any] = field(default_factory=dict)
-    not_run: list[dict[str, Any]] = field(default_factory=list)
-    not_run_reason: str = ""
-    unit_warnings: list[str] = field(default_factory=list)
-    failures: list[tuple[str, str, int, str]] = field(default_factory=list)
-    n_discarded: int = 0
-    workers: int = 0
-
-    def unit_counts(self) -> dict[str, int]:
-        return {
-            "total": self.n_units,
-            "done": self.n_done,
-            "failed": self.n_failed,
-            "skipped": self.n_skipped,
-            "not_run": len(self.not_run),
-        }
-
-    def problem_lines(self) -> list[str]:
-        """One line per warning kind of the units run, then one per failed unit with its reason."""
-        failed = [
-            f"{label} on {dataset} failed (split {split}): {reason}" for dataset, label, split, reason in self.failures
-        ]
-        discarded = [
-            f"{self.n_discarded} unit(s) computed here were discarded: this process was stopped past its claim's lease"
-            " and another run took them over (that run's results are kept)"
-        ] if self.n_discarded else []
-        return warning_lines(self.unit_warnings) + failed + discarded
-
-
 
 
 def load_datasets(config: RunConfig) -> tuple[list[DatasetPlan], dict[str, str]]:
@@ -155,14 +96,14 @@ def load_datasets(config: RunConfig) -> tuple[list[DatasetPlan], dict[str, str]]
 class RunPlan:
     """Every unit a config asks for, in run order, before anything is stored or computed.
 
-    ``units`` holds ``(dataset plan, split, method spec, store key)`` tuples, method-major within
-    each dataset so that a fit to share is usually ready before its reuse.
+    ``units`` lists them method-major within each dataset, so that a fit to share is usually ready
+    before its reuse.
     """
 
     config: RunConfig
     datasets: list[DatasetPlan]
     unavailable: dict[str, str]
-    units: list[Unit] = field(repr=False)
+    units: list[PlannedUnit] = field(repr=False)
 
     @property
     def checksums(self) -> dict[str, str]:
@@ -176,20 +117,14 @@ def plan_run(config: RunConfig) -> RunPlan:
     tested) without running it.
     """
     plans, unavailable = load_datasets(config)
-    units: list[Unit] = [
-        (plan, split, method, {"dataset": plan.name, "dataset_sha256": plan.sha256, "registry_name": method.name,
-                               "params_hash": method.params_hash, "split": split.index, "seed": split.seed})
-        for plan in plans
-        for method in config.methods
-        for split in plan.splits
+    units = [
+        PlannedUnit(plan.dataset, split, method) for plan in plans for method in config.methods for split in plan.splits
     ]
     return RunPlan(config, plans, unavailable, units)
 
 
 Pending = tuple[tuple[str, str], float]
 """A unit to run as the ETA sees it: ``((dataset, method label), expected seconds)``."""
-UnitCallback = Callable[[dict[str, Any], int, int], None]
-"""``on_unit(row, done, n_units)``: called after each unit is stored."""
 
 
 class StartCallback(Protocol):
@@ -261,7 +196,7 @@ def execute_plan(
         ResultStore(run_dir) as store,
         UnitLeases(store.path) as claims,
     ):
-        record = config_record(config)
+        record = config.record()
         replaced = check_run_directory(store, record, plan.checksums, narrow=narrow)
         claims.hold_run(record["config_hash"])
         if replaced:
@@ -282,15 +217,15 @@ def execute_plan(
 
         done = store.done_keys()
         if reuse_from:
-            summary.reused_units = reuse_units(store.path, reuse_from, {unit_key(u[3]) for u in plan.units})
+            summary.reused_units = reuse_units(store.path, reuse_from, {unit.key for unit in plan.units})
             done = store.done_keys()
         todo, expected = dispatch_order(
-            [unit for unit in plan.units if unit_key(unit[3]) not in done], store.units(),
+            [unit for unit in plan.units if unit.key not in done], store.units(),
             history_priors(run_dir, reuse_from, priors),
         )
         summary.n_units, summary.n_skipped = len(plan.units), len(plan.units) - len(todo)
 
-        provenance = describe_run(record, plan.checksums, plan.unavailable, executor.describe(), started_at)
+        provenance = describe_run(config, plan.checksums, plan.unavailable, executor.describe(), started_at)
         # With nothing left to compute, the run.json of the invocation that computed the units stands.
         keep_run_json = not todo and _finished_before(run_dir, record["config_hash"], summary.n_units)
         if not keep_run_json:
@@ -298,7 +233,7 @@ def execute_plan(
         slots = executor.slots(config.n_jobs, config.n_jobs_origin)
         summary.workers = worker_count(config.n_jobs, slots, len(todo))
         if on_start is not None:
-            pending = [((p.name, method.label), seconds) for (p, _, method, _), seconds in zip(todo, expected)]
+            pending = [((unit.data.name, unit.method.label), seconds) for unit, seconds in zip(todo, expected)]
             on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
         shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
         _remove_shared_fits(run_dir)
@@ -319,7 +254,7 @@ def execute_plan(
             ) from None
         except BaseException:  # out of memory, no thread left, ...: run.json still says how the run ended
             stored = store.done_keys()
-            summary.not_run = [key for *_, key in todo if unit_key(key) not in stored]
+            summary.not_run = [unit.key_columns() for unit in todo if unit.key not in stored]
             _remove_shared_fits(run_dir)
             if not keep_run_json:
                 _try_to_write_the_end(run_dir, provenance, summary, interrupted=summary.interrupted)
@@ -344,15 +279,18 @@ def execute_plan(
 
 
 def dispatch_order(
-    units: list[Unit], stored: Any, priors: CostPriors = GENERIC_PRIORS
-) -> tuple[list[Unit], list[float]]:
+    units: list[PlannedUnit], stored: Any, priors: CostPriors = GENERIC_PRIORS
+) -> tuple[list[PlannedUnit], list[float]]:
     """``units`` (a :class:`RunPlan`'s) longest expected first, and their expected seconds in that
     order (:mod:`mlhidden.experiment.costs`; ``stored``: the store's units, whose costs count first).
     Each unit has its own seed, so the order changes when units finish, not what they compute."""
-    shapes = {id(p): (p.dataset.n_samples, p.dataset.n_features, p.dataset.n_labels) for p, *_ in units}
     rows = stored.to_dict("records") if len(stored) else []
     order, seconds = longest_expected_first(
-        [(p.name, shapes[id(p)], m.name, m.params_hash, m.label, learner_of(m.resolved)) for p, _, m, _ in units],
+        [
+            (u.data.name, (u.data.n_samples, u.data.n_features, u.data.n_labels), u.method.name,
+             u.method.params_hash, u.method.label, learner_of(u.method.resolved))
+            for u in units
+        ],
         rows, priors,
     )
     return [units[i] for i in order], seconds
@@ -387,12 +325,3 @@ SHARED_FITS_DIR = "shared_fits"
 
 def _remove_shared_fits(run_dir: Path) -> None:
     shutil.rmtree(run_dir / SHARED_FITS_DIR, ignore_errors=True)
-
-
-def config_record(config: RunConfig) -> dict[str, Any]:
-    """What the store keeps of a config: enough to rebuild every table without the YAML file."""
-    record = config.to_dict()
-    for method, spec in zip(record["methods"], config.methods):
-        method["params_hash"] = spec.params_hash
-    record["config_hash"] = config.config_hash
-    return record

@@ -279,7 +279,6 @@ def run_crosscheck(
                             plan,
                             split,
                             method,
-                            split.method_seed,
                             stored.get((plan.sha256, method.params_hash, split.index)),
                         )
     return pd.DataFrame(rows)
@@ -292,11 +291,11 @@ def _quietly(fit: Callable, *args, **kwargs):
         return fit(*args, **kwargs)
 
 
-def method_rows(setting: str, plan, split, method, seed: int | None, stored) -> list:
+def method_rows(setting: str, plan, split, method, stored) -> list:
     """One row per other implementation of ``method`` on one split; where the two disagree beyond
     :data:`TOLERANCE` on a metric, both are refitted with :data:`TIGHT` and their agreement kept."""
     X, Y = plan.dataset.X, plan.dataset.Y
-    ours = _quietly(fit_unit, X, Y, split, method, seed)
+    ours = _quietly(fit_unit, X, Y, split, method)
     strict = dataclasses.replace(method, resolved={**method.resolved, "base": tightened(method.resolved["base"])})
     strict_ours = None
     rows = []
@@ -311,7 +310,7 @@ def method_rows(setting: str, plan, split, method, seed: int | None, stored) -> 
         )
         tight = np.nan
         if max(abs(row[f"ours_{m}"] - row[f"theirs_{m}"]) for m in METRICS) > TOLERANCE:
-            strict_ours = strict_ours or _quietly(fit_unit, X, Y, split, strict, seed, with_scores=False)
+            strict_ours = strict_ours or _quietly(fit_unit, X, Y, split, strict, with_scores=False)
             tight = float(
                 np.mean(strict_ours.predicted == _quietly(fit_theirs, build, strict.resolved["base"], X, Y, split)[0])
             )

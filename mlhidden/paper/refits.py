@@ -70,7 +70,7 @@ def refit_rows(name: str, X, Y, split, method) -> list:
     """One stored unit fitted again: a row per chain position with its label's test accuracy."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fitted = fit_unit(X, Y, split, method, split.method_seed, with_scores=False)
+        fitted = fit_unit(X, Y, split, method, with_scores=False)
     correct = fitted.predicted == Y[split.test]
     exact = float(np.mean(np.all(correct, axis=1)))
     return [

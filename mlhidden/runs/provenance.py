@@ -50,15 +50,15 @@ _GIB = 1 << 30
 
 
 def describe_run(
-    config_record: Mapping[str, Any], datasets: Mapping[str, str], unavailable: Mapping[str, str],
+    config: RunRecord, datasets: Mapping[str, str], unavailable: Mapping[str, str],
     backend: Mapping[str, Any], started_at: str,
 ) -> dict[str, Any]:
     """Everything about a run that is known before its first unit, with ``status: running``.
 
     Parameters
     ----------
-    config_record : dict
-        The resolved config as the store keeps it (with ``config_hash``).
+    config : RunRecord
+        The run's resolved config (a :class:`~mlhidden.experiment.config.RunConfig` is one).
     datasets : dict
         Dataset name -> checksum of the data the units use.
     unavailable : dict
@@ -68,12 +68,13 @@ def describe_run(
     started_at : str
         ISO 8601 time, UTC.
     """
-    recipe = RunRecord.from_record(config_record).split_recipe
+    recipe = config.split_recipe
+    record = config.record()
     return {
         "format": FORMAT_VERSION,
         "status": "running",
-        "config_hash": config_record["config_hash"],
-        "config": config_record,
+        "config_hash": record["config_hash"],
+        "config": record,
         "command": list(sys.argv),
         "mlhidden": {"version": mlhidden.__version__, **git_revision()},
         "python": {"version": platform.python_version(), "implementation": platform.python_implementation()},

@@ -1,8 +1,9 @@
-"""A stored run's config, typed: what the store's ``config`` meta holds, read back.
+"""A run's config as stored, typed: what the store's ``config`` meta and ``run.json`` hold.
 
-:func:`mlhidden.experiment.runner.config_record` writes the record as JSON; :meth:`RunRecord.from_record`
-reads it, so that a dataset's table name, the label-order default of old stores and the shape of
-each entry are known in this one place rather than wherever a report reads the dict.
+:meth:`RunRecord.record` writes the dict and :meth:`RunRecord.from_record` reads it back, so that the
+label-order default of old stores, the shape of each entry and the config hash are known in this one
+place rather than wherever a report reads the dict. A run's config
+(:class:`~mlhidden.experiment.config.RunConfig`) is a ``RunRecord`` plus runtime options.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mlhidden.runs.specs import DatasetSpec, MethodSpec
+from mlhidden.runs.specs import DatasetSpec, MethodSpec, canonical_hash
 from mlhidden.runs.splits import Protocol, SplitRecipe
 
 # Runs stored before ``shuffle_labels`` existed shuffled their labels.
@@ -21,25 +22,15 @@ RESOLVED_KEYS = ("name", "params", "base", "preprocess")
 
 
 @dataclass(frozen=True)
-class DatasetRecord(DatasetSpec):
-    """A dataset entry of a stored config: the config's own entry, which the units were loaded from."""
-
-    @property
-    def table_name(self) -> str:
-        """The dataset's name in the store and the tables: its label, else its name."""
-        return self.label or self.name
-
-
-@dataclass(frozen=True)
 class RunRecord:
-    """A stored run's config: datasets and methods in config order, the split protocol, the seed.
+    """A run's config as stored: datasets and methods in config order, the split protocol, the seed.
 
-    The methods are :class:`~mlhidden.runs.specs.MethodSpec` again, whose ``params_hash``
-    is the stored one.
+    Read back from a store, the methods are :class:`~mlhidden.runs.specs.MethodSpec` again, whose
+    ``params_hash`` is the stored one.
     """
 
     name: str
-    datasets: tuple[DatasetRecord, ...]
+    datasets: tuple[DatasetSpec, ...]
     methods: tuple[MethodSpec, ...]
     splits: int
     seed: int
@@ -52,7 +43,7 @@ class RunRecord:
         """Read the dict a store keeps (``ResultStore.get_meta("config")``)."""
         return cls(
             name=record["name"],
-            datasets=tuple(DatasetRecord(**spec) for spec in record["datasets"]),
+            datasets=tuple(DatasetSpec(**spec) for spec in record["datasets"]),
             methods=tuple(
                 MethodSpec(
                     label=m["label"],
@@ -73,12 +64,40 @@ class RunRecord:
             protocol=Protocol.from_record(record.get("protocol")),
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The run's identity, which :attr:`config_hash` digests; a holdout run's has no ``protocol`` entry, as
+        before protocols existed."""
+        protocol = {"protocol": self.protocol.record()} if self.protocol.is_kfold else {}
+        return {
+            "name": self.name,
+            "datasets": [d.record() for d in self.datasets],
+            "methods": [m.record() for m in self.methods],
+            "splits": self.splits,
+            "seed": self.seed,
+            "train_fraction": self.train_fraction,
+            "shuffle_labels": self.shuffle_labels,
+            **protocol,
+        }
+
+    @property
+    def config_hash(self) -> str:
+        return canonical_hash(self.to_dict())
+
+    def record(self) -> dict[str, Any]:
+        """What the store and ``run.json`` keep, enough to rebuild every table without the YAML file (what
+        :meth:`from_record` reads): :meth:`to_dict` with each method's ``params_hash``, and the ``config_hash``."""
+        record = self.to_dict()
+        for method, spec in zip(record["methods"], self.methods):
+            method["params_hash"] = spec.params_hash
+        record["config_hash"] = self.config_hash
+        return record
+
     @property
     def split_recipe(self) -> SplitRecipe:
-        """What decided every stored unit's split and seeds: ask it, never derive them again."""
+        """What decides every unit's split and seeds (:mod:`mlhidden.runs.splits`): ask it, never derive them again."""
         return SplitRecipe(self.seed, self.splits, self.protocol, self.train_fraction, self.shuffle_labels)
 
-    def dataset(self, table_name: str) -> DatasetRecord:
+    def dataset(self, table_name: str) -> DatasetSpec:
         """The entry whose table name is ``table_name``."""
         return next(spec for spec in self.datasets if spec.table_name == table_name)
 

@@ -42,6 +42,11 @@ class DatasetSpec:
             "group": self.group, "sweep": self.sweep,
         }
 
+    @property
+    def table_name(self) -> str:
+        """The dataset's name in the store and the tables: its label, else its registry name."""
+        return self.label or self.name
+
 
 @dataclass(frozen=True)
 class MethodSpec:

@@ -175,9 +175,8 @@ def _with_method_seed(split: Split, run_seed: int, dataset_name: str) -> Split:
 class SplitRecipe:
     """How a run splits every dataset: what decides each unit's split seed, method seed and split.
 
-    Built from a config (:attr:`RunConfig.split_recipe`) or a stored run's record
-    (:attr:`RunRecord.split_recipe`), so that a report or refit asks the record for a unit
-    rather than deriving it again.
+    Built by a run's config or stored record (:attr:`RunRecord.split_recipe`, the one constructor),
+    so that a report or refit asks the record for a unit rather than deriving it again.
     """
 
     run_seed: int

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from mlhidden.errors import UserError
@@ -46,6 +47,7 @@ from mlhidden.runs.store_schema import (
     create_or_migrate,
     missing_unit_columns,
 )
+from mlhidden.runs.units import UnitResult
 
 
 def now() -> str:
@@ -158,33 +160,34 @@ class ResultStore:
             return pd.read_sql_query("SELECT * FROM datasets", self._conn)
 
     def write_unit(
-        self, result: dict[str, Any], predictions: UnitPredictions | None = None, *, owner: str | None = None
+        self, key: UnitKey, result: UnitResult, truth: np.ndarray | None = None, *, owner: str | None = None
     ) -> bool:
-        """Store one finished unit (replacing an earlier failed attempt with the same key) and its predictions.
+        """Store one finished unit under ``key`` (replacing an earlier failed attempt with the same key), and
+        its predictions with the ``truth`` of its test rows when both are given.
 
         With a claims ``owner``, only if it holds the unit's claim, or nobody does and the unit is
         not stored, checked in the writing transaction: a process whose lapsed claim another took
         over never overwrites that one's unit. Returns whether the unit was written.
         """
-        row = {**result, "finished_at": now()}
+        row = {**result.row(key), "finished_at": now()}
         columns = UNIT_COLUMNS
         values = [row.get(c) for c in UNIT_FIELDS]
         with self._transaction():
-            if owner is not None and not self._claim_is_owned_by(unit_key(row), owner):
+            if owner is not None and not self._claim_is_owned_by(key, owner):
                 return False
             self._conn.execute(
                 f"INSERT OR REPLACE INTO units ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values
             )
-            if predictions is not None:
-                n_rows, n_labels = predictions.truth.shape
-                scores = None if predictions.scores is None else pack_scores(predictions.scores)
+            if truth is not None and result.predicted is not None:
+                n_rows, n_labels = truth.shape
+                scores = None if result.label_scores is None else pack_scores(result.label_scores)
                 self._conn.execute(
                     "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*unit_key(row), n_rows, n_labels, pack_bits(predictions.predicted), scores),
+                    (*key, n_rows, n_labels, pack_bits(result.predicted), scores),
                 )
                 self._conn.execute(
                     "INSERT OR IGNORE INTO test_labels VALUES (?, ?, ?, ?, ?)",
-                    (*(row[c] for c in SPLIT_COLUMNS), pack_bits(predictions.truth)),
+                    (*(row[c] for c in SPLIT_COLUMNS), pack_bits(truth)),
                 )
         return True
 

@@ -2,8 +2,8 @@
 
 A unit fits one method on one split's training part, with the labels in the split's order, and
 predicts its test part. Inputs missing in either part are mean-imputed from the training rows.
-Because the runner and every refit call :func:`fit_unit`, a refit with a unit's stored seed is
-that unit again.
+Because the runner and every refit call :func:`fit_unit` with the unit's split, which carries its
+seeds, a refit is that unit again.
 """
 
 from __future__ import annotations
@@ -86,12 +86,14 @@ def label_scores(estimator: Any, X_test: Matrix, n_labels: int) -> np.ndarray | 
 
 
 def fit_unit(
-    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, seed: int | None, shared_dir: Path | None = None,
+    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None = None,
     with_scores: bool = True,
 ) -> FittedUnit:
     """Fit ``method`` (anything with ``name``, ``params`` and ``base``) on a split and predict its test rows.
 
-    The method sees the labels in ``split.label_order``; the predictions are put back into the
+    The method gets the split's ``method_seed`` as its ``random_state``, the unit's one seed, which
+    travels in its :class:`~mlhidden.runs.splits.Split` alone.
+    It sees the labels in ``split.label_order``; the predictions are put back into the
     dataset's order. With ``shared_dir``, fits another method of the run already made on the same
     inputs are reused (:mod:`mlhidden.methods.shared_fits`; the one place a unit's shared fits are activated).
     The label scores are predicted after the timed prediction, so times are those of ``predict`` alone;
@@ -102,7 +104,7 @@ def fit_unit(
     """
     with unit_thread_limits():
         X_train, X_test = impute(X[split.train], X[split.test])
-        estimator = method.make(random_state=seed)
+        estimator = method.make(random_state=split.method_seed)
         start = time.perf_counter()
         shared = SharedFits(shared_dir) if shared_dir else None
         with shared.active() if shared else nullcontext():

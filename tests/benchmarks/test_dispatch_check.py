@@ -58,7 +58,7 @@ def reproduction(tmp_path_factory):
 
 def _runner_order(config):
     units, _ = dispatch_order(plan_run(config).units, pd.DataFrame())
-    return [(method.label, split.index) for _, split, method, _ in units]
+    return [(unit.method.label, unit.split.index) for unit in units]
 
 
 def test_a_run_is_replayed_in_the_runners_own_order_from_its_worker_times(reproduction):

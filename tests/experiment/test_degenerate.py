@@ -7,6 +7,8 @@ registered method is covered without touching this file.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -165,8 +167,8 @@ def test_method_completes_on_nan_features_through_the_runner(method):
     X, Y = _random_problem()
     X[::3, 0] = np.nan
     X[:, 3] = np.nan
-    split = make_split(len(Y), Y.shape[1], seed=5)
+    split = dataclasses.replace(make_split(len(Y), Y.shape[1], seed=5), method_seed=0)
     spec = parse_config({"datasets": ["Logical"], "methods": [method]}).methods[0]
-    result = run_unit(X, Y, split, spec, seed=0)
-    assert result["status"] == "ok", result["error"]
-    assert 0.0 <= result["exact_match"] <= 1.0
+    result = run_unit(X, Y, split, spec)
+    assert result.status == "ok", result.error
+    assert result.exact_match is not None and 0.0 <= result.exact_match <= 1.0

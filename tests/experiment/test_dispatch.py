@@ -10,7 +10,7 @@ CONFIG = {"name": "dispatch", "datasets": ["Music", "Scene"], "methods": ["BR", 
 
 
 def _cells(units):
-    return [(plan.name, method.name) for plan, _, method, _ in units]
+    return [(unit.data.name, unit.method.name) for unit in units]
 
 
 def test_units_go_out_longest_expected_first(mirror_dir):
@@ -26,12 +26,12 @@ def test_units_go_out_longest_expected_first(mirror_dir):
         for cell in set(_cells(plan.units))
     }
     assert seconds == [expected[cell] for cell in _cells(units)], "each unit at its cell's prior"
-    assert [u[1].index for u in units[:2]] == [0, 1], "ties keep the plan's order"
+    assert [u.split.index for u in units[:2]] == [0, 1], "ties keep the plan's order"
 
 
 def test_a_stored_unit_cost_counts_before_the_prior(mirror_dir):
     plan = plan_run(parse_config(CONFIG, data_dir=mirror_dir))
-    _, _, br, key = next(u for u in plan.units if u[0].name == "Music" and u[2].name == "BR")
-    stored = pd.DataFrame([{**key, "status": "ok", "train_seconds": 990.0, "test_seconds": 10.0}])
+    br = next(u for u in plan.units if u.data.name == "Music" and u.method.name == "BR")
+    stored = pd.DataFrame([{**br.key_columns(), "status": "ok", "train_seconds": 990.0, "test_seconds": 10.0}])
     units, seconds = dispatch_order(plan.units, stored)
     assert _cells(units)[:2] == [("Music", "BR")] * 2 and seconds[:2] == [1000.0, 1000.0]

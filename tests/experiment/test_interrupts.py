@@ -10,6 +10,7 @@ process dying inside a store write, between its insert and its commit, leaves th
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -25,6 +26,7 @@ import pytest
 from stores import stored_units
 
 from mlhidden.runs.store import STORE_FILE, ResultStore, load_results
+from mlhidden.runs.units import UnitResult
 
 N_SPLITS = 25
 N_UNITS = 2 * N_SPLITS
@@ -133,6 +135,7 @@ def test_stopped_run_resumes_to_the_same_tables(stop, whole_group, n_jobs, confi
 CRASH_BEFORE_COMMIT = """
 import json, os, sys
 from mlhidden.runs.store import ResultStore
+from mlhidden.runs.units import UnitResult
 
 
 class CrashAtCommit:
@@ -153,30 +156,36 @@ class CrashAtCommit:
 
 store = ResultStore(sys.argv[1])
 store._conn = CrashAtCommit(store._conn)
-store.write_unit(json.loads(sys.argv[2]))
+key, fields = json.loads(sys.argv[2])
+store.write_unit(tuple(key), UnitResult(**fields))
 """
 
 
-def _unit(split: int) -> dict:
-    return {
-        "dataset": "Logical", "dataset_sha256": "0" * 64, "registry_name": "BR", "params_hash": "p", "split": split,
-        "seed": split, "label": "BR", "params_json": "{}", "status": "ok", "error": "", "exact_match": 0.5,
-    }
+def _unit(split: int) -> tuple[tuple, UnitResult]:
+    key = ("Logical", "0" * 64, "BR", "p", split, split)
+    return key, UnitResult(
+        label="BR", params_json="{}", method_seed=None, label_order=None, status="ok", exact_match=0.5
+    )
+
+
+def _unit_json(split: int) -> str:
+    key, result = _unit(split)
+    return json.dumps([list(key), dataclasses.asdict(result)])
 
 
 def test_a_crash_inside_a_write_leaves_the_store_as_it_was(tmp_path):
     """The process dies after inserting a unit but before committing: that unit is absent, the rest intact."""
     with ResultStore(tmp_path) as store:
-        store.write_unit(_unit(0))
+        store.write_unit(*_unit(0))
     crashed = subprocess.run(
-        [sys.executable, "-c", CRASH_BEFORE_COMMIT, str(tmp_path), json.dumps(_unit(1))], timeout=120
+        [sys.executable, "-c", CRASH_BEFORE_COMMIT, str(tmp_path), _unit_json(1)], timeout=120
     )
     assert crashed.returncode == 9
     with sqlite3.connect(tmp_path / STORE_FILE) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     with ResultStore(tmp_path) as store:
         assert store.units()["split"].tolist() == [0]
-        store.write_unit(_unit(1))
+        store.write_unit(*_unit(1))
         assert sorted(store.units()["split"]) == [0, 1]
 
 
@@ -201,10 +210,10 @@ def test_an_interrupt_inside_a_write_leaves_the_store_usable(tmp_path):
     """Ctrl-C landing between a unit's insert and its commit: that unit is in flight (not stored, as the
     run does not count it), and the run's closing writes still work."""
     with ResultStore(tmp_path) as store:
-        store.write_unit(_unit(0))
+        store.write_unit(*_unit(0))
         connection, store._conn = store._conn, InterruptAtFirstCommit(store._conn)
         with pytest.raises(KeyboardInterrupt):
-            store.write_unit(_unit(1))
+            store.write_unit(*_unit(1))
         store.set_meta("finished_at", "now")
         store._conn = connection
         assert store.get_meta("finished_at") == "now"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 from mlhidden.data import load_dataset
+from mlhidden.experiment import parallel_units
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import execute_plan, plan_run
 from mlhidden.runs.splits import split_seed
@@ -20,11 +24,12 @@ def test_plan_lists_every_unit_method_major_with_its_store_key(tmp_path):
         "MediaMill": "not available (put MediaMill.arff in the data path)"
     }  # the row names the dataset
     assert plan.checksums["Music"] == load_dataset("Music").identity
-    order = [(key["dataset"], key["registry_name"], key["split"]) for *_, key in plan.units]
+    order = [(unit.data.name, unit.method.name, unit.split.index) for unit in plan.units]
     assert order == [(d, m, s) for d in ("Logical", "Music") for m in ("BR", "CC") for s in range(3)]
-    for dataset, split, method, key in plan.units:
-        assert key == {
-            "dataset": dataset.name, "dataset_sha256": dataset.sha256, "registry_name": method.name,
+    for unit in plan.units:
+        dataset, split, method = unit.data, unit.split, unit.method
+        assert unit.key_columns() == {
+            "dataset": dataset.name, "dataset_sha256": plan.checksums[dataset.name], "registry_name": method.name,
             "params_hash": method.params_hash, "split": split.index, "seed": split_seed(4, dataset.name, split.index),
         }
 
@@ -34,4 +39,17 @@ def test_executing_a_plan_stores_exactly_its_units(tmp_path):
     summary = execute_plan(plan, tmp_path)
     assert (summary.n_units, summary.n_done) == (2, 2)
     stored = load_results(tmp_path).units
-    assert sorted(stored.split) == [0, 1] and set(stored.seed) == {key["seed"] for *_, key in plan.units}
+    assert sorted(stored.split) == [0, 1] and set(stored.seed) == {unit.split.seed for unit in plan.units}
+
+
+def test_the_executor_imports_nothing_of_the_runner():
+    """The runner imports its executor; the types both fill (planned units, their results, the run's summary)
+    sit below both, so the executor never imports the runner back, not even for type checking."""
+    tree = ast.parse(Path(parallel_units.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert "mlhidden.experiment.runner" not in imported
+    assert "mlhidden.experiment.parallel_units" in {
+        node.module for node in ast.walk(ast.parse(Path(parallel_units.__file__).with_name("runner.py").read_text()))
+        if isinstance(node, ast.ImportFrom)
+    }

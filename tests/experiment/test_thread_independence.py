@@ -79,13 +79,14 @@ def test_the_scene_slice_is_sensitive_to_blas_threads(monkeypatch):
 
     kernels = {info["architecture"] for info in threadpool_info() if info["internal_api"] == "openblas"}
     plan = plan_run(parse_config(FAST))
-    dataset, split, method, _ = plan.units[0]
+    unit = plan.units[0]
+    dataset, split, method = unit.data, unit.split, unit.method
     assert (dataset.name, method.name) == ("Scene [first_labels=3]", "BR")
-    seed = method_seed(FAST["seed"], dataset.name, split.index)
+    assert split.method_seed == method_seed(FAST["seed"], dataset.name, split.index)
     results = []
     for threads in (1, 2):
         monkeypatch.setattr(blas_threads, "UNIT_BLAS_THREADS", threads)
-        results.append(run_unit(dataset.dataset.X, dataset.dataset.Y, split, method, seed)["exact_match"])
+        results.append(run_unit(dataset.X, dataset.Y, split, method).exact_match)
     if results[0] == results[1] and not kernels & THREAD_SENSITIVE_KERNELS:
         pytest.skip(f"on OpenBLAS's {', '.join(sorted(kernels))} kernels this slice rounds alike under 1 and 2 threads")
     assert results[0] != results[1]

@@ -13,7 +13,7 @@ from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.runner import SHARED_FITS_DIR, run_experiment
 from mlhidden.methods.shared_fits import digest
 from mlhidden.runs.metrics import SCORES
-from mlhidden.runs.splits import method_seed, split_for
+from mlhidden.runs.splits import split_for
 from mlhidden.runs.store import KEY_COLUMNS, load_results
 
 # (method that fits the piece first, method that reuses it)
@@ -28,8 +28,8 @@ def music_split(mirror_dir):
 
 def _unit(data, split, name, shared_dir=None):
     method = parse_config({"name": "t", "datasets": ["Logical"], "methods": [name]}).methods[0]
-    result = run_unit(data.X, data.Y, split, method, method_seed(0, data.name, split.index), shared_dir)
-    assert result["status"] == "ok", result["error"]
+    result = run_unit(data.X, data.Y, split, method, shared_dir)
+    assert result.status == "ok", result.error
     return result
 
 
@@ -39,15 +39,15 @@ def test_a_reused_fit_gives_the_same_results_as_fitting_alone(first, reuser, mus
     alone = _unit(data, split, reuser)
     _unit(data, split, first, tmp_path)
     shared = _unit(data, split, reuser, tmp_path)
-    assert alone["reused_seconds"] == 0 and shared["reused_seconds"] > 0
-    assert {k: shared[k] for k in SCORES} == {k: alone[k] for k in SCORES}
+    assert alone.reused_seconds == 0 and shared.reused_seconds is not None and shared.reused_seconds > 0
+    assert {k: getattr(shared, k) for k in SCORES} == {k: getattr(alone, k) for k in SCORES}
 
 
 def test_methods_that_fit_different_pieces_share_nothing(music_split, tmp_path):
     data, split = music_split
     _unit(data, split, "CC", tmp_path)
-    assert _unit(data, split, "BR", tmp_path)["reused_seconds"] == 0
-    assert _unit(data, split, "ELM", tmp_path)["reused_seconds"] == 0
+    assert _unit(data, split, "BR", tmp_path).reused_seconds == 0
+    assert _unit(data, split, "ELM", tmp_path).reused_seconds == 0
 
 
 def test_a_run_with_shared_fits_stores_what_a_run_without_them_stores(tmp_path, mirror_dir):

@@ -26,7 +26,6 @@ from mlhidden.data.generators import GENERATORS
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
-from mlhidden.experiment.runner import config_record
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import sweep_frame
 from mlhidden.paper.output_jobs import run_jobs
@@ -47,6 +46,7 @@ from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATE
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.splits import split_seed
 from mlhidden.runs.store import ResultStore
+from mlhidden.runs.units import UnitResult
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = PROJECT_ROOT / "configs"
@@ -191,7 +191,7 @@ def test_sweep_frame_and_plot(tmp_path):
             "splits": 2,
         }
     )
-    record = config_record(config)
+    record = config.record()
     units = pd.DataFrame(
         [
             {
@@ -232,7 +232,7 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
     shapes = shapes or {}
     units = []
     with ResultStore(run_dir) as store:
-        store.set_meta("config", config_record(config))
+        store.set_meta("config", config.record())
         store.set_meta("unavailable", {})
         names = [spec.label or spec.name for spec in config.datasets]
         store.set_meta("dataset_order", names)
@@ -250,25 +250,17 @@ def fake_run(out_dir, name, config_data, value, shapes=None, reverse=False):
                 for split in range(config.splits):
                     values = value(dataset, method.label, split)
                     metrics = {score: values.get(score, values["exact_match"]) for score in SCORES}
-                    units.append(
-                        {
-                            "dataset": dataset,
-                            "dataset_sha256": f"sha-{dataset}",
-                            "registry_name": method.name,
-                            "params_hash": method.params_hash,
-                            "split": split,
-                            "seed": split_seed(config.seed, dataset, split),
-                            "label": method.label,
-                            "params_json": "{}",
-                            "status": "ok",
-                            "error": "",
-                            **metrics,
-                            "train_seconds": values.get("seconds", 1.0),
-                            "test_seconds": 0.0,
-                        }
+                    key = (
+                        dataset, f"sha-{dataset}", method.name, method.params_hash, split,
+                        split_seed(config.seed, dataset, split),
                     )
-        for unit in reversed(units) if reverse else units:
-            store.write_unit(unit)
+                    result = UnitResult(
+                        label=method.label, params_json="{}", method_seed=None, label_order=None, status="ok",
+                        **metrics, train_seconds=values.get("seconds", 1.0), test_seconds=0.0,
+                    )
+                    units.append((key, result))
+        for key, result in reversed(units) if reverse else units:
+            store.write_unit(key, result)
     return run_dir
 
 

@@ -17,7 +17,7 @@ import mlhidden
 from mlhidden.cli import cli
 from mlhidden.data import catalog_entries, make_logical
 from mlhidden.experiment.config import parse_config
-from mlhidden.experiment.runner import config_record, run_experiment
+from mlhidden.experiment.runner import run_experiment
 from mlhidden.runs.provenance import RUN_JSON, SOURCE_PATHS, git_revision, provenance_line, read_run_json
 from mlhidden.runs.splits import method_seed
 from mlhidden.runs.store import load_results
@@ -56,7 +56,7 @@ def test_run_json_is_written_before_the_first_unit(provenance_run):
 def test_run_json_records_the_config_code_data_seeds_machine_and_counts(provenance_run, mirror_dir):
     config, summary, _, record, run_dir = provenance_run
     assert record["format"] == 1 and record["status"] == "finished"
-    assert record["config"] == json.loads(json.dumps(config_record(config)))
+    assert record["config"] == json.loads(json.dumps(config.record()))
     assert record["config_hash"] == config.config_hash == record["config"]["config_hash"]
 
     head = git("rev-parse", "HEAD")
