@@ -14,7 +14,7 @@ from mlhidden.runs.record import RunRecord
 from mlhidden.runs.run_results import split_protocol
 from mlhidden.runs.splits import Split, make_split
 from mlhidden.runs.status import FAILED, OK
-from mlhidden.runs.store_schema import KEY_COLUMNS, UNIT_COLUMNS
+from mlhidden.runs.store_schema import KEY_FIELDS, UNIT_FIELDS
 from mlhidden.runs.unit_fit import fit_unit
 from mlhidden.runs.units import UnitResult
 
@@ -85,8 +85,8 @@ def test_a_unit_result_and_its_key_are_a_row_of_the_store():
     or a key column, so a unit's row is typed end to end."""
     result = UnitResult(label="BR", params_json="{}", method_seed=0, label_order="[0]", status=OK)
     row = result.row(("Logical", "sha", "BR", "p", 0, 7))
-    assert set(row) == set(UNIT_COLUMNS) - {"finished_at"}
-    assert [row[c] for c in KEY_COLUMNS] == ["Logical", "sha", "BR", "p", 0, 7]
+    assert set(row) == set(UNIT_FIELDS) - {"finished_at"}
+    assert [row[c] for c in KEY_FIELDS] == ["Logical", "sha", "BR", "p", 0, 7]
     assert row["seed"] == 7 and row["status"] == OK
 
 
