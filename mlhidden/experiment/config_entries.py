@@ -188,8 +188,7 @@ def method_specs(
     name = at(("name",), method_name, entry["name"])
     group = str(entry.get("label") or default_label(name))
     method_entry = at(("name",), get_entry, name)
-    if base is not None:
-        at(("base",), make_base_learner, base)
+    written_base = at(("base",), make_base_learner, base) if base is not None else None
     at(("preprocess",), resolve_preprocess, entry.get("preprocess"))
     specs = []
     for point in sweep_points(_mapping(entry, "sweep", where, fail), where, fail, "method", room):
@@ -211,7 +210,8 @@ def method_specs(
             point_base, preprocess = replacement, overlay.preprocess
         values_at = ("sweep",) if point else ("params",)
         resolved = at(values_at, describe_method, name, point_params, point_base, preprocess)
-        estimator = at(values_at, checked_estimator, method_entry, resolved)
+        learner = written_base if point_base is base else None
+        estimator = at(values_at, checked_estimator, method_entry, resolved, learner)
         if replacement is not None and needs_one_vs_rest(estimator):
             point_base = one_vs_rest(point_base)
             (wrapped if wrapped is not None else []).append(point_label(group, point) if point else group)
@@ -219,7 +219,7 @@ def method_specs(
             estimator = at(values_at, checked_estimator, method_entry, resolved)
         at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved, estimator)
         label = point_label(group, point) if point else group
-        specs.append(MethodSpec(label, name, point_params, point_base, resolved, method_entry, group, point))
+        specs.append(MethodSpec(label, name, point_params, point_base, resolved, method_entry, group, point, estimator))
     return specs
 
 

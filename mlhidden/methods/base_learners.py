@@ -25,9 +25,12 @@ from mlhidden.methods.imported_classes import named_class
 from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
 from mlhidden.methods.sklearn_api import PENALTY_FROM_L1_RATIO, HasMethods
 
+DEFAULT_C = 1.0
+"""The logistic base learners' C where a config sets none: the one place it is written. Each config's
+resolved base learner records it (:func:`resolved_base_params`), and every build reads it from there."""
 BASE_LEARNERS: dict[str, tuple[type, dict[str, Any]]] = {
-    "logistic": (LogisticRegression, {"C": 1.0}),
-    "standard_logistic": (StandardScaledLogisticRegression, {"C": 1.0}),
+    "logistic": (LogisticRegression, {"C": DEFAULT_C}),
+    "standard_logistic": (StandardScaledLogisticRegression, {"C": DEFAULT_C}),
     "random_forest": (RandomForestClassifier, {"n_estimators": 100}),
     # C chosen per fit by 3-fold cross-validation on the training part, by log-loss (accuracy
     # ties on rare labels and would pick the smallest C); the folds are not shuffled.
@@ -91,21 +94,29 @@ def _is_spec(value: object) -> bool:
     return isinstance(value, (str, Mapping))
 
 
-def _nested(params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with an ``estimator`` spec (of a meta-estimator such as CalibratedClassifierCV) built."""
-    if _is_spec(params.get("estimator")):
-        return {**params, "estimator": make_base_learner(params["estimator"])}
-    return params
-
-
 def make_base_learner(spec: object = None) -> Any:
-    """Build an unfitted base learner from a spec, with our defaults under the user's params.
+    """Build an unfitted base learner from a spec, with our defaults under the user's params."""
+    return built_base_learner(resolved_base_params(spec))
+
+
+def resolved_base_params(spec: object) -> dict[str, Any]:
+    """The full ``{name, params}`` of a spec with defaults filled in: the one place a base learner's spec is
+    read and its defaults applied, for hashing, display and :func:`built_base_learner`."""
+    name, params = parse_base_spec(spec)
+    _, defaults = _resolve_class(name)
+    if _is_spec(params.get("estimator")):
+        params["estimator"] = resolved_base_params(params["estimator"])
+    return {"name": name, "params": {**defaults, **params}}
+
+
+def built_base_learner(resolved: Mapping[str, Any]) -> Any:
+    """The unfitted base learner of a :func:`resolved_base_params` description, as it is written.
 
     Everything is checked here, before any fit: the class, the parameter names and values (by
     the class's own declared constraints), and that it is a classifier.
     """
-    name, params = parse_base_spec(spec)
-    cls, defaults = _resolve_class(name)
+    name, params = resolved["name"], dict(resolved["params"])
+    cls, _ = _resolve_class(name)
     valid = {
         p.name for p in inspect.signature(cls).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     }
@@ -115,8 +126,10 @@ def make_base_learner(spec: object = None) -> Any:
             f"base learner '{name}' has no parameter(s) {', '.join(sorted(unknown))}",
             hint=f"{did_you_mean(min(unknown), valid)}valid: {', '.join(sorted(valid))}",
         )
+    if isinstance(params.get("estimator"), Mapping):
+        params["estimator"] = built_base_learner(params["estimator"])
     try:
-        learner = cls(**_nested({**defaults, **params}))
+        learner = cls(**params)
         if hasattr(learner, "_parameter_constraints"):
             learner._validate_params()
     except (TypeError, ValueError) as exc:
@@ -127,15 +140,6 @@ def make_base_learner(spec: object = None) -> Any:
             hint="multi-label methods are built from binary classifiers, e.g. logistic or sklearn.svm.LinearSVC",
         )
     return learner
-
-
-def resolved_base_params(spec: object) -> dict[str, Any]:
-    """The full ``{name, params}`` of a spec with defaults filled in, for hashing and display."""
-    name, params = parse_base_spec(spec)
-    cls, defaults = _resolve_class(name)
-    if _is_spec(params.get("estimator")):
-        params["estimator"] = resolved_base_params(params["estimator"])
-    return {"name": name, "params": {**defaults, **params}}
 
 
 def check_base_learner(

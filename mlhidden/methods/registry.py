@@ -19,7 +19,12 @@ from typing import Any
 from mlhidden.data.dataset import RandomStateLike
 from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.imports import import_object, is_import_path, load_entry_points, provider
-from mlhidden.methods.base_learners import check_base_learner, make_base_learner, resolved_base_params
+from mlhidden.methods.base_learners import (
+    built_base_learner,
+    check_base_learner,
+    make_base_learner,
+    resolved_base_params,
+)
 from mlhidden.methods.baselines import TRIVIAL_BASELINES, AllZero, LabelMajority, MostFrequentLabelSet
 from mlhidden.methods.br import BR
 from mlhidden.methods.cc import CC
@@ -249,9 +254,10 @@ def describe_method(
     return resolved
 
 
-def checked_estimator(entry: MethodEntry, resolved: dict[str, Any]) -> Any:
-    """The unfitted estimator of a description, its parameter values checked against the class's constraints."""
-    estimator = build_method(entry, resolved)
+def checked_estimator(entry: MethodEntry, resolved: dict[str, Any], base_learner: Any = None) -> Any:
+    """The unfitted estimator of a description, its parameter values checked against the class's constraints
+    (``base_learner``: its base learner, already built and checked)."""
+    estimator = build_method(entry, resolved, base_learner=base_learner)
     _check_values(resolved["name"], estimator)
     return estimator
 
@@ -306,25 +312,36 @@ def check_method_base(entry: MethodEntry, resolved: dict[str, Any], estimator: A
         raise UserError(str(exc)) from None
 
 
-def build_method(entry: MethodEntry, resolved: dict[str, Any], random_state: RandomStateLike = None) -> Any:
+def build_method(
+    entry: MethodEntry, resolved: dict[str, Any], random_state: RandomStateLike = None, base_learner: Any = None,
+) -> Any:
     """An unfitted estimator from a registry entry and its resolved description: what a unit fits.
 
     Only parameters that differ from the class's defaults are passed, so the class fills in its
     own defaults (some have no plain form). A method that is not built in is wrapped in
     :class:`~mlhidden.methods.external.ExternalMethod`; one with ``preprocess`` steps is the last
-    step of a ``Pipeline`` behind them.
+    step of a ``Pipeline`` behind them. ``base_learner``: the one of ``resolved["base"]``, already built.
     """
     defaults = {k: _plain(v) for k, v in _signature_defaults(entry.cls).items()}
     kwargs = {k: v for k, v in resolved["params"].items() if k not in defaults or defaults[k] != v}
     if entry.takes_base and "base" in resolved:
-        kwargs["estimator"] = make_base_learner(resolved["base"])
-    if "random_state" in inspect.signature(entry.cls.__init__).parameters:
-        kwargs["random_state"] = random_state
+        kwargs["estimator"] = built_base_learner(resolved["base"]) if base_learner is None else base_learner
     try:
         estimator = entry.cls(**kwargs)
     except (TypeError, ValueError) as exc:
         raise UserError(f"method '{resolved['name']}': {exc}".splitlines()[0]) from None
-    return with_preprocessing(estimator if entry.builtin else ExternalMethod(estimator), resolved.get("preprocess"))
+    built = with_preprocessing(estimator if entry.builtin else ExternalMethod(estimator), resolved.get("preprocess"))
+    return seeded(built, random_state)
+
+
+def seeded(estimator: Any, random_state: RandomStateLike) -> Any:
+    """``estimator`` (as :func:`build_method` gives it) with its method's ``random_state`` set, where the
+    method's class takes one: how one unit's copy of a method gets the unit's seed."""
+    method = method_of(estimator)
+    inner = method.estimator if isinstance(method, ExternalMethod) else method
+    if "random_state" in inspect.signature(type(inner).__init__).parameters:
+        inner.set_params(random_state=random_state)
+    return estimator
 
 
 def make_method(
@@ -332,7 +349,8 @@ def make_method(
     preprocess: object = None,
 ) -> Any:
     """Build an unfitted estimator for a configured method."""
-    return build_method(get_entry(name), resolve_method(name, params, base, preprocess), random_state)
+    resolved = describe_method(name, params, base, preprocess)
+    return seeded(checked_estimator(get_entry(resolved["name"]), resolved), random_state)
 
 
 def method_table() -> list[dict[str, Any]]:

@@ -296,7 +296,9 @@ def method_rows(setting: str, plan, split, method, stored) -> list:
     :data:`TOLERANCE` on a metric, both are refitted with :data:`TIGHT` and their agreement kept."""
     X, Y = plan.dataset.X, plan.dataset.Y
     ours = _quietly(fit_unit, X, Y, split, method)
-    strict = dataclasses.replace(method, resolved={**method.resolved, "base": tightened(method.resolved["base"])})
+    strict = dataclasses.replace(
+        method, resolved={**method.resolved, "base": tightened(method.resolved["base"])}, prototype=None
+    )
     strict_ours = None
     rows = []
     for implementation, build in IMPLEMENTATIONS[method.name]:

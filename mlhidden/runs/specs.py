@@ -8,11 +8,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from sklearn.base import clone
+
 from mlhidden.data.catalog import DatasetSource, dataset_source, load_source
 from mlhidden.data.dataset import Dataset, RandomStateLike
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.io import PathLike
-from mlhidden.methods.registry import MethodEntry, build_method, get_entry
+from mlhidden.methods.registry import MethodEntry, build_method, get_entry, seeded
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,13 @@ class DatasetSpec:
 @dataclass(frozen=True)
 class MethodSpec:
     """A configured method: ``label`` is its column in the tables, ``resolved`` its full identity,
-    ``entry`` the registry entry it was resolved from (its class, which workers build it from;
-    None in a stored run's record, where it is looked up by name when first built)."""
+    ``entry`` the registry entry it was resolved from (its class; None in a stored run's record,
+    where it is looked up by name when first built), ``prototype`` the unfitted estimator built and
+    checked when the config was read (None in a stored run's record: built when first needed).
+
+    Workers (loky processes, dask) receive the prototype with the spec and copy it, so methods
+    registered from Python or given by import path work there as in this process.
+    """
 
     label: str
     name: str
@@ -62,6 +69,7 @@ class MethodSpec:
     entry: MethodEntry | None = field(compare=False, repr=False)
     group: str | None = None
     sweep: dict[str, Any] = field(default_factory=dict)
+    prototype: Any = field(default=None, compare=False, repr=False)
 
     @property
     def params_hash(self) -> str:
@@ -73,12 +81,10 @@ class MethodSpec:
         return self.entry or get_entry(self.name)
 
     def make(self, random_state: RandomStateLike = None) -> Any:
-        """The unfitted estimator of one unit, built from the entry resolved when the config was read.
-
-        Workers (loky processes, dask) build it without looking the name up again, so methods
-        registered from Python or given by import path work there as in this process.
-        """
-        return build_method(self.method_entry, self.resolved, random_state)
+        """The unfitted estimator of one unit: a copy of the prototype with the unit's ``random_state``."""
+        if self.prototype is None:
+            object.__setattr__(self, "prototype", build_method(self.method_entry, self.resolved))
+        return seeded(clone(self.prototype), random_state)
 
     def record(self) -> dict[str, Any]:
         """What the store and ``run.json`` keep: label, sweep point, the resolved identity, and
