@@ -103,7 +103,7 @@ def test_run_record_reads_back_the_stored_config():
     )
     record = RunRecord.from_record(config.record())
     assert [spec.table_name for spec in record.datasets] == ["L", "Scene"]
-    assert dataclasses.asdict(record.datasets[0]) == dataclasses.asdict(config.datasets[0])
+    assert record.datasets[0] == config.datasets[0] and record.datasets[0].record() == config.datasets[0].record()
     assert record.method("CC (a)").name == "CC" and record.method("CC (a)").params_hash == config.methods[1].params_hash
     assert record.dataset("Scene").name == "Scene"
     assert (record.splits, record.seed, record.shuffle_labels) == (3, 7, False)
