@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.experiment.config import RunConfig as RunConfig
     from mlhidden.experiment.config import load_config as load_config
     from mlhidden.experiment.config import parse_config as parse_config
+    from mlhidden.experiment.cost_priors import GENERIC_PRIORS as GENERIC_PRIORS
+    from mlhidden.experiment.cost_priors import CostPriors as CostPriors
+    from mlhidden.experiment.cost_priors import read_cell_table as read_cell_table
     from mlhidden.experiment.eta import RunEstimate as RunEstimate
     from mlhidden.experiment.eta import planned_stage as planned_stage
     from mlhidden.experiment.overlay import BaseOverlay as BaseOverlay
@@ -85,6 +88,9 @@ PUBLIC_API = {
     "load_results": "mlhidden.runs",
     "BaseOverlay": "mlhidden.experiment",
     "ExecutionBackend": "mlhidden.experiment",
+    "CostPriors": "mlhidden.experiment",
+    "GENERIC_PRIORS": "mlhidden.experiment",
+    "read_cell_table": "mlhidden.experiment",
     "worker_count": "mlhidden.experiment",
     "RunConfig": "mlhidden.experiment",
     "RunEstimate": "mlhidden.experiment",

@@ -8,6 +8,9 @@ from mlhidden.lazy_exports import lazy_names
 
 __getattr__, __all__ = lazy_names(__name__, {
     "ExecutionBackend": "mlhidden.experiment.backends",
+    "CostPriors": "mlhidden.experiment.cost_priors",
+    "GENERIC_PRIORS": "mlhidden.experiment.cost_priors",
+    "read_cell_table": "mlhidden.experiment.cost_priors",
     "worker_count": "mlhidden.experiment.backends",
     "BaseOverlay": "mlhidden.experiment.overlay",
     "RunConfig": "mlhidden.experiment.config",
