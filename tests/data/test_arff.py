@@ -69,7 +69,7 @@ def test_dense_labels_first(tmp_path):
     np.testing.assert_array_equal(data.X, [[0.5, -1.0], [1.5, 2000.0], [np.nan, 0.0]])
     assert isinstance(data.X, np.ndarray) and data.X.dtype == np.float64
     assert data.source == str(path)
-    assert data.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert data.identity == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_sparse_labels_last_stays_sparse(tmp_path):
@@ -97,7 +97,7 @@ def test_compressed_files(tmp_path, suffix, compress):
     data = read_arff(path)
     np.testing.assert_array_equal(data.X.toarray(), plain.X.toarray())
     np.testing.assert_array_equal(data.Y, plain.Y)
-    assert data.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() != plain.sha256
+    assert data.identity == hashlib.sha256(path.read_bytes()).hexdigest() != plain.identity
 
 
 def test_nominal_features_one_hot_and_binary_by_name(tmp_path):
