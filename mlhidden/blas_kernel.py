@@ -54,7 +54,7 @@ def widest_kernel(flags: frozenset[str]) -> str | None:
     return next((kernel for kernel, needed in KERNEL_FLAGS if needed <= flags), None)
 
 
-def missing_flags(kernel: str, flags: frozenset[str] | None) -> frozenset[str]:
+def _missing_flags(kernel: str, flags: frozenset[str] | None) -> frozenset[str]:
     """The flags ``kernel`` needs that the CPU lacks (none for kernels not in :data:`KERNEL_FLAGS`)."""
     needed = dict(KERNEL_FLAGS).get(kernel, frozenset())
     return frozenset() if flags is None else needed - flags
@@ -76,7 +76,7 @@ def choose_kernel(
     if requested.lower() == "openblas":
         return {"kernel": None, "chosen_by": f"OpenBLAS itself ({KERNEL_ENV}=openblas)"}
     if requested.lower() != "auto":
-        lacking = ", ".join(sorted(missing_flags(requested, flags)))
+        lacking = ", ".join(sorted(_missing_flags(requested, flags)))
         if lacking:
             why = f"{KERNEL_ENV}={requested} needs CPU flags this CPU lacks ({lacking})"
             warnings.warn(f"{why}; OpenBLAS chooses its kernels itself", stacklevel=3)

@@ -45,7 +45,7 @@ def file_kind(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "a special file"
 
 
-def check_replaceable(path: PathLike, *, own_run_json: bool = False) -> None:
+def _check_replaceable(path: PathLike, *, own_run_json: bool = False) -> None:
     """Refuse (UserError) a write to ``path`` that would destroy what is there, before anything is written.
 
     A rename replaces whatever the target is, so a device node, a pipe or a symlink to one
@@ -79,10 +79,10 @@ def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, own_run
     If ``write`` raises, the temporary file is removed and ``path`` is untouched, so a reader
     never sees half a file and an interrupted write loses nothing that was there before. The
     file gets the permissions of the file it replaces, else those a plain ``open`` would give.
-    Every writer goes through :func:`check_replaceable` (``own_run_json``: the run writing its own run.json).
+    Every writer goes through :func:`_check_replaceable` (``own_run_json``: the run writing its own run.json).
     """
     path = Path(path)
-    check_replaceable(path, own_run_json=own_run_json)
+    _check_replaceable(path, own_run_json=own_run_json)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -22,7 +22,7 @@ def _number(value: float) -> float | None:
     return None if value is None or math.isnan(value) or math.isinf(value) else float(value)
 
 
-def subclaim_row(claim: ClaimResult, result: SubClaimResult) -> dict[str, Any]:
+def _subclaim_row(claim: ClaimResult, result: SubClaimResult) -> dict[str, Any]:
     """One sub-claim as a flat row: what it says, its verdict and the deciding statistic's numbers."""
     c, sub = result.comparison, result.spec
     claimed = c.claimed if c is not None and c.claimed is not None else (math.nan, math.nan)
@@ -63,7 +63,7 @@ def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[P
     """claims.csv and claims.json under ``out_dir``; returns their paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows = [subclaim_row(claim, result) for claim in results for result in claim.subclaims]
+    rows = [_subclaim_row(claim, result) for claim in results for result in claim.subclaims]
     csv_path, json_path = out_dir / CSV_FILE, out_dir / JSON_FILE
     write_text(csv_path, pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
     document = [
@@ -72,7 +72,7 @@ def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[P
             "verdict": claim.verdict, "deciding": claim.deciding, "notes": list(claim.notes),
             "subclaims": [
                 {key: (_number(value) if isinstance(value, float) else value)
-                 for key, value in subclaim_row(claim, result).items() if key != "claim"}
+                 for key, value in _subclaim_row(claim, result).items() if key != "claim"}
                 for result in claim.subclaims
             ],
         }

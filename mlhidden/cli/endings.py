@@ -33,7 +33,7 @@ class ResourcesExhausted(MemoryError):
         return super().__str__() or "a thread died for lack of memory or threads"
 
 
-def exhaustion(exc: BaseException) -> str | None:
+def _exhaustion(exc: BaseException) -> str | None:
     """What ran out, if ``exc`` means the process lacks memory or threads (not a bug), else None.
 
     Under a memory limit the failure shows as a ``MemoryError``, a thread that cannot start
@@ -54,13 +54,13 @@ def exhaustion(exc: BaseException) -> str | None:
 
 @contextmanager
 def exhaustion_in_threads_stops_the_main_thread():
-    """While active, a thread that dies of :func:`exhaustion` raises :class:`ResourcesExhausted` in
+    """While active, a thread that dies of :func:`_exhaustion` raises :class:`ResourcesExhausted` in
     the main thread, which would otherwise wait forever for it (joblib's executor thread, say)."""
     main = threading.main_thread().ident
     previous = threading.excepthook
 
     def hook(args):
-        if args.exc_value is None or exhaustion(args.exc_value) is None or main is None:
+        if args.exc_value is None or _exhaustion(args.exc_value) is None or main is None:
             previous(args)
             return
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(ResourcesExhausted))
@@ -75,7 +75,7 @@ def exhaustion_in_threads_stops_the_main_thread():
 class OneLineErrors(click.Group):
     """Turns a ``UserError`` into one line on stderr and exit code 2 — never a traceback — and a
     warning about the user's input into one ``warning:`` line. Running out of memory or threads
-    (:func:`exhaustion`), in any thread, is one ``error: out of memory`` line and exit code 1."""
+    (:func:`_exhaustion`), in any thread, is one ``error: out of memory`` line and exit code 1."""
 
     def invoke(self, ctx):
         with warnings.catch_warnings(), exhaustion_in_threads_stops_the_main_thread():
@@ -94,7 +94,7 @@ class OneLineErrors(click.Group):
                 click.echo(f"error: {exc}", err=True)
                 ctx.exit(2)
             except (MemoryError, RuntimeError, OSError, ImportError) as exc:
-                what = exhaustion(exc)
+                what = _exhaustion(exc)
                 if what is None:
                     raise
                 click.echo(f"error: out of memory ({what}): {EXHAUSTION_HINT}", err=True)

@@ -7,15 +7,15 @@ import math
 import click
 
 
-def data_dir_option(help_text: str):
+def _data_dir_option(help_text: str):
     """``--data-dir``: the first folder of the data path (mlhidden.data.catalog.data_path)."""
     return click.option("--data-dir", type=click.Path(file_okay=False), default=None, help=help_text)
 
 
-DATA_DIR = data_dir_option(
+DATA_DIR = _data_dir_option(
     "Dataset folder, searched first; then $MLHIDDEN_DATA, then the datasets shipped with mlhidden."
 )
-FETCH_DATA_DIR = data_dir_option(
+FETCH_DATA_DIR = _data_dir_option(
     "Folder the files go to (default: $MLHIDDEN_DATA, else the folder of the datasets shipped with mlhidden)."
 )
 

@@ -32,7 +32,7 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "mlhidden")
 
 
-def read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, list[tuple[str, str]]] | None:
+def _read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, list[tuple[str, str]]] | None:
     """The cached dataset and its parse warnings as (category name, message) pairs, or None when
     absent or unreadable (a corrupt entry, or one written before warnings were kept, is re-parsed)."""
     if not cache_path.is_file():
@@ -67,7 +67,7 @@ def read_cache(cache_path: Path, source: str, sha256: str) -> tuple[Dataset, lis
     return (dataset, input_warnings) if consistent else None
 
 
-def write_cache(cache_path: Path, dataset: Dataset, input_warnings: Iterable[tuple[str, str]] = ()) -> None:
+def _write_cache(cache_path: Path, dataset: Dataset, input_warnings: Iterable[tuple[str, str]] = ()) -> None:
     """Store the parsed arrays and the parse's (category name, message) warnings; a cache that
     cannot be written only costs a re-parse next time."""
     arrays: dict[str, Any] = {
@@ -105,7 +105,7 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
     """
     variant = ("" if labels is None else f"-C{labels}") + ("" if labels_xml is None else f"-x{labels_xml[1][:16]}")
     cache_path = cache_dir() / f"{sha256}-r{READER_VERSION}{variant}.npz"
-    cached = read_cache(cache_path, path, sha256)
+    cached = _read_cache(cache_path, path, sha256)
     if cached is None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", InputWarning)
@@ -113,7 +113,7 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
                 path, labels=labels, labels_xml=None if labels_xml is None else labels_xml[0], hashed=False
             )
         dataset = dataclasses.replace(parsed, identity=sha256)
-        write_cache(
+        _write_cache(
             cache_path,
             dataset,
             [(w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, InputWarning)],

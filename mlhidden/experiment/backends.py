@@ -44,7 +44,7 @@ def _not_an_echo_of_a_lost_scheduler(logged: logging.LogRecord) -> bool:
     return not (closed or logged.getMessage().startswith("Failed to reconnect to scheduler"))
 
 
-def dask_timeout() -> float:
+def _dask_timeout() -> float:
     """The dask backend's timeout in seconds: ``$MLHIDDEN_DASK_TIMEOUT``, else ``DEFAULT_DASK_TIMEOUT``."""
     text = os.environ.get(DASK_TIMEOUT_ENV, "").strip()
     if not text:
@@ -111,7 +111,7 @@ class ExecutionBackend:
         Seconds to wait for the scheduler to answer (and to come back when its connection is
         lost), and for a worker when the cluster has none (all of them lost and restarting):
         past it the units left are not run (:class:`~mlhidden.experiment.dask_backend.ClusterLost`).
-        Default: :func:`dask_timeout`.
+        Default: :func:`_dask_timeout`.
 
     Attributes
     ----------
@@ -135,7 +135,7 @@ class ExecutionBackend:
             raise UserError(f"--scheduler is only used with --backend dask, not {name}")
         self.name = name
         self.scheduler = scheduler
-        self.timeout = dask_timeout() if timeout is None and name == "dask" else timeout or DEFAULT_DASK_TIMEOUT
+        self.timeout = _dask_timeout() if timeout is None and name == "dask" else timeout or DEFAULT_DASK_TIMEOUT
         self._client: Client | None = None
         self.lost_worker_errors: tuple[type[BaseException], ...] = (BrokenProcessPool,)
         self.cluster_lost_errors: tuple[type[BaseException], ...] = ()

@@ -221,7 +221,7 @@ def _run_settings(
     shuffle = data.get("shuffle_labels", True)
     if not isinstance(shuffle, bool):
         fail(f"'shuffle_labels' must be true or false, got {shuffle!r}", ("shuffle_labels",))
-    protocol = parse_protocol(data, fail, MAX_SPLITS)
+    protocol = _parse_protocol(data, fail, MAX_SPLITS)
     if protocol.is_kfold:
         given: list[tuple[str, KeyPath | None]] = [("--splits", None)] if splits is not None else []
         given += [(f"'{key}'", (key,)) for key in ("splits", "train_fraction") if key in data]
@@ -277,7 +277,7 @@ def config_from_options(
     )
 
 
-def parse_protocol(data: Mapping[str, Any], fail: Fail, max_folds: int) -> Protocol:
+def _parse_protocol(data: Mapping[str, Any], fail: Fail, max_folds: int) -> Protocol:
     """A config's ``protocol: {kind: holdout | kfold | stratified_kfold, folds: K}`` (default: holdout).
 
     ``fail`` reports a problem at its config line (:func:`~mlhidden.yaml_lines.failure_at`).

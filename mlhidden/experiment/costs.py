@@ -198,7 +198,7 @@ PlannedCost = tuple[str, Shape, str, str, str, str]
 """A unit as its cost is looked up: (dataset, (N, D, L), registered method, params hash, label, learner)."""
 
 
-def expected_unit_seconds(
+def _expected_unit_seconds(
     units: Iterable[PlannedCost], stored: Iterable[Mapping[str, Any]] | None = None,
     priors: CostPriors = GENERIC_PRIORS,
 ) -> list[float]:
@@ -224,15 +224,15 @@ def longest_expected_first(
     units: Sequence[PlannedCost], stored: Iterable[Mapping[str, Any]] | None = None,
     priors: CostPriors = GENERIC_PRIORS,
 ) -> tuple[list[int], list[float]]:
-    """The positions of ``units`` (as :func:`expected_unit_seconds` takes them, in plan order) in the order
+    """The positions of ``units`` (as :func:`_expected_unit_seconds` takes them, in plan order) in the order
     the runner hands them out, and their expected seconds in that order: longest expected first, ties in
     plan order. The one dispatch order, of the runner and of any replay of its runs."""
-    seconds = expected_unit_seconds(units, stored, priors)
-    order = longest_first(list(range(len(units))), seconds)
+    seconds = _expected_unit_seconds(units, stored, priors)
+    order = _longest_first(list(range(len(units))), seconds)
     return order, [seconds[i] for i in order]
 
 
-def longest_first(units: Sequence[T], seconds: Sequence[float]) -> list[T]:
+def _longest_first(units: Sequence[T], seconds: Sequence[float]) -> list[T]:
     """``units`` by decreasing expected ``seconds``, ties in their given order.
 
     Handing the longest out first keeps one long unit from starting last and running alone

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 
-def resolve_order(order: object, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
+def _resolve_order(order: object, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
     """The chain order as a permutation of ``range(n_labels)``.
 
     ``None`` keeps the label order as given (the protocol already shuffles labels per split),
@@ -90,7 +90,7 @@ class CC(MultiLabelClassifier):
 
     def _fit_chain(self, X: Matrix, Y: np.ndarray, rng: np.random.RandomState) -> Self:
         """Fit the links on checked X and Y, drawing the order and the seeds from ``rng``."""
-        self.order_ = resolve_order(self.order, Y.shape[1], rng)
+        self.order_ = _resolve_order(self.order, Y.shape[1], rng)
         seeds = np.asarray(rng.randint(np.iinfo(np.int32).max, size=Y.shape[1]))
         chained = Y[:, self.order_]
         if batchable_logistic(self.estimator):

@@ -144,7 +144,7 @@ class GenericLinks:
         pass
 
 
-def chain_links(models: Sequence[Any], X: Matrix) -> LinearLinks | GenericLinks:
+def _chain_links(models: Sequence[Any], X: Matrix) -> LinearLinks | GenericLinks:
     """The fastest exact scorer for these fitted links (in chain order) on test inputs X."""
     return (LinearLinks if LinearLinks.supports(models) else GenericLinks)(models, X)
 
@@ -198,7 +198,7 @@ def monte_carlo_search(
         The fraction of the samples with y_j = 1 (the greedy candidate is not a sample).
     """
     n_rows, n_links = X.shape[0], len(models)
-    links = chain_links(models, X)
+    links = _chain_links(models, X)
     per_row = n_samples + 1
     best = np.zeros((n_rows, n_links), dtype=np.int8)
     marginals = np.zeros((n_rows, n_links))
@@ -236,7 +236,7 @@ def exact_search(models: Sequence[Any], X: Matrix) -> tuple[np.ndarray, np.ndarr
         Exact p(y_j = 1 | x) under the chain.
     """
     n_rows, n_links = X.shape[0], len(models)
-    links = chain_links(models, X)
+    links = _chain_links(models, X)
     n_vectors = 2**n_links
     best = np.zeros((n_rows, n_links), dtype=np.int8)
     marginals = np.zeros((n_rows, n_links))

@@ -27,7 +27,7 @@ INFERENCE_CONSTRAINTS = {
 }
 
 
-def check_exact_size(n_links: int, max_exact_labels: int) -> None:
+def _check_exact_size(n_links: int, max_exact_labels: int) -> None:
     """Refuse exhaustive inference over more than ``max_exact_labels`` chain links."""
     if n_links > max_exact_labels:
         raise ValueError(
@@ -36,7 +36,7 @@ def check_exact_size(n_links: int, max_exact_labels: int) -> None:
         )
 
 
-def search_chain(
+def _search_chain(
     models: Sequence[Any], X: Matrix, inference: str, n_samples: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """MAP vector and marginals of a fitted chain (chain order), by Monte-Carlo or exhaustive search."""
@@ -112,7 +112,7 @@ class PCC(CC):
     def fit(self, X: Matrix, Y: ArrayLike) -> Self:
         X, Y = self._fit_input(X, Y)
         if self.inference == "exact":
-            check_exact_size(Y.shape[1], self.max_exact_labels)
+            _check_exact_size(Y.shape[1], self.max_exact_labels)
         rng = check_random_state(self.random_state)
         self._fit_chain(X, Y, rng)
         self.inference_seed_ = draw_seed(rng)
@@ -122,7 +122,7 @@ class PCC(CC):
         """MAP vector and marginals, in label order."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
-        best, marginals = search_chain(self.estimators_, X, self.inference, self.n_samples, self.inference_seed_)
+        best, marginals = _search_chain(self.estimators_, X, self.inference, self.n_samples, self.inference_seed_)
         in_label_order = np.argsort(self.order_)
         return best[:, in_label_order], marginals[:, in_label_order]
 

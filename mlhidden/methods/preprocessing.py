@@ -89,7 +89,7 @@ def _transformer_class(name: str) -> Any:
     return named_class(name, "preprocessing", "transformer", ("fit", "transform", "get_params"), hint)
 
 
-def make_transformer(step: Mapping[str, Any]) -> Any:
+def _make_transformer(step: Mapping[str, Any]) -> Any:
     """An unfitted transformer from a resolved ``{name, params}`` step, its parameters checked."""
     cls = _transformer_class(step["name"])
     try:
@@ -113,7 +113,7 @@ def resolve_preprocess(value: object) -> list[dict[str, Any]] | None:
         )
     resolved = [dict(zip(("name", "params"), _step_spec(step))) for step in steps]
     for step in resolved:
-        make_transformer(step)
+        _make_transformer(step)
     return resolved
 
 
@@ -121,7 +121,7 @@ def with_preprocessing(method: Any, steps: Sequence[Mapping[str, Any]] | None) -
     """``method`` behind its fitted-on-training transformers (a ``Pipeline``), or itself without any."""
     if not steps:
         return method
-    transformers = [(f"preprocess{i}", make_transformer(step)) for i, step in enumerate(steps)]
+    transformers = [(f"preprocess{i}", _make_transformer(step)) for i, step in enumerate(steps)]
     return Pipeline([*transformers, ("method", method)])
 
 

@@ -120,7 +120,7 @@ def _plain(value: Any) -> Any:
         return f"<{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', repr(kind))}>"
 
 
-def contract_problem(cls: object) -> str | None:
+def _contract_problem(cls: object) -> str | None:
     """What keeps ``cls`` from being run as a method (``fit(X, Y)``, ``predict(X)``, parameters), if anything."""
     if not inspect.isclass(cls):
         return f"is a {type(cls).__name__}, not an estimator class"
@@ -140,7 +140,7 @@ def contract_problem(cls: object) -> str | None:
 
 
 def _external_entry(cls: Any, name: str, source: str) -> MethodEntry:
-    problem = contract_problem(cls)
+    problem = _contract_problem(cls)
     if problem is not None:
         raise UserError(
             f"method '{name}' {problem}",

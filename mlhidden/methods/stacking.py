@@ -28,22 +28,22 @@ STACK_CONSTRAINTS = {
 }
 
 
-def middle_outputs(middle: Any, X: Matrix, meta_input: str) -> np.ndarray:
+def _middle_outputs(middle: Any, X: Matrix, meta_input: str) -> np.ndarray:
     """What the output layer sees of a fitted middle layer: hard predictions or probabilities."""
     return np.asarray(middle.predict(X) if meta_input == "predict" else middle.predict_proba(X), dtype=np.float64)
 
 
-def out_of_fold_outputs(middle: Any, X: Matrix, T: np.ndarray, n_folds: int, meta_input: str, seed: int) -> np.ndarray:
+def _out_of_fold_outputs(middle: Any, X: Matrix, T: np.ndarray, n_folds: int, meta_input: str, seed: int) -> np.ndarray:
     """Middle-layer outputs for every training row from a copy fitted without that row's fold.
 
     With fewer rows than folds, each row is its own fold; a single row gets in-sample outputs.
     """
     n_rows = X.shape[0]
     if n_rows < 2:
-        return middle_outputs(clone(middle).fit(X, T), X, meta_input)
+        return _middle_outputs(clone(middle).fit(X, T), X, meta_input)
     outputs = np.zeros(T.shape)
     for train, test in KFold(min(n_folds, n_rows), shuffle=True, random_state=seed).split(X):
-        outputs[test] = middle_outputs(clone(middle).fit(X[train], T[train]), X[test], meta_input)
+        outputs[test] = _middle_outputs(clone(middle).fit(X[train], T[train]), X[test], meta_input)
     return outputs
 
 
@@ -67,9 +67,9 @@ class StackedBR(MultiLabelClassifier):
         meta_seed, fold_seed = draw_seed(rng), draw_seed(rng)
         self.middle_ = clone(middle).fit(X, T)
         if self.meta_cv is None:
-            outputs = middle_outputs(self.middle_, X, self.meta_input)
+            outputs = _middle_outputs(self.middle_, X, self.meta_input)
         else:
-            outputs = out_of_fold_outputs(middle, X, T, self.meta_cv, self.meta_input, fold_seed)
+            outputs = _out_of_fold_outputs(middle, X, T, self.meta_cv, self.meta_input, fold_seed)
         self.meta_ = self._output_layer(self.estimator, n_jobs=self.n_jobs, random_state=meta_seed).fit(
             self._meta_features(X, outputs), Y
         )
@@ -87,7 +87,7 @@ class StackedBR(MultiLabelClassifier):
     def _meta_inputs(self, X: Matrix) -> Matrix:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
-        return self._meta_features(X, middle_outputs(self.middle_, X, self.meta_input))
+        return self._meta_features(X, _middle_outputs(self.middle_, X, self.meta_input))
 
     def predict_proba(self, X: Matrix) -> np.ndarray:
         """The meta BR's marginals, shape (n, L)."""

@@ -82,13 +82,13 @@ def _marks(rows: list) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=MARK_COLUMNS)
 
 
-def score_values(reference: pd.DataFrame) -> pd.DataFrame:
+def _score_values(reference: pd.DataFrame) -> pd.DataFrame:
     """The paper's printed scores (not its times or dataset statistics): the KEY columns and ``paper``."""
     values = reference[reference["metric"].isin(SCORE_METRICS)].rename(columns={"value": "paper"})
     return values[[*KEY, "paper"]].astype({"paper": float}).reset_index(drop=True)
 
 
-def outside_unit_interval(values: pd.DataFrame) -> pd.DataFrame:
+def _outside_unit_interval(values: pd.DataFrame) -> pd.DataFrame:
     """Scores below 0 or above 1."""
     return _marks(
         [
@@ -104,7 +104,7 @@ def outside_unit_interval(values: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def hamming_below_exact(values: pd.DataFrame) -> pd.DataFrame:
+def _hamming_below_exact(values: pd.DataFrame) -> pd.DataFrame:
     """Both values of every run whose Hamming score is below its exact match."""
     pairs = (
         values[values["metric"].isin(BASELINE_METRICS)]
@@ -131,7 +131,7 @@ def hamming_below_exact(values: pd.DataFrame) -> pd.DataFrame:
     return _marks(rows)
 
 
-def printed_differently(values: pd.DataFrame) -> pd.DataFrame:
+def _printed_differently(values: pd.DataFrame) -> pd.DataFrame:
     """Every value whose metric, dataset and method another table prints with another value, once per other print."""
     rows = []
     for _, group in values.groupby(["metric", "dataset", "method"], sort=False):
@@ -149,7 +149,7 @@ def printed_differently(values: pd.DataFrame) -> pd.DataFrame:
     return _marks(rows)
 
 
-def measured_baselines(baselines: pd.DataFrame) -> pd.DataFrame:
+def _measured_baselines(baselines: pd.DataFrame) -> pd.DataFrame:
     """The baselines (dataset, baseline, exact_match, hamming_score) long: dataset, baseline, metric, score;
     the Hamming score stands for the label accuracy too (the mean per-label accuracy)."""
     long = baselines.melt(
@@ -159,9 +159,9 @@ def measured_baselines(baselines: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([long, per_label], ignore_index=True)
 
 
-def below_baselines(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
+def _below_baselines(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
     """One mark per value and trivial baseline that the value is below (beyond the rounding)."""
-    merged = values.merge(measured_baselines(baselines), on=["dataset", "metric"])
+    merged = values.merge(_measured_baselines(baselines), on=["dataset", "metric"])
     below = merged[merged["paper"] + ROUNDING < merged["score"]]
     return _marks(
         [
@@ -178,15 +178,15 @@ def below_baselines(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFra
     )
 
 
-def baseline_checked(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.Series:
+def _baseline_checked(values: pd.DataFrame, baselines: pd.DataFrame) -> pd.Series:
     """Whether a trivial baseline was measured for each value's dataset and metric."""
-    measured = set(zip(*(measured_baselines(baselines).dropna(subset=["score"])[c] for c in ("dataset", "metric"))))
+    measured = set(zip(*(_measured_baselines(baselines).dropna(subset=["score"])[c] for c in ("dataset", "metric"))))
     return pd.Series(
         [(d, m) in measured for d, m in zip(values["dataset"], values["metric"])], index=values.index, dtype=bool
     )
 
 
-def failed_runs(values: pd.DataFrame, below: pd.DataFrame, checked: pd.Series) -> pd.DataFrame:
+def _failed_runs(values: pd.DataFrame, below: pd.DataFrame, checked: pd.Series) -> pd.DataFrame:
     """Every value of a row (a method on a dataset) or of a column (a method under a metric) whose values,
     at least two and all checked against the baselines, are all below one."""
     flagged = set(zip(*(below[c] for c in KEY)))
@@ -300,15 +300,15 @@ def audit_paper(reference: pd.DataFrame, baselines: pd.DataFrame, statements: tu
     value) against itself and against ``baselines`` (dataset, baseline, exact_match, hamming_score:
     the trivial baselines measured on the same datasets), and ``statements`` (the paper's sentences,
     :func:`~mlhidden.paper.text_checks.paper_statements`) against its tables."""
-    values = score_values(reference)
-    checked = baseline_checked(values, baselines)
-    below = below_baselines(values, baselines)
+    values = _score_values(reference)
+    checked = _baseline_checked(values, baselines)
+    below = _below_baselines(values, baselines)
     found = [
-        outside_unit_interval(values),
-        hamming_below_exact(values),
-        printed_differently(values),
+        _outside_unit_interval(values),
+        _hamming_below_exact(values),
+        _printed_differently(values),
         below,
-        failed_runs(values, below, checked),
+        _failed_runs(values, below, checked),
     ]
     marks = pd.concat([frame for frame in found if not frame.empty] or [_marks([])], ignore_index=True)
     said = marks.groupby(KEY, sort=False)["statement"].agg(lambda s: "; ".join(dict.fromkeys(s)))

@@ -148,7 +148,7 @@ def crosscheck_config(
     return dataclasses.replace(paper, datasets=tuple(kept), methods=tuple(known[m] for m in methods))
 
 
-def stored_scores(path=STORED_UNITS) -> dict:
+def _stored_scores(path=STORED_UNITS) -> dict:
     """``(dataset sha256, params hash, split) -> (exact match, Hamming score)`` of a run's stored units, if exported."""
     path = Path(path)
     if not path.exists():
@@ -221,7 +221,7 @@ def boundary_margin(scores, same: np.ndarray, label_order, chained: bool) -> flo
     return float(margin[rows, first].max())
 
 
-def compare_cell(Y_test, ours: np.ndarray, theirs: np.ndarray, unconverged, label_order) -> dict:
+def _compare_cell(Y_test, ours: np.ndarray, theirs: np.ndarray, unconverged, label_order) -> dict:
     """Both sides' scores on one cell and how far their predictions agree."""
     same = ours == theirs
     row = {
@@ -242,11 +242,11 @@ def compare_cell(Y_test, ours: np.ndarray, theirs: np.ndarray, unconverged, labe
     return row
 
 
-def tightened(spec) -> dict:
+def _tightened(spec) -> dict:
     """A resolved base-learner spec with every logistic regression in it solved to :data:`TIGHT`."""
     params = dict(spec["params"])
     if isinstance(params.get("estimator"), dict):
-        params["estimator"] = tightened(params["estimator"])
+        params["estimator"] = _tightened(params["estimator"])
     elif spec["name"] == "logistic":
         params.update(TIGHT)
     return {"name": spec["name"], "params": params}
@@ -257,7 +257,7 @@ def run_crosscheck(
     stored_path=STORED_UNITS, data_dir=None, progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Every cell of the cross-check: ``datasets`` on their first ``splits`` splits, ``larger`` on split 0."""
-    stored = stored_scores(stored_path)
+    stored = _stored_scores(stored_path)
     rows = []
     for setting in settings:
         for names, n_splits in ((datasets, splits), (larger, 1)):
@@ -274,7 +274,7 @@ def run_crosscheck(
                     for method in config.methods:
                         if progress:
                             progress(f"{setting} {plan.name} split {split.index} {method.label}")
-                        rows += method_rows(
+                        rows += _method_rows(
                             setting,
                             plan,
                             split,
@@ -291,19 +291,19 @@ def _quietly(fit: Callable, *args, **kwargs):
         return fit(*args, **kwargs)
 
 
-def method_rows(setting: str, plan, split, method, stored) -> list:
+def _method_rows(setting: str, plan, split, method, stored) -> list:
     """One row per other implementation of ``method`` on one split; where the two disagree beyond
     :data:`TOLERANCE` on a metric, both are refitted with :data:`TIGHT` and their agreement kept."""
     X, Y = plan.dataset.X, plan.dataset.Y
     ours = _quietly(fit_unit, X, Y, split, method)
     strict = dataclasses.replace(
-        method, resolved={**method.resolved, "base": tightened(method.resolved["base"])}, prototype=None
+        method, resolved={**method.resolved, "base": _tightened(method.resolved["base"])}, prototype=None
     )
     strict_ours = None
     rows = []
     for implementation, build in IMPLEMENTATIONS[method.name]:
         theirs, models, seconds = _quietly(fit_theirs, build, method.resolved["base"], X, Y, split)
-        row = compare_cell(Y[split.test], ours.predicted, theirs, _unconverged(models, Y.shape[1]), split.label_order)
+        row = _compare_cell(Y[split.test], ours.predicted, theirs, _unconverged(models, Y.shape[1]), split.label_order)
         same = ours.predicted == theirs
         margin = (
             np.nan

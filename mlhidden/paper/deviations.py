@@ -18,7 +18,7 @@ The categories, tried in this order (the first that applies is the cell's):
    it is noted in the cell's evidence, and the cell goes on down the list;
 3. **synthetic generator differs**: a cell of the generated data's table whose family (complex,
    simple) gives our BR a value more than DEVIATION from the paper's BR under the same metric
-   (:func:`generator_gaps`): the same method on data of the same description scoring differently
+   (:func:`_generator_gaps`): the same method on data of the same description scoring differently
    measures the data, not the method;
 4. **setting-dependent**: under at least one finished setting of the sensitivity study the value
    is within DEVIATION of the paper's (:func:`settings_within_band` lists them all). Adding,
@@ -164,7 +164,7 @@ def version_mismatches(shapes: pd.DataFrame, paper_shapes: pd.DataFrame) -> dict
     return found
 
 
-def shifted_datasets(comparisons: pd.DataFrame, settings_cells: dict) -> dict:
+def _shifted_datasets(comparisons: pd.DataFrame, settings_cells: dict) -> dict:
     """(table, metric, dataset) where every method is off the paper's value in the same direction by more
     than DEVIATION under every setting -> the range of the differences."""
     found = {}
@@ -199,7 +199,7 @@ def setting_agreement(comparisons: pd.DataFrame, settings_cells: dict) -> pd.Dat
     ).reset_index(drop=True)
 
 
-def settings_off(comparisons: pd.DataFrame, settings_cells: dict) -> pd.DataFrame:
+def _settings_off(comparisons: pd.DataFrame, settings_cells: dict) -> pd.DataFrame:
     """|ours - paper| of every comparison row under every setting: one column per setting, NaN where
     the setting's runs lack the cell; indexed like ``comparisons``."""
     keys = comparisons[CELL_KEY + ["paper"]]
@@ -213,7 +213,7 @@ def settings_off(comparisons: pd.DataFrame, settings_cells: dict) -> pd.DataFram
 def settings_within_band(comparisons: pd.DataFrame, settings_cells: dict) -> pd.DataFrame:
     """:data:`WITHIN_COLUMNS` for every comparison row: a property of each setting alone, so a setting
     added, removed or reordered changes only the rows it is named in (or would be)."""
-    off = settings_off(comparisons, settings_cells)
+    off = _settings_off(comparisons, settings_cells)
     within = (off <= DEVIATION).to_numpy(dtype=bool)
     return pd.DataFrame(
         {
@@ -224,7 +224,7 @@ def settings_within_band(comparisons: pd.DataFrame, settings_cells: dict) -> pd.
     )
 
 
-def generator_gaps(comparisons: pd.DataFrame) -> dict:
+def _generator_gaps(comparisons: pd.DataFrame) -> dict:
     """(metric, family) of the generated data's table where our BR is off the paper's BR by more than
     DEVIATION -> the two values, read from the comparison rows."""
     probe = comparisons[(comparisons["table"] == SYNTHETIC_TABLE) & (comparisons["method"] == GENERATOR_PROBE)]
@@ -267,9 +267,9 @@ def diagnose(comparisons: pd.DataFrame, settings_cells: dict, audit: Audit, mism
     chosen = comparisons["flagged"].astype(bool) & comparisons["table"].isin(DIAGNOSED_TABLES)
     flagged = comparisons[chosen]
     band = settings_within_band(flagged, settings_cells)
-    off = settings_off(flagged, settings_cells)
-    shifted = shifted_datasets(comparisons, settings_cells)
-    gaps = generator_gaps(comparisons)
+    off = _settings_off(flagged, settings_cells)
+    shifted = _shifted_datasets(comparisons, settings_cells)
+    gaps = _generator_gaps(comparisons)
     rows = []
     for index, row in zip(flagged.index, flagged.itertuples(index=False)):
         key = (row.table, row.metric, row.dataset, row.method)
@@ -301,7 +301,7 @@ def category_counts(diagnoses: pd.DataFrame) -> pd.Series:
     return diagnoses["category"].value_counts().reindex(list(CATEGORIES), fill_value=0)
 
 
-def within_shown(names: str, settings: int) -> str:
+def _within_shown(names: str, settings: int) -> str:
     """The settings a cell is within the band under, short: "all N", "none of N", or the names."""
     if not names:
         return f"none of {settings}" if settings else "no setting"
@@ -353,7 +353,7 @@ def deviations_markdown(diagnoses: pd.DataFrame, baselines: pd.DataFrame, agreem
             ours=diagnoses["ours"].map(lambda v: f"{v:.2f}"),
             paper=diagnoses["paper"].map(lambda v: f"{v:.2f}"),
             within_band_under=[
-                within_shown(names, settings)
+                _within_shown(names, settings)
                 for names, settings in zip(diagnoses["within_band_under"], diagnoses["settings_compared"])
             ],
         ).drop(columns="settings_compared").rename(columns={"within_band_under": f"within {DEVIATION} under"})

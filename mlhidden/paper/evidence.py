@@ -148,7 +148,7 @@ def synthetic_2d_tables(runs: Runs) -> tuple | None:
     return exact, pd.DataFrame(base).reindex(list(dict.fromkeys(accuracy["dataset"])))
 
 
-def chain_splits(runs: Runs, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
+def _chain_splits(runs: Runs, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
     """Per method (line), split and chain position (x, from 1), the label's test accuracy."""
     accuracy = runs.label_accuracy(name)
     if accuracy is None or dataset not in set(accuracy["dataset"]):
@@ -164,7 +164,7 @@ def chain_accuracy(runs: Runs, name: str = "paper", dataset: str = "Medical") ->
 
     In the shape of :func:`sweep_frame`, so that it plots the same way.
     """
-    splits = chain_splits(runs, name, dataset)
+    splits = _chain_splits(runs, name, dataset)
     if splits is None:
         return None
     frame = splits.groupby(["line", "x"], sort=False)["value"].agg(["mean", "std", "size"]).reset_index()
@@ -192,7 +192,7 @@ def refit_check(runs: Runs, name: str) -> tuple | None:
     return matching, len(refits)
 
 
-def sweep_splits(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataFrame:
+def _sweep_splits(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataFrame:
     """A sweep's ok units: panel, line, parameter, x, split and the metric's value, in table order.
 
     Each (dataset, method) entry of the run must sit at a sweep point with exactly one swept
@@ -233,9 +233,9 @@ def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataF
     pandas.DataFrame
         Columns panel, line, parameter, x, mean, std (ddof=1, NaN for one split), n (ok splits)
         and the 95 % t-interval ci_low, ci_high, in config order of panels and lines and ascending
-        x (see :func:`sweep_splits` for how points are found).
+        x (see :func:`_sweep_splits` for how points are found).
     """
-    splits = sweep_splits(units, record, metric)
+    splits = _sweep_splits(units, record, metric)
     keys = ["panel", "line", "parameter", "x"]
     frame = (
         splits.groupby(keys, sort=False)["value"]
@@ -252,7 +252,7 @@ def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataF
     return _with_intervals(frame.astype({"panel": str, "line": str}))
 
 
-def run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFrame | None:
+def _run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFrame | None:
     """The sweep frame of run ``name``, or None when it has no store."""
     run = runs[name]
     if run is None:
@@ -273,8 +273,8 @@ def gather_evidence(runs: Runs) -> Evidence:
         "logical_splits": logical_splits(runs),
         "synthetic": synthetic_table(runs),
         "synthetic_datasets": synthetic_datasets(runs),
-        "hidden_nodes": run_sweep(runs, "hidden_nodes"),
-        "label_count": run_sweep(runs, "label_count"),
+        "hidden_nodes": _run_sweep(runs, "hidden_nodes"),
+        "label_count": _run_sweep(runs, "label_count"),
         "medical_chain": chain_accuracy(runs),
     }
     return Evidence(**fields)

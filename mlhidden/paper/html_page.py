@@ -33,13 +33,13 @@ _TIME_TABLE, _TIME_METRIC = PAPER_TABLES["total_seconds"]
 REPORT_PREFIX = "report-"  # of the anchors and links of REPORT.md's sections on the page
 
 
-def verdict_class(verdict) -> str:
+def _verdict_class(verdict) -> str:
     """The CSS class a verdict is shown with: held, not held, or neither (inconclusive, not evaluated)."""
     text = str(verdict)
     return "good" if text.startswith(HOLDS) else "bad" if text.startswith(FAILS) else ""
 
 
-def claims_section(claims: list) -> HtmlSection:
+def _claims_section(claims: list) -> HtmlSection:
     """The claims, each with its verdict and the numbers that decide it, and under it its sub-claims."""
     held = sum(claim.verdict == HOLDS for claim in claims)
     lines = [
@@ -49,7 +49,7 @@ def claims_section(claims: list) -> HtmlSection:
     ]
     rows = "".join(
         f"<tr data-order='{i}'><td class='text'>{esc(key)}</td><td class='text'>{esc(says)}</td>"
-        f"<td class='text {verdict_class(verdict)}'>{esc(verdict)}</td>"
+        f"<td class='text {_verdict_class(verdict)}'>{esc(verdict)}</td>"
         f"<td class='text note'>{esc(deciding)}</td><td class='text note'>{esc(numbers)}</td></tr>"
         for i, (key, says, verdict, deciding, numbers) in enumerate(lines)
     )
@@ -69,7 +69,7 @@ def remarked(audit: str) -> bool:
     return bool(audit) and not audit.startswith(CLEAN)
 
 
-def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
+def _comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
     """Every compared score, ours against the paper's, with the ±DEVIATION band.
 
     Times are left out: they come from another machine.
@@ -138,7 +138,7 @@ def comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
 def _run_view(runs: Runs, reference: pd.DataFrame, key: str) -> tuple:
     """A view's sections that do not depend on the comparisons: its claims, and its paper run's own."""
     paper = runs["paper"]
-    claims = claims_section(decide_claims(runs.out_dir))
+    claims = _claims_section(decide_claims(runs.out_dir))
     return claims, run_sections(paper, key=key) if paper is not None else []
 
 
@@ -176,14 +176,14 @@ def index_html_job(out_dir) -> Job:
         views = {}
         for (name, runs), key, (claims, run_part) in zip(view_runs.items(), keys, parts):
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
-            report = report_sections(out_dir) if key == "main" else []
-            views[name] = [claims, comparison_section(compared, key), *report, *run_part]
+            report = _report_sections(out_dir) if key == "main" else []
+            views[name] = [claims, _comparison_section(compared, key), *report, *run_part]
         return _write_page(out_dir / HTML_FILE, views, main)
 
     return Job(calls, write)
 
 
-def report_sections(out_dir: Path) -> list[HtmlSection]:
+def _report_sections(out_dir: Path) -> list[HtmlSection]:
     """Every section of REPORT.md (written by the job before this page's), rendered from its text, so
     that the page shows whatever the report does: the claims' evidence, the sensitivity matrix, the
     audit, Tables 3 and 4, the figures, the cross-check. None when REPORT.md is not there."""

@@ -47,7 +47,7 @@ SELF_SCALING_LEARNERS = ("standard_logistic",)
 """Base learners that standardise their own inputs (:mod:`mlhidden.methods.scaled_logistic`)."""
 
 
-def era_differences(base: Mapping, preprocess) -> list[str]:
+def _era_differences(base: Mapping, preprocess) -> list[str]:
     """How a setting's base learners (``base``: learner name -> replacement spec) and
     ``preprocess`` differ from the paper era's defaults, one phrase each; empty when they match.
 
@@ -73,7 +73,7 @@ def primary_by_rule(settings: Iterable[Setting]) -> Setting | None:
 
     Two such settings would be the same computation under two names: a ``UserError``.
     """
-    matching = [setting for setting in settings if not era_differences(setting.base, setting.preprocess)]
+    matching = [setting for setting in settings if not _era_differences(setting.base, setting.preprocess)]
     if len(matching) > 1:
         names = ", ".join(setting.name for setting in matching)
         raise UserError(f"settings {names} are all the paper era's defaults", hint="keep one of them")
@@ -115,7 +115,7 @@ def rule_verdict(setting: dict, units: list) -> RuleVerdict:
     ok = [frame[frame["status"] == OK] for frame in units]
     return RuleVerdict(
         setting["name"],
-        tuple(era_differences(setting.get("base") or {}, setting.get("preprocess"))),
+        tuple(_era_differences(setting.get("base") or {}, setting.get("preprocess"))),
         sum(len(f) for f in ok),
         sum(sum(map(_not_converged, f.to_dict("records"))) for f in ok),
         scales_as_solver_needs(setting),

@@ -57,7 +57,7 @@ def label_accuracy_job(run_dir, groups, methods, data_dir=None) -> Job:
         data = load_dataset_spec(spec, data_dir)
         splits = record.split_recipe.splits(name, data.Y)
         for method in (m for m in record.methods if m.label in methods):
-            calls += [(refit_rows, name, data.X, data.Y, split, method) for split in splits]
+            calls += [(_refit_rows, name, data.X, data.Y, split, method) for split in splits]
 
     def write(rows: list) -> Path:
         frame = pd.DataFrame([row for unit_rows in rows for row in unit_rows], columns=LABEL_ACCURACY_COLUMNS)
@@ -66,7 +66,7 @@ def label_accuracy_job(run_dir, groups, methods, data_dir=None) -> Job:
     return Job(calls, write)
 
 
-def refit_rows(name: str, X, Y, split, method) -> list:
+def _refit_rows(name: str, X, Y, split, method) -> list:
     """One stored unit fitted again: a row per chain position with its label's test accuracy."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -102,7 +102,7 @@ def crosscheck_section(out_dir: Path) -> str:
     return "\n".join(lines)
 
 
-def differences_section(runs: Runs, reference: pd.DataFrame) -> str:
+def _differences_section(runs: Runs, reference: pd.DataFrame) -> str:
     """What we know about why our numbers differ from the paper's: data, learners, machine.
 
     Dataset shapes that differ from the paper's table are listed, so a reader can tell a
@@ -174,7 +174,7 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
 
 
-def run_information(out_dir: Path, runs: Runs) -> str:
+def _run_information(out_dir: Path, runs: Runs) -> str:
     """Wall time, unit time, machine and package versions of the reproduction."""
     lines = ["## Run information\n"]
     log = read_run_log(out_dir)
@@ -257,7 +257,7 @@ def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
     ]
 
 
-def deviations_report(
+def _deviations_report(
     runs: Runs,
     settings_cells: dict,
     comparisons: pd.DataFrame,
@@ -334,7 +334,7 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
     body = [
         sensitivity,
         audit_markdown(audit),
-        deviations_report(runs, settings_cells, comparisons, reference, baselines, audit),
+        _deviations_report(runs, settings_cells, comparisons, reference, baselines, audit),
         *(section.markdown for section in sections),
     ]
     text = wrap_prose(
@@ -343,8 +343,8 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
                 *header,
                 *body,
                 crosscheck_section(out_dir),
-                differences_section(runs, reference),
-                run_information(out_dir, runs),
+                _differences_section(runs, reference),
+                _run_information(out_dir, runs),
             ]
         )
     )

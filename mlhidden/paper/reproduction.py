@@ -201,7 +201,7 @@ def reproduce(
             return result
         wall = time.perf_counter() - run_started if summary.n_done else 0.0
         earlier_run = earlier_runs.get(config.name, {}) if summary.n_skipped else {}
-        log["runs"][config.name] = run_entry(summary, wall, earlier_run)
+        log["runs"][config.name] = _run_entry(summary, wall, earlier_run)
     result.seconds = time.perf_counter() - started
     log.update(
         finished_at=now(),
@@ -231,7 +231,7 @@ def reproduce(
     return result
 
 
-def run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]) -> dict[str, Any]:
+def _run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]) -> dict[str, Any]:
     """A run's entry in reproduction.json: its units, its ``wall_seconds`` (this invocation's, planning and
     setup included), its ``unit_phase_seconds`` (from the first unit handed out to the last stored) and
     ``worker_start_seconds`` (until the workers took the first; both: see
@@ -256,7 +256,7 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     refits = [label_accuracy_job(out_dir / name, *LABEL_ACCURACY_REFITS[name], data_dir) for name in refitted]
     setting_refits = setting_refit_jobs(setting_dirs, data_dir)
     accuracy_paths = run_jobs(refits + setting_refits, n_jobs)
-    tables = [run_tables_job(out_dir / name) for name in names]
+    tables = [_run_tables_job(out_dir / name) for name in names]
     # The report's long sections go to the workers first; the run tables fill in after them.
     jobs = [report_job(out_dir, data_dir), index_html_job(out_dir), *tables]
     report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs)
@@ -283,11 +283,11 @@ def setting_refit_jobs(setting_dirs, data_dir=None) -> list:
     return jobs
 
 
-def run_tables_job(run_dir) -> Job:
-    """A run's own tables (:func:`write_run_tables`) and, for the paper run, its ranking and
+def _run_tables_job(run_dir) -> Job:
+    """A run's own tables (:func:`_write_run_tables`) and, for the paper run, its ranking and
     probability measures (:func:`~mlhidden.report.stored_metrics.write_score_metric_tables`)."""
     run_dir = Path(run_dir)
-    calls: list = [(write_run_tables, run_dir)]
+    calls: list = [(_write_run_tables, run_dir)]
     if run_dir.name == "paper":
         calls.append((_listed, write_score_metric_tables, run_dir))
     return Job(calls)
@@ -297,7 +297,7 @@ def _listed(function, *args) -> list:
     return [function(*args)]
 
 
-def write_run_tables(run_dir) -> list:
+def _write_run_tables(run_dir) -> list:
     """A run's own tables (CSV, LaTeX, Markdown; see :func:`~mlhidden.report.write_reports`)."""
     results = load_results(run_dir)
     return write_reports(

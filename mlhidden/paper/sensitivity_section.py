@@ -173,7 +173,7 @@ def claims_matrix(claims_by_setting: dict) -> pd.DataFrame:
     return frame.assign(**{"over all settings": [closing_verdict(frame.loc[key].to_dict()) for key in frame.index]})
 
 
-def sensitivity_markdown(
+def _sensitivity_markdown(
     runs_by_setting: dict, descriptions: dict, reference: pd.DataFrame, costs: dict | None = None,
 ) -> tuple[str, pd.DataFrame | None]:
     """The matrix, then per claim the deciding numbers (and significance) under each setting; and
@@ -320,7 +320,7 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     }
     finished = {name: runs for name, runs in runs_by_setting.items() if not lacking.get(name)}
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
-    markdown, matrix = sensitivity_markdown(finished, descriptions, reference, costs)
+    markdown, matrix = _sensitivity_markdown(finished, descriptions, reference, costs)
     if any(lacking.values()):
         rows = [[name, markdown_escape(what)] for name, what in lacking.items() if what]
         markdown += (

@@ -28,19 +28,19 @@ SHORT_WIDTH = 72
 """The widest a cell of the claims table gets; the full text is in the claim's section."""
 
 
-def claim_anchor(key: str) -> str:
+def _claim_anchor(key: str) -> str:
     """The Markdown link target of a claim's own section."""
     return f"#claim-{key.lower()}"
 
 
-def verdict_counts(verdicts) -> Counter:
+def _verdict_counts(verdicts) -> Counter:
     """How many of each verdict, in :data:`VERDICT_ORDER` and then the order first met."""
     counted = Counter(verdicts)
     order = [v for v in VERDICT_ORDER if v in counted] + [v for v in counted if v not in VERDICT_ORDER]
     return Counter({verdict: counted[verdict] for verdict in order})
 
 
-def counts_text(counts: Counter) -> str:
+def _counts_text(counts: Counter) -> str:
     """``counts`` as "**holds** 0, **does not hold** 6, ..." (every verdict of a test always shown)."""
     shown = {verdict: counts.get(verdict, 0) for verdict in VERDICTS} | dict(counts)
     return ", ".join(f"**{verdict}** {count}" for verdict, count in shown.items())
@@ -78,8 +78,8 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
         under = f"Under **{setting['name']}** ({chosen_by}: {setting.get('about') or 'see the settings section'})"
     else:
         under = "Under the configs as written (no base-learner setting applied)"
-    parts = [f"{under}, the paper's {len(claims)} claims: {counts_text(verdict_counts(c.verdict for c in claims))}."]
-    parts += sub_claims_sentence(claims)
+    parts = [f"{under}, the paper's {len(claims)} claims: {_counts_text(_verdict_counts(c.verdict for c in claims))}."]
+    parts += _sub_claims_sentence(claims)
     parts.append(settings_sentence(matrix))
     differences = scores["difference"].abs()
     if len(differences):
@@ -92,12 +92,12 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
     return " ".join(parts) + "\n"
 
 
-def sub_claims_sentence(claims: list) -> list:
+def _sub_claims_sentence(claims: list) -> list:
     """The sub-claims' verdict counts in a sentence (none where no claim has sub-claims)."""
     parts = [subclaim for claim in claims for subclaim in claim.subclaims]
     if not parts:
         return []
-    return [f"Their {len(parts)} sub-claims: {counts_text(verdict_counts(part.verdict for part in parts))}."]
+    return [f"Their {len(parts)} sub-claims: {_counts_text(_verdict_counts(part.verdict for part in parts))}."]
 
 
 def settings_sentence(matrix: pd.DataFrame | None) -> str:
@@ -125,12 +125,12 @@ def _steady(verdicts: pd.DataFrame, under: str = "under it") -> list:
     for key in verdicts.index:
         if verdicts.loc[key].nunique() == 1:
             steady.setdefault(verdicts.loc[key].iloc[0], []).append(key)
-    return [f"**{verdict}** {under}: {', '.join(steady[verdict])}" for verdict in verdict_counts(steady)]
+    return [f"**{verdict}** {under}: {', '.join(steady[verdict])}" for verdict in _verdict_counts(steady)]
 
 
-def settings_tally(verdicts: pd.Series) -> str:
+def _settings_tally(verdicts: pd.Series) -> str:
     """One claim's verdicts over the settings, short: "does not hold under all 11", or the counts."""
-    counts = verdict_counts(verdicts)
+    counts = _verdict_counts(verdicts)
     if len(counts) == 1:
         return f"{next(iter(counts))} under all {len(verdicts)}"
     return ", ".join(f"{verdict} {count}" for verdict, count in counts.items()) + f" (of {len(verdicts)})"
@@ -142,12 +142,12 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
     rows = []
     for claim in claims:
         across = (
-            settings_tally(matrix.drop(columns=OVER_SETTINGS).loc[claim.key])
+            _settings_tally(matrix.drop(columns=OVER_SETTINGS).loc[claim.key])
             if matrix is not None and claim.key in matrix.index
             else "not assessed"
         )
         rows.append([
-            f"[{claim.key}]({claim_anchor(claim.key)})",
+            f"[{claim.key}]({_claim_anchor(claim.key)})",
             f"**{claim.verdict}**",
             *map(markdown_escape, [shorten(claim.deciding or "—"), across]),
         ])
@@ -159,7 +159,7 @@ def subclaims_by_claim(claims: list) -> str:
     """Each claim's sub-claim verdicts counted, in one wrapped line under the table (a table row cannot
     wrap, and these counts would widen it past a screen)."""
     counted = [
-        f"{claim.key} " + ", ".join(f"{v} {n}" for v, n in verdict_counts(s.verdict for s in claim.subclaims).items())
+        f"{claim.key} " + ", ".join(f"{v} {n}" for v, n in _verdict_counts(s.verdict for s in claim.subclaims).items())
         for claim in claims
         if claim.subclaims
     ]
@@ -196,7 +196,7 @@ def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
     for claim in claims:
         spec, title = claim.spec, shorten(claim.statement, 100)
         parts += [
-            f'<a id="{claim_anchor(claim.key)[1:]}"></a>\n',
+            f'<a id="{_claim_anchor(claim.key)[1:]}"></a>\n',
             f"### {claim.key}: {markdown_escape(title)}\n",
             f"{markdown_escape(claim.statement)}.\n" if title != claim.statement else "",
             f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(spec.quote)}”\n" if spec.quote else "",

@@ -2,7 +2,7 @@
 
 The variants run (``configs/synthetic_variants.yaml``) groups its datasets as '<variant> · <kind>';
 each variant's Table 4 is decided by the same sub-claims of ``configs/claims.yaml`` as the main
-one (:func:`claim_under_variant`), and every variant tried is shown.
+one (:func:`_claim_under_variant`), and every variant tried is shown.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ VARIANT_SEPARATOR = " · "
 """A dataset group of the variants run is '<variant> · <kind>' (configs/synthetic_variants.yaml)."""
 
 
-def variant_tables(table: pd.DataFrame) -> dict:
+def _variant_tables(table: pd.DataFrame) -> dict:
     """Variant -> its Table 4 (kind, method) from the variants run's table of '<variant> · <kind>' groups."""
     variants: dict[str, dict] = {}
     for (group, method), values in table.iterrows():
@@ -37,7 +37,7 @@ SYNTHETIC_CLAIM = "C2"
 """The claim of the claims file that Table 4 decides."""
 
 
-def claim_under_variant(runs: Runs, variant: str) -> ClaimResult:
+def _claim_under_variant(runs: Runs, variant: str) -> ClaimResult:
     """C2's sub-claims checked on the variants run's datasets of ``variant`` (groups '<variant> · <kind>')."""
     spec = next(claim for claim in paper_claims() if claim.id == SYNTHETIC_CLAIM)
     subclaims = tuple(
@@ -62,8 +62,8 @@ def synthetic_variants_markdown(runs: Runs, reference: pd.DataFrame) -> str:
     record = runs.record(VARIANTS_RUN)
     n_labels = {spec.group: int(spec.params["n_labels"]) for spec in record.datasets}
     rows = []
-    for variant, sub in variant_tables(table).items():
-        claim = claim_under_variant(runs, variant)
+    for variant, sub in _variant_tables(table).items():
+        claim = _claim_under_variant(runs, variant)
         cells = []
         for kind in ("complex", "simple"):
             if (kind, "BR") not in sub.index:

@@ -24,7 +24,7 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
     The interval columns (``<method> ci_low``, ``<method> ci_high``: the 95 % t-interval over the
     ok splits) come last, so the columns older readers know keep their names and positions.
 
-    The average ranks are not a dataset, so they are in :func:`avg_ranks_frame`, not a row here.
+    The average ranks are not a dataset, so they are in :func:`_avg_ranks_frame`, not a row here.
 
     ``status`` is "ok" for a ranked row, the reason for an unavailable dataset, and says so when
     a row has cells without any result and so is not ranked.
@@ -49,7 +49,7 @@ def wide_frame(table: MetricTable) -> pd.DataFrame:
     return frame.astype({column: "Int64" for column in count_columns})
 
 
-def avg_ranks_frame(tables: Mapping[str, MetricTable]) -> pd.DataFrame:
+def _avg_ranks_frame(tables: Mapping[str, MetricTable]) -> pd.DataFrame:
     """Per metric and method, the average rank and over how many ranked datasets (``avg_ranks.csv``)."""
     rows = [
         {
@@ -73,7 +73,7 @@ def write_csvs(units: pd.DataFrame, tables: Mapping[str, MetricTable], out_dir: 
     """``units`` (sorted) as ``units.csv``, each of ``tables`` as a wide ``<metric>.csv``, then ``avg_ranks.csv``."""
     paths = [write_frame(out_dir / "units.csv", units)]
     paths += [write_frame(out_dir / f"{column}.csv", wide_frame(table)) for column, table in tables.items()]
-    return [*paths, write_frame(out_dir / AVG_RANKS_FILE, avg_ranks_frame(tables))]
+    return [*paths, write_frame(out_dir / AVG_RANKS_FILE, _avg_ranks_frame(tables))]
 
 
 def write_csv(

@@ -65,12 +65,12 @@ def export_run(
     paths = [_write(units, out, fmt)]
     if predictions:
         run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
-        frame = prediction_frame(run_dirs, units)
+        frame = _prediction_frame(run_dirs, units)
         paths.append(_write(frame, out.with_name(f"{out.stem}_predictions{out.suffix or '.' + fmt}"), fmt))
     return paths, len(units)
 
 
-def prediction_frame(run_dirs: Iterable[PathLike], units: pd.DataFrame) -> pd.DataFrame:
+def _prediction_frame(run_dirs: Iterable[PathLike], units: pd.DataFrame) -> pd.DataFrame:
     """The stored predictions of ``units`` (rows of :func:`~mlhidden.runs.store.load_results`), long, in order."""
     keys = list(zip(*(units[c] for c in KEY_FIELDS)))
     label_of = {key: (row.dataset, row.method, row.split) for key, row in zip(keys, units.itertuples())}

@@ -6,7 +6,7 @@ rank on that dataset; with ``std=True`` the spread over the splits follows the m
 ``0.52 ± 0.03 9``. A new text format is one function ``(MetricTable, *, std) -> str`` added to
 :data:`TABLE_WRITERS`; the metrics that get text tables are :data:`SUMMARY_METRICS`. Any other
 table (the reproduction's, the significance tests') is rows of display text rendered by
-:func:`pipe_table`, :func:`markdown_frame`, :func:`latex_frame` or written by :func:`write_table`;
+:func:`pipe_table`, :func:`markdown_frame`, :func:`_latex_frame` or written by :func:`write_table`;
 the command line's listings by :func:`listing`.
 """
 
@@ -131,7 +131,7 @@ def _booktabs(
     return [*lines, r"\bottomrule", r"\end{tabular}"]
 
 
-def latex_frame(frame: pd.DataFrame, caption: str, label: str, index_name: str = "") -> str:
+def _latex_frame(frame: pd.DataFrame, caption: str, label: str, index_name: str = "") -> str:
     """A frame of display text as a booktabs LaTeX table; caption and every cell are escaped."""
     header = [latex_escape(h) for h in [index_name, *frame.columns]]
     rows = [[latex_escape(v) for v in [index, *row]] for index, row in zip(frame.index, frame.to_numpy())]
@@ -145,7 +145,7 @@ def write_table(
     return [
         write_text(stem.with_suffix(".csv"), numbers.to_csv(lineterminator="\n")),
         write_text(stem.with_suffix(".md"), f"{caption}\n\n{markdown_frame(shown, index_name)}"),
-        write_text(stem.with_suffix(".tex"), latex_frame(shown, caption, f"tab:{stem.name}", index_name)),
+        write_text(stem.with_suffix(".tex"), _latex_frame(shown, caption, f"tab:{stem.name}", index_name)),
     ]
 
 
@@ -317,14 +317,14 @@ def write_text_tables(
     for suffix, writer in TABLE_WRITERS.items():
         text = writer(table, std=std)
         if suffix == "tex":
-            text = latex_comment(provenance) + text
+            text = _latex_comment(provenance) + text
         elif notes:
             text += "".join(f"- {markdown_escape(line)}\n" for line in notes)
         paths.append(write_text(Path(out_dir) / f"{table.metric.column}.{suffix}", text))
     return paths
 
 
-def latex_comment(lines: Iterable[object]) -> str:
+def _latex_comment(lines: Iterable[object]) -> str:
     """``lines`` as LaTeX comment lines (``% ...``), which a document including the table ignores."""
     return "".join(f"% {' '.join(str(line).split())}\n" for line in lines)
 

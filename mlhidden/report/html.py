@@ -127,7 +127,7 @@ def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
     return f"<td{best} data-v='{float(mean)!r}' title='{esc(tip)}'>{shown}{rank_text}{marks}</td>"
 
 
-def metric_table_html(table: MetricTable, key: str) -> str:
+def _metric_table_html(table: MetricTable, key: str) -> str:
     """A metric's table as the text tables show it (mean, rank; best in bold), sortable; id ``<key>-<metric>``."""
     better = "high" if table.metric.higher_is_better else "low"
     head = "<th data-sort='text'>Dataset</th>" + "".join(
@@ -156,7 +156,7 @@ def _figure(svg_text: str | None, caption: str = "") -> str:
     return f"<figure>{svg_text}{f'<figcaption class=note>{esc(caption)}</figcaption>' if caption else ''}</figure>"
 
 
-def rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
+def _rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
     """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram.
 
     The methods the tables leave out of the ranks (:func:`~mlhidden.report.tables.unranked_methods`)
@@ -187,7 +187,7 @@ def rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
     return HtmlSection("ranks", "Average ranks and critical differences", note + "".join(parts))
 
 
-def dataset_sizes(run_dirs: Iterable[PathLike]) -> dict[str, float]:
+def _dataset_sizes(run_dirs: Iterable[PathLike]) -> dict[str, float]:
     """Dataset -> N·D·L as the run stores recorded them (datasets of runs without a store left out)."""
     sizes: dict[str, float] = {}
     for run_dir in run_dirs:
@@ -200,7 +200,7 @@ def dataset_sizes(run_dirs: Iterable[PathLike]) -> dict[str, float]:
     return sizes
 
 
-def provenance_section(results: RunResults) -> HtmlSection:
+def _provenance_section(results: RunResults) -> HtmlSection:
     """What produced the numbers (each run's ``run.json``), and every warning, failure and left-out unit."""
     problems = [
         *results.note_lines(),
@@ -241,7 +241,7 @@ def run_sections(
         precision=stored_precision(results.provenance) if precision is None else precision,
         unranked=merged_unranked(results),
     )
-    sizes = dataset_sizes(results.provenance) if sizes is None else sizes
+    sizes = _dataset_sizes(results.provenance) if sizes is None else sizes
     split_tables = [tables[m] for m in SPLIT_PLOT_METRICS if m in tables]
     available = [d for d in results.datasets if d not in results.unavailable]
     splits = "".join(
@@ -254,21 +254,21 @@ def run_sections(
             "Tables",
             "<p class='note'>Mean over the splits, then the rank on the dataset (1 = best; "
             "hover a cell for its spread). Click a column's header to sort the datasets by it.</p>"
-            + f"<div class='tables'>{''.join(metric_table_html(t, key) for t in tables.values())}</div>",
+            + f"<div class='tables'>{''.join(_metric_table_html(t, key) for t in tables.values())}</div>",
         ),
         HtmlSection(
             "splits",
             "Per-split scores",
             f"<p class='note'>Each dot is one split; the box spans its quartiles.</p><div class='plots'>{splits}</div>",
         ),
-        rank_section(tables, key),
+        _rank_section(tables, key),
         HtmlSection(
             "time",
             "Time against dataset size",
             _figure(time_plot, f"Mean train + test time per dataset, log–log; size = {SIZE_LABEL}.")
             or "<p class='note'>No dataset has a recorded size and a positive time.</p>",
         ),
-        provenance_section(results),
+        _provenance_section(results),
     ]
 
 

@@ -173,7 +173,7 @@ def by_unit(label: str, values: pd.Series, unit: str, target: Target, test_train
                 test_train_ratio=test_train_ratio, confidence=confidence)
         for dataset in datasets
     ]
-    parts = holm_family(parts)
+    parts = _holm_family(parts)
     mean, low, high = float(means.mean()), *t_interval(float(means.mean()), float(means.std(ddof=1)), len(means))
     return Comparison(label, mean, low, high, len(datasets), "datasets (splits within)",
                       f"{CORRECTED_T} per dataset, Holm", max(part.p_claimed for part in parts),
@@ -181,7 +181,7 @@ def by_unit(label: str, values: pd.Series, unit: str, target: Target, test_train
                       target.reading, target.ratio, parts=tuple(parts))
 
 
-def holm_family(comparisons: Sequence[Comparison]) -> list[Comparison]:
+def _holm_family(comparisons: Sequence[Comparison]) -> list[Comparison]:
     """The comparisons with each kind of p-value Holm-corrected over the family."""
     comparisons = list(comparisons)
     claimed, opposite, equivalent = (
@@ -221,7 +221,7 @@ def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequ
     parts = [
         dataclasses.replace(part, p_claimed=max(part.p_claimed, friedman_p),
                             p_opposite=max(part.p_opposite, friedman_p))
-        for part in holm_family(parts)
+        for part in _holm_family(parts)
     ]
     weakest = min(parts, key=lambda part: part.effect)
     text = f"average ranks over {n} datasets, Friedman p {friedman_p:.2g}, Bonferroni-Dunn CD {critical:.2f}"

@@ -54,7 +54,7 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def significance_sentences(report: SignificanceReport) -> list[str]:
+def _significance_sentences(report: SignificanceReport) -> list[str]:
     """The findings in words: Nemenyi per α, then Wilcoxon–Holm, one sentence per significant pair.
 
     Nemenyi differences are only claimed at the levels where the Friedman test rejects; a level
@@ -153,7 +153,7 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
         )
     sentences = [
         *(f"{method} is not tested: {reason}" for method, reason in report.table.unranked.items()),
-        *significance_sentences(report),
+        *_significance_sentences(report),
     ]
     if sentences:
         text += "\n" + "".join(f"- {markdown_escape(sentence)}\n" for sentence in sentences)
@@ -219,7 +219,7 @@ def _signed(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:+.3g}"
 
 
-def splits_markdown(report: SplitsReport, level: int = 2) -> str:
+def _splits_markdown(report: SplitsReport, level: int = 2) -> str:
     """A section: the test's setting, each method against the control, the significant differences in words."""
     table, dataset = report.table, markdown_escape(report.dataset)
     text = f"{'#' * level} {markdown_escape(table.metric.title)}: significance over the splits of {dataset}\n\n"
@@ -260,7 +260,7 @@ def splits_markdown(report: SplitsReport, level: int = 2) -> str:
     return text + "".join(f"- {markdown_escape(sentence)}\n" for sentence in sentences)
 
 
-def splits_dict(report: SplitsReport) -> dict[str, Any]:
+def _splits_dict(report: SplitsReport) -> dict[str, Any]:
     """A JSON-ready dict, keyed as :func:`significance_dict` where the two agree; a missing number becomes None."""
     table = report.table
     data: dict[str, Any] = {
@@ -385,8 +385,8 @@ def write_statistics_reports(reports: Mapping[str, SignificanceReport | SplitsRe
     document: dict[str, Any] = {}
     for column, report in reports.items():
         if isinstance(report, SplitsReport):
-            sections.append(splits_markdown(report))
-            document[column] = splits_dict(report)
+            sections.append(_splits_markdown(report))
+            document[column] = _splits_dict(report)
             continue
         section, diagram = markdown_with_diagram(report, out_dir / f"cd_{column}", out_dir)
         sections.append(section)

@@ -235,7 +235,7 @@ def cliques(avg_ranks: Ranks, cd: float) -> tuple[tuple[str, ...], ...]:
     return tuple(groups)
 
 
-def nemenyi_test(avg_ranks: pd.Series, n_datasets: int, alpha: float) -> NemenyiTest:
+def _nemenyi_test(avg_ranks: pd.Series, n_datasets: int, alpha: float) -> NemenyiTest:
     """Pairwise Nemenyi comparisons of ``avg_ranks`` over ``n_datasets`` at level ``alpha``."""
     k = len(avg_ranks)
     q, cd = nemenyi_q(k, alpha), critical_difference(k, n_datasets, alpha)
@@ -257,7 +257,7 @@ def significant_pairs(significant: pd.DataFrame, avg_ranks: pd.Series) -> list[l
     ]
 
 
-def wilcoxon_against_control(
+def _wilcoxon_against_control(
     table: MetricTable, datasets: Sequence[str], control: str,
 ) -> tuple[WilcoxonComparison, ...]:
     """Wilcoxon signed-rank tests of ``control`` against every other method, Holm-corrected.
@@ -354,7 +354,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         datasets=datasets,
         avg_ranks=avg_ranks,
         friedman=friedman_test(ranks.to_numpy()),
-        nemenyi=tuple(nemenyi_test(avg_ranks, n, alpha) for alpha in NEMENYI_ALPHAS),
+        nemenyi=tuple(_nemenyi_test(avg_ranks, n, alpha) for alpha in NEMENYI_ALPHAS),
         control=control,
-        wilcoxon=wilcoxon_against_control(table, datasets, control),
+        wilcoxon=_wilcoxon_against_control(table, datasets, control),
     )

@@ -33,7 +33,7 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list[str]:
                 f"{PARTIAL_MARK} {method} on {dataset}: {n_failed} of {n_splits} splits failed;"
                 f" the mean is over the other {n_splits - n_failed}"
             )
-    notes += warning_notes(table)
+    notes += _warning_notes(table)
     if FAILED in states.values():
         notes.append("failed: every split failed; ranked last (ties share the average rank)")
     ranked_methods = [m for m in table.methods if m not in table.unranked]
@@ -45,10 +45,10 @@ def table_notes(table: MetricTable, *, unavailable: bool = True) -> list[str]:
         notes.extend(f"{dataset}: {reason}; not ranked" for dataset, reason in table.unavailable.items())
     if table.own_work_only:
         notes.append(OWN_WORK_NOTE)
-    return notes + collision_notes(table)
+    return notes + _collision_notes(table)
 
 
-def collision_notes(table: MetricTable) -> list[str]:
+def _collision_notes(table: MetricTable) -> list[str]:
     """One footnote per two cells that print the same but rank differently (their full values are in the CSVs)."""
     return [
         f"{first} and {second} on {dataset} read the same but rank differently (the CSV files hold the full values)"
@@ -56,7 +56,7 @@ def collision_notes(table: MetricTable) -> list[str]:
     ]
 
 
-def warning_notes(table: MetricTable) -> list[str]:
+def _warning_notes(table: MetricTable) -> list[str]:
     """One footnote per kind of warning, naming the cells whose units raised it and on how many splits."""
     cells_of: dict[str, list[str]] = {}
     for dataset in table.datasets:

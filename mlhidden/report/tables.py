@@ -295,7 +295,7 @@ def metric_table(
         Dataset name -> reason, for datasets that could not be run (they have no units).
     precision : int, optional
         Decimals of the values shown (see :attr:`Metric.digits`); ranks always use the full values.
-        By default a table gets as many as tell its ranks apart (:func:`separating_format`).
+        By default a table gets as many as tell its ranks apart (:func:`_separating_format`).
     unranked : dict, optional
         Method -> why it is left out of the ranks: its cells show their values without a rank,
         and a row is ranked when every other method has a result on it (merged runs whose method
@@ -355,7 +355,7 @@ def metric_table(
         .reindex(index=rows, columns=methods)
     )
     if metric.digits is None:
-        metric = separating_format(metric, means, ranks)
+        metric = _separating_format(metric, means, ranks)
     return MetricTable(
         metric=metric,
         datasets=tuple(rows),
@@ -381,7 +381,7 @@ def metric_table(
     )
 
 
-def separating_format(metric: Metric, means: pd.DataFrame, ranks: pd.DataFrame) -> Metric:
+def _separating_format(metric: Metric, means: pd.DataFrame, ranks: pd.DataFrame) -> Metric:
     """``metric`` with the fewest decimals at which two means that rank differently never read the same:
     scores :data:`~mlhidden.report.digits.MIN_DIGITS` to ``MAX_DIGITS``, times up to two more than
     their defaults (see :meth:`Metric.format`)."""

@@ -236,7 +236,7 @@ def provenance_line(run_json: Mapping[str, Any]) -> str:
         f"run {run_json['config']['name']} (config {run_json['config_hash']}, "
         f"seed {run_json['seeds']['run_seed']}): "
         f"{code}; Python {run_json['python']['version']}, {packages}; "
-        f"{host['cores']} cores{memory}, backend {where}{blas_kernels(backend.get('blas', {}))}; "
+        f"{host['cores']} cores{memory}, backend {where}{_blas_kernels(backend.get('blas', {}))}; "
         f"{run_json['started_at']} to {run_json['finished_at'] or '(not finished)'}, {run_json['status']}; "
         f"{units['total']} units: {counts}"
     )
@@ -247,7 +247,7 @@ def blas_architectures(libraries: Sequence[Mapping[str, Any]]) -> str:
     return "/".join(sorted({str(lib.get("architecture")) for lib in libraries if lib.get("user_api") == "blas"}))
 
 
-def blas_kernels(blas: Mapping[str, Any]) -> str:
+def _blas_kernels(blas: Mapping[str, Any]) -> str:
     """``", OpenBLAS SkylakeX kernels (why)"``: the kernels the run's BLAS ran, for the footer ("" if unknown)."""
     kernels = blas_architectures(blas.get("libraries", []))
     if not kernels:

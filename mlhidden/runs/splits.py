@@ -86,7 +86,7 @@ def label_coverage(splits: Iterable[Split], Y: ArrayLike) -> list[dict[str, Any]
     return rows
 
 
-def derive_seed(run_seed: int, *keys: object) -> int:
+def _derive_seed(run_seed: int, *keys: object) -> int:
     """A 32-bit seed from the run seed and any keys, stable across processes and platforms."""
     text = "\x1f".join([str(int(run_seed)), *map(str, keys)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
@@ -125,19 +125,19 @@ def make_split(
         raise ValueError(f"need at least 2 samples to split, got {n_samples}")
     rng = np.random.RandomState(seed)
     rows = rng.permutation(n_samples)
-    n_train = holdout_train_rows(n_samples, train_fraction)
+    n_train = _holdout_train_rows(n_samples, train_fraction)
     label_order = rng.permutation(n_labels) if shuffle_labels else np.arange(n_labels)
     return Split(index, seed, np.sort(rows[:n_train]), np.sort(rows[n_train:]), label_order)
 
 
-def holdout_train_rows(n_samples: int, train_fraction: float) -> int:
+def _holdout_train_rows(n_samples: int, train_fraction: float) -> int:
     """The training rows of a holdout split of ``n_samples`` rows: at least one, and one fewer than all."""
     return min(max(int(round(train_fraction * n_samples)), 1), n_samples - 1)
 
 
 def split_seed(run_seed: int, dataset_name: str, index: int) -> int:
     """The seed of holdout split ``index`` of a dataset: depends only on (run seed, dataset, index)."""
-    return derive_seed(run_seed, "split", dataset_name, index)
+    return _derive_seed(run_seed, "split", dataset_name, index)
 
 
 def split_for(
@@ -157,7 +157,7 @@ def method_seed(run_seed: int, dataset_name: str, index: int) -> int:
     The same for all methods on a split, so methods that define a shared random structure the
     same way (CCASL and its +BR/+AML variants) draw it identically.
     """
-    return derive_seed(run_seed, "method", dataset_name, index)
+    return _derive_seed(run_seed, "method", dataset_name, index)
 
 
 def _with_method_seed(split: Split, run_seed: int, dataset_name: str) -> Split:
@@ -189,7 +189,7 @@ class SplitRecipe:
         """The store seed of unit ``index`` of a dataset (its label order is drawn from it)."""
         if not self.protocol.is_kfold:
             return split_seed(self.run_seed, dataset_name, index)
-        return derive_seed(self.run_seed, "split", dataset_name, index, self.protocol.kind, self.protocol.folds)
+        return _derive_seed(self.run_seed, "split", dataset_name, index, self.protocol.kind, self.protocol.folds)
 
     def split_seeds(self, dataset_name: str) -> list[int]:
         return [self.split_seed(dataset_name, i) for i in range(self.n_splits)]
@@ -211,7 +211,7 @@ class SplitRecipe:
                 for i, seed in enumerate(seeds)
             ]
         else:
-            folds_seed = derive_seed(self.run_seed, "folds", dataset_name, self.protocol.kind, self.protocol.folds)
+            folds_seed = _derive_seed(self.run_seed, "folds", dataset_name, self.protocol.kind, self.protocol.folds)
             splits = []
             for i, (seed, test) in enumerate(zip(seeds, _test_folds(self.protocol, Y, folds_seed))):
                 label_order = (
@@ -224,7 +224,7 @@ class SplitRecipe:
         """The rows of the smallest test part of a dataset of ``n_samples`` rows."""
         if self.protocol.folds is not None:
             return n_samples // self.protocol.folds
-        return n_samples - holdout_train_rows(n_samples, self.train_fraction)
+        return n_samples - _holdout_train_rows(n_samples, self.train_fraction)
 
 
 def _test_folds(protocol: Protocol, Y: np.ndarray, seed: int) -> list[np.ndarray]:

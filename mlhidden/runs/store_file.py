@@ -25,7 +25,7 @@ _NEARLY_FULL_BYTES = 1 << 20
 _CORE_TABLES = ("units", "datasets")  # in every store of the schema version; later tables are added on opening
 
 
-def check_header(path: Path) -> None:
+def _check_header(path: Path) -> None:
     """Refuse (UserError) a store path that is not a regular file, or a file that is not an SQLite database.
 
     The file's type is checked before it is opened: opening a named pipe waits for a writer
@@ -74,13 +74,13 @@ def check_header(path: Path) -> None:
 
 
 def connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
-    """An autocommit connection to the store at ``path`` (checked with :func:`check_header` first).
+    """An autocommit connection to the store at ``path`` (checked with :func:`_check_header` first).
 
     Read-only, it opens with ``mode=ro``; where SQLite cannot even keep its shared-memory file
     beside the store (a read-only folder, a full disk), with ``immutable=1``, which is safe
     only because no write-ahead log is waiting to be merged: one is refused in one line.
     """
-    check_header(path)
+    _check_header(path)
     try:
         if not read_only:
             return sqlite3.connect(path, timeout=TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)

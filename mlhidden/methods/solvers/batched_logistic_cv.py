@@ -79,7 +79,7 @@ def training_weights(Y: np.ndarray, cv: int | None) -> np.ndarray:
     return weights
 
 
-def held_out_scores(Z: np.ndarray, Y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _held_out_scores(Z: np.ndarray, Y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Each column's negative mean log-loss over its rows of weight 0, as ``neg_log_loss`` scores."""
     eps = np.finfo(np.float64).eps
     proba = np.clip(expit(Z), eps, 1.0 - eps)
@@ -119,7 +119,7 @@ def fit_batched_logistic_cv(
         )
         theta = np.vstack([fit.coef, fit.intercept])
         Z = design.forward(design.design_weights(theta.copy()))
-        scores[:, index] = held_out_scores(Z, folds_Y, weights).reshape(n_folds, n_targets)
+        scores[:, index] = _held_out_scores(Z, folds_Y, weights).reshape(n_folds, n_targets)
         paths[:, index] = theta.reshape(n_params, n_folds, n_targets).swapaxes(0, 1)
         n_iter[:, index] = fit.n_iter.reshape(n_folds, n_targets)
         converged &= fit.converged.reshape(n_folds, n_targets).all(axis=0)

@@ -137,7 +137,7 @@ def fit_logistic_models(
         if len(blocks) == 1:
             return solve(X, targets, extra=extra, extra_mask=extra_mask, **settings)
         assert extra is not None and extra_mask is not None  # several blocks only for extra columns (chain_blocks)
-        return join_fits(
+        return _join_fits(
             [_fit_block(solve, X, targets, extra, extra_mask, block, settings) for block in blocks],
             blocks,
             X.shape[1] + extra.shape[1],
@@ -210,7 +210,7 @@ def _fit_block(
     return fit
 
 
-def join_fits(fits: Sequence[LogisticFit], blocks: Sequence[np.ndarray], n_inputs: int) -> LogisticFit:
+def _join_fits(fits: Sequence[LogisticFit], blocks: Sequence[np.ndarray], n_inputs: int) -> LogisticFit:
     """One :class:`LogisticFit` of all targets from the fits of ``blocks`` (weights of unused columns: 0)."""
     n_targets = sum(block.size for block in blocks)
     joined = LogisticFit(
