@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.report.digits import rank_collisions
+from mlhidden.report.digits import MAX_DIGITS, rank_collisions
 from mlhidden.report.formats import to_latex, to_markdown, to_terminal
 from mlhidden.report.ranked_methods import TRIVIAL_UNRANKED
 from mlhidden.report.significance_tests import significance_report
@@ -80,12 +80,20 @@ def shown_cells(output: str) -> list[list[tuple[str, str]]]:
 
 
 def assert_equal_looking_values_share_ranks(output: str) -> None:
+    """No two values of a row read the same with different ranks, unless even the most decimals a table
+    prints cannot tell them apart (two times a few microseconds apart): then a note under the table names
+    the two cells, and the CSV files hold their full values."""
     rows = shown_cells(output)
     assert rows, output
+    collisions = output.count("read the same but rank differently")
+    unnoted = 0
     for pairs in rows:
         rank_of: dict[str, str] = {}
         for value, rank in pairs:
-            assert rank_of.setdefault(value, rank) == rank, (pairs, output)
+            if rank_of.setdefault(value, rank) != rank:
+                assert len(value.split(".")[1]) == MAX_DIGITS, (pairs, output)
+                unnoted += 1
+    assert unnoted <= collisions, output
 
 
 @pytest.mark.parametrize(
