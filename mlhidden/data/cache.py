@@ -116,7 +116,10 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
         _write_cache(
             cache_path,
             dataset,
-            [(w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, InputWarning)],
+            [
+                (w.category.__name__, _with_placeholders(str(w.message), path, labels_xml))
+                for w in caught if issubclass(w.category, InputWarning)
+            ],
         )
         for caught_warning in caught:
             warnings.warn_explicit(
@@ -125,11 +128,26 @@ def load_arff_file(path: str, sha256: str, labels: int | None, labels_xml: tuple
     else:
         dataset, input_warnings = cached
         for category_name, message in input_warnings:
-            warnings.warn(message, _input_warning_class(category_name), stacklevel=2)
+            warnings.warn(_with_paths(message, path, labels_xml), _input_warning_class(category_name), stacklevel=2)
     X = dataset.X
     for array in (dataset.Y, *((X,) if isinstance(X, np.ndarray) else (X.data, X.indices, X.indptr))):
         array.flags.writeable = False
     return dataset
+
+
+FILE_PLACEHOLDER, XML_PLACEHOLDER = "\x00arff\x00", "\x00xml\x00"
+"""What a cached warning holds in place of the paths it named: one file's parse serves its copies too,
+and each copy's warning names that copy."""
+
+
+def _with_placeholders(message: str, path: str, labels_xml: tuple[str, str] | None) -> str:
+    message = message.replace(path, FILE_PLACEHOLDER)
+    return message if labels_xml is None else message.replace(labels_xml[0], XML_PLACEHOLDER)
+
+
+def _with_paths(message: str, path: str, labels_xml: tuple[str, str] | None) -> str:
+    message = message.replace(FILE_PLACEHOLDER, path)
+    return message if labels_xml is None else message.replace(XML_PLACEHOLDER, labels_xml[0])
 
 
 def _input_warning_class(name: str) -> type[InputWarning]:

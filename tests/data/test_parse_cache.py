@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
+import warnings
+from pathlib import Path
 
 import pytest
 
 from mlhidden.data import catalog_entries, load_dataset, make_logical, write_arff
 from mlhidden.data.cache import CACHE_ENV, load_arff_file
 from mlhidden.data.catalog import SHIPPED_DIR
+from mlhidden.errors import InputWarning
+
+UPSTREAM = Path(__file__).resolve().parents[2] / "datasets" / "upstream"
 
 REAL_SHA256 = hashlib.sha256
 
@@ -63,3 +69,24 @@ def test_a_catalog_file_is_hashed_once_on_a_cache_miss(hashed):
     data = load_dataset("Music")
     assert hashed() == [shipped.stat().st_size]
     assert data.identity == entry.sha256, "the identity stays the manifest's"
+
+
+def test_a_copy_served_from_the_parse_cache_is_named_in_its_own_warning(tmp_path, monkeypatch):
+    """Mulan's medical pair warns (its ``-C 45`` against its XML); a second copy of it, parsed no more
+    but served from the cache, gets that warning naming the copy, not the file parsed first."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    copies = []
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+        for name in ("medical.arff.bz2", "medical.xml"):
+            shutil.copy(UPSTREAM / name, tmp_path / folder / name)
+        copies.append(tmp_path / folder / "medical.arff.bz2")
+    for copy in copies:
+        load_arff_file.cache_clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InputWarning)
+            load_dataset(copy)
+        messages = [str(w.message) for w in caught if issubclass(w.category, InputWarning)]
+        assert messages and all(str(copy) in m for m in messages), messages
+        assert not any(str(other) in m for m in messages for other in copies if other != copy), messages
+    load_arff_file.cache_clear()
