@@ -25,7 +25,9 @@ from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
 from mlhidden.report.html_assets import CSS, JS
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
-from mlhidden.report.significance_tests import significance_report
+from mlhidden.report.markdown_html import markdown_html
+from mlhidden.report.significance_output import splits_markdown, statistics_reports, stored_test_train_ratios
+from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
@@ -156,17 +158,23 @@ def _figure(svg_text: str | None, caption: str = "") -> str:
     return f"<figure>{svg_text}{f'<figcaption class=note>{esc(caption)}</figcaption>' if caption else ''}</figure>"
 
 
-def _rank_section(tables: Mapping[str, MetricTable], key: str) -> HtmlSection:
-    """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram.
+def _rank_section(tables: Mapping[str, MetricTable], key: str, test_train_ratios: Mapping[str, float]) -> HtmlSection:
+    """Per metric: the average ranks (sortable), the Friedman test and the critical-difference diagram;
+    on one dataset, the methods compared over its splits instead, as ``statistics.md`` shows them.
 
     The methods the tables leave out of the ranks (:func:`~mlhidden.report.tables.unranked_methods`)
-    are named once above them; every rank here is the tables' own.
+    are named once above them; every rank here is the tables' own. ``test_train_ratios`` maps a
+    dataset to the n_test / n_train of its splits
+    (:func:`~mlhidden.report.significance_output.stored_test_train_ratios`).
     """
     parts = []
     for column in RANK_METRICS:
         if column not in tables:
             continue
-        report = significance_report(tables[column])
+        report = statistics_reports({column: tables[column]}, None, test_train_ratios)[column]
+        if isinstance(report, SplitsReport):
+            parts.append(markdown_html(splits_markdown(report, level=3), Path("."), top=3))
+            continue
         ranks = report.avg_ranks.sort_values(kind="stable")
         rows = [[method, (f"{rank:.2f}", rank)] for method, rank in ranks.items()]
         table = sortable_table(["method", "avg rank"], rows, numeric=(1,), better={1: "low"})
@@ -261,7 +269,7 @@ def run_sections(
             "Per-split scores",
             f"<p class='note'>Each dot is one split; the box spans its quartiles.</p><div class='plots'>{splits}</div>",
         ),
-        _rank_section(tables, key),
+        _rank_section(tables, key, stored_test_train_ratios(results.provenance)),
         HtmlSection(
             "time",
             "Time against dataset size",

@@ -17,14 +17,17 @@ from typing import cast
 from mlhidden.io import PathLike
 from mlhidden.report.csv_files import wide_frame, write_frame
 from mlhidden.report.formats import render_terminal_summary, to_terminal, write_reports, write_text_tables
-from mlhidden.report.replication import split_test_train_ratio
-from mlhidden.report.significance_output import STATISTICS_FILE, statistics_reports, write_statistics_reports
+from mlhidden.report.significance_output import (
+    STATISTICS_FILE,
+    statistics_reports,
+    stored_test_train_ratios,
+    write_statistics_reports,
+)
 from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
 from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
 from mlhidden.runs.provenance import provenance_lines, stored_precision
-from mlhidden.runs.record import RunRecord
-from mlhidden.runs.store import ResultStore, load_results
+from mlhidden.runs.store import load_results
 
 
 @dataclass
@@ -114,7 +117,7 @@ def _write_tests(
     report: RunReport, tables: dict[str, MetricTable], out_dir: Path, control: str | None, run_dirs: list[PathLike]
 ) -> None:
     """The tables' significance tests into ``out_dir``; a test over one dataset's splits gets a line in ``report``."""
-    reports = statistics_reports(tables, control, _test_train_ratios(run_dirs))
+    reports = statistics_reports(tables, control, stored_test_train_ratios(run_dirs))
     report.paths += write_statistics_reports(reports, out_dir)
     lines = [
         f"one dataset, {tested.dataset}: "
@@ -125,13 +128,3 @@ def _write_tests(
     ]
     report.notes += list(dict.fromkeys(lines))
 
-
-def _test_train_ratios(run_dirs: list[PathLike]) -> dict[str, float]:
-    """Each dataset's n_test / n_train, from the stored record of a run that split it (merged runs split it alike)."""
-    ratios: dict[str, float] = {}
-    for run_dir in run_dirs:
-        with ResultStore(run_dir, create=False) as store:
-            record = RunRecord.from_record(store.get_meta("config"))
-        for spec in record.datasets:
-            ratios.setdefault(spec.table_name, split_test_train_ratio(record))
-    return ratios

@@ -20,6 +20,7 @@ from mlhidden.errors import InputWarning
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.formats import format_avg_rank, markdown_escape, pipe_table
+from mlhidden.report.replication import split_test_train_ratio
 from mlhidden.report.significance_splits import SPLITS_ALPHA, SplitsReport, splits_report
 from mlhidden.report.significance_tests import (
     WILCOXON_ALPHA,
@@ -30,6 +31,8 @@ from mlhidden.report.significance_tests import (
 )
 from mlhidden.report.tables import SUMMARY_METRICS, Metric, MetricTable, metric_tables
 from mlhidden.report.uncertainty import format_p
+from mlhidden.runs.record import RunRecord
+from mlhidden.runs.store import ResultStore, store_exists
 
 STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
 
@@ -219,7 +222,7 @@ def _signed(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:+.3g}"
 
 
-def _splits_markdown(report: SplitsReport, level: int = 2) -> str:
+def splits_markdown(report: SplitsReport, level: int = 2) -> str:
     """A section: the test's setting, each method against the control, the significant differences in words."""
     table, dataset = report.table, markdown_escape(report.dataset)
     text = f"{'#' * level} {markdown_escape(table.metric.title)}: significance over the splits of {dataset}\n\n"
@@ -354,6 +357,19 @@ def write_table_statistics(
     return write_statistics_reports(statistics_reports(tables, control, test_train_ratios), out_dir)
 
 
+def stored_test_train_ratios(run_dirs: Iterable[PathLike]) -> dict[str, float]:
+    """Each dataset's n_test / n_train, from the stored record of a run that split it (merged runs split it alike)."""
+    ratios: dict[str, float] = {}
+    for run_dir in run_dirs:
+        if not store_exists(run_dir):
+            continue
+        with ResultStore(run_dir, create=False) as store:
+            record = RunRecord.from_record(store.get_meta("config"))
+        for spec in record.datasets:
+            ratios.setdefault(spec.table_name, split_test_train_ratio(record))
+    return ratios
+
+
 def statistics_reports(
     tables: Mapping[str, MetricTable], control: str | None = None,
     test_train_ratios: Mapping[str, float] | None = None,
@@ -385,7 +401,7 @@ def write_statistics_reports(reports: Mapping[str, SignificanceReport | SplitsRe
     document: dict[str, Any] = {}
     for column, report in reports.items():
         if isinstance(report, SplitsReport):
-            sections.append(_splits_markdown(report))
+            sections.append(splits_markdown(report))
             document[column] = _splits_dict(report)
             continue
         section, diagram = markdown_with_diagram(report, out_dir / f"cd_{column}", out_dir)

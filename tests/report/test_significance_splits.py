@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from mlhidden.cli import cli
+from mlhidden.report.html import HTML_FILE
 from mlhidden.report.significance_output import statistics_reports, write_table_statistics
 from mlhidden.report.tables import metric_table
 from mlhidden.runs.store import load_results
@@ -145,3 +148,22 @@ def test_hand_computed_p_values_holm_and_times_ranked_fastest_first(tmp_path):
     # Without the run's n_test / n_train the table is tested over datasets, as before: one is too few.
     write_table_statistics(tables, tmp_path)
     assert "Tests not applicable: 1 complete dataset and 3 methods" in (tmp_path / "statistics.md").read_text()
+
+
+def test_the_page_shows_the_test_over_splits_as_statistics_md_does(music, tmp_path):
+    out, _ = music
+    result = invoke("report", out, "--html", "--stats", "--out", tmp_path / "page")
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "page" / HTML_FILE).read_text(encoding="utf-8")
+    ranks = page.split("<section id='ranks'>", 1)[1].split("</section>", 1)[0]
+    assert "No tests" not in ranks and ranks.count("significance over the splits of Music") == 3
+    markdown = (tmp_path / "page" / "statistics.md").read_text(encoding="utf-8")
+    md_rows = [
+        [html.unescape(cell.strip()) for cell in line.strip("|").split("|")]
+        for line in markdown.splitlines() if line.startswith("|") and not set(line) <= set("|-: ")
+    ]
+    page_rows = [
+        [html.unescape(re.sub("<[^>]+>", "", cell)).strip() for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row)]
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", ranks)
+    ]
+    assert len(md_rows) == 3 * 4 and page_rows == md_rows  # per metric: a header and BR, CC, PCC
