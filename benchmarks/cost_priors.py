@@ -18,6 +18,7 @@ study's table of cells, ``mlhidden/paper/unit_costs.csv``), prints the fit of
 from __future__ import annotations
 
 import argparse
+import bz2
 import csv
 import math
 import statistics
@@ -38,6 +39,10 @@ from mlhidden.experiment.cost_priors import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+COST_RUNS = ROOT / "benchmarks" / "cost_runs"
+"""Stored runs of base learners the committed results lack, as bz2 CSV of their units: ``paper_as_written``
+is the paper config as written (lbfgs, C = 1; forests of 100 trees), timed on a 2-core machine with
+one BLAS thread, which prices the default solver on the large datasets the committed lbfgs runs lack."""
 FORMER_CURVES = {
     "AllZero": (-11.96, 0.29), "BR": (-12.54, 0.591), "BR_RF": (-10.65, 0.533), "CC": (-11.59, 0.41),
     "CCASL": (-12.89, 0.534), "CCASL+AML": (-14.12, 0.783), "CCASL+BR": (-13.86, 0.711), "ELM": (-16.38, 0.795),
@@ -83,16 +88,18 @@ def dataset_shapes() -> dict[str, Shape]:
 
 def committed_cells(results: Path = ROOT / "results", own: bool = False) -> dict[str, list[StoredCell]]:
     """Per committed config, its cells (``units.csv``'s ``method`` is the label, ``registry_name`` the
-    method); their seconds are the units' work, or with ``own`` what each unit itself computed (the
-    fits it reused left out, as the ETA sees it)."""
+    method), then each run of :data:`COST_RUNS` (``label`` is the label); their seconds are the units'
+    work, or with ``own`` what each unit itself computed (the fits it reused left out, as the ETA sees it)."""
     shapes = dataset_shapes()
+    tables = [(path.parent.name, path, "method") for path in sorted(results.glob("*/units.csv"))]
+    tables += [(path.name.split(".")[0], path, "label") for path in sorted(COST_RUNS.glob("*.csv.bz2"))]
     by_config = {}
-    for path in sorted(results.glob("*/units.csv")):
-        with open(path, newline="") as file:
-            rows = [{**row, "label": row["method"]} for row in csv.DictReader(file)]
+    for name, path, label in tables:
+        with (bz2.open if path.suffix == ".bz2" else open)(path, "rt", newline="") as file:
+            rows = [{**row, "label": row[label]} for row in csv.DictReader(file)]
         if own:
             rows = [{**row, "reused_seconds": 0.0} for row in rows]
-        by_config[path.parent.name] = stored_cells(rows, shapes)
+        by_config[name] = stored_cells(rows, shapes)
     return by_config
 
 
@@ -104,7 +111,7 @@ def log_errors(cells: list[StoredCell], predict: Callable[[StoredCell], float]) 
 
 
 def curve_of(priors: CostPriors) -> Callable[[StoredCell], float]:
-    return lambda cell: priors.curve_seconds(cell.shape, cell.family, cell.learner)
+    return lambda cell: priors.curve_seconds(cell.shape, cell.family, cell.learner, cell.scale)
 
 
 def merged(by_config: Mapping[str, list[StoredCell]]) -> list[StoredCell]:

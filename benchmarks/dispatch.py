@@ -28,8 +28,8 @@ import yaml
 
 from benchmarks.eta_accuracy import read_runs, table
 from benchmarks.results_file import results_path, write_section
-from mlhidden.experiment.cost_priors import learner_of, own_seconds
-from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, longest_expected_first
+from mlhidden.experiment.cost_priors import own_seconds
+from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, PlannedCost, longest_expected_first
 from mlhidden.experiment.eta import makespan
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.report.tables import sort_units
@@ -60,7 +60,7 @@ def paper_units() -> pd.DataFrame:
     units = units.sort_values(["_d", "_m", "split"]).reset_index(drop=True)
     order, _ = longest_expected_first(
         [
-            (u.dataset, shapes[u.dataset], u.registry_name, u.params_hash, u.method, learner_of(u.params_json))
+            PlannedCost(u.dataset, shapes[u.dataset], u.registry_name, u.params_hash, u.method, u.params_json)
             for u in units.itertuples()
         ],
         priors=paper_cost_priors(),
@@ -195,8 +195,9 @@ def simulate_run(run_dir: Path, workers: int = CHECK_WORKERS, worker_start: floa
     units = sort_units(results.units, results.datasets, results.methods, results.unavailable).to_dict("records")
     order, _ = longest_expected_first(
         [
-            (u["dataset"], shapes[u["dataset"]], u["registry_name"], u["params_hash"], u["method"],
-             learner_of(u["params_json"]))
+            PlannedCost(
+                u["dataset"], shapes[u["dataset"]], u["registry_name"], u["params_hash"], u["method"], u["params_json"]
+            )
             for u in units
         ],
         priors=paper_cost_priors(),

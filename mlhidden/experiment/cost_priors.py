@@ -1,10 +1,12 @@
 """What a unit is expected to cost before any unit of its run has finished: for dispatch order, plan previews and ETAs.
 
-A unit's expected seconds are ``exp(a + s) * size ** b``, at least a floor: a curve of its dataset's
+A unit's expected seconds are ``exp(a + s) * size ** b * m``, at least a floor: a curve of its dataset's
 :func:`size` per method family (the registered method a label names; the points of a sweep share
-it), and a factor ``exp(s)`` for the base learner the method fits, named with its solver
-(:func:`learner_of`). :func:`fit_cost_priors` fits both by least squares on stored units: each
-cell's (dataset and method label) log mean seconds against log size. The priors shipped here
+it), a factor ``exp(s)`` for the base learner the method fits, named with its solver
+(:func:`learner_of`), and ``m``, the size of its base learner's ensemble against the one the curves
+assume (:func:`ensemble_scale`: a forest of 100 trees does ten times the work of one of 10).
+:func:`fit_cost_priors` fits the curves and factors by least squares on stored units: each cell's
+(dataset and method label) log mean seconds, per reference ensemble, against log size. The priors shipped here
 (:data:`GENERIC_PRIORS`) are that fit on this project's own stored runs of its methods
 (refitted, and measured against those runs, by ``make bench``); they name
 methods and learners, never datasets, and are meant to order units and weigh the remaining ones,
@@ -41,17 +43,20 @@ CellKey = tuple[str, Shape, str]
 
 # family: (a, b), and learner: s, by fit_cost_priors() on this project's stored runs (benchmarks.cost_priors)
 FAMILY_CURVES: dict[str, Curve] = {
-    "AllZero": (-11.43, 0.276), "BR": (-11.79, 0.556), "BR_RF": (-7.96, 0.391), "CC": (-12.03, 0.571),
-    "CCASL": (-13.88, 0.738), "CCASL+AML": (-12.6, 0.702), "CCASL+BR": (-13.95, 0.763), "CC_RF": (-15.1, 0.944),
-    "ELM": (-15.87, 0.774), "MLP": (-5.46, 0.377), "Majority": (-12.08, 0.317), "MostFrequentSet": (-15.53, 0.613),
-    "PCC": (-12.2, 0.605), "PCCASL": (-13.82, 0.765), "sklearn.multioutput.ClassifierChain": (-10.34, 0.518),
+    "AllZero": (-10.92, 0.263), "BR": (-11.0, 0.506), "BR_RF": (-7.95, 0.395), "CC": (-10.0, 0.461),
+    "CCASL": (-13.33, 0.696), "CCASL+AML": (-10.27, 0.568), "CCASL+BR": (-12.88, 0.693), "CC_RF": (-15.1, 0.944),
+    "ELM": (-14.64, 0.704), "MLP": (-5.58, 0.39), "Majority": (-11.3, 0.287), "MostFrequentSet": (-15.0, 0.597),
+    "PCC": (-11.63, 0.575), "PCCASL": (-13.82, 0.765), "sklearn.multioutput.ClassifierChain": (-6.63, 0.518),
     "sklearn.neighbors.KNeighborsClassifier": (-10.56, 0.64),
 }
-LEARNER_FACTORS: dict[str, float] = {"logistic": 3.84}
+LEARNER_FACTORS: dict[str, float] = {"logistic": 0.13}
 REFERENCE_LEARNER = "logistic:liblinear"
 """The learner whose factor is 1: the others are priced relative to it."""
 PRIOR_ALIASES = {"MBR": "BR", "CC_RF": "BR_RF", "PCCASL": "CCASL", "BR_phi": "ELM", "LP": "BR"}
 """Registered methods priced, when no stored run has timed them, as the method whose work they repeat."""
+SHARED_FITS = {"PCC": "CC", "MBR": "BR", "CCASL+BR": "CCASL", "CCASL+AML": "CCASL", "PCCASL": "CCASL"}
+"""A registered method -> the registered method whose whole fit it makes too (:mod:`mlhidden.methods.shared_fits`):
+on a split, the first of them to run computes that fit and the others of the same base learner reuse it."""
 
 MIN_UNIT_SECONDS = 0.005
 """What a unit's fit and predict cost however small its dataset (checks, estimator set-up)."""
@@ -61,6 +66,8 @@ dataset, and are left out of the curves."""
 FEATURES_PER_SAMPLE = 100
 """What a sample costs beyond its features, in features (predicting, scoring and copying each
 sample's labels): without it, a dataset of many samples and few features looks cheaper than it is."""
+REFERENCE_ENSEMBLE = 10
+"""The members (``n_estimators``) of the ensembles the curves price: the paper era's forests."""
 LEARNER_PENALTY = 1e-3
 """The ridge weight on the learner factors: a learner seen with one family only leaves its
 whole cost to that family's curve, where the data cannot tell the two apart."""
@@ -82,6 +89,17 @@ def learner_of(resolved: Mapping[str, Any] | str) -> str:
         return ""
     solver = (base.get("params") or {}).get("solver")
     return f"{base.get('name', '')}:{solver}" if solver else str(base.get("name", ""))
+
+
+def ensemble_scale(resolved: Mapping[str, Any] | str) -> float:
+    """How many times the work of :data:`REFERENCE_ENSEMBLE` members a method's base learner does (1 for a
+    learner that is no ensemble), from the same resolved identity as :func:`learner_of`: an ensemble's fit
+    and predict grow with its members, which no learner factor can price when a config changes their number."""
+    if isinstance(resolved, str):
+        resolved = json.loads(resolved) if resolved else {}
+    base = resolved.get("base")
+    members = (base.get("params") or {}).get("n_estimators") if isinstance(base, Mapping) else None
+    return members / REFERENCE_ENSEMBLE if isinstance(members, int) and members > 0 else 1.0
 
 
 def own_seconds(row: Mapping[str, Any]) -> float:
@@ -111,6 +129,8 @@ class StoredCell:
     family: str
     learner: str
     seconds: float
+    scale: float = 1.0
+    """:func:`ensemble_scale` of what they fit."""
 
 
 def stored_cells(units: Iterable[Mapping[str, Any]], shapes: Mapping[str, Shape]) -> list[StoredCell]:
@@ -118,15 +138,17 @@ def stored_cells(units: Iterable[Mapping[str, Any]], shapes: Mapping[str, Shape]
     ``label``, ``params_json``, ``status``, ``train_seconds``, ``test_seconds``,
     ``reused_seconds``) whose dataset has a shape in ``shapes``; their seconds: :func:`work_seconds`."""
     seconds: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
-    kind: dict[tuple[str, str], tuple[str, str]] = {}
+    kind: dict[tuple[str, str], tuple[str, str, float]] = {}
     for row in units:
         if row.get("status", "ok") == "ok" and row["dataset"] in shapes:
             key = (row["dataset"], row["label"])
             seconds[key].append(work_seconds(row))
-            kind.setdefault(key, (row["registry_name"], learner_of(row.get("params_json") or "")))
+            resolved = row.get("params_json") or ""
+            kind.setdefault(key, (row["registry_name"], learner_of(resolved), ensemble_scale(resolved)))
     return [
-        StoredCell(shapes[dataset], *kind[dataset, label], statistics.fmean(values))
+        StoredCell(shapes[dataset], family, learner, statistics.fmean(values), scale)
         for (dataset, label), values in seconds.items()
+        for family, learner, scale in [kind[dataset, label]]
     ]
 
 
@@ -160,24 +182,31 @@ class CostPriors:
             b for _, b in self.curves.values()
         )
 
-    def curve_seconds(self, shape: Shape, method: str, learner: str = "") -> float:
+    def curve_seconds(self, shape: Shape, method: str, learner: str = "", scale: float = 1.0) -> float:
         """The curve's expected compute seconds of one unit of ``method`` (a registered name) fitting
-        ``learner`` on a dataset of ``shape``."""
+        ``learner`` on a dataset of ``shape``, an ensemble of ``scale`` times the reference's members."""
         a, b = self.curve(method)
-        return max(MIN_UNIT_SECONDS, float(math.exp(a + self.learners.get(learner, 0.0)) * size(shape) ** b))
+        seconds = math.exp(a + self.learners.get(learner, 0.0)) * size(shape) ** b * scale
+        return max(MIN_UNIT_SECONDS, float(seconds))
 
     def expected_seconds(
         self, shape: Shape, method: str, learner: str = "", cell: tuple[str, str] | None = None,
-        params_hash: str | None = None,
+        params_hash: str | None = None, scale: float = 1.0,
     ) -> float:
         """The expected compute seconds of one unit (see the class); ``cell`` = (dataset name, method
-        label) and ``params_hash`` look it up among the timed units and the measured cells first."""
-        if cell is not None:
-            timed = self.timed.get((cell[0], method, params_hash)) if params_hash is not None else None
-            measured = self.cells.get((cell[0], shape, cell[1])) if timed is None else timed
-            if measured is not None:
-                return max(measured, MIN_UNIT_SECONDS)
-        return self.curve_seconds(shape, method, learner)
+        label) and ``params_hash`` look it up among the timed units and the measured cells first;
+        ``scale``: :func:`ensemble_scale`."""
+        measured = None if cell is None else self.measured_seconds(shape, method, cell, params_hash)
+        return self.curve_seconds(shape, method, learner, scale) if measured is None else measured
+
+    def measured_seconds(
+        self, shape: Shape, method: str, cell: tuple[str, str], params_hash: str | None = None
+    ) -> float | None:
+        """A unit's seconds as stored units timed them, else as a study's table measured its cell; None
+        if neither did (see :meth:`expected_seconds`)."""
+        timed = self.timed.get((cell[0], method, params_hash)) if params_hash is not None else None
+        measured = self.cells.get((cell[0], shape, cell[1])) if timed is None else timed
+        return None if measured is None else max(measured, MIN_UNIT_SECONDS)
 
     def basis(self, shape: Shape, method: str, cell: tuple[str, str], params_hash: str | None = None) -> str:
         """What :meth:`expected_seconds` of this unit rests on, in a few words."""
@@ -205,7 +234,7 @@ class CostPriors:
                 timed[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
             for cell in stored_cells(units, shapes):
                 if size(cell.shape) >= MIN_FIT_SIZE:
-                    expected = self.curve_seconds(cell.shape, cell.family, cell.learner)
+                    expected = self.curve_seconds(cell.shape, cell.family, cell.learner, cell.scale)
                     residuals[cell.family].append(math.log(max(cell.seconds, 1e-6) / expected))
         if not timed:
             return self
@@ -224,14 +253,14 @@ def fit_cost_priors(cells: Iterable[StoredCell], source: str = "generic priors")
     """Curves per family and factors per learner fitted on stored ``cells`` (:func:`stored_cells`):
     least squares of log mean seconds on a family intercept and slope of log :func:`size`, and a
     learner term (none for :data:`REFERENCE_LEARNER` and for methods without a base learner),
-    lightly penalised (:data:`LEARNER_PENALTY`). Cells of one family, learner and shape count as
-    one point; cells smaller than :data:`MIN_FIT_SIZE` are left out."""
+    lightly penalised (:data:`LEARNER_PENALTY`), each cell's seconds divided by its :attr:`StoredCell.scale`.
+    Cells of one family, learner and shape count as one point; cells smaller than :data:`MIN_FIT_SIZE` are left out."""
     import numpy as np
 
     grouped: defaultdict[tuple[str, str, Shape], list[float]] = defaultdict(list)
     for cell in cells:
         if size(cell.shape) >= MIN_FIT_SIZE:
-            grouped[cell.family, cell.learner, cell.shape].append(math.log(max(cell.seconds, 1e-6)))
+            grouped[cell.family, cell.learner, cell.shape].append(math.log(max(cell.seconds, 1e-6) / cell.scale))
     families = sorted({family for family, _, _ in grouped})
     learners = sorted({learner for _, learner, _ in grouped} - {REFERENCE_LEARNER, ""})
     if not families:

@@ -8,13 +8,23 @@ weigh the remaining ones but cannot promise seconds on another machine.
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors, Shape, own_seconds
+from mlhidden.experiment.cost_priors import (
+    GENERIC_PRIORS,
+    MIN_UNIT_SECONDS,
+    SHARED_FITS,
+    CostPriors,
+    Shape,
+    ensemble_scale,
+    learner_of,
+    own_seconds,
+)
 from mlhidden.experiment.sweeps import sweep_of
 
 SHRINKAGE = 2.0
@@ -27,6 +37,12 @@ PACE_SECONDS = 30.0
 """The compute seconds of finished units of a run at which its effect counts half towards a run not started yet."""
 
 BACKFIT_ROUNDS = 3
+NESTED = ("group", "dataset")
+"""(kind, kind nested in it): the inner effect is left out when the outer one is fitted."""
+
+REUSED_FIT_SHARE = 0.1
+"""What a unit that reuses a fit still pays of that fit's cost (reading it, predicting with it): in a run of
+the paper config, CC after PCC and CCASL after CCASL+AML took 9 to 11 % of their curves (``benchmarks/results.md``)."""
 
 UNIT_OVERHEAD_SECONDS = 0.02
 """Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
@@ -45,7 +61,8 @@ MAX_SLOWDOWN = 10.0
 Cell = tuple[str, str]
 """A (dataset, method label) pair: the units whose costs are alike."""
 Effect = tuple[object, ...]
-"""The key of one learned effect: ("all",), ("group", run), ("method", run, method) or ("pace",)."""
+"""The key of one learned effect: ("all",), ("group", run), ("dataset", run, dataset), ("method", run, method)
+or ("pace",)."""
 T = TypeVar("T")
 
 
@@ -128,7 +145,8 @@ class CostModel:
 
         The priors miss in ways that finished units reveal: the machine and its load (all units),
         a run whose datasets (sparse, easy, generated) are cheaper or dearer than their size (its
-        ``group``, weighed by how many of its methods agree: units go out a method at a time), a
+        ``group``, weighed by how many of its methods agree: units go out a method at a time), one
+        dataset of a run cheaper or dearer than its size for every method (weighed alike), a
         method slower or faster in a run than its curve (it reuses another method's fits there,
         or this machine suits it; the points of a method sweep, ``MLP [n_hidden=4]``, share the
         effect of ``MLP``). Ratios of sums, not means of log ratios: a unit that reused
@@ -145,16 +163,19 @@ class CostModel:
 
     def _keys(self, cell: Cell) -> list[Effect]:
         group = self.group.get(cell)
-        return [("all",), ("group", group), ("method", group, sweep_of(cell[1]))]
+        return [("all",), ("group", group), ("dataset", group, cell[0]), ("method", group, sweep_of(cell[1]))]
 
     def _fit_effects(self) -> dict[Effect, float]:
         """The effect of all units first, then each other effect in turn from what the others leave
-        unexplained (backfitting), so that a group's effect is its departure from the pace of all."""
+        unexplained (backfitting), so that a group's effect is its departure from the pace of all. A
+        dataset's effect is its departure from the other datasets of its group: what they share is
+        the group's (:func:`_centre_in_groups`), which a dataset not seen yet carries, and a dataset
+        never explains its group away (:data:`NESTED`)."""
         cells = [cell for cell in self.count if cell in self.prior and cell not in self.measured]
         keys = {cell: self._keys(cell) for cell in cells}
         effects: dict[Effect, float] = {}
         for sweep in range(BACKFIT_ROUNDS):
-            for kind in ("all", "group", "method") if sweep == 0 else ("group", "method"):
+            for kind in ("all", "group", "method", "dataset") if sweep == 0 else ("group", "method", "dataset"):
                 actual: defaultdict[Effect, float] = defaultdict(float)
                 expected: defaultdict[Effect, float] = defaultdict(float)
                 units: Counter[Effect] = Counter()
@@ -163,15 +184,17 @@ class CostModel:
                     key = next((k for k in keys[cell] if k[0] == kind), None)
                     if key is None:
                         continue
-                    others = sum(effects.get(k, 0.0) for k in keys[cell] if k != key)
+                    others = sum(effects.get(k, 0.0) for k in keys[cell] if k != key and (kind, k[0]) != NESTED)
                     actual[key] += self.seconds[cell]
                     expected[key] += self.count[cell] * self.prior[cell] * math.exp(others)
                     units[key] += self.count[cell]
-                    methods[key].add(keys[cell][2])
+                    methods[key].add(keys[cell][3])
                 for key, n in units.items():
-                    if kind == "group":  # how many methods say the run's datasets are dearer, not how many units
+                    if kind in ("group", "dataset"):  # how many methods say the data are dearer, not how many units
                         n = len(methods[key])
                     effects[key] = n / (n + SHRINKAGE) * math.log(_clip(actual[key] / expected[key]))
+                if kind == "dataset":
+                    _centre_in_groups(effects, list(units))
         if self.latest is not None:
             latest = self.group.get(self.latest)
             seconds = sum(self.seconds[cell] for cell in cells if self.group.get(cell) == latest)
@@ -194,8 +217,17 @@ class CostModel:
         return self.expected(cell) * self.slowdown + self.overhead
 
 
-PlannedCost = tuple[str, Shape, str, str, str, str]
-"""A unit as its cost is looked up: (dataset, (N, D, L), registered method, params hash, label, learner)."""
+class PlannedCost(NamedTuple):
+    """A unit as its cost is looked up: its dataset and shape (N, D, L), its registered method, params hash and
+    label, and the method's resolved identity (a :class:`~mlhidden.runs.specs.MethodSpec`'s ``resolved``, or a
+    stored unit's ``params_json``), which names its base learner."""
+
+    dataset: str
+    shape: Shape
+    method: str
+    params_hash: str
+    label: str
+    resolved: Mapping[str, Any] | str
 
 
 def _expected_unit_seconds(
@@ -206,18 +238,63 @@ def _expected_unit_seconds(
 
     ``stored`` (rows with ``dataset``, ``method``, ``params_hash``, ``status`` and ``train_seconds`` +
     ``test_seconds``, e.g. a store's units) gives a unit the mean cost of the stored successful units of
-    its dataset and method; the others get their prior (:meth:`CostPriors.expected_seconds`).
+    its dataset and method; the others get their measured cost or their prior
+    (:meth:`CostPriors.expected_seconds`), less the fits they will reuse (:func:`_less_shared_fits`).
     """
+    units = list(units)
     measured: defaultdict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in [] if stored is None else stored:
         if row["status"] == "ok":
             measured[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
-    return [
-        statistics.fmean(measured[dataset, method, params])
-        if measured[dataset, method, params]
-        else priors.expected_seconds(shape, method, learner, (dataset, label), params)
-        for dataset, shape, method, params, label, learner in units
-    ]
+    seconds, priced = [], []
+    for position, unit in enumerate(units):
+        known = measured[unit.dataset, unit.method, unit.params_hash] or [
+            priors.measured_seconds(unit.shape, unit.method, (unit.dataset, unit.label), unit.params_hash)
+        ]
+        if known[0] is None:
+            priced.append(position)
+            seconds.append(priors.curve_seconds(
+                unit.shape, unit.method, learner_of(unit.resolved), ensemble_scale(unit.resolved)
+            ))
+        else:
+            seconds.append(statistics.fmean(known))
+    return _less_shared_fits(units, seconds, priced, priors)
+
+
+def _less_shared_fits(
+    units: Sequence[PlannedCost], seconds: list[float], priced: Iterable[int], priors: CostPriors
+) -> list[float]:
+    """``seconds`` with the fits the ``priced`` units (those priced by a curve) will reuse taken off.
+
+    Methods that make one fit (:data:`~mlhidden.experiment.cost_priors.SHARED_FITS`) on the same dataset with
+    the same base learner compute it once per split: the dearest of them, which goes first, pays for it and
+    the others' curves (which price their whole work) overstate them by most of that fit's curve
+    (:data:`REUSED_FIT_SHARE`). A group with two
+    labels of one method is left as it is: which fits they share depends on their parameters.
+    """
+    groups: defaultdict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for position in priced:
+        unit = units[position]
+        shared = SHARED_FITS.get(unit.method, unit.method)
+        if shared in SHARED_FITS.values():
+            groups[unit.dataset, shared, _base_identity(unit.resolved)].append(position)
+    for (_, shared, _), members in groups.items():
+        labels = {units[i].label: units[i].method for i in members}
+        if len(labels) < 2 or len(set(labels.values())) < len(labels):
+            continue
+        payer = units[max(members, key=lambda i: seconds[i])].label
+        for i in members:
+            unit = units[i]
+            if unit.label != payer:
+                fit = priors.curve_seconds(unit.shape, shared, learner_of(unit.resolved), ensemble_scale(unit.resolved))
+                seconds[i] = max(seconds[i] - (1 - REUSED_FIT_SHARE) * fit, MIN_UNIT_SECONDS)
+    return seconds
+
+
+def _base_identity(resolved: Mapping[str, Any] | str) -> str:
+    if isinstance(resolved, str):
+        resolved = json.loads(resolved) if resolved else {}
+    return json.dumps(resolved.get("base"), sort_keys=True)
 
 
 def longest_expected_first(
@@ -225,10 +302,17 @@ def longest_expected_first(
     priors: CostPriors = GENERIC_PRIORS,
 ) -> tuple[list[int], list[float]]:
     """The positions of ``units`` (as :func:`_expected_unit_seconds` takes them, in plan order) in the order
-    the runner hands them out, and their expected seconds in that order: longest expected first, ties in
-    plan order. The one dispatch order, of the runner and of any replay of its runs."""
+    the runner hands them out, and their expected seconds in that order: the longest expected unit of each
+    dataset first, then the others longest expected first, ties in plan order. The one dispatch order, of
+    the runner and of any replay of its runs.
+
+    Going first, one unit of each dataset shows how its cost departs from its size
+    (:meth:`CostModel.ratio`) while the long units run, where longest first alone would leave a small
+    dataset's units all to the end and the estimate to carry the large datasets' pace over to them."""
     seconds = _expected_unit_seconds(units, stored, priors)
     order = _longest_first(list(range(len(units))), seconds)
+    firsts = set({units[i].dataset: i for i in reversed(order)}.values())
+    order = [i for i in order if i in firsts] + [i for i in order if i not in firsts]
     return order, [seconds[i] for i in order]
 
 
@@ -239,6 +323,18 @@ def _longest_first(units: Sequence[T], seconds: Sequence[float]) -> list[T]:
     while the other workers idle.
     """
     return [units[i] for i in sorted(range(len(units)), key=lambda i: -seconds[i])]
+
+
+def _centre_in_groups(effects: dict[Effect, float], datasets: Sequence[Effect]) -> None:
+    """Move the mean effect of each group's ``datasets`` (``("dataset", group, name)`` keys) to the group's effect."""
+    by_group: defaultdict[object, list[Effect]] = defaultdict(list)
+    for key in datasets:
+        by_group[key[1]].append(key)
+    for group, keys in by_group.items():
+        mean = statistics.fmean(effects[key] for key in keys)
+        for key in keys:
+            effects[key] -= mean
+        effects["group", group] = effects.get(("group", group), 0.0) + mean
 
 
 def _clip(ratio: float) -> float:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden.experiment.cost_priors import CostPriors, history_priors, learner_of
+from mlhidden.experiment.cost_priors import CostPriors, ensemble_scale, history_priors, learner_of
 from mlhidden.experiment.runner import RunPlan
 from mlhidden.io import PathLike
 from mlhidden.runs.store import ResultStore, store_exists
@@ -59,7 +59,10 @@ def preview_plan(
         if row is None:
             shape = (data.n_samples, data.n_features, data.n_labels)
             cell = (data.name, method.label)
-            seconds = priors.expected_seconds(shape, method.name, learner_of(method.resolved), cell, method.params_hash)
+            resolved = method.resolved
+            seconds = priors.expected_seconds(
+                shape, method.name, learner_of(resolved), cell, method.params_hash, ensemble_scale(resolved)
+            )
             row = rows[cell] = {
                 "dataset": data.name, "method": method.label, "to compute": 0, "stored": 0,
                 "s per unit": seconds, "expected s": 0.0,

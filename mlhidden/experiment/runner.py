@@ -22,8 +22,8 @@ from mlhidden.data import Dataset, DatasetUnavailable
 from mlhidden.errors import InputWarning, UserError
 from mlhidden.experiment.backends import ExecutionBackend, worker_count
 from mlhidden.experiment.config import RunConfig, with_n_jobs
-from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors, history_priors, learner_of
-from mlhidden.experiment.costs import longest_expected_first
+from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors, history_priors
+from mlhidden.experiment.costs import PlannedCost, longest_expected_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units
 from mlhidden.experiment.reuse import reuse_units
@@ -287,8 +287,10 @@ def dispatch_order(
     rows = stored.to_dict("records") if len(stored) else []
     order, seconds = longest_expected_first(
         [
-            (u.data.name, (u.data.n_samples, u.data.n_features, u.data.n_labels), u.method.name,
-             u.method.params_hash, u.method.label, learner_of(u.method.resolved))
+            PlannedCost(
+                u.data.name, (u.data.n_samples, u.data.n_features, u.data.n_labels), u.method.name,
+                u.method.params_hash, u.method.label, u.method.resolved,
+            )
             for u in units
         ],
         rows, priors,

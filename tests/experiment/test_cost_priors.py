@@ -27,7 +27,8 @@ def test_the_general_cost_modules_ship_no_paper_dataset_and_no_dated_measurement
 
 def _median_log_error(priors, cells):
     return statistics.median(
-        abs(math.log(priors.curve_seconds(cell.shape, cell.family, cell.learner) / cell.seconds)) for cell in cells
+        abs(math.log(priors.curve_seconds(cell.shape, cell.family, cell.learner, cell.scale) / cell.seconds))
+        for cell in cells
     )
 
 

@@ -129,10 +129,47 @@ def test_a_study_cell_is_priced_by_its_table_and_another_shape_by_the_curve():
 
 
 def test_a_learner_factor_prices_the_same_family_on_another_solver():
+    import math
+
+    from mlhidden.experiment.cost_priors import LEARNER_FACTORS
+
     shape = (2000, 100, 10)
     liblinear = expected_seconds(shape, "CC", "logistic:liblinear")
     assert liblinear == expected_seconds(shape, "CC", "a learner no run has timed")
-    assert expected_seconds(shape, "CC", "logistic") > 2 * liblinear
+    lbfgs = expected_seconds(shape, "CC", "logistic")
+    factor = LEARNER_FACTORS["logistic"]
+    assert factor != 0 and lbfgs == pytest.approx(liblinear * math.exp(factor))
+
+
+def test_a_forest_is_priced_by_its_trees():
+    """A forest of 100 trees does ten times the work of one of 10, which no learner factor can price
+    when a config changes their number; a learner that is no ensemble is priced as it is."""
+    from mlhidden.experiment.cost_priors import ensemble_scale, learner_of
+
+    def cost(trees):
+        resolved = {"name": "BR_RF", "base": {"name": "random_forest", "params": {"n_estimators": trees}}}
+        return expected_seconds((2000, 300, 10), "BR_RF", learner_of(resolved), scale=ensemble_scale(resolved))
+
+    assert cost(100) == pytest.approx(10 * cost(10)) and cost(200) == pytest.approx(2 * cost(100))
+    assert ensemble_scale('{"name": "BR", "base": {"name": "logistic", "params": {"C": 1.0}}}') == 1.0
+    assert ensemble_scale({"name": "MLP", "params": {"n_hidden": 20}}) == 1.0
+
+
+def test_a_dataset_cheaper_than_its_size_for_one_method_is_priced_cheaper_for_the_others():
+    """One dataset's units all run faster than their curves (sparse, easy): the first finished one
+    prices the other methods' units there, not only the machine's pace."""
+
+    def model_after(d_mlp_seconds):
+        model = CostModel([(("D", "MLP"), 10.0), (("D", "BR"), 1.0), (("E", "MLP"), 10.0), (("E", "BR"), 1.0)])
+        for _ in range(3):
+            model.finished(("E", "MLP"), 10.0)
+            model.finished(("E", "BR"), 1.0)
+            model.finished(("D", "MLP"), d_mlp_seconds)
+        return model
+
+    cheap, as_priced = model_after(2.0), model_after(10.0)
+    assert cheap.expected(("D", "BR")) < 0.8 * as_priced.expected(("D", "BR"))
+    assert cheap.expected(("E", "BR")) == as_priced.expected(("E", "BR")) == 1.0
 
 
 def test_finished_units_that_took_less_overhead_than_the_prior_teach_it_and_a_loaded_machine_a_slowdown():
