@@ -60,7 +60,8 @@ REPORT_STAGE = ("report", "report")
 REPORT_PRIOR_SECONDS = {True: 40.0, False: 300.0}
 """The report phase's expected wall seconds, quick or not, before a folder has timed its own (reproduction.json's
 ``report_seconds``): the quick phase's as timed on a 2-core machine, between quiet and loaded; the full
-one is a rough guess."""
+one is a rough guess. Like the units' priors, it is rescaled by the pace the units show (a loaded machine
+slows the report too); a phase the folder has timed is this machine's own wall time, and is not."""
 UNIT_PHASE_TIMES = ("unit_phase_seconds", "worker_start_seconds")
 """The :class:`~mlhidden.experiment.runner.RunSummary` times each run's entry in reproduction.json keeps."""
 
@@ -177,7 +178,7 @@ def reproduce(
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
         stages.append([(REPORT_STAGE, report_prior)])
         workers = worker_count(n_jobs, ExecutionBackend().slots(), sum(map(len, stages)))
-        estimate = RunEstimate(stages, workers, setup, measured=[REPORT_STAGE])
+        estimate = RunEstimate(stages, workers, setup, measured=[REPORT_STAGE] if timed else [])
     n_stages = len(configs) + 1  # the report phase is the last
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
