@@ -41,8 +41,8 @@ NESTED = ("group", "dataset")
 """(kind, kind nested in it): the inner effect is left out when the outer one is fitted."""
 
 REUSED_FIT_SHARE = 0.1
-"""What a unit that reuses a fit still pays of that fit's cost (reading it, predicting with it): in a run of
-the paper config, CC after PCC and CCASL after CCASL+AML took 9 to 11 % of their curves (``benchmarks/results.md``)."""
+"""What a unit that reuses a fit still pays of that fit's cost (reading it, predicting with it), as the stored
+runs of the paper config show it for CC after PCC and for CCASL after CCASL+AML."""
 
 UNIT_OVERHEAD_SECONDS = 0.02
 """Wall seconds a unit takes a worker beyond its fit and predict (handing it out, splitting the data,
