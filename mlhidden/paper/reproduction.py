@@ -57,11 +57,11 @@ from mlhidden.runs.store import load_results, now
 SENSITIVITY_CONFIG = "sensitivity.yaml"
 REPORT_STAGE = ("report", "report")
 """The report phase's one "unit" in the run's estimate (its cell: a dataset and a method label)."""
-REPORT_PRIOR_SECONDS = {True: 40.0, False: 300.0}
+REPORT_PRIOR_SECONDS = {True: 16.0, False: 46.0}
 """The report phase's expected wall seconds, quick or not, before a folder has timed its own (reproduction.json's
-``report_seconds``): the quick phase's as timed on a 2-core machine, between quiet and loaded; the full
-one is a rough guess. Like the units' priors, it is rescaled by the pace the units show (a loaded machine
-slows the report too); a phase the folder has timed is this machine's own wall time, and is not."""
+``report_seconds``): as a 2-core machine timed them, the quick one idle, the full one at the end of a whole
+reproduction. Like the units' priors, it is rescaled by the pace the units show (a loaded machine slows the
+report too); a phase the folder has timed is this machine's own wall time, and is not."""
 UNIT_PHASE_TIMES = ("unit_phase_seconds", "worker_start_seconds")
 """The :class:`~mlhidden.experiment.runner.RunSummary` times each run's entry in reproduction.json keeps."""
 
