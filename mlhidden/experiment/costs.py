@@ -246,18 +246,19 @@ def _expected_unit_seconds(
     for row in [] if stored is None else stored:
         if row["status"] == "ok":
             measured[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
-    seconds, priced = [], []
+    seconds: list[float] = []
+    priced: list[int] = []
     for position, unit in enumerate(units):
-        known = measured[unit.dataset, unit.method, unit.params_hash] or [
-            priors.measured_seconds(unit.shape, unit.method, (unit.dataset, unit.label), unit.params_hash)
-        ]
-        if known[0] is None:
+        stored_seconds = measured[unit.dataset, unit.method, unit.params_hash]
+        known = (
+            statistics.fmean(stored_seconds) if stored_seconds
+            else priors.measured_seconds(unit.shape, unit.method, (unit.dataset, unit.label), unit.params_hash)
+        )
+        if known is None:
             priced.append(position)
-            seconds.append(priors.curve_seconds(
-                unit.shape, unit.method, learner_of(unit.resolved), ensemble_scale(unit.resolved)
-            ))
-        else:
-            seconds.append(statistics.fmean(known))
+            resolved = unit.resolved
+            known = priors.curve_seconds(unit.shape, unit.method, learner_of(resolved), ensemble_scale(resolved))
+        seconds.append(known)
     return _less_shared_fits(units, seconds, priced, priors)
 
 
@@ -269,8 +270,8 @@ def _less_shared_fits(
     Methods that make one fit (:data:`~mlhidden.experiment.cost_priors.SHARED_FITS`) on the same dataset with
     the same base learner compute it once per split: the dearest of them, which goes first, pays for it and
     the others' curves (which price their whole work) overstate them by most of that fit's curve
-    (:data:`REUSED_FIT_SHARE`). A group with two
-    labels of one method is left as it is: which fits they share depends on their parameters.
+    (:data:`REUSED_FIT_SHARE`). A group with two labels of one method is left as it is: which fits
+    they share depends on their parameters.
     """
     groups: defaultdict[tuple[str, str, str], list[int]] = defaultdict(list)
     for position in priced:
