@@ -11,6 +11,7 @@ import errno
 import signal
 import sys
 import threading
+import time
 import warnings
 from contextlib import contextmanager
 from typing import NoReturn
@@ -20,6 +21,7 @@ import click
 from mlhidden.errors import InputWarning, UserError, escape_controls
 from mlhidden.experiment.stop_signals import STOP_SIGNALS
 
+RESEND_DELAY_SECONDS = 0.01
 EXHAUSTION_HINT = "what is stored is kept; free memory or raise the limit (ulimit -v), then re-run the same command"
 
 
@@ -55,21 +57,47 @@ def _exhaustion(exc: BaseException) -> str | None:
 @contextmanager
 def exhaustion_in_threads_stops_the_main_thread():
     """While active, a thread that dies of :func:`_exhaustion` raises :class:`ResourcesExhausted` in
-    the main thread, which would otherwise wait forever for it (joblib's executor thread, say)."""
+    the main thread, which would otherwise wait forever for it (joblib's executor thread, say).
+
+    The exception arrives between two bytecodes of whatever the main thread runs. Where that is a
+    garbage-collector callback or a ``__del__``, Python swallows it as unraisable; it is then sent
+    again a moment later, from a thread of its own, so that it lands once the main thread is back
+    in its own code.
+    """
     main = threading.main_thread().ident
     previous = threading.excepthook
+    previous_unraisable = sys.unraisablehook
+    active = threading.Event()
+
+    def raise_in_main():
+        if active.is_set():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(ResourcesExhausted))
+
+    def raise_in_main_after_the_collector():
+        time.sleep(RESEND_DELAY_SECONDS)
+        raise_in_main()
 
     def hook(args):
         if args.exc_value is None or _exhaustion(args.exc_value) is None or main is None:
             previous(args)
             return
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(ResourcesExhausted))
+        raise_in_main()
+
+    def send_again(args):
+        if isinstance(args.exc_value, ResourcesExhausted):
+            threading.Thread(target=raise_in_main_after_the_collector, daemon=True).start()
+            return
+        previous_unraisable(args)
 
     threading.excepthook = hook
+    sys.unraisablehook = send_again
+    active.set()
     try:
         yield
     finally:
+        active.clear()
         threading.excepthook = previous
+        sys.unraisablehook = previous_unraisable
 
 
 class OneLineErrors(click.Group):

@@ -89,12 +89,18 @@ def allowed_failures(cluster):
 
 
 def kill_a_busy_worker(client, timeout=10):
-    """SIGKILL a worker process as soon as it has a task in flight; return its pid."""
+    """SIGKILL a worker process as soon as it has a task in flight; return its pid.
+
+    A worker that an earlier test killed comes back under a new address, perhaps only after the
+    first look at the pids, so they are looked up again for an address not yet seen.
+    """
     pids = client.run(os.getpid)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         busy = [address for address, keys in client.processing().items() if keys]
-        if busy:
+        if busy and busy[0] not in pids:
+            pids = client.run(os.getpid)
+        if busy and busy[0] in pids:
             os.kill(pids[busy[0]], signal.SIGKILL)
             return pids[busy[0]]
         time.sleep(0.005)

@@ -9,6 +9,7 @@ checked whatever happened, and the handlers are also driven directly.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -107,11 +108,43 @@ def test_an_import_error_that_is_a_bug_keeps_its_traceback():
     assert isinstance(result.exception, ImportError)
 
 
+def die_of_exhaustion_in_a_thread():
+    worker = threading.Thread(target=lambda: (_ for _ in ()).throw(RuntimeError("can't start new thread")))
+    worker.start()
+    worker.join()
+
+
+def wait_as_joblib_waits(seconds):
+    """Poll in short sleeps, as joblib's result loop does: an asynchronous exception lands between two."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_a_thread_dying_of_exhaustion_stops_the_main_thread():
     with pytest.raises(ResourcesExhausted, match="a thread died for lack of memory or threads"):
         with exhaustion_in_threads_stops_the_main_thread():
-            threading.Thread(target=lambda: (_ for _ in ()).throw(RuntimeError("can't start new thread"))).start()
-            time.sleep(HANG_SECONDS)
+            die_of_exhaustion_in_a_thread()
+            wait_as_joblib_waits(HANG_SECONDS)
+
+
+def test_the_stop_still_arrives_when_it_first_lands_in_a_garbage_collector_callback():
+    def dies_during_collection(phase, info):
+        if phase == "start" and not deaths:
+            deaths.append(phase)
+            die_of_exhaustion_in_a_thread()
+            sum(range(1000))  # bytecodes where the exception lands, inside the callback
+
+    deaths: list[str] = []
+    gc.callbacks.append(dies_during_collection)
+    try:
+        with pytest.raises(ResourcesExhausted):
+            with exhaustion_in_threads_stops_the_main_thread():
+                gc.collect()
+                wait_as_joblib_waits(5)
+    finally:
+        gc.callbacks.remove(dies_during_collection)
+    assert deaths == ["start"]
 
 
 def test_a_run_stopped_by_memory_error_leaves_run_json_final(tmp_path):
