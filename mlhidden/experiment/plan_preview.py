@@ -6,13 +6,16 @@ splits but writes nothing, and from the run directory's store read as it is.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from mlhidden.experiment.cost_priors import CostPriors, ensemble_scale, history_priors, learner_of
-from mlhidden.experiment.runner import RunPlan
+from mlhidden.experiment.runner import RunPlan, dispatch_order
 from mlhidden.io import PathLike
 from mlhidden.runs.store import ResultStore, store_exists
 
@@ -44,34 +47,37 @@ def preview_plan(
     reuse_from: Iterable[PathLike] = (),
 ) -> PlanPreview:
     """The units of ``plan`` that ``run_dir``'s store lacks (all of them with ``fresh``), each pair's expected
-    cost as the runner prices it (``priors`` refitted on the run's history with ``reuse_from``,
-    :func:`~mlhidden.experiment.cost_priors.history_priors`) and what that rests on."""
+    cost as the runner prices it (:func:`~mlhidden.experiment.runner.dispatch_order`, with ``priors``
+    refitted on the run's history with ``reuse_from``, :func:`~mlhidden.experiment.cost_priors.history_priors`)
+    and what that rests on. A pair with nothing to compute shows the prior of one unit."""
     run_dir = Path(run_dir)
     priors = history_priors(run_dir, reuse_from, priors)
-    stored = set()
+    done, stored_units = set(), pd.DataFrame()
     if not fresh and store_exists(run_dir):
         with ResultStore(run_dir, create=False) as store:
-            stored = store.done_keys()
+            done, stored_units = store.done_keys(), store.units()
+    expected: defaultdict[tuple[str, str], float] = defaultdict(float)
+    for unit, seconds in zip(*dispatch_order([u for u in plan.units if u.key not in done], stored_units, priors)):
+        expected[unit.data.name, unit.method.label] += seconds
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for unit in plan.units:
         data, method = unit.data, unit.method
-        row = rows.get((data.name, method.label))
+        cell = (data.name, method.label)
+        row = rows.get(cell)
         if row is None:
             shape = (data.n_samples, data.n_features, data.n_labels)
-            cell = (data.name, method.label)
             resolved = method.resolved
-            seconds = priors.expected_seconds(
+            prior = priors.expected_seconds(
                 shape, method.name, learner_of(resolved), cell, method.params_hash, ensemble_scale(resolved)
             )
             row = rows[cell] = {
                 "dataset": data.name, "method": method.label, "to compute": 0, "stored": 0,
-                "s per unit": seconds, "expected s": 0.0,
+                "s per unit": prior, "expected s": expected[cell],
                 "estimate": priors.basis(shape, method.name, cell, method.params_hash),
             }
-        if unit.key in stored:
-            row["stored"] += 1
-        else:
-            row["to compute"] += 1
-            row["expected s"] += row["s per unit"]
+        row["stored" if unit.key in done else "to compute"] += 1
+    for row in rows.values():
+        if row["to compute"]:
+            row["s per unit"] = row["expected s"] / row["to compute"]
     return PlanPreview(run_dir, list(rows.values()), dict(plan.unavailable))
 

@@ -125,3 +125,19 @@ def test_the_dry_run_shows_the_worker_count_the_run_uses(tmp_path, n_jobs):
     expected = 1 if n_jobs == 1 else min(joblib.cpu_count(), 3)
     assert planned is not None and used is not None, (dry.output, run.stderr)
     assert int(planned.group(1)) == int(used.group(1)) == expected
+
+
+def test_the_dry_run_prices_units_as_the_runner_does_shared_fits_included(tmp_path):
+    from mlhidden.experiment.config import parse_config
+    from mlhidden.experiment.plan_preview import preview_plan
+    from mlhidden.experiment.runner import dispatch_order, plan_run
+
+    plan = plan_run(parse_config({"datasets": ["Scene"], "methods": ["CC", "PCC"], "splits": 2}))
+    preview = preview_plan(plan, tmp_path / "run")
+    _, runner_seconds = dispatch_order(plan.units, [])
+    assert preview.expected_seconds == pytest.approx(sum(runner_seconds))
+    alone = [
+        preview_plan(plan_run(parse_config({"datasets": ["Scene"], "methods": [name], "splits": 2})), tmp_path / name)
+        .expected_seconds for name in ("CC", "PCC")
+    ]
+    assert preview.expected_seconds < sum(alone) - 0.5 * min(alone), "PCC and CC share one chain per split"
