@@ -322,3 +322,31 @@ def test_workers_killed_parent_during_their_start_up_exit(config, tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_a_stop_sent_to_the_process_waits_for_the_block_whichever_thread_the_kernel_picks():
+    import threading
+
+    from mlhidden.experiment.stop_signals import stop_signals_deferred
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    release = threading.Event()
+    bystander = threading.Thread(target=release.wait)  # a thread that does not block the signal
+    bystander.start()
+    finished_inside = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with stop_signals_deferred():
+                os.kill(os.getpid(), signal.SIGTERM)
+                deadline = time.monotonic() + 0.5
+                while time.monotonic() < deadline:
+                    pass  # bytecodes where a handler would run
+                finished_inside.append(True)
+    finally:
+        release.set()
+        bystander.join()
+        signal.signal(signal.SIGTERM, previous)
+    assert finished_inside == [True]
