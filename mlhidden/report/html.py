@@ -34,7 +34,7 @@ from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
-from mlhidden.runs.store import ResultStore, store_exists
+from mlhidden.runs.store import existing_stores
 from mlhidden.runs.unit_warnings import warning_lines
 
 HTML_FILE = "index.html"
@@ -198,13 +198,10 @@ def _rank_section(tables: Mapping[str, MetricTable], key: str, test_train_ratios
 def _dataset_sizes(run_dirs: Iterable[PathLike]) -> dict[str, float]:
     """Dataset -> N·D·L as the run stores recorded them (datasets of runs without a store left out)."""
     sizes: dict[str, float] = {}
-    for run_dir in run_dirs:
-        if not store_exists(run_dir):
-            continue
-        with ResultStore(run_dir, create=False) as store:
-            for row in store.datasets().itertuples():
-                if row.n_samples and row.n_features and row.n_labels:
-                    sizes.setdefault(row.name, float(row.n_samples) * row.n_features * row.n_labels)
+    for store in existing_stores(run_dirs):
+        for row in store.datasets().itertuples():
+            if row.n_samples and row.n_features and row.n_labels:
+                sizes.setdefault(row.name, float(row.n_samples) * row.n_features * row.n_labels)
     return sizes
 
 

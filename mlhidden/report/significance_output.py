@@ -32,7 +32,7 @@ from mlhidden.report.significance_tests import (
 from mlhidden.report.tables import SUMMARY_METRICS, Metric, MetricTable, metric_tables
 from mlhidden.report.uncertainty import format_p
 from mlhidden.runs.record import RunRecord
-from mlhidden.runs.store import ResultStore, store_exists
+from mlhidden.runs.store import existing_stores
 
 STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
 
@@ -360,11 +360,8 @@ def write_table_statistics(
 def stored_test_train_ratios(run_dirs: Iterable[PathLike]) -> dict[str, float]:
     """Each dataset's n_test / n_train, from the stored record of a run that split it (merged runs split it alike)."""
     ratios: dict[str, float] = {}
-    for run_dir in run_dirs:
-        if not store_exists(run_dir):
-            continue
-        with ResultStore(run_dir, create=False) as store:
-            record = RunRecord.from_record(store.get_meta("config"))
+    for store in existing_stores(run_dirs):
+        record = RunRecord.from_record(store.get_meta("config"))
         for spec in record.datasets:
             ratios.setdefault(spec.table_name, split_test_train_ratio(record))
     return ratios

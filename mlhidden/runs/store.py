@@ -300,6 +300,14 @@ def store_exists(run_dir: PathLike) -> bool:
     return (Path(run_dir) / STORE_FILE).exists()
 
 
+def existing_stores(run_dirs: Iterable[PathLike]) -> Iterator[ResultStore]:
+    """The stores of those of ``run_dirs`` that have one, each open (as it is, nothing created) while its turn lasts."""
+    for run_dir in run_dirs:
+        if store_exists(run_dir):
+            with ResultStore(run_dir, create=False) as store:
+                yield store
+
+
 def remove_store(run_dir: PathLike) -> None:
     """Delete a run directory's store (``--fresh``), WAL side files included."""
     for suffix in ("", "-wal", "-shm"):
