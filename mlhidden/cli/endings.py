@@ -70,7 +70,7 @@ def exhaustion_in_threads_stops_the_main_thread():
     active = threading.Event()
 
     def raise_in_main():
-        if active.is_set():
+        if main is not None and active.is_set():
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(ResourcesExhausted))
 
     def raise_in_main_after_the_collector():
