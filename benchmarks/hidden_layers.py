@@ -37,7 +37,7 @@ from sklearn.neural_network import MLPClassifier
 
 import mlhidden.methods.solvers.logistic_models as logistic_models
 from benchmarks.peak_rss import PeakRSS
-from mlhidden.methods import sparse_products
+from mlhidden.methods import epoch_passes, sparse_products
 from mlhidden.methods.hidden_units import apply_scaling, column_scaling
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.solvers.batched_logistic import fit_batched_logistic
@@ -220,9 +220,12 @@ def mlp_peer(n_rows: int, n_epochs: int) -> MLPClassifier:
     )
 
 
+@contextmanager
 def scipy_products():
-    """A context in which mlhidden's sparse products are scipy's, as without numba (the same numbers, slower)."""
-    return mock.patch.object(sparse_products, "_kernels", dict)
+    """A context in which mlhidden's sparse products are scipy's and an MLP epoch's passes numpy's, as without
+    numba (the same numbers, slower)."""
+    with mock.patch.object(sparse_products, "_kernels", dict), mock.patch.object(epoch_passes, "_loops", dict):
+        yield
 
 
 def bench_mlp(X_train, X_test, Y_train, Y_test, seed, repeats, n_epochs, log) -> dict:

@@ -15,21 +15,13 @@ from threadpoolctl import threadpool_limits
 
 from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
+from mlhidden.methods.epoch_passes import output_residual, sigmoid_of_sum, times_sigmoid_slope
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
 from mlhidden.methods.sparse_products import matmul, transposed
 
 if TYPE_CHECKING:
     from typing_extensions import Self
-
-
-def sigmoid(A: np.ndarray) -> np.ndarray:
-    """``1 / (1 + exp(-A))`` in place: numpy's single-precision exp is vectorised, scipy's ``expit`` is not."""
-    with np.errstate(over="ignore"):
-        np.negative(A, out=A)
-        np.exp(A, out=A)
-    A += np.float32(1.0)
-    return np.asarray(np.reciprocal(A, out=A))
 
 
 @dataclass
@@ -42,14 +34,10 @@ class Network:
     b2: np.ndarray
 
     def hidden(self, X: Matrix) -> np.ndarray:
-        H = matmul(X.astype(np.float32, copy=False), self.W1)
-        H += self.b1
-        return sigmoid(H)
+        return sigmoid_of_sum(matmul(X.astype(np.float32, copy=False), self.W1), self.b1)
 
     def output(self, H: np.ndarray) -> np.ndarray:
-        P = H @ self.W2
-        P += self.b2
-        return sigmoid(P)
+        return sigmoid_of_sum(H @ self.W2, self.b2)
 
 
 def product_layout(X: Matrix) -> tuple[Matrix, Matrix]:
@@ -92,19 +80,13 @@ def train_network(
     params = (net.W1, net.b1, net.W2, net.b2)
     velocity = [np.zeros_like(p) for p in params]
     targets = Y.astype(np.float32) / np.float32(n_rows)
-    rate, momentum = np.float32(learning_rate), np.float32(momentum)
-    slope = np.empty((n_rows, n_hidden), dtype=np.float32)
+    rate, momentum, row_share = np.float32(learning_rate), np.float32(momentum), np.float32(1.0 / n_rows)
     # Thousands of small products: BLAS threads cost more than they save (and thrash on a busy machine).
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(n_epochs):
             H = net.hidden(X)
-            delta_out = net.output(H)
-            delta_out *= np.float32(1.0 / n_rows)
-            delta_out -= targets
-            delta_hidden = delta_out @ net.W2.T
-            np.subtract(np.float32(1.0), H, out=slope)
-            slope *= H
-            delta_hidden *= slope
+            delta_out = output_residual(H @ net.W2, net.b2, row_share, targets)
+            delta_hidden = times_sigmoid_slope(delta_out @ net.W2.T, H)
             grads = (matmul(X_T, delta_hidden), delta_hidden.sum(axis=0), H.T @ delta_out, delta_out.sum(axis=0))
             for param, step, grad in zip(params, velocity, grads):
                 step *= momentum

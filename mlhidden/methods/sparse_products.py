@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mlhidden.data.dataset import Matrix
+from mlhidden.methods.compiled import compiled_loops
 
 COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -53,14 +54,8 @@ def _columns_times_dense(indptr: Any, indices: Any, data: Any, B: Any, out: Any)
 
 @functools.cache
 def _kernels() -> dict[str, Any]:
-    """The compiled loops by sparse format; none without numba. numba loads on the first product, not
-    with mlhidden: it takes a second, which a command that multiplies nothing should not wait."""
-    try:
-        import numba
-    except ImportError:  # the fast extra; or a numpy newer than the numba installed supports
-        return {}
-    jit = numba.njit(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
-    return {"csr": jit(_rows_times_dense), "csc": jit(_columns_times_dense)}
+    """The compiled loops by sparse format; none without numba."""
+    return compiled_loops(csr=_rows_times_dense, csc=_columns_times_dense)
 
 
 def compiled() -> bool:

@@ -125,3 +125,54 @@ def test_methods_on_liblinear_predict_as_one_liblinear_fit_per_label(medical_cha
     assert [m.n_features_in_ for m in cc.estimators_] == [X.shape[1] + j for j in range(Y.shape[1])]
     ccasl = CCASL(LIBLINEAR, random_state=0).fit(X, Y)
     assert ccasl.predict(X_test).shape == (X_test.shape[0], Y.shape[1])
+
+
+def gathering_trust_region_cg(objective, cols, delta, G, curvature):
+    """LIBLINEAR's ``trcg`` as batched_tron first ran it: a copy of the running targets' columns at every step."""
+    S, R = np.zeros_like(G), -G
+    D = R.copy()
+    cg_tol = 0.1 * np.sqrt(np.einsum("pa,pa->a", G, G))
+    rTr = np.einsum("pa,pa->a", R, R)
+    running = np.sqrt(rTr) > cg_tol
+    while running.any():
+        k = np.flatnonzero(running)
+        d = D[:, k]
+        Hd = objective.hessian_product(d, cols[k], curvature[:, k])
+        alpha = rTr[k] / np.einsum("pa,pa->a", d, Hd)
+        step = S[:, k] + alpha * d
+        outside = np.sqrt(np.einsum("pa,pa->a", step, step)) > delta[k]
+        if outside.any():
+            o = k[outside]
+            s, do, Hdo = S[:, o], d[:, outside], Hd[:, outside]
+            std, sts, dtd = (np.einsum("pa,pa->a", a, b) for a, b in ((s, do), (s, s), (do, do)))
+            rad = np.sqrt(std * std + dtd * (delta[o] ** 2 - sts))
+            tau = np.where(std >= 0, (delta[o] ** 2 - sts) / np.where(std >= 0, std + rad, 1.0), (rad - std) / dtd)
+            S[:, o] = s + tau * do
+            R[:, o] -= tau * Hdo
+            running[o] = False
+        inside = ~outside
+        i = k[inside]
+        S[:, i] = step[:, inside]
+        R[:, i] -= alpha[inside] * Hd[:, inside]
+        rnew = np.einsum("pa,pa->a", R[:, i], R[:, i])
+        D[:, i] = R[:, i] + (rnew / rTr[i]) * d[:, inside]
+        rTr[i] = rnew
+        running[i] = np.sqrt(rnew) > cg_tol[i]
+    return S, R
+
+
+@pytest.mark.parametrize("chain", [False, True])
+def test_taking_the_running_targets_as_views_fits_what_copying_them_fits_bit_for_bit(medical_chain, chain, monkeypatch):
+    """The conjugate gradients take every target's columns as views while all iterate; the sums over a column
+    depend on the arrays' layout, so the views must keep the layout of the copies: the same weights, bit for bit."""
+    from mlhidden.methods.solvers import batched_tron
+
+    X, targets, _ = medical_chain
+    extra = targets if chain else None
+    extra_mask = np.arange(targets.shape[1])[:, None] < np.arange(targets.shape[1]) if chain else None
+    ours = fit_batched_liblinear(X, targets, extra=extra, extra_mask=extra_mask)
+    monkeypatch.setattr(batched_tron, "_trust_region_cg", gathering_trust_region_cg)
+    theirs = fit_batched_liblinear(X, targets, extra=extra, extra_mask=extra_mask)
+    assert np.array_equal(ours.n_iter, theirs.n_iter) and np.all(ours.n_iter > 1)
+    np.testing.assert_array_equal(ours.coef.view(np.uint8), theirs.coef.view(np.uint8))
+    np.testing.assert_array_equal(ours.intercept.view(np.uint8), theirs.intercept.view(np.uint8))

@@ -12,8 +12,9 @@ from sklearn.linear_model import LogisticRegression
 
 from mlhidden.data import load_dataset
 from mlhidden.methods import CCASL
+from mlhidden.methods.epoch_passes import sigmoid_of_sum
 from mlhidden.methods.hidden_units import ThresholdUnits
-from mlhidden.methods.mlp import sigmoid, train_network
+from mlhidden.methods.mlp import train_network
 from mlhidden.methods.solvers.batched_logistic import fit_batched_logistic
 from mlhidden.methods.solvers.design import Design, loss_and_residual, positive_entries
 
@@ -147,14 +148,35 @@ def test_single_precision_network_follows_the_double_precision_updates(mirror_di
         np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-3)
 
 
-def test_sigmoid_is_expit_in_single_precision_and_silent_where_exp_overflows():
-    A = np.array([-1e4, -100.0, -88.8, -20.0, -1.0, 0.0, 1e-3, 1.0, 20.0, 100.0, 1e4], dtype=np.float32)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_sigmoid_is_expit_in_single_precision_and_silent_where_exp_overflows(compiled, monkeypatch):
+    from mlhidden.methods import epoch_passes
+
+    if not compiled:
+        monkeypatch.setattr(epoch_passes, "_loops", dict)  # numpy's passes, as without numba
+    A = np.array([[-1e4, -100.0, -88.8, -20.0, -1.0, 0.0, 1e-3, 1.0, 20.0, 100.0, 1e4]], dtype=np.float32)
+    bias = np.full(A.shape[1], 0.5, dtype=np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ours = sigmoid(A.copy())
+        ours = sigmoid_of_sum(A.copy(), bias)
     assert ours.dtype == np.float32
-    np.testing.assert_allclose(ours, expit(A), rtol=1e-6, atol=1e-37)
-    assert ours[0] == 0.0 and ours[-1] == 1.0
+    np.testing.assert_allclose(ours, expit(A + bias), rtol=1e-6, atol=1e-37)
+    assert ours[0, 0] == 0.0 and ours[0, -1] == 1.0
+
+
+@pytest.mark.parametrize("name", ["Enron", "Scene"])
+def test_the_compiled_passes_of_an_epoch_train_numpys_network_bit_for_bit(name, monkeypatch):
+    """Each compiled elementwise pass of an epoch does numpy's single-precision operations in numpy's order."""
+    from mlhidden.methods import epoch_passes
+
+    pytest.importorskip("numba", reason="the passes compile with numba (the fast extra)")
+    data = load_dataset(name)
+    X, Y = data.X[:400], data.Y[:400]
+    ours = train_network(X, Y, 24, 0.1, 40, 0.9, np.random.RandomState(5))
+    monkeypatch.setattr(epoch_passes, "_loops", dict)
+    theirs = train_network(X, Y, 24, 0.1, 40, 0.9, np.random.RandomState(5))
+    for mine, numpys in zip((ours.W1, ours.b1, ours.W2, ours.b2), (theirs.W1, theirs.b1, theirs.W2, theirs.b2)):
+        np.testing.assert_array_equal(mine.view(np.uint8), numpys.view(np.uint8))
 
 
 @pytest.mark.parametrize("name", ["Enron", "Medical"])

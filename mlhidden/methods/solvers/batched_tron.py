@@ -41,10 +41,21 @@ def _dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 class _Objective:
-    """LIBLINEAR's objective of every target column, its gradient and its Hessian products."""
+    """LIBLINEAR's objective of every target column, its gradient and its Hessian products.
 
-    def __init__(self, design: Design, Y: np.ndarray, mask: np.ndarray, C: float) -> None:
-        self.design, self.Y, self.mask, self.C = design, Y, mask, C
+    ``extra_mask`` (or None: every target sees every input) zeroes the extra columns a target
+    does not see; X's columns and the intercept are seen by all, so only the extra rows are masked.
+    """
+
+    def __init__(self, design: Design, Y: np.ndarray, extra_mask: np.ndarray | None, C: float) -> None:
+        self.design, self.Y, self.extra_mask, self.C = design, Y, extra_mask, C
+        self.extra_rows = slice(design.n_inputs - (0 if extra_mask is None else extra_mask.shape[0]), -1)
+
+    def masked(self, A: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """A with the entries of extra columns each target does not see set to 0, in place."""
+        if self.extra_mask is not None:
+            A[self.extra_rows] *= self.extra_mask[:, cols]
+        return A
 
     def evaluate(self, W: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Objective, gradient and loss curvature ``D = p (1 - p)`` of targets ``cols`` at weights W."""
@@ -52,29 +63,38 @@ class _Objective:
         loss, residual = loss_and_residual(self.design.forward(W), Y, positive_entries(Y))
         probability = residual + Y
         curvature = probability * (1.0 - probability)
-        gradient = (W + self.C * self.design.backward(residual)) * self.mask[:, cols]
+        gradient = self.masked(W + self.C * self.design.backward(residual), cols)
         return 0.5 * _dot(W, W) + self.C * loss, gradient, curvature
 
     def hessian_product(self, V: np.ndarray, cols: np.ndarray, curvature: np.ndarray) -> np.ndarray:
-        return np.asarray((V + self.C * self.design.backward(curvature * self.design.forward(V))) * self.mask[:, cols])
+        return self.masked(V + self.C * self.design.backward(curvature * self.design.forward(V)), cols)
 
 
 def _trust_region_cg(
     objective: _Objective, cols: np.ndarray, delta: np.ndarray, G: np.ndarray, curvature: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """LIBLINEAR's ``trcg``: the step S of each target, and its residual ``-G - H S``."""
-    S = np.zeros_like(G)
-    R = -G
-    D = R.copy()
+    """LIBLINEAR's ``trcg``: the step S of each target, and its residual ``-G - H S``.
+
+    While every target still iterates (most steps) the columns are taken as views, not copies.
+    The arrays are kept in column order, the layout numpy gives a copy of some of their columns,
+    so that the sums over a column (``_dot``), whose order depends on the layout, are the same
+    bit for bit either way.
+    """
+    S = np.zeros(G.shape, order="F")
+    R = np.negative(G, order="F")
+    D = R.copy(order="F")
     cg_tol = 0.1 * np.sqrt(_dot(G, G))
     rTr = _dot(R, R)
     running = np.sqrt(rTr) > cg_tol
     while running.any():
         k = np.flatnonzero(running)
-        d = D[:, k]
-        Hd = objective.hessian_product(d, cols[k], curvature[:, k])
+        if k.size == running.size:
+            d, S_k, targets, curvature_k = D, S, cols, curvature
+        else:
+            d, S_k, targets, curvature_k = D[:, k], S[:, k], cols[k], curvature[:, k]
+        Hd = objective.hessian_product(d, targets, curvature_k)
         alpha = rTr[k] / _dot(d, Hd)
-        step = S[:, k] + alpha * d
+        step = S_k + alpha * d
         outside = np.sqrt(_dot(step, step)) > delta[k]
         if outside.any():  # to the region's boundary along d, then stop
             o = k[outside]
@@ -85,12 +105,22 @@ def _trust_region_cg(
             S[:, o] = s + tau * do
             R[:, o] -= tau * Hdo
             running[o] = False
-        inside = ~outside
-        i = k[inside]
-        S[:, i] = step[:, inside]
-        R[:, i] -= alpha[inside] * Hd[:, inside]
-        rnew = _dot(R[:, i], R[:, i])
-        D[:, i] = R[:, i] + (rnew / rTr[i]) * d[:, inside]
+            inside = ~outside
+            i = k[inside]
+            step, alpha, Hd, d = step[:, inside], alpha[inside], Hd[:, inside], d[:, inside]
+        else:
+            i = k
+        if i.size == running.size:
+            S[...] = step
+            R -= alpha * Hd
+            R_i = R
+        else:
+            S[:, i] = step
+            R_i = R[:, i]
+            R_i -= alpha * Hd
+            R[:, i] = R_i
+        rnew = _dot(R_i, R_i)
+        D[:, i] = R_i + (rnew / rTr[i]) * d
         rTr[i] = rnew
         running[i] = np.sqrt(rnew) > cg_tol[i]
     return S, R
@@ -110,11 +140,9 @@ def fit_batched_liblinear(
     n_samples, n_targets = Y.shape
     design = Design(X, extra, dense_block=True, dtype=np.float64)
     n_params = design.n_inputs + 1
-    mask = np.ones((n_params, n_targets))
-    if extra is not None and extra_mask is not None:
-        mask[X.shape[1]:-1] = extra_mask
     Y = np.ascontiguousarray(Y, dtype=np.float64)
-    objective = _Objective(design, Y, mask, C)
+    seen = None if extra is None or extra_mask is None else np.asarray(extra_mask, dtype=np.float64)
+    objective = _Objective(design, Y, seen, C)
     everything = np.arange(n_targets)
     W = np.zeros((n_params, n_targets))
     f, G, curvature = objective.evaluate(W, everything)

@@ -105,16 +105,16 @@ class Design:
     def forward(self, V: np.ndarray) -> np.ndarray:
         """``[X, E] v + b`` (centred columns if ``center``) for every column ``[v; b]`` of V."""
         if self.dense_columns.size:
-            Z = matmul(self.X, V[self.sparse_columns].astype(self.dtype))
-            Z += self.dense @ V[self.dense_columns].astype(self.dtype)
-            Z = Z + V[-1]
+            Z = matmul(self.X, V[self.sparse_columns].astype(self.dtype, copy=False))
+            Z += self.dense @ V[self.dense_columns].astype(self.dtype, copy=False)
         else:
-            Z = matmul(self.X, V[:-1].astype(self.dtype)) + V[-1]
+            Z = matmul(self.X, V[:-1].astype(self.dtype))
+        Z = np.add(Z, V[-1], out=Z if Z.dtype == V.dtype else None)
         return Z if self.means is None else np.asarray(Z - self.means @ V[:-1])
 
     def backward(self, R: np.ndarray) -> np.ndarray:
         """``[X, E, 1]^T R`` (centred columns if ``center``)."""
-        R_cast = R.astype(self.dtype)
+        R_cast = R.astype(self.dtype, copy=False)
         if self.dense_columns.size:
             G = np.empty((self.n_inputs + 1, R.shape[1]))
             G[self.sparse_columns] = matmul(self.X_T, R_cast)
