@@ -1,8 +1,8 @@
 """The elementwise passes of an MLP epoch, each several of numpy's passes in one, with numpy's roundings.
 
 An epoch (:func:`~mlhidden.methods.mlp.train_network`) adds the biases, takes the sigmoids, forms
-the output residual and multiplies the hidden one by the sigmoid's slope: eleven passes over
-arrays of rows x units in numpy, each reading and writing the whole array. Compiled
+the output residual and multiplies the hidden one by the sigmoid's slope: thirteen passes over
+arrays of rows x units in numpy besides the two ``exp``, each reading and writing the whole array. Compiled
 (:mod:`~mlhidden.methods.compiled`), the passes between two ``exp`` are one loop each, doing the
 same single-precision operations in the same order, so the network is the same bit for bit. The
 ``exp`` stays numpy's: its vectorised single-precision exp rounds differently from numba's. Without
