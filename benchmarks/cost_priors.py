@@ -42,7 +42,10 @@ ROOT = Path(__file__).resolve().parent.parent
 COST_RUNS = ROOT / "benchmarks" / "cost_runs"
 """Stored runs of base learners the committed results lack, as bz2 CSV of their units: ``paper_as_written``
 is the paper config as written (lbfgs, C = 1; forests of 100 trees), timed on a 2-core machine with
-one BLAS thread, which prices the default solver on the large datasets the committed lbfgs runs lack."""
+one BLAS thread, which prices the default solver on the large datasets the committed lbfgs runs lack;
+``paper_tuned_C`` is the paper config under sensitivity setting h (``logistic_cv``: C chosen by 3-fold
+cross-validation, standardised inputs), from the sensitivity study of 2026-11-28 on the same machine
+with both cores busy, the only run that prices ``logistic_cv``."""
 FORMER_CURVES = {
     "AllZero": (-11.96, 0.29), "BR": (-12.54, 0.591), "BR_RF": (-10.65, 0.533), "CC": (-11.59, 0.41),
     "CCASL": (-12.89, 0.534), "CCASL+AML": (-14.12, 0.783), "CCASL+BR": (-13.86, 0.711), "ELM": (-16.38, 0.795),
