@@ -98,7 +98,7 @@ def output_residual(A: np.ndarray, b: np.ndarray, scale: np.floating, T: np.ndar
 
 
 def times_sigmoid_slope(D: np.ndarray, H: np.ndarray) -> np.ndarray:
-    """``D * (1 - H) * H`` in place: the error through the hidden units' sigmoid H."""
+    """``D * ((1 - H) * H)`` in place: the error through the hidden units' sigmoid H."""
     loops = _loops()
     if loops:
         loops["times_slope"](D, H)
