@@ -64,9 +64,8 @@ def _loops() -> dict[str, Any]:
     )
 
 
-def sigmoid_of_sum(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``1 / (1 + exp(-(A + b)))`` in place (single precision), b added to every row."""
-    loops = _loops()
+def _exp_of_negated_sum(A: np.ndarray, b: np.ndarray, loops: dict[str, Any]) -> np.ndarray:
+    """``exp(-(A + b))`` in place, b added to every row: the part both sigmoids of an epoch share."""
     if loops:
         loops["negated_sum"](A, b)
     else:
@@ -74,6 +73,13 @@ def sigmoid_of_sum(A: np.ndarray, b: np.ndarray) -> np.ndarray:
         np.negative(A, out=A)
     with np.errstate(over="ignore"):
         np.exp(A, out=A)
+    return A
+
+
+def sigmoid_of_sum(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-(A + b)))`` in place (single precision), b added to every row."""
+    loops = _loops()
+    _exp_of_negated_sum(A, b, loops)
     if loops:
         loops["reciprocal_of_one_plus"](A)
     else:
@@ -90,10 +96,7 @@ def output_residual(A: np.ndarray, b: np.ndarray, scale: np.floating, T: np.ndar
         A *= scale
         A -= T
         return A
-    loops["negated_sum"](A, b)
-    with np.errstate(over="ignore"):
-        np.exp(A, out=A)
-    loops["scaled_residual"](A, scale, T)
+    loops["scaled_residual"](_exp_of_negated_sum(A, b, loops), scale, T)
     return A
 
 

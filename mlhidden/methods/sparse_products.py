@@ -5,10 +5,9 @@ scipy multiplies a CSR or CSC matrix by a dense one in two loops (sparsetools' `
 result gets ``a`` times row ``j`` of the dense matrix added, entry by entry, starting from zero.
 scipy's wheels compile those loops for a baseline x86-64, with 128-bit vectors. The same loops
 compiled by numba for the CPU at hand use its widest vectors and make the same roundings in the
-same order, so the products are the same bit for bit: numba is told not to fuse a multiply and an
-add into one FMA (``fastmath=False``), which rounds once where scipy rounds twice, and each
-loop runs on one thread, as the units are what runs in parallel. Without numba (the ``fast``
-extra), scipy computes the products: slower, the same numbers.
+same order, so the products are the same bit for bit (no FMA, which would round once where scipy
+rounds twice: :mod:`~mlhidden.methods.compiled`). Without numba (the ``fast`` extra), scipy
+computes the products: slower, the same numbers.
 """
 
 from __future__ import annotations
