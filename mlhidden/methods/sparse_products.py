@@ -25,10 +25,13 @@ COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _rows_times_dense(indptr: Any, indices: Any, data: Any, B: Any, out: Any) -> None:
-    """``out += A @ B`` for CSR A in scipy's ``csr_matvecs`` order: row i gets its nonzeros' rows of B, in storage
-    order. Four nonzeros at a time, so that each entry of row i stays in a register across four additions
-    (the same additions, in the same order) rather than going back to memory after each."""
+    """``out = A @ B`` for CSR A in scipy's ``csr_matvecs`` order: row i starts from zero and gets its nonzeros'
+    rows of B added, in storage order. Four nonzeros at a time, so that each entry of row i stays in a register
+    across four additions (the same additions, in the same order) rather than going back to memory after each.
+    Each row is zeroed as it starts, while it is in cache, rather than all of ``out`` in a pass before."""
     for i in range(indptr.shape[0] - 1):
+        for k in range(B.shape[1]):
+            out[i, k] = 0.0
         stored, stop = indptr[i], indptr[i + 1]
         while stored + 4 <= stop:
             j1, j2, j3, j4 = indices[stored], indices[stored + 1], indices[stored + 2], indices[stored + 3]
@@ -84,6 +87,7 @@ def matmul(A: Matrix, B: np.ndarray) -> np.ndarray:
     kernel = _kernels().get(sparse.format)
     if kernel is None:
         return np.asarray(A @ B)
-    out = np.zeros((A.shape[0], B.shape[1]), dtype=A.dtype)
+    shape = (A.shape[0], B.shape[1])
+    out = np.empty(shape, dtype=A.dtype) if sparse.format == "csr" else np.zeros(shape, dtype=A.dtype)
     kernel(sparse.indptr, sparse.indices, sparse.data, np.ascontiguousarray(B), out)
     return out
