@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 
 from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
-from mlhidden.methods.epoch_passes import momentum_step, output_residual, sigmoid_of_sum, times_sigmoid_slope
+from mlhidden.methods.epoch_passes import output_residual, sigmoid_of_sum, times_sigmoid_slope
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
 from mlhidden.methods.sparse_products import matmul, transposed
@@ -85,11 +85,14 @@ def train_network(
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(n_epochs):
             H = net.hidden(X)
-            delta_out, out_sums = output_residual(H @ net.W2, net.b2, row_share, targets)
-            delta_hidden, hidden_sums = times_sigmoid_slope(delta_out @ net.W2.T, H)
-            grads = (matmul(X_T, delta_hidden), hidden_sums, H.T @ delta_out, out_sums)
+            delta_out = output_residual(H @ net.W2, net.b2, row_share, targets)
+            delta_hidden = times_sigmoid_slope(delta_out @ net.W2.T, H)
+            grads = (matmul(X_T, delta_hidden), delta_hidden.sum(axis=0), H.T @ delta_out, delta_out.sum(axis=0))
             for param, step, grad in zip(params, velocity, grads):
-                momentum_step(param, step, grad, momentum, rate)
+                step *= momentum
+                grad *= rate
+                step -= grad
+                param += step
     return net
 
 

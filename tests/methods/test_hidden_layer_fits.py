@@ -179,43 +179,6 @@ def test_the_compiled_passes_of_an_epoch_train_numpys_network_bit_for_bit(name, 
         np.testing.assert_array_equal(mine.view(np.uint8), numpys.view(np.uint8))
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-@pytest.mark.parametrize("n_columns", [1, 2, 7])
-def test_the_residuals_row_sums_are_numpys_sum_over_axis_0_bit_for_bit(n_columns, compiled, monkeypatch):
-    """numpy adds an array's rows in turn when it has two or more columns and pairwise when it has one; the
-    compiled passes' sums follow both (20,000 rows: pairwise and sequential sums differ there)."""
-    from mlhidden.methods import epoch_passes
-
-    if compiled:
-        pytest.importorskip("numba", reason="the passes compile with numba (the fast extra)")
-    else:
-        monkeypatch.setattr(epoch_passes, "_loops", dict)
-    rng = np.random.RandomState(n_columns)
-    A = (rng.randn(20_000, n_columns) * 10 ** rng.uniform(-4, 4, (20_000, n_columns))).astype(np.float32)
-    H, T = rng.rand(*A.shape).astype(np.float32), (rng.rand(*A.shape) < 0.1).astype(np.float32)
-    bias, scale = rng.randn(n_columns).astype(np.float32), np.float32(1 / 20_000)
-    for residual, sums in (
-        epoch_passes.output_residual(A.copy(), bias, scale, T), epoch_passes.times_sigmoid_slope(A.copy(), H)
-    ):
-        assert sums.dtype == np.float32
-        np.testing.assert_array_equal(sums.view(np.uint32), residual.sum(axis=0).view(np.uint32))
-
-
-def test_a_compiled_momentum_step_is_numpys_bit_for_bit():
-    from mlhidden.methods import epoch_passes
-
-    pytest.importorskip("numba", reason="the passes compile with numba (the fast extra)")
-    rng = np.random.RandomState(0)
-    param, step, grad = (rng.randn(300, 40).astype(np.float32) for _ in range(3))
-    momentum, rate = np.float32(0.9), np.float32(0.1)
-    theirs = [param.copy(), step.copy()]
-    epoch_passes.momentum_step(param, step, grad.copy(), momentum, rate)
-    old_step = theirs[1] * momentum
-    old_step -= grad * rate
-    np.testing.assert_array_equal(step.view(np.uint32), old_step.view(np.uint32))
-    np.testing.assert_array_equal(param.view(np.uint32), (theirs[0] + old_step).view(np.uint32))
-
-
 @pytest.mark.parametrize("name", ["Enron", "Medical"])
 def test_the_network_trained_on_its_layout_is_scipys_on_the_csc_view_and_on_a_csr_copy_bit_for_bit(name, monkeypatch):
     """MLP's layout (a CSR copy of the transpose when the products are compiled) trains the network that scipy's

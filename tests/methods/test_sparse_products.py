@@ -28,7 +28,7 @@ def test_csr_times_dense_and_its_transpose_as_csc_or_as_a_csr_copy_are_scipys_bi
     rng = np.random.RandomState(0)
     for dtype in (np.float32, np.float64):
         A = X.astype(dtype)
-        for width in (1, 37):  # one column; several vector registers' worth and a tail
+        for width in (1, 37, 100):  # one column; a block of vector registers and a tail; blocks and a tail
             W = rng.normal(size=(A.shape[1], width)).astype(dtype)
             D = rng.normal(size=(A.shape[0], width)).astype(dtype)
             ours, theirs = matmul(A, W), A @ W
@@ -47,3 +47,44 @@ def test_a_product_that_is_not_compiled_is_still_scipys():
     np.testing.assert_array_equal(matmul(A, B), A @ B)
     np.testing.assert_array_equal(matmul(A.tocsr(), B), A.tocsr() @ B)
     np.testing.assert_array_equal(matmul(A.toarray(), B), A.toarray() @ B)
+
+
+def _scipys_bits_on_random_products(kernel, seed=0):
+    rng = np.random.RandomState(seed)
+    for dtype in (np.float32, np.float64):
+        A = sp.random(200, 150, density=0.05, format="csr", random_state=rng, dtype=dtype)
+        A.data -= 0.5  # signs mixed, so that sums pass through zero
+        for width in (1, 7, 8, 16, 33, 64, 65, 129):
+            B = rng.normal(size=(150, width)).astype(dtype)
+            np.testing.assert_array_equal(kernel(A, B).view(np.uint8), (A @ B).view(np.uint8))
+
+
+@pytest.mark.parametrize("cpu", ["x86-64", "haswell"])
+def test_the_row_kernels_for_a_cpu_without_avx512_are_scipys_bit_for_bit(cpu):
+    """Compiled for a baseline x86-64 (SSE2) or for AVX2, the kernels split their vectors into the registers
+    there are and mask the tail by other instructions: the same additions, the same bits."""
+    import platform
+
+    from mlhidden.methods.row_kernels import _Compiled
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("an x86-64 CPU's code")
+    kernels = _Compiled(cpu=cpu, features="")
+    assert "zmm" not in kernels.assembly()
+    _scipys_bits_on_random_products(kernels)
+
+
+def test_the_row_kernels_never_fuse_a_multiply_and_an_add():
+    from mlhidden.methods.row_kernels import rows_times_dense
+
+    kernels = rows_times_dense()
+    assembly = kernels.assembly().lower()
+    assert "mul" in assembly and "fmadd" not in assembly and "fmsub" not in assembly and "fnmadd" not in assembly
+    _scipys_bits_on_random_products(kernels, seed=1)
+
+
+def test_a_csr_matrix_with_64_bit_indices_is_multiplied_by_scipy_with_the_same_bits():
+    A = sp.random(40, 30, density=0.2, format="csr", random_state=0, dtype=np.float64)
+    A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    B = np.random.RandomState(1).normal(size=(30, 5))
+    np.testing.assert_array_equal(matmul(A, B), A @ B)

@@ -1,0 +1,189 @@
+"""CSR times dense in scipy's order of additions, each row's sums held in vector registers: LLVM IR, built by llvmlite.
+
+scipy's ``csr_matvecs`` computes row i of ``A @ B`` from zero, adding ``a * B[j]`` for each stored
+nonzero ``a`` at ``(i, j)`` in storage order, entry by entry. These kernels make the same
+additions in the same order, a block of columns at a time: the block's entries of row i start as
+zero vectors in registers, take every nonzero of the row, and are stored once. numba's loops
+cannot hold them there (it vectorises only an innermost loop, so the row goes back to memory after
+each few nonzeros), which costs most where B has few columns, as in a solver's last iterations.
+
+The IR multiplies and adds in separate instructions without fast-math flags, so LLVM rounds as
+scipy does, never fusing the two into an FMA; a block's last vector is masked to the columns
+that exist. llvmlite compiles it for this CPU (its widest vectors) on first use in a process, in
+about a tenth of a second. llvmlite comes with numba (the ``fast`` extra); without it there are no
+kernels here, and :mod:`~mlhidden.methods.sparse_products` leaves the product to scipy.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+# Vector registers of accumulators per block of columns (16 floats or 8 doubles each).
+VECTORS_PER_BLOCK = 4
+# numpy dtype -> (IR type, lanes per vector, intrinsic suffix)
+IR_TYPES: dict[np.dtype[Any], tuple[str, int, str]] = {
+    np.dtype(np.float32): ("float", 16, "v16f32"),
+    np.dtype(np.float64): ("double", 8, "v8f64"),
+}
+
+_KERNEL = """
+define void @rows_times_dense_{T}_{V}(i64 %n, ptr noalias %indptr, ptr noalias %indices, ptr noalias %data,
+                                      ptr noalias %B, i64 %K, i64 %k.start, i64 %k.stop, ptr noalias %out) {{
+entry:
+  %k.0 = insertelement <{W} x i64> poison, i64 %k.stop, i32 0
+  %k.all = shufflevector <{W} x i64> %k.0, <{W} x i64> poison, <{W} x i32> zeroinitializer
+  br label %block.head
+block.head:
+  %k0 = phi i64 [%k.start, %entry], [%k0.next, %rows.done]
+  %blocks.left = icmp slt i64 %k0, %k.stop
+  br i1 %blocks.left, label %block.body, label %done
+block.body:
+  %k0.0 = insertelement <{W} x i64> poison, i64 %k0, i32 0
+  %k0.all = shufflevector <{W} x i64> %k0.0, <{W} x i64> poison, <{W} x i32> zeroinitializer
+{masks}
+  br label %row.head
+row.head:
+  %i = phi i64 [0, %block.body], [%i.next, %row.stored]
+  %rows.left = icmp slt i64 %i, %n
+  br i1 %rows.left, label %row.body, label %rows.done
+row.body:
+  %at.start = getelementptr i32, ptr %indptr, i64 %i
+  %i.next = add i64 %i, 1
+  %at.stop = getelementptr i32, ptr %indptr, i64 %i.next
+  %start.32 = load i32, ptr %at.start
+  %stop.32 = load i32, ptr %at.stop
+  %start = sext i32 %start.32 to i64
+  %stop = sext i32 %stop.32 to i64
+  br label %nz.head
+nz.head:
+  %s = phi i64 [%start, %row.body], [%s.next, %nz.body]
+{accumulators}
+  %nz.left = icmp slt i64 %s, %stop
+  br i1 %nz.left, label %nz.body, label %row.stored
+nz.body:
+  %at.j = getelementptr i32, ptr %indices, i64 %s
+  %j.32 = load i32, ptr %at.j
+  %j = sext i32 %j.32 to i64
+  %at.a = getelementptr {T}, ptr %data, i64 %s
+  %a = load {T}, ptr %at.a
+  %a.0 = insertelement <{W} x {T}> poison, {T} %a, i32 0
+  %a.all = shufflevector <{W} x {T}> %a.0, <{W} x {T}> poison, <{W} x i32> zeroinitializer
+  %jK = mul i64 %j, %K
+  %b.start = add i64 %jK, %k0
+  %b.row = getelementptr {T}, ptr %B, i64 %b.start
+{additions}
+  %s.next = add i64 %s, 1
+  br label %nz.head
+row.stored:
+  %iK = mul i64 %i, %K
+  %out.start = add i64 %iK, %k0
+  %out.row = getelementptr {T}, ptr %out, i64 %out.start
+{stores}
+  br label %row.head
+rows.done:
+  %k0.next = add i64 %k0, {block}
+  br label %block.head
+done:
+  ret void
+}}
+"""
+
+
+def kernel_ir(dtype: np.dtype[Any], vectors: int) -> str:
+    """The IR of ``rows_times_dense_<type>_<vectors>(n, indptr, indices, data, B, K, k_start, k_stop, out)``:
+    columns ``k_start:k_stop`` of ``out = A @ B``, ``vectors`` vector registers of them at a time, for the n rows
+    of a CSR A (int32 indices) and a C-ordered B with K columns."""
+    T, W, S = IR_TYPES[dtype]
+    parts: dict[str, list[str]] = {"masks": [], "accumulators": [], "additions": [], "stores": []}
+    for v in range(vectors):
+        lanes = ", ".join(f"i64 {v * W + lane}" for lane in range(W))
+        parts["masks"] += [
+            f"  %col{v} = add <{W} x i64> %k0.all, <{lanes}>",
+            f"  %mask{v} = icmp slt <{W} x i64> %col{v}, %k.all",
+        ]
+        parts["accumulators"].append(
+            f"  %sum{v} = phi <{W} x {T}> [zeroinitializer, %row.body], [%sum{v}.next, %nz.body]"
+        )
+        parts["additions"] += [
+            f"  %at.b{v} = getelementptr {T}, ptr %b.row, i64 {v * W}",
+            f"  %b{v} = call <{W} x {T}> @llvm.masked.load.{S}.p0(ptr %at.b{v}, i32 1, <{W} x i1> %mask{v}, "
+            f"<{W} x {T}> zeroinitializer)",
+            f"  %ab{v} = fmul <{W} x {T}> %a.all, %b{v}",
+            f"  %sum{v}.next = fadd <{W} x {T}> %sum{v}, %ab{v}",
+        ]
+        parts["stores"] += [
+            f"  %at.out{v} = getelementptr {T}, ptr %out.row, i64 {v * W}",
+            f"  call void @llvm.masked.store.{S}.p0(<{W} x {T}> %sum{v}, ptr %at.out{v}, i32 1, <{W} x i1> %mask{v})",
+        ]
+    body = {name: "\n".join(lines) for name, lines in parts.items()}
+    return _KERNEL.format(T=T, W=W, S=S, V=vectors, block=W * vectors, **body)
+
+
+def module_ir() -> str:
+    """Every kernel: each precision, with 1 to ``VECTORS_PER_BLOCK`` vectors a block, and the intrinsics they call."""
+    declarations = [
+        f"declare <{W} x {T}> @llvm.masked.load.{S}.p0(ptr, i32, <{W} x i1>, <{W} x {T}>)\n"
+        f"declare void @llvm.masked.store.{S}.p0(<{W} x {T}>, ptr, i32, <{W} x i1>)"
+        for T, W, S in IR_TYPES.values()
+    ]
+    kernels = [kernel_ir(dtype, v) for dtype in IR_TYPES for v in range(1, VECTORS_PER_BLOCK + 1)]
+    return "\n".join(declarations + kernels)
+
+
+class _Compiled:
+    """The kernels compiled for a CPU, with the engine that holds their machine code."""
+
+    def __init__(self, cpu: str | None = None, features: str | None = None) -> None:
+        import llvmlite.binding as llvm
+
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        module = llvm.parse_assembly(module_ir())
+        module.triple = llvm.get_process_triple()
+        module.verify()
+        machine = llvm.Target.from_triple(module.triple).create_target_machine(
+            cpu=llvm.get_host_cpu_name() if cpu is None else cpu,
+            features=llvm.get_host_cpu_features().flatten() if features is None else features,
+            opt=3,
+        )
+        self.assembly = functools.partial(machine.emit_assembly, module)
+        self.engine = llvm.create_mcjit_compiler(module, machine)
+        self.engine.finalize_object()
+        pointer, integer = ctypes.c_void_p, ctypes.c_int64
+        arguments = (integer, pointer, pointer, pointer, pointer, integer, integer, integer, pointer)
+        signature = ctypes.CFUNCTYPE(None, *arguments)
+        self.kernels = {
+            (dtype, v): signature(self.engine.get_function_address(f"rows_times_dense_{IR_TYPES[dtype][0]}_{v}"))
+            for dtype in IR_TYPES
+            for v in range(1, VECTORS_PER_BLOCK + 1)
+        }
+
+    def __call__(self, A: Any, B: np.ndarray) -> np.ndarray:
+        """``A @ B`` for a CSR A with int32 indices (``A.indices`` and ``A.indptr``) and a C-ordered B of A's
+        dtype, float32 or float64: the columns in whole blocks, then the rest in as few vectors as hold it."""
+        n_columns, lanes = B.shape[1], IR_TYPES[A.dtype][1]
+        out = np.empty((A.shape[0], n_columns), dtype=A.dtype)
+        whole = n_columns - n_columns % (lanes * VECTORS_PER_BLOCK)
+        spans = [(VECTORS_PER_BLOCK, 0, whole), (-(-(n_columns - whole) // lanes), whole, n_columns)]
+        for vectors, start, stop in spans:
+            if stop > start:
+                self.kernels[A.dtype, vectors](
+                    A.shape[0], A.indptr.ctypes.data, A.indices.ctypes.data, A.data.ctypes.data, B.ctypes.data,
+                    n_columns, start, stop, out.ctypes.data,
+                )
+        return out
+
+
+@functools.cache
+def rows_times_dense() -> Callable[[Any, np.ndarray], np.ndarray] | None:
+    """The kernels for this CPU, as one function of (CSR A, B); None without llvmlite (the ``fast`` extra)."""
+    try:
+        import llvmlite.binding  # noqa: F401
+    except ImportError:  # the fast extra
+        return None
+    return _Compiled()
