@@ -19,7 +19,7 @@ Two sections of ``python -m benchmarks.run`` (``--sections ccasl,mlp``):
 - ``MLP(n_hidden=100)`` against ``MLPClassifier`` at the same settings (1000 full-batch epochs,
   learning rate 0.1, momentum 0.9, sigmoid units, no penalty, no early stop) on the input scaled
   as MLP scales it, alternating; the ratio of median CPU seconds and both exact matches. MLP is timed twice:
-  with its sparse products compiled (:mod:`mlhidden.methods.sparse_products`, numba) and with
+  with its sparse products compiled (:mod:`mlhidden.methods.sparse_products`, the fast extra) and with
   scipy's, which must predict the same.
 """
 
@@ -223,7 +223,7 @@ def mlp_peer(n_rows: int, n_epochs: int) -> MLPClassifier:
 @contextmanager
 def scipy_products():
     """A context in which mlhidden's sparse products are scipy's and an MLP epoch's passes numpy's, as without
-    numba (the same numbers, slower)."""
+    the fast extra (the same numbers, slower)."""
     with mock.patch.object(sparse_products, "_kernels", dict), mock.patch.object(epoch_passes, "_loops", dict):
         yield
 
@@ -386,7 +386,7 @@ def render_mlp(results: dict) -> tuple[list, list]:
     verdicts = []
     for name, r in results.items():
         speedup = r["peer"] / r["ours"]
-        compiled = "" if r["compiled"] else " (numba not installed: scipy's products)"
+        compiled = "" if r["compiled"] else " (fast extra not installed: scipy's products)"
         lines.append(
             f"| {name} | {r['epochs']} | {r['ours']:.2f}{compiled} | {r['ours_scipy']:.2f} | {r['peer']:.2f} | "
             f"{speedup:.1f}x | {r['peer'] / r['ours_scipy']:.1f}x | "

@@ -181,9 +181,9 @@ class _Compiled:
 
 @functools.cache
 def rows_times_dense() -> Callable[[Any, np.ndarray], np.ndarray] | None:
-    """The kernels for this CPU, as one function of (CSR A, B); None without llvmlite (the ``fast`` extra)."""
+    """The kernels for this CPU, as one function of (CSR A, B); None without llvmlite (the ``fast`` extra), or with
+    one older than 0.45, whose LLVM reads no opaque pointers."""
     try:
-        import llvmlite.binding  # noqa: F401
-    except ImportError:  # the fast extra
+        return _Compiled()
+    except (ImportError, RuntimeError):  # no fast extra; or an llvmlite whose LLVM cannot parse the kernels
         return None
-    return _Compiled()
