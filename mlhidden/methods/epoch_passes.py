@@ -2,9 +2,10 @@
 
 An epoch (:func:`~mlhidden.methods.mlp.train_network`) adds the biases, takes the sigmoids, forms
 the output residual and multiplies the hidden one by the sigmoid's slope: thirteen passes over
-arrays of rows x units in numpy besides the two ``exp``, each reading and writing the whole array. Compiled
-(:mod:`~mlhidden.methods.compiled`), the passes between two ``exp`` are one loop each, doing the
-same single-precision operations in the same order, so the network is the same bit for bit. The
+arrays of rows x units in numpy besides the two ``exp``, each reading and writing the whole array, and two
+more that sum the residuals' columns. Compiled (:mod:`~mlhidden.methods.compiled`), the passes between two
+``exp`` are one loop each, which also sums the columns it writes, doing the same single-precision
+operations in the same order, so the network is the same bit for bit. The
 ``exp`` stays numpy's: its vectorised single-precision exp rounds differently from numba's. Without
 numba, numpy makes the same passes as before.
 """
@@ -36,21 +37,23 @@ def _reciprocal_of_one_plus(A: Any) -> None:
             A[i, j] = one / (A[i, j] + one)
 
 
-def _scaled_residual(A: Any, scale: Any, T: Any) -> None:
-    """``A = (1 / (A + 1)) * scale - T``."""
+def _scaled_residual(A: Any, scale: Any, T: Any, sums: Any) -> None:
+    """``A = (1 / (A + 1)) * scale - T``, and ``sums += A``'s rows, one after another."""
     one = np.float32(1.0)
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
             A[i, j] = (one / (A[i, j] + one)) * scale - T[i, j]
+            sums[j] += A[i, j]
 
 
-def _times_slope(D: Any, H: Any) -> None:
-    """``D = D * ((1 - H) * H)``."""
+def _times_slope(D: Any, H: Any, sums: Any) -> None:
+    """``D = D * ((1 - H) * H)``, and ``sums += D``'s rows, one after another."""
     one = np.float32(1.0)
     for i in range(D.shape[0]):
         for j in range(D.shape[1]):
             h = H[i, j]
             D[i, j] = D[i, j] * ((one - h) * h)
+            sums[j] += D[i, j]
 
 
 @functools.cache
@@ -88,23 +91,36 @@ def sigmoid_of_sum(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     return A
 
 
-def output_residual(A: np.ndarray, b: np.ndarray, scale: np.floating, T: np.ndarray) -> np.ndarray:
-    """``sigmoid(A + b) * scale - T`` in place: the output layer's error, each row's share of the mean."""
+def _summed_in_the_pass(A: np.ndarray) -> bool:
+    """Whether ``A.sum(axis=0)`` adds A's rows one after another, as a compiled pass can while it writes them.
+
+    numpy does for a C-ordered A of two or more columns; one column is a contiguous vector, which
+    numpy sums pairwise.
+    """
+    return A.ndim == 2 and A.shape[1] > 1 and A.flags.c_contiguous
+
+
+def output_residual(A: np.ndarray, b: np.ndarray, scale: np.floating, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``sigmoid(A + b) * scale - T`` in place: the output layer's error, each row's share of the mean; and its
+    column sums (``A.sum(axis=0)``, bit for bit), the bias's gradient."""
     loops = _loops()
     if not loops:
         sigmoid_of_sum(A, b)
         A *= scale
         A -= T
-        return A
-    loops["scaled_residual"](_exp_of_negated_sum(A, b, loops), scale, T)
-    return A
+        return A, A.sum(axis=0)
+    sums = np.zeros(A.shape[1], dtype=A.dtype)
+    loops["scaled_residual"](_exp_of_negated_sum(A, b, loops), scale, T, sums)
+    return A, sums if _summed_in_the_pass(A) else A.sum(axis=0)
 
 
-def times_sigmoid_slope(D: np.ndarray, H: np.ndarray) -> np.ndarray:
-    """``D * ((1 - H) * H)`` in place: the error through the hidden units' sigmoid H."""
+def times_sigmoid_slope(D: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``D * ((1 - H) * H)`` in place: the error through the hidden units' sigmoid H; and its column sums
+    (``D.sum(axis=0)``, bit for bit), the hidden biases' gradient."""
     loops = _loops()
-    if loops:
-        loops["times_slope"](D, H)
-    else:
+    if not loops:
         D *= (ONE - H) * H
-    return D
+        return D, D.sum(axis=0)
+    sums = np.zeros(D.shape[1], dtype=D.dtype)
+    loops["times_slope"](D, H, sums)
+    return D, sums if _summed_in_the_pass(D) else D.sum(axis=0)

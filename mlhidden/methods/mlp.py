@@ -85,9 +85,9 @@ def train_network(
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(n_epochs):
             H = net.hidden(X)
-            delta_out = output_residual(H @ net.W2, net.b2, row_share, targets)
-            delta_hidden = times_sigmoid_slope(delta_out @ net.W2.T, H)
-            grads = (matmul(X_T, delta_hidden), delta_hidden.sum(axis=0), H.T @ delta_out, delta_out.sum(axis=0))
+            delta_out, out_sums = output_residual(H @ net.W2, net.b2, row_share, targets)
+            delta_hidden, hidden_sums = times_sigmoid_slope(delta_out @ net.W2.T, H)
+            grads = (matmul(X_T, delta_hidden), hidden_sums, H.T @ delta_out, out_sums)
             for param, step, grad in zip(params, velocity, grads):
                 step *= momentum
                 grad *= rate
