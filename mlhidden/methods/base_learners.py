@@ -14,16 +14,19 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
+from sklearn.linear_model._base import LinearClassifierMixin
 
 from mlhidden.data.dataset import Matrix
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.methods.imported_classes import named_class
 from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
 from mlhidden.methods.sklearn_api import PENALTY_FROM_L1_RATIO, HasMethods
+from mlhidden.methods.sparse_products import matmul
 
 DEFAULT_C = 1.0
 """The logistic base learners' C where a config sets none: the one place it is written. Each config's
@@ -217,3 +220,38 @@ def positive_proba(model: Any, X: Matrix) -> np.ndarray:
         proba = model.predict_proba(X)
         return np.asarray(proba[:, np.flatnonzero(classes == 1)[0]])
     return np.asarray(model.predict(X) == 1, dtype=float)
+
+
+def _is_plain_linear(model: Any) -> bool:
+    """Whether ``model.predict`` is scikit-learn's linear rule ``X coef^T + intercept > 0`` over classes [0, 1]."""
+    kind = type(model)
+    return (
+        isinstance(model, LinearClassifierMixin)
+        and kind.predict is LinearClassifierMixin.predict
+        and kind.decision_function is LinearClassifierMixin.decision_function
+        and np.array_equal(getattr(model, "classes_", ()), [0, 1])
+    )
+
+
+def predict_labels(models: list[Any], X: Matrix) -> np.ndarray:
+    """Each model's ``predict(X)`` as one column of int8, bit for bit, X validated once rather than per model.
+
+    Linear models score X as their ``decision_function`` does: a sparse X times all their weights in
+    one product (:func:`~mlhidden.methods.sparse_products.matmul` sums each entry in scipy's order, as
+    scikit-learn's product with one weight vector does), a dense X times each vector as numpy does. On
+    Corel5k, validating X for each of 374 labels took most of BR's prediction time.
+    """
+    columns: list[np.ndarray | None] = [None] * len(models)
+    linear = [j for j, model in enumerate(models) if _is_plain_linear(model)]
+    if linear and issparse(X):
+        weights = np.column_stack([np.ravel(models[j].coef_) for j in linear])
+        scores = matmul(X, weights) + np.concatenate([models[j].intercept_ for j in linear])
+        for column, j in enumerate(linear):
+            columns[j] = scores[:, column] > 0
+    else:
+        for j in linear:
+            columns[j] = np.ravel(X @ models[j].coef_.T + models[j].intercept_) > 0
+    for j, model in enumerate(models):
+        if columns[j] is None:
+            columns[j] = model.predict(X)
+    return np.column_stack(columns).astype(np.int8)

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
-from mlhidden.methods.base_learners import fit_binary, positive_proba
+from mlhidden.methods.base_learners import fit_binary, positive_proba, predict_labels
 from mlhidden.methods.solvers.logistic_models import batchable_logistic, fit_logistic_models
 
 if TYPE_CHECKING:
@@ -83,4 +83,4 @@ class BR(MultiLabelClassifier):
     def predict(self, X: Matrix) -> np.ndarray:
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
-        return np.column_stack([model.predict(X) for model in self.estimators_]).astype(np.int8)
+        return predict_labels(self.estimators_, X)

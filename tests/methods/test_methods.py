@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 from mlhidden.data import load_dataset, make_logical
 from mlhidden.errors import UserError
 from mlhidden.methods import CC, CCASL, CCASLAML, CCASLBR, LP, MLP, PCC, ForestBR, inference
-from mlhidden.methods.base_learners import positive_proba
+from mlhidden.methods.base_learners import positive_proba, predict_labels
 from mlhidden.methods.baselines import TRIVIAL_BASELINES, AllZero
 from mlhidden.methods.registry import METHODS, make_method, resolve_method
 from mlhidden.runs.splits import split_for
@@ -479,3 +479,17 @@ def test_exact_inference_equals_brute_force(estimator, link_group, music, monkey
         pcc.predict_proba(rows), (joint @ vectors / joint.sum(axis=1, keepdims=True))[:, inverse]
     )
     np.testing.assert_allclose(joint.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("name", ["Medical", "Scene"])
+def test_br_predicts_each_models_predict_bit_for_bit(name):
+    """BR's one product for all its logistic models (sparse X), or one per model (dense X), predicts what each
+    model's own ``predict`` does; constant labels and other base learners keep their own ``predict``."""
+    X_train, Y_train, X_test, _, _ = split_data(load_dataset(name))
+    br = make_method("BR", random_state=0).fit(X_train, Y_train)
+    expected = np.column_stack([model.predict(X_test) for model in br.estimators_]).astype(np.int8)
+    assert np.array_equal(br.predict(X_test), expected)
+    tree = DecisionTreeClassifier(random_state=0).fit(X_train, Y_train[:, 0])
+    models = [tree, *br.estimators_]
+    expected = np.column_stack([model.predict(X_test) for model in models]).astype(np.int8)
+    assert np.array_equal(predict_labels(models, br._check_X(X_test, reset=False)), expected)
