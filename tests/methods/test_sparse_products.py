@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from mlhidden.data import load_dataset
 from mlhidden.data.catalog import SHIPPED_DIR
 from mlhidden.methods import sparse_products
-from mlhidden.methods.sparse_products import matmul, transposed
+from mlhidden.methods.sparse_products import csr_from_dense, matmul, transposed
 
 pytest.importorskip("numba", reason="the products compile with numba (the fast extra); without it they are scipy's")
 
@@ -92,3 +92,17 @@ def test_a_csr_matrix_with_64_bit_indices_is_multiplied_by_scipy_with_the_same_b
     A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
     B = np.random.RandomState(1).normal(size=(30, 5))
     np.testing.assert_array_equal(matmul(A, B), A @ B)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_csr_from_dense_gives_scipys_arrays_for_every_label_matrix(name):
+    """The labels (rare ones), their complements (mostly ones) and random halves: scipy's CSR, array for array."""
+    Y = np.asarray(load_dataset(SHIPPED_DIR / name).Y, dtype=np.float64)
+    halves = (np.random.RandomState(0).random_sample(Y.shape) < 0.5) * np.where(Y > 0, -0.0, 2.5)
+    for Z in (Y, 1.0 - Y, halves, np.asfortranarray(Y), Y[:, :1], Y[:0], Y[:, :0]):
+        ours, theirs = csr_from_dense(Z), sp.csr_matrix(Z)
+        assert ours.shape == theirs.shape and ours.has_canonical_format
+        for field in ("data", "indices", "indptr"):
+            mine, scipys = getattr(ours, field), getattr(theirs, field)
+            assert mine.dtype == scipys.dtype
+            np.testing.assert_array_equal(mine.view(np.uint8), scipys.view(np.uint8))

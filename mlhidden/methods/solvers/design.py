@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, DTypeLike
 
 from mlhidden.data.dataset import Matrix
-from mlhidden.methods.sparse_products import matmul, transposed
+from mlhidden.methods.sparse_products import csr_from_dense, matmul, transposed
 
 DENSE_SHARE = 0.125  # share of ones from which a dense pass beats indexing them (design columns, targets)
 
@@ -68,7 +68,7 @@ class Design:
             stacked = X
             if extra is not None:
                 sparse_x = sp.issparse(X)
-                stacked = sp.hstack([X, sp.csr_matrix(extra)], format="csr") if sparse_x else np.hstack([X, extra])
+                stacked = sp.hstack([X, csr_from_dense(extra)], format="csr") if sparse_x else np.hstack([X, extra])
             self.X = stacked.astype(dtype)
         self.X_T = transposed(self.X)
         self.n_inputs = self.X.shape[1] + self.dense_columns.size
@@ -93,7 +93,8 @@ class Design:
             dense_columns.append(offset + dense)
             sparse_columns.append(offset + sparse)
             dense_parts.append(part if dense.size == part.shape[1] else part[:, dense])
-            sparse_parts.append(sp.csr_matrix(part[:, sparse]))
+            kept = part[:, sparse]
+            sparse_parts.append(sp.csr_matrix(kept) if sp.issparse(kept) else csr_from_dense(kept))
         self.dense_columns, self.sparse_columns = np.concatenate(dense_columns), np.concatenate(sparse_columns)
         self.dense = np.empty((X.shape[0], self.dense_columns.size), dtype=dtype)
         start = 0
@@ -159,7 +160,8 @@ def positive_entries(Y: np.ndarray) -> np.ndarray | None:
     are not (CCASL's synthetic labels, about half ones) the dense pass is, and both give the
     same bits: a ``0 * z`` added or subtracted changes no sum.
     """
-    return np.flatnonzero(Y) if np.count_nonzero(Y) < DENSE_SHARE * Y.size else None
+    ones = Y != 0  # a boolean mask's nonzeros are found without a branch per entry
+    return np.flatnonzero(ones) if np.count_nonzero(ones) < DENSE_SHARE * Y.size else None
 
 
 def loss_and_residual(
