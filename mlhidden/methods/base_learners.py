@@ -241,17 +241,14 @@ def predict_labels(models: list[Any], X: Matrix) -> np.ndarray:
     scikit-learn's product with one weight vector does), a dense X times each vector as numpy does. On
     Corel5k, validating X for each of 374 labels took most of BR's prediction time.
     """
-    columns: list[np.ndarray | None] = [None] * len(models)
+    predicted = np.empty((X.shape[0], len(models)), dtype=np.int8)
     linear = [j for j, model in enumerate(models) if _is_plain_linear(model)]
     if linear and issparse(X):
         weights = np.column_stack([np.ravel(models[j].coef_) for j in linear])
-        scores = matmul(X, weights) + np.concatenate([models[j].intercept_ for j in linear])
-        for column, j in enumerate(linear):
-            columns[j] = scores[:, column] > 0
+        predicted[:, linear] = matmul(X, weights) + np.concatenate([models[j].intercept_ for j in linear]) > 0
     else:
         for j in linear:
-            columns[j] = np.ravel(X @ models[j].coef_.T + models[j].intercept_) > 0
-    for j, model in enumerate(models):
-        if columns[j] is None:
-            columns[j] = model.predict(X)
-    return np.column_stack(columns).astype(np.int8)
+            predicted[:, j] = np.ravel(X @ models[j].coef_.T + models[j].intercept_) > 0
+    for j in sorted(set(range(len(models))) - set(linear)):
+        predicted[:, j] = models[j].predict(X)
+    return predicted
