@@ -8,6 +8,7 @@ results store" (with advice to move it away) when its first bytes prove it is no
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -76,27 +77,74 @@ def _check_header(path: Path) -> None:
 def connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
     """An autocommit connection to the store at ``path`` (checked with :func:`_check_header` first).
 
-    Read-only, it opens with ``mode=ro``; where SQLite cannot even keep its shared-memory file
-    beside the store (a read-only folder, a full disk), with ``immutable=1``, which is safe
-    only because no write-ahead log is waiting to be merged: one is refused in one line.
+    Read-only, it opens with ``mode=ro``. SQLite refuses that while a rollback journal of a
+    writer killed mid-transaction is hot (the store file then holds uncommitted pages): a brief
+    read-write open rolls it back first, or the store is refused in one line. Where SQLite cannot
+    even keep its shared-memory file beside the store (a read-only folder, a full disk), it opens
+    with ``immutable=1``, which ignores every journal, so only once neither a hot journal nor a
+    write-ahead log waiting to be merged is there: either is refused in one line.
     """
     _check_header(path)
+    uri = f"file:{quote(str(path.resolve()))}"
     try:
         if not read_only:
             return sqlite3.connect(path, timeout=TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
         try:
-            return _opened(f"file:{quote(str(path.resolve()))}?mode=ro")
+            return _opened(f"{uri}?mode=ro")
         except sqlite3.OperationalError:
-            wal = path.with_name(path.name + "-wal")
+            journal = _side_file(path, "-journal")
+            if _is_hot(journal):
+                _roll_back(path, journal)
+                return _opened(f"{uri}?mode=ro")
+            wal = _side_file(path, "-wal")
             if wal.exists() and wal.stat().st_size > 0:
                 raise UserError(
                     f"the results store cannot be opened here, and {wal.name} holds writes not yet merged into it",
                     path=path,
                     hint="copy the run directory to a writable disk and run `mlhidden report` on the copy",
                 ) from None
-            return _opened(f"file:{quote(str(path.resolve()))}?immutable=1")
+            return _opened(f"{uri}?immutable=1")
     except sqlite3.Error as exc:
         raise store_error(exc, path) from None
+
+
+def _side_file(path: Path, suffix: str) -> Path:
+    """The journal or write-ahead log of the store at ``path``: SQLite keeps it beside the file a symlink names."""
+    store = path.resolve()
+    return store.with_name(store.name + suffix)
+
+
+def _is_hot(journal: Path) -> bool:
+    """Whether ``journal`` may hold the committed pages of a transaction cut short (True where it cannot be read).
+
+    SQLite's own test: an empty journal, or one starting with a zero byte (``journal_mode=persist``
+    zeroes its header on commit), holds none.
+    """
+    try:
+        with open(journal, "rb") as stream:
+            return stream.read(1) not in (b"", b"\0")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
+def _roll_back(path: Path, journal: Path) -> None:
+    """Put the committed pages in ``journal`` back into the store, as SQLite does when it opens it for writing.
+
+    Refused (UserError) where that cannot be done here (a read-only folder or disk): reading the
+    store as it is would give the uncommitted values of the write that was cut short.
+    """
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=TIMEOUT_SECONDS, isolation_level=None)) as conn:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        raise UserError(
+            f"a write to the results store was cut short, and its rollback journal {journal.name} cannot be "
+            f"rolled back here ({exc}); reading the store without it would give values never committed",
+            path=path,
+            hint="copy the run directory (the journal with it) to a writable disk, and run the command on the copy",
+        ) from None
 
 
 def tidy_after_reading(path: Path) -> None:
@@ -106,7 +154,7 @@ def tidy_after_reading(path: Path) -> None:
     read-write connection closes last instead, and does so only if no other process has the
     store open; a store that cannot be opened for writing keeps them (they are harmless).
     """
-    wal = path.resolve().with_name(path.resolve().name + "-wal")  # beside the file a symlink points to
+    wal = _side_file(path, "-wal")
     try:
         if not wal.exists() or wal.stat().st_size:
             return

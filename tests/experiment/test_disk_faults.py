@@ -22,6 +22,7 @@ from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
+from stores import leave_hot_journal
 
 from mlhidden.cli import cli
 from mlhidden.runs.store import STORE_FILE
@@ -134,6 +135,35 @@ def test_report_reads_a_store_on_a_read_only_mount(run_copy, tmp_path):
         assert (tmp_path / "tables" / "units.csv").read_bytes() == (run_copy / "units.csv").read_bytes()
         in_place = one_line(invoke("report", archive))
     assert "Read-only file system" in in_place and "--out" in in_place and "--fresh" not in in_place
+
+
+def test_a_hot_journal_on_a_read_only_mount_is_one_line_not_the_uncommitted_values(run_copy, tmp_path):
+    """The journal cannot be rolled back there, and reading past it would give the killed writer's values."""
+    journal = leave_hot_journal(run_copy, "UPDATE units SET exact_match = 0.5")
+    left = {path: path.read_bytes() for path in (run_copy / STORE_FILE, journal)}
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(
+        "claims:\n  - id: C\n    about: a chain helps\n    subclaims:\n      - id: C.1\n        says: CC beats BR\n"
+        "        metric: exact_match\n        difference: [CC, BR]\n        smallest_effect: 0.01\n"
+        "        unit: splits\n"
+    )
+    with read_only_view(run_copy, tmp_path / "archive") as archive:
+        for command in (
+            ["report", archive, "--out", tmp_path / "tables"],
+            ["export", archive, "--out", tmp_path / "units.csv"],
+            ["claims", claims, archive, "--out", tmp_path / "claims"],
+        ):
+            line = one_line(invoke(*command))
+            assert line.startswith(
+                f"error: {archive / STORE_FILE}: a write to the results store was cut short, and its rollback "
+                f"journal {journal.name} cannot be rolled back here ("
+            ), line
+            assert line.endswith(
+                "reading the store without it would give values never committed (copy the run directory (the "
+                "journal with it) to a writable disk, and run the command on the copy)"
+            ), line
+    assert not (tmp_path / "tables").exists() and not (tmp_path / "units.csv").exists()
+    assert {path: path.read_bytes() for path in left} == left
 
 
 def test_a_report_on_a_full_disk_keeps_the_previous_tables(finished_run, tmp_path):

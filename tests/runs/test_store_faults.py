@@ -2,7 +2,7 @@
 
 Real SQLite stores made by a real run, then broken the way a user or a crash breaks them: the
 store path a folder, a garbage ``run.json``, a dropped table, a damaged prediction, a store cut
-short; and a narrower command into a directory holding a wider run.
+short, a writer killed with its rollback journal left hot; and a narrower command into a directory holding a wider run.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from stores import leave_hot_journal
 
 from mlhidden.cli import cli
 from mlhidden.runs.provenance import RUN_JSON
@@ -259,3 +260,43 @@ def test_narrow_makes_the_narrower_command_the_directorys_run(run_dir):
     assert json.loads((run_dir / RUN_JSON).read_text())["units"]["total"] == 2
     assert "4 stored unit(s) are not in these tables" in result.output
     assert stored(run_dir) == units
+
+
+CLAIMS = """\
+claims:
+  - id: C
+    about: a chain helps on Logical
+    subclaims:
+      - id: C.1
+        says: CC beats BR on exact match
+        metric: exact_match
+        difference: [CC, BR]
+        smallest_effect: 0.01
+        unit: splits
+"""
+READERS = {
+    "report": lambda run_dir, out: ["report", run_dir, "--out", out],
+    "export": lambda run_dir, out: ["export", run_dir, "--out", out / "units.csv"],
+    "claims": lambda run_dir, out: ["claims", out.parent / "claims.yaml", run_dir, "--out", out],
+}
+UNCOMMITTED = "UPDATE units SET exact_match = 0.5, hamming_score = 0.5"
+
+
+def csv_files(folder: Path) -> dict:
+    return {path.name: path.read_bytes() for path in sorted(folder.glob("*.csv"))}
+
+
+@pytest.mark.parametrize("reader", READERS.values(), ids=READERS)
+def test_a_hot_journal_is_rolled_back_so_only_committed_values_are_read(run_dir, tmp_path, reader):
+    (tmp_path / "claims.yaml").write_text(CLAIMS)
+    (tmp_path / "committed").mkdir()
+    assert invoke(*reader(run_dir, tmp_path / "committed")).exit_code == 0
+    journal = leave_hot_journal(run_dir, UNCOMMITTED)
+    with contextlib.closing(sqlite3.connect(f"file:{run_dir / STORE_FILE}?immutable=1", uri=True)) as conn:
+        assert conn.execute("SELECT DISTINCT exact_match FROM units").fetchall() == [(0.5,)]  # the file, as left
+    (tmp_path / "read").mkdir()
+    result = invoke(*reader(run_dir, tmp_path / "read"))
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    assert csv_files(tmp_path / "read") == csv_files(tmp_path / "committed") != {}
+    assert not journal.exists()
+    assert {row[0] for row in stored(run_dir)} == {"BR", "CC"} and len(stored(run_dir)) == 6
