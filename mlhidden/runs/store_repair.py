@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError
-from mlhidden.io import STORE_COPY, STORE_FILE, PathLike
+from mlhidden.io import RUN_JSON, STORE_COPY, STORE_FILE, PathLike
 from mlhidden.runs.provenance import read_run_json
+from mlhidden.runs.run_results import expected_keys
 from mlhidden.runs.status import FAILED, OK
 from mlhidden.runs.store import ResultStore
 from mlhidden.runs.store_damage import DamagedUnit, damaged_units
@@ -50,6 +51,8 @@ def repair_store(run_dir: PathLike) -> list[str]:
         if "meta" in tables:
             _refuse_unknown_version(conn, path)
         run_json = read_run_json(run_dir) if {"meta", "datasets"} - tables else None
+        if run_json is not None:
+            _refuse_mistyped(run_json, run_dir / RUN_JSON)
         damaged = damaged_units(conn)
         if {"meta", "datasets"} <= tables and not damaged:
             return []
@@ -74,6 +77,39 @@ def _refuse_unknown_version(conn: sqlite3.Connection, path: Path) -> None:
             f"the results store has {'no schema version' if row is None else f'schema version {row[0]}'}, "
             "which this mlhidden cannot repair", path=path, hint="read it with the mlhidden version that wrote it",
         )
+
+
+def _refuse_mistyped(run_json: Mapping[str, Any], path: Path) -> None:
+    """Refuse (UserError) a ``run.json`` whose fields that repair copies into the store have the wrong JSON type.
+
+    Checked before anything is written: copied as they are, they would make every later command
+    that reads the store fail. ``config`` is read the way the tables read it.
+    """
+
+    def refuse(what: str) -> UserError:
+        hint = "correct it, or move it away to repair without it: re-running the run's command then records the config"
+        return UserError(f"its {what}", path=path, hint=hint)
+
+    for key in ("datasets", "unavailable"):
+        names = run_json.get(key)
+        if not isinstance(names, dict):
+            found = _json_type(names) if key in run_json else "missing"
+            raise refuse(f"'{key}' is {found}, not an object of dataset names to text")
+        for name, text in names.items():
+            if not isinstance(text, str):
+                raise refuse(f"'{key}' holds {json.dumps(text)} for '{name}', not text")
+    if not isinstance(run_json["started_at"], str):
+        raise refuse(f"'started_at' is {_json_type(run_json['started_at'])}, not text")
+    try:
+        expected_keys(run_json["config"], run_json["datasets"])
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise refuse(f"'config' is not a run's config this mlhidden reads ({type(exc).__name__}: {exc})") from None
+
+
+def _json_type(value: object) -> str:
+    """What ``value``, read from JSON, is, in JSON's words."""
+    kinds = ((type(None), "null"), (bool, "true or false"), ((int, float), "a number"), (str, "text"), (list, "a list"))
+    return next((kind for types, kind in kinds if isinstance(value, types)), "an object")
 
 
 def _keep_a_copy(conn: sqlite3.Connection, backup: Path) -> None:

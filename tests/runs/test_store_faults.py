@@ -300,3 +300,38 @@ def test_a_hot_journal_is_rolled_back_so_only_committed_values_are_read(run_dir,
     assert csv_files(tmp_path / "read") == csv_files(tmp_path / "committed") != {}
     assert not journal.exists()
     assert {row[0] for row in stored(run_dir)} == {"BR", "CC"} and len(stored(run_dir)) == 6
+
+
+MISTYPED_RUN_JSON = {
+    "unavailable-null": ("unavailable", None, "its 'unavailable' is null, not an object of dataset names to text"),
+    "unavailable-lost": ("unavailable", ..., "its 'unavailable' is missing, not an object of dataset names to text"),
+    "datasets-list": ("datasets", ["Logical"], "its 'datasets' is a list, not an object of dataset names to text"),
+    "checksum-number": ("datasets", {"Logical": 7}, "its 'datasets' holds 7 for 'Logical', not text"),
+    "started-at-number": ("started_at", 5, "its 'started_at' is a number, not text"),
+    "config-text": ("config", "BR", "its 'config' is not a run's config this mlhidden reads (TypeError: "),
+    "methods-null": ("config.methods", None, "its 'config' is not a run's config this mlhidden reads (TypeError: "),
+}
+
+
+@pytest.mark.parametrize("key, value, complaint", MISTYPED_RUN_JSON.values(), ids=MISTYPED_RUN_JSON)
+def test_repair_with_a_mistyped_run_json_is_one_line_naming_the_field(run_dir, key, value, complaint):
+    sound = (run_dir / RUN_JSON).read_text()
+    run_json = json.loads(sound)
+    field, _, inner = key.partition(".")
+    holder = run_json[field] if inner else run_json
+    if value is ...:
+        del holder[inner or field]
+    else:
+        holder[inner or field] = value
+    (run_dir / RUN_JSON).write_text(json.dumps(run_json))
+    execute(run_dir, "DROP TABLE meta")
+    before = (run_dir / STORE_FILE).read_bytes()
+    line = one_line(invoke("store", "repair", run_dir))
+    assert line.startswith(f"error: {run_dir / RUN_JSON}: {complaint}"), line
+    assert line.endswith(
+        "(correct it, or move it away to repair without it: re-running the run's command then records the config)"
+    ), line
+    assert (run_dir / STORE_FILE).read_bytes() == before and not (run_dir / f"{STORE_FILE}.before-repair").exists()
+    (run_dir / RUN_JSON).write_text(sound)
+    repair = invoke("store", "repair", run_dir)
+    assert repair.exit_code == 0 and "rebuilt the meta table from run.json" in repair.output, repair.output
