@@ -1,6 +1,7 @@
 """``mlhidden store repair``: mend a damaged results store without losing a good unit.
 
-The store is first copied as it is to ``store.sqlite.before-repair``; then, in one transaction:
+The store is first copied as it is to ``store.sqlite.before-repair`` (whole, or not at all where the
+disk fills); then, in one transaction:
 
 - a lost meta table (or datasets table) is rebuilt, its schema brought up to date, and the run's
   config, datasets and dataset order taken from ``run.json``; without a readable ``run.json``,
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError
-from mlhidden.io import RUN_JSON, STORE_COPY, STORE_FILE, PathLike
+from mlhidden.io import RUN_JSON, STORE_COPY, STORE_FILE, PathLike, storage_error
 from mlhidden.runs.provenance import read_run_json
 from mlhidden.runs.run_results import expected_keys
 from mlhidden.runs.status import FAILED, OK
@@ -113,13 +114,34 @@ def _json_type(value: object) -> str:
 
 
 def _keep_a_copy(conn: sqlite3.Connection, backup: Path) -> None:
+    """Copy the store to ``backup`` whole or not at all: through a temporary file renamed when complete.
+
+    A copy cut short (a full disk) would be in the way of the re-run the error asks for, and
+    would look like the store as it was.
+    """
     if os.path.lexists(backup):
         raise UserError(
             "the copy an earlier repair kept is in the way", path=backup,
             hint="check the repaired store, then move the copy away and repair again",
         )
-    with contextlib.closing(sqlite3.connect(backup)) as copy:
-        conn.backup(copy)
+    partial = backup.with_name(f".{backup.name}.tmp")
+    leftovers = (partial, partial.with_name(partial.name + "-journal"))
+    try:
+        _remove(leftovers)  # of a repair killed while copying
+        with contextlib.closing(sqlite3.connect(partial)) as copy:
+            conn.backup(copy)
+        os.replace(partial, backup)
+    except BaseException as exc:
+        _remove(leftovers)
+        if isinstance(exc, OSError):
+            raise storage_error(exc, backup) from None
+        raise
+
+
+def _remove(paths: tuple[Path, ...]) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def _rebuild_meta(conn: sqlite3.Connection, tables: set[str], run_json: Mapping[str, Any] | None) -> list[str]:

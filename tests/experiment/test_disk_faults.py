@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from stores import leave_hot_journal
 
 from mlhidden.cli import cli
+from mlhidden.io import STORE_COPY
 from mlhidden.runs.store import STORE_FILE
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -206,6 +207,24 @@ def test_a_store_on_a_full_disk_is_not_called_broken(run_copy, tmp_path):
         line = one_line(invoke("run", *RUN, "-m", "LP", "--out", disk / "run"))
     assert "No space left on device" in line or "disk is full" in line
     assert "--fresh" not in line and "not an SQLite" not in line
+
+
+def test_a_repair_on_a_full_disk_leaves_no_partial_copy_so_its_rerun_works(run_copy, tmp_path):
+    with small_filesystem(tmp_path / "disk", "8m") as disk:
+        run_dir = Path(shutil.copytree(run_copy, disk / "run"))
+        with contextlib.closing(sqlite3.connect(run_dir / STORE_FILE)) as conn, conn:
+            conn.execute("DROP TABLE meta")
+        units = stored_units(run_dir)
+        fill(disk, leave=(run_dir / STORE_FILE).stat().st_size // 2)
+        line = one_line(invoke("store", "repair", run_dir))
+        assert line.startswith(f"error: {run_dir / STORE_FILE}: the disk is full ("), line
+        assert sorted(path.name for path in run_dir.iterdir() if STORE_FILE in path.name) == [STORE_FILE]
+        (disk / "filler").unlink()
+        repair = invoke("store", "repair", run_dir)
+        assert repair.returncode == 0, repair.stderr
+        assert stored_units(run_dir) == units
+        with contextlib.closing(sqlite3.connect(run_dir / STORE_COPY)) as copy:
+            assert copy.execute("SELECT count(*) FROM units").fetchone() == (len(units),)
 
 
 def test_a_full_disk_during_a_run_keeps_the_units_stored_before(tmp_path):
