@@ -1,5 +1,6 @@
 """What ``mlhidden claims`` shows and writes: runs told apart by path, text from a file escaped for the
-terminal, outputs written whole or not at all (or not at all without ``--out``)."""
+terminal, outputs written whole or not at all (or not at all without ``--out``), and the Friedman p of a
+small design."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
+from mlhidden.report.significance_tests import friedman_exact_p
+from mlhidden.runs.status import OK
+from mlhidden.runs.store import load_results
 
 USER_CLAIMS = """\
 claims:
@@ -178,3 +182,27 @@ def test_one_claim_is_counted_in_the_singular_and_nothing_is_written_without_out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["my_claims.yaml"]
     assert "wrote" not in result.output
 
+
+RANKS_CLAIM = """\
+claims:
+  - id: R
+    about: BR_phi is best
+    subclaims:
+      - id: R.1
+        says: BR_phi ranks above BR and CC on exact match
+        metric: exact_match
+        ranks: {control: BR_phi}
+        methods: [BR, CC, BR_phi]
+        unit: datasets
+"""
+
+
+def test_a_ranks_claim_on_two_datasets_prints_the_exact_friedman_p(two_dataset_run, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ranks.yaml").write_text(RANKS_CLAIM)
+    result = CliRunner().invoke(cli, ["claims", str(tmp_path / "ranks.yaml"), str(two_dataset_run)])
+    assert result.exit_code == 0, result.output
+    units = load_results(two_dataset_run).units
+    scores = units[units["status"] == OK].pivot_table(index="dataset", columns="method", values="exact_match")
+    ranks = scores[["BR", "CC", "BR_phi"]].rank(axis=1, ascending=False).to_numpy()
+    assert f"Friedman exact p {friedman_exact_p(ranks):.2g}," in result.output, result.output
