@@ -7,7 +7,8 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from operator import methodcaller
 from pathlib import Path
 from typing import IO, TypeVar
 
@@ -83,7 +84,20 @@ def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, own_run
     """
     path = Path(path)
     _check_replaceable(path, own_run_json=own_run_json)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temporary, result = _written_beside(path, write)
+    try:
+        os.replace(temporary, path)
+        return result
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _written_beside(path: Path, write: Callable[[IO[bytes]], T]) -> tuple[Path, T]:
+    """A temporary file beside ``path`` that ``write`` filled, with ``path``'s permissions (else a plain
+    ``open``'s), and what ``write`` returned; nothing is left behind if anything fails."""
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temporary = Path(name)
     try:
         with os.fdopen(handle, "wb") as stream:
             result = write(stream)
@@ -92,10 +106,9 @@ def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, own_run
         except FileNotFoundError:
             mode = 0o666 & ~_UMASK
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
-        return result
+        return temporary, result
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
@@ -120,6 +133,33 @@ def write_text(path: PathLike, text: str, *, own_run_json: bool = False) -> Path
     return write_file(path, lambda stream: stream.write(data), own_run_json=own_run_json)
 
 
+def write_texts(files: Mapping[Path, str]) -> list[Path]:
+    """Several files of one output (path -> text, as UTF-8) written all or none; returns their paths.
+
+    Every destination is checked (:func:`_check_replaceable`) before any folder or file is made,
+    then each file is written whole beside its destination, and only when all are written are they
+    renamed into place: a reader never finds one file of the output new and another old or missing
+    because the last write failed. A failure is :func:`storage_error`'s line, and every file that
+    was there before is kept.
+    """
+    for path in files:
+        _check_replaceable(path)
+    written: list[Path] = []
+    path = next(iter(files), Path())
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            written.append(_written_beside(path, methodcaller("write", text.encode("utf-8")))[0])
+        for temporary, path in zip(written, files):
+            os.replace(temporary, path)
+    except OSError as exc:
+        raise storage_error(exc, path) from None
+    finally:
+        for temporary in written:
+            temporary.unlink(missing_ok=True)
+    return list(files)
+
+
 def storage_error(exc: OSError, path: PathLike) -> UserError:
     """The one line for a file system that refused a write to ``path``: why, and what to do."""
     reason = exc.strerror or str(exc)
@@ -127,6 +167,8 @@ def storage_error(exc: OSError, path: PathLike) -> UserError:
         hint = "free some space, then re-run the same command; the file there before is kept"
     elif exc.errno in _NOT_WRITABLE:
         hint = "give a writable folder with --out, or make this one writable"
+    elif exc.errno == errno.ENAMETOOLONG:
+        hint = "give a shorter path"
     else:
         hint = "check the disk, then re-run the same command; the file there before is kept"
     return UserError(f"cannot write the file ({reason})", path=path, hint=hint)

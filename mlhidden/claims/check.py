@@ -10,6 +10,7 @@ have (an unknown method or metric) is the file's mistake, one error at its line.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -170,6 +171,11 @@ class Checker:
         if run is None:
             raise error_at(sub, self.source, "sub-claim names no run, and several runs were given",
                            hint=f"add run: one of {', '.join(self.runs.paths)}")
+        try:
+            run = self.runs.key(run)
+        except UserError as error:
+            raise error_at(sub, self.source, error.message, hint=error.hint) from None
+        sub = dataclasses.replace(sub, run=run)  # the extractors read the run by the name it is known by
         if self.runs[run] is None:
             return SubClaimResult(sub, NOT_EVALUATED, why=f"no results for run '{run}'")
         frame = self._frame(sub, run)

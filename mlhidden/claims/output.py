@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult, SubClaimResult
-from mlhidden.io import write_text
+from mlhidden.io import write_texts
+from mlhidden.report.formats import terminal_escape
 from mlhidden.report.uncertainty import VERDICTS
 
 CSV_FILE, JSON_FILE = "claims.csv", "claims.json"
@@ -42,13 +43,20 @@ def counts(results: Sequence[ClaimResult]) -> str:
     def tally(verdicts: list[str]) -> str:
         return ", ".join(f"{verdicts.count(v)} {v}" for v in (*VERDICTS, "not evaluated") if verdicts.count(v))
 
+    def many(count: int, noun: str) -> str:
+        return f"{count} {noun}{'' if count == 1 else 's'}"
+
     subclaims = [s.verdict for claim in results for s in claim.subclaims]
-    return (f"{len(results)} claims: {tally([c.verdict for c in results])}; "
-            f"{len(subclaims)} sub-claims: {tally(subclaims)}")
+    return (f"{many(len(results), 'claim')}: {tally([c.verdict for c in results])}; "
+            f"{many(len(subclaims), 'sub-claim')}: {tally(subclaims)}")
 
 
 def text_table(results: Sequence[ClaimResult]) -> str:
-    """A claim's line (id, verdict, about), then one indented line per sub-claim with its deciding statistic."""
+    """A claim's line (id, verdict, about), then one indented line per sub-claim with its deciding statistic.
+
+    Every line is for a terminal (:func:`~mlhidden.report.formats.terminal_escape`): ids, statements and
+    names come from the claims file and the runs, and none may start a line or drive the terminal.
+    """
     lines = []
     for claim in results:
         lines.append(f"{claim.key}  {claim.verdict.upper()}  {claim.statement}")
@@ -56,16 +64,13 @@ def text_table(results: Sequence[ClaimResult]) -> str:
             lines.append(f"  {result.spec.id}  {result.verdict}: {result.spec.says}")
             lines.append(f"      {result.deciding}")
         lines += [f"  note: {note}" for note in claim.notes]
-    return "\n".join([*lines, counts(results)]) + "\n"
+    return "\n".join([*map(terminal_escape, lines), counts(results)]) + "\n"
 
 
 def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[Path]:
-    """claims.csv and claims.json under ``out_dir``; returns their paths."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """claims.csv and claims.json under ``out_dir``, both or neither (:func:`~mlhidden.io.write_texts`);
+    returns their paths."""
     rows = [_subclaim_row(claim, result) for claim in results for result in claim.subclaims]
-    csv_path, json_path = out_dir / CSV_FILE, out_dir / JSON_FILE
-    write_text(csv_path, pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
     document = [
         {
             "claim": claim.key, "about": claim.statement, "source": claim.spec.source, "quote": claim.spec.quote,
@@ -78,5 +83,7 @@ def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[P
         }
         for claim in results
     ]
-    write_text(json_path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    return [csv_path, json_path]
+    return write_texts({
+        Path(out_dir) / CSV_FILE: pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"),
+        Path(out_dir) / JSON_FILE: json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+    })

@@ -1,13 +1,16 @@
 """The stored runs a claims file is checked on, found by name from the folders given.
 
 A folder given is either a run directory (it holds a store; its name is the folder's name) or a
-folder of run directories (each sub-folder with a store is a run, by its folder name).
+folder of run directories (each sub-folder with a store is a run, by its folder name). Where two
+runs given share a folder name, each is known by its path instead, as given on the command line,
+and the name they share is refused: a sub-claim is never decided on a run its file did not mean.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -36,22 +39,46 @@ class StoredRuns:
     """Run name -> run directory, each run read on first use.
 
     ``runs[name]`` is the run's :class:`~mlhidden.runs.run_results.RunResults`, its units in
-    table order with standalone times, or None when no run of that name was given.
+    table order with standalone times, or None when no run of that name was given. ``paths`` maps
+    each run's name (:meth:`key`) to its folder; ``shared`` each folder name two runs share to their
+    paths.
     """
 
     def __init__(self, folders: Iterable[str | os.PathLike[str]]):
-        self.paths: dict[str, Path] = {}
+        found: dict[Path, Path] = {}  # resolved -> as given: the same run given twice is one run
         for folder in map(Path, folders):
             if store_exists(folder):
-                self.paths[folder.resolve().name] = folder
+                found.setdefault(folder.resolve(), folder)
             elif folder.is_dir():
-                self.paths.update({sub.name: sub for sub in sorted(folder.iterdir()) if store_exists(sub)})
+                for sub in sorted(folder.iterdir()):
+                    if store_exists(sub):
+                        found.setdefault(sub.resolve(), sub)
             else:
                 raise UserError("no such run directory", path=folder,
                                 hint="give a run directory (made by mlhidden run) or a folder of them")
+        names = Counter(resolved.name for resolved in found)
+        self.paths: dict[str, Path] = {}
+        self.shared: dict[str, list[str]] = {}
+        for resolved, path in found.items():
+            key = resolved.name if names[resolved.name] == 1 else _path_name(path)
+            self.paths[key] = path
+            if key != resolved.name:
+                self.shared.setdefault(resolved.name, []).append(key)
         self._results: dict[str, RunResults | None] = {}
 
+    def key(self, name: str) -> str:
+        """The name the run ``name`` refers to is known by: its folder name, or where two runs given
+        share that, its path as given (``./`` and a trailing ``/`` aside). A shared name is refused."""
+        if name in self.shared:
+            paths = self.shared[name]
+            raise UserError(f"two runs given are named '{name}': {' and '.join(paths)}",
+                            hint=f"name one by its path, e.g. run: {paths[0]}")
+        if name in self.paths or "/" not in name:
+            return name
+        return str(Path(name))
+
     def __getitem__(self, name: str) -> RunResults | None:
+        name = self.key(name)
         if name not in self._results:
             path = self.paths.get(name)
             run = load_results(path) if path is not None else None
@@ -73,7 +100,7 @@ class StoredRuns:
 
     def shapes(self, name: str) -> pd.DataFrame:
         """The run's datasets as stored: n_samples, n_labels, n_features, label_cardinality by name."""
-        with ResultStore(self.paths[name], create=False) as store:
+        with ResultStore(self.paths[self.key(name)], create=False) as store:
             return store.datasets().set_index("name")
 
     def ok_units(self, name: str) -> pd.DataFrame:
@@ -87,3 +114,8 @@ class StoredRuns:
     def test_train_ratio(self, name: str) -> float:
         """n_test / n_train of one of the run's splits (or folds): the overlap the corrected t-test needs."""
         return split_test_train_ratio(self.record(name))
+
+
+def _path_name(path: Path) -> str:
+    """A run's path as a name: as given where it has a folder part, else absolute (never a bare folder name)."""
+    return str(path) if len(path.parts) > 1 else str(path.absolute())

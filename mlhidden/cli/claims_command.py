@@ -11,19 +11,22 @@ import click
 @click.argument("claims_file", type=click.Path(dir_okay=False))
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Write claims.csv and claims.json here (default: the current folder).")
+              help="Also write claims.csv and claims.json into this folder (default: write no file).")
 def claims(claims_file, run_dirs, out):
     """Check the claims in CLAIMS_FILE on the runs in RUN_DIRS: a verdict per claim and sub-claim.
 
     Each RUN_DIR is a run directory, or a folder of them; a sub-claim's ``run:`` names one by its
-    folder name. Each verdict comes with its deciding statistic, tested over the sub-claim's unit of
-    replication (docs/claims.md). The paper's evidence extractors are available to the file.
+    folder name (by its path, as given, where two runs given share a folder name). Each verdict comes
+    with its deciding statistic, tested over the sub-claim's unit of replication (docs/claims.md).
+    The paper's evidence extractors are available to the file.
     """
     from mlhidden.claims.check import check_claims
     from mlhidden.claims.output import text_table, write_outputs
     from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
+    from mlhidden.report.formats import terminal_escape
 
     results = check_claims(claims_file, run_dirs, EXTRACTORS, NOTES)
     click.echo(text_table(results), nl=False)
-    paths = write_outputs(results, Path(out) if out else Path.cwd())
-    click.echo(f"wrote {', '.join(str(p) for p in paths)}")
+    if out is not None:
+        paths = write_outputs(results, Path(out))
+        click.echo(terminal_escape(f"wrote {', '.join(str(p) for p in paths)}"))

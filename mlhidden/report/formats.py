@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
+from mlhidden.errors import escape_controls
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.csv_files import write_csvs
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
@@ -376,3 +377,14 @@ def render_terminal_summary(
     if problems:
         sections.append("\n".join(["Problems:", *(f"  {line}" for line in problems)]) + "\n")
     return "\n".join(sections)
+
+
+_LINE_BREAKS = {ord(char): ascii(char)[1:-1] for char in "\t\n\r\u2028\u2029"}
+
+
+def terminal_escape(text: object) -> str:
+    """``text`` as one line that is safe to print: the control characters a terminal acts on (ESC, BEL,
+    bidirectional overrides: :func:`~mlhidden.errors.escape_controls`, an error line's rule) and line breaks
+    shown as escapes (``\\x1b``, ``\\n``), so that text from a file can neither drive the terminal (colours,
+    window title, clipboard) nor forge a line of the output."""
+    return escape_controls(str(text)).translate(_LINE_BREAKS)

@@ -9,8 +9,9 @@
 - :data:`POOLED`, datasets x splits: one corrected test per dataset, Holm-corrected over the
   datasets, each dataset's interval at the Bonferroni level; the effect's interval is clustered by
   dataset (a t-interval over the per-dataset means). Never n = datasets x splits as independent.
-- Average ranks ("X is best"): the Friedman test, then each method against the control by the
-  z of their rank gap, Holm-corrected (Demšar 2006); each p is at least the Friedman p.
+- Average ranks ("X is best"): the Friedman test (its exact p where the design is small enough),
+  then each method against the control by the z of their rank gap, Holm-corrected (Demšar 2006);
+  each p is at least the Friedman p.
 
 A claim states a range for its effect (:class:`Target`); each side is tested two-sided at
 :data:`~mlhidden.report.uncertainty.ALPHA` (twice the one-sided p), so that a claim holding agrees with the
@@ -28,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.report.significance_tests import friedman_test
+from mlhidden.report.significance_tests import friedman_p
 from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, Comparison, holm, t_interval
 from mlhidden.runs.record import RunRecord
 
@@ -207,7 +208,7 @@ def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequ
     n, k = scores.shape
     ranks = scores.rank(axis=1, ascending=False, method="average")
     average = ranks.mean()
-    friedman_p = friedman_test(ranks.to_numpy()).p_value if n >= 2 and k >= 2 else 1.0
+    friedman, which = friedman_p(ranks.to_numpy()) if n >= 2 and k >= 2 else (1.0, "")
     se = math.sqrt(k * (k + 1) / (6 * n)) if n else math.nan
     critical = float(stats.norm.ppf(1 - ALPHA / (2 * max(len(others), 1)))) * se
     parts = []
@@ -219,11 +220,10 @@ def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequ
             DATASETS, AGAINST_CONTROL, p_value if gap > 0 else 1.0, p_value if gap < 0 else 1.0,
         ))
     parts = [
-        dataclasses.replace(part, p_claimed=max(part.p_claimed, friedman_p),
-                            p_opposite=max(part.p_opposite, friedman_p))
+        dataclasses.replace(part, p_claimed=max(part.p_claimed, friedman), p_opposite=max(part.p_opposite, friedman))
         for part in _holm_family(parts)
     ]
     weakest = min(parts, key=lambda part: part.effect)
-    text = f"average ranks over {n} datasets, Friedman p {friedman_p:.2g}, Bonferroni-Dunn CD {critical:.2f}"
+    text = f"average ranks over {n} datasets, Friedman {which} p {friedman:.2g}, Bonferroni-Dunn CD {critical:.2f}"
     reading = f"{reading}; {text}" if reading else text
     return dataclasses.replace(weakest, label=label, parts=tuple(parts), reading=reading)

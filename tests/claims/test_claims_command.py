@@ -52,7 +52,7 @@ def user_run(tmp_path_factory):
 def test_claims_runs_from_an_empty_folder_on_a_users_run(user_run, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my_claims.yaml").write_text(USER_CLAIMS)
-    result = CliRunner().invoke(cli, ["claims", "my_claims.yaml", str(user_run)])
+    result = CliRunner().invoke(cli, ["claims", "my_claims.yaml", str(user_run), "--out", "."])
     assert result.exit_code == 0, result.output
     rows = pd.read_csv(tmp_path / "claims.csv")
     assert list(rows["subclaim"]) == ["A.1", "B.1"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -18,6 +19,8 @@ from mlhidden.report.significance_output import significance_dict, significance_
 from mlhidden.report.significance_tests import (
     cliques,
     critical_difference,
+    friedman_exact_p,
+    friedman_p,
     friedman_test,
     holm,
     nemenyi_q,
@@ -322,3 +325,31 @@ def test_stats_over_fewer_than_five_datasets_warn_once(tmp_path):
     assert json.loads((tmp_path / "statistics.json").read_text())["exact_match"]["caveat"].startswith(
         "the significance"
     )
+
+
+def _brute_force_friedman_p(ranks):
+    """Every order of every row's ranks, each equally likely: the share whose rank sums spread at least as much."""
+    def spread(rows):
+        return round(sum(sum(column) ** 2 for column in zip(*rows)), 9)
+
+    orders = [spread(rows) for rows in itertools.product(*(itertools.permutations(row) for row in ranks))]
+    return sum(value >= spread(ranks) for value in orders) / len(orders)
+
+
+@pytest.mark.parametrize("ranks", [
+    [[1, 2, 3], [1, 2, 3]],  # two datasets alike: F infinite (p 0), chi-square 0.135, exact 1/6
+    [[1.5, 1.5, 3], [3, 1, 2], [1, 2, 3]],
+    [[1, 2, 3, 4], [2, 1, 4, 3], [1, 3, 2, 4]],
+    [[2.5, 2.5, 1, 4, 5], [1, 2, 3, 4, 5]],
+])
+def test_the_friedman_p_of_a_small_design_is_exact(ranks):
+    assert friedman_exact_p(np.array(ranks)) == pytest.approx(_brute_force_friedman_p(ranks))
+    assert friedman_p(np.array(ranks)) == (friedman_exact_p(np.array(ranks)), "exact")
+
+
+def test_the_friedman_p_of_a_large_design_is_the_f_or_where_f_is_infinite_the_chi_square():
+    alike = np.tile(np.arange(1.0, 10.0), (3, 1))  # 9 methods: 9! orders of a row, too many to count
+    assert friedman_exact_p(alike) is None
+    assert friedman_p(alike) == (friedman_test(alike).chi2_p_value, "chi-square") and friedman_p(alike)[0] > 0
+    mixed = np.vstack([alike, np.arange(9.0, 0.0, -1.0)])
+    assert friedman_p(mixed) == (friedman_test(mixed).p_value, "F")
