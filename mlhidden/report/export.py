@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.io import PathLike, write_file, write_text
+from mlhidden.io import PathLike, Writer, text_writer, write_files
 from mlhidden.report.tables import sort_units
 from mlhidden.runs.predictions import UnitPredictions
 from mlhidden.runs.store import ResultStore, load_results
@@ -50,7 +50,7 @@ def export_run(
     run_dirs: PathLike | Iterable[PathLike], out: PathLike, fmt: str = "csv", *, predictions: bool = False
 ) -> tuple[list[Path], int]:
     """Write the units of one run (or several merged) to ``out``, and with ``predictions`` the
-    predictions to ``<out stem>_predictions.<fmt>`` beside it. Returns ``(paths, number of units)``."""
+    predictions to ``<out stem>_predictions.<fmt>`` beside it, both or neither. Returns ``(paths, number of units)``."""
     if fmt not in EXPORT_FORMATS:
         raise UserError(f"unknown export format '{fmt}'", hint=f"use one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "parquet":
@@ -62,12 +62,12 @@ def export_run(
     results = load_results(run_dirs)
     units = sort_units(results.units, results.datasets, results.methods, results.unavailable)
     out = Path(out)
-    paths = [_write(units, out, fmt)]
+    writes = [(out, _writer(units, fmt))]
     if predictions:
         run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
         frame = _prediction_frame(run_dirs, units)
-        paths.append(_write(frame, out.with_name(f"{out.stem}_predictions{out.suffix or '.' + fmt}"), fmt))
-    return paths, len(units)
+        writes.append((out.with_name(f"{out.stem}_predictions{out.suffix or '.' + fmt}"), _writer(frame, fmt)))
+    return write_files(writes), len(units)
 
 
 def _prediction_frame(run_dirs: Iterable[PathLike], units: pd.DataFrame) -> pd.DataFrame:
@@ -99,9 +99,9 @@ def _long(unit: UnitPredictions) -> pd.DataFrame:
     })
 
 
-def _write(frame: pd.DataFrame, path: Path, fmt: str) -> Path:
+def _writer(frame: pd.DataFrame, fmt: str) -> Writer:
     if fmt == "csv":
-        return write_text(path, frame.to_csv(index=False, lineterminator="\n"))
+        return text_writer(frame.to_csv(index=False, lineterminator="\n"))
     if fmt == "json":
-        return write_text(path, json_text(frame.to_dict("records")))
-    return write_file(path, lambda stream: frame.to_parquet(stream, index=False))
+        return text_writer(json_text(frame.to_dict("records")))
+    return lambda stream: frame.to_parquet(stream, index=False)

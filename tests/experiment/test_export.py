@@ -104,6 +104,25 @@ def test_no_output_file_replaces_a_pipe_or_a_device(run_dir, tmp_path):
     assert stat.S_ISFIFO(pipe.lstat().st_mode) and device.is_symlink()
 
 
+@pytest.mark.parametrize("where", ["loop", "loop/units.csv"])
+def test_export_into_a_symlink_loop_is_one_line(run_dir, tmp_path, where):
+    (tmp_path / "loop").symlink_to("loop")
+    target = tmp_path / where
+    result = invoke("export", run_dir, "--out", target)
+    (line,) = result.output.strip().splitlines()
+    assert result.exit_code == 2 and line.startswith(f"error: {target}: the path goes through a symlink loop (")
+
+
+def test_export_writes_no_file_when_one_of_its_files_is_refused(run_dir, tmp_path):
+    """The predictions' destination is a pipe: it is found before the units' file is written."""
+    pipe = tmp_path / "units_predictions.csv"
+    os.mkfifo(pipe)
+    result = invoke("export", run_dir, "--out", tmp_path / "units.csv", "--predictions")
+    (line,) = result.output.strip().splitlines()
+    assert result.exit_code == 2 and line.startswith(f"error: {pipe}: will not write over a named pipe (")
+    assert [path.name for path in tmp_path.iterdir()] == [pipe.name]
+
+
 def test_export_defaults_to_the_run_directory_without_predictions(run_dir):
     result = invoke("export", run_dir)
     assert result.exit_code == 0, result.output
