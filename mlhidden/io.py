@@ -1,15 +1,17 @@
-"""File writing every layer shares: a file is replaced whole or not at all."""
+"""File writing every layer shares: a file is replaced whole or not at all, and JSON is strict."""
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import json
+import math
 import os
 import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from mlhidden.errors import UserError
 
@@ -210,6 +212,22 @@ def storage_error(exc: OSError, path: PathLike, *, kept: str = "the file there b
     else:
         hint = f"check the disk, then re-run the same command; {kept}"
     return UserError(f"cannot write the file ({reason})", path=path, hint=hint)
+
+
+def strict_json(value: object, **options: Any) -> str:
+    """``value`` as ``json.dumps(value, **options)`` gives it, but strict JSON: RFC 8259 has no NaN or
+    infinity, and strict parsers refuse Python's ``NaN``/``Infinity``, so every non-finite float becomes null."""
+    return json.dumps(_finite(value), allow_nan=False, **options)
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def sha256_of(path: PathLike) -> str:

@@ -3,7 +3,6 @@ sub-claims), the same numbers in each."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,14 +11,10 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult, SubClaimResult
-from mlhidden.io import write_text
+from mlhidden.io import strict_json, write_text
 from mlhidden.report.uncertainty import VERDICTS
 
 CSV_FILE, JSON_FILE = "claims.csv", "claims.json"
-
-
-def _number(value: float) -> float | None:
-    return None if value is None or math.isnan(value) or math.isinf(value) else float(value)
 
 
 def _subclaim_row(claim: ClaimResult, result: SubClaimResult) -> dict[str, Any]:
@@ -71,12 +66,11 @@ def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[P
             "claim": claim.key, "about": claim.statement, "source": claim.spec.source, "quote": claim.spec.quote,
             "verdict": claim.verdict, "deciding": claim.deciding, "notes": list(claim.notes),
             "subclaims": [
-                {key: (_number(value) if isinstance(value, float) else value)
-                 for key, value in _subclaim_row(claim, result).items() if key != "claim"}
+                {key: value for key, value in _subclaim_row(claim, result).items() if key != "claim"}
                 for result in claim.subclaims
             ],
         }
         for claim in results
     ]
-    write_text(json_path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    write_text(json_path, strict_json(document, indent=2, ensure_ascii=False) + "\n")
     return [csv_path, json_path]

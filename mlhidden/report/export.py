@@ -1,7 +1,7 @@
 """A run's results for other tools: JSON listings, and units (and predictions) as CSV, JSON or Parquet files.
 
 ``mlhidden export RUN`` writes one row per unit, in table order, with every stored column (JSON:
-a list of one object per row, empty cells null); with
+a list of one object per row, empty cells and infinite numbers null, as strict JSON has no infinity); with
 ``predictions`` also a long table of the test predictions, one row per unit x test row x label
 (``truth``, ``predicted``, ``score``: the label's probability, empty for methods without one).
 Parquet needs pyarrow, the ``parquet`` extra; CSV needs nothing more.
@@ -10,8 +10,6 @@ Parquet needs pyarrow, the ``parquet`` extra; CSV needs nothing more.
 from __future__ import annotations
 
 import importlib
-import json
-import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.io import PathLike, Writer, text_writer, write_files
+from mlhidden.io import PathLike, Writer, strict_json, text_writer, write_files
 from mlhidden.report.tables import sort_units
 from mlhidden.runs.predictions import UnitPredictions
 from mlhidden.runs.store import ResultStore, load_results
@@ -32,18 +30,17 @@ PREDICTION_COLUMNS = ["dataset", "method", "split", "test_row", "label", "truth"
 
 
 def json_text(rows: Iterable[Any]) -> str:
-    """``rows`` (dicts of plain values) as indented JSON; NaN becomes null and other objects their text."""
+    """``rows`` (dicts of plain values) as indented strict JSON; NaN and infinity become null, other objects
+    their text."""
 
     def plain(value: object) -> object:
-        if isinstance(value, float) and math.isnan(value):
-            return None
         if isinstance(value, dict):
             return {str(k): plain(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [plain(v) for v in value]
         return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
 
-    return json.dumps(plain(list(rows)), indent=2, ensure_ascii=False) + "\n"
+    return strict_json(plain(list(rows)), indent=2, ensure_ascii=False) + "\n"
 
 
 def export_run(

@@ -3,9 +3,14 @@ Python example reading the stored predictions."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
+import math
 import os
 import re
+import shutil
+import sqlite3
 import stat
 import sys
 from pathlib import Path
@@ -121,6 +126,28 @@ def test_export_writes_no_file_when_one_of_its_files_is_refused(run_dir, tmp_pat
     (line,) = result.output.strip().splitlines()
     assert result.exit_code == 2 and line.startswith(f"error: {pipe}: will not write over a named pipe (")
     assert [path.name for path in tmp_path.iterdir()] == [pipe.name]
+
+
+def _refuse(constant: str) -> None:
+    raise ValueError(f"not strict JSON: {constant}")
+
+
+def test_json_export_is_strict_and_an_infinite_time_is_null(run_dir, tmp_path):
+    """JSON has no infinity (RFC 8259): it is null there, as NaN is; CSV and Parquet keep it."""
+    run_copy = tmp_path / "run"
+    shutil.copytree(run_dir, run_copy)
+    with contextlib.closing(sqlite3.connect(run_copy / "store.sqlite")) as conn, conn:
+        conn.execute("UPDATE units SET train_seconds = ?, test_seconds = ? WHERE method = 'BR'", (math.inf, -math.inf))
+    formats = ("csv", "json", "parquet") if importlib.util.find_spec("pyarrow") else ("csv", "json")
+    for fmt in formats:
+        result = invoke("export", run_copy, "--format", fmt, "--out", tmp_path / f"units.{fmt}")
+        assert result.exit_code == 0, result.output
+    rows = json.loads((tmp_path / "units.json").read_text(encoding="utf-8"), parse_constant=_refuse)
+    assert [(row["train_seconds"], row["test_seconds"]) for row in rows[:2]] == [(None, None)] * 2
+    assert all(math.isfinite(row["train_seconds"]) for row in rows[2:])
+    for fmt in formats[::2]:
+        units = pd.read_csv(tmp_path / "units.csv") if fmt == "csv" else pd.read_parquet(tmp_path / "units.parquet")
+        assert list(units["train_seconds"][:2]) == [math.inf] * 2 and list(units["test_seconds"][:2]) == [-math.inf] * 2
 
 
 def test_export_defaults_to_the_run_directory_without_predictions(run_dir):
