@@ -1,16 +1,17 @@
-"""File writing every layer shares: a file is replaced whole or not at all."""
+"""File writing every layer shares: a file is replaced whole or not at all, and JSON is strict."""
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import json
+import math
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Mapping
-from operator import methodcaller
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from mlhidden.errors import UserError
 
@@ -46,6 +47,30 @@ def file_kind(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "a special file"
 
 
+def resolved_path(path: PathLike) -> Path:
+    """``path`` made absolute with every symbolic link followed; a loop of links on the way is a one-line
+    :class:`UserError` (``Path.resolve`` raises a RuntimeError for one), so every user path resolves through here."""
+    try:
+        return Path(path).resolve()
+    except (RuntimeError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
+            raise
+        raise _symlink_loop(path) from None
+
+
+def _symlink_loop(path: PathLike) -> UserError:
+    hint = "give a path whose links end at a file or folder"
+    return UserError("the path goes through a symlink loop", path=path, hint=hint)
+
+
+def _goes_through_a_loop(path: PathLike) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def _check_replaceable(path: PathLike, *, own_run_json: bool = False) -> None:
     """Refuse (UserError) a write to ``path`` that would destroy what is there, before anything is written.
 
@@ -63,7 +88,7 @@ def _check_replaceable(path: PathLike, *, own_run_json: bool = False) -> None:
         raise UserError(
             f"will not write over {file_kind(mode)}", path=path, hint="give the path of a regular file or a new one"
         )
-    resolved = path.resolve()
+    resolved = resolved_path(path)
     if resolved.name not in RUN_FOLDER_FILES or (own_run_json and resolved.name == RUN_JSON):
         return
     if os.path.lexists(resolved.parent / STORE_FILE):
@@ -73,105 +98,138 @@ def _check_replaceable(path: PathLike, *, own_run_json: bool = False) -> None:
         )
 
 
+def _temporary_beside(path: Path) -> Path:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    return Path(temporary)
+
+
+def _fill(temporary: Path, write: Callable[[IO[bytes]], T]) -> T:
+    with open(temporary, "wb") as stream:
+        return write(stream)
+
+
+def _put_in_place(temporary: Path, path: Path) -> None:
+    """Rename ``temporary`` over ``path``, with the permissions of the file it replaces, else those a plain
+    ``open`` would give."""
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_UMASK
+    os.chmod(temporary, mode)
+    os.replace(temporary, path)
+
+
 def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, own_run_json: bool = False) -> T:
     """Call ``write(binary stream)`` on a temporary file beside ``path``, rename it into place, and
     return what ``write`` returned.
 
     If ``write`` raises, the temporary file is removed and ``path`` is untouched, so a reader
-    never sees half a file and an interrupted write loses nothing that was there before. The
-    file gets the permissions of the file it replaces, else those a plain ``open`` would give.
+    never sees half a file and an interrupted write loses nothing that was there before.
     Every writer goes through :func:`_check_replaceable` (``own_run_json``: the run writing its own run.json).
     """
     path = Path(path)
     _check_replaceable(path, own_run_json=own_run_json)
-    temporary, result = _written_beside(path, write)
+    temporary = _temporary_beside(path)
     try:
-        os.replace(temporary, path)
+        result = _fill(temporary, write)
+        _put_in_place(temporary, path)
         return result
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
 
 
-def _written_beside(path: Path, write: Callable[[IO[bytes]], T]) -> tuple[Path, T]:
-    """A temporary file beside ``path`` that ``write`` filled, with ``path``'s permissions (else a plain
-    ``open``'s), and what ``write`` returned; nothing is left behind if anything fails."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    temporary = Path(name)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            result = write(stream)
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o666 & ~_UMASK
-        os.chmod(temporary, mode)
-        return temporary, result
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+Writer = Callable[[IO[bytes]], object]
 
 
-def write_file(path: PathLike, write: Callable[[IO[bytes]], object], *, own_run_json: bool = False) -> Path:
-    """:func:`write_atomically` into ``path`` (its folder made if need be) for a file the user asked for.
+def write_files(writes: Sequence[tuple[PathLike, Writer]], *, own_run_json: bool = False) -> list[Path]:
+    """Write each ``(path, write)`` as :func:`write_atomically` would, all of them or none: the files of one
+    output (units and their predictions) never disagree, and a failure never leaves some written.
 
-    A full disk, a read-only folder or any other failure of the file system is a
-    :class:`UserError` line saying what to do; the file that was there before is kept.
+    Every destination is checked, and a temporary file made beside it (its folder made if need
+    be), before any is filled; all are filled before any is renamed into place. A full disk, a
+    read-only folder or any other failure of the file system is a :class:`UserError` line naming
+    the file and saying what to do; the files there before are kept.
     """
-    path = Path(path)
+    paths = [Path(path) for path, _ in writes]
+    if not paths:
+        return []
+    for path in paths:
+        _check_replaceable(path, own_run_json=own_run_json)
+    kept = "the file there before is kept" if len(paths) == 1 else "no file was changed"
+    staged: list[tuple[Path, Writer, Path]] = []  # (path, its writer, its temporary file)
+    placed: list[Path] = []
+    failed = paths[0]  # the file the error line names
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, write, own_run_json=own_run_json)
+        for path, (_, write) in zip(paths, writes):
+            failed = path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            staged.append((path, write, _temporary_beside(path)))
+        for path, write, temporary in staged:
+            failed = path
+            _fill(temporary, write)
+        for path, _, temporary in staged:
+            failed = path
+            _put_in_place(temporary, path)
+            placed.append(path)
     except OSError as exc:
-        raise storage_error(exc, path) from None
-    return path
+        if placed:
+            kept = f"only {', '.join(map(str, placed))} was written"
+        raise storage_error(exc, failed, kept=kept) from None
+    finally:
+        for _, _, temporary in staged:
+            temporary.unlink(missing_ok=True)
+    return paths
+
+
+def write_file(path: PathLike, write: Writer, *, own_run_json: bool = False) -> Path:
+    """``path`` written by ``write`` through :func:`write_files`: a file the user asked for."""
+    return write_files([(path, write)], own_run_json=own_run_json)[0]
 
 
 def write_text(path: PathLike, text: str, *, own_run_json: bool = False) -> Path:
-    """``text`` as UTF-8 in ``path``, written whole or not at all (see :func:`write_file`)."""
+    """``text`` as UTF-8 in ``path``, written whole or not at all (see :func:`write_files`)."""
+    return write_file(path, text_writer(text), own_run_json=own_run_json)
+
+
+def text_writer(text: str) -> Writer:
+    """A writer for :func:`write_files` of ``text`` as UTF-8."""
     data = text.encode("utf-8")
-    return write_file(path, lambda stream: stream.write(data), own_run_json=own_run_json)
+    return lambda stream: stream.write(data)
 
 
-def write_texts(files: Mapping[Path, str]) -> list[Path]:
-    """Several files of one output (path -> text, as UTF-8) written all or none; returns their paths.
-
-    Every destination is checked (:func:`_check_replaceable`) before any folder or file is made,
-    then each file is written whole beside its destination, and only when all are written are they
-    renamed into place: a reader never finds one file of the output new and another old or missing
-    because the last write failed. A failure is :func:`storage_error`'s line, and every file that
-    was there before is kept.
-    """
-    for path in files:
-        _check_replaceable(path)
-    written: list[Path] = []
-    path = next(iter(files), Path())
-    try:
-        for path, text in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            written.append(_written_beside(path, methodcaller("write", text.encode("utf-8")))[0])
-        for temporary, path in zip(written, files):
-            os.replace(temporary, path)
-    except OSError as exc:
-        raise storage_error(exc, path) from None
-    finally:
-        for temporary in written:
-            temporary.unlink(missing_ok=True)
-    return list(files)
-
-
-def storage_error(exc: OSError, path: PathLike) -> UserError:
-    """The one line for a file system that refused a write to ``path``: why, and what to do."""
+def storage_error(exc: OSError, path: PathLike, *, kept: str = "the file there before is kept") -> UserError:
+    """The one line for a file system that refused a write to ``path``: why, and what to do (``kept``: what of
+    the output there before is left)."""
+    if exc.errno == errno.ELOOP or (exc.errno == errno.EEXIST and _goes_through_a_loop(path)):
+        return _symlink_loop(path)
     reason = exc.strerror or str(exc)
     if exc.errno in _NO_SPACE:
-        hint = "free some space, then re-run the same command; the file there before is kept"
+        hint = f"free some space, then re-run the same command; {kept}"
     elif exc.errno in _NOT_WRITABLE:
         hint = "give a writable folder with --out, or make this one writable"
     elif exc.errno == errno.ENAMETOOLONG:
         hint = "give a shorter path"
     else:
-        hint = "check the disk, then re-run the same command; the file there before is kept"
+        hint = f"check the disk, then re-run the same command; {kept}"
     return UserError(f"cannot write the file ({reason})", path=path, hint=hint)
+
+
+def strict_json(value: object, **options: Any) -> str:
+    """``value`` as ``json.dumps(value, **options)`` gives it, but strict JSON: RFC 8259 has no NaN or
+    infinity, and strict parsers refuse Python's ``NaN``/``Infinity``, so every non-finite float becomes null."""
+    return json.dumps(_finite(value), allow_nan=False, **options)
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def sha256_of(path: PathLike) -> str:

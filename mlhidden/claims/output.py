@@ -3,7 +3,6 @@ sub-claims), the same numbers in each."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,15 +11,11 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult, SubClaimResult
-from mlhidden.io import write_texts
+from mlhidden.io import strict_json, text_writer, write_files
 from mlhidden.report.formats import terminal_escape
 from mlhidden.report.uncertainty import VERDICTS
 
 CSV_FILE, JSON_FILE = "claims.csv", "claims.json"
-
-
-def _number(value: float) -> float | None:
-    return None if value is None or math.isnan(value) or math.isinf(value) else float(value)
 
 
 def _subclaim_row(claim: ClaimResult, result: SubClaimResult) -> dict[str, Any]:
@@ -68,7 +63,7 @@ def text_table(results: Sequence[ClaimResult]) -> str:
 
 
 def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[Path]:
-    """claims.csv and claims.json under ``out_dir``, both or neither (:func:`~mlhidden.io.write_texts`);
+    """claims.csv and claims.json under ``out_dir``, both or neither (:func:`~mlhidden.io.write_files`);
     returns their paths."""
     rows = [_subclaim_row(claim, result) for claim in results for result in claim.subclaims]
     document = [
@@ -76,14 +71,13 @@ def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[P
             "claim": claim.key, "about": claim.statement, "source": claim.spec.source, "quote": claim.spec.quote,
             "verdict": claim.verdict, "deciding": claim.deciding, "notes": list(claim.notes),
             "subclaims": [
-                {key: (_number(value) if isinstance(value, float) else value)
-                 for key, value in _subclaim_row(claim, result).items() if key != "claim"}
+                {key: value for key, value in _subclaim_row(claim, result).items() if key != "claim"}
                 for result in claim.subclaims
             ],
         }
         for claim in results
     ]
-    return write_texts({
-        Path(out_dir) / CSV_FILE: pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"),
-        Path(out_dir) / JSON_FILE: json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-    })
+    return write_files([
+        (Path(out_dir) / CSV_FILE, text_writer(pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))),
+        (Path(out_dir) / JSON_FILE, text_writer(strict_json(document, indent=2, ensure_ascii=False) + "\n")),
+    ])

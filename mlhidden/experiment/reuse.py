@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mlhidden.errors import UserError
-from mlhidden.io import STORE_FILE, PathLike
+from mlhidden.io import STORE_FILE, PathLike, resolved_path
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import ResultStore
 from mlhidden.runs.store_schema import KEY_COLUMNS, SPLIT_COLUMNS, UnitKey
@@ -33,14 +33,14 @@ def reuse_units(store_path: PathLike, donors: Iterable[PathLike], keys: set[Unit
 
     Donors are tried in order, and a unit comes from the first that has it. A donor that is
     missing, is the store itself, is not a readable store of this schema, or predates the
-    predictions tables is passed over.
+    predictions tables is passed over; one whose path goes through a symlink loop is a UserError line.
     """
-    store_file = Path(store_path).resolve()
+    store_file = resolved_path(store_path)
     with ResultStore(store_file.parent, create=False) as store:
         wanted = set(keys) - store.done_keys()
     copied: dict[str, int] = {}
     for donor in donors:
-        donor_path = (Path(donor) / STORE_FILE).resolve()
+        donor_path = resolved_path(Path(donor) / STORE_FILE)
         if not wanted or not donor_path.is_file() or donor_path == store_file or not _readable(donor):
             continue
         taken = _copy(store_file, donor_path, wanted)

@@ -1,7 +1,7 @@
 """A run's results for other tools: JSON listings, and units (and predictions) as CSV, JSON or Parquet files.
 
 ``mlhidden export RUN`` writes one row per unit, in table order, with every stored column (JSON:
-a list of one object per row, empty cells null); with
+a list of one object per row, empty cells and infinite numbers null, as strict JSON has no infinity); with
 ``predictions`` also a long table of the test predictions, one row per unit x test row x label
 (``truth``, ``predicted``, ``score``: the label's probability, empty for methods without one).
 Parquet needs pyarrow, the ``parquet`` extra; CSV needs nothing more.
@@ -10,8 +10,6 @@ Parquet needs pyarrow, the ``parquet`` extra; CSV needs nothing more.
 from __future__ import annotations
 
 import importlib
-import json
-import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.io import PathLike, write_file, write_text
+from mlhidden.io import PathLike, Writer, strict_json, text_writer, write_files
 from mlhidden.report.tables import sort_units
 from mlhidden.runs.predictions import UnitPredictions
 from mlhidden.runs.store import ResultStore, load_results
@@ -32,25 +30,24 @@ PREDICTION_COLUMNS = ["dataset", "method", "split", "test_row", "label", "truth"
 
 
 def json_text(rows: Iterable[Any]) -> str:
-    """``rows`` (dicts of plain values) as indented JSON; NaN becomes null and other objects their text."""
+    """``rows`` (dicts of plain values) as indented strict JSON; NaN and infinity become null, other objects
+    their text."""
 
     def plain(value: object) -> object:
-        if isinstance(value, float) and math.isnan(value):
-            return None
         if isinstance(value, dict):
             return {str(k): plain(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [plain(v) for v in value]
         return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
 
-    return json.dumps(plain(list(rows)), indent=2, ensure_ascii=False) + "\n"
+    return strict_json(plain(list(rows)), indent=2, ensure_ascii=False) + "\n"
 
 
 def export_run(
     run_dirs: PathLike | Iterable[PathLike], out: PathLike, fmt: str = "csv", *, predictions: bool = False
 ) -> tuple[list[Path], int]:
     """Write the units of one run (or several merged) to ``out``, and with ``predictions`` the
-    predictions to ``<out stem>_predictions.<fmt>`` beside it. Returns ``(paths, number of units)``."""
+    predictions to ``<out stem>_predictions.<fmt>`` beside it, both or neither. Returns ``(paths, number of units)``."""
     if fmt not in EXPORT_FORMATS:
         raise UserError(f"unknown export format '{fmt}'", hint=f"use one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "parquet":
@@ -62,12 +59,12 @@ def export_run(
     results = load_results(run_dirs)
     units = sort_units(results.units, results.datasets, results.methods, results.unavailable)
     out = Path(out)
-    paths = [_write(units, out, fmt)]
+    writes = [(out, _writer(units, fmt))]
     if predictions:
         run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
         frame = _prediction_frame(run_dirs, units)
-        paths.append(_write(frame, out.with_name(f"{out.stem}_predictions{out.suffix or '.' + fmt}"), fmt))
-    return paths, len(units)
+        writes.append((out.with_name(f"{out.stem}_predictions{out.suffix or '.' + fmt}"), _writer(frame, fmt)))
+    return write_files(writes), len(units)
 
 
 def _prediction_frame(run_dirs: Iterable[PathLike], units: pd.DataFrame) -> pd.DataFrame:
@@ -99,9 +96,9 @@ def _long(unit: UnitPredictions) -> pd.DataFrame:
     })
 
 
-def _write(frame: pd.DataFrame, path: Path, fmt: str) -> Path:
+def _writer(frame: pd.DataFrame, fmt: str) -> Writer:
     if fmt == "csv":
-        return write_text(path, frame.to_csv(index=False, lineterminator="\n"))
+        return text_writer(frame.to_csv(index=False, lineterminator="\n"))
     if fmt == "json":
-        return write_text(path, json_text(frame.to_dict("records")))
-    return write_file(path, lambda stream: frame.to_parquet(stream, index=False))
+        return text_writer(json_text(frame.to_dict("records")))
+    return lambda stream: frame.to_parquet(stream, index=False)

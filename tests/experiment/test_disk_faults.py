@@ -199,6 +199,19 @@ def test_a_report_over_the_file_size_limit_keeps_the_previous_tables(run_copy):
     assert files(run_copy) == before
 
 
+def test_an_export_whose_second_file_does_not_fit_changes_neither(finished_run, tmp_path):
+    """The units (4 KB of JSON) fit, their predictions (17 KB) do not: the export there before stays whole."""
+    with small_filesystem(tmp_path / "disk", "1m") as disk:
+        (disk / "units.json").write_text("the export before\n")
+        fill(disk, leave=8 * 1024)
+        export = invoke("export", finished_run, "--format", "json", "--out", disk / "units.json", "--predictions")
+        line = one_line(export)
+        after = files(disk)
+    assert line.startswith(f"error: {disk / 'units_predictions.json'}: cannot write the file (No space left on device")
+    assert "no file was changed" in line
+    assert after == {"units.json": b"the export before\n"}, "a file was replaced, or a temporary file was left"
+
+
 def test_a_store_on_a_full_disk_is_not_called_broken(run_copy, tmp_path):
     with small_filesystem(tmp_path / "disk", "1m") as disk:
         shutil.copytree(run_copy, disk / "run")

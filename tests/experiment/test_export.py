@@ -3,9 +3,14 @@ Python example reading the stored predictions."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
+import math
 import os
 import re
+import shutil
+import sqlite3
 import stat
 import sys
 from pathlib import Path
@@ -102,6 +107,47 @@ def test_no_output_file_replaces_a_pipe_or_a_device(run_dir, tmp_path):
         assert result.exit_code == 2
         assert result.output.startswith(f"error: {target}: will not write over {kind} (")
     assert stat.S_ISFIFO(pipe.lstat().st_mode) and device.is_symlink()
+
+
+@pytest.mark.parametrize("where", ["loop", "loop/units.csv"])
+def test_export_into_a_symlink_loop_is_one_line(run_dir, tmp_path, where):
+    (tmp_path / "loop").symlink_to("loop")
+    target = tmp_path / where
+    result = invoke("export", run_dir, "--out", target)
+    (line,) = result.output.strip().splitlines()
+    assert result.exit_code == 2 and line.startswith(f"error: {target}: the path goes through a symlink loop (")
+
+
+def test_export_writes_no_file_when_one_of_its_files_is_refused(run_dir, tmp_path):
+    """The predictions' destination is a pipe: it is found before the units' file is written."""
+    pipe = tmp_path / "units_predictions.csv"
+    os.mkfifo(pipe)
+    result = invoke("export", run_dir, "--out", tmp_path / "units.csv", "--predictions")
+    (line,) = result.output.strip().splitlines()
+    assert result.exit_code == 2 and line.startswith(f"error: {pipe}: will not write over a named pipe (")
+    assert [path.name for path in tmp_path.iterdir()] == [pipe.name]
+
+
+def _refuse(constant: str) -> None:
+    raise ValueError(f"not strict JSON: {constant}")
+
+
+def test_json_export_is_strict_and_an_infinite_time_is_null(run_dir, tmp_path):
+    """JSON has no infinity (RFC 8259): it is null there, as NaN is; CSV and Parquet keep it."""
+    run_copy = tmp_path / "run"
+    shutil.copytree(run_dir, run_copy)
+    with contextlib.closing(sqlite3.connect(run_copy / "store.sqlite")) as conn, conn:
+        conn.execute("UPDATE units SET train_seconds = ?, test_seconds = ? WHERE method = 'BR'", (math.inf, -math.inf))
+    formats = ("csv", "json", "parquet") if importlib.util.find_spec("pyarrow") else ("csv", "json")
+    for fmt in formats:
+        result = invoke("export", run_copy, "--format", fmt, "--out", tmp_path / f"units.{fmt}")
+        assert result.exit_code == 0, result.output
+    rows = json.loads((tmp_path / "units.json").read_text(encoding="utf-8"), parse_constant=_refuse)
+    assert [(row["train_seconds"], row["test_seconds"]) for row in rows[:2]] == [(None, None)] * 2
+    assert all(math.isfinite(row["train_seconds"]) for row in rows[2:])
+    for fmt in formats[::2]:
+        units = pd.read_csv(tmp_path / "units.csv") if fmt == "csv" else pd.read_parquet(tmp_path / "units.parquet")
+        assert list(units["train_seconds"][:2]) == [math.inf] * 2 and list(units["test_seconds"][:2]) == [-math.inf] * 2
 
 
 def test_export_defaults_to_the_run_directory_without_predictions(run_dir):

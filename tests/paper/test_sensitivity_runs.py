@@ -232,6 +232,19 @@ def test_only_finished_units_of_readable_stores_are_copied(sensitivity_dir, tmp_
         assert reuse_units(store.path, [main_dir], keys) == {}, "nothing left that the donor has finished"
 
 
+def test_a_donor_through_a_symlink_loop_is_one_line(tmp_path):
+    (tmp_path / "loop").symlink_to("loop")
+    result = CliRunner().invoke(cli, [
+        "run", "-d", "Logical", "-m", "BR", "--splits", "1", "-q", "--out", str(tmp_path / "run"),
+        "--reuse", str(tmp_path / "loop"),
+    ])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        f"error: {tmp_path / 'loop' / 'store.sqlite'}: the path goes through a symlink loop"
+        " (give a path whose links end at a file or folder)"
+    ]
+
+
 def test_reproduce_makes_the_main_tables_under_the_setting_the_rule_names_whatever_its_place(sensitivity_dir):
     configs = sensitivity_dir / "configs"
     reordered = (
