@@ -1,15 +1,17 @@
 """Config YAML read with the line of every key, so that a wrong value is reported at its line.
 
-Run configs and the sensitivity config both read their files here. A config is plain data:
+Run configs, the sensitivity config and claims files read their files here. A config is plain data:
 text, numbers, true/false, dates, lists and mappings with plain keys. Anything else (a python or
-binary tag, a list as a key, a key given twice, an alias inside itself), and anything too big to
-be a config (nested deeper than ``MAX_NESTING``, more than ``MAX_VALUES`` values once aliases
-are expanded), is one ``UserError`` at its line, found before any value is built.
+binary tag, a list as a key, a key given twice, an alias inside itself), and anything that expands
+far beyond what is written (nested deeper than ``MAX_NESTING``, aliases adding more than
+``MAX_VALUES`` values), is one ``UserError`` at its line, found before any value is built. Only a
+regular file is read: a pipe or a device could block or never end.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
@@ -17,17 +19,20 @@ from typing import Any, NoReturn, Protocol
 import yaml
 
 from mlhidden.errors import UserError, did_you_mean
+from mlhidden.io import file_kind
 
 MAX_NESTING = 50
 """The deepest a config's lists and mappings may nest (aliases expanded); real configs use 5."""
 MAX_VALUES = 100_000
-"""The most values (scalars, lists, mappings) a config may hold once its aliases are expanded."""
+"""The most values (scalars, lists, mappings) a config's aliases may add to what it writes out.
+
+What is written costs its size to read whatever it is, so only what aliases repeat is bounded."""
 
 _CORE = "tag:yaml.org,2002:"
 _SCALAR_TAGS = frozenset(_CORE + name for name in ("null", "bool", "int", "float", "str", "timestamp"))
 _PLAIN_TAGS = {yaml.ScalarNode: _SCALAR_TAGS, yaml.SequenceNode: {_CORE + "seq"}, yaml.MappingNode: {_CORE + "map"}}
 PLAIN_DATA = "a config holds plain values: text, numbers, true/false, lists and mappings"
-TOO_BIG = f"a config holds at most {MAX_VALUES:,} values: use fewer or smaller aliases *name"
+TOO_BIG = f"aliases may add at most {MAX_VALUES:,} values: use fewer or smaller aliases *name"
 TOO_DEEP = f"a config nests at most {MAX_NESTING} deep: flatten it"
 KeyPath = tuple[Any, ...]
 """Where a value is in a config: its keys and list positions from the top, e.g. ``("methods", 0, "name")``."""
@@ -51,6 +56,7 @@ class _LineTracker:
         self.lines: dict[KeyPath, int] = {}
         self._constructor = yaml.constructor.SafeConstructor()
         self._extent: dict[int, tuple[int, int]] = {}
+        self._repeated = 0
 
     def fail(self, message: str, node: Any, hint: str | None = None) -> NoReturn:
         raise UserError(message, path=self.path, line=_line(node), hint=hint)
@@ -59,9 +65,11 @@ class _LineTracker:
         """``node``'s (values, depth) with its aliases expanded, refusing what a config cannot hold.
 
         Each node is checked once (an alias reuses its anchor's count), so a billion-laughs
-        document costs its written size, not its expanded size.
+        document costs its written size, not its expanded size. The values aliases repeat are
+        summed, and refused beyond ``MAX_VALUES`` at the list or mapping holding the alias that passed it.
         """
-        if id(node) in self._extent:
+        if id(node) in self._extent:  # an alias: the node itself, so its line is its anchor's
+            self._repeated += self._extent[id(node)][0]
             return self._extent[id(node)]
         if id(node) in open_nodes:
             self.fail(
@@ -83,12 +91,12 @@ class _LineTracker:
             children = [item for pair in node.value for item in pair]
         inner = open_nodes | {id(node)}
         extents = [self.check(child, inner) for child in children]
+        if self._repeated > MAX_VALUES:
+            self.fail(f"aliases expand this file by more than {MAX_VALUES:,} values", node, hint=TOO_BIG)
         values, depth = (
             1 + sum(v for v, _ in extents),
             max((d for _, d in extents), default=0) + (not isinstance(node, yaml.ScalarNode)),
         )
-        if values > MAX_VALUES:
-            self.fail(f"this value expands to more than {MAX_VALUES:,} values through its aliases", node, hint=TOO_BIG)
         if depth > MAX_NESTING:
             self.fail(
                 f"lists and mappings nested more than {MAX_NESTING} deep once aliases are expanded", node, hint=TOO_DEEP
@@ -151,14 +159,31 @@ def _too_deep(text: str) -> int | None:
     return None
 
 
-def read_yaml_with_lines(path: Path) -> tuple[Any, dict[KeyPath, int]]:
-    """The YAML file's value and the line of every key path in it, e.g. ``("methods", 0, "name")``."""
+def _read_text(path: Path, what: str, missing: str) -> str:
+    """The text of the regular file ``path``; ``what`` names it in errors, ``missing`` is the hint when it is absent."""
     try:
-        text = path.read_text(encoding="utf-8")
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise UserError(f"the {what} is {file_kind(mode)}, not a regular file", path=path,
+                            hint=f"give the path of a {what}")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UserError("config file not found", path=path, hint="check the path given to --config") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read config: {exc}", path=path) from None
+        raise UserError(f"{what} not found", path=path, hint=missing) from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"cannot read the {what} as UTF-8 ({exc.reason} at byte {exc.start})", path=path,
+                        hint="save it as UTF-8") from None
+    except OSError as exc:
+        raise UserError(f"cannot read the {what} ({exc.strerror or exc})", path=path) from None
+
+
+def read_yaml_with_lines(
+    path: Path, what: str = "config file", missing: str = "check the path given to --config"
+) -> tuple[Any, dict[KeyPath, int]]:
+    """The YAML file's value and the line of every key path in it, e.g. ``("methods", 0, "name")``.
+
+    ``what`` names the file in errors; ``missing`` is the hint when there is none at ``path``.
+    """
+    text = _read_text(path, what, missing)
     try:
         deep = _too_deep(text)
         if deep is not None:

@@ -5,16 +5,18 @@ from a named extractor for evidence a store row does not hold (the caller passes
 knows). They become one number per unit of replication, the statistic (a method's value, A − f·B,
 or log A / B), which :mod:`mlhidden.report.replication` compares with the claimed range. Anything
 missing from the runs makes its sub-claim "not evaluated", with the reason; a name the runs cannot
-have (an unknown method or metric) is the file's mistake, one error at its line.
+have (an unknown method, dataset or metric) is the file's mistake, one error at the line of its key.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -23,14 +25,20 @@ from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec, SubClaim, error_at, read_claims
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.replication import DATASETS, SPLITS, against_control, by_unit
-from mlhidden.report.tables import METRICS, SCORE_METRICS
+from mlhidden.report.tables import METRICS
 from mlhidden.report.uncertainty import NOT_EVALUATED, Comparison, combine, deciding
+from mlhidden.yaml_lines import KeyPath
 
 Extractor = Callable[[StoredRuns, SubClaim], "pd.DataFrame | str"]
-"""Evidence a store row does not hold: a frame of dataset, method, split, value (and group), or why there is none."""
+"""Evidence a store row does not hold: a frame of dataset, method, split, value (and group), or why there is none.
+
+It gets the sub-claim with its ``run`` resolved; ``params`` it cannot use are a UserError without a path,
+which the checker puts at the sub-claim's ``params`` line (the file's mistake, whatever the runs hold)."""
 Note = Callable[[StoredRuns, ClaimSpec], str]
-"""A line of context for a claim, computed from the runs ("" when they lack what it needs)."""
+"""A line of context for a claim, computed from the runs ("" when they lack what it needs); a claim it
+cannot speak to is a UserError without a path, put at the claim's ``notes`` line."""
 UNIT_COLUMNS = ["dataset", "method", "split"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -133,8 +141,8 @@ def _label(sub: SubClaim, metric: str) -> str:
 class Checker:
     """Decides sub-claims and claims from ``runs``; ``source`` (the claims file) is named in errors.
 
-    ``strict``: a method or metric the run does not have is the file's mistake (a UserError at the
-    sub-claim's line); otherwise the sub-claim is "not evaluated" with the reason, as for a run
+    ``strict``: a method, dataset or metric the run does not have is the file's mistake (a UserError at
+    its key's line); otherwise the sub-claim is "not evaluated" with the reason, as for a run
     made from a config that differs from the one the file was written for.
     """
 
@@ -151,19 +159,43 @@ class Checker:
                 raise
             return error.message
 
+    def _blamed(self, entry: SubClaim | ClaimSpec, key: KeyPath, what: str, compute: Callable[[], T]) -> T:
+        """``compute()``; a UserError it raises without a path is the file's, put at ``key`` of ``entry``."""
+        try:
+            return compute()
+        except UserError as error:
+            if error.path is not None:
+                raise
+            raise error_at(entry, self.source, f"{what}: {error.message}", error.hint, key) from None
+
     def _units(self, sub: SubClaim, run: str) -> pd.DataFrame | str:
         if sub.extractor is not None:
-            return self.extractors[sub.extractor](self.runs, sub)
+            extract = functools.partial(self.extractors[sub.extractor], self.runs, dataclasses.replace(sub, run=run))
+            return self._blamed(sub, ("params",) if sub.params else ("extractor",), f"extractor {sub.extractor!r}",
+                                extract)
         units = self.runs.ok_units(run)
-        metrics = {*METRICS, *SCORE_METRICS, *(c for c in units.columns if c.endswith("_seconds"))}
-        if sub.metric not in units.columns:
-            raise error_at(sub, self.source, f"unknown metric {sub.metric!r}",
-                           hint=f"{did_you_mean(sub.metric, metrics)}e.g. {', '.join(sorted(METRICS))}")
-        known = set(self.runs[run].methods)  # type: ignore[union-attr]
+        metrics = [c for c in units.columns if c in METRICS or c.endswith("_seconds")]
+        if sub.metric not in metrics:
+            raise error_at(sub, self.source, f"run '{run}' has no metric {sub.metric!r}", key=("metric",),
+                           hint=f"{did_you_mean(sub.metric, metrics)}its metrics: {', '.join(metrics)}")
+        stored = self.runs[run]
+        assert stored is not None
+        methods = stored.methods
         for name in dict.fromkeys(m for side in (*sub.sides, sub.ranked) for m in side):
-            if name not in known:
+            if name not in methods:
                 raise error_at(sub, self.source, f"run '{run}' has no method {name!r}",
-                               hint=f"{did_you_mean(name, known)}its methods: {', '.join(sorted(known))}")
+                               hint=f"{did_you_mean(name, methods)}its methods: {', '.join(sorted(methods))}",
+                               key=("methods",) if sub.statistic == "ranks" else (sub.statistic,))
+        for name in sub.datasets.names:
+            if name not in stored.datasets:
+                raise error_at(sub, self.source, f"run '{run}' has no dataset {name!r}",
+                               hint=f"{did_you_mean(name, stored.datasets)}its datasets: {', '.join(stored.datasets)}",
+                               key=("datasets", "names"))
+        groups = sorted(set(units["group"].dropna()))
+        if sub.datasets.group is not None and sub.datasets.group not in groups:
+            raise error_at(sub, self.source, f"run '{run}' has no group {sub.datasets.group!r}",
+                           hint=f"{did_you_mean(sub.datasets.group, groups)}its groups: {', '.join(groups) or 'none'}",
+                           key=("datasets", "group"))
         return units.rename(columns={sub.metric: "value"})
 
     def subclaim(self, sub: SubClaim) -> SubClaimResult:
@@ -191,7 +223,7 @@ class Checker:
             return SubClaimResult(sub, NOT_EVALUATED, why=f"run '{run}' has no result for {', '.join(lacking)}")
         if sub.statistic == "ranks":
             scores = frame.pivot_table(index="dataset", columns="method", values="value", sort=False)[list(sub.ranked)]
-            higher = METRICS[sub.metric].higher_is_better if sub.metric in METRICS else True
+            higher = sub.metric in METRICS and METRICS[sub.metric].higher_is_better  # else a time (..._seconds)
             claimed_above = sub.target.high == np.inf
             comparison = against_control(label, scores if higher else -scores, sub.sides[0][0], sub.sides[1],
                                          better=claimed_above, reading=sub.target.reading)
@@ -206,7 +238,7 @@ class Checker:
         datasets = values.index.get_level_values(0).unique()
         if sub.unit == SPLITS and len(datasets) != 1:
             raise error_at(sub, self.source, f"unit 'splits' needs one dataset; the selection has {len(datasets)}",
-                           hint="choose one dataset, or use unit: datasets x splits")
+                           hint="choose one dataset, or use unit: datasets x splits", key=("unit",))
         comparison = by_unit(label, values, sub.unit, sub.target, self.runs.test_train_ratio(run))
         return SubClaimResult(sub, comparison.verdict, comparison)
 
@@ -214,7 +246,10 @@ class Checker:
         results = tuple(self.subclaim(sub) for sub in spec.subclaims)
         evaluated = [r.verdict for r in results if r.verdict != NOT_EVALUATED]
         verdict = combine(r.verdict for r in results) if evaluated else NOT_EVALUATED
-        notes = tuple(text for text in (self.notes[name](self.runs, spec) for name in spec.notes) if text)
+        notes = tuple(text for text in (
+            self._blamed(spec, ("notes",), f"note {name!r}", functools.partial(self.notes[name], self.runs, spec))
+            for name in spec.notes
+        ) if text)
         return ClaimResult(spec, verdict, results, notes)
 
 

@@ -45,25 +45,25 @@ class StoredRuns:
     """
 
     def __init__(self, folders: Iterable[str | os.PathLike[str]]):
-        found: dict[Path, Path] = {}  # resolved -> as given: the same run given twice is one run
+        found: dict[tuple[str, Path], Path] = {}  # (name, resolved) -> as given: one run given twice is one
         for folder in map(Path, folders):
             if store_exists(folder):
-                found.setdefault(folder.resolve(), folder)
+                found.setdefault((folder.resolve().name, folder.resolve()), folder)
             elif folder.is_dir():
                 for sub in sorted(folder.iterdir()):
                     if store_exists(sub):
-                        found.setdefault(sub.resolve(), sub)
+                        found.setdefault((sub.name, sub.resolve()), sub)
             else:
                 raise UserError("no such run directory", path=folder,
                                 hint="give a run directory (made by mlhidden run) or a folder of them")
-        names = Counter(resolved.name for resolved in found)
+        names = Counter(name for name, _ in found)
         self.paths: dict[str, Path] = {}
         self.shared: dict[str, list[str]] = {}
-        for resolved, path in found.items():
-            key = resolved.name if names[resolved.name] == 1 else _path_name(path)
+        for (name, _), path in found.items():
+            key = name if names[name] == 1 else _path_name(path)
             self.paths[key] = path
-            if key != resolved.name:
-                self.shared.setdefault(resolved.name, []).append(key)
+            if key != name:
+                self.shared.setdefault(name, []).append(key)
         self._results: dict[str, RunResults | None] = {}
 
     def key(self, name: str) -> str:

@@ -14,7 +14,7 @@ holds every direction, size and reading (docs/claims.md shows the format)::
       unit: datasets              # splits | datasets | datasets x splits
 
 Everything is checked when the file is read; a mistake is one :class:`~mlhidden.errors.UserError`
-at its line.
+at the line of the key that is wrong.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.report.replication import UNITS, Target
-from mlhidden.yaml_lines import Fail, KeyPath, failure_at, read_yaml_with_lines, refuse_unknown_keys
+from mlhidden.report.replication import DATASETS, UNITS, Target
+from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
 CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "subclaims")
 STATISTICS = ("value", "difference", "ratio", "ranks")
@@ -56,7 +56,7 @@ class DatasetSelection:
 
 @dataclass(frozen=True)
 class SubClaim:
-    """One atomic statement and the test that decides it; ``line`` is where it starts in the file.
+    """One atomic statement and the test that decides it; ``where`` is its key path in the file, ``lines`` the file's.
 
     ``sides`` are the methods compared, each side a mean over its methods: one side for a value,
     (A, B) for a difference A - factor B or a ratio A / B, (control, others) for ranks among
@@ -77,12 +77,13 @@ class SubClaim:
     params: Mapping[str, Any] = field(default_factory=dict)
     ranked: tuple[str, ...] = ()
     note: str = ""
-    line: int | None = None
+    where: KeyPath = ()
+    lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """A claim: its words, where they are, and its sub-claims."""
+    """A claim: its words, where they are, and its sub-claims; ``where`` and ``lines`` as a :class:`SubClaim`'s."""
 
     id: str
     about: str
@@ -91,6 +92,8 @@ class ClaimSpec:
     subclaims: tuple[SubClaim, ...]
     note: str = ""
     notes: tuple[str, ...] = ()
+    where: KeyPath = ()
+    lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _text(value: Any, where: KeyPath, fail: Fail, *, required: bool = True) -> str:
@@ -102,9 +105,18 @@ def _text(value: Any, where: KeyPath, fail: Fail, *, required: bool = True) -> s
 
 
 def _number(value: Any, where: KeyPath, fail: Fail) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        fail(f"'{where[-1]}' must be a number, not {value!r}", where)
-    return float(value)
+    """``value`` as a finite float: an infinite size or smallest effect would decide its sub-claim alone."""
+    number = math.nan
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            pass
+    if not math.isfinite(number):
+        shown = repr(value)
+        shown = shown if len(shown) <= 20 else f"{shown[:12]}... ({len(shown)} characters)"
+        fail(f"'{where[-1]}' must be a finite number, not {shown}", where)
+    return number
 
 
 def _names(value: Any, where: KeyPath, fail: Fail, *, count: int | None = None) -> tuple[str, ...]:
@@ -127,7 +139,7 @@ def _target(entry: Mapping[str, Any], statistic: str, where: KeyPath, fail: Fail
     size, reading = entry.get("size"), _text(entry.get("reading"), where + ("reading",), fail, required=False)
     if direction == "within":
         if not (isinstance(size, list) and len(size) == 2):
-            fail("direction 'within' needs size: [low, high]", where + ("size",))
+            fail("direction 'within' needs size: [low, high]", where + ("size" if "size" in entry else "direction",))
         low, high = (_number(x, where + ("size",), fail) for x in size)
         if ratio and min(low, high) <= 0:
             fail("a ratio's size must be above 0", where + ("size",))
@@ -181,12 +193,51 @@ def _check_entry(entry: Any, kind: str, shape: str, allowed: tuple[str, ...], re
             fail(f"{kind} lacks '{key}'", where)
 
 
-def _subclaim(entry: Any, where: KeyPath, fail: Fail, line: int | None) -> SubClaim:
+def _once_each(names: tuple[str, ...], where: KeyPath, fail: Fail) -> tuple[str, ...]:
+    repeated = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if repeated is not None:
+        fail(f"'{where[-1]}' names {repeated!r} twice", where)
+    return names
+
+
+def _ranks(entry: Mapping[str, Any], where: KeyPath, fail: Fail) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """A ranks sub-claim's sides (control, others) and the methods ranked.
+
+    Ranks are taken among ``methods``: two or more, each once, holding the control and the others.
+    """
+    ranks = entry["ranks"]
+    if not isinstance(ranks, dict) or set(ranks) - {"control", "than"} or "control" not in ranks:
+        fail("'ranks' needs {control: M, than: [methods] or all}", where + ("ranks",))
+    if entry.get("direction", "above") not in ("above", "below"):
+        fail("a ranks sub-claim has direction above or below", where + ("direction",))
+    if entry["unit"] != DATASETS:
+        fail(f"a ranks sub-claim has unit {DATASETS}", where + ("unit",))
+    ranked = _once_each(_names(entry.get("methods"), where + ("methods",), fail), where + ("methods",), fail)
+    if len(ranked) < 2:
+        fail("ranks need at least two methods in 'methods'", where + ("methods",))
+    control = _names(ranks["control"], where + ("ranks", "control"), fail, count=1)
+    if control[0] not in ranked:
+        fail(f"the control {control[0]!r} is not one of 'methods'", where + ("ranks", "control"),
+             hint=f"methods: {', '.join(ranked)}")
+    than = ranks.get("than", "all")
+    if than == "all":
+        return (control, tuple(m for m in ranked if m not in control)), ranked
+    others = _once_each(_names(than, where + ("ranks", "than"), fail), where + ("ranks", "than"), fail)
+    for name in others:
+        if name == control[0]:
+            fail(f"'than' names the control {name!r}", where + ("ranks", "than"))
+        if name not in ranked:
+            fail(f"{name!r} in 'than' is not one of 'methods'", where + ("ranks", "than"),
+                 hint=f"{did_you_mean(name, ranked)}methods: {', '.join(ranked)}")
+    return (control, others), ranked
+
+
+def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int]) -> SubClaim:
     _check_entry(entry, "sub-claim", "id, says, a statistic, direction and unit", SUBCLAIM_KEYS, ("id", "says", "unit"),
                  where, fail)
     given = [key for key in STATISTICS if key in entry]
     if len(given) != 1:
-        fail(f"a sub-claim names exactly one of {', '.join(STATISTICS)}", where,
+        fail(f"a sub-claim names exactly one of {', '.join(STATISTICS)}", where + tuple(given[1:2]),
              hint="value: M, difference: [A, B], ratio: [A, B] or ranks: {control: M, than: [...]}")
     statistic = given[0]
     unit = entry["unit"]
@@ -194,17 +245,7 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, line: int | None) -> SubCl
         fail(f"unknown unit {unit!r}", where + ("unit",), hint=f"{did_you_mean(unit, UNITS)}one of: {', '.join(UNITS)}")
     ranked: tuple[str, ...] = ()
     if statistic == "ranks":
-        ranks = entry["ranks"]
-        if not isinstance(ranks, dict) or set(ranks) - {"control", "than"} or "control" not in ranks:
-            fail("'ranks' needs {control: M, than: [methods] or all}", where + ("ranks",))
-        ranked = _names(entry.get("methods"), where + ("methods",), fail)
-        control = _names(ranks["control"], where + ("ranks", "control"), fail, count=1)
-        than = ranks.get("than", "all")
-        others = tuple(m for m in ranked if m not in control) if than == "all" else _names(
-            than, where + ("ranks", "than"), fail)
-        sides: tuple[tuple[str, ...], ...] = (control, others)
-        if entry.get("direction", "above") not in ("above", "below") or unit != "datasets":
-            fail("a ranks sub-claim has direction above or below and unit datasets", where)
+        sides, ranked = _ranks(entry, where, fail)
     else:
         value = entry[statistic]
         count = 1 if statistic == "value" else 2
@@ -222,16 +263,14 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, line: int | None) -> SubCl
         statistic=statistic, sides=sides, factor=factor, target=_target(entry, statistic, where, fail),
         unit=unit, datasets=_datasets(entry.get("datasets"), where + ("datasets",), fail),
         extractor=entry.get("extractor"), params=params, ranked=ranked,
-        note=_text(entry.get("note"), where + ("note",), fail, required=False), line=line,
+        note=_text(entry.get("note"), where + ("note",), fail, required=False), where=where, lines=lines,
     )
 
 
 def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequence[str] = ()) -> list[ClaimSpec]:
     """The claims in ``path``, checked; ``extractors`` and ``notes`` are the names a file may use."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError("claims file not found", path=path, hint="check the path given as the claims file")
-    data, lines = read_yaml_with_lines(path)
+    data, lines = read_yaml_with_lines(path, "claims file", "check the path given as the claims file")
     fail = failure_at(path, lines)
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list) or not data["claims"]:
         fail("a claims file is a mapping with a non-empty list 'claims'", ())
@@ -246,14 +285,14 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
         subclaims = []
         for j, item in enumerate(entry["subclaims"]):
             at = where + ("subclaims", j)
-            subclaim = _subclaim(item, at, fail, lines.get(at))
+            subclaim = _subclaim(item, at, fail, lines)
             if subclaim.extractor is not None and subclaim.extractor not in extractors:
                 fail(f"unknown extractor {subclaim.extractor!r}", at + ("extractor",),
                      hint=f"{did_you_mean(subclaim.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
             subclaims.append(subclaim)
-        for key in [str(entry["id"]), *(s.id for s in subclaims)]:
+        for key, at in [(str(entry["id"]), where), *((s.id, s.where) for s in subclaims)]:
             if key in seen:
-                fail(f"id {key!r} is used twice", where)
+                fail(f"id {key!r} is used twice", at + ("id",))
             seen.add(key)
         claim_notes = _names(entry["notes"], where + ("notes",), fail) if "notes" in entry else ()
         for name in claim_notes:
@@ -264,11 +303,12 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
             source=_text(entry.get("source"), where + ("source",), fail, required=False),
             quote=_text(entry.get("quote"), where + ("quote",), fail, required=False),
             subclaims=tuple(subclaims), note=_text(entry.get("note"), where + ("note",), fail, required=False),
-            notes=claim_notes,
+            notes=claim_notes, where=where, lines=lines,
         ))
     return claims
 
 
-def error_at(subclaim: SubClaim, source: str | Path, message: str, hint: str | None = None) -> UserError:
-    """A UserError at the sub-claim's line of the claims file."""
-    return UserError(message, path=source, line=subclaim.line, hint=hint)
+def error_at(entry: SubClaim | ClaimSpec, source: str | Path, message: str, hint: str | None = None,
+             key: KeyPath = ()) -> UserError:
+    """A UserError at the line of ``key`` of the claim or sub-claim ``entry`` in the claims file ``source``."""
+    return UserError(message, path=source, line=line_of(entry.lines, entry.where + key), hint=hint)

@@ -4,7 +4,9 @@ Extractors (:data:`EXTRACTORS`) give the general claims checker (:mod:`mlhidden.
 frame of dataset, method, split and value: our values minus the paper's printed ones, and the
 per-label accuracies along a chain from the refits. Notes (:data:`NOTES`) put a claim next to the
 paper's own numbers: our data against the paper's, the paper's time ratios, the paper's values
-that a trivial baseline beats. Every size and reading stays in the claims file.
+that a trivial baseline beats. Every size and reading stays in the claims file. Any claims file may
+use them; ``params`` or a claim they cannot serve is a UserError without a path, which the checker
+puts at its line.
 """
 
 from __future__ import annotations
@@ -16,19 +18,43 @@ import pandas as pd
 from mlhidden.claims.check import statistic
 from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec, SubClaim
+from mlhidden.errors import UserError, did_you_mean
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
 from mlhidden.report.tables import METRICS
+from mlhidden.yaml_lines import failure_at, refuse_unknown_keys
+
+SUMMARIES = ("rise", "mean")
+"""How :func:`chain_accuracy` summarises a chain's per-label accuracies."""
+
+
+def _refuse_unknown_params(sub: SubClaim, keys: tuple[str, ...]) -> None:
+    refuse_unknown_keys(sub.params, keys, (), failure_at(None, {}), "in params")
+
+
+def _gap_tables(paper: pd.DataFrame) -> list[str]:
+    """The tables of the paper's numbers ``paper`` with one value per method and metric: a gap per cell needs one."""
+    cells = paper[paper["metric"].isin(list(METRICS))]
+    shared = cells[cells.duplicated(["table", "method", "metric"], keep=False)]
+    return sorted(set(cells["table"]) - set(shared["table"]))
 
 
 def paper_gap(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
     """Per cell of the paper's table ``params.table`` (method x metric), our split's value minus the paper's.
 
-    Each cell is a "dataset" of the frame (e.g. "BR exact match"), its method "gap".
+    Each cell is a "dataset" of the frame (e.g. "BR exact match"), its method "gap"; only our units of the
+    cell's dataset count. The table defaults to the run's name.
     """
-    paper = reference_results()
-    paper = paper[paper["table"] == sub.params.get("table", sub.run)]
+    _refuse_unknown_params(sub, ("table",))
+    paper, table = reference_results(), sub.params.get("table", sub.run)
+    tables = _gap_tables(paper)
+    if table not in tables:
+        raise UserError(f"the paper has no table {table!r}",
+                        hint=f"{did_you_mean(table, tables)}give params: {{table: {' or '.join(tables)}}}")
+    paper = paper[paper["table"] == table]
     units = runs.ok_units(str(sub.run))
-    lacking = sorted(set(paper["method"]) - set(units["method"]))
+    cells = [(row, units[(units["method"] == row.method) & (units["dataset"] == row.dataset)])
+             for row in paper.itertuples()]
+    lacking = sorted({f"{row.method} on {row.dataset}" for row, chosen in cells if chosen.empty})
     if lacking:
         return f"run '{sub.run}' has no result for {', '.join(lacking)}"
     frames = [
@@ -36,8 +62,7 @@ def paper_gap(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
             "dataset": f"{row.method} {METRICS[row.metric].title.lower()}", "method": "gap",
             "split": chosen["split"].to_numpy(), "value": chosen[row.metric].to_numpy(dtype=float) - row.value,
         })
-        for row in paper.itertuples()
-        for chosen in [units[units["method"] == row.method]]
+        for row, chosen in cells
     ]
     return pd.concat(frames, ignore_index=True)
 
@@ -46,9 +71,14 @@ def chain_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
     """Per chain (method) and split of the refits of ``params.dataset``, a summary of the per-label accuracies.
 
     ``params.summary`` is ``rise`` (mean over the last quarter of the chain positions minus the
-    first quarter's) or ``mean`` (over the whole chain).
+    first quarter's) or ``mean`` (over the whole chain; the default).
     """
-    dataset = sub.params.get("dataset")
+    _refuse_unknown_params(sub, ("dataset", "summary"))
+    dataset, summary = sub.params.get("dataset"), sub.params.get("summary", "mean")
+    if not isinstance(dataset, str):
+        raise UserError("needs params: {dataset: NAME, summary: rise or mean}")
+    if summary not in SUMMARIES:
+        raise UserError(f"unknown summary {summary!r}", hint=f"{did_you_mean(summary, SUMMARIES)}rise or mean")
     path = runs.paths[str(sub.run)] / LABEL_ACCURACY_FILE
     accuracy = pd.read_csv(path) if path.is_file() else None
     if accuracy is None or dataset not in set(accuracy["dataset"]):
@@ -58,8 +88,7 @@ def chain_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
     for (method, split), group in chosen.groupby(["method", "split"], sort=False):
         ordered = group.sort_values("position")["accuracy"].to_numpy(dtype=float)
         quarter = max(len(ordered) // 4, 1)
-        value = ordered[-quarter:].mean() - ordered[:quarter].mean() if sub.params.get("summary") == "rise" \
-            else ordered.mean()
+        value = ordered[-quarter:].mean() - ordered[:quarter].mean() if summary == "rise" else ordered.mean()
         rows.append({"dataset": dataset, "method": method, "split": split, "value": value})
     return pd.DataFrame(rows)
 
@@ -79,7 +108,10 @@ def synthetic_data_differ(runs: StoredRuns, spec: ClaimSpec) -> str:
 
 
 def paper_time_ratios(runs: StoredRuns, spec: ClaimSpec) -> str:
-    """The paper's own time ratios (its time table) for each time-ratio sub-claim, on the same datasets."""
+    """The paper's own time ratios (its time table) for each time-ratio sub-claim, on the same datasets.
+
+    A sub-claim of a method the paper never timed is a UserError: the note has nothing to set beside it.
+    """
     if runs["paper"] is None:
         return ""
     paper = reference_results()
@@ -89,6 +121,10 @@ def paper_time_ratios(runs: StoredRuns, spec: ClaimSpec) -> str:
     for sub in spec.subclaims:
         if sub.statistic != "ratio" or sub.run != "paper":
             continue
+        untimed = [name for side in sub.sides for name in side if name not in times.columns]
+        if untimed:
+            raise UserError(f"the paper's time table has no method {untimed[0]!r}",
+                            hint=f"{sub.id} compares it; the table times {', '.join(times.columns)}")
         datasets = list(dict.fromkeys(units["dataset"]))
         if sub.datasets.min_samples is not None:
             sizes = runs.shapes("paper")["n_samples"]
