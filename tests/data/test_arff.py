@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from mlhidden.data import Dataset, read_arff, write_arff
 from mlhidden.errors import UserError
+from mlhidden.shipped import shipped_folder
 
 DENSE = """\
 % a comment before the relation
@@ -318,3 +319,61 @@ def test_quotes_and_braces_inside_quoted_names_and_values_are_valid(tmp_path):
     data = read_arff(write(tmp_path, text))
     assert data.feature_names == ("a}b", "c=x{", "c=y's")
     assert data.X.tolist() == [[0.5, 1.0, 0.0], [2.0, 0.0, 1.0]]
+
+
+
+def _outcome(path, plain=True) -> Dataset | str:
+    """What reading ``path`` gives, the dataset or the error; with ``plain`` false, by the careful line-by-line
+    path alone (the C-speed parse of plain blocks switched off)."""
+    with pytest.MonkeyPatch.context() as patch:
+        if not plain:
+            patch.setattr("mlhidden.data.arff.rows.dense_values", lambda *_: None)
+        try:
+            return read_arff(path)
+        except UserError as error:
+            return str(error)
+
+
+def _assert_same(path) -> None:
+    ours, careful = _outcome(path), _outcome(path, plain=False)
+    if isinstance(careful, str):
+        assert ours == careful
+        return
+    assert isinstance(ours, Dataset) and not ours.is_sparse and not careful.is_sparse
+    assert ours.X.dtype == careful.X.dtype == np.float64 and ours.Y.dtype == careful.Y.dtype == np.int8
+    assert ours.X.tobytes() == careful.X.tobytes() and ours.X.shape == careful.X.shape
+    assert ours.Y.tobytes() == careful.Y.tobytes() and ours.Y.shape == careful.Y.shape
+    assert (ours.feature_names, ours.label_names) == (careful.feature_names, careful.label_names)
+
+
+@pytest.mark.parametrize("name", ["Logical.arff", "Music.arff.bz2", "Yeast.arff.bz2", "Scene.arff.bz2"])
+def test_plain_dense_blocks_read_the_shipped_files_to_the_bit(name, monkeypatch):
+    from mlhidden.data.arff import plain as plain_blocks
+    from mlhidden.data.arff import rows
+
+    plain = []
+    monkeypatch.setattr(rows, "dense_values", lambda *args: plain.append(plain_blocks.dense_values(*args)) or plain[-1])
+    _assert_same(shipped_folder("datasets") / name)
+    assert any(block is not None for block in plain)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        "1,0,0.5,-0\n0,1,1e999,2e-400\n",  # -0 is 0 as before; an overflow is infinite (refused) as Python reads it
+        "\n1,0,0.5,1\n   \n0,1,.5,+2.\n\n",  # blank lines keep the rows' line numbers
+        "1\t0 0.5,,1\r\n0,1,1.5,2\r\n",  # tabs, doubled commas and CRLF separate as Weka's tokenizer does
+        "1,0,0.5,1\n,,,\n",  # a row of commas is no blank line
+        "1,0,0.5\n0,1,1.5,2\n",  # too few values
+        "1,0,0.5,1,9\n",  # too many
+        "1,0.0,0.5,1\n",  # not a declared name, though the same number
+        "2,0,0.5,1\n",  # a label that is no declared name
+        "1,0,0x10,1\n",  # what Java reads and Python does not
+        "1,0,1.5f,1\n",
+        "1,0,0.1234567890123456789,9007199254740993\n",  # rounded to the bit as Python's float rounds
+    ],
+)
+def test_plain_dense_blocks_read_as_the_careful_path_does(rows, tmp_path):
+    path = tmp_path / "plain.arff"
+    path.write_text(DENSE.split("@data")[0].replace("@attribute b {0,1}", "@attribute b {1,0}") + "@data\n" + rows)
+    _assert_same(path)

@@ -40,15 +40,15 @@ def _default_limits(monkeypatch):
         monkeypatch.delenv(variable, raising=False)
 
 
-def _read_in_a_child(path: Path) -> tuple[str, int]:
+def _read_in_a_child(path: Path, probe: str = PROBE, env: dict[str, str] | None = None) -> tuple[str, int]:
     """What reading ``path`` says (the error, or nothing) and its peak RSS in MiB, under a 3 GiB address space.
 
     The peak is the child's own (VmHWM): ``ru_maxrss`` also counts the forking parent's resident pages,
     large in a long test session. The child runs without pytest-cov's subprocess measurement."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith(("COV_CORE", "COVERAGE"))}
-    env |= {"OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    environment = {name: value for name, value in os.environ.items() if not name.startswith(("COV_CORE", "COVERAGE"))}
+    environment |= {"OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2]), **(env or {})}
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, env=environment, timeout=300
     )
     assert result.returncode == 0, result.stderr[-2000:]
     *message, peak_kib = result.stdout.splitlines()
@@ -135,3 +135,23 @@ def test_a_decompression_bomb_is_refused_in_bounded_memory(tmp_path):
         "larger ratio, or to 0 for no limit)"
     )
     assert peak_mib < 400
+
+
+@pytest.mark.slow
+def test_a_tiny_file_of_25_mb_of_dense_rows_is_read_in_bounded_memory_on_a_cold_cache(tmp_path):
+    """6.5 million two-value rows, 1.3 KB as bz2: parsed (and cached) under 500 MB peak, where 1.25 GB was."""
+    path = tmp_path / "rows.arff.bz2"
+    path.write_bytes(bz2.compress((HEADER + "0,0\n" * 6_499_999).encode(), 9))
+    assert path.stat().st_size < 2_000
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    probe = PROBE.replace(
+        "read_arff(sys.argv[1])",
+        "from mlhidden.data.cache import load_arff_file\n    from mlhidden.io import sha256_of\n"
+        "    dataset = load_arff_file(sys.argv[1], sha256_of(sys.argv[1]), None, None)\n"
+        "    print(dataset.X.shape, dataset.Y.shape, float(dataset.X.sum()), int(dataset.Y.sum()))",
+    )
+    message, peak_mib = _read_in_a_child(path, probe, {"MLHIDDEN_CACHE": str(cache)})
+    assert message == "(6500000, 1) (6500000, 1) 0.5 1"
+    assert len(list(cache.iterdir())) == 1
+    assert peak_mib < 500

@@ -57,13 +57,12 @@ def encoded_names(attributes: Sequence[Attribute], columns: Sequence[Column], se
 
 def encode(
     triplets: tuple[np.ndarray, np.ndarray, np.ndarray], columns: Sequence[Column], selected: Sequence[int],
-    n_rows: int, sparse: bool,
+    n_rows: int,
 ) -> sp.csr_matrix:
-    """Encode the attributes ``selected`` (in that order) into a float64 CSR matrix.
+    """Encode the attributes ``selected`` (in that order) of sparse data into a float64 CSR matrix.
 
     Entries absent from sparse data stand for the declared index 0 (Weka's convention), which for
-    a nominal can be a non-zero output, e.g. a binary declared {1,0}; those are filled in when
-    ``sparse`` (dense data has every entry).
+    a nominal can be a non-zero output, e.g. a binary declared {1,0}; those are filled in.
     """
     rows, attribute_index, values = triplets
     chosen = [columns[i] for i in selected]
@@ -99,7 +98,7 @@ def encode(
     out_cols.append(np.repeat(offsets[slots[unknown]], repeats) + within)
     out_values.append(np.full(repeats.sum(), np.nan))
 
-    for position, column in enumerate(chosen if sparse else ()):
+    for position, column in enumerate(chosen):
         implicit = _implicit_output(column)
         if implicit is not None:
             unset = np.setdiff1d(np.arange(n_rows), rows[slots == position])
@@ -115,6 +114,36 @@ def encode(
     matrix.eliminate_zeros()
     matrix.sort_indices()
     return matrix
+
+
+def encode_dense(blocks: Sequence[np.ndarray], columns: Sequence[Column], selected: Sequence[int]) -> np.ndarray:
+    """Encode the attributes ``selected`` (in that order) of dense data, blocks of (rows, attributes) values, into
+    one float64 array, filled block by block (no copy of all the values at once).
+
+    What :func:`encode` gives densified, to the bit: a zero is +0.0 and a missing nominal NaN in all its columns.
+    """
+    chosen = [columns[i] for i in selected]
+    widths = [column.width for column in chosen]
+    out = np.zeros((sum(len(block) for block in blocks), sum(widths)))
+    start = 0
+    for block in blocks:
+        rows = slice(start, start + len(block))
+        offset = 0
+        for attribute, column in zip(selected, chosen, strict=True):
+            values = block[:, attribute]
+            if column.kind == "numeric":
+                out[rows, offset] = values + 0.0  # -0.0 becomes 0.0, as a sparse matrix drops it
+            elif column.kind == "binary":
+                named = np.append(np.asarray(column.values, dtype=np.float64), np.nan)
+                out[rows, offset] = named[np.where(np.isnan(values), len(column.values), values).astype(np.intp)]
+            else:
+                part = out[rows, offset:offset + column.width]
+                missing = np.isnan(values)
+                part[~missing, values[~missing].astype(np.intp)] = 1.0
+                part[missing] = np.nan
+            offset += column.width
+        start += len(block)
+    return out
 
 
 def _implicit_output(column: Column) -> float | None:

@@ -7,11 +7,14 @@ are checked here first, each problem named with its line and the fix.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from mlhidden.data.arff.tokens import UnterminatedQuote, has_unclosed_quote, tokens
 from mlhidden.errors import UserError
@@ -25,6 +28,32 @@ Attribute = tuple[str, str | list[str]]
 _SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
 
 
+class RowLines:
+    """Each data row's line number, kept as runs of consecutive lines (a block of rows without blank or comment
+    lines between them is one run): a few integers, not one per row."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._runs: list[int | np.ndarray] = []
+        self._count = 0
+
+    def add(self, lines: np.ndarray) -> None:
+        """Append the lines (increasing) of the next rows."""
+        if len(lines):
+            consecutive = int(lines[-1]) - int(lines[0]) == len(lines) - 1
+            self._starts.append(self._count)
+            self._runs.append(int(lines[0]) if consecutive else lines)
+            self._count += len(lines)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, row: int) -> int:
+        run = bisect.bisect_right(self._starts, row) - 1
+        lines, offset = self._runs[run], row - self._starts[run]
+        return lines + offset if isinstance(lines, int) else int(lines[offset])
+
+
 @dataclass(frozen=True)
 class Layout:
     """Where things are in the file's lines (1-based line numbers), found without parsing values."""
@@ -32,7 +61,7 @@ class Layout:
     relation_line: int | None
     attribute_lines: tuple[int, ...]
     data_line: int | None
-    row_lines: Sequence[int]
+    row_lines: RowLines = field(default_factory=RowLines)
 
     @property
     def n_rows(self) -> int:
@@ -59,8 +88,8 @@ def scan_layout(lines: Iterable[str]) -> Layout:
         elif keyword.startswith("@ATTRIBUTE"):
             attribute_lines.append(number)
         elif keyword.startswith("@DATA"):
-            return Layout(relation_line, tuple(attribute_lines), number, ())
-    return Layout(relation_line, tuple(attribute_lines), None, ())
+            return Layout(relation_line, tuple(attribute_lines), number)
+    return Layout(relation_line, tuple(attribute_lines), None)
 
 
 def unquoted(text: str) -> str:

@@ -1,9 +1,10 @@
 """Read multi-label data in MEKA's ARFF form, and Mulan's ARFF + XML form; write MEKA's.
 
 MEKA marks the labels in the relation name: ``@relation 'Name: -C N'`` means the first N
-attributes are labels, ``-C -N`` the last N. The file is read as a stream of lines
-(:mod:`.stream`); the header is parsed by liac-arff, the data rows one at a time as Weka
-reads them (:mod:`.rows`, :mod:`.tokens`). The jobs around it live in their own
+attributes are labels, ``-C -N`` the last N. The file is read as a stream of blocks of lines
+(:mod:`.stream`); the header is parsed by liac-arff, the data rows as Weka reads them, a block of
+plain dense rows at once at C speed (:mod:`.plain`), any other one line at a time (:mod:`.rows`,
+:mod:`.tokens`). The jobs around it live in their own
 modules: the header's structure (:mod:`.lines`), liac-arff's failures in the user's terms
 (:mod:`.diagnosis`), MEKA's label convention (:mod:`.meka`), values to ``X`` and ``Y``
 (:mod:`.encode`) and writing (:mod:`.write`).
@@ -19,9 +20,18 @@ from pathlib import Path
 
 import arff
 import numpy as np
+import scipy.sparse as sp
 
 from mlhidden.data.arff.diagnosis import PARSE_ERRORS, parse_error
-from mlhidden.data.arff.encode import check_binary, check_finite, column_for, encode, encoded_names
+from mlhidden.data.arff.encode import (
+    Column,
+    check_binary,
+    check_finite,
+    column_for,
+    encode,
+    encode_dense,
+    encoded_names,
+)
 from mlhidden.data.arff.lines import Attribute, Layout, check_structure, declaration, scan_layout
 from mlhidden.data.arff.meka import label_index as meka_label_index
 from mlhidden.data.arff.meka import meka_labels, relation_count, relation_name
@@ -87,28 +97,10 @@ def read_arff(
     path = Path(path)
     if labels is not None and (isinstance(labels, bool) or not isinstance(labels, (int, np.integer))):
         raise UserError(f"the number of labels must be an integer, got {labels!r}", path=path)
-    stream = TextStream(path, hashed)
-    numbered = enumerate(stream, start=1)
-    header = []
-    for _, text in numbered:
-        header.append(text)
-        if declaration(text).upper().startswith("@DATA"):
-            break
-    layout = scan_layout(header)
-    if layout.data_line is None:
-        if not "".join(header).strip():
-            raise UserError("the file is empty", path=path)
-        raise UserError(
-            "no @data section found; this is not an ARFF file", path=path,
-            hint="an ARFF file declares @relation and @attribute lines, then @data and one row per line",
-        )
-    names = check_structure(path, header, layout)
-    relation, attributes = _decode_header(path, header, layout)
-    attributes = [(name, kind) for name, (_, kind) in zip(names, attributes, strict=True)]
-    rows = read_rows(path, numbered, attributes, layout.data_line)
+    with TextStream(path, hashed) as stream:
+        layout, relation, attributes = _read_header(path, stream)
+        rows = read_rows(path, stream.blocks(), attributes, layout.data_line or 0)
     layout = dataclasses.replace(layout, row_lines=rows.lines)
-    raw = rows.triplets(len(attributes))
-    sparse = rows.sparse
     if labels_xml is not None:
         if labels is not None:
             raise UserError("give the labels either as a count or as a Mulan XML file, not both", path=path)
@@ -126,11 +118,15 @@ def read_arff(
     columns = [column_for(path, layout, i, attribute, is_label[i]) for i, attribute in enumerate(attributes)]
     feature_index = np.flatnonzero(~is_label).tolist()
 
-    Y = encode(raw, columns, label_index, layout.n_rows, sparse).toarray()
+    raw = rows.triplets() if rows.sparse else rows.dense
+    del rows
+    encoded = _encoded(raw, columns, label_index, layout.n_rows)
+    Y = encoded if isinstance(encoded, np.ndarray) else encoded.toarray()
     label_names = tuple(attributes[i][0] for i in label_index)
     check_binary(path, layout, Y, label_names)
-    X = encode(raw, columns, feature_index, layout.n_rows, sparse)
-    X = X if sparse else X.toarray()
+    Y = Y.astype(np.int8)
+    X = _encoded(raw, columns, feature_index, layout.n_rows)
+    del raw
     feature_names = tuple(encoded_names(attributes, columns, feature_index))
     check_finite(path, layout, X, feature_names)
     duplicates = [name for name, count in Counter(feature_names).items() if count > 1]
@@ -139,12 +135,38 @@ def read_arff(
     return Dataset(
         name=name,
         X=X,
-        Y=Y.astype(np.int8),
+        Y=Y,
         feature_names=feature_names,
         label_names=label_names,
         source=str(path),
         identity=stream.sha256 or None,
     )
+
+
+def _encoded(
+    raw: tuple[np.ndarray, np.ndarray, np.ndarray] | list[np.ndarray], columns: list[Column], selected: list[int],
+    n_rows: int,
+) -> np.ndarray | sp.csr_matrix:
+    """The attributes ``selected`` of sparse triplets as a CSR matrix, or of dense blocks as an array."""
+    return encode_dense(raw, columns, selected) if isinstance(raw, list) else encode(raw, columns, selected, n_rows)
+
+
+def _read_header(path: Path, stream: TextStream) -> tuple[Layout, str, list[Attribute]]:
+    """The header's layout, relation and attributes (named as Weka reads them), checked; the stream left at its
+    first data line."""
+    header = stream.header(lambda text: declaration(text).upper().startswith("@DATA"))
+    layout = scan_layout(header)
+    if layout.data_line is None:
+        if not "".join(header).strip():
+            raise UserError("the file is empty", path=path)
+        raise UserError(
+            "no @data section found; this is not an ARFF file", path=path,
+            hint="an ARFF file declares @relation and @attribute lines, then @data and one row per line",
+        )
+    names = check_structure(path, header, layout)
+    relation, attributes = _decode_header(path, header, layout)
+    attributes = [(name, kind) for name, (_, kind) in zip(names, attributes, strict=True)]
+    return layout, relation, attributes
 
 
 def _decode_header(path: Path, header: list[str], layout: Layout) -> tuple[str, list[Attribute]]:

@@ -1,6 +1,7 @@
-"""The @data rows of an ARFF file, parsed one line at a time into compact arrays.
+"""The @data rows of an ARFF file, parsed a block at a time into compact arrays: plain dense blocks by
+:mod:`.plain` at C speed, the others one line at a time.
 
-Values are split as Weka splits them (:mod:`.arff_tokens`) and kept as machine numbers as they
+Values are split as Weka splits them (:mod:`.tokens`) and kept as machine numbers as they
 are read, so memory follows the parsed matrix, not the text. Numbers are read as Java's
 ``Double.valueOf`` reads them, the way Weka does: ``?`` is missing and so is ``NaN`` (Weka's
 missing value is NaN); ``Infinity`` and overflowing values such as ``1e999`` are read as
@@ -18,7 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from mlhidden.data.arff.diagnosis import sparse_index_problem
-from mlhidden.data.arff.lines import Attribute, check_row
+from mlhidden.data.arff.lines import Attribute, RowLines, check_row
+from mlhidden.data.arff.plain import dense_values
+from mlhidden.data.arff.stream import Block
 from mlhidden.data.arff.tokens import UnterminatedQuote, tokens
 from mlhidden.errors import UserError
 
@@ -34,68 +37,94 @@ Converter = Callable[[str, str], float]
 
 
 class Rows:
-    """The parsed rows: COO triplets (rows, attribute indices, values) and each row's line number."""
+    """The parsed rows, block by block: dense values (rows × attributes), or for a sparse file COO triplets
+    (rows, attribute indices, values); and each row's line number."""
 
     def __init__(self) -> None:
-        self.rows = array("q")
-        self.columns = array("q")
-        self.values = array("d")
-        self.lines = array("q")
+        self.dense: list[np.ndarray] = []
+        self.entries: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.lines = RowLines()
         self.sparse = False
 
-    def triplets(self, n_attributes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        values = np.frombuffer(self.values, dtype=np.float64) if len(self.values) else np.zeros(0)
-        if self.sparse:
-            return (np.asarray(self.rows, dtype=np.int64), np.asarray(self.columns, dtype=np.int64), values)
-        n_rows = len(self.lines)
-        return (np.repeat(np.arange(n_rows), n_attributes), np.tile(np.arange(n_attributes), n_rows), values)
+    def triplets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A sparse file's entries, all blocks together."""
+        if not self.entries:
+            return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+        rows, columns, values = zip(*self.entries, strict=True)
+        return (np.concatenate(rows), np.concatenate(columns), np.concatenate(values))
 
 
-def read_rows(
-    path: Path, numbered_lines: Iterable[tuple[int, str]], attributes: Sequence[Attribute], data_line: int,
-) -> Rows:
-    """Parse every data row; the first decides whether the file is sparse. Raises :class:`UserError`."""
-    converters = [_nominal(kind) if isinstance(kind, list) else _number for _, kind in attributes]
-    by_values: dict[tuple[str, ...], Callable[[str], float]] = {}
-    fast = [
-        by_values.setdefault(tuple(kind), {value: float(i) for i, value in enumerate(kind)}.__getitem__)
-        if isinstance(kind, list) else float
-        for _, kind in attributes
-    ]
-    names = [name for name, _ in attributes]
-    parsed = Rows()
-    first_error: UserError | None = None
-    for number, text in numbered_lines:
-        row = text.strip(" \t\r\n")
-        if not row or row.startswith("%"):
-            continue
-        if not parsed.lines:
-            parsed.sparse, first = row.startswith("{"), number
-        check_row(path, number, row, data_line, first if parsed.sparse else None)
-        try:
-            indices, values = _fast_row(row, fast) if _SLOW.search(row) is None else (None, None)
-        except (ValueError, KeyError, IndexError):
-            indices = values = None
-        if values is None:
-            try:
-                indices, values = _careful_row(path, number, row, converters, names)
-            except UserError as error:  # reported once later rows are checked: an "@attribute after @data" is the cause
-                first_error = first_error or error
+class _Careful:
+    """Rows read one line at a time, as Weka reads them: what :func:`.plain.dense_values` leaves."""
+
+    def __init__(self, path: Path, attributes: Sequence[Attribute], data_line: int) -> None:
+        self.path, self.data_line = path, data_line
+        self.converters = [_nominal(kind) if isinstance(kind, list) else _number for _, kind in attributes]
+        by_values: dict[tuple[str, ...], Callable[[str], float]] = {}
+        self.fast = [
+            by_values.setdefault(tuple(kind), {value: float(i) for i, value in enumerate(kind)}.__getitem__)
+            if isinstance(kind, list) else float
+            for _, kind in attributes
+        ]
+        self.names = [name for name, _ in attributes]
+        self.first_sparse = 0
+        self.first_error: UserError | None = None
+
+    def read(self, block: Block, parsed: Rows) -> None:
+        """Parse the rows of ``block`` into ``parsed``; a row's bad value is kept in ``first_error``."""
+        rows, columns, values, lines = array("q"), array("q"), array("d"), array("q")
+        for number, text in enumerate(block.lines(), start=block.first):
+            row = text.strip(" \t\r\n")
+            if not row or row.startswith("%"):
                 continue
+            if not len(parsed.lines) and not lines:
+                parsed.sparse, self.first_sparse = row.startswith("{"), number
+            check_row(self.path, number, row, self.data_line, self.first_sparse if parsed.sparse else None)
+            try:
+                indices, row_values = _fast_row(row, self.fast) if _SLOW.search(row) is None else (None, None)
+            except (ValueError, KeyError, IndexError):
+                indices = row_values = None
+            if row_values is None:
+                try:
+                    indices, row_values = _careful_row(self.path, number, row, self.converters, self.names)
+                except UserError as error:  # reported once later rows are checked: "@attribute after @data" is a cause
+                    self.first_error = self.first_error or error
+                    continue
+            if parsed.sparse:
+                rows.extend([len(parsed.lines) + len(lines)] * len(row_values))
+                columns.extend(indices or ())
+                values.extend(row_values)
+            elif indices is not None:  # a sparse row in a dense file: omitted values are 0 (a nominal's first value)
+                dense = [0.0] * len(self.converters)
+                for index, value in zip(indices, row_values, strict=True):
+                    dense[index] = value
+                values.extend(dense)
+            else:
+                values.extend(row_values)
+            lines.append(number)
         if parsed.sparse:
-            parsed.rows.extend([len(parsed.lines)] * len(values))
-            parsed.columns.extend(indices or ())
-            parsed.values.extend(values)
-        elif indices is not None:  # a sparse row in a dense file: omitted values are 0 (a nominal's first value)
-            dense = [0.0] * len(converters)
-            for index, value in zip(indices, values, strict=True):
-                dense[index] = value
-            parsed.values.extend(dense)
+            parsed.entries.append((np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64), np.array(values)))
+        elif lines:
+            parsed.dense.append(np.array(values).reshape(len(lines), len(self.converters)))
+        parsed.lines.add(np.array(lines, dtype=np.int64))
+
+
+def read_rows(path: Path, blocks: Iterable[Block], attributes: Sequence[Attribute], data_line: int) -> Rows:
+    """Parse every data row, plain blocks at C speed; the first row decides whether the file is sparse.
+
+    Raises :class:`UserError`.
+    """
+    careful = _Careful(path, attributes, data_line)
+    parsed = Rows()
+    for block in blocks:
+        plain = None if parsed.sparse else dense_values(block.data, attributes, block.stream.max_line)
+        if plain is None:
+            careful.read(block, parsed)
         else:
-            parsed.values.extend(values)
-        parsed.lines.append(number)
-    if first_error is not None:
-        raise first_error
+            parsed.dense.append(plain[0])
+            parsed.lines.add(block.first + plain[1])
+    if careful.first_error is not None:
+        raise careful.first_error
     return parsed
 
 

@@ -22,7 +22,8 @@ import gzip
 import hashlib
 import os
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -64,8 +65,9 @@ class _HashingReader:
 
 
 class TextStream:
-    """The lines of ``path`` (without their ``\\n``), decoded as UTF-8; ``sha256`` once they are all read
-    (empty when not ``hashed``: for a caller that has hashed the file already)."""
+    """The text of ``path``, decoded as UTF-8: the header line by line (:meth:`header`), then the rest in
+    :class:`Block` s of whole lines (:meth:`blocks`); ``sha256`` once they are all read (empty when not
+    ``hashed``: for a caller that has hashed the file already)."""
 
     def __init__(self, path: Path, hashed: bool = True):
         self.path = path
@@ -73,18 +75,56 @@ class TextStream:
         opener = _OPENERS.get(path.suffix.lower())
         self._kind = path.suffix.lower().lstrip(".") if opener is not None else None
         try:
-            self._file = open(path, "rb")  # noqa: SIM115 - closed when the lines are exhausted
+            self._file = open(path, "rb")  # noqa: SIM115 - closed when the blocks are exhausted, or on exit
         except OSError as error:
             raise UserError(f"cannot read the file: {error.strerror or error}", path=path) from None
         self._raw = _HashingReader(self._file, hashed)
         self._stream = opener(self._raw, "rb") if opener is not None else self._raw
         self._ratio = _limit(EXPANSION_ENV, DEFAULT_MAX_EXPANSION, "a ratio") if opener is not None else 0
         self._max_text = _limit(TEXT_ENV, DEFAULT_MAX_TEXT_MIB, "MiB") << 20 if opener is not None else 0
-        self._max_line = _limit(LINE_ENV, DEFAULT_MAX_LINE_MIB, "MiB") << 20
+        self.max_line = _limit(LINE_ENV, DEFAULT_MAX_LINE_MIB, "MiB") << 20
+        self._source = self._blocks()
+        self._rest: Block | None = None
 
-    def __iter__(self) -> Iterator[str]:
+    def __enter__(self) -> TextStream:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._source.close()
+        self._file.close()
+
+    def header(self, is_last: Callable[[str], bool]) -> list[str]:
+        """The lines up to the first for which ``is_last`` holds (included), or all of them."""
+        lines = []
+        for block in self._source:
+            for count, text in enumerate(block.lines(), start=1):
+                lines.append(text)
+                if is_last(text):
+                    self._rest = block.after(count)
+                    return lines
+        return lines
+
+    def blocks(self) -> Iterator[Block]:
+        """The lines after :meth:`header`'s, in blocks of about a MiB."""
+        if self._rest is not None:
+            yield self._rest
+        yield from self._source
+
+    def _blocks(self) -> Generator[Block, None, None]:
         try:
-            yield from self._lines()
+            number, pending, pending_size = 1, [], 0
+            for chunk in self._chunks():
+                end = chunk.rfind(b"\n")
+                if end < 0:  # inside a long line: joined once it ends
+                    pending.append(chunk)
+                    pending_size += len(chunk)
+                    self.check_length(pending_size, number)
+                    continue
+                data = b"".join([*pending, chunk[:end]])
+                yield Block(self, number, data)
+                number += data.count(b"\n") + 1
+                pending, pending_size = [chunk[end + 1:]], len(chunk) - end - 1
+            yield Block(self, number, b"".join(pending))
             self.sha256 = self._raw.drain()
         finally:
             self._file.close()
@@ -119,32 +159,14 @@ class TextStream:
                 )
             yield chunk
 
-    def _lines(self) -> Iterator[str]:
-        number, pending, pending_size = 0, [], 0
-        for chunk in self._chunks():
-            if b"\n" not in chunk:  # inside a long line: joined once it ends
-                pending.append(chunk)
-                pending_size += len(chunk)
-                self._check_length(pending_size, number + 1)
-                continue
-            pieces = chunk.split(b"\n")
-            pieces[0] = b"".join(pending + pieces[:1])
-            pending = [pieces.pop()]
-            pending_size = len(pending[0])
-            for piece in pieces:
-                number += 1
-                self._check_length(len(piece), number)
-                yield self._decode(piece, number)
-        yield self._decode(b"".join(pending), number + 1)
-
-    def _check_length(self, size: int, number: int) -> None:
-        if self._max_line and size > self._max_line:
+    def check_length(self, size: int, number: int) -> None:
+        if self.max_line and size > self.max_line:
             raise UserError(
-                f"a line longer than {self._max_line >> 20} MiB; refused", path=self.path, line=number,
+                f"a line longer than {self.max_line >> 20} MiB; refused", path=self.path, line=number,
                 hint=f"if the file is genuine, set {LINE_ENV} to a larger size in MiB, or to 0 for no limit",
             )
 
-    def _decode(self, piece: bytes, number: int) -> str:
+    def decode(self, piece: bytes, number: int) -> str:
         try:
             return piece.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError:
@@ -162,3 +184,23 @@ def _limit(variable: str, default: int, unit: str) -> int:
     except ValueError:
         raise UserError(f"{variable} must be a whole number ({unit}; 0: no limit), got {setting!r}") from None
     return max(value, 0)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole lines of the text, joined by ``\\n``, the first of them line ``first``; a line's length and its
+    UTF-8 are checked when :meth:`lines` hands it out, so a problem is reported in the order of the lines."""
+
+    stream: TextStream
+    first: int
+    data: bytes
+
+    def lines(self) -> Iterator[str]:
+        for number, piece in enumerate(self.data.split(b"\n"), start=self.first):
+            self.stream.check_length(len(piece), number)
+            yield self.stream.decode(piece, number)
+
+    def after(self, count: int) -> Block | None:
+        """The lines after the first ``count``; None when there are none."""
+        pieces = self.data.split(b"\n", count)
+        return Block(self.stream, self.first + count, pieces[count]) if len(pieces) > count else None
