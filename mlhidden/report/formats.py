@@ -13,6 +13,7 @@ the command line's listings by :func:`listing`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
+from mlhidden.errors import escape_controls
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.csv_files import write_csvs
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
@@ -46,7 +48,8 @@ LATEX_SPECIALS = {
     WARNED_MARK: r"\ddag{}",
     PLUS_MINUS: r"$\pm$",
 }
-MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"}
+MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"} | {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 def latex_escape(text: object) -> str:
@@ -55,8 +58,17 @@ def latex_escape(text: object) -> str:
 
 
 def markdown_escape(text: object) -> str:
-    """``text`` with the characters that would break a pipe table or start emphasis made literal."""
-    return "".join(MARKDOWN_SPECIALS.get(char, char) for char in str(text))
+    """``text`` as Markdown that shows it letter for letter, on one line.
+
+    Text from files (labels, dataset names, claims) reaches REPORT.md and the tables, which code hosts
+    render: so the characters that would break a pipe table or start emphasis are backslash-escaped,
+    ``<``, ``>`` and ``&`` become entities (no HTML tag, such as an ``<img>`` loading a remote image,
+    and no entity of the text's own is read), ``](`` cannot start a link or image target, line breaks
+    (which would end a table row or start a heading) are spaces, as Markdown shows them, and control
+    characters are written as escapes (``\\x1b``).
+    """
+    flat = escape_controls(_LINE_BREAK.sub(" ", str(text)))
+    return "".join(MARKDOWN_SPECIALS.get(char, char) for char in flat).replace("](", "]\\(")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,9 @@ from mlhidden.cli import cli
 from mlhidden.data import make_logical, write_arff
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.report.formats import markdown_escape
 from mlhidden.report.html import HTML_FILE
+from mlhidden.report.markdown_html import markdown_html
 from mlhidden.report.tables import METRICS, metric_table
 from mlhidden.runs.store import load_results
 
@@ -133,6 +135,17 @@ def test_names_with_dollars_are_drawn_letter_for_letter_in_every_plot(tmp_path):
             drawn = " ".join(map(html.unescape, re.findall(r"<text\b[^>]*>([^<]*)</text>", section(page, section_id))))
             assert all(name in drawn for name in names) and "α" not in drawn, (section_id, drawn)
     assert (run_dir / "cd_exact_match.png").stat().st_size > 1000
+
+
+def test_escaped_markdown_shows_its_text_once_on_the_page(tmp_path):
+    """Text markdown_escape made literal for REPORT.md (entities, backslashes) is the same text on the page,
+    escaped once for HTML: in a heading, a table cell, a list item and a missing image's note."""
+    hostile = '<img src="http://example.invalid/x.png"> & <b>a_b</b> | (u) &amp;'
+    escaped = markdown_escape(hostile)
+    report = f"## {escaped}\n\n| a |\n|:--|\n| {escaped} |\n\n- {escaped}\n\n![{escaped}](gone.png)\n"
+    page = markdown_html(report, tmp_path)
+    assert page.count(html.escape(hostile)) == 4, page
+    assert "<img" not in page and "&amp;lt;" not in page and "&amp;amp;amp;" not in page
 
 
 @pytest.fixture(scope="module")
