@@ -329,7 +329,7 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
     markdown, matrix = _sensitivity_markdown(finished, descriptions, reference, costs)
     if any(lacking.values()):
-        rows = [[name, markdown_escape(what)] for name, what in lacking.items() if what]
+        rows = [[markdown_escape(name), markdown_escape(what)] for name, what in lacking.items() if what]
         markdown += (
             "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n"
             + pipe_table(rows, ["setting", "lacks"])
