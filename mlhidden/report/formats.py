@@ -44,6 +44,9 @@ LATEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
     PARTIAL_MARK: r"\dag{}",
     WARNED_MARK: r"\ddag{}",
     PLUS_MINUS: r"$\pm$",
@@ -52,9 +55,21 @@ MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"} | {"&": "&amp;", "<
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
+def _one_line(text: object) -> str:
+    """``text`` with its line breaks as spaces and its control characters as escapes (``\\x1b``)."""
+    return escape_controls(_LINE_BREAK.sub(" ", str(text)))
+
+
 def latex_escape(text: object) -> str:
-    """``text`` with LaTeX's special characters made literal (and † as ``\\dag``)."""
-    return "".join(LATEX_SPECIALS.get(char, char) for char in str(text))
+    """``text`` with LaTeX's special characters made literal (and † as ``\\dag``), on one line.
+
+    ``<``, ``>`` and ``|`` are named, as the default OT1 encoding prints them as ¡, ¿ and —; control
+    characters are written as escapes (``\\x1b``), which pdflatex would refuse; a leading ``[`` gets an
+    empty group before it, so that a table row opening with it is not read as the previous row's
+    ``\\\\[length]``.
+    """
+    escaped = "".join(LATEX_SPECIALS.get(char, char) for char in _one_line(text))
+    return "{}" + escaped if escaped.startswith("[") else escaped
 
 
 def markdown_escape(text: object) -> str:
@@ -67,8 +82,7 @@ def markdown_escape(text: object) -> str:
     (which would end a table row or start a heading) are spaces, as Markdown shows them, and control
     characters are written as escapes (``\\x1b``).
     """
-    flat = escape_controls(_LINE_BREAK.sub(" ", str(text)))
-    return "".join(MARKDOWN_SPECIALS.get(char, char) for char in flat).replace("](", "]\\(")
+    return "".join(MARKDOWN_SPECIALS.get(char, char) for char in _one_line(text)).replace("](", "]\\(")
 
 
 @dataclass(frozen=True)

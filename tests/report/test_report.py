@@ -218,6 +218,19 @@ def test_latex_escapes_special_characters():
     assert r"my\_data & 0.50 2 & \textbf{0.60} 1 \\" in latex
 
 
+
+def test_latex_escape_leaves_nothing_tex_reads_as_markup_or_refuses():
+    """``<``, ``>`` and ``|`` print as ¡, ¿ and — in LaTeX's default OT1 encoding; a control character stops
+    pdflatex ("invalid character"), a line break could end a row, and a row opening with ``[`` after the
+    previous row's ``\\\\`` is read as that ``\\\\``'s spacing argument ("Missing number")."""
+    hostile = "\\input{/etc/passwd} a<b>c|d \x1b[31m\nnext"
+    assert latex_escape(hostile) == (
+        r"\textbackslash{}input\{/etc/passwd\} a\textless{}b\textgreater{}c\textbar{}d \textbackslash{}x1b[31m next"
+    )
+    units = make_units({("[x] data", "BR"): [0.5], ("plain", "BR"): [0.6]})
+    latex = to_latex(metric_table(units, "exact_match", ["plain", "[x] data"], ["BR"]))
+    assert "\n{}[x] data & \\textbf{0.50} 1 \\\\\n" in latex and latex_escape("a [b]") == "a [b]"
+
 GOLDEN_LATEX = r"""\begin{table}
 \centering
 \caption{Exact match on two datasets.}
@@ -341,7 +354,8 @@ def test_any_table_of_display_text_renders_escaped_markdown_and_latex(tmp_path):
     assert tex.read_text(encoding="utf-8").splitlines() == [
         r"\begin{table}", r"\centering", r"\caption{Demo: 50\% of *it*}", r"\label{tab:demo}",
         r"\begin{tabular}{lrr}", r"\toprule", r"Data & CC (1,2) & a\_b \\", r"\midrule",
-        r"set \& co & 0.50 & x|y \\", r"plain & - & 100\% \\", r"\bottomrule", r"\end{tabular}", r"\end{table}",
+        r"set \& co & 0.50 & x\textbar{}y \\", r"plain & - & 100\% \\", r"\bottomrule", r"\end{tabular}",
+        r"\end{table}",
     ]
     assert csv.read_text(encoding="utf-8") == ',"CC (1,2)"\nset & co,0.5\nplain,\n'
     assert format_number(math.nan) == format_number(None) == "-" and format_number(0.1234, 3) == "0.123"
