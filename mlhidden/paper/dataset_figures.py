@@ -14,7 +14,7 @@ from matplotlib.lines import Line2D
 from mlhidden.data.generators import make_logical
 from mlhidden.data.random_networks import draw_network
 from mlhidden.methods.base_learners import make_base_learner
-from mlhidden.report.figures import new_figure, save_figure
+from mlhidden.report.figures import literal, new_figure, save_figure
 
 # Label vectors y1y2 of two-label data: light region colours and strong point colours, same hue.
 REGION_COLOURS = ("#d9d9d9", "#c6dbef", "#fdd0a2", "#c7e9c0")
@@ -71,7 +71,7 @@ def plot_synthetic_2d(datasets, path_stem, *, max_points: int = 600) -> list:
         ax.scatter(
             *data.X[shown].T, c=_label_vector_codes(data.Y[shown]), cmap=points, vmin=-0.5, vmax=3.5, s=7, linewidths=0
         )
-        ax.set_title(title, fontsize=10)
+        ax.set_title(literal(title), fontsize=10)
         ax.set_xlabel("$x_1$")
         ax.set_ylabel("$x_2$")
     for ax in axes[len(datasets):]:
@@ -102,7 +102,7 @@ def plot_logical(path_stem, *, jitter: float = 0.06) -> list:
         predicted = model.predict(grid).reshape(mesh_x.shape)
         ax.pcolormesh(mesh_x, mesh_y, predicted, cmap=regions, vmin=-0.5, vmax=1.5, shading="auto", rasterized=True)
         ax.scatter(*shown.X.T, c=shown.Y[:, j], cmap=points, vmin=-0.5, vmax=1.5, s=18, linewidths=0)
-        ax.set_title(f"{name}: logistic regression accuracy {accuracy:.2f}", fontsize=9)
+        ax.set_title(literal(f"{name}: logistic regression accuracy {accuracy:.2f}"), fontsize=9)
         ax.set_xlabel("$x_1$")
         ax.set_xticks([0, 1])
         ax.set_yticks([0, 1])

@@ -57,7 +57,7 @@ from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_sect
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 from mlhidden.paper.text_checks import paper_statements
 from mlhidden.report.csv_files import write_frame
-from mlhidden.report.formats import pipe_table
+from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.prose import wrap_prose
 from mlhidden.report.uncertainty import RULE
 from mlhidden.runs.provenance import package_versions
@@ -95,7 +95,7 @@ def crosscheck_section(out_dir: Path) -> str:
     lines += [
         "The same splits fitted by our methods and by other libraries' with the same base learner "
         f"(`{CROSSCHECK_FILE}`). The largest disagreement in a cell, per method: "
-        + ", ".join(f"{method} {gap:.4f}" for method, gap in worst.items())
+        + ", ".join(f"{markdown_escape(method)} {gap:.4f}" for method, gap in worst.items())
         + ".\n",
         crosscheck_table(frame) + "\n",
     ]
@@ -118,7 +118,7 @@ def _differences_section(runs: Runs, reference: pd.DataFrame) -> str:
         for dataset in run.datasets:
             if dataset in run.unavailable:
                 lines.append(
-                    f"- **{dataset}**: {run.unavailable[dataset]}; "
+                    f"- **{markdown_escape(dataset)}**: {markdown_escape(run.unavailable[dataset])}; "
                     "the paper's numbers for it have nothing to compare with."
                 )
                 continue
@@ -133,7 +133,8 @@ def _differences_section(runs: Runs, reference: pd.DataFrame) -> str:
             ]
             if differing:
                 lines.append(
-                    f"- **{dataset}**: our file differs from the paper's dataset table: {', '.join(differing)}."
+                    f"- **{markdown_escape(dataset)}**: our file differs from the paper's dataset table: "
+                    f"{', '.join(differing)}."
                 )
         bases = sorted({json.dumps(m.base, sort_keys=True) for m in runs.record("paper").methods if m.base})
         lines.append(
@@ -193,15 +194,15 @@ def _run_information(out_dir: Path, runs: Runs) -> str:
         )
         if log.get("setting"):
             setting = log["setting"]
-            about = f": {setting['about']}" if setting.get("about") else ""
+            about = f": {markdown_escape(setting['about'])}" if setting.get("about") else ""
             chosen_by = (
                 "named by the primary rule"
                 if setting.get("is_primary", True)
                 else "asked for with `--setting`, not the one the primary rule names"
             )
             lines.append(
-                f"Base learners: setting **{setting['name']}** of `configs/sensitivity.yaml` ({chosen_by}){about}; "
-                "see 'The primary setting'.\n"
+                f"Base learners: setting **{markdown_escape(setting['name'])}** of `configs/sensitivity.yaml` "
+                f"({chosen_by}){about}; see 'The primary setting'.\n"
             )
     rows = []
     for name in PAPER_CONFIGS:

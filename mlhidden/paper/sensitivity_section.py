@@ -194,18 +194,24 @@ def _sensitivity_markdown(
         _settings_table(settings, descriptions, costs),
         "\n\n",
         pipe_table(
-            [[key, *(f"**{v}**" if v == HOLDS else v for v in row)] for key, row in matrix.iterrows()],
-            ["", *matrix.columns],
+            [
+                [markdown_escape(key), *(f"**{v}**" if v == HOLDS else v for v in row)]
+                for key, row in matrix.iterrows()
+            ],
+            ["", *map(markdown_escape, matrix.columns)],
         ),
         "\n\n",
     ]
     statements = {claim.key: claim.statement for claim in next(iter(claims_by_setting.values()))}
     for key in matrix.index:
-        parts.append(f"### {key}: {markdown_escape(statements[key])}\n\n**{matrix.at[key, 'over all settings']}.**\n\n")
+        parts.append(
+            f"### {markdown_escape(key)}: {markdown_escape(statements[key])}\n\n"
+            f"**{matrix.at[key, 'over all settings']}.**\n\n"
+        )
         rows = []
         for name in settings:
             claim = next(c for c in claims_by_setting[name] if c.key == key)
-            row = [name, claim.verdict, markdown_escape(claim.evidence), markdown_escape(claim.deciding)]
+            row = [markdown_escape(text) for text in (name, claim.verdict, claim.evidence, claim.deciding)]
             if key in SIGNIFICANCE_CLAIMS:
                 row.append(markdown_escape(ranking_significance(runs_by_setting[name], key)))
             rows.append(row)
@@ -219,11 +225,11 @@ def _sensitivity_markdown(
 def primary_markdown(verdicts: list, main_setting: str | None) -> str:
     """The primary-setting rule, each finished setting beside it, and whether the main tables
     were made under the setting it names (``main_setting``: the one ``mlhidden reproduce`` applied)."""
-    main = f"**{main_setting}**" if main_setting else "the configs as they are (no setting applied)"
+    main = f"**{markdown_escape(main_setting)}**" if main_setting else "the configs as they are (no setting applied)"
     chosen = next((verdict.setting for verdict in verdicts if verdict.is_paper_era), None)
     rows = [
         [
-            v.setting,
+            markdown_escape(v.setting),
             "**none**" if v.is_paper_era else markdown_escape("; ".join(v.differences)),
             v.units,
             v.units_with_warnings,
@@ -237,10 +243,10 @@ def primary_markdown(verdicts: list, main_setting: str | None) -> str:
             f"the main tables above are under {main}."
         )
     elif chosen == main_setting:
-        outcome = f"The rule names **{chosen}**, and the main tables above were made under it."
+        outcome = f"The rule names **{markdown_escape(chosen)}**, and the main tables above were made under it."
     else:
         outcome = (
-            f"The rule names **{chosen}**, but the main tables above were made under {main} "
+            f"The rule names **{markdown_escape(chosen)}**, but the main tables above were made under {main} "
             "(asked for with `--setting`)."
         )
     return "".join(
@@ -270,11 +276,12 @@ def primary_markdown(verdicts: list, main_setting: str | None) -> str:
 def _settings_table(settings: list, descriptions: dict, costs: dict | None) -> str:
     if not costs:
         return pipe_table(
-            [[name, markdown_escape(descriptions.get(name, ""))] for name in settings], ["setting", "base learners"]
+            [[markdown_escape(name), markdown_escape(descriptions.get(name, ""))] for name in settings],
+            ["setting", "base learners"],
         )
     rows = [
         [
-            name,
+            markdown_escape(name),
             markdown_escape(descriptions.get(name, "")),
             f"{costs[name].get('wall_seconds', 0) / 60:.1f}",
             costs[name].get("reused_units", 0),
@@ -322,7 +329,7 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
     markdown, matrix = _sensitivity_markdown(finished, descriptions, reference, costs)
     if any(lacking.values()):
-        rows = [[name, markdown_escape(what)] for name, what in lacking.items() if what]
+        rows = [[markdown_escape(name), markdown_escape(what)] for name, what in lacking.items() if what]
         markdown += (
             "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n"
             + pipe_table(rows, ["setting", "lacks"])

@@ -11,6 +11,7 @@ is wider than a screen.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pandas as pd
@@ -29,8 +30,13 @@ SHORT_WIDTH = 72
 
 
 def _claim_anchor(key: str) -> str:
-    """The Markdown link target of a claim's own section."""
-    return f"#claim-{key.lower()}"
+    """The Markdown link target of a claim's own section, ``#claim-c1`` for C1.
+
+    The key comes from the claims file and the anchor is an HTML attribute and a URL fragment, so
+    every character but a lower-case letter, a digit and ``-`` is written as ``_`` and its code point
+    in hex: no quote or ``>`` ends the attribute, and two keys never share an anchor.
+    """
+    return "#claim-" + re.sub(r"[^a-z0-9-]", lambda match: f"_{ord(match.group()):x}", key.lower())
 
 
 def _verdict_counts(verdicts) -> Counter:
@@ -75,7 +81,8 @@ def answer_paragraph(claims: list, matrix: pd.DataFrame | None, scores: pd.DataF
     compared score rows)."""
     if setting:
         chosen_by = "the primary setting" if setting.get("is_primary", True) else "a setting asked for with `--setting`"
-        under = f"Under **{setting['name']}** ({chosen_by}: {setting.get('about') or 'see the settings section'})"
+        about = markdown_escape(setting.get("about") or "see the settings section")
+        under = f"Under **{markdown_escape(setting['name'])}** ({chosen_by}: {about})"
     else:
         under = "Under the configs as written (no base-learner setting applied)"
     parts = [f"{under}, the paper's {len(claims)} claims: {_counts_text(_verdict_counts(c.verdict for c in claims))}."]
@@ -109,7 +116,7 @@ def settings_sentence(matrix: pd.DataFrame | None) -> str:
     if finished == 1:
         return f"Across the 1 finished setting of the sensitivity study, {'; '.join(_steady(verdicts)) or 'none'}."
     steady = _steady(verdicts, f"under all {finished}")
-    depending = [key for key in verdicts.index if verdicts.loc[key].nunique() > 1]
+    depending = [markdown_escape(key) for key in verdicts.index if verdicts.loc[key].nunique() > 1]
     parts = steady + ([f"depends on the setting: {', '.join(depending)}"] if depending else [])
     robust = [key for key in matrix.index if matrix.at[key, OVER_SETTINGS] == ROBUST]
     return (
@@ -124,7 +131,7 @@ def _steady(verdicts: pd.DataFrame, under: str = "under it") -> list:
     steady: dict = {}
     for key in verdicts.index:
         if verdicts.loc[key].nunique() == 1:
-            steady.setdefault(verdicts.loc[key].iloc[0], []).append(key)
+            steady.setdefault(verdicts.loc[key].iloc[0], []).append(markdown_escape(key))
     return [f"**{verdict}** {under}: {', '.join(steady[verdict])}" for verdict in _verdict_counts(steady)]
 
 
@@ -147,7 +154,7 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
             else "not assessed"
         )
         rows.append([
-            f"[{claim.key}]({_claim_anchor(claim.key)})",
+            f"[{markdown_escape(claim.key)}]({_claim_anchor(claim.key)})",
             f"**{claim.verdict}**",
             *map(markdown_escape, [shorten(claim.deciding or "—"), across]),
         ])
@@ -159,7 +166,8 @@ def subclaims_by_claim(claims: list) -> str:
     """Each claim's sub-claim verdicts counted, in one wrapped line under the table (a table row cannot
     wrap, and these counts would widen it past a screen)."""
     counted = [
-        f"{claim.key} " + ", ".join(f"{v} {n}" for v, n in _verdict_counts(s.verdict for s in claim.subclaims).items())
+        f"{markdown_escape(claim.key)} "
+        + ", ".join(f"{v} {n}" for v, n in _verdict_counts(s.verdict for s in claim.subclaims).items())
         for claim in claims
         if claim.subclaims
     ]
@@ -197,13 +205,13 @@ def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
         spec, title = claim.spec, shorten(claim.statement, 100)
         parts += [
             f'<a id="{_claim_anchor(claim.key)[1:]}"></a>\n',
-            f"### {claim.key}: {markdown_escape(title)}\n",
+            f"### {markdown_escape(claim.key)}: {markdown_escape(title)}\n",
             f"{markdown_escape(claim.statement)}.\n" if title != claim.statement else "",
             f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(spec.quote)}”\n" if spec.quote else "",
             f"**{claim.verdict}**" + (f", decided by {markdown_escape(claim.deciding)}" if claim.deciding else "")
             + "\n",
             "\n".join(
-                f"- **{s.spec.id}** {markdown_escape(s.spec.says)}: **{s.verdict}** "
+                f"- **{markdown_escape(s.spec.id)}** {markdown_escape(s.spec.says)}: **{s.verdict}** "
                 f"(unit: {markdown_escape(s.spec.unit)})" + (f"; {markdown_escape(s.deciding)}" if s.deciding else "")
                 for s in claim.subclaims
             ) + "\n" if claim.subclaims else "",

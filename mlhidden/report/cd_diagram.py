@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from mlhidden.io import PathLike
-from mlhidden.report.figures import new_figure, save_figure
+from mlhidden.report.figures import literal, new_figure, save_figure
 from mlhidden.report.significance_tests import Ranks, cliques
 
 WIDTH = 7.0  # inches
@@ -98,7 +98,7 @@ def draw_cd_diagram(avg_ranks: Ranks, cd: float, title: str | None = None) -> Fi
         ax.text(
             end,
             y,
-            f" {method} ({rank:.2f}) " if on_right else f" ({rank:.2f}) {method} ",
+            literal(f" {method} ({rank:.2f}) " if on_right else f" ({rank:.2f}) {method} "),
             ha="left" if on_right else "right",
             va="center",
             fontsize=FONT_SIZE,
@@ -111,6 +111,6 @@ def draw_cd_diagram(avg_ranks: Ranks, cd: float, title: str | None = None) -> Fi
                 solid_capstyle="butt", clip_on=False)
 
     if title:
-        ax.text((best_end + k) / 2, top, title, ha="center", va="bottom", fontsize=FONT_SIZE + 1)
+        ax.text((best_end + k) / 2, top, literal(title), ha="center", va="bottom", fontsize=FONT_SIZE + 1)
 
     return figure

@@ -1,5 +1,7 @@
 """The one figure layer: every figure is made by :func:`new_figure` and saved by :func:`save_figure`.
 
+Every text a figure shows goes through :func:`literal`, so that a name is drawn as it is spelt.
+
 Sweep line plots (:func:`plot_sweep`: one line per method with a band of one standard deviation
 over the splits) are drawn here too. Every figure is a :class:`~matplotlib.figure.Figure` on its
 own Agg canvas, so no pyplot state is touched.
@@ -51,6 +53,15 @@ def line_styles(n: int) -> list[tuple[str, str]]:
     return [(COLOURS[i % len(COLOURS)], MARKERS[i % len(MARKERS)]) for i in range(n)]
 
 
+def literal(text: object) -> str:
+    """``text`` as matplotlib draws it letter for letter: its ``$`` escaped.
+
+    matplotlib reads text between two ``$`` as mathtext, so a method or dataset named ``$\\alpha$``
+    would be drawn as α, and one named ``$x^$`` would stop the figure with a parse error.
+    """
+    return str(text).replace("$", r"\$")
+
+
 def new_figure(width: float, height: float) -> Figure:
     """A figure of ``width`` x ``height`` inches on its own Agg canvas, outside pyplot's state."""
     figure = Figure(figsize=(width, height))
@@ -89,16 +100,16 @@ def plot_sweep(
             low, high = mean - spread, mean + spread
             if limits is not None:
                 low, high = np.clip(low, *limits), np.clip(high, *limits)
-            ax.plot(x, mean, color=colour, marker=marker, markersize=4, linewidth=1.4, label=line)
+            ax.plot(x, mean, color=colour, marker=marker, markersize=4, linewidth=1.4, label=literal(line))
             ax.fill_between(x, low, high, color=colour, alpha=0.1, linewidth=0)
-        ax.set_title(panel, fontsize=10)
-        ax.set_xlabel(x_label)
+        ax.set_title(literal(panel), fontsize=10)
+        ax.set_xlabel(literal(x_label))
         ax.grid(True, linewidth=0.4, alpha=0.5)
         xs = sorted(set(in_panel["x"]))
         if len(xs) <= MAX_TICKS and all(isinstance(v, (int, np.integer)) for v in xs):
             ax.set_xticks(xs)
-    axes[0].set_ylabel(y_label)
+    axes[0].set_ylabel(literal(y_label))
     axes[-1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, frameon=False)
     if title:
-        figure.suptitle(title, fontsize=11)
+        figure.suptitle(literal(title), fontsize=11)
     return save_figure(figure, path_stem)

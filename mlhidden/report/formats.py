@@ -13,6 +13,7 @@ the command line's listings by :func:`listing`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,21 +44,45 @@ LATEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
     PARTIAL_MARK: r"\dag{}",
     WARNED_MARK: r"\ddag{}",
     PLUS_MINUS: r"$\pm$",
 }
-MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"}
+MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"} | {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
+def _one_line(text: object) -> str:
+    """``text`` with its line breaks as spaces and its control characters as escapes (``\\x1b``)."""
+    return escape_controls(_LINE_BREAK.sub(" ", str(text)))
 
 
 def latex_escape(text: object) -> str:
-    """``text`` with LaTeX's special characters made literal (and † as ``\\dag``)."""
-    return "".join(LATEX_SPECIALS.get(char, char) for char in str(text))
+    """``text`` with LaTeX's special characters made literal (and † as ``\\dag``), on one line.
+
+    ``<``, ``>`` and ``|`` are named, as the default OT1 encoding prints them as ¡, ¿ and —; control
+    characters are written as escapes (``\\x1b``), which pdflatex would refuse; a leading ``[`` gets an
+    empty group before it, so that a table row opening with it is not read as the previous row's
+    ``\\\\[length]``.
+    """
+    escaped = "".join(LATEX_SPECIALS.get(char, char) for char in _one_line(text))
+    return "{}" + escaped if escaped.startswith("[") else escaped
 
 
 def markdown_escape(text: object) -> str:
-    """``text`` with the characters that would break a pipe table or start emphasis made literal."""
-    return "".join(MARKDOWN_SPECIALS.get(char, char) for char in str(text))
+    """``text`` as Markdown that shows it letter for letter, on one line.
+
+    Text from files (labels, dataset names, claims) reaches REPORT.md and the tables, which code hosts
+    render: so the characters that would break a pipe table or start emphasis are backslash-escaped,
+    ``<``, ``>`` and ``&`` become entities (no HTML tag, such as an ``<img>`` loading a remote image,
+    and no entity of the text's own is read), ``](`` cannot start a link or image target, line breaks
+    (which would end a table row or start a heading) are spaces, as Markdown shows them, and control
+    characters are written as escapes (``\\x1b``).
+    """
+    return "".join(MARKDOWN_SPECIALS.get(char, char) for char in _one_line(text)).replace("](", "]\\(")
 
 
 @dataclass(frozen=True)

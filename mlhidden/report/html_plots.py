@@ -21,7 +21,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from mlhidden.report.cd_diagram import draw_cd_diagram
-from mlhidden.report.figures import line_styles, new_figure
+from mlhidden.report.figures import line_styles, literal, new_figure
 from mlhidden.report.significance_tests import Ranks
 from mlhidden.report.tables import MetricTable
 from mlhidden.runs.status import OK
@@ -94,12 +94,15 @@ def split_scores_svg(tables: Sequence[MetricTable], dataset: str, key: str) -> s
         ax.set_xlim(0.4, len(methods) + 0.6)
         ax.set_xticks(range(1, len(methods) + 1))
         ax.set_xticklabels(
-            methods, rotation=45 if len(methods) > 4 else 0, ha="right" if len(methods) > 4 else "center", fontsize=8
+            [literal(method) for method in methods],
+            rotation=45 if len(methods) > 4 else 0,
+            ha="right" if len(methods) > 4 else "center",
+            fontsize=8,
         )
-        ax.set_title(table.metric.title, fontsize=9)
+        ax.set_title(literal(table.metric.title), fontsize=9)
         ax.tick_params(axis="y", labelsize=8)
         ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-    figure.suptitle(dataset, fontsize=11, fontweight="bold", y=1.03)
+    figure.suptitle(literal(dataset), fontsize=11, fontweight="bold", y=1.03)
     return svg(figure, key)
 
 
@@ -137,7 +140,7 @@ def time_size_svg(table: MetricTable, sizes: Mapping[str, float], size_label: st
                 color=colour,
                 markersize=4,
                 linewidth=1.2,
-                label=method,
+                label=literal(method),
                 gid=f"method-{i}",
             )
             drawn += 1
@@ -145,8 +148,8 @@ def time_size_svg(table: MetricTable, sizes: Mapping[str, float], size_label: st
         return None
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(size_label, fontsize=9)
-    ax.set_ylabel(table.metric.title, fontsize=9)
+    ax.set_xlabel(literal(size_label), fontsize=9)
+    ax.set_ylabel(literal(table.metric.title), fontsize=9)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
     ax.tick_params(labelsize=8)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, frameon=False)
@@ -186,11 +189,11 @@ def agreement_svg(
     ax.set_xlim(low - pad, high + pad)
     ax.set_ylim(low - pad, high + pad)
     ax.set_aspect("equal")
-    ax.set_xlabel(x_label, fontsize=9)
-    ax.set_ylabel(y_label, fontsize=9)
+    ax.set_xlabel(literal(x_label), fontsize=9)
+    ax.set_ylabel(literal(y_label), fontsize=9)
     ax.tick_params(labelsize=8)
     ax.grid(True, linewidth=0.4, alpha=0.5)
     ax.legend(loc="upper left", fontsize=7, frameon=False)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(literal(title), fontsize=9)
     return svg(figure, key)

@@ -4,8 +4,10 @@ A study's report (REPORT.md) is the one place its sections are written; the page
 text rather than a second copy of it, so the page shows whatever the report shows. Only the
 Markdown the reports use is understood: ``#`` headings, paragraphs, ``-`` lists (continued by
 indented lines), pipe tables, images alone on a line, ``code``, ``**bold**``, ``*emphasis*``,
-links, backslash escapes and ``<a id>`` anchors. Images are read from the report's folder and put
-into the page as data URIs, so that the page stays one file that loads nothing.
+links, backslash escapes, the entities ``&lt;``, ``&gt;`` and ``&amp;`` (with the escapes, how
+:func:`~mlhidden.report.formats.markdown_escape` writes text from files: each is shown as its
+character, escaped for HTML once) and ``<a id>`` anchors. Images are read from the report's folder
+and put into the page as data URIs, so that the page stays one file that loads nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from pathlib import Path
 
 _ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+_ENTITY = re.compile(r"&(lt|gt|amp);")
 _CODE = re.compile(r"(`[^`]*`)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _IMAGE = re.compile(r"^!\[([^\]]*)\]\(([^)\s]+)\)$")
@@ -30,6 +33,18 @@ def split_sections(text: str, level: int = 2) -> list[tuple[str, str]]:
     return [(parts[i].strip(), parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
 
 
+def _literal(text: str) -> str:
+    """``text`` with its backslash escapes and entities put as ``\\x00<code point>\\x00``, which no
+    Markdown rule below matches, so that each is shown as its character, escaped for HTML once."""
+    text = _ESCAPED.sub(lambda m: f"\x00{ord(m.group(1))}\x00", text)
+    return _ENTITY.sub(lambda m: f"\x00{ord(html.unescape(m.group()))}\x00", text)
+
+
+def _characters(text: str) -> str:
+    """The characters :func:`_literal` put aside, back in ``text`` (HTML) escaped for HTML."""
+    return re.sub("\x00(\\d+)\x00", lambda m: html.escape(chr(int(m.group(1)))), text)
+
+
 def inline(text: str, prefix: str = "") -> str:
     """One line's Markdown as HTML: escapes, code, links (to ``#``\\ ``prefix`` ids inside the page), bold, emphasis."""
     out = []
@@ -37,12 +52,11 @@ def inline(text: str, prefix: str = "") -> str:
         if part.startswith("`") and part.endswith("`") and len(part) > 1:
             out.append(f"<code>{html.escape(part[1:-1])}</code>")
             continue
-        escaped = _ESCAPED.sub(lambda m: f"\x00{ord(m.group(1))}\x00", part)
-        escaped = html.escape(escaped, quote=True)
+        escaped = html.escape(_literal(part), quote=True)
         escaped = _LINK.sub(lambda m: _link(m.group(1), m.group(2), prefix), escaped)
         escaped = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped)
         escaped = re.sub(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])", r"<em>\1</em>", escaped)
-        out.append(re.sub("\x00(\\d+)\x00", lambda m: html.escape(chr(int(m.group(1)))), escaped))
+        out.append(_characters(escaped))
     return "".join(out)
 
 
@@ -79,14 +93,15 @@ def _table(lines: list[str], prefix: str) -> str:
 
 
 def _image(alt: str, target: str, folder: Path) -> str:
+    alt = _characters(html.escape(_literal(alt), quote=True))
     path = folder / target
     if not path.is_file():
-        return f"<p class='note'>{html.escape(alt)}: {html.escape(target)} is not there.</p>"
+        return f"<p class='note'>{alt}: {html.escape(target)} is not there.</p>"
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return (
-        f"<figure><img alt='{html.escape(alt, quote=True)}' src='data:{kind};base64,{data}'>"
-        f"<figcaption class='note'>{html.escape(alt)}</figcaption></figure>"
+        f"<figure><img alt='{alt}' src='data:{kind};base64,{data}'>"
+        f"<figcaption class='note'>{alt}</figcaption></figure>"
     )
 
 

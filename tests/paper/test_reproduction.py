@@ -217,6 +217,18 @@ def test_sweep_frame_and_plot(tmp_path):
         sweep_frame(units, RunRecord.from_record(record), "exact_match")
 
 
+def test_a_sweep_plot_draws_names_with_dollars_as_typed(tmp_path, monkeypatch):
+    """Panels, lines and labels named like mathtext (``$x^$`` does not parse, ``$\\alpha$`` would be α) are text."""
+    from matplotlib.mathtext import MathTextParser
+
+    parsed, parse = [], MathTextParser.parse
+    monkeypatch.setattr(MathTextParser, "parse", lambda self, text, *a: parsed.append(text) or parse(self, text, *a))
+    frame = pd.DataFrame({"panel": "$x^$", "line": ["$\\undefinedcmd$"] * 2 + ["$\\alpha$"] * 2, "x": [1, 2] * 2,
+                          "mean": [0.2, 0.4, 0.3, 0.5], "std": 0.05})
+    paths = plot_sweep(frame, tmp_path / "sweep", y_label="$y$", x_label="$K$", title="$\\alpha$ sweep")
+    assert [p.suffix for p in paths] == [".png", ".pdf"] and parsed == []
+
+
 # ------------------------------------------------------------------------------------- claims
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -176,6 +177,18 @@ def test_the_same_claim_functions_decide_each_setting(logical_settings):
     assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [
         claims[0].verdict for claims in decided.values()
     ] and "| C2 " in text
+
+
+def test_a_setting_named_like_html_is_text_in_every_table_of_the_section(logical_settings, tmp_path):
+    """A setting's folder name reaches the settings table, the claims x settings matrix and each claim's table."""
+    name = "<img src=x onerror=alert(1)>"
+    shutil.copytree(logical_settings, tmp_path / "out")
+    folder = tmp_path / "out" / "sensitivity"
+    (folder / "d").rename(folder / name)
+    (folder / "settings.json").write_text(json.dumps({"a": {"C": 1}, name: {"C": 100}}))
+    text, runs_by_setting, _ = settings_section(tmp_path / "out", reference_results())
+    assert list(runs_by_setting) == ["a", name]
+    assert "<img" not in text and text.count("&lt;img src=x onerror=alert(1)&gt;") >= 3
 
 
 @pytest.mark.slow

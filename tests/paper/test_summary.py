@@ -154,3 +154,21 @@ def test_shorten_keeps_the_effect_and_its_interval():
     assert shorten(no_size) == "C6.1: BR_RF − BR, exact_match: -0.005 [-0.014, +0.004] …"
     assert shorten("short") == "short"
     assert len(shorten("word " * 40)) <= 72
+
+
+def test_claim_keys_and_words_from_the_claims_file_are_text_and_their_anchor_a_safe_slug():
+    """A claims file's key ``C9"><img …>`` would close the ``<a id="…">`` and put an image that loads a remote
+    file into REPORT.md; its words would be HTML too. Every one is escaped, and the anchor keeps [a-z0-9-]."""
+    key, img = 'C9"><img src=http://example.invalid/x.png>', "<img src=http://example.invalid/y.png>"
+    spec = replace(SPECS["C1"], id=key, about=f"about {img}", quote=f"quote {img}", source=img, note=img,
+                   subclaims=tuple(replace(sub, id=f"{key}.1", says=img, unit=img) for sub in SPECS["C1"].subclaims))
+    claim = ClaimResult(spec, HOLDS, tuple(SubClaimResult(sub, HOLDS, None, why=img) for sub in spec.subclaims),
+                        (img,))
+    frame = matrix({key: [HOLDS] * len(SETTINGS)})
+    setting = {"name": f"s {img}", "about": img}
+    text = "\n".join([answer_paragraph([claim], frame, SCORES, setting), claims_summary_table([claim], frame),
+                      subclaims_by_claim([claim]), claims_detail([claim], frame)])
+    assert "<img" not in text and "&lt;img src=http://example.invalid/y.png&gt;" in text
+    anchor = "claim-c9_22_3e_3cimg_20src_3dhttp_3a_2f_2fexample_2einvalid_2fx_2epng_3e"
+    assert f'<a id="{anchor}"></a>' in text and f"](#{anchor})" in text
+    assert "### C9&quot;" not in text and '### C9"&gt;&lt;img' in text

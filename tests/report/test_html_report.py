@@ -19,9 +19,12 @@ from click.testing import CliRunner
 from PIL import Image
 
 from mlhidden.cli import cli
+from mlhidden.data import make_logical, write_arff
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.report.formats import markdown_escape
 from mlhidden.report.html import HTML_FILE
+from mlhidden.report.markdown_html import markdown_html
 from mlhidden.report.tables import METRICS, metric_table
 from mlhidden.runs.store import load_results
 
@@ -109,6 +112,40 @@ def test_html_with_metric_is_a_one_line_error(run_dir):
     result = CliRunner().invoke(cli, ["report", str(run_dir), "--html", "--metric", "ranking_loss"])
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "drop --metric" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+DOLLAR_NAMES = ("$\\undefinedcmd$", "$x^$", "$\\alpha$")  # invalid mathtext twice, then valid mathtext
+
+
+def test_names_with_dollars_are_drawn_letter_for_letter_in_every_plot(tmp_path):
+    """A dataset file ``$x^$.arff`` and methods labelled ``$\\undefinedcmd$`` and ``$\\alpha$``: ``run --html`` and
+    ``report --stats --html`` write the page and the diagrams, and every plot shows the names as typed."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    write_arff(make_logical(), data_dir / "$x^$.arff")
+    run_dir = tmp_path / "run"
+    run = ["run", "-d", "$x^$", "-d", "Logical", "-m", "BR", "-m", "CC", "-m", "AllZero", "--data-dir", str(data_dir),
+           "--label", DOLLAR_NAMES[0], "--label", DOLLAR_NAMES[2], "--splits", "2", "--n-jobs", "1", "-q"]
+    for command in ([*run, "--out", str(run_dir), "--html"], ["report", str(run_dir), "--stats", "--html"]):
+        (run_dir / HTML_FILE).unlink(missing_ok=True)
+        result = CliRunner().invoke(cli, command)
+        assert result.exit_code == 0, result.output
+        page = (run_dir / HTML_FILE).read_text(encoding="utf-8")
+        for section_id, names in (("splits", DOLLAR_NAMES), ("ranks", DOLLAR_NAMES[::2]), ("time", DOLLAR_NAMES[::2])):
+            drawn = " ".join(map(html.unescape, re.findall(r"<text\b[^>]*>([^<]*)</text>", section(page, section_id))))
+            assert all(name in drawn for name in names) and "α" not in drawn, (section_id, drawn)
+    assert (run_dir / "cd_exact_match.png").stat().st_size > 1000
+
+
+def test_escaped_markdown_shows_its_text_once_on_the_page(tmp_path):
+    """Text markdown_escape made literal for REPORT.md (entities, backslashes) is the same text on the page,
+    escaped once for HTML: in a heading, a table cell, a list item and a missing image's note."""
+    hostile = '<img src="http://example.invalid/x.png"> & <b>a_b</b> | (u) &amp;'
+    escaped = markdown_escape(hostile)
+    report = f"## {escaped}\n\n| a |\n|:--|\n| {escaped} |\n\n- {escaped}\n\n![{escaped}](gone.png)\n"
+    page = markdown_html(report, tmp_path)
+    assert page.count(html.escape(hostile)) == 4, page
+    assert "<img" not in page and "&amp;lt;" not in page and "&amp;amp;amp;" not in page
 
 
 @pytest.fixture(scope="module")

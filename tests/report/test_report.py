@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from mlhidden.cli import cli
+from mlhidden.data import make_logical, write_arff
 from mlhidden.errors import UserError
 from mlhidden.report import (
     METRICS,
@@ -21,7 +25,7 @@ from mlhidden.report import (
     write_csv,
     write_reports,
 )
-from mlhidden.report.formats import format_number, format_rank, latex_escape, write_table
+from mlhidden.report.formats import format_number, format_rank, latex_escape, markdown_escape, write_table
 
 ERROR = "RuntimeError: solver diverged\nTraceback line that must not be shown"
 MEDIAMILL_REASON = "not available (put MediaMill.arff in the data path)"
@@ -214,6 +218,19 @@ def test_latex_escapes_special_characters():
     assert r"my\_data & 0.50 2 & \textbf{0.60} 1 \\" in latex
 
 
+
+def test_latex_escape_leaves_nothing_tex_reads_as_markup_or_refuses():
+    """``<``, ``>`` and ``|`` print as ¡, ¿ and — in LaTeX's default OT1 encoding; a control character stops
+    pdflatex ("invalid character"), a line break could end a row, and a row opening with ``[`` after the
+    previous row's ``\\\\`` is read as that ``\\\\``'s spacing argument ("Missing number")."""
+    hostile = "\\input{/etc/passwd} a<b>c|d \x1b[31m\nnext"
+    assert latex_escape(hostile) == (
+        r"\textbackslash{}input\{/etc/passwd\} a\textless{}b\textgreater{}c\textbar{}d \textbackslash{}x1b[31m next"
+    )
+    units = make_units({("[x] data", "BR"): [0.5], ("plain", "BR"): [0.6]})
+    latex = to_latex(metric_table(units, "exact_match", ["plain", "[x] data"], ["BR"]))
+    assert "\n{}[x] data & \\textbf{0.50} 1 \\\\\n" in latex and latex_escape("a [b]") == "a [b]"
+
 GOLDEN_LATEX = r"""\begin{table}
 \centering
 \caption{Exact match on two datasets.}
@@ -329,15 +346,48 @@ def test_any_table_of_display_text_renders_escaped_markdown_and_latex(tmp_path):
     csv, md, tex = write_table(numbers, shown, tmp_path / "sub" / "demo", "Demo: 50% of *it*", "Data")
     assert md.read_text(encoding="utf-8") == (
         "Demo: 50% of *it*\n\n"
-        "| Data     | CC (1,2)   | a\\_b   |\n"
-        "|:---------|:-----------|:-------|\n"
-        "| set & co | 0.50       | x\\|y   |\n"
-        "| plain    | -          | 100%   |\n"
+        "| Data         | CC (1,2)   | a\\_b   |\n"
+        "|:-------------|:-----------|:-------|\n"
+        "| set &amp; co | 0.50       | x\\|y   |\n"
+        "| plain        | -          | 100%   |\n"
     )
     assert tex.read_text(encoding="utf-8").splitlines() == [
         r"\begin{table}", r"\centering", r"\caption{Demo: 50\% of *it*}", r"\label{tab:demo}",
         r"\begin{tabular}{lrr}", r"\toprule", r"Data & CC (1,2) & a\_b \\", r"\midrule",
-        r"set \& co & 0.50 & x|y \\", r"plain & - & 100\% \\", r"\bottomrule", r"\end{tabular}", r"\end{table}",
+        r"set \& co & 0.50 & x\textbar{}y \\", r"plain & - & 100\% \\", r"\bottomrule", r"\end{tabular}",
+        r"\end{table}",
     ]
     assert csv.read_text(encoding="utf-8") == ',"CC (1,2)"\nset & co,0.5\nplain,\n'
     assert format_number(math.nan) == format_number(None) == "-" and format_number(0.1234, 3) == "0.123"
+
+
+HTML_DATASETS = ("<details open ontoggle=alert(1)>", "<meta http-equiv=refresh content=0>")
+HTML_LABELS = ("<img src=http://example.invalid/x.png>", "<script>alert(1)</script>", "![a](http://example.invalid/y.png)")
+
+
+def test_html_and_image_links_in_names_are_text_in_every_markdown_file(tmp_path):
+    """Dataset files and method labels that are HTML or a Markdown image: on a code host they would load a
+    remote image or run a handler; in tables.md, the metric tables and statistics.md they are escaped text."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    for name in HTML_DATASETS:
+        write_arff(make_logical(), data_dir / f"{name}.arff")
+    run_dir = tmp_path / "run"
+    args = ["run", *(a for d in HTML_DATASETS for a in ("-d", d)), "-m", "BR", "-m", "CC", "-m", "AllZero",
+            *(a for label in HTML_LABELS for a in ("--label", label)), "--data-dir", str(data_dir), "--splits", "2"]
+    assert CliRunner().invoke(cli, [*args, "--n-jobs", "1", "-q", "--out", str(run_dir)]).exit_code == 0
+    result = CliRunner().invoke(cli, ["report", str(run_dir), "--stats"])
+    assert result.exit_code == 0, result.output
+    written = {path.name: path.read_text(encoding="utf-8") for path in run_dir.glob("*.md")}
+    assert {"tables.md", "exact_match.md", "statistics.md"} <= set(written)
+    for name, text in written.items():
+        assert not re.search(r"<[a-z/!]", text, re.IGNORECASE) and "](http" not in text, name
+    assert "&lt;img src=http://example.invalid/x.png&gt;" in written["tables.md"]
+    assert "&lt;details open ontoggle=alert(1)&gt;" in written["tables.md"]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in written["statistics.md"]
+
+
+def test_markdown_escape_makes_html_entities_and_links_text():
+    assert markdown_escape('a<b> & "c" ![i](u) [t]') == 'a&lt;b&gt; &amp; "c" ![i]\\(u) [t]'
+    assert markdown_escape("x\nline two\r\n# heading \x1b[31m") == "x line two # heading \\\\x1b[31m"
+    assert markdown_escape("BR [base.C=10]") == "BR [base.C=10]"
