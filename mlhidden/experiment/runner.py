@@ -30,7 +30,7 @@ from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.run_directory import check_run_directory, refuse_fresh_while_in_use
 from mlhidden.experiment.run_summary import RunSummary, UnitCallback
 from mlhidden.io import PathLike
-from mlhidden.runs.provenance import describe_run, finish_run, read_run_json, write_run_json
+from mlhidden.runs.provenance import describe_run, field_readable, finish_run, read_run_json, write_run_json
 from mlhidden.runs.specs import DatasetSpec, load_dataset_spec
 from mlhidden.runs.splits import Split
 from mlhidden.runs.store import ResultStore, now, remove_store
@@ -314,11 +314,12 @@ def _try_to_write_the_end(
 
 
 def _finished_before(run_dir: Path, config_hash: str, n_units: int) -> bool:
-    """Whether run_dir's run.json tells of a finished run of this config's ``n_units`` units."""
+    """Whether run_dir's run.json tells of a finished run of this config's ``n_units`` units (one whose
+    counts are unreadable does not: rewritten, it is readable again)."""
     run_json = read_run_json(run_dir)
     return (
         run_json is not None and run_json.get("status") == "finished" and run_json.get("config_hash") == config_hash
-        and run_json["units"]["total"] == n_units
+        and field_readable(run_json, "units") and run_json["units"]["total"] == n_units
     )
 
 

@@ -8,14 +8,13 @@ both sides far below the default solver tolerance makes them agree.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 from tabulate import tabulate
 
 from mlhidden.runs.blas_threads import blas_description
-from mlhidden.runs.provenance import blas_architectures
+from mlhidden.runs.provenance import blas_architectures, field_readable, read_run_json
 
 STORED_UNITS = Path("results/paper/units.csv")
 """The paper run's store export, whose units the cross-check's refits are put beside."""
@@ -59,7 +58,7 @@ def disagreement_reason(group: pd.DataFrame, tolerance: float = TOLERANCE) -> st
     return f"NOT solver tolerance: {text}; at tol {TIGHT['tol']:g} agreement {tight:.4f}"
 
 
-def stored_blas_note(frame: pd.DataFrame, run_json=STORED_UNITS.parent / "run.json") -> str:
+def stored_blas_note(frame: pd.DataFrame, run_dir=STORED_UNITS.parent) -> str:
     """How far our refits are from the stored units, and the BLAS kernels of the stored run and of today's."""
     units = with_gaps(frame).drop_duplicates(["setting", "dataset", "split", "method"])
     gaps = units[[f"stored_gap_{m}" for m in METRICS]].max(axis=1).dropna()
@@ -69,12 +68,11 @@ def stored_blas_note(frame: pd.DataFrame, run_json=STORED_UNITS.parent / "run.js
         f"Our refit vs the stored unit ({STORED_UNITS}): {len(gaps)} units, {int((gaps > 0).sum())} differ, "
         f"by at most {gaps.max():.4f}"
     )
-    path = Path(run_json)
-    if path.exists():
-        stored_blas = json.loads(path.read_text()).get("backend", {}).get("blas", {})
-        stored = blas_architectures(stored_blas.get("libraries", []))
+    run_json = read_run_json(run_dir)
+    if run_json is not None and field_readable(run_json, "backend"):
+        stored = blas_architectures((run_json["backend"].get("blas") or {}).get("libraries") or [])
         today = blas_architectures(blas_description().get("libraries", []))
-        if stored != today:
+        if stored and stored != today:
             text += f"; the stored run's OpenBLAS ran {stored} kernels, this refit {today}, which sum in another order"
     return text + "."
 

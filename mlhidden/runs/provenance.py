@@ -4,7 +4,8 @@
 its hash, the mlhidden version and git commit, Python and the key package versions, the data's
 checksums, the seeds, the machine and backend, when the run started and ended, and how many
 units were done, failed, skipped (already stored) or not run. It is written when the run starts
-(``status: running``) and rewritten when it ends, each time atomically.
+(``status: running``) and rewritten when it ends, each time atomically. Read back, each field is
+checked for the shape mlhidden writes (:func:`field_readable`), as a user or another tool may edit it.
 """
 
 from __future__ import annotations
@@ -15,19 +16,20 @@ import platform
 import subprocess
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import mlhidden
-from mlhidden.errors import InputWarning
+from mlhidden.errors import InputWarning, UserError
 from mlhidden.io import RUN_JSON, PathLike, write_text
 from mlhidden.runs.record import RunRecord
 
 FORMAT_VERSION = 1
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "liac-arff", "PyYAML", "dask", "distributed")
 PRECISION = "precision"  # run.json's key for `run --precision`
+MAX_PRECISION = 12  # the most decimals `--precision` takes (cli.options)
 UNIT_COUNTS = ("total", "done", "failed", "skipped", "not_run")
 _RUN_JSON_KEYS = {
     "status",
@@ -47,6 +49,61 @@ _RUN_JSON_KEYS = {
 # (which `make reproduce` rewrites), docs and tests do not make a checkout "modified".
 SOURCE_PATHS = ("mlhidden", "configs", "pyproject.toml", "Makefile")
 _GIB = 1 << 30
+
+_Shape = Callable[[Any], bool]
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _or_null(shape: _Shape) -> _Shape:
+    return lambda value: value is None or shape(value)
+
+
+def _object(**fields: _Shape) -> _Shape:
+    """A JSON object whose ``fields`` (a missing one read as null) have their shapes; other keys are free."""
+    return lambda value: isinstance(value, dict) and all(shape(value.get(key)) for key, shape in fields.items())
+
+
+_BLAS = _object(
+    libraries=_or_null(lambda libraries: isinstance(libraries, list) and all(map(_object(), libraries))),
+    kernel=_or_null(_object(chosen_by=_or_null(_text))),
+)
+
+
+def _backend(value: Any) -> bool:
+    """Where the units ran: dask names its scheduler and workers too."""
+    return _object(name=_text, blas=_or_null(_BLAS))(value) and (
+        value["name"] != "dask" or _object(scheduler=_text, workers=_whole)(value)
+    )
+
+
+# The shape of each field of run.json that mlhidden reads back, as it writes it: one that another tool
+# or a hand edit gave another shape is unreadable (:func:`field_readable`), never a traceback.
+_SHAPES: dict[str, _Shape] = {
+    "status": _text,
+    "config": _object(name=_text),
+    "config_hash": _text,
+    "mlhidden": _object(version=_text, git_commit=_or_null(_text), git_dirty=_or_null(lambda v: isinstance(v, bool))),
+    "python": _object(version=_text),
+    "packages": lambda value: isinstance(value, dict) and all(map(_text, value.values())),
+    "seeds": _object(run_seed=_whole),
+    "machine": _object(cores=_or_null(_whole), memory_bytes=_or_null(_number)),
+    "backend": _backend,
+    "started_at": _text,
+    "finished_at": _or_null(_text),
+    "units": _object(**dict.fromkeys(UNIT_COUNTS, _whole)),
+    PRECISION: _or_null(lambda value: _whole(value) and 0 <= value <= MAX_PRECISION),
+}
 
 
 def describe_run(
@@ -133,8 +190,35 @@ def remember_precision(run_dir: PathLike, precision: int | None) -> None:
 
 
 def stored_precision(run_jsons: Mapping[str, Mapping[str, Any] | None]) -> int | None:
-    """The decimals chosen at ``run --precision`` (of the first of ``run_jsons`` that kept one), else None."""
-    return next((int(r[PRECISION]) for r in run_jsons.values() if r and r.get(PRECISION) is not None), None)
+    """The decimals chosen at ``run --precision`` (of the first of ``run_jsons``, run directory -> its
+    ``run.json``, that kept one), else None.
+
+    They decide how every value of the tables reads, so a mistyped one is refused (``UserError``), not guessed.
+    """
+    for run_dir, run_json in run_jsons.items():
+        if run_json is None:
+            continue
+        if not field_readable(run_json, PRECISION):
+            raise UserError(
+                f"its '{PRECISION}' is {_quoted(run_json[PRECISION])}, not a whole number of decimals from 0 to "
+                f"{MAX_PRECISION}", path=Path(run_dir) / RUN_JSON,
+                hint="correct it, or remove it for the default decimals, or give --precision N, which `run` keeps "
+                "in its place",
+            )
+        if run_json.get(PRECISION) is not None:
+            return int(run_json[PRECISION])
+    return None
+
+
+def field_readable(run_json: Mapping[str, Any], key: str) -> bool:
+    """Whether ``run_json[key]`` has the shape mlhidden writes (an absent optional field does)."""
+    return _SHAPES[key](run_json.get(key))
+
+
+def _quoted(value: Any) -> str:
+    """``value`` as JSON writes it, shortened to what fits in a message."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def read_run_json(run_dir: PathLike) -> dict[str, Any] | None:
@@ -212,34 +296,54 @@ def machine() -> dict[str, Any]:
 
 
 def provenance_line(run_json: Mapping[str, Any]) -> str:
-    """One line (ASCII, so it can sit in a LaTeX comment) saying what produced a run's results."""
-    code = f"mlhidden {run_json['mlhidden']['version']}"
-    if run_json["mlhidden"].get("git_commit"):
-        code += (
-            f" (git {run_json['mlhidden']['git_commit'][:12]}"
-            f"{', modified' if run_json['mlhidden'].get('git_dirty') else ''})"
-        )
+    """One line (ASCII, so it can sit in a LaTeX comment) saying what produced a run's results.
+
+    A field another tool or a hand edit gave another shape reads "<field> unreadable" and the rest
+    is shown: the footer only describes the run, whose numbers the store holds.
+    """
+
+    def shown(key: str, say: Callable[[Any], str]) -> str:
+        return say(run_json[key]) if field_readable(run_json, key) else f"{key} unreadable"
+
+    return (
+        f"{shown('config', 'run {0[name]}'.format)} ({shown('config_hash', 'config {0}'.format)}, "
+        f"{shown('seeds', 'seed {0[run_seed]}'.format)}): "
+        f"{shown('mlhidden', _code)}; {shown('python', 'Python {0[version]}'.format)}, {shown('packages', _packages)}; "
+        f"{shown('machine', _host)}, {shown('backend', _where)}; "
+        f"{shown('started_at', str)} to {shown('finished_at', lambda at: at or '(not finished)')}, "
+        f"{shown('status', str)}; {shown('units', _unit_counts)}"
+    )
+
+
+def _code(code: Mapping[str, Any]) -> str:
+    if not code.get("git_commit"):
+        return f"mlhidden {code['version']}"
+    return f"mlhidden {code['version']} (git {code['git_commit'][:12]}{', modified' if code.get('git_dirty') else ''})"
+
+
+def _packages(versions: Mapping[str, str]) -> str:
     rank = {name: i for i, name in enumerate(KEY_PACKAGES)}
-    in_order = sorted(run_json["packages"].items(), key=lambda item: rank.get(item[0], len(rank)))
-    packages = ", ".join(f"{name} {version}" for name, version in in_order)
-    host = run_json["machine"]
+    in_order = sorted(versions.items(), key=lambda item: rank.get(item[0], len(rank)))
+    return ", ".join(f"{name} {version}" for name, version in in_order)
+
+
+def _host(host: Mapping[str, Any]) -> str:
     memory = f", {host['memory_bytes'] / _GIB:.1f} GiB" if host.get("memory_bytes") else ""
-    backend = run_json["backend"]
+    return f"{host['cores']} cores{memory}"
+
+
+def _where(backend: Mapping[str, Any]) -> str:
     where = (
         f"dask at {backend['scheduler']} ({backend['workers']} workers)"
         if backend["name"] == "dask"
         else backend["name"]
     )
-    units = run_json["units"]
+    return f"backend {where}{_blas_kernels(backend.get('blas') or {})}"
+
+
+def _unit_counts(units: Mapping[str, int]) -> str:
     counts = ", ".join(f"{units[key]} {key.replace('_', ' ')}" for key in UNIT_COUNTS[1:])
-    return (
-        f"run {run_json['config']['name']} (config {run_json['config_hash']}, "
-        f"seed {run_json['seeds']['run_seed']}): "
-        f"{code}; Python {run_json['python']['version']}, {packages}; "
-        f"{host['cores']} cores{memory}, backend {where}{_blas_kernels(backend.get('blas', {}))}; "
-        f"{run_json['started_at']} to {run_json['finished_at'] or '(not finished)'}, {run_json['status']}; "
-        f"{units['total']} units: {counts}"
-    )
+    return f"{units['total']} units: {counts}"
 
 
 def blas_architectures(libraries: Sequence[Mapping[str, Any]]) -> str:
@@ -249,10 +353,10 @@ def blas_architectures(libraries: Sequence[Mapping[str, Any]]) -> str:
 
 def _blas_kernels(blas: Mapping[str, Any]) -> str:
     """``", OpenBLAS SkylakeX kernels (why)"``: the kernels the run's BLAS ran, for the footer ("" if unknown)."""
-    kernels = blas_architectures(blas.get("libraries", []))
+    kernels = blas_architectures(blas.get("libraries") or [])
     if not kernels:
         return ""
-    why = blas.get("kernel", {}).get("chosen_by")
+    why = (blas.get("kernel") or {}).get("chosen_by")
     return f", BLAS kernels {kernels}" + (f" (chosen by {why})" if why else "")
 
 

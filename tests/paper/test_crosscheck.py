@@ -4,6 +4,7 @@ agrees with ours where it should, and says in numbers why where it does not."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -15,7 +16,13 @@ from mlhidden.errors import UserError
 from mlhidden.methods import BR, CC
 from mlhidden.paper import crosscheck
 from mlhidden.paper.crosscheck import IMPLEMENTATIONS, crosscheck_config, fit_theirs, run_crosscheck
-from mlhidden.paper.crosscheck_table import TOLERANCE, crosscheck_table, disagreement_reason, with_gaps
+from mlhidden.paper.crosscheck_table import (
+    TOLERANCE,
+    crosscheck_table,
+    disagreement_reason,
+    stored_blas_note,
+    with_gaps,
+)
 from mlhidden.runs.splits import Split
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -127,6 +134,16 @@ def test_the_table_has_a_row_per_method_and_implementation_and_no_broken_cells()
     rows = [line for line in table.splitlines() if line.startswith("| a ")]
     assert len(rows) == 2 and all(line.count("|") == 10 for line in rows)  # 9 columns: no '|' inside a cell
     assert "0.0042" in rows[0] and "Run time: 12 s wall" in table
+
+
+@pytest.mark.parametrize(
+    "backend", [None, [1], {"name": "loky", "blas": None}, {"name": "loky", "blas": {"libraries": 3}}]
+)
+def test_the_blas_note_reads_a_stored_run_json_whose_backend_is_mistyped(tmp_path, backend):
+    record = json.loads((PROJECT_ROOT / "results/paper/run.json").read_text())
+    (tmp_path / "run.json").write_text(json.dumps({**record, "backend": backend}))
+    note = stored_blas_note(_cells(0, np.nan).assign(stored_exact_match=0.25), tmp_path)
+    assert note == "Our refit vs the stored unit (results/paper/units.csv): 3 units, 3 differ, by at most 0.0500."
 
 
 @needs_skmultilearn

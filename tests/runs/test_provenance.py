@@ -183,3 +183,101 @@ def test_report_prints_provenance_and_latex_tables_carry_it(tmp_path):
     tables_md = (out / "tables.md").read_text()
     assert tables_md.rstrip().endswith("## Provenance\n\n- " + line.replace("_", "\\_"))
     assert (out / RUN_JSON).is_file()
+
+
+# run.json edited by hand or by another tool: each field the footer shows, given another JSON type (or
+# an object lacking what the footer reads), and a value of the wrong type per field for the CLI cases.
+MISTYPED = {
+    "config": [None, [1], 3, "Logical_BR", {"name": 3}],
+    "config_hash": [None, [1], 3, {}],
+    "seeds": [None, [1], 3, "7", {"run_seed": "7"}],
+    "mlhidden": [None, [1], 3, "0.1.0", {"version": 1}],
+    "python": [None, [1], 3, "3.11", {"version": None}],
+    "packages": [None, [1], 3, "numpy 2.0", {"numpy": 2}],
+    "machine": [None, [1], 3, "laptop", {"cores": "two"}, {"cores": 2, "memory_bytes": "8G"}],
+    "backend": [None, [1], 3, "loky", {"name": "dask"}, {"name": "loky", "blas": {"libraries": 3}}],
+    "started_at": [None, [1], 3, {}],
+    "finished_at": [[1], 3, {}],
+    "status": [None, [1], 3, {}],
+    "units": [None, [1], 3, "2", {"total": 2}],
+}
+RUN = ["-d", "Logical", "-m", "BR", "--splits", "2", "--n-jobs", "1", "-q"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    run_dir = tmp_path_factory.mktemp("small") / "run"
+    ran = invoke("run", *RUN, "--out", run_dir)
+    assert ran.exit_code == 0, ran.output
+    return run_dir
+
+
+@pytest.fixture
+def edit_run_json(small_run, tmp_path):
+    """A copy of the small run whose run.json gets ``edit``'s fields (each written as given)."""
+    copy = tmp_path / "run"
+    shutil.copytree(small_run, copy)
+
+    def edit(**fields) -> Path:
+        record = json.loads((copy / RUN_JSON).read_text())
+        (copy / RUN_JSON).write_text(json.dumps({**record, **fields}))
+        return copy
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [(field, value) for field, values in MISTYPED.items() for value in values]
+)
+def test_the_footer_calls_a_mistyped_field_unreadable_and_keeps_the_others(small_run, field, value):
+    record = read_run_json(small_run)
+    footer = provenance_line({**record, field: value})
+    assert f"{field} unreadable" in footer
+    assert len(set(provenance_line(record).split("; ")) - set(footer.split("; "))) == 1
+
+
+# Through the CLI: each field as null (a list for finished_at), and as a list, a number or text in turn.
+REPORTED = [(field, values[i]) for k, (field, values) in enumerate(MISTYPED.items()) for i in (0, 1 + k % 3)]
+
+
+@pytest.mark.parametrize(("field", "value"), REPORTED)
+def test_report_on_a_mistyped_descriptive_field_keeps_the_tables(small_run, edit_run_json, field, value):
+    run_dir = edit_run_json(**{field: value})
+    reported = invoke("report", run_dir)
+    assert reported.exit_code == 0, (reported.output, reported.exception)
+    footer = next(line for line in reported.output.splitlines() if line.startswith("provenance: "))
+    assert f"{field} unreadable" in footer and "Traceback" not in reported.output
+    for table in ("exact_match.md", "exact_match.csv", "hamming_score.md", "units.csv"):
+        assert (run_dir / table).read_bytes() == (small_run / table).read_bytes()
+    assert (run_dir / "exact_match.tex").read_text().startswith(f"% {footer.removeprefix('provenance: ')}\n")
+
+
+def test_the_page_and_a_rerun_read_a_run_json_with_mistyped_fields(edit_run_json):
+    run_dir = edit_run_json(packages=None, units=None)
+    page = invoke("report", "--html", run_dir)
+    assert page.exit_code == 0, (page.output, page.exception)
+    assert "packages unreadable" in (run_dir / "index.html").read_text()
+    rerun = invoke("run", *RUN, "--out", run_dir)  # nothing left to compute, so it only rewrites run.json
+    assert rerun.exit_code == 0, (rerun.output, rerun.exception)
+    record = read_run_json(run_dir)
+    assert record["units"]["skipped"] == 2 and isinstance(record["packages"], dict)
+
+
+@pytest.mark.parametrize("precision", ["3", 1.5, True, -1, 13, [3], {"decimals": 3}])
+def test_a_mistyped_precision_is_refused_in_one_line_since_the_tables_show_it(edit_run_json, precision):
+    run_dir = edit_run_json(precision=precision)
+    for command in (["report", run_dir], ["run", *RUN, "--out", run_dir]):
+        refused = invoke(*command)
+        assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, (refused.output, refused.exception)
+        assert refused.stderr == (
+            f"error: {run_dir / RUN_JSON}: its 'precision' is {json.dumps(precision)}, not a whole number of "
+            "decimals from 0 to 12 (correct it, or remove it for the default decimals, or give --precision N, "
+            "which `run` keeps in its place)\n"
+        )
+    assert invoke("report", "--precision", 3, run_dir).exit_code == 0
+    assert invoke("run", *RUN, "--precision", 3, "--out", run_dir).exit_code == 0
+    assert read_run_json(run_dir)["precision"] == 3
