@@ -4,8 +4,9 @@ Before numpy loads OpenBLAS, a command asks it for one thread (unless ``OPENBLAS
 set): units compute with one BLAS thread anyway (:data:`mlhidden.runs.blas_threads.UNIT_BLAS_THREADS`),
 while OpenBLAS reserves a thread pool and buffers per core as it loads, in this process and in
 every loky worker. Under an address-space limit (``ulimit -v``) that reservation decides whether
-OpenBLAS can later map a buffer, and when it cannot it ends the process itself (``OpenBLAS error:
-Memory allocation still failed``, exit 1) with no chance to record the run's end.
+OpenBLAS can later map its work buffer, and when it cannot it ends the process itself (``OpenBLAS
+error: Memory allocation still failed``, exit 1), which is why a run maps it before its first unit
+(:func:`mlhidden.runs.blas_threads.reserve_blas_buffer`).
 """
 
 import os

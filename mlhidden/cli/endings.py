@@ -35,13 +35,24 @@ class ResourcesExhausted(MemoryError):
         return super().__str__() or "a thread died for lack of memory or threads"
 
 
-def _exhaustion(exc: BaseException) -> str | None:
+def _exhaustion(exc: BaseException | None) -> str | None:
     """What ran out, if ``exc`` means the process lacks memory or threads (not a bug), else None.
 
     Under a memory limit the failure shows as a ``MemoryError``, a thread that cannot start
     (``RuntimeError``, or ``EAGAIN``), or a shared library that cannot be mapped while a module
-    is imported (``ImportError``).
+    is imported (``ImportError``). An exception raised while one of those was handled counts as
+    it: the clean-up of what failed to start fails in turn (joblib joins loky's executor thread
+    that could not start: "cannot join thread before it is started").
     """
+    while exc is not None:
+        what = _exhaustion_itself(exc)
+        if what is not None:
+            return what
+        exc = exc.__context__
+    return None
+
+
+def _exhaustion_itself(exc: BaseException) -> str | None:
     text = str(exc)
     if isinstance(exc, MemoryError):
         return text or "memory"

@@ -118,8 +118,9 @@ class RunProgress:
                 self._estimate = self._estimate or RunEstimate([pending], workers)
                 self._estimate.start_stage(pending, self._started, workers)
             self._show_status()
-        self._thread = threading.Thread(target=self._refresh, name="mlhidden-progress", daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=self._refresh, name="mlhidden-progress", daemon=True)
+        thread.start()  # under a memory limit it may not: the run then ends, and close() has no thread to join
+        self._thread = thread
 
     def unit(self, row: dict, done: int, total: int) -> None:
         """One unit finished (``done`` counts every finished unit of the run, stored ones included)."""

@@ -78,12 +78,18 @@ def _start_worker(parent: int) -> None:
     parent and exits once it is gone: a worker left behind would hold its memory and keep loky's
     resource tracker (and its shared-memory files) alive. The parent's pid comes from the parent
     itself, since one killed while this worker was still starting (importing its modules) has
-    already left it to another parent.
+    already left it to another parent. Where no thread can start (a memory limit), the worker
+    computes unwatched: loky would end a worker whose initializer raises, and the run would lose
+    every worker, with a traceback each.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):  # not on Windows
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    threading.Thread(target=_exit_when_orphaned, args=(parent,), name="mlhidden-parent-watch", daemon=True).start()
+    watch = threading.Thread(target=_exit_when_orphaned, args=(parent,), name="mlhidden-parent-watch", daemon=True)
+    try:
+        watch.start()
+    except RuntimeError:
+        pass
 
 
 def _exit_when_orphaned(parent: int) -> None:

@@ -59,7 +59,11 @@ class UnitLeases:
     def __enter__(self) -> UnitLeases:
         with self._lock, self._faults():
             self._clear_lapsed()
-        self._renewer.start()
+        try:
+            self._renewer.start()
+        except RuntimeError:  # no thread left (a memory limit): the run ends before it claims a unit
+            self._conn.close()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

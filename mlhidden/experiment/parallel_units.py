@@ -23,6 +23,7 @@ from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.stop_signals import stop_signals_deferred
 from mlhidden.experiment.time_limit import unit_time_limit
+from mlhidden.runs.blas_threads import reserve_blas_buffer
 from mlhidden.runs.metrics import evaluate
 from mlhidden.runs.specs import MethodSpec
 from mlhidden.runs.splits import Split
@@ -164,7 +165,10 @@ def _keyed_unit(
     (and its fit with a fixed BLAS thread count, see :func:`~mlhidden.runs.unit_fit.fit_unit`).
 
     Units are the grain of parallelism. Under dask, joblib would otherwise send a method's inner
-    ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers.
+    ``Parallel`` calls to the cluster as nested tasks, oversubscribing the workers. Before the first
+    unit of a process, OpenBLAS's buffer is mapped (:func:`~mlhidden.runs.blas_threads.reserve_blas_buffer`):
+    a ``MemoryError`` there stops the run, where one inside the unit would only fail it.
     """
+    reserve_blas_buffer()
     with parallel_config(backend="sequential"):
         return key, run_unit(X, Y, split, method, shared_dir, timeout)

@@ -230,14 +230,14 @@ def execute_plan(
         keep_run_json = not todo and _finished_before(run_dir, record["config_hash"], summary.n_units)
         if not keep_run_json:
             write_run_json(run_dir, provenance)
-        slots = executor.slots(config.n_jobs, config.n_jobs_origin)
-        summary.workers = worker_count(config.n_jobs, slots, len(todo))
-        if on_start is not None:
-            pending = [((unit.data.name, unit.method.label), seconds) for unit, seconds in zip(todo, expected)]
-            on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
-        shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
-        _remove_shared_fits(run_dir)
-        try:
+        try:  # from here on, whatever stops the run writes its end into run.json
+            slots = executor.slots(config.n_jobs, config.n_jobs_origin)
+            summary.workers = worker_count(config.n_jobs, slots, len(todo))
+            shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
+            _remove_shared_fits(run_dir)
+            if on_start is not None:
+                pending = [((unit.data.name, unit.method.label), seconds) for unit, seconds in zip(todo, expected)]
+                on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
             run_units(
                 todo, worker_count(config.n_jobs, slots), executor, store, claims, summary, on_unit, shared_dir,
                 config.unit_timeout,

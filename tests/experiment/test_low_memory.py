@@ -38,24 +38,20 @@ def _limited(megabytes: int):
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="the limits were found on Linux")
-@pytest.mark.parametrize("megabytes", [450, 600])
-def test_a_run_under_a_memory_limit_ends_in_one_line_with_run_json_final(megabytes, tmp_path):
+@pytest.mark.parametrize(
+    ("megabytes", "method", "n_jobs"),
+    [
+        (450, "BR", None),
+        (600, "BR", None),
+        (348, "BR", 1),  # the progress thread could not start: a traceback, run.json "running"
+        (355, "BR", 2),  # loky's executor thread could not start, then joblib could not join it: a traceback
+        (366, "ELM", 1),  # OpenBLAS could not map its buffer and ended the process: run.json "running"
+    ],
+)
+def test_a_run_under_a_memory_limit_ends_in_one_line_with_run_json_final(megabytes, method, n_jobs, tmp_path):
     out = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-m",
-        "mlhidden",
-        "run",
-        "-d",
-        "Logical",
-        "-m",
-        "BR",
-        "--splits",
-        "2",
-        "--out",
-        str(out),
-        "-q",
-    ]
+    command = [sys.executable, "-m", "mlhidden", "run", "-d", "Logical", "-m", method, "--splits", "2", "--out",
+               str(out), "-q", *([] if n_jobs is None else ["--n-jobs", str(n_jobs)])]
     env = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # a stuck run shows where it waits when aborted
     run = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limited(megabytes)
@@ -66,7 +62,7 @@ def test_a_run_under_a_memory_limit_ends_in_one_line_with_run_json_final(megabyt
         run.send_signal(signal.SIGABRT)
         _, stderr = run.communicate()
         pytest.fail(f"the run was still going after {HANG_SECONDS} s: {stderr[-4000:]}")
-    assert "Traceback" not in stderr and "Exception in thread" not in stderr, stderr
+    assert "Traceback" not in stderr and "Exception in thread" not in stderr and "OpenBLAS error" not in stderr, stderr
     if run.returncode:
         assert run.returncode == 1, stderr
         assert stderr.strip().splitlines()[-1].startswith("error: out of memory"), stderr
@@ -90,12 +86,17 @@ def exhaust(kind):
         raise ImportError("/lib/x.so: failed to map segment from shared object")
     if kind == "bug":
         raise ImportError("No module named 'nowhere'")
+    if kind == "join-after-thread":  # joblib's abort, after loky's executor thread could not start
+        try:
+            raise RuntimeError("can't start new thread")
+        except RuntimeError:
+            raise RuntimeError("cannot join thread before it is started")  # noqa: B904 (as joblib raises it)
     worker = threading.Thread(target=lambda: (_ for _ in ()).throw(RuntimeError("can't start new thread")))
     worker.start()
     time.sleep(HANG_SECONDS)  # the main thread is stopped long before
 
 
-@pytest.mark.parametrize("kind", ["memory", "thread", "library", "in-a-thread"])
+@pytest.mark.parametrize("kind", ["memory", "thread", "library", "join-after-thread", "in-a-thread"])
 def test_exhaustion_anywhere_is_one_line(kind):
     result = CliRunner().invoke(commands, ["exhaust", kind])
     assert result.exit_code == 1, (result.output, result.exception)
@@ -183,3 +184,90 @@ def test_a_command_loads_openblas_with_one_thread_unless_told_otherwise():
             text=True,
         )
         assert told.stdout.split() == ["2"], told.stderr
+
+
+RUN_UNDER_HEADROOM = """
+import resource, sys
+import mlhidden.cli, numpy, scipy.linalg.blas, sklearn.linear_model
+from mlhidden.cli import main
+
+def used(field):
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) << 10 for line in status if line.startswith(field + ":"))
+
+limit = used("VmSize") + (int(sys.argv[1]) << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+sys.argv = ["mlhidden", "run", "-d", "Logical", "-m", sys.argv[2], "--splits", "2", "--n-jobs", "1", "--out",
+            sys.argv[3], "-q"]
+main()
+"""
+
+
+def _run_under_headroom(megabytes: int, method: str, out) -> subprocess.CompletedProcess:
+    """``mlhidden run`` with ``megabytes`` of address space left once everything it computes with is imported:
+    a limit that fails at one place whatever the machine's libraries take."""
+    command = [sys.executable, "-c", RUN_UNDER_HEADROOM, str(megabytes), method, str(out)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=HANG_SECONDS)
+
+
+def _ends_as_out_of_memory(run: subprocess.CompletedProcess, out) -> dict:
+    """Assert one ``error: out of memory`` line and exit 1; return run.json, which must say how the run ended."""
+    assert "Traceback" not in run.stderr and "OpenBLAS error" not in run.stderr, run.stderr
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith("error: out of memory"), run.stderr
+    record = json.loads((out / "run.json").read_text())
+    assert record["status"] == "incomplete", record
+    return record
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the headroom is read from /proc")
+@pytest.mark.parametrize(
+    ("megabytes", "method"),
+    [
+        (24, "BR"),  # the progress thread cannot start
+        (40, "ELM"),  # OpenBLAS cannot map its work buffer at ELM's first product (it ended the process itself)
+    ],
+)
+def test_a_run_that_runs_out_of_memory_before_its_first_unit_ends_in_one_line_with_run_json_final(
+    megabytes, method, tmp_path
+):
+    record = _ends_as_out_of_memory(_run_under_headroom(megabytes, method, tmp_path / "out"), tmp_path / "out")
+    assert record["units"]["done"] == 0 and record["units"]["not_run"] == 2
+
+
+def test_a_progress_thread_that_cannot_start_ends_the_run_as_out_of_memory(tmp_path, monkeypatch):
+    start = threading.Thread.start
+
+    def no_thread_for_the_progress(thread):
+        if thread.name == "mlhidden-progress":
+            raise RuntimeError("can't start new thread")
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", no_thread_for_the_progress)
+    from mlhidden.cli import cli
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["run", "-d", "Logical", "-m", "BR", "--splits", "2", "--n-jobs", "1", "--out",
+                                      str(out), "-q"])
+    assert result.exit_code == 1, (result.output, result.exception)
+    assert result.output.strip().splitlines()[-1].startswith("error: out of memory (a thread could not start)")
+    assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
+
+
+WORKER_WITHOUT_A_THREAD = """
+import os, threading
+from mlhidden.experiment.backends import _start_worker
+
+def no_thread(thread):
+    raise RuntimeError("can't start new thread")
+
+threading.Thread.start = no_thread
+_start_worker(os.getppid())
+print("computing")
+"""
+
+
+def test_a_worker_that_cannot_start_its_parent_watch_computes_unwatched():
+    """loky ends a worker whose initializer raises, with a traceback, and the run then loses every worker."""
+    worker = subprocess.run([sys.executable, "-c", WORKER_WITHOUT_A_THREAD], capture_output=True, text=True)
+    assert worker.returncode == 0 and worker.stdout == "computing\n", worker.stderr
