@@ -45,7 +45,7 @@ def _claims_section(claims: list) -> HtmlSection:
     lines = [
         line for c in claims
         for line in [(c.key, c.statement, c.verdict, c.deciding, c.evidence)]
-        + [(s.spec.id, s.spec.says, s.verdict, s.deciding, f"unit: {s.spec.unit}") for s in c.subclaims]
+        + [(s.spec.id, s.spec.says, s.verdict, f"unit: {s.spec.unit}; {s.deciding}", s.numbers) for s in c.subclaims]
     ]
     rows = "".join(
         f"<tr data-order='{i}'><td class='text'>{esc(key)}</td><td class='text'>{esc(says)}</td>"

@@ -31,6 +31,7 @@ from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.report.uncertainty import format_p
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
@@ -180,15 +181,16 @@ def _rank_section(tables: Mapping[str, MetricTable], key: str, test_train_ratios
         table = sortable_table(["method", "avg rank"], rows, numeric=(1,), better={1: "low"})
         parts.append(f"<h3>{esc(tables[column].metric.title)}: average rank over {len(report.datasets)} complete "
                      f"dataset(s)</h3>")
-        if report.not_applicable or report.friedman is None:
+        if report.not_applicable or report.friedman_p is None:
             parts.append(f"{table}<p class='note'>No tests: {esc(report.not_applicable)}.</p>")
             continue
-        friedman, nemenyi = report.friedman, report.nemenyi[0]
+        (p_value, which), nemenyi = report.friedman_p, report.nemenyi[0]
         diagram = cd_diagram_svg(report.avg_ranks, nemenyi.cd, "", f"{key}-cd-{column}")
         parts.append(
             f"<div class='plots'>{table}{_figure(diagram)}</div>"
-            f"<p class='note'>Friedman (Iman–Davenport) p = {friedman.p_value:.3g}; Nemenyi CD = {nemenyi.cd:.2f} "
-            f"at α = {nemenyi.alpha:g}: methods joined by a bar do not differ significantly.</p>"
+            f"<p class='note'>Friedman {which} p = {format_p(p_value)}; Nemenyi CD = {nemenyi.cd:.2f} "
+            f"at α = {nemenyi.alpha:g} (all pairs; a ranks claim's Bonferroni–Dunn CD compares each method with its "
+            "control only): methods joined by a bar do not differ significantly.</p>"
         )
     left_out = next((t.unranked for c, t in tables.items() if c in RANK_METRICS), {})
     note = bullets(f"{method} left out of the ranks: {reason}" for method, reason in left_out.items())
