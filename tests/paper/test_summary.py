@@ -154,3 +154,10 @@ def test_shorten_keeps_the_effect_and_its_interval():
     assert shorten(no_size) == "C6.1: BR_RF − BR, exact_match: -0.005 [-0.014, +0.004] …"
     assert shorten("short") == "short"
     assert len(shorten("word " * 40)) <= 72
+
+
+def test_paper_quotes_read_as_plain_text_not_latex():
+    claims = [ClaimResult(spec, NOT_EVALUATED, ()) for spec in SPECS.values()]
+    detail = claims_detail(claims)
+    assert "\\alg" not in detail and "textsc" not in detail and "$" not in detail
+    assert "h\\_XOR" in detail and "CCASL" in detail and "BR\\_RF" in detail
