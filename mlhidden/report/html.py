@@ -124,7 +124,7 @@ def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
         if table.metric.is_time or table.metric.digits is None
         else number(mean, table.metric.digits)
     )
-    spread = "" if math.isnan(std) else f" ± {std:.4g}"
+    spread = "" if math.isnan(std) else f", sd {std:.4g}"  # ± is kept for a 95 % half-width, as Table 'results' uses it
     tip = f"mean {mean:.6g}{spread} over {n_ok} split{'s' if n_ok != 1 else ''}"
     best = " class='best'" if table.is_best(dataset, method) else ""
     return f"<td{best} data-v='{float(mean)!r}' title='{esc(tip)}'>{shown}{rank_text}{marks}</td>"

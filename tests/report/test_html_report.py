@@ -312,3 +312,24 @@ def test_every_section_of_report_md_is_on_the_page_with_its_figures_inside(repro
     audit = main.split("<h2>Audit of the paper&#x27;s numbers</h2>", 1)[1].split("</section>", 1)[0]
     assert "<table>" in audit and "<li>" in audit
     assert "<a id='report-claim-c1'></a>" in main
+
+
+@needs_chromium
+def test_table_results_on_the_paper_page_follows_the_decimals_selector(reproduction_dir):
+    cells = (
+        "Array.from(document.querySelectorAll('div.view:not([hidden]) table.paper-results [data-p]'))"
+        ".map(e => e.textContent)"
+    )
+    with Browser() as browser:
+        browser.open((reproduction_dir / HTML_FILE).as_uri())
+        assert browser.evaluate(cells), "Table 'results' has no number the selector rewrites"
+        browser.choose("#precision", "4")
+        shown = browser.evaluate(cells)
+        assert shown and all(re.fullmatch(r"\d\.\d{4}", text) for text in shown), shown
+        assert browser.errors == []
+
+
+def test_a_cells_hover_names_its_sd_and_keeps_plus_minus_for_the_95_percent_half_width(run_dir):
+    page = (run_dir / HTML_FILE).read_text(encoding="utf-8")
+    tips = re.findall(r"title='(mean [^']+)'", page)
+    assert tips and all(re.fullmatch(r"mean \S+(, sd \S+)? over \d+ splits?", tip) for tip in tips), tips[:3]
