@@ -128,7 +128,8 @@ def _comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
         "comparison",
         "Ours against the paper's",
         f"<p class='note'>{int(frame['outside'].sum())} of {len(frame)} compared scores lie outside the band "
-        f"of ±{DEVIATION} (red); an open square marks a paper value the audit found something about. Times are "
+        f"of ±{DEVIATION} (the red points in the plots; in the table of every compared cell, a difference beyond "
+        f"±{DEVIATION}); an open square marks a paper value the audit found something about. Times are "
         "not compared here: they come from another machine.</p>"
         f"<div class='plots'>{plots}</div>"
         f"<details><summary>Every compared cell (sortable)</summary>{explorer}</details>",

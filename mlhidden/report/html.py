@@ -255,6 +255,19 @@ def run_sections(
         _figure(split_scores_svg(split_tables, dataset, f"{key}-splits-{i}")) for i, dataset in enumerate(available)
     )
     time_plot = time_size_svg(tables[TIME_METRIC], sizes, SIZE_LABEL, f"{key}-time") if TIME_METRIC in tables else None
+    significance = _rank_section(tables, key, stored_test_train_ratios(results.provenance))
+    time = HtmlSection(
+        "time",
+        "Time against dataset size",
+        _figure(time_plot, f"Mean train + test time per dataset, log–log; size = {SIZE_LABEL}.")
+        or "<p class='note'>No dataset has a recorded size and a positive time.</p>",
+    )
+    if len(available) < 2:  # no ranks to average, and a plot of one point
+        why = (
+            "<p class='note'>No ranks and no time-against-size plot: they need 2 or more datasets, this run has "
+            f"{len(available)}.</p>"
+        )
+        significance = HtmlSection(significance.id, "Significance over the splits", why + significance.body)
     return [
         HtmlSection(
             "tables",
@@ -268,13 +281,8 @@ def run_sections(
             "Per-split scores",
             f"<p class='note'>Each dot is one split; the box spans its quartiles.</p><div class='plots'>{splits}</div>",
         ),
-        _rank_section(tables, key, stored_test_train_ratios(results.provenance)),
-        HtmlSection(
-            "time",
-            "Time against dataset size",
-            _figure(time_plot, f"Mean train + test time per dataset, log–log; size = {SIZE_LABEL}.")
-            or "<p class='note'>No dataset has a recorded size and a positive time.</p>",
-        ),
+        significance,
+        *([time] if len(available) >= 2 else []),
         _provenance_section(results),
     ]
 
