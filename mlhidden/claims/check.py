@@ -55,6 +55,13 @@ class SubClaimResult:
         """The deciding statistic in one line, or why there is none."""
         return self.comparison.describe() if self.comparison is not None else self.why
 
+    @property
+    def numbers(self) -> str:
+        """Our numbers behind the verdict: the effect, its interval and n ("" when not evaluated)."""
+        if self.comparison is None:
+            return ""
+        return f"{self.comparison.estimate()}, n = {self.comparison.n} {self.comparison.unit}"
+
 
 @dataclass(frozen=True)
 class ClaimResult:
@@ -127,7 +134,7 @@ def statistic(table: pd.DataFrame, sub: SubClaim) -> pd.Series:
 def _label(sub: SubClaim, metric: str) -> str:
     if sub.statistic == "ranks":
         side = "above" if sub.target.high == np.inf else "below"
-        return f"{sub.sides[0][0]} ranks {side} each of {len(sub.sides[1])} methods, {metric}"
+        return f"{sub.sides[0][0]} ranks {side} each of {len(sub.sides[1])} methods, average rank gap in {metric}"
     names = [" + ".join(side) if len(side) == 1 else f"mean({', '.join(side)})" for side in sub.sides]
     if sub.statistic == "value":
         text = names[0]

@@ -20,7 +20,7 @@ from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs
 from mlhidden.paper.output_jobs import Job
 from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, REPORT_FILE, read_run_log, reference_results
-from mlhidden.paper.sections import results_section
+from mlhidden.paper.sections import RESULTS_TITLE, Section, results_section
 from mlhidden.paper.sensitivity_section import settings_section
 from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, scroll_box, sortable_table
 from mlhidden.report.html_plots import agreement_svg
@@ -45,7 +45,7 @@ def _claims_section(claims: list) -> HtmlSection:
     lines = [
         line for c in claims
         for line in [(c.key, c.statement, c.verdict, c.deciding, c.evidence)]
-        + [(s.spec.id, s.spec.says, s.verdict, s.deciding, f"unit: {s.spec.unit}") for s in c.subclaims]
+        + [(s.spec.id, s.spec.says, s.verdict, f"unit: {s.spec.unit}; {s.deciding}", s.numbers) for s in c.subclaims]
     ]
     rows = "".join(
         f"<tr data-order='{i}'><td class='text'>{esc(key)}</td><td class='text'>{esc(says)}</td>"
@@ -128,7 +128,8 @@ def _comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
         "comparison",
         "Ours against the paper's",
         f"<p class='note'>{int(frame['outside'].sum())} of {len(frame)} compared scores lie outside the band "
-        f"of ±{DEVIATION} (red); an open square marks a paper value the audit found something about. Times are "
+        f"of ±{DEVIATION} (the red points in the plots; in the table of every compared cell, a difference beyond "
+        f"±{DEVIATION}); an open square marks a paper value the audit found something about. Times are "
         "not compared here: they come from another machine.</p>"
         f"<div class='plots'>{plots}</div>"
         f"<details><summary>Every compared cell (sortable)</summary>{explorer}</details>",
@@ -176,22 +177,27 @@ def index_html_job(out_dir) -> Job:
         views = {}
         for (name, runs), key, (claims, run_part) in zip(view_runs.items(), keys, parts):
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
-            report = _report_sections(out_dir) if key == "main" else []
+            report = _report_sections(out_dir, results_section(runs, reference)) if key == "main" else []
             views[name] = [claims, _comparison_section(compared, key), *report, *run_part]
         return _write_page(out_dir / HTML_FILE, views, main)
 
     return Job(calls, write)
 
 
-def _report_sections(out_dir: Path) -> list[HtmlSection]:
+def _report_sections(out_dir: Path, results: Section) -> list[HtmlSection]:
     """Every section of REPORT.md (written by the job before this page's), rendered from its text, so
     that the page shows whatever the report does: the claims' evidence, the sensitivity matrix, the
-    audit, Tables 3 and 4, the figures, the cross-check. None when REPORT.md is not there."""
+    audit, Tables 3 and 4, the figures, the cross-check. Table 'results' is ``results``' page version,
+    whose scores follow the decimals selector. None when REPORT.md is not there."""
     path = out_dir / REPORT_FILE
     if not path.is_file():
         return []
     return [
-        HtmlSection(f"report-{i}", title, markdown_html(body, out_dir, prefix=REPORT_PREFIX))
+        HtmlSection(
+            f"report-{i}", title,
+            results.html if title == RESULTS_TITLE and results.html
+            else markdown_html(body, out_dir, prefix=REPORT_PREFIX),
+        )
         for i, (title, body) in enumerate(split_sections(path.read_text(encoding="utf-8")))
     ]
 

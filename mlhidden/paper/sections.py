@@ -31,6 +31,8 @@ from mlhidden.report.formats import (
     markdown_frame,
     write_table,
 )
+from mlhidden.report.html import esc, number, scroll_box
+from mlhidden.report.markdown_html import markdown_html
 from mlhidden.report.significance_output import markdown_with_diagram
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import METRICS, metric_table
@@ -65,6 +67,9 @@ class Section:
     markdown: str
     comparisons: list = field(default_factory=list)
     paths: list = field(default_factory=list)
+    html: str = ""
+    """The page's body for the section where it is more than the Markdown rendered: numbers the
+    decimals selector rewrites (:func:`~mlhidden.report.html.number`); "" where it is not."""
 
 
 def comparison_row(
@@ -137,13 +142,39 @@ def _format_metric(table, value) -> str:
     return "-" if math.isnan(value) else table.metric.format(value)
 
 
+def _ours(row: dict, digits: int, page: bool) -> str:
+    """Our mean ± the half-width of its 95 % interval: as text, or for the page as numbers the decimals
+    selector rewrites, at ``digits`` decimals when it is on "auto"."""
+    if not page:
+        return format_interval(row["ours"], row["ci_low"], row["ci_high"])
+    if math.isnan(row["ours"]):
+        return format_number(row["ours"], digits)
+    if math.isnan(row["ci_low"]) or math.isnan(row["ci_high"]):
+        return number(row["ours"], digits)
+    return f"{number(row['ours'], digits)} ± {number((row['ci_high'] - row['ci_low']) / 2, digits)}"
+
+
+def _html_frame(rows: dict, columns: list, index_name: str) -> str:
+    """``rows`` ({label: cells of HTML}) as a page table, the labels as its first column."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in [index_name, *columns])
+    body = "".join(
+        f"<tr><th>{esc(label)}</th>" + "".join(f"<td class='num'>{cell}</td>" for cell in cells) + "</tr>"
+        for label, cells in rows.items()
+    )
+    return scroll_box(f"<table class='paper-results'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+RESULTS_TITLE = "Table 'results' and Table 'scalability': the real datasets"
+
+
 def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
     """Table "results" (exact match, Hamming score) and Table "scalability" (time) next to the paper's.
 
     Each cell holds our mean and rank, then the paper's; scores further than DEVIATION from the
-    paper's are flagged (times are not: they come from another machine).
+    paper's are flagged (times are not: they come from another machine). The page's version
+    (``html``) shows our scores at the decimals its selector asks for.
     """
-    title = "## Table 'results' and Table 'scalability': the real datasets\n\n"
+    title = f"## {RESULTS_TITLE}\n\n"
     run = runs["paper"]
     if run is None:
         return Section(title + f"Not run: {missing_run('paper')}.\n")
@@ -157,53 +188,62 @@ def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
         "average precision, one-error, log-loss and ROC AUC from the stored label scores: "
         "`paper/score_metrics.md`.\n\n",
     ]
-    comparisons = []
+    comparisons, page = [], [markdown_html(parts[1], Path("."))]
     for metric, (table_name, paper_metric) in PAPER_TABLES.items():
         table = metric_table(run.units, metric, run.datasets, run.methods, run.unavailable)
         paper = reference[(reference["table"] == table_name) & (reference["metric"] == paper_metric)].set_index(
             ["dataset", "method"]
         )
-        rows, table_comparisons = {}, []
-        for dataset in table.datasets:
-            if dataset in table.unavailable:
-                rows[dataset] = [table.unavailable[dataset], *[""] * (len(table.methods) - 1)]
-                continue
-            cells = []
-            for method in table.methods:
-                row = comparison_row(
-                    table_name, paper_metric, dataset, method, table.means.at[dataset, method],
-                    paper["value"].get((dataset, method), math.nan), flagged=not table.metric.is_time,
-                    interval=(table.ci_low.at[dataset, method], table.ci_high.at[dataset, method]),
-                )
-                table_comparisons.append(row)
-                value = (
-                    _format_metric(table, row["ours"])
-                    if table.metric.is_time
-                    else format_interval(row["ours"], row["ci_low"], row["ci_high"])
-                )
-                ours = f"{value} {format_rank(table.ranks.at[dataset, method])}"
-                theirs = (
-                    f"{format_number(row['paper'], 0 if table.metric.is_time else 2)} "
-                    f"{format_rank(paper['rank'].get((dataset, method), math.nan))}"
-                )
-                cells.append(f"{ours} ({theirs})" + (f" {FLAG}" if row["flagged"] else ""))
-            rows[dataset] = cells
-        paper_ranks = paper["rank"].unstack("method").reindex(index=table.ranked_datasets, columns=list(table.methods))
-        rows["avg rank"] = [
-            f"{format_avg_rank(table.avg_rank[m])} ({format_avg_rank(paper_ranks[m].mean())})" for m in table.methods
-        ]
+        text_rows, page_rows, table_comparisons = _metric_rows(table, paper, table_name, paper_metric)
         comparisons += table_comparisons
-        parts.append(f"### {table.metric.title} (Table '{table_name}')\n\n")
-        if table.metric.is_time:
-            parts.append(
-                "Train plus test seconds per unit; the paper's come from another machine, "
-                "so compare ranks and ratios.\n\n"
-            )
-        parts.append(
-            markdown_frame(pd.DataFrame.from_dict(rows, orient="index", columns=list(table.methods)), "Dataset")
+        heading = f"### {table.metric.title} (Table '{table_name}')\n\n"
+        about = (
+            "Train plus test seconds per unit; the paper's come from another machine, so compare ranks and ratios.\n\n"
+            if table.metric.is_time else ""
         )
-        parts.append("\n" if table.metric.is_time else f"\n{flag_note(table_comparisons)}\n\n")
-    return Section("".join(parts), comparisons)
+        note = "\n" if table.metric.is_time else f"\n{flag_note(table_comparisons)}\n\n"
+        frame = pd.DataFrame.from_dict(text_rows, orient="index", columns=list(table.methods))
+        parts += [heading, about, markdown_frame(frame, "Dataset"), note]
+        page += [markdown_html(heading + about, Path(".")), _html_frame(page_rows, list(table.methods), "Dataset"),
+                 markdown_html(note, Path("."))]
+    return Section("".join(parts), comparisons, html="".join(page))
+
+
+def _metric_rows(table, paper: pd.DataFrame, table_name: str, paper_metric: str) -> tuple[dict, dict, list]:
+    """One metric's rows of Table 'results' as text and as page HTML, and its comparison rows."""
+    text_rows: dict = {}
+    page_rows: dict = {}
+    comparisons = []
+    for dataset in table.datasets:
+        if dataset in table.unavailable:
+            text_rows[dataset] = [table.unavailable[dataset], *[""] * (len(table.methods) - 1)]
+            page_rows[dataset] = [esc(cell) for cell in text_rows[dataset]]
+            continue
+        text_rows[dataset], page_rows[dataset] = [], []
+        for method in table.methods:
+            row = comparison_row(
+                table_name, paper_metric, dataset, method, table.means.at[dataset, method],
+                paper["value"].get((dataset, method), math.nan), flagged=not table.metric.is_time,
+                interval=(table.ci_low.at[dataset, method], table.ci_high.at[dataset, method]),
+            )
+            comparisons.append(row)
+            theirs = (
+                f" {format_rank(table.ranks.at[dataset, method])} "
+                f"({format_number(row['paper'], 0 if table.metric.is_time else 2)} "
+                f"{format_rank(paper['rank'].get((dataset, method), math.nan))})"
+            ) + (f" {FLAG}" if row["flagged"] else "")
+            if table.metric.is_time:
+                text_rows[dataset].append(_format_metric(table, row["ours"]) + theirs)
+                page_rows[dataset].append(esc(text_rows[dataset][-1]))
+            else:
+                text_rows[dataset].append(_ours(row, 2, page=False) + theirs)
+                page_rows[dataset].append(_ours(row, table.metric.digits or 2, page=True) + esc(theirs))
+    paper_ranks = paper["rank"].unstack("method").reindex(index=table.ranked_datasets, columns=list(table.methods))
+    text_rows["avg rank"] = [
+        f"{format_avg_rank(table.avg_rank[m])} ({format_avg_rank(paper_ranks[m].mean())})" for m in table.methods
+    ]
+    page_rows["avg rank"] = [esc(cell) for cell in text_rows["avg rank"]]
+    return text_rows, page_rows, comparisons
 
 
 def paper_units(reference: pd.DataFrame) -> pd.DataFrame:

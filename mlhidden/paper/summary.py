@@ -17,7 +17,7 @@ from collections import Counter
 import pandas as pd
 
 from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
-from mlhidden.paper.claim_terms import DEVIATION
+from mlhidden.paper.claim_terms import DEVIATION, plain_latex
 from mlhidden.paper.sensitivity_section import ROBUST
 from mlhidden.report.formats import markdown_escape, pipe_table
 from mlhidden.report.uncertainty import NOT_EVALUATED, VERDICTS
@@ -207,7 +207,8 @@ def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
             f'<a id="{_claim_anchor(claim.key)[1:]}"></a>\n',
             f"### {markdown_escape(claim.key)}: {markdown_escape(title)}\n",
             f"{markdown_escape(claim.statement)}.\n" if title != claim.statement else "",
-            f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(spec.quote)}”\n" if spec.quote else "",
+            f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(plain_latex(spec.quote))}”\n"
+            if spec.quote else "",
             f"**{claim.verdict}**" + (f", decided by {markdown_escape(claim.deciding)}" if claim.deciding else "")
             + "\n",
             "\n".join(

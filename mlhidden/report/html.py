@@ -31,6 +31,7 @@ from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.report.uncertainty import format_p
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
@@ -123,7 +124,7 @@ def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:
         if table.metric.is_time or table.metric.digits is None
         else number(mean, table.metric.digits)
     )
-    spread = "" if math.isnan(std) else f" ± {std:.4g}"
+    spread = "" if math.isnan(std) else f", sd {std:.4g}"  # ± is kept for a 95 % half-width, as Table 'results' uses it
     tip = f"mean {mean:.6g}{spread} over {n_ok} split{'s' if n_ok != 1 else ''}"
     best = " class='best'" if table.is_best(dataset, method) else ""
     return f"<td{best} data-v='{float(mean)!r}' title='{esc(tip)}'>{shown}{rank_text}{marks}</td>"
@@ -180,15 +181,16 @@ def _rank_section(tables: Mapping[str, MetricTable], key: str, test_train_ratios
         table = sortable_table(["method", "avg rank"], rows, numeric=(1,), better={1: "low"})
         parts.append(f"<h3>{esc(tables[column].metric.title)}: average rank over {len(report.datasets)} complete "
                      f"dataset(s)</h3>")
-        if report.not_applicable or report.friedman is None:
+        if report.not_applicable or report.friedman_p is None:
             parts.append(f"{table}<p class='note'>No tests: {esc(report.not_applicable)}.</p>")
             continue
-        friedman, nemenyi = report.friedman, report.nemenyi[0]
+        (p_value, which), nemenyi = report.friedman_p, report.nemenyi[0]
         diagram = cd_diagram_svg(report.avg_ranks, nemenyi.cd, "", f"{key}-cd-{column}")
         parts.append(
             f"<div class='plots'>{table}{_figure(diagram)}</div>"
-            f"<p class='note'>Friedman (Iman–Davenport) p = {friedman.p_value:.3g}; Nemenyi CD = {nemenyi.cd:.2f} "
-            f"at α = {nemenyi.alpha:g}: methods joined by a bar do not differ significantly.</p>"
+            f"<p class='note'>Friedman {which} p = {format_p(p_value)}; Nemenyi CD = {nemenyi.cd:.2f} "
+            f"at α = {nemenyi.alpha:g} (all pairs; a ranks claim's Bonferroni–Dunn CD compares each method with its "
+            "control only): methods joined by a bar do not differ significantly.</p>"
         )
     left_out = next((t.unranked for c, t in tables.items() if c in RANK_METRICS), {})
     note = bullets(f"{method} left out of the ranks: {reason}" for method, reason in left_out.items())
@@ -253,6 +255,19 @@ def run_sections(
         _figure(split_scores_svg(split_tables, dataset, f"{key}-splits-{i}")) for i, dataset in enumerate(available)
     )
     time_plot = time_size_svg(tables[TIME_METRIC], sizes, SIZE_LABEL, f"{key}-time") if TIME_METRIC in tables else None
+    significance = _rank_section(tables, key, stored_test_train_ratios(results.provenance))
+    time = HtmlSection(
+        "time",
+        "Time against dataset size",
+        _figure(time_plot, f"Mean train + test time per dataset, log–log; size = {SIZE_LABEL}.")
+        or "<p class='note'>No dataset has a recorded size and a positive time.</p>",
+    )
+    if len(available) < 2:  # no ranks to average, and a plot of one point
+        why = (
+            "<p class='note'>No ranks and no time-against-size plot: they need 2 or more datasets, this run has "
+            f"{len(available)}.</p>"
+        )
+        significance = HtmlSection(significance.id, "Significance over the splits", why + significance.body)
     return [
         HtmlSection(
             "tables",
@@ -266,13 +281,8 @@ def run_sections(
             "Per-split scores",
             f"<p class='note'>Each dot is one split; the box spans its quartiles.</p><div class='plots'>{splits}</div>",
         ),
-        _rank_section(tables, key, stored_test_train_ratios(results.provenance)),
-        HtmlSection(
-            "time",
-            "Time against dataset size",
-            _figure(time_plot, f"Mean train + test time per dataset, log–log; size = {SIZE_LABEL}.")
-            or "<p class='note'>No dataset has a recorded size and a positive time.</p>",
-        ),
+        significance,
+        *([time] if len(available) >= 2 else []),
         _provenance_section(results),
     ]
 

@@ -30,7 +30,8 @@ import pandas as pd
 from scipy import stats
 
 from mlhidden.report.significance_tests import friedman_p
-from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, Comparison, holm, t_interval
+from mlhidden.report.tables import rank_rows
+from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, Comparison, format_p, holm, t_interval
 from mlhidden.runs.record import RunRecord
 
 SPLITS, DATASETS, POOLED = "splits", "datasets", "datasets x splits"
@@ -200,13 +201,14 @@ def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequ
     """The claim that ``control`` ranks above (``better``) or below every one of ``others``.
 
     ``scores`` is datasets x methods, higher is better; datasets missing a method are left out.
-    Ranks are taken among all of ``scores``' methods (1 = best, ties averaged). Each part is
+    Ranks are taken among all of ``scores``' methods by the tables' rule
+    (:func:`~mlhidden.report.tables.rank_rows`), with the rank section's Friedman p. Each part is
     one method's average-rank gap to the control, in the claimed direction, with its
     Bonferroni-Dunn interval and a Holm-corrected z test, raised to the Friedman p.
     """
     scores = scores.dropna()
     n, k = scores.shape
-    ranks = scores.rank(axis=1, ascending=False, method="average")
+    ranks = rank_rows(scores)
     average = ranks.mean()
     friedman, which = friedman_p(ranks.to_numpy()) if n >= 2 and k >= 2 else (1.0, "")
     se = math.sqrt(k * (k + 1) / (6 * n)) if n else math.nan
@@ -224,6 +226,9 @@ def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequ
         for part in _holm_family(parts)
     ]
     weakest = min(parts, key=lambda part: part.effect)
-    text = f"average ranks over {n} datasets, Friedman {which} p {friedman:.2g}, Bonferroni-Dunn CD {critical:.2f}"
+    text = (
+        f"average ranks over {n} datasets, Friedman {which} p {format_p(friedman)}, Bonferroni-Dunn CD {critical:.2f}"
+        f" (Bonferroni-Dunn against {control}; the rank section's Nemenyi CD compares all pairs)"
+    )
     reading = f"{reading}; {text}" if reading else text
     return dataclasses.replace(weakest, label=label, parts=tuple(parts), reading=reading)

@@ -64,14 +64,14 @@ def _significance_sentences(report: SignificanceReport) -> list[str]:
     that rejects nothing, or finds no pair, says so in one sentence.
     """
     lines: list[str] = []
-    friedman = report.friedman
-    if friedman is None:
+    if report.friedman_p is None:
         return lines
+    p_value, which = report.friedman_p
     for test in report.nemenyi:
-        if friedman.p_value > test.alpha:
+        if p_value > test.alpha:
             lines.append(
                 f"At α = {test.alpha:.2f} the Friedman test does not reject equal performance"
-                f" (p = {format_p(friedman.p_value)}), so no pairwise difference is claimed."
+                f" ({which} p = {format_p(p_value)}), so no pairwise difference is claimed."
             )
             continue
         pairs = significant_pairs(test.significant, report.avg_ranks)
@@ -109,12 +109,15 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
     if report.caveat:
         text += f"**Caveat**: {markdown_escape(report.caveat)}.\n\n"
     friedman = report.friedman
-    assert friedman is not None  # every applicable report has one
+    assert friedman is not None and report.friedman_p is not None  # every applicable report has both
     n, k = len(report.datasets), len(report.table.ranked_methods)
     text += (
         f"Friedman test over N = {n} datasets and k = {k} methods: χ²_F = {friedman.chi2:.2f}"
         f" (p = {format_p(friedman.chi2_p_value)}); Iman–Davenport F_F = {friedman.f:.2f}"
-        f" with ({friedman.df[0]}, {friedman.df[1]}) df, p = {format_p(friedman.p_value)}.\n\n"
+        f" with ({friedman.df[0]}, {friedman.df[1]}) df, p = {format_p(friedman.p_value)}. The verdicts below and the"
+        f" ranks claims use the Friedman {report.friedman_p[1]} p = {format_p(report.friedman_p[0])}"
+        " (exact where the design is small enough); the Nemenyi CD compares all pairs, a ranks claim's"
+        " Bonferroni–Dunn CD each method with its control.\n\n"
     )
     rows: list[list[str]] = []
     by_method = {comparison.method: comparison for comparison in report.wilcoxon}

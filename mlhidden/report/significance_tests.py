@@ -151,6 +151,8 @@ class SignificanceReport:
     avg_ranks : pandas.Series
         Per method, its mean rank over ``datasets``.
     friedman : FriedmanTest or None
+    friedman_p : tuple of (float, str) or None
+        The p the verdicts use and the claims print, and which it is (:func:`friedman_p`).
     nemenyi : tuple of NemenyiTest
         One per level in :data:`NEMENYI_ALPHAS`.
     control : str or None
@@ -164,6 +166,7 @@ class SignificanceReport:
     datasets: tuple[str, ...]
     avg_ranks: pd.Series
     friedman: FriedmanTest | None = None
+    friedman_p: tuple[float, str] | None = None
     nemenyi: tuple[NemenyiTest, ...] = ()
     control: str | None = None
     wilcoxon: tuple[WilcoxonComparison, ...] = ()
@@ -403,6 +406,7 @@ def significance_report(table: MetricTable, control: str | None = None) -> Signi
         datasets=datasets,
         avg_ranks=avg_ranks,
         friedman=friedman_test(ranks.to_numpy()),
+        friedman_p=friedman_p(ranks.to_numpy()),
         nemenyi=tuple(_nemenyi_test(avg_ranks, n, alpha) for alpha in NEMENYI_ALPHAS),
         control=control,
         wilcoxon=_wilcoxon_against_control(table, datasets, control),

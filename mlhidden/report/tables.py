@@ -29,6 +29,18 @@ UNIT_KEYS = ("dataset", "method", "split")
 RANK_DECIMALS = 12
 
 
+def rank_rows(scores: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
+    """Each row's ranks of ``scores`` (datasets x methods): 1 = best, ties averaged, a missing score last.
+
+    The one rank rule of the tables, the critical-difference diagrams and the ranks claims: values
+    equal to :data:`RANK_DECIMALS` decimals tie, so two means of the same split values summed in
+    another order rank alike wherever ranks are taken.
+    """
+    return scores.round(RANK_DECIMALS).rank(
+        axis=1, method="average", ascending=not higher_is_better, na_option="bottom"
+    )
+
+
 @dataclass(frozen=True)
 class Metric:
     """How one metric column is titled, ranked and displayed.
@@ -348,12 +360,7 @@ def metric_table(
         for dataset in rows
         if dataset not in unavailable and (n_splits.loc[dataset, ranked_methods] > 0).all()
     ]
-    ranks = (
-        means.loc[ranked, ranked_methods]
-        .round(RANK_DECIMALS)
-        .rank(axis=1, method="average", ascending=not metric.higher_is_better, na_option="bottom")
-        .reindex(index=rows, columns=methods)
-    )
+    ranks = rank_rows(means.loc[ranked, ranked_methods], metric.higher_is_better).reindex(index=rows, columns=methods)
     if metric.digits is None:
         metric = _separating_format(metric, means, ranks)
     return MetricTable(

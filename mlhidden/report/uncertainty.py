@@ -139,9 +139,13 @@ class Comparison:
             return "∞" if value > 0 else "−∞"
         return f"{math.exp(value):.2f}x" if self.ratio else f"{value:+.3f}"
 
+    def estimate(self) -> str:
+        """The effect and its interval: "+0.175 [-0.159, +0.509]"."""
+        interval = "" if math.isnan(self.low) else f" [{self._shown(self.low)}, {self._shown(self.high)}]"
+        return self._shown(self.effect) + interval
+
     def describe(self) -> str:
         """The deciding statistic in one line: effect [interval], test, p, n."""
-        interval = "" if math.isnan(self.low) else f" [{self._shown(self.low)}, {self._shown(self.high)}]"
         p_value = self.p_claimed if self.p_claimed <= self.p_opposite else self.p_opposite
         side = "claimed side" if self.p_claimed <= self.p_opposite else "opposite side"
         size = ""
@@ -164,7 +168,7 @@ class Comparison:
                 else (decided_by.p_opposite, "opposite side") if decided_by.verdict == FAILS
                 else (min(decided_by.p_claimed, decided_by.p_opposite), "weakest part"))
         return (
-            f"{self.label}: {self._shown(self.effect)}{interval}{size}, {self.test} p = {format_p(p_value)} "
+            f"{self.label}: {self.estimate()}{size}, {self.test} p = {format_p(p_value)} "
             f"({side}, n = {self.n} {self.unit}){reading}{parts}"
         )
 

@@ -207,3 +207,12 @@ def test_a_ranks_claim_on_two_datasets_prints_the_exact_friedman_p(two_dataset_r
     scores = units[units["status"] == OK].pivot_table(index="dataset", columns="method", values="exact_match")
     ranks = scores[["BR", "CC", "BR_phi"]].rank(axis=1, ascending=False).to_numpy()
     assert f"Friedman exact p {friedman_exact_p(ranks):.2g}," in result.output, result.output
+
+
+def test_a_ranks_claim_says_its_effect_is_an_average_rank_gap(two_dataset_run, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ranks.yaml").write_text(RANKS_CLAIM)
+    result = CliRunner().invoke(cli, ["claims", str(tmp_path / "ranks.yaml"), str(two_dataset_run)])
+    assert result.exit_code == 0, result.output
+    assert "each of 2 methods, average rank gap in exact_match: " in result.output, result.output
+    assert "Bonferroni-Dunn against BR_phi; the rank section's Nemenyi CD compares all pairs" in result.output

@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 
 import mlhidden
+from mlhidden.claims.check import ClaimResult, SubClaimResult
 from mlhidden.claims.spec import read_claims
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.paper.claims import claims_path, paper_claims
+from mlhidden.paper.html_page import _claims_section
 from mlhidden.report.replication import UNITS
+from mlhidden.report.uncertainty import Comparison
 
 PACKAGE = Path(mlhidden.__file__).parent
 PAPER_TEX = Path("/work/shared/paper/labels-as-hidden-nodes.tex")
@@ -77,3 +80,14 @@ def test_no_verdict_word_is_typed_outside_the_rule():
         text=True,
     ).stdout.splitlines()
     assert found and all(line.startswith(str(PACKAGE / "report" / "uncertainty.py")) for line in found), found
+
+
+def test_the_pages_our_numbers_column_holds_a_sub_claims_numbers_and_its_unit_stands_with_the_statistic():
+    spec = paper_claims()[0]
+    sub = spec.subclaims[0]
+    comparison = Comparison("BR, exact_match", 0.175, -0.159, 0.509, 10, "splits of Music", "corrected resampled t",
+                            0.3, 1.0)
+    result = ClaimResult(spec, "inconclusive", (SubClaimResult(sub, "inconclusive", comparison),))
+    cells = re.findall(r"<td class='text note'>(.*?)</td>", _claims_section([result]).body)
+    assert cells[-1] == "+0.175 [-0.159, +0.509], n = 10 splits of Music"
+    assert cells[-2].startswith(f"unit: {sub.unit}; BR, exact_match: +0.175 [-0.159, +0.509]")

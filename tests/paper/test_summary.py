@@ -172,3 +172,10 @@ def test_claim_keys_and_words_from_the_claims_file_are_text_and_their_anchor_a_s
     anchor = "claim-c9_22_3e_3cimg_20src_3dhttp_3a_2f_2fexample_2einvalid_2fx_2epng_3e"
     assert f'<a id="{anchor}"></a>' in text and f"](#{anchor})" in text
     assert "### C9&quot;" not in text and '### C9"&gt;&lt;img' in text
+
+
+def test_paper_quotes_read_as_plain_text_not_latex():
+    claims = [ClaimResult(spec, NOT_EVALUATED, ()) for spec in SPECS.values()]
+    detail = claims_detail(claims)
+    assert "\\alg" not in detail and "textsc" not in detail and "$" not in detail
+    assert "h\\_XOR" in detail and "CCASL" in detail and "BR\\_RF" in detail

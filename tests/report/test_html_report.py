@@ -349,3 +349,42 @@ def test_every_section_of_report_md_is_on_the_page_with_its_figures_inside(repro
     audit = main.split("<h2>Audit of the paper&#x27;s numbers</h2>", 1)[1].split("</section>", 1)[0]
     assert "<table>" in audit and "<li>" in audit
     assert "<a id='report-claim-c1'></a>" in main
+
+
+@needs_chromium
+def test_table_results_on_the_paper_page_follows_the_decimals_selector(reproduction_dir):
+    cells = (
+        "Array.from(document.querySelectorAll('div.view:not([hidden]) table.paper-results [data-p]'))"
+        ".map(e => e.textContent)"
+    )
+    with Browser() as browser:
+        browser.open((reproduction_dir / HTML_FILE).as_uri())
+        assert browser.evaluate(cells), "Table 'results' has no number the selector rewrites"
+        browser.choose("#precision", "4")
+        shown = browser.evaluate(cells)
+        assert shown and all(re.fullmatch(r"\d\.\d{4}", text) for text in shown), shown
+        assert browser.errors == []
+
+
+def test_a_cells_hover_names_its_sd_and_keeps_plus_minus_for_the_95_percent_half_width(run_dir):
+    page = (run_dir / HTML_FILE).read_text(encoding="utf-8")
+    tips = re.findall(r"title='(mean [^']+)'", page)
+    assert tips and all(re.fullmatch(r"mean \S+(, sd \S+)? over \d+ splits?", tip) for tip in tips), tips[:3]
+
+
+def test_the_comparison_legend_names_only_what_is_red(reproduction_dir):
+    page = (reproduction_dir / HTML_FILE).read_text(encoding="utf-8")
+    assert "(red);" not in page
+    assert "(the red points in the plots; in the table of every compared cell, a difference beyond ±0.05)" in page
+    assert "#d62728" in page  # the plots do draw the points outside the band red
+
+
+def test_a_one_dataset_page_has_no_rank_section_and_no_one_point_time_plot(tmp_path):
+    run = tmp_path / "one"
+    args = ["run", "-d", "Logical", "-m", "BR", "-m", "CC", "--splits", "2", "--out", str(run), "--n-jobs", "1", "-q"]
+    assert CliRunner().invoke(cli, [*args, "--html"]).exit_code == 0
+    page = (run / HTML_FILE).read_text(encoding="utf-8")
+    titles = re.findall(r"<h2>([^<]+)</h2>", page)
+    assert "Average ranks and critical differences" not in titles and "Time against dataset size" not in titles
+    assert "Significance over the splits" in titles
+    assert "No ranks and no time-against-size plot: they need 2 or more datasets, this run has 1." in page

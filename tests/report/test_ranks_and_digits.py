@@ -14,8 +14,11 @@ from mlhidden.cli import cli
 from mlhidden.report.digits import MAX_DIGITS, rank_collisions
 from mlhidden.report.formats import to_latex, to_markdown, to_terminal
 from mlhidden.report.ranked_methods import TRIVIAL_UNRANKED
+from mlhidden.report.replication import against_control
+from mlhidden.report.significance_output import significance_markdown
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
+from mlhidden.report.uncertainty import format_p
 from mlhidden.runs.provenance import RUN_JSON
 
 
@@ -170,3 +173,31 @@ def test_the_tests_of_a_table_with_a_trivial_baseline_say_it_is_not_tested(tmp_p
     assert f"Majority is not tested: {TRIVIAL_UNRANKED}" in text and "k = 2 methods" in text
     summary = json.loads((tmp_path / "statistics.json").read_text())["total_seconds"]
     assert summary["methods"] == ["BR", "CC"] and list(summary["unranked"]) == ["Majority"]
+
+
+def test_a_tie_ranks_alike_in_the_table_the_cd_diagram_and_a_ranks_claim():
+    """Two means equal but for float summation order (the same splits' values, summed in another order) are one
+    tie everywhere: the table, the significance report the CD diagram draws, and a ranks claim share the average
+    ranks and the Friedman p."""
+    splits = {"A": [[0.1, 0.2, 0.3], [0.5, 0.5, 0.5]], "B": [[0.3, 0.2, 0.1], [0.4, 0.4, 0.4]],
+              "C": [[0.1, 0.1, 0.1], [0.3, 0.3, 0.3]]}
+    rows = [
+        {"dataset": f"D{i}", "method": method, "split": split, "status": "ok", "error": "", "exact_match": value}
+        for method, per_dataset in splits.items()
+        for i, values in enumerate(per_dataset)
+        for split, value in enumerate(values)
+    ]
+    frame = pd.DataFrame(rows)
+    table = metric_table(frame, "exact_match", ["D0", "D1"], list(splits))
+    assert table.means.at["D0", "A"] != table.means.at["D0", "B"]  # the last bit differs ...
+    assert table.ranks.loc["D0"].tolist() == [1.5, 1.5, 3.0]  # ... and they tie
+    report = significance_report(table)
+    scores = frame.pivot_table(index="dataset", columns="method", values="exact_match", sort=False)
+    claim = against_control("A first", scores, "A", ["B", "C"])
+    gaps = {part.label: part.effect for part in claim.parts}
+    assert gaps == {f"A above {m}": report.avg_ranks[m] - report.avg_ranks["A"] for m in ("B", "C")}
+    assert report.avg_ranks.tolist() == table.avg_rank.tolist() == [1.25, 1.75, 3.0]
+    p_value, kind = report.friedman_p
+    assert f"Friedman {kind} p {format_p(p_value)}," in claim.reading
+    assert f"ranks claims use the Friedman {kind} p = {format_p(p_value)}" in significance_markdown(report)
+    assert "Bonferroni-Dunn against A; the rank section's Nemenyi CD compares all pairs" in claim.reading
