@@ -57,7 +57,8 @@ from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_sect
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 from mlhidden.paper.text_checks import paper_statements
 from mlhidden.report.csv_files import write_frame
-from mlhidden.report.formats import markdown_escape, pipe_table
+from mlhidden.report.escaping import markdown_escape
+from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose
 from mlhidden.report.uncertainty import RULE
 from mlhidden.runs.provenance import package_versions

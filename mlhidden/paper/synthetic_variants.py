@@ -16,7 +16,8 @@ from mlhidden.paper.claim_terms import missing_run
 from mlhidden.paper.claims import checker, paper_claims
 from mlhidden.paper.evidence import Runs, synthetic_table
 from mlhidden.paper.sensitivity_section import closing_verdict, complex_gain
-from mlhidden.report.formats import markdown_escape, pipe_table
+from mlhidden.report.escaping import markdown_escape
+from mlhidden.report.formats import pipe_table
 from mlhidden.report.uncertainty import HOLDS
 
 VARIANTS_RUN = "synthetic_variants"

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from mlhidden.io import PathLike, write_text
-from mlhidden.report.formats import markdown_escape, to_markdown
+from mlhidden.report.escaping import markdown_escape
+from mlhidden.report.formats import to_markdown
 from mlhidden.report.ranked_methods import shared_methods
 from mlhidden.report.tables import SCORE_METRICS, Metric, MetricTable, get_metric, metric_table
 from mlhidden.runs.metrics import SCORES

@@ -25,7 +25,8 @@ from mlhidden.report import (
     write_csv,
     write_reports,
 )
-from mlhidden.report.formats import format_number, format_rank, latex_escape, markdown_escape, write_table
+from mlhidden.report.escaping import latex_escape, markdown_escape
+from mlhidden.report.formats import format_number, format_rank, write_table
 
 ERROR = "RuntimeError: solver diverged\nTraceback line that must not be shown"
 MEDIAMILL_REASON = "not available (put MediaMill.arff in the data path)"
