@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.report.significance_tests import friedman_p
+from mlhidden.report.friedman import friedman_p
 from mlhidden.report.tables import rank_rows
 from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, Comparison, format_p, holm, t_interval
 from mlhidden.runs.record import RunRecord

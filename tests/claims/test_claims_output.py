@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.report.significance_tests import friedman_exact_p
+from mlhidden.report.friedman import friedman_exact_p
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import load_results
 
