@@ -3,10 +3,16 @@ examples that run as printed. (`make docs` builds docs/ with every link and anch
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
+import yaml
+from browser import CHROMIUM, Browser
 
 PROJECT = Path(__file__).resolve().parents[1]
 README = PROJECT / "README.md"
@@ -58,3 +64,49 @@ def test_python_api_example_runs(tmp_path, monkeypatch, capsys):
     exec(compile(example, "docs/api.md", "exec"), namespace)
     assert namespace["summary"].n_done == 4 and (tmp_path / "results" / "mine" / "store.sqlite").is_file()
     assert "4 units computed, 0 already stored" in capsys.readouterr().out
+
+
+def nav_pages() -> dict:
+    """mkdocs.yml's nav: file -> title, in order."""
+    nav = yaml.safe_load((PROJECT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    return {file: title for entry in nav for title, file in entry.items()}
+
+
+def test_the_docs_home_starts_a_newcomer_and_lists_every_page():
+    """docs/index.md: install, a quick start to run, and a link to every page of the nav (with what it answers)."""
+    home = (PROJECT / "docs" / "index.md").read_text(encoding="utf-8")
+    for start in ("pip install", "mlhidden run -d", "--html", "mlhidden reproduce --quick", "mlhidden claims"):
+        assert start in home, start
+    linked = set(re.findall(r"\]\(([\w.-]+\.md)(?:#[^)]*)?\)", home))
+    missing = [file for file in nav_pages() if file != "index.md" and file not in linked]
+    assert not missing, f"docs/index.md does not list {missing}"
+    assert "README" not in home  # not in the site: the home page is the start
+
+
+LAYOUT = """(() => {
+  var column = document.querySelector('.wy-nav-content').getBoundingClientRect();
+  var boxes = Array.from(document.querySelectorAll('.rst-content table, .rst-content pre'));
+  return {page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+          tables_wider: boxes.filter(e => e.tagName === 'TABLE' && e.scrollWidth > e.clientWidth + 1)
+                             .map(e => e.textContent.trim().slice(0, 40)),
+          past_the_column: boxes.filter(e => e.getBoundingClientRect().right > column.right + 1).length,
+          code_not_scrolling: boxes.filter(e => e.tagName === 'PRE' && e.scrollWidth > e.clientWidth + 1
+                                           && getComputedStyle(e).overflowX !== 'auto').length};
+})()"""
+
+
+def test_the_docs_site_fits_a_laptop_screen(tmp_path):
+    """The built site at 1280 x 800 in Chromium: no page wider than the window, every table wraps
+    its text inside the column, and a code line longer than the column scrolls inside its box."""
+    pytest.importorskip("mkdocs", reason="mkdocs is not installed: `make docs` installs it (.ci/run runs this after)")
+    if CHROMIUM is None and not os.environ.get("MLHIDDEN_REQUIRE_BROWSER"):
+        pytest.skip("chromium is not installed: `apt-get install -y chromium`")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "-d", str(site)], cwd=PROJECT, check=True)
+    pages = [site / ("index.html" if file == "index.md" else f"{file[:-3]}/index.html") for file in nav_pages()]
+    with Browser(width=1280, height=800) as browser:
+        for page in pages:
+            browser.open(page.as_uri())
+            layout = browser.evaluate(LAYOUT)
+            assert layout == {"page": [1280, 1280], "tables_wider": [], "past_the_column": 0,
+                              "code_not_scrolling": 0}, page

@@ -19,10 +19,26 @@ from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs
 from mlhidden.paper.output_jobs import Job
-from mlhidden.paper.reference import COMPARISON_FILE, PAPER_TABLES, REPORT_FILE, read_run_log, reference_results
+from mlhidden.paper.reference import (
+    COMPARISON_FILE,
+    PAPER_TABLES,
+    QUICK,
+    REPORT_FILE,
+    read_run_log,
+    reference_results,
+)
 from mlhidden.paper.sections import RESULTS_TITLE, Section, results_section
 from mlhidden.paper.sensitivity_section import settings_section
-from mlhidden.report.html import HTML_FILE, HtmlSection, esc, render_page, run_sections, scroll_box, sortable_table
+from mlhidden.report.html import (
+    HTML_FILE,
+    HtmlSection,
+    esc,
+    render_page,
+    run_scope,
+    run_sections,
+    scroll_box,
+    sortable_table,
+)
 from mlhidden.report.html_plots import agreement_svg
 from mlhidden.report.markdown_html import markdown_html, split_sections
 from mlhidden.report.uncertainty import FAILS, HOLDS
@@ -39,14 +55,8 @@ def _verdict_class(verdict) -> str:
     return "good" if text.startswith(HOLDS) else "bad" if text.startswith(FAILS) else ""
 
 
-def _claims_section(claims: list) -> HtmlSection:
-    """The claims, each with its verdict and the numbers that decide it, and under it its sub-claims."""
-    held = sum(claim.verdict == HOLDS for claim in claims)
-    lines = [
-        line for c in claims
-        for line in [(c.key, c.statement, c.verdict, c.deciding, c.evidence)]
-        + [(s.spec.id, s.spec.says, s.verdict, f"unit: {s.spec.unit}; {s.deciding}", s.numbers) for s in c.subclaims]
-    ]
+def _claims_table(lines: list) -> str:
+    """``(key, says, verdict, deciding, numbers)`` lines as a sortable table, each verdict coloured."""
     rows = "".join(
         f"<tr data-order='{i}'><td class='text'>{esc(key)}</td><td class='text'>{esc(says)}</td>"
         f"<td class='text {_verdict_class(verdict)}'>{esc(verdict)}</td>"
@@ -56,11 +66,35 @@ def _claims_section(claims: list) -> HtmlSection:
     head = "".join(
         f"<th data-sort='text'>{h}</th>" for h in ("", "claim", "verdict", "deciding statistic", "our numbers")
     )
+    return scroll_box(f"<table class='sortable claims'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _claims_section(claims: list) -> HtmlSection:
+    """The claims: every verdict in one line (the first screen's answer), then each claim with the
+    numbers that decide it, one row each, and their sub-claims in a table folded under them."""
+    held = sum(claim.verdict == HOLDS for claim in claims)
+    subclaims = [
+        (s.spec.id, s.spec.says, s.verdict, f"unit: {s.spec.unit}; {s.deciding}", s.numbers)
+        for c in claims
+        for s in c.subclaims
+    ]
     return HtmlSection(
         "claims",
         "Claims",
-        f"<p>{held} of {len(claims)} claims hold on these runs.</p>"
-        + scroll_box(f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"),
+        f"<p>{held} of {len(claims)} claims hold on these runs: "
+        + ", ".join(
+            f"<span title='{esc(c.statement)}'>{esc(c.key)} <span class='{_verdict_class(c.verdict)}'>"
+            f"{esc(c.verdict)}</span></span>"
+            for c in claims
+        )
+        + ".</p>"
+        + _claims_table([(c.key, c.statement, c.verdict, c.deciding, c.evidence) for c in claims])
+        + (
+            f"<details><summary>The {len(subclaims)} sub-claims, each with its verdict and deciding statistic"
+            f"</summary>{_claims_table(subclaims)}</details>"
+            if subclaims
+            else ""
+        ),
     )
 
 
@@ -179,7 +213,7 @@ def index_html_job(out_dir) -> Job:
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
             report = _report_sections(out_dir, results_section(runs, reference)) if key == "main" else []
             views[name] = [claims, _comparison_section(compared, key), *report, *run_part]
-        return _write_page(out_dir / HTML_FILE, views, main)
+        return _write_page(out_dir / HTML_FILE, views, main, _scope(out_dir, main_runs))
 
     return Job(calls, write)
 
@@ -202,8 +236,30 @@ def _report_sections(out_dir: Path, results: Section) -> list[HtmlSection]:
     ]
 
 
-def _write_page(path: Path, views: dict, main: str) -> Path:
-    intro = (
+def _scope(out_dir: Path, runs: Runs) -> str:
+    """The page's first line: quick or full (what quick mode leaves out, as REPORT.md says it), the
+    setting, and the splits and seed of the paper run, so that no verdict is read without its scope."""
+    log = read_run_log(out_dir)
+    if log is None:
+        mode = "Not made by <code>mlhidden reproduce</code> (no reproduction.json in this folder)."
+    elif log["quick"]:
+        mode = (
+            f"<strong>Quick mode</strong> (<code>mlhidden reproduce --quick</code>): {esc(QUICK.describe())}. "
+            "Numbers are rougher than the paper's protocol allows; <code>mlhidden reproduce</code> without "
+            "<code>--quick</code> runs the full experiments."
+        )
+    else:
+        mode = "<strong>Full reproduction</strong> (<code>mlhidden reproduce</code>): every split and dataset."
+    setting = ((log or {}).get("setting") or {}).get("name")
+    paper = runs["paper"]
+    scope = [mode, *([f"Base-learner setting {esc(setting)}."] if setting else [])]
+    if paper is not None:
+        scope.append(f"Table 'results' (run paper): {esc(run_scope(paper).removeprefix('Scope: '))}")
+    return f"<p class='scope'>{' '.join(scope)}</p>"
+
+
+def _write_page(path: Path, views: dict, main: str, scope: str) -> Path:
+    intro = scope + (
         "<p class='note'>Generated by <code>mlhidden reproduce</code> from the result stores in this folder; after "
         "the claims and the comparisons come the sections of REPORT.md beside this page, the reasoning behind each "
         "verdict included, then the main run's own tables and plots."

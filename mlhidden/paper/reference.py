@@ -83,6 +83,13 @@ class QuickMode:
     max_cells: int = 1_500_000
     max_sweep_points: int = 10
 
+    def describe(self) -> str:
+        """What quick mode keeps, as REPORT.md and the page both say it."""
+        return (
+            f"at most {self.max_splits} splits, only datasets with N x D ≤ {self.max_cells:,}, "
+            f"at most {self.max_sweep_points} points of each dataset sweep"
+        )
+
     def shrink(self, config: RunConfig) -> RunConfig:
         """``config`` with fewer splits, without the large catalog datasets, and shorter sweeps."""
         sizes = {entry.name.lower(): entry.n_samples * entry.n_features for entry in catalog_entries()}

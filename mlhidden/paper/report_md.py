@@ -323,8 +323,7 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
     ]
     if log is not None and log["quick"]:
         header.append(
-            f"**Quick mode**: at most {QUICK.max_splits} splits, only datasets with N x D ≤ {QUICK.max_cells:,}, "
-            f"at most {QUICK.max_sweep_points} points of each dataset sweep. Numbers are rougher than the paper's "
+            f"**Quick mode**: {QUICK.describe()}. Numbers are rougher than the paper's "
             "protocol allows; run `make reproduce` for the full experiments.\n"
         )
     header += [

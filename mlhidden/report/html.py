@@ -33,7 +33,7 @@ from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, tab
 from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
 from mlhidden.report.uncertainty import format_p
 from mlhidden.runs.provenance import provenance_lines, stored_precision
-from mlhidden.runs.run_results import RunResults
+from mlhidden.runs.run_results import RunResults, split_protocol
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
 from mlhidden.runs.store import existing_stores
 from mlhidden.runs.unit_warnings import warning_lines
@@ -44,6 +44,7 @@ SPLIT_PLOT_METRICS = ("exact_match", "hamming_score")
 RANK_METRICS = SUMMARY_METRICS
 TIME_METRIC = "total_seconds"
 SIZE_LABEL = "N·D·L (examples × features × labels)"
+TOC_SHOWN = 8  # sections listed open above the first; more are folded under "Contents"
 
 @dataclass(frozen=True)
 class HtmlSection:
@@ -287,14 +288,38 @@ def run_sections(
     ]
 
 
-def _toc(sections: Iterable[HtmlSection], prefix: str) -> str:
+def run_scope(results: RunResults) -> str:
+    """What the numbers below stand on, in one line for the top of the page: how many datasets and
+    methods, and each run's splits, protocol and seed (merged runs may differ in the last three)."""
+    configs = results.config["runs"].values() if "runs" in results.config else [results.config]
+    protocols = dict.fromkeys(
+        f"{config['splits']} split{'s' if config['splits'] != 1 else ''} of each dataset ({split_protocol(config)}), "
+        f"run seed {config['seed']}"
+        for config in configs
+    )
     return (
-        "<nav class='toc'>" + "".join(f"<a href='#{prefix}{esc(s.id)}'>{esc(s.title)}</a>" for s in sections) + "</nav>"
+        f"Scope: {len(results.datasets)} dataset{'s' if len(results.datasets) != 1 else ''}, "
+        f"{len(results.methods)} method{'s' if len(results.methods) != 1 else ''}; {'; '.join(protocols)}."
     )
 
 
+def _toc(sections: Sequence[HtmlSection], prefix: str) -> str:
+    """Links to the sections; folded when more than a line's worth, to keep the first screen for the answer."""
+    links = "".join(f"<a href='#{prefix}{esc(s.id)}'>{esc(s.title)}</a>" for s in sections)
+    nav = f"<nav class='toc'>{links}</nav>"
+    if len(sections) <= TOC_SHOWN:
+        return nav
+    return f"<details class='toc'><summary>Contents: {len(sections)} sections</summary>{nav}</details>"
+
+
 def _sections_html(sections: Iterable[HtmlSection], prefix: str) -> str:
-    return "".join(f"<section id='{prefix}{esc(s.id)}'><h2>{esc(s.title)}</h2>{s.body}</section>" for s in sections)
+    """The sections, each folded under its heading but the first: the page opens on its answer, one
+    screen long, and a click (or a link to a section, or find in page) unfolds the rest."""
+    return "".join(
+        f"<section id='{prefix}{esc(s.id)}'><details{' open' if i == 0 else ''}><summary><h2>{esc(s.title)}</h2>"
+        f"</summary>{s.body}</details></section>"
+        for i, s in enumerate(sections)
+    )
 
 
 def render_page(
@@ -306,14 +331,20 @@ def render_page(
     The toggle's "auto" shows each table at its own decimals (its
     :attr:`~mlhidden.report.tables.Metric.digits`: ``--precision``, else as many as tell its ranks apart).
 
+    Each list of sections opens on its first, the others folded under their headings (a button
+    unfolds them all), so that the page is one screen until a reader asks for more.
+
     ``views`` maps a name to a list of sections; a ``<select>`` labelled ``view_label`` shows one
     view at a time (the first at opening), so a reader can switch every table and plot at once.
-    ``intro`` is HTML put under the header.
+    ``intro`` is HTML put under the header: the page's scope (:func:`run_scope`) belongs there.
     """
     precision = "<option value='auto'>auto</option>" + "".join(
         f"<option value='{p}'>{p}</option>" for p in PRECISIONS
     )
-    controls = [f"<label>decimals <select id='precision'>{precision}</select></label>"]
+    controls = [
+        f"<label>decimals <select id='precision'>{precision}</select></label>",
+        "<button type='button' id='unfold'>open every section</button>",
+    ]
     body = [intro, _toc(sections, "") if sections else "", _sections_html(sections, "")]
     if views:
         options = "".join(f"<option value='{esc(name)}'>{esc(name)}</option>" for name in views)
@@ -345,4 +376,4 @@ def write_html(
     path = Path(path)
     title = title or f"Results: {run_results.config.get('name', 'run')}"
     sections = [*extra_sections, *run_sections(run_results, sizes, precision=precision)]
-    return write_text(path, render_page(title, sections))
+    return write_text(path, render_page(title, sections, intro=f"<p class='scope'>{esc(run_scope(run_results))}</p>"))

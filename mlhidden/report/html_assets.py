@@ -1,4 +1,5 @@
-"""The results page's inline CSS and JavaScript (sorting, the precision toggle, the view selector).
+"""The results page's inline CSS and JavaScript (sorting, the precision toggle, the view selector,
+unfolding the folded sections).
 
 Kept apart from :mod:`mlhidden.report.html`, which writes the page's HTML, so that each stays short.
 """
@@ -8,9 +9,11 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color
 header{position:sticky;top:0;z-index:2;background:#f4f6f8;border-bottom:1px solid #ccd;padding:.5em 1.2em;
 display:flex;flex-wrap:wrap;gap:1.2em;align-items:center}
 header h1{font-size:1.15em;margin:0;flex:1 1 20em}
-main{padding:0 1.2em 3em;max-width:100em}
-section{margin-top:1.6em}
-h2{font-size:1.1em;border-bottom:1px solid #dde;padding-bottom:.2em}
+main{padding:0 1.2em 3em;max-width:100em;overflow-wrap:break-word}
+section{margin-top:1em;scroll-margin-top:3.5em}
+section>details>summary{cursor:pointer;border-bottom:1px solid #dde;padding:.2em 0}
+h2{font-size:1.1em;display:inline;margin:0}
+.scope{background:#fff8e1;border-left:4px solid #e0a800;padding:.4em .7em;margin:.6em 0}
 h3{font-size:1em;margin:1.2em 0 .4em}
 nav.toc{font-size:.9em;margin:.8em 0}nav.toc a{margin-right:1em}
 table{border-collapse:collapse;margin:.4em 0 .2em;font-variant-numeric:tabular-nums}
@@ -33,7 +36,8 @@ td.failed{color:#b00}
 .note{color:#555;font-size:.9em}
 ul.notes{font-size:.85em;color:#555;margin:.2em 0 1em}
 .plots{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
-figure{margin:0}svg{max-width:100%;height:auto}
+.plots>*,.tables>*{min-width:0;max-width:100%}
+figure{margin:0;max-width:100%}svg,img{max-width:100%;height:auto}
 pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em;max-height:30em}
 .good{color:#176317;font-weight:600}.bad{color:#b00;font-weight:600}
 """
@@ -80,6 +84,24 @@ JS = """
       });
     });
   }
+  function unfold(element) {
+    var own = element && element.querySelector(":scope > details");
+    if (own) { own.open = true; }
+    for (var e = element; e; e = e.parentElement) {
+      if (e.tagName === "DETAILS") { e.open = true; }
+    }
+  }
+  var unfoldAll = document.getElementById("unfold");
+  if (unfoldAll) {
+    unfoldAll.addEventListener("click", function () {
+      document.querySelectorAll("section>details").forEach(function (d) { d.open = true; });
+    });
+  }
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest("a[href^='#']");
+    if (link) { unfold(document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)))); }
+  });
+  if (location.hash) { unfold(document.getElementById(decodeURIComponent(location.hash.slice(1)))); }
   var view = document.getElementById("view");
   if (view) {
     var show = function () {

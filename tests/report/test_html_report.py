@@ -227,6 +227,7 @@ def test_the_page_renders_in_chromium_and_its_tables_sort(run_dir, tmp_path):
         assert row_order(browser, "run-total_seconds") == fastest
         cell = "document.querySelector('#run-exact_match [data-p]')"
         browser.choose("#precision", "4")
+        browser.click("#unfold")  # the plots' sections are folded at first
         assert re.fullmatch(r"\d\.\d{4}", browser.evaluate(f"{cell}.textContent"))
         widths = browser.evaluate("Array.from(document.querySelectorAll('svg')).map(s => s.getBBox().width)")
         assert len(widths) == 6 and min(widths) > 50  # 2 per-split plots, 3 CD diagrams, 1 time plot
@@ -245,6 +246,7 @@ def test_the_setting_selector_switches_every_section(reproduction_dir):
         assert browser.evaluate(shown) == ["main runs"]
         browser.choose("#view", "s_two")
         assert browser.evaluate(shown) == ["s_two"]
+        browser.click("#unfold")
         browser.click("#setting1-exact_match thead th:nth-child(2)")
         assert row_order(browser, "setting1-exact_match") == ["Music", "Logical"]
         assert browser.errors == []
@@ -339,7 +341,7 @@ def test_every_section_of_report_md_is_on_the_page_with_its_figures_inside(repro
     page = (reproduction_dir / HTML_FILE).read_text(encoding="utf-8")
     main = page.split("<div class='view'", 2)[1]
     titles = re.findall(r"^## (.*)$", text, flags=re.MULTILINE)
-    shown = re.findall(r"<section id='v0-report-\d+'><h2>([^<]*)</h2>", main)
+    shown = re.findall(r"<section id='v0-report-\d+'><details><summary><h2>([^<]*)</h2>", main)
     assert [html.unescape(t) for t in shown] == titles
     required = ["Audit of the paper's numbers", "Table 3: the Logical problem", "Table 4: synthetic data",
                 "Which claims survive which settings", "A second implementation: scikit-multilearn and scikit-learn"]
@@ -388,3 +390,79 @@ def test_a_one_dataset_page_has_no_rank_section_and_no_one_point_time_plot(tmp_p
     assert "Average ranks and critical differences" not in titles and "Time against dataset size" not in titles
     assert "Significance over the splits" in titles
     assert "No ranks and no time-against-size plot: they need 2 or more datasets, this run has 1." in page
+
+
+SHOWN_SECTIONS = "Array.from(document.querySelectorAll('section > details')).filter(d => d.offsetParent)"
+LAYOUT = f"""({{width: document.documentElement.scrollWidth, window: window.innerWidth,
+  client: document.documentElement.clientWidth,
+  opening_ms: performance.getEntriesByType('navigation')[0].loadEventEnd,
+  folded: {SHOWN_SECTIONS}.filter(d => !d.open).length,
+  open: {SHOWN_SECTIONS}.filter(d => d.open).map(d => d.parentElement.id)}})"""
+
+
+def first_screen_text(browser: Browser, selector: str) -> str:
+    """The text of the elements matching ``selector`` that lie wholly within the first 800 px."""
+    return browser.evaluate(
+        f"Array.from(document.querySelectorAll({json.dumps(selector)})).filter(e => e.offsetParent"
+        " && e.getBoundingClientRect().bottom <= 800).map(e => e.textContent).join(' | ')"
+    )
+
+
+def assert_fits(browser: Browser) -> dict:
+    """The page at 1280 x 800 is no wider than its window, with its sections folded or unfolded."""
+    layout = browser.evaluate(LAYOUT)
+    assert layout["width"] == layout["client"] == layout["window"] == 1280, layout
+    browser.click("#unfold")
+    unfolded = browser.evaluate(LAYOUT)
+    assert unfolded["width"] == 1280 and unfolded["folded"] == 0, unfolded  # wide figures scaled, tables scroll
+    return layout
+
+
+@needs_chromium
+def test_the_run_page_fits_a_laptop_screen_and_opens_on_its_scope_and_tables(run_dir):
+    with Browser(width=1280, height=800) as browser:
+        browser.open((run_dir / HTML_FILE).as_uri())
+        height = browser.evaluate("document.documentElement.scrollHeight")
+        layout = assert_fits(browser)
+        browser.open((run_dir / HTML_FILE).as_uri())
+        scope = first_screen_text(browser, "p.scope")
+        assert browser.errors == []
+    assert layout["open"] == ["tables"] and layout["folded"] == 4, layout  # the plots and provenance folded
+    assert layout["opening_ms"] < 1000 and height < 3 * 800, (layout, height)
+    assert "2 datasets, 3 methods; 2 splits of each dataset (train fraction 0.6, shuffled labels), run seed 0" in scope
+
+
+@pytest.fixture(scope="module")
+def quick_reproduction_dir(reproduction_dir, tmp_path_factory):
+    """The reproduction folder as ``reproduce --quick`` leaves it: its reproduction.json says quick."""
+    out_dir = tmp_path_factory.mktemp("quick") / "quick"
+    shutil.copytree(reproduction_dir, out_dir)
+    log = {**json.loads((REPORT_DIR / "reproduction.json").read_text()), "quick": True}
+    (out_dir / "reproduction.json").write_text(json.dumps(log), encoding="utf-8")
+    assert run_jobs([index_html_job(out_dir)]) == [out_dir / HTML_FILE]
+    return out_dir
+
+
+@needs_chromium
+def test_the_quick_page_fits_a_laptop_screen_whose_first_screen_is_the_scope_and_every_verdict(
+    quick_reproduction_dir,
+):
+    from mlhidden.paper.reference import QUICK
+
+    page = quick_reproduction_dir / HTML_FILE
+    with Browser(width=1280, height=800) as browser:
+        browser.open(page.as_uri())
+        layout = assert_fits(browser)
+        browser.open(page.as_uri())
+        scope = first_screen_text(browser, "p.scope")
+        verdicts = first_screen_text(browser, "#v0-claims p")
+        browser.click("details.toc summary")
+        browser.click("a[href='#v0-report-3']")  # a link to a folded section unfolds it
+        unfolded = browser.evaluate("document.querySelector('#v0-report-3 > details').open")
+        assert browser.errors == []
+    assert layout["open"] == ["v0-claims"] and layout["opening_ms"] < 1000, layout
+    assert f"Quick mode (mlhidden reproduce --quick): {QUICK.describe()}" in scope
+    assert "2 splits of each dataset" in scope and "run seed 0" in scope and "j_paper_era" in scope
+    verdict = "holds|does not hold|inconclusive|no practical difference|not evaluated"
+    assert [f"C{k}" for k in range(1, 9)] == re.findall(rf"(C\d) (?:{verdict})\b", verdicts), verdicts
+    assert unfolded
