@@ -58,3 +58,14 @@ def test_python_api_example_runs(tmp_path, monkeypatch, capsys):
     exec(compile(example, "docs/api.md", "exec"), namespace)
     assert namespace["summary"].n_done == 4 and (tmp_path / "results" / "mine" / "store.sqlite").is_file()
     assert "4 units computed, 0 already stored" in capsys.readouterr().out
+
+
+def test_docs_and_the_paper_page_name_commands_a_wheel_has_not_checkout_paths_or_make():
+    """A wheel user has no ``configs/`` folder and no Makefile: shipped configs go by name (``--config paper``)."""
+    docs = [README, *sorted((PROJECT / "docs").glob("*.md"))]
+    by_path = {path.name: re.findall(r"mlhidden \w+ [^`\n#]*configs/\w+\.yaml", path.read_text(encoding="utf-8"))
+               for path in docs if path.name != "CHANGELOG.md"}
+    assert not {name: found for name, found in by_path.items() if found}
+    page_text = {path.name: re.findall(r"(?<!`)`make \w+", path.read_text(encoding="utf-8"))
+                 for path in sorted((PROJECT / "mlhidden" / "paper").glob("*.py"))}
+    assert not {name: found for name, found in page_text.items() if found}

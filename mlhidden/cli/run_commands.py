@@ -21,7 +21,7 @@ from mlhidden.experiment.backends import BACKENDS
     "config_path",
     default=None,
     type=click.Path(dir_okay=False),
-    help="Run config (YAML); or give -d and -m instead.",
+    help="Run config: a YAML file, or a shipped config by name (paper, own_method, ...); or give -d and -m instead.",
 )
 @click.option(
     "-d",
@@ -306,9 +306,14 @@ def splits_command(config_path, data_dir, labels):
 
 @click.command()
 @click.argument("path", required=False, default=None, type=click.Path(dir_okay=False))
-def init(path):
-    """Write a commented template run config to PATH (default mlhidden.yaml); it runs as written."""
+@click.option(
+    "--from", "shipped", default=None, metavar="NAME",
+    help="Write the shipped config NAME (paper, own_method, claims, ...) instead, to PATH (default NAME.yaml).",
+)
+def init(path, shipped):
+    """Write a commented template run config to PATH (default mlhidden.yaml), or a shipped one (--from); it runs as
+    written."""
     from mlhidden.experiment.template import DEFAULT_PATH, write_template
 
-    written = write_template(path or DEFAULT_PATH)
+    written = write_template(path or (DEFAULT_PATH if shipped is None else f"{shipped}.yaml"), shipped)
     click.echo(f"wrote {written}: edit it, then run `mlhidden run --config {written}`")

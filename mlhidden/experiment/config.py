@@ -23,6 +23,7 @@ from mlhidden.runs.metrics import check_metric_name
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.specs import DatasetSpec, MethodSpec
 from mlhidden.runs.splits import DEFAULT_FOLDS, PROTOCOL_KINDS, TRAIN_FRACTION, Protocol
+from mlhidden.shipped import config_file, config_not_found_hint
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
 TOP_LEVEL_KEYS = (
@@ -67,10 +68,10 @@ def load_config(
     labels: int | None = None, protocol: str | None = None, overlay: BaseOverlay | None = None,
     data_dir: PathLike | None = None,
 ) -> RunConfig:
-    """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol``
-    value)."""
-    path = Path(path)
-    data, lines = read_yaml_with_lines(path)
+    """Read and validate a run config (a path, or a shipped config's name: :func:`~mlhidden.shipped.config_file`);
+    command-line overrides win over the file (``protocol``: a ``--protocol`` value)."""
+    path = config_file(path)
+    data, lines = read_yaml_with_lines(path, missing=config_not_found_hint(path))
     protocol_entry = None if protocol is None else protocol_option(protocol)
     overrides: dict[str, Any] = {
         "splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol_entry,

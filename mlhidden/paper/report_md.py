@@ -323,7 +323,7 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
         header.append(
             f"**Quick mode**: at most {QUICK.max_splits} splits, only datasets with N x D ≤ {QUICK.max_cells:,}, "
             f"at most {QUICK.max_sweep_points} points of each dataset sweep. Numbers are rougher than the paper's "
-            "protocol allows; run `make reproduce` for the full experiments.\n"
+            "protocol allows; run `mlhidden reproduce` for the full experiments.\n"
         )
     header += [
         claims_detail(claims, matrix),

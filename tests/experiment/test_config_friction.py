@@ -80,6 +80,40 @@ def test_init_writes_a_template_that_runs_as_written(tmp_path, shipped_dir, monk
     assert again.exit_code == 2 and "exists already" in again.stderr
 
 
+def test_a_shipped_config_runs_by_name_from_any_folder(tmp_path, monkeypatch):
+    """``--config paper`` is the wheel's ``paper.yaml``: a wheel has no ``configs/`` folder to give a path into."""
+    monkeypatch.chdir(tmp_path)
+    dry = CliRunner().invoke(cli, ["run", "--config", "paper", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "nothing was run" in dry.output and "Medical" in dry.output
+    run = CliRunner().invoke(cli, ["run", "--config", "smoke", "--splits", "2", "--n-jobs", "1", "-q"])
+    assert run.exit_code == 0, run.output
+    assert sorted(load_results([tmp_path / "results" / "smoke"]).methods) == ["BR", "CC"]
+
+
+@pytest.mark.parametrize("given", ["configs/paper.yaml", "papr"])
+def test_a_config_neither_a_file_nor_shipped_is_one_line_naming_the_shipped_ones(tmp_path, monkeypatch, given):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["run", "--config", given])
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {given}: config file not found") and "did you mean 'paper'?" in line
+    assert "own_method, paper, sensitivity, smoke" in line
+
+
+def test_init_from_a_shipped_config_writes_it_here_to_edit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    init = CliRunner().invoke(cli, ["init", "--from", "own_method"])
+    assert init.exit_code == 0, init.output
+    assert "mlhidden run --config own_method.yaml" in init.output
+    shipped = Path(__file__).resolve().parents[2] / "configs" / "own_method.yaml"
+    assert (tmp_path / "own_method.yaml").read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
+    assert load_config("own_method.yaml").name == "own_method"
+    unknown = CliRunner().invoke(cli, ["init", "--from", "own_methods"])
+    assert unknown.exit_code == 2 and "did you mean 'own_method'?" in unknown.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["own_method.yaml"]
+
+
 def test_relative_dataset_paths_are_read_from_the_config_folder(tmp_path, monkeypatch):
     folder = tmp_path / "project"
     (folder / "data").mkdir(parents=True)
