@@ -300,3 +300,9 @@ def test_a_large_claims_file_without_aliases_is_read_and_an_alias_bomb_is_not(us
                    for p, c in zip(["", *"abcdefgh"], "abcdefghi"))
     refused = _refused(user_run, tmp_path, bomb)
     assert f"my_claims.yaml:5: aliases expand this file by more than {MAX_VALUES:,} values" in refused
+
+
+def test_the_help_points_to_what_an_installed_wheel_has_not_to_a_checkouts_docs_folder():
+    """A wheel has no docs/ folder: the help names the shipped claims file to start from instead."""
+    text = CliRunner().invoke(cli, ["claims", "--help"]).output
+    assert "docs/" not in text and "mlhidden init --from claims" in text
