@@ -23,6 +23,8 @@ from mlhidden.runs.splits import HOLDOUT, PROTOCOL_KINDS
 _INLINE = re.compile(r"(?P<name>[^\[\]]+)\[(?P<body>.*)\]", re.DOTALL)
 _INLINE_FORM = "write NAME[param=value,...], e.g. CCASL[n_synthetic=4], BR[base.C=10] or BR[base=random_forest]"
 _OPENING, _CLOSING = "[{", "]}"
+_OTHER_BRACKETS = re.compile(r"(?P<name>[^\[\](){}]+)[({](?P<body>.*)[)}]", re.DOTALL)
+"""``NAME(param=value)`` or ``NAME{...}``: parameters in the wrong brackets (no method or import path has them)."""
 
 
 def method_option(text: str) -> dict[str, Any]:
@@ -32,6 +34,10 @@ def method_option(text: str) -> dict[str, Any]:
     sets its parameter ``NAME`` (see the ``params`` of a method entry in a config).
     """
     text = str(text).strip()
+    other = _OTHER_BRACKETS.fullmatch(text)
+    if other is not None and "=" in other["body"]:
+        raise UserError(f"-m {text!r}: parameters go in square brackets, -m '{other['name']}[{other['body']}]'",
+                        hint=_INLINE_FORM)
     if "[" not in text and "]" not in text:
         return {"name": text}
     match = _INLINE.fullmatch(text)
