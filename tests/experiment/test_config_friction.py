@@ -18,6 +18,7 @@ from mlhidden.experiment.config_entries import DATASET_KEYS, METHOD_KEYS
 from mlhidden.experiment.template import template_text
 from mlhidden.methods import make_method
 from mlhidden.report.tables import get_metric
+from mlhidden.runs.provenance import provenance_line, read_run_json
 from mlhidden.runs.store import STORE_FILE, load_results
 
 CONFIG_DOCS = Path(__file__).resolve().parents[2] / "docs" / "configs.md"
@@ -56,6 +57,32 @@ def test_run_from_flags_writes_the_tables(tmp_path, shipped_dir):
     assert result.exit_code == 0, result.output
     results = load_results([out])
     assert results.datasets == ["Logical", "Music"] and results.methods == ["BR", "CC"] and len(results.units) == 8
+
+
+def _planned_folder(shipped_dir, *flags: str) -> str:
+    """The run folder ``run FLAGS --dry-run`` plans for (nothing is written)."""
+    result = CliRunner().invoke(cli, ["run", *flags, "--splits", "1", "--dry-run", "--data-dir", str(shipped_dir)])
+    assert result.exit_code == 0, result.output
+    return re.search(r"plan for (\S+):", result.output).group(1)
+
+
+def test_long_flag_runs_get_short_folder_names_that_never_collide(shipped_dir):
+    datasets = ["-d", "Logical", "-d", "SyntheticSimple", "-d", "SyntheticComplex"]
+    methods = ["-m", "BR", "-m", "CC", "-m", "LP", "-m", "CCASL+AML", "-m", "AllZero", "-m", "Majority"]
+    one, other = (_planned_folder(shipped_dir, *datasets, *methods, "-m", last) for last in ("MostFrequentSet", "ELM"))
+    assert _planned_folder(shipped_dir, "-d", "Logical", "-m", "BR", "-m", "CC") == "results/Logical_BR-CC"
+    assert re.fullmatch(r"results/Logical\+2_BR\+6_[0-9a-f]{6}", one), one
+    assert len(Path(one).name) <= 40 and one != other
+    assert _planned_folder(shipped_dir, *datasets, *methods, "-m", "MostFrequentSet") == one
+
+
+def test_out_names_the_run_it_holds(tmp_path, shipped_dir):
+    out = tmp_path / "mine"
+    args = ["run", "-d", "Logical", "-m", "BR", "--splits", "1", "--out", str(out), "--n-jobs", "1", "-q"]
+    result = CliRunner().invoke(cli, [*args, "--data-dir", str(shipped_dir)])
+    assert result.exit_code == 0, result.output
+    run_json = read_run_json(out)
+    assert run_json["config"]["name"] == "mine" and "run mine (config" in provenance_line(run_json)
 
 
 def test_init_writes_a_template_that_runs_as_written(tmp_path, shipped_dir, monkeypatch):
