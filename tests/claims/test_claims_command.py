@@ -8,6 +8,7 @@ import os
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from own_data import write_own_arff
 
 from mlhidden.cli import cli
 from mlhidden.report.uncertainty import VERDICTS
@@ -250,6 +251,21 @@ def test_a_misspelt_dataset_is_refused_with_a_guess(user_run, tmp_path):
     grouped = USER_CLAIMS.replace(unit, "        datasets: {group: real}\n" + unit)
     refused = _refused(user_run, tmp_path, grouped)
     assert "my_claims.yaml:10: run 'mine' has no group 'real' (its groups: Logical)" in refused
+
+
+def test_a_claim_on_an_arff_given_by_path_names_it_as_the_tables_do(tmp_path, monkeypatch):
+    """The tables name a file given by path by its @relation; a claim naming that is decided, like the t-test."""
+    monkeypatch.chdir(tmp_path)
+    write_own_arff(tmp_path / "data" / "Sensors.arff", relation="Sensors")
+    run = ["run", "-d", "data/Sensors.arff", "-m", "BR", "-m", "CC", "--splits", "3", "--out", "mine", "-q"]
+    assert CliRunner().invoke(cli, [*run, "--n-jobs", "1"]).exit_code == 0
+    text = USER_CLAIMS.replace("[BR_phi, BR]", "[CC, BR]").replace(
+        "        unit: splits\n  - id: B", "        datasets: [Sensors]\n        unit: splits\n  - id: B"
+    )
+    (tmp_path / "my_claims.yaml").write_text(text)
+    result = CliRunner().invoke(cli, ["claims", "my_claims.yaml", "mine"])
+    assert result.exit_code == 0, result.output
+    assert "n = 3 splits of Sensors)" in result.output and "not evaluated" not in result.output
 
 
 @pytest.mark.parametrize(
