@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import yaml
@@ -26,6 +27,8 @@ def test_citation_cites_the_tool_at_its_version_and_prefers_the_paper():
     version = CliRunner().invoke(cli, ["--version"]).output.split()[-1]
     assert citation["version"] == version, "CITATION.cff names the version `mlhidden --version` prints"
     assert citation["license"] == "BSD-3-Clause"
+    # A BibTeX entry made from the file (cffconvert) takes its year from date-released.
+    assert isinstance(citation.get("date-released"), datetime.date) and citation["date-released"].year >= 2026
     paper = citation["preferred-citation"]
     assert paper["title"] == "Multi-label Classification using Labels as Hidden Nodes"
     assert [(a["given-names"], a["family-names"]) for a in paper["authors"]] == [

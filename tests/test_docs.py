@@ -110,3 +110,32 @@ def test_the_docs_site_fits_a_laptop_screen(tmp_path):
             layout = browser.evaluate(LAYOUT)
             assert layout == {"page": [1280, 1280], "tables_wider": [], "past_the_column": 0,
                               "code_not_scrolling": 0}, page
+
+
+def test_docs_and_the_paper_page_name_commands_a_wheel_has_not_checkout_paths_or_make():
+    """A wheel user has no ``configs/`` folder and no Makefile: shipped configs go by name (``--config paper``)."""
+    docs = [README, *sorted((PROJECT / "docs").glob("*.md"))]
+    by_path = {path.name: re.findall(r"mlhidden \w+ [^`\n#]*configs/\w+\.yaml", path.read_text(encoding="utf-8"))
+               for path in docs if path.name != "CHANGELOG.md"}
+    assert not {name: found for name, found in by_path.items() if found}
+    page_text = {path.name: re.findall(r"(?<!`)`make \w+", path.read_text(encoding="utf-8"))
+                 for path in sorted((PROJECT / "mlhidden" / "paper").glob("*.py"))}
+    assert not {name: found for name, found in page_text.items() if found}
+
+
+def test_readme_first_run_prints_the_sample_it_shows(tmp_path, monkeypatch):
+    """The README's first command, run as printed (in an empty folder), prints every line of its sample output."""
+    from click.testing import CliRunner
+
+    from mlhidden.cli import cli
+
+    text = README.read_text(encoding="utf-8")
+    first_run = r"```sh\n\.venv/bin/mlhidden (run [^\n]+)\n```.*?```\n(.*?)```"
+    command, sample = re.search(first_run, text, re.DOTALL).groups()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLHIDDEN_DATA", raising=False)
+    result = CliRunner().invoke(cli, [*command.split(), "--n-jobs", "1"])
+    assert result.exit_code == 0, result.output
+    printed = result.output
+    for part in sample.split("...\n"):
+        assert part.strip("\n") in printed, f"the README's sample is not what the command prints:\n{part}"

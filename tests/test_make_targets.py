@@ -60,3 +60,11 @@ def test_make_bench_quick_writes_where_git_ignores_it(ignored):
     assert ignored(str(QUICK_RESULTS.relative_to(ROOT)))
     assert not ignored("benchmarks/results.md"), "a full make bench updates the committed figures"
     assert "--quick" not in make_commands("bench")
+
+
+def test_the_readmes_first_run_writes_where_git_ignores_it(ignored):
+    """A newcomer's first command in a clone leaves ``git status`` clean."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (out,) = re.findall(r"writes the run\s+directory `(results/[^`/]+)/`", readme)
+    for name in ("store.sqlite", "run.json", "index.html", "exact_match.csv", "tables.md"):
+        assert ignored(f"{out}/{name}"), f"{out}/{name}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,6 +118,38 @@ def test_the_installed_wheel_reproduces_the_quick_paper_run_into_out(installed, 
     _run([bin_dir / "mlhidden", "reproduce", "--quick", "--out", "paper", "--quiet"], cwd=work, timeout=3600)
     assert (work / "paper" / "REPORT.md").is_file()
     assert sorted(os.listdir(work)) == ["paper"]
+
+
+@pytest.mark.slow
+def test_a_newcomer_follows_the_readme_from_an_empty_folder(installed, tmp_path):
+    """One run, their own ARFF by path with its t-test, the quick reproduction's page and ``mlhidden claims``,
+    with the wheel's ``mlhidden`` from a folder with nothing in it, as the README writes the commands."""
+    from own_data import write_own_arff
+
+    bin_dir, _ = installed
+    mlhidden = bin_dir / "mlhidden"
+    work = _empty_folder(tmp_path)
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    first = re.search(r"```sh\n\.venv/bin/mlhidden (run [^\n]+)\n```", readme).group(1)
+    _run([mlhidden, *first.split(), "-q"], cwd=work)
+    assert (work / "results" / "Music_BR-CC" / "index.html").is_file()
+
+    by_path = next(line.split("#")[0].split() for line in readme.splitlines()
+                   if line.startswith("mlhidden run -d ") and ".arff" in line.split("#")[0])
+    write_own_arff(work / by_path[by_path.index("-d") + 1], relation="Sensors")
+    own = _run([mlhidden, *by_path[1:], "--splits", "3", "--html", "--stats", "--out", "own"], cwd=work)
+    assert "one dataset, Sensors: methods compared over its 3 splits (corrected resampled t-test" in own.stdout
+    assert "significance over the splits of Sensors" in (work / "own" / "statistics.md").read_text(encoding="utf-8")
+    assert "significance over the splits of Sensors" in (work / "own" / "index.html").read_text(encoding="utf-8")
+
+    _run([mlhidden, "reproduce", "--quick", "--out", "paper", "--quiet"], cwd=work, timeout=3600)
+    page = (work / "paper" / "index.html").read_text(encoding="utf-8")
+    assert not re.findall(r"\bmake (?:reproduce|sensitivity)\b", page), "a wheel user has no Makefile"
+
+    _run([mlhidden, "init", "--from", "claims"], cwd=work)
+    verdicts = _run([mlhidden, "claims", "claims.yaml", "paper"], cwd=work)
+    assert "C1" in verdicts.stdout and "C8" in verdicts.stdout
+    assert sorted(os.listdir(work)) == ["claims.yaml", "own", "paper", "path", "results"]
 
 
 PLUGIN_PROJECT = {

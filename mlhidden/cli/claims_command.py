@@ -17,8 +17,10 @@ def claims(claims_file, run_dirs, out):
 
     Each RUN_DIR is a run directory, or a folder of them; a sub-claim's ``run:`` names one by its
     folder name (by its path, as given, where two runs given share a folder name). Each verdict comes
-    with its deciding statistic, tested over the sub-claim's unit of replication (docs/claims.md).
-    The paper's evidence extractors are available to the file.
+    with its deciding statistic, tested over the sub-claim's unit of replication. The paper's
+    evidence extractors are available to the file. `mlhidden init --from claims` writes the paper's
+    claims file, commented, into the current folder to start from ('Checking claims' in the
+    documentation describes every key).
     """
     from mlhidden.claims.check import check_claims
     from mlhidden.claims.output import text_table, write_outputs

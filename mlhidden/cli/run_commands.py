@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from mlhidden.experiment.backends import BACKENDS
     "config_path",
     default=None,
     type=click.Path(dir_okay=False),
-    help="Run config (YAML); or give -d and -m instead.",
+    help="Run config: a YAML file, or a shipped config by name (paper, own_method, ...); or give -d and -m instead.",
 )
 @click.option(
     "-d",
@@ -53,7 +54,8 @@ from mlhidden.experiment.backends import BACKENDS
 )
 @DATA_DIR
 @click.option(
-    "--out", type=click.Path(file_okay=False), default=None, help="Run directory (default results/<config name>)."
+    "--out", type=click.Path(file_okay=False), default=None,
+    help="Run directory (default results/<config name>); it names a run from -d/-m."
 )
 @click.option("--splits", type=int, default=None, help="Number of random 60/40 splits (overrides the config).")
 @click.option("--seed", type=int, default=None, help="Run seed (overrides the config).")
@@ -126,7 +128,7 @@ def run(
         "protocol": protocol,
         "data_dir": data_dir,
     }
-    config = _run_config(config_path, datasets, methods, method_labels, overrides)
+    config = _run_config(config_path, datasets, methods, method_labels, overrides, out)
     config = dataclasses.replace(config, unit_timeout=timeout)
     run_dir = Path(out) if out else Path("results") / config.name
     check_run_path(run_dir, _shorter_path_hint(out, config.source))
@@ -212,8 +214,9 @@ def _shorter_path_hint(out, source) -> str:
     return "give --out DIR" if source is None else f"shorten 'name' in {source}, or give --out DIR"
 
 
-def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
-    """The run's config: the YAML file of --config, or the -d and -m options (with their --label)."""
+def _run_config(config_path, datasets, methods, method_labels, overrides: dict, out):
+    """The run's config: the YAML file of --config, or the -d and -m options (with their --label),
+    named after the --out folder where one is given, so that run.json names the folder it is in."""
     from mlhidden.experiment.config import config_from_options, load_config
 
     if config_path is not None and (datasets or methods):
@@ -226,7 +229,8 @@ def _run_config(config_path, datasets, methods, method_labels, overrides: dict):
     if config_path is not None:
         return load_config(config_path, **overrides)
     if datasets and methods:
-        return config_from_options(datasets, methods, method_labels=method_labels, **overrides)
+        folder = Path(os.path.abspath(out)).name if out else None
+        return config_from_options(datasets, methods, method_labels=method_labels, name=folder or None, **overrides)
     raise UserError(
         "nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD",
         hint="`mlhidden init` writes a template config",
@@ -306,9 +310,14 @@ def splits_command(config_path, data_dir, labels):
 
 @click.command()
 @click.argument("path", required=False, default=None, type=click.Path(dir_okay=False))
-def init(path):
-    """Write a commented template run config to PATH (default mlhidden.yaml); it runs as written."""
+@click.option(
+    "--from", "shipped", default=None, metavar="NAME",
+    help="Write the shipped config NAME (paper, own_method, claims, ...) instead, to PATH (default NAME.yaml).",
+)
+def init(path, shipped):
+    """Write a commented template run config to PATH (default mlhidden.yaml), or a shipped one (--from); it runs as
+    written."""
     from mlhidden.experiment.template import DEFAULT_PATH, write_template
 
-    written = write_template(path or DEFAULT_PATH)
+    written = write_template(path or (DEFAULT_PATH if shipped is None else f"{shipped}.yaml"), shipped)
     click.echo(f"wrote {written}: edit it, then run `mlhidden run --config {written}`")

@@ -9,7 +9,8 @@ without a dot (``1e-3``) are numbers too, as in YAML 1.2.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -18,11 +19,42 @@ from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment.sweeps import point_label
 from mlhidden.imports import is_import_path
 from mlhidden.methods.registry import method_name, registered_methods
+from mlhidden.runs.specs import canonical_hash
 from mlhidden.runs.splits import HOLDOUT, PROTOCOL_KINDS
 
 _INLINE = re.compile(r"(?P<name>[^\[\]]+)\[(?P<body>.*)\]", re.DOTALL)
 _INLINE_FORM = "write NAME[param=value,...], e.g. CCASL[n_synthetic=4], BR[base.C=10] or BR[base=random_forest]"
 _OPENING, _CLOSING = "[{", "]}"
+_OTHER_BRACKETS = re.compile(r"(?P<name>[^\[\](){}]+)[({](?P<body>.*)[)}]", re.DOTALL)
+"""``NAME(param=value)`` or ``NAME{...}``: parameters in the wrong brackets (no method or import path has them)."""
+RUN_NAME_CHARACTERS = 40
+"""The longest name :func:`run_name` spells out in full; a longer one is abbreviated."""
+_FIRST_CHARACTERS = 12
+
+
+def run_name(datasets: Sequence[object], methods: Sequence[str]) -> str:
+    """The name of the run ``-d``/``-m`` give, which names its folder ``results/NAME``.
+
+    The datasets' file stems and the methods as written (``Music-Scene_BR-CCASL+AML``) while that
+    is short enough to read; past :data:`RUN_NAME_CHARACTERS`, the first dataset and method with
+    how many more, and a digest of every value as given (``Music+4_BR+11_3f2a1c``), so that a long
+    run's folder stays readable and two different runs never share one.
+    """
+    stems = [Path(str(d)).name.split(".")[0] for d in datasets]
+    spelled = _folder_safe("-".join(stems) + "_" + "-".join(map(str, methods)))
+    if len(spelled) <= RUN_NAME_CHARACTERS:
+        return spelled
+    digest = canonical_hash([[str(d) for d in datasets], [str(m) for m in methods]])[:6]
+    return _folder_safe(f"{_first_and_count(stems)}_{_first_and_count(methods)}_{digest}")
+
+
+def _first_and_count(values: Sequence[object]) -> str:
+    more = f"+{len(values) - 1}" if len(values) > 1 else ""
+    return str(values[0])[:_FIRST_CHARACTERS] + more
+
+
+def _folder_safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9+._-]+", "_", text)
 
 
 def method_option(text: str) -> dict[str, Any]:
@@ -32,6 +64,10 @@ def method_option(text: str) -> dict[str, Any]:
     sets its parameter ``NAME`` (see the ``params`` of a method entry in a config).
     """
     text = str(text).strip()
+    other = _OTHER_BRACKETS.fullmatch(text)
+    if other is not None and "=" in other["body"]:
+        raise UserError(f"-m {text!r}: parameters go in square brackets, -m '{other['name']}[{other['body']}]'",
+                        hint=_INLINE_FORM)
     if "[" not in text and "]" not in text:
         return {"name": text}
     match = _INLINE.fullmatch(text)

@@ -7,14 +7,13 @@ dataset files are checked when they are loaded, which also happens before the fi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mlhidden.data.catalog import FILE_KINDS, LABELS_MEANING
-from mlhidden.experiment.command_line import method_entries, protocol_option
+from mlhidden.experiment.command_line import method_entries, protocol_option, run_name
 from mlhidden.experiment.config_entries import at_entry, dataset_specs, described, method_specs
 from mlhidden.experiment.overlay import ONE_VS_REST, BaseOverlay
 from mlhidden.experiment.sweeps import MAX_ENTRIES, SPLIT_THE_RUN
@@ -23,6 +22,7 @@ from mlhidden.runs.metrics import check_metric_name
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.specs import DatasetSpec, MethodSpec
 from mlhidden.runs.splits import DEFAULT_FOLDS, PROTOCOL_KINDS, TRAIN_FRACTION, Protocol
+from mlhidden.shipped import config_file, config_not_found_hint
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
 TOP_LEVEL_KEYS = (
@@ -67,10 +67,10 @@ def load_config(
     labels: int | None = None, protocol: str | None = None, overlay: BaseOverlay | None = None,
     data_dir: PathLike | None = None,
 ) -> RunConfig:
-    """Read and validate a run config; command-line overrides win over the file (``protocol``: a ``--protocol``
-    value)."""
-    path = Path(path)
-    data, lines = read_yaml_with_lines(path)
+    """Read and validate a run config (a path, or a shipped config's name: :func:`~mlhidden.shipped.config_file`);
+    command-line overrides win over the file (``protocol``: a ``--protocol`` value)."""
+    path = config_file(path)
+    data, lines = read_yaml_with_lines(path, missing=config_not_found_hint(path))
     protocol_entry = None if protocol is None else protocol_option(protocol)
     overrides: dict[str, Any] = {
         "splits": splits, "seed": seed, "n_jobs": n_jobs, "labels": labels, "protocol": protocol_entry,
@@ -260,17 +260,20 @@ def with_n_jobs(config: RunConfig, n_jobs: int | None) -> RunConfig:
 def config_from_options(
     datasets: Sequence[PathLike], methods: Sequence[str], *, splits: int | None = None, seed: int | None = None,
     n_jobs: int | None = None, labels: int | None = None, method_labels: Iterable[str] = (),
-    protocol: str | None = None, data_dir: PathLike | None = None,
+    protocol: str | None = None, data_dir: PathLike | None = None, name: str | None = None,
 ) -> RunConfig:
     """The config that ``mlhidden run -d DATASET... -m METHOD...`` describes: the same ``RunConfig``
-    as a YAML file listing those names, named after them; paths are relative to the current folder.
+    as a YAML file listing those names, named ``name`` (the ``--out`` folder's) or after them
+    (:func:`~mlhidden.experiment.command_line.run_name`); paths are relative to the current folder.
 
     Methods may carry parameters and labels (:func:`~mlhidden.experiment.command_line.method_entries`);
     ``protocol`` is a ``--protocol`` value such as ``kfold:5``.
     """
-    stems = [Path(str(d)).name.split(".")[0] for d in datasets]
-    name = re.sub(r"[^A-Za-z0-9+._-]+", "_", "-".join(stems) + "_" + "-".join(map(str, methods)))
-    data = {"name": name, "datasets": list(datasets), "methods": method_entries(methods, method_labels)}
+    data = {
+        "name": name or run_name(datasets, methods),
+        "datasets": list(datasets),
+        "methods": method_entries(methods, method_labels),
+    }
     protocol_entry = None if protocol is None else protocol_option(protocol)
     return parse_config(
         data, splits=splits, seed=seed, n_jobs=n_jobs, labels=labels, protocol=protocol_entry, data_dir=data_dir

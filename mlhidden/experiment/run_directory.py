@@ -9,6 +9,7 @@ in the directory is written; a path the file system cannot hold, before anything
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -109,16 +110,22 @@ def _refuse_narrower(
         left = len((before - asked) & store.done_keys())
         if left and stored.get("config_hash") != record.get("config_hash"):
             return (
-                f"{store.run_dir} held the run '{stored['name']}' (config {stored.get('config_hash')}); it becomes the "
+                f"{store.run_dir} held the run '{stored['name']}' ({_stored_run(stored, stored_checksums)}, config "
+                f"{stored.get('config_hash')}); it becomes the "
                 f"run of this config, whose tables leave out {left} of that run's stored units (they stay stored; "
                 "give each config its own --out to keep both runs' tables)"
             )
         return None
-    labels = ", ".join(method["label"] for method in stored["methods"])
     raise UserError(
-        f"this command asks for {len(asked)} of the {len(before)} units of the run stored here ({labels} on "
-        f"{', '.join(stored_checksums)}, {stored['splits']} splits) and nothing else: running it here would rewrite "
+        f"this command asks for {len(asked)} of the {len(before)} units of the run stored here "
+        f"({_stored_run(stored, stored_checksums)}) and nothing else: running it here would rewrite "
         "that run's tables and run.json with fewer units",
         path=store.path, hint=f"give another --out (with --reuse {store.run_dir} to copy the stored units), "
         f"or add --narrow to make this the run of {store.run_dir}; its other units stay stored",
     )
+
+
+def _stored_run(stored: dict[str, Any], datasets: Iterable[str]) -> str:
+    """What the run stored in a folder computed, which tells it apart where its name is the folder's."""
+    labels = ", ".join(method["label"] for method in stored["methods"])
+    return f"{labels} on {', '.join(datasets)}, {stored['splits']} splits"

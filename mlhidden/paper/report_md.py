@@ -324,7 +324,7 @@ def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
     if log is not None and log["quick"]:
         header.append(
             f"**Quick mode**: {QUICK.describe()}. Numbers are rougher than the paper's "
-            "protocol allows; run `make reproduce` for the full experiments.\n"
+            "protocol allows; run `mlhidden reproduce` for the full experiments.\n"
         )
     header += [
         claims_detail(claims, matrix),

@@ -43,7 +43,7 @@ def read_settings(folder) -> dict:
     """The sensitivity study's settings: name -> (folder of that setting's run directories, description).
 
     ``<folder>/settings.json`` names the settings, as ``{"settings": [{"name": ..., "about": ...}]}``
-    (what ``make sensitivity`` writes), ``{"settings": {name: parameters}}`` or ``{name: parameters}``;
+    (what ``mlhidden sensitivity`` writes), ``{"settings": {name: parameters}}`` or ``{name: parameters}``;
     each setting's runs are ``<folder>/<name>/<experiment>/``. Without the
     file, every subfolder is a setting with no description. An empty dict when nothing was run.
     """
@@ -185,7 +185,7 @@ def _sensitivity_markdown(
     """
     parts = ["## Which claims survive which settings\n\n"]
     if not runs_by_setting:
-        return parts[0] + f"Not run: no settings under `{SENSITIVITY_DIR}/` (`make sensitivity` runs them).\n", None
+        return parts[0] + f"Not run: no settings under `{SENSITIVITY_DIR}/` (`mlhidden sensitivity` runs them).\n", None
     claims_by_setting = decide_settings(runs_by_setting, reference)
     matrix = claims_matrix(claims_by_setting)
     settings = list(runs_by_setting)
@@ -306,14 +306,14 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     """The sensitivity section's Markdown, the finished settings' runs (name -> Runs) under ``out_dir``,
     and their claims x settings matrix (:func:`claims_matrix`; None when no setting finished).
 
-    A setting whose runs are not all stored in full (an interrupted ``make sensitivity``) is listed
+    A setting whose runs are not all stored in full (an interrupted ``mlhidden sensitivity``) is listed
     with what it lacks and left out of the matrix, the rule and the deviations, so that no claim
     is decided on part of the data.
     """
     folder = Path(out_dir) / SENSITIVITY_DIR
     settings, manifest = read_settings(folder), read_manifest(folder)
     if not isinstance(manifest, dict) or not isinstance(manifest.get("settings"), list):
-        manifest = None  # settings written by hand, not by `make sensitivity`: no plan to check, no rule to apply
+        manifest = None  # settings written by hand, not by `mlhidden sensitivity`: no plan to check, no rule to apply
     runs_by_setting = {name: Runs(path) for name, (path, _) in settings.items()}
     descriptions = {name: description for name, (_, description) in settings.items()}
     planned = (
@@ -332,7 +332,7 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
     if any(lacking.values()):
         rows = [[markdown_escape(name), markdown_escape(what)] for name, what in lacking.items() if what]
         markdown += (
-            "Settings not finished, left out above and below (`make sensitivity` resumes them):\n\n"
+            "Settings not finished, left out above and below (`mlhidden sensitivity` resumes them):\n\n"
             + pipe_table(rows, ["setting", "lacks"])
             + "\n\n"
         )

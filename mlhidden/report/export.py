@@ -10,6 +10,7 @@ Parquet needs pyarrow, the ``parquet`` extra; CSV needs nothing more.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,6 +28,8 @@ from mlhidden.runs.store_schema import KEY_FIELDS
 
 EXPORT_FORMATS = ("csv", "json", "parquet")
 PREDICTION_COLUMNS = ["dataset", "method", "split", "test_row", "label", "truth", "predicted", "score"]
+JSON_TEXT_COLUMNS = ("params_json", "warnings", "label_order")
+"""Unit columns the store keeps as JSON text: a JSON export holds their values, not strings to decode again."""
 
 
 def json_text(rows: Iterable[Any]) -> str:
@@ -100,5 +103,10 @@ def _writer(frame: pd.DataFrame, fmt: str) -> Writer:
     if fmt == "csv":
         return text_writer(frame.to_csv(index=False, lineterminator="\n"))
     if fmt == "json":
-        return text_writer(json_text(frame.to_dict("records")))
+        rows = frame.to_dict("records")
+        for row in rows:
+            for column in JSON_TEXT_COLUMNS:
+                if isinstance(row.get(column), str) and row[column]:
+                    row[column] = json.loads(row[column])
+        return text_writer(json_text(rows))
     return lambda stream: frame.to_parquet(stream, index=False)

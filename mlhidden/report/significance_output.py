@@ -362,12 +362,16 @@ def write_table_statistics(
 
 
 def stored_test_train_ratios(run_dirs: Iterable[PathLike]) -> dict[str, float]:
-    """Each dataset's n_test / n_train, from the stored record of a run that split it (merged runs split it alike)."""
+    """Each dataset's n_test / n_train, from the stored record of a run that split it (merged runs split it alike).
+
+    Keyed by the names the store gave its datasets, which the tables use: a file given by path is named
+    by its ``@relation`` there, not by the path its config entry holds.
+    """
     ratios: dict[str, float] = {}
     for store in existing_stores(run_dirs):
-        record = RunRecord.from_record(store.get_meta("config"))
-        for spec in record.datasets:
-            ratios.setdefault(spec.table_name, split_test_train_ratio(record))
+        ratio = split_test_train_ratio(RunRecord.from_record(store.get_meta("config")))
+        for name in store.datasets()["name"]:
+            ratios.setdefault(str(name), ratio)
     return ratios
 
 

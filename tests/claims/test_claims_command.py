@@ -8,6 +8,7 @@ import os
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from own_data import write_own_arff
 
 from mlhidden.cli import cli
 from mlhidden.report.uncertainty import VERDICTS
@@ -252,6 +253,21 @@ def test_a_misspelt_dataset_is_refused_with_a_guess(user_run, tmp_path):
     assert "my_claims.yaml:10: run 'mine' has no group 'real' (its groups: Logical)" in refused
 
 
+def test_a_claim_on_an_arff_given_by_path_names_it_as_the_tables_do(tmp_path, monkeypatch):
+    """The tables name a file given by path by its @relation; a claim naming that is decided, like the t-test."""
+    monkeypatch.chdir(tmp_path)
+    write_own_arff(tmp_path / "data" / "Sensors.arff", relation="Sensors")
+    run = ["run", "-d", "data/Sensors.arff", "-m", "BR", "-m", "CC", "--splits", "3", "--out", "mine", "-q"]
+    assert CliRunner().invoke(cli, [*run, "--n-jobs", "1"]).exit_code == 0
+    text = USER_CLAIMS.replace("[BR_phi, BR]", "[CC, BR]").replace(
+        "        unit: splits\n  - id: B", "        datasets: [Sensors]\n        unit: splits\n  - id: B"
+    )
+    (tmp_path / "my_claims.yaml").write_text(text)
+    result = CliRunner().invoke(cli, ["claims", "my_claims.yaml", "mine"])
+    assert result.exit_code == 0, result.output
+    assert "n = 3 splits of Sensors)" in result.output and "not evaluated" not in result.output
+
+
 @pytest.mark.parametrize(
     "change, line, fragment",
     [
@@ -300,3 +316,9 @@ def test_a_large_claims_file_without_aliases_is_read_and_an_alias_bomb_is_not(us
                    for p, c in zip(["", *"abcdefgh"], "abcdefghi"))
     refused = _refused(user_run, tmp_path, bomb)
     assert f"my_claims.yaml:5: aliases expand this file by more than {MAX_VALUES:,} values" in refused
+
+
+def test_the_help_points_to_what_an_installed_wheel_has_not_to_a_checkouts_docs_folder():
+    """A wheel has no docs/ folder: the help names the shipped claims file to start from instead."""
+    text = CliRunner().invoke(cli, ["claims", "--help"]).output
+    assert "docs/" not in text and "mlhidden init --from claims" in text

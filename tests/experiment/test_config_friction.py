@@ -18,6 +18,7 @@ from mlhidden.experiment.config_entries import DATASET_KEYS, METHOD_KEYS
 from mlhidden.experiment.template import template_text
 from mlhidden.methods import make_method
 from mlhidden.report.tables import get_metric
+from mlhidden.runs.provenance import provenance_line, read_run_json
 from mlhidden.runs.store import STORE_FILE, load_results
 
 CONFIG_DOCS = Path(__file__).resolve().parents[2] / "docs" / "configs.md"
@@ -58,6 +59,32 @@ def test_run_from_flags_writes_the_tables(tmp_path, shipped_dir):
     assert results.datasets == ["Logical", "Music"] and results.methods == ["BR", "CC"] and len(results.units) == 8
 
 
+def _planned_folder(shipped_dir, *flags: str) -> str:
+    """The run folder ``run FLAGS --dry-run`` plans for (nothing is written)."""
+    result = CliRunner().invoke(cli, ["run", *flags, "--splits", "1", "--dry-run", "--data-dir", str(shipped_dir)])
+    assert result.exit_code == 0, result.output
+    return re.search(r"plan for (\S+):", result.output).group(1)
+
+
+def test_long_flag_runs_get_short_folder_names_that_never_collide(shipped_dir):
+    datasets = ["-d", "Logical", "-d", "SyntheticSimple", "-d", "SyntheticComplex"]
+    methods = ["-m", "BR", "-m", "CC", "-m", "LP", "-m", "CCASL+AML", "-m", "AllZero", "-m", "Majority"]
+    one, other = (_planned_folder(shipped_dir, *datasets, *methods, "-m", last) for last in ("MostFrequentSet", "ELM"))
+    assert _planned_folder(shipped_dir, "-d", "Logical", "-m", "BR", "-m", "CC") == "results/Logical_BR-CC"
+    assert re.fullmatch(r"results/Logical\+2_BR\+6_[0-9a-f]{6}", one), one
+    assert len(Path(one).name) <= 40 and one != other
+    assert _planned_folder(shipped_dir, *datasets, *methods, "-m", "MostFrequentSet") == one
+
+
+def test_out_names_the_run_it_holds(tmp_path, shipped_dir):
+    out = tmp_path / "mine"
+    args = ["run", "-d", "Logical", "-m", "BR", "--splits", "1", "--out", str(out), "--n-jobs", "1", "-q"]
+    result = CliRunner().invoke(cli, [*args, "--data-dir", str(shipped_dir)])
+    assert result.exit_code == 0, result.output
+    run_json = read_run_json(out)
+    assert run_json["config"]["name"] == "mine" and "run mine (config" in provenance_line(run_json)
+
+
 def test_init_writes_a_template_that_runs_as_written(tmp_path, shipped_dir, monkeypatch):
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
@@ -78,6 +105,40 @@ def test_init_writes_a_template_that_runs_as_written(tmp_path, shipped_dir, monk
     assert (tmp_path / "results" / "my_run" / STORE_FILE).is_file()
     again = runner.invoke(cli, ["init"])
     assert again.exit_code == 2 and "exists already" in again.stderr
+
+
+def test_a_shipped_config_runs_by_name_from_any_folder(tmp_path, monkeypatch):
+    """``--config paper`` is the wheel's ``paper.yaml``: a wheel has no ``configs/`` folder to give a path into."""
+    monkeypatch.chdir(tmp_path)
+    dry = CliRunner().invoke(cli, ["run", "--config", "paper", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "nothing was run" in dry.output and "Medical" in dry.output
+    run = CliRunner().invoke(cli, ["run", "--config", "smoke", "--splits", "2", "--n-jobs", "1", "-q"])
+    assert run.exit_code == 0, run.output
+    assert sorted(load_results([tmp_path / "results" / "smoke"]).methods) == ["BR", "CC"]
+
+
+@pytest.mark.parametrize("given", ["configs/paper.yaml", "papr"])
+def test_a_config_neither_a_file_nor_shipped_is_one_line_naming_the_shipped_ones(tmp_path, monkeypatch, given):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["run", "--config", given])
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {given}: config file not found") and "did you mean 'paper'?" in line
+    assert "own_method, paper, sensitivity, smoke" in line
+
+
+def test_init_from_a_shipped_config_writes_it_here_to_edit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    init = CliRunner().invoke(cli, ["init", "--from", "own_method"])
+    assert init.exit_code == 0, init.output
+    assert "mlhidden run --config own_method.yaml" in init.output
+    shipped = Path(__file__).resolve().parents[2] / "configs" / "own_method.yaml"
+    assert (tmp_path / "own_method.yaml").read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
+    assert load_config("own_method.yaml").name == "own_method"
+    unknown = CliRunner().invoke(cli, ["init", "--from", "own_methods"])
+    assert unknown.exit_code == 2 and "did you mean 'own_method'?" in unknown.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["own_method.yaml"]
 
 
 def test_relative_dataset_paths_are_read_from_the_config_folder(tmp_path, monkeypatch):

@@ -84,9 +84,15 @@ def test_json_export_holds_the_rows_of_the_csv_export(run_dir, tmp_path):
         rows = json.loads((tmp_path / f"{stem}.json").read_text(encoding="utf-8"))
         from_csv = pd.read_csv(tmp_path / f"{stem}.csv", keep_default_na=False)
         assert [list(row) for row in rows] == [list(from_csv.columns)] * len(from_csv)
+        nested = [c for c in ("params_json", "warnings", "label_order") if c in from_csv]
+        from_csv[nested] = from_csv[nested].map(json.loads)
         from_json = pd.DataFrame(rows).fillna("").astype(str)
         pd.testing.assert_frame_equal(from_json, from_csv.astype(str))
-    assert json.loads((tmp_path / "units.json").read_text())[0]["error"] == ""
+    first = json.loads((tmp_path / "units.json").read_text())[0]
+    assert first["error"] == ""
+    # The store's JSON text columns are JSON values in a JSON export, not strings to decode again.
+    assert first["params_json"]["name"] in ("BR", "CC") and first["warnings"] == []
+    assert sorted(first["label_order"]) == [0, 1, 2]
 
 
 @pytest.mark.parametrize("record", ["store.sqlite", "run.json", "store.sqlite-wal", "store.sqlite.before-repair"])

@@ -82,6 +82,8 @@ def test_values_are_yaml_scalars(text, entry):
         (["-m", "MLP[base=logistic]"], "method 'MLP' takes no base learner (remove 'base' from its entry, or base="),
         (["-m", "BR[base.C=1"], "-m 'BR[base.C=1': write NAME[param=value,...]"),
         (["-m", "BR[C]"], "-m 'BR[C]': write NAME[param=value,...]"),
+        (["-m", "BR(base.C=10)"], "-m 'BR(base.C=10)': parameters go in square brackets, -m 'BR[base.C=10]' (write"),
+        (["-m", "CCASL{n_synthetic=4}"], "square brackets, -m 'CCASL[n_synthetic=4]'"),
         (["-m", "BR", "--label", "a", "--label", "b"], "2 --label for 1 -m"),
         (["-m", "BR", "--protocol", "kfold:x"], "--protocol 'kfold:x'"),
         (["-m", "BR", "--protocol", "leave_one_out"], "--protocol 'leave_one_out'"),

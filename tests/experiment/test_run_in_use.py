@@ -60,10 +60,10 @@ def test_another_config_into_a_finished_run_folder_says_what_becomes_of_the_run_
     assert run(out, "-m", "BR").exit_code == 0
     replacing = run(out, "-m", "CC")
     assert replacing.exit_code == 0, replacing.output
-    assert f"warning: {out} held the run 'Logical_BR' (config " in replacing.stderr
+    assert f"warning: {out} held the run 'run' (BR on Logical, 2 splits, config " in replacing.stderr
     assert "whose tables leave out 2 of that run's stored units (they stay stored;" in replacing.stderr
     back = run(out, "-m", "BR")
     assert back.exit_code == 0, back.output
     assert "0 unit(s) run, 2 already stored" in back.stderr
     provenance = json.loads((out / "run.json").read_text())
-    assert provenance["config"]["name"] == "Logical_BR" == stored_config(out)["name"]
+    assert provenance["config"]["name"] == "run" == stored_config(out)["name"]

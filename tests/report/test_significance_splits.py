@@ -6,11 +6,14 @@ import html
 import json
 import math
 import re
+import shlex
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from own_data import write_own_arff
 from scipy import stats
 
 from mlhidden.cli import cli
@@ -18,6 +21,8 @@ from mlhidden.report.html import HTML_FILE
 from mlhidden.report.significance_output import statistics_reports, write_table_statistics
 from mlhidden.report.tables import metric_table
 from mlhidden.runs.store import load_results
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def invoke(*args):
@@ -115,6 +120,27 @@ def test_one_split_still_says_why_no_test_applies(tmp_path):
     assert f"one dataset, Logical: no test applies ({reason}); see statistics.md" in result.output
     assert f"Tests not applicable: {reason}." in (out / "statistics.md").read_text(encoding="utf-8")
     assert json.loads((out / "statistics.json").read_text(encoding="utf-8"))["exact_match"]["not_applicable"] == reason
+
+
+def readme_by_path_example() -> list[str]:
+    """The README's first own-data command: a MEKA ARFF file given by its path."""
+    line = next(line for line in (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+                if line.startswith("mlhidden run -d ") and ".arff" in line.split("#")[0])
+    return shlex.split(line.split("#")[0])[1:]
+
+
+def test_the_readmes_arff_by_path_gets_the_test_over_its_splits(tmp_path, monkeypatch):
+    """A file given by path is named by its @relation in the tables; the test over splits finds it by that name."""
+    args = readme_by_path_example()
+    monkeypatch.chdir(tmp_path)
+    write_own_arff(tmp_path / args[args.index("-d") + 1], relation="Sensors")
+    result = invoke(*args, "--splits", 3, "--html", "--stats", "--out", "own", "--n-jobs", 1, "-q")
+    assert result.exit_code == 0, result.output
+    assert "one dataset, Sensors: methods compared over its 3 splits (corrected resampled t-test" in result.output
+    markdown = (tmp_path / "own" / "statistics.md").read_text(encoding="utf-8")
+    assert "Tests not applicable" not in markdown and "significance over the splits of Sensors" in markdown
+    ranks = (tmp_path / "own" / HTML_FILE).read_text(encoding="utf-8").split("<section id='ranks'>", 1)[1]
+    assert "No tests" not in ranks and "significance over the splits of Sensors" in ranks
 
 
 def units_of(cells):
