@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,21 +37,28 @@ class Job:
     finish: Callable[[list], Any] = field(default=_paths)
 
 
-def run_jobs(jobs: list, n_jobs: int | None = 1) -> list:
+def run_jobs(jobs: list, n_jobs: int | None = 1, on_step: Callable[[], None] | None = None) -> list:
     """Compute every call of ``jobs`` on ``n_jobs`` workers (joblib's meaning: None or -1 = all
     cores; 1 = in this process) and return each job's ``finish`` of its results, in job order.
 
     Every call computes under the units' fixed BLAS thread count, with joblib calls inside it
     sequential, in this process or a worker alike, so its result is the same whatever ``n_jobs``.
     Warnings a call raises are raised again here, call by call in the calls' order.
+    ``on_step()`` is called as each call's result comes in and as each job is finished
+    (:func:`step_count` of them in all): a report phase's progress.
     """
     calls = [call for job in jobs for call in job.calls]
     workers = worker_count(n_jobs, ExecutionBackend().slots(), len(calls))
-    if workers == 1:
-        outcomes = [_computed(call) for call in calls]
-    else:
-        with ExecutionBackend().parallel_config():
-            outcomes = Parallel(n_jobs=workers, batch_size=1)(delayed(_computed)(call) for call in calls)
+    outcomes: list = []
+    with ExecutionBackend().parallel_config() if workers > 1 else nullcontext():
+        computed = (
+            map(_computed, calls) if workers == 1
+            else Parallel(n_jobs=workers, batch_size=1, return_as="generator")(delayed(_computed)(c) for c in calls)
+        )
+        for outcome in computed:
+            outcomes.append(outcome)
+            if on_step is not None:
+                on_step()
     shown: dict = {}
     for _, caught in outcomes:
         for message, category, filename, lineno in caught:
@@ -59,7 +67,14 @@ def run_jobs(jobs: list, n_jobs: int | None = 1) -> list:
     for job in jobs:
         finished.append(job.finish([result for result, _ in outcomes[start:start + len(job.calls)]]))
         start += len(job.calls)
+        if on_step is not None:
+            on_step()
     return finished
+
+
+def step_count(jobs: list) -> int:
+    """The steps :func:`run_jobs` reports for ``jobs``: each call and each finish."""
+    return sum(len(job.calls) + 1 for job in jobs)
 
 
 def _computed(call: tuple) -> tuple:
