@@ -41,10 +41,13 @@ def format_duration(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def announce(text: str, stream=None) -> None:
-    """One plain ``progress: TEXT`` line, for a step before a run's units start (planning it)."""
+def announce(text: str, stream=None, bar: bool | None = None) -> None:
+    """One line for a step before a run's units start (planning it): ``progress: TEXT`` where the
+    progress comes as plain lines (``bar`` false; by default when ``stream`` is not a terminal), the
+    bare TEXT above where a bar will be drawn."""
     stream = sys.stderr if stream is None else stream
-    stream.write(f"progress: {text}\n")
+    plain = not (_is_terminal(stream) if bar is None else bar)
+    stream.write(("progress: " if plain else "") + f"{text}\n")
     stream.flush()
 
 
@@ -145,13 +148,16 @@ class RunProgress:
             if self.bar:
                 self._draw_bar()
 
-    def step(self, done: int, total: int) -> None:
-        """``done`` of the ``total`` steps of the one unit running (a report phase) are finished: the
-        line counts them, and the estimate takes the rest to go at their pace if the prior promised less."""
+    def step(self, done: int, total: int, reached: float | None = None, upto: float | None = None) -> None:
+        """``done`` of the ``total`` steps of the one unit running (a report phase) are finished, which is
+        ``reached`` of its expected time (default: ``done / total``), the next step ending at ``upto``:
+        the line counts the steps, and the estimate takes the rest to go at their pace."""
         with self._lock:
             self.done, self.total = done, total
             if self._estimate is not None:
-                self._estimate.progressed(done / total if total else 1.0)
+                if reached is None:
+                    reached = done / total if total else 1.0
+                self._estimate.progressed(reached, self.clock(), reached if upto is None else upto)
             if self.bar:
                 self._draw_bar()
 

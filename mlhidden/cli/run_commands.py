@@ -141,7 +141,8 @@ def run(
         precision = stored_precision({str(run_dir): read_run_json(run_dir)})
     stop = StopSignals()
     summary = None
-    announce("planning the run…")  # loading its datasets and drawing its splits comes before the first unit
+    # Loading its datasets and drawing its splits comes before the first unit.
+    announce("planning the run…", bar=False if quiet else None)
     try:
         with stop:
             with RunProgress(bar=False if quiet else None, verbose=verbose) as progress:

@@ -43,25 +43,36 @@ PROBE_SECONDS = 0.3
 MAX_MACHINE_SLOWDOWN = 50.0
 
 
+def load_average() -> float:
+    """The threads that wanted a core, on average over the last minute (0 where the system does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
 def machine_slowdown(
     workers: int, cores: int | None = None, seconds: float = PROBE_SECONDS,
     wall: Callable[[], float] = time.perf_counter, cpu: Callable[[], float] = time.thread_time,
+    load: Callable[[], float] = load_average,
 ) -> float:
     """How many times its idle time a unit takes now on one of ``workers`` sharing ``cores`` (default:
-    this machine's) with whatever else runs: measured by keeping one thread busy for ``seconds`` and
-    reading the share of a core it got (its CPU time over the wall time).
+    this machine's) with whatever else runs: the larger of two readings of the others.
 
-    A share ``s`` below 1 says that ``cores / s`` threads want the cores; a whole core says only that
-    fewer than ``cores`` do. Counting ``cores / s - cores`` others (all of them where they are many,
-    none on an idle machine), ``workers`` of ours join them, each then getting ``cores / (others +
-    workers)`` of a core. An idle machine gives 1 for as many workers as cores.
+    The probe keeps one thread busy for ``seconds`` and reads the share of a core it got (its CPU
+    time over the wall time): a share ``s`` below 1 says that ``cores / s`` threads want the cores,
+    ``cores / s - cores`` of them others. A new thread gets more than its share for a moment and the
+    load comes in bursts, so the probe alone read 1 to 2 where the run's units met 12
+    (benchmarks/results.md, "the first estimate on a loaded machine"): the ``load`` average of the
+    last minute counts the others too. ``workers`` of ours join the others, each then getting
+    ``cores / (others + workers)`` of a core. An idle machine gives 1 for as many workers as cores.
     """
     cores = max(int(cores or os.cpu_count() or 1), 1)
     began_wall, began_cpu = wall(), cpu()
     while (elapsed := wall() - began_wall) < seconds:
         sum(range(1000))
     share = (cpu() - began_cpu) / max(elapsed, 1e-9)
-    others = max(cores / min(max(share, 1e-6), 1.0) - cores, 0.0)
+    others = max(cores / min(max(share, 1e-6), 1.0) - cores, load(), 0.0)
     return min(max((others + max(workers, 1)) / cores, 1.0), MAX_MACHINE_SLOWDOWN)
 
 
@@ -116,7 +127,7 @@ class RunEstimate:
         self.units = 0
         self.closed_seconds = self.compute = 0.0
         self.between: list[float] = []
-        self.fraction = 0.0
+        self.fraction = self.fraction_at = self.upto = 0.0
         self.shown_fraction = 0.0
 
     def _scaled(self, units: Sequence[tuple[Cell, float]]) -> list[tuple[Cell, float]]:
@@ -160,14 +171,16 @@ class RunEstimate:
         working = self.compute + sum(now - started for _, started in self.running)
         self.model.wall_seen(self.closed_seconds + self.stage_workers * (now - self.stage_began), self.units, working)
 
-    def progressed(self, fraction: float) -> None:
-        """The units running now, which report their own progress (the report phase's steps), are
-        ``fraction`` done."""
+    def progressed(self, fraction: float, now: float, upto: float | None = None) -> None:
+        """The units running now, which report their own progress (the report phase's steps), were
+        ``fraction`` done at ``now``, and will be ``upto`` done when they report next (default: as now)."""
         self.fraction = min(max(fraction, 0.0), 1.0)
+        self.fraction_at = now
+        self.upto = min(max(self.fraction if upto is None else upto, self.fraction), 1.0)
 
     def remaining(self, now: float) -> float:
         """Seconds until the last stage ends."""
-        busy = [self._left(cell, now - started) for cell, started in self.running]
+        busy = [self._left(cell, started, now) for cell, started in self.running]
         left = makespan([self.model.wall(cell) for cell in self.queue], self.stage_workers, busy)
         between = (sum(self.between) + BETWEEN_STAGES_SECONDS) / (len(self.between) + 1)
         for stage in range(self.stage + 1, len(self.stages)):
@@ -185,11 +198,15 @@ class RunEstimate:
         self.shown_fraction = max(self.shown_fraction, elapsed / total if total > 0 else 1.0)
         return self.shown_fraction
 
-    def _left(self, cell: Cell, ran: float) -> float:
-        """A running unit's expected seconds left: its expected wall time less what it ran, or, when it
-        reported a fraction done, at least its pace so far applied to the rest."""
-        left = max(self.model.wall(cell) - ran, 0.0)
-        return max(left, ran * (1 - self.fraction) / self.fraction) if self.fraction > 0 else left
+    def _left(self, cell: Cell, started: float, now: float) -> float:
+        """A running unit's expected seconds left: its expected wall time less what it ran, or, once it
+        reported a fraction done, its pace alone: the time it took to reach that fraction for the whole,
+        and at least the time it has run for the share it will have done when it reports next."""
+        ran = now - started
+        if self.fraction <= 0:
+            return max(self.model.wall(cell) - ran, 0.0)
+        whole = max((self.fraction_at - started) / self.fraction, ran / self.upto)
+        return max(whole - ran, 0.0)
 
     def _start_next(self, now: float) -> None:
         while self.queue and len(self.running) < self.stage_workers:

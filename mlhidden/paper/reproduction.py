@@ -36,7 +36,7 @@ from mlhidden.experiment.eta import machine_slowdown
 from mlhidden.io import write_text
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.html_page import index_html_job
-from mlhidden.paper.output_jobs import Job, run_jobs, step_count
+from mlhidden.paper.output_jobs import FINISH_SECONDS, STEP_SECONDS, Job, run_jobs, step_times
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -256,9 +256,12 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     (:func:`~mlhidden.paper.output_jobs.run_jobs`): the refits first, since the report reads them;
     then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
 
-    ``on_step(done, total)`` is called as each piece is done: the refits' calls, reading the runs for
-    the report, the report's claims and sections, the page's views, each run's tables and each job's
-    finish. ``total`` counts the report's pieces as two a job until the runs are read.
+    ``on_step(done, total, reached, upto)`` is called as each piece is done: the refits' calls, reading
+    the runs for the report, the report's claims and sections, the page's views, each run's tables and
+    each job's finish; ``reached`` is the share of the phase's expected time gone when that step ends,
+    ``upto`` when the next one does (:func:`~mlhidden.paper.output_jobs.step_times`: the steps are
+    weighed by their kinds). Until the runs are read, the report's pieces count as two steps a job and
+    weigh what the quick report's did.
 
     Returns the files written, in the order a sequential pass writes them; their bytes do not depend on ``n_jobs``.
     """
@@ -266,18 +269,24 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     refitted = [name for name in names if name in LABEL_ACCURACY_REFITS]
     refits = [label_accuracy_job(out_dir / name, *LABEL_ACCURACY_REFITS[name], data_dir) for name in refitted]
     setting_refits = setting_refit_jobs(setting_dirs, data_dir)
-    steps = {"done": 0, "total": step_count(refits + setting_refits) + 1 + 2 * (len(names) + 2)}
+    times = step_times(refits + setting_refits, n_jobs)
+    unread = sum(seconds for kind, seconds in STEP_SECONDS.items() if kind != "_refit_rows")
+    times += [times[-1] if times else 0.0] * (1 + 2 * (len(names) + 2))
+    times[-1] += unread + (len(names) - 1) * STEP_SECONDS["_write_run_tables"]
+    done = [0]
 
     def step() -> None:
-        steps["done"] += 1
+        done[0] += 1
         if on_step is not None:
-            on_step(steps["done"], steps["total"])
+            reached, upto = times[done[0] - 1] / times[-1], times[min(done[0], len(times) - 1)] / times[-1]
+            on_step(done[0], len(times), reached, upto)
 
     accuracy_paths = run_jobs(refits + setting_refits, n_jobs, step)
     tables = [_run_tables_job(out_dir / name) for name in names]
     # The report's long sections go to the workers first; the run tables fill in after them.
     jobs = [report_job(out_dir, data_dir), index_html_job(out_dir), *tables]
-    steps["total"] = steps["done"] + 1 + step_count(jobs)
+    built = times[done[0] - 1] if done[0] else 0.0
+    times[done[0]:] = [built + FINISH_SECONDS, *step_times(jobs, n_jobs, built + FINISH_SECONDS)]
     step()
     report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs, step)
     by_run = {name: [path] for name, path in zip(refitted, accuracy_paths)}

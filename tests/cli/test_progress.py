@@ -134,6 +134,7 @@ def test_smoke_run_draws_a_bar_on_a_terminal(tmp_path):
     assert CLEAR_LINE + "[" in text
     assert "4/4 units (100%), 0 failed" in text and "ETA" in text
     assert "progress:" not in text
+    assert text.startswith("planning the run…"), "the bare planning line comes first, above the bar"
 
 
 def test_smoke_run_prints_plain_lines_with_quiet_even_on_a_terminal(tmp_path):

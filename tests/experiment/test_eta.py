@@ -104,10 +104,23 @@ def test_the_probe_reads_the_share_of_a_core_it_got_and_counts_the_workers_joini
             return self.wall
 
     half, idle = Probe(), Probe()
-    slowdown = machine_slowdown(2, cores=2, seconds=1000, wall=half.tick, cpu=lambda: half.wall / 2)
+    slowdown = machine_slowdown(2, cores=2, seconds=1000, wall=half.tick, cpu=lambda: half.wall / 2, load=lambda: 0)
     assert slowdown == pytest.approx(2.0, rel=0.01)
-    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall) == 1.0
-    assert machine_slowdown(4, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall) == 2.0
+    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 0) == 1.0
+    assert machine_slowdown(4, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 0) == 2.0
+
+
+def test_the_load_average_counts_the_others_a_probe_given_a_whole_core_missed():
+    """A load average of 12 on 2 cores: 12 others, whom 2 workers join, get a seventh of a core each."""
+    class Probe:
+        wall = 0.0
+
+        def tick(self):
+            self.wall += 1.0
+            return self.wall
+
+    idle = Probe()
+    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 12.0) == 7.0
 
 
 def test_the_first_estimate_is_the_priors_at_the_measured_slowdown_and_the_units_correct_it():
@@ -154,6 +167,22 @@ def test_a_report_stage_counts_its_steps_and_runs_late_steps_at_their_pace():
         status = progress.status(clock.now)
     assert status.startswith("stage 1/1: 5/20 steps, ")
     assert estimate.remaining(30.0) == pytest.approx(90.0)  # 30 s for 5 steps: 90 s for the other 15
+
+
+def test_a_report_stage_goes_at_the_pace_of_its_weighed_steps_not_its_prior():
+    """A loaded machine's report prior can be twice its time: once a third of the phase's weight is done
+    in 30 s, 60 s are left, whatever the prior said; while its longest step runs, no less than the share
+    that step ends at allows."""
+    clock, stream = FakeClock(), io.StringIO()
+    report = (("report", "report"), 200.0)
+    estimate = RunEstimate([[report]], workers=1)
+    with RunProgress(stream, bar=False, clock=clock, estimate=estimate, stage="stage 1/1") as progress:
+        progress.start(1, 0, pending=[report], workers=1, what="steps")
+        clock.now = 30.0
+        progress.step(32, 55, reached=1 / 3, upto=0.8)
+        assert estimate.remaining(30.0) == pytest.approx(60.0)
+        assert estimate.remaining(80.0) == pytest.approx(20.0)  # 80 s for 0.8 of it at least: 100 s in all
+        assert estimate.remaining(120.0) == pytest.approx(30.0)
 
 
 class FakeClock:
