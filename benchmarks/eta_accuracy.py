@@ -35,7 +35,7 @@ from pathlib import Path
 
 STATUS = re.compile(
     r"^(?:(?P<stamp>\d+(?:\.\d+)?)\t)?.*?progress: (?:stage (?P<stage>\d+)/(?P<stages>\d+): )?"
-    r"(?P<done>\d+)/(?P<total>\d+) units .*?, (?P<elapsed>[\d:]+) elapsed, ETA (?P<eta>[\d:]+|\?)\s*$"
+    r"(?P<done>\d+)/(?P<total>\d+) (?:units|steps)\b.*?, (?P<elapsed>[\d:]+) elapsed, ETA (?P<eta>[\d:]+|\?)\s*$"
 )
 STAMP = re.compile(r"^(\d+(?:\.\d+)?)\t")
 JUDGED_AFTER = 0.2

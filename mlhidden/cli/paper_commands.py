@@ -53,7 +53,10 @@ def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
 
     Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
     """
-    from mlhidden.cli.progress import RunProgress
+    from mlhidden.cli.progress import RunProgress, announce
+
+    # Loading the study, its datasets and configs takes seconds before the first line of a stage.
+    announce("planning the paper's runs…", bar=False if quiet else None)
     from mlhidden.paper.reference import REPORT_FILE
     from mlhidden.paper.reproduction import reproduce as reproduce_paper
     from mlhidden.report.html import HTML_FILE

@@ -8,8 +8,10 @@ either mode.
 
 The ETA is :class:`~mlhidden.experiment.eta.RunEstimate`'s: the remaining units replayed on the
 run's workers at their expected costs, learned from the finished ones. Across the stages of
-``reproduce``, one estimate runs through all of them, the line says ``stage k/n`` and the elapsed
-time counts from the first stage's start, so that elapsed and ETA add up to the whole run.
+``reproduce``, one estimate runs through all of them, the line says ``stage k/n`` and one percentage
+of the whole run, and the elapsed time counts from the first stage's start, so that elapsed and
+ETA add up to the whole run. What comes before the first unit (loading datasets, planning) is
+announced first (:func:`announce`), so that a line shows from the first second.
 """
 
 from __future__ import annotations
@@ -37,6 +39,16 @@ def format_duration(seconds: float | None) -> str:
     minutes, secs = divmod(int(round(seconds)), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def announce(text: str, stream=None, bar: bool | None = None) -> None:
+    """One line for a step before a run's units start (planning it): ``progress: TEXT`` where the
+    progress comes as plain lines (``bar`` false; by default when ``stream`` is not a terminal), the
+    bare TEXT above where a bar will be drawn."""
+    stream = sys.stderr if stream is None else stream
+    plain = not (_is_terminal(stream) if bar is None else bar)
+    stream.write(("progress: " if plain else "") + f"{text}\n")
+    stream.flush()
 
 
 def unit_line(row: dict, done: int, total: int) -> str:
@@ -87,6 +99,7 @@ class RunProgress:
         self.interval = interval
         self.clock = clock
         self.total = self.done = self.failed = 0
+        self.what = "units"
         self._skipped = 0
         self._shared_estimate = estimate
         self._estimate: RunEstimate | None = None
@@ -103,15 +116,16 @@ class RunProgress:
     def __exit__(self, exc_type, *_):
         self.close(show_final=exc_type is None)
 
-    def start(self, total: int, skipped: int, pending=None, workers: int = 1) -> None:
+    def start(self, total: int, skipped: int, pending=None, workers: int = 1, what: str = "units") -> None:
         """The run has ``total`` units, ``skipped`` of them already stored; start the clock.
 
         ``pending`` lists the units to run in dispatch order as ``((dataset, method label),
         expected seconds)`` and ``workers`` says how many compute at once, for an ETA weighted
         by cost (see :class:`~mlhidden.experiment.eta.RunEstimate`); without it every unit counts the same.
+        ``what`` names what is counted (a report phase counts its ``steps``, see :meth:`step`).
         """
         with self._lock:
-            self.total, self.done, self._skipped = total, skipped, skipped
+            self.total, self.done, self._skipped, self.what = total, skipped, skipped, what
             self._started = self._last_line = self.clock()
             self._estimate = self._shared_estimate
             if pending is not None:
@@ -132,6 +146,19 @@ class RunProgress:
                 self._estimate.finished((row["dataset"], row["label"]), cost, self.clock())
             if self.verbose:
                 self._write_line(unit_line(row, done, total))
+            if self.bar:
+                self._draw_bar()
+
+    def step(self, done: int, total: int, reached: float | None = None, upto: float | None = None) -> None:
+        """``done`` of the ``total`` steps of the one unit running (a report phase) are finished, which is
+        ``reached`` of its expected time (default: ``done / total``), the next step ending at ``upto``:
+        the line counts the steps, and the estimate takes the rest to go at their pace."""
+        with self._lock:
+            self.done, self.total = done, total
+            if self._estimate is not None:
+                if reached is None:
+                    reached = done / total if total else 1.0
+                self._estimate.progressed(reached, self.clock(), reached if upto is None else upto)
             if self.bar:
                 self._draw_bar()
 
@@ -174,12 +201,19 @@ class RunProgress:
         return max(left, MIN_ETA_SECONDS) if self.done < self.total else left
 
     def status(self, now: float) -> str:
-        """``12/40 units (30%), 1 failed, 0:12 elapsed, ETA 0:28``."""
-        percent = 100 * self.done // self.total if self.total else 100
+        """``12/40 units (30%), 1 failed, 0:12 elapsed, ETA 0:28``; across stages, ``stage 2/8: 12/40 units,
+        34% overall, ...``: the share of the whole run's expected time gone by."""
+        eta = self.eta(now)
+        if self._shared_estimate is not None:
+            percent = int(100 * self._shared_estimate.done_fraction(now))
+            finished = eta is not None and eta <= 0 and self.done >= self.total
+            counted = f"{self.done}/{self.total} {self.what}, {percent if finished else min(percent, 99)}% overall"
+        else:
+            percent = 100 * self.done // self.total if self.total else 100
+            counted = f"{self.done}/{self.total} {self.what} ({percent}%)"
         return (
-            (f"{self.stage}: " if self.stage else "")
-            + f"{self.done}/{self.total} units ({percent}%), {self.failed} failed, "
-            f"{format_duration(self._elapsed(now))} elapsed, ETA {format_duration(self.eta(now))}"
+            (f"{self.stage}: " if self.stage else "") + f"{counted}, {self.failed} failed, "
+            f"{format_duration(self._elapsed(now))} elapsed, ETA {format_duration(eta)}"
         )
 
     def bar_line(self, now: float, columns: int) -> str:

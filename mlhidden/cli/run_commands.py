@@ -115,7 +115,7 @@ def run(
     plain periodic lines otherwise. Ctrl-C, SIGTERM or SIGHUP stops cleanly: finished units stay stored,
     and the same command resumes.
     """
-    from mlhidden.cli.progress import RunProgress
+    from mlhidden.cli.progress import RunProgress, announce
     from mlhidden.experiment.run_directory import check_run_path
     from mlhidden.experiment.runner import run_experiment
     from mlhidden.runs.provenance import read_run_json, stored_precision
@@ -143,6 +143,8 @@ def run(
         precision = stored_precision({str(run_dir): read_run_json(run_dir)})
     stop = StopSignals()
     summary = None
+    # Loading its datasets and drawing its splits comes before the first unit.
+    announce("planning the run…", bar=False if quiet else None)
     try:
         with stop:
             with RunProgress(bar=False if quiet else None, verbose=verbose) as progress:

@@ -11,12 +11,18 @@ beyond their compute. A run of several stages (the paper's configs, one after th
 for each later stage the simulated length of its units, the time its setup took when it was
 planned (loading and generating datasets) and the time the stages so far took between them
 beyond their setup (writing tables).
+
+The priors are seconds an idle machine took; before any unit has finished, only the machine's
+present load can say how much longer they take now. :func:`machine_slowdown` measures it with a
+short probe, and :class:`RunEstimate` scales its priors by it; the units that finish then correct it.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from mlhidden.experiment.cost_priors import CostPriors, history_priors
@@ -29,6 +35,45 @@ if TYPE_CHECKING:
 BETWEEN_STAGES_SECONDS = 0.1
 """The prior of the seconds between a stage's last unit and the next stage's setup (one stage's weight):
 short, as run tables are written after the last stage, with the report."""
+
+
+PROBE_SECONDS = 0.3
+"""How long :func:`machine_slowdown` keeps one core busy: long enough for the scheduler to share it out."""
+
+MAX_MACHINE_SLOWDOWN = 50.0
+
+
+def load_average() -> float:
+    """The threads that wanted a core, on average over the last minute (0 where the system does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def machine_slowdown(
+    workers: int, cores: int | None = None, seconds: float = PROBE_SECONDS,
+    wall: Callable[[], float] = time.perf_counter, cpu: Callable[[], float] = time.thread_time,
+    load: Callable[[], float] = load_average,
+) -> float:
+    """How many times its idle time a unit takes now on one of ``workers`` sharing ``cores`` (default:
+    this machine's) with whatever else runs: the larger of two readings of the others.
+
+    The probe keeps one thread busy for ``seconds`` and reads the share of a core it got (its CPU
+    time over the wall time): a share ``s`` below 1 says that ``cores / s`` threads want the cores,
+    ``cores / s - cores`` of them others. A new thread gets more than its share for a moment and the
+    load comes in bursts, so the probe alone read 1 to 2 where the run's units met 12
+    (benchmarks/results.md, "the first estimate on a loaded machine"): the ``load`` average of the
+    last minute counts the others too. ``workers`` of ours join the others, each then getting
+    ``cores / (others + workers)`` of a core. An idle machine gives 1 for as many workers as cores.
+    """
+    cores = max(int(cores or os.cpu_count() or 1), 1)
+    began_wall, began_cpu = wall(), cpu()
+    while (elapsed := wall() - began_wall) < seconds:
+        sum(range(1000))
+    share = (cpu() - began_cpu) / max(elapsed, 1e-9)
+    others = max(cores / min(max(share, 1e-6), 1.0) - cores, load(), 0.0)
+    return min(max((others + max(workers, 1)) / cores, 1.0), MAX_MACHINE_SLOWDOWN)
 
 
 def makespan(seconds: Sequence[float], workers: int, free_at: Sequence[float] = ()) -> float:
@@ -56,17 +101,22 @@ class RunEstimate:
     measured : iterable of cells, optional
         Cells whose prior is already wall seconds on this machine (see
         :attr:`~mlhidden.experiment.costs.CostModel.measured`), such as a report phase after the units.
+    slowdown : float, default=1
+        How many times their idle seconds the units take on this machine now (:func:`machine_slowdown`):
+        every prior but those of the ``measured`` cells is scaled by it, the runner's own included.
     """
 
     def __init__(
         self, stages: Sequence[Sequence[tuple[Cell, float]]], workers: int = 1, setup: Sequence[float] = (),
-        measured: Iterable[Cell] = (),
+        measured: Iterable[Cell] = (), slowdown: float = 1.0,
     ):
-        self.stages = [list(units) for units in stages]
+        self.measured = set(measured)
+        self.slowdown = slowdown
+        self.stages = [self._scaled(units) for units in stages]
         self.setup = list(setup) + [0.0] * (len(self.stages) - len(setup))
         self.workers = self.stage_workers = max(int(workers), 1)
         self.model = CostModel()
-        self.model.measured.update(measured)
+        self.model.measured.update(self.measured)
         for stage, units in enumerate(self.stages):
             self.model.add(units, group=stage)
         self.stage = -1
@@ -77,6 +127,11 @@ class RunEstimate:
         self.units = 0
         self.closed_seconds = self.compute = 0.0
         self.between: list[float] = []
+        self.fraction = self.fraction_at = self.upto = 0.0
+        self.shown_fraction = 0.0
+
+    def _scaled(self, units: Sequence[tuple[Cell, float]]) -> list[tuple[Cell, float]]:
+        return [(cell, seconds if cell in self.measured else seconds * self.slowdown) for cell, seconds in units]
 
     def start_stage(self, units: Sequence[tuple[Cell, float]], now: float, workers: int | None = None) -> None:
         """The next stage starts at ``now`` with ``units`` to compute, in dispatch order."""
@@ -86,6 +141,8 @@ class RunEstimate:
                 now - self.last_end - self.setup[self.stage + 1] if self.stage + 1 < len(self.setup) else 0.0
             )
         self.stage += 1
+        units = self._scaled(units)
+        self.fraction = 0.0
         self.began = now if self.began is None else self.began
         self.stage_began = self.last_end = now
         if self.stage >= len(self.stages):
@@ -114,9 +171,16 @@ class RunEstimate:
         working = self.compute + sum(now - started for _, started in self.running)
         self.model.wall_seen(self.closed_seconds + self.stage_workers * (now - self.stage_began), self.units, working)
 
+    def progressed(self, fraction: float, now: float, upto: float | None = None) -> None:
+        """The units running now, which report their own progress (the report phase's steps), were
+        ``fraction`` done at ``now``, and will be ``upto`` done when they report next (default: as now)."""
+        self.fraction = min(max(fraction, 0.0), 1.0)
+        self.fraction_at = now
+        self.upto = min(max(self.fraction if upto is None else upto, self.fraction), 1.0)
+
     def remaining(self, now: float) -> float:
         """Seconds until the last stage ends."""
-        busy = [max(self.model.wall(cell) - (now - started), 0.0) for cell, started in self.running]
+        busy = [self._left(cell, started, now) for cell, started in self.running]
         left = makespan([self.model.wall(cell) for cell in self.queue], self.stage_workers, busy)
         between = (sum(self.between) + BETWEEN_STAGES_SECONDS) / (len(self.between) + 1)
         for stage in range(self.stage + 1, len(self.stages)):
@@ -125,6 +189,24 @@ class RunEstimate:
                 [self.model.wall(cell) for cell, _ in units], self.workers
             )
         return left
+
+    def done_fraction(self, now: float) -> float:
+        """The share of the whole run's time gone by ``now``: elapsed over elapsed and :meth:`remaining`,
+        never less than it was shown before (a revised estimate holds it rather than moving it back)."""
+        elapsed = 0.0 if self.began is None else max(now - self.began, 0.0)
+        total = elapsed + self.remaining(now)
+        self.shown_fraction = max(self.shown_fraction, elapsed / total if total > 0 else 1.0)
+        return self.shown_fraction
+
+    def _left(self, cell: Cell, started: float, now: float) -> float:
+        """A running unit's expected seconds left: its expected wall time less what it ran, or, once it
+        reported a fraction done, its pace alone: the time it took to reach that fraction for the whole,
+        and at least the time it has run for the share it will have done when it reports next."""
+        ran = now - started
+        if self.fraction <= 0:
+            return max(self.model.wall(cell) - ran, 0.0)
+        whole = max((self.fraction_at - started) / self.fraction, ran / self.upto)
+        return max(whole - ran, 0.0)
 
     def _start_next(self, now: float) -> None:
         while self.queue and len(self.running) < self.stage_workers:

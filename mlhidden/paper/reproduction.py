@@ -32,10 +32,11 @@ from mlhidden import (
     worker_count,
 )
 from mlhidden.errors import UserError
+from mlhidden.experiment.eta import machine_slowdown
 from mlhidden.io import write_text
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.html_page import index_html_job
-from mlhidden.paper.output_jobs import Job, run_jobs
+from mlhidden.paper.output_jobs import FINISH_SECONDS, STEP_SECONDS, Job, run_jobs, step_times
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -177,8 +178,10 @@ def reproduce(
             stages.append(planned_stage(config, out_dir / config.name, paper_cost_priors(), donors))
             setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
         stages.append([(REPORT_STAGE, report_prior)])
-        workers = worker_count(n_jobs, ExecutionBackend().slots(), sum(map(len, stages)))
-        estimate = RunEstimate(stages, workers, setup, measured=[REPORT_STAGE] if timed else [])
+        slots = ExecutionBackend().slots()
+        workers = worker_count(n_jobs, slots, sum(map(len, stages)))
+        slowdown = machine_slowdown(workers, slots)
+        estimate = RunEstimate(stages, workers, setup, measured=[REPORT_STAGE] if timed else [], slowdown=slowdown)
     n_stages = len(configs) + 1  # the report phase is the last
     for stage, config in enumerate(configs, start=1):
         run_dir = out_dir / config.name
@@ -220,13 +223,16 @@ def reproduce(
     )
     with shown_context as shown:
         if shown is not None:
-            shown.start(1, 0, pending=[(REPORT_STAGE, report_prior)], workers=1)
-        result.paths += write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs)
+            shown.start(1, 0, pending=[(REPORT_STAGE, report_prior)], workers=1, what="steps")
+        on_step = getattr(shown, "step", None)
+        result.paths += write_outputs(
+            out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs, on_step=on_step
+        )
         log["report_seconds"] = round(time.perf_counter() - report_started, 1)
         if shown is not None:
             dataset, label = REPORT_STAGE
             row = {"dataset": dataset, "label": label, "split": 0, "status": "ok", "error": ""}
-            shown.unit({**row, "train_seconds": log["report_seconds"]}, 1, 1)
+            shown.unit({**row, "train_seconds": log["report_seconds"]}, shown.total, shown.total)
     write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")  # its report time too
     result.seconds = time.perf_counter() - started  # the report phase included
     return result
@@ -245,10 +251,17 @@ def _run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]
     return {**entry, "units": summary.unit_counts()}
 
 
-def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None) -> list:
+def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None, on_step=None) -> list:
     """What :func:`reproduce` writes after its last unit, its pieces computed on ``n_jobs`` workers
     (:func:`~mlhidden.paper.output_jobs.run_jobs`): the refits first, since the report reads them;
     then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
+
+    ``on_step(done, total, reached, upto)`` is called as each piece is done: the refits' calls, reading
+    the runs for the report, the report's claims and sections, the page's views, each run's tables and
+    each job's finish; ``reached`` is the share of the phase's expected time gone when that step ends,
+    ``upto`` when the next one does (:func:`~mlhidden.paper.output_jobs.step_times`: the steps are
+    weighed by their kinds). Until the runs are read, the report's pieces count as two steps a job and
+    weigh what the quick report's did.
 
     Returns the files written, in the order a sequential pass writes them; their bytes do not depend on ``n_jobs``.
     """
@@ -256,11 +269,26 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     refitted = [name for name in names if name in LABEL_ACCURACY_REFITS]
     refits = [label_accuracy_job(out_dir / name, *LABEL_ACCURACY_REFITS[name], data_dir) for name in refitted]
     setting_refits = setting_refit_jobs(setting_dirs, data_dir)
-    accuracy_paths = run_jobs(refits + setting_refits, n_jobs)
+    times = step_times(refits + setting_refits, n_jobs)
+    unread = sum(seconds for kind, seconds in STEP_SECONDS.items() if kind != "_refit_rows")
+    times += [times[-1] if times else 0.0] * (1 + 2 * (len(names) + 2))
+    times[-1] += unread + (len(names) - 1) * STEP_SECONDS["_write_run_tables"]
+    done = [0]
+
+    def step() -> None:
+        done[0] += 1
+        if on_step is not None:
+            reached, upto = times[done[0] - 1] / times[-1], times[min(done[0], len(times) - 1)] / times[-1]
+            on_step(done[0], len(times), reached, upto)
+
+    accuracy_paths = run_jobs(refits + setting_refits, n_jobs, step)
     tables = [_run_tables_job(out_dir / name) for name in names]
     # The report's long sections go to the workers first; the run tables fill in after them.
     jobs = [report_job(out_dir, data_dir), index_html_job(out_dir), *tables]
-    report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs)
+    built = times[done[0] - 1] if done[0] else 0.0
+    times[done[0]:] = [built + FINISH_SECONDS, *step_times(jobs, n_jobs, built + FINISH_SECONDS)]
+    step()
+    report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs, step)
     by_run = {name: [path] for name, path in zip(refitted, accuracy_paths)}
     paths = [path for name, run_paths in zip(names, table_paths) for path in [*run_paths, *by_run.get(name, [])]]
     return paths + accuracy_paths[len(refitted):] + report_paths + [html_path]

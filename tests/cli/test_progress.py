@@ -134,6 +134,7 @@ def test_smoke_run_draws_a_bar_on_a_terminal(tmp_path):
     assert CLEAR_LINE + "[" in text
     assert "4/4 units (100%), 0 failed" in text and "ETA" in text
     assert "progress:" not in text
+    assert text.startswith("planning the run…"), "the bare planning line comes first, above the bar"
 
 
 def test_smoke_run_prints_plain_lines_with_quiet_even_on_a_terminal(tmp_path):
@@ -147,7 +148,8 @@ def test_smoke_run_prints_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     done = subprocess.run(smoke_command(tmp_path, ["-v"]), cwd=PROJECT_ROOT, capture_output=True, timeout=120)
     assert done.returncode == 0
     lines = done.stderr.decode().splitlines()
-    assert lines[0] == "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:01"
+    assert lines[0] == "progress: planning the run…"
+    assert lines[1] == "progress: 0/4 units (0%), 0 failed, 0:00 elapsed, ETA 0:01"
     assert sum(line.startswith("[") and ": ok (" in line for line in lines) == 4, "one line per unit with -v"
     assert any(line.startswith("progress: 4/4 units (100%), 0 failed") for line in lines)
     assert "\r" not in done.stderr.decode()
@@ -238,3 +240,24 @@ def test_the_eta_never_reads_0_00_while_a_unit_remains():
     progress.unit({**row, "label": "CC"}, 2, 2)
     assert progress.status(clock[0]).endswith("ETA 0:00")
     progress.close()
+
+
+@pytest.mark.parametrize("command", ["reproduce", "run"])
+def test_the_first_line_comes_before_the_slow_planning(monkeypatch, tmp_path, command):
+    """Loading the study, its datasets and configs takes seconds before a run's first unit: a line says so first."""
+    from click.testing import CliRunner
+
+    import mlhidden.experiment.runner as runner
+    import mlhidden.paper.reproduction as reproduction
+    from mlhidden.cli.commands import cli
+
+    def slow_planning(*args, **kwargs):
+        sys.stderr.write("the slow step\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reproduction, "reproduce", slow_planning)
+    monkeypatch.setattr(runner, "run_experiment", slow_planning)
+    monkeypatch.chdir(PROJECT_ROOT)
+    args = ["reproduce", "--quick"] if command == "reproduce" else ["run", "--config", "configs/smoke.yaml"]
+    result = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "out")])
+    assert result.stderr.startswith("progress: planning the ") and "\nthe slow step\n" in result.stderr, result.stderr

@@ -6,7 +6,7 @@ import pytest
 
 from mlhidden.cli.progress import RunProgress
 from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
-from mlhidden.experiment.eta import RunEstimate
+from mlhidden.experiment.eta import RunEstimate, machine_slowdown
 
 
 def tiny_units(n, dataset="Logical"):
@@ -64,8 +64,8 @@ def test_with_stages_the_elapsed_time_counts_from_the_first_stage_start():
             progress.unit({"dataset": units[0][0][0], "label": "BR", "split": 0, "status": "ok", "error": "",
                            "train_seconds": 65.0, "test_seconds": 0.0}, 1, 1)
     lines = stream.getvalue().splitlines()
-    assert lines[2].startswith("progress: stage 2/2: 0/1 units (0%), 0 failed, 1:05 elapsed")
-    assert lines[3].startswith("progress: stage 2/2: 1/1 units (100%), 0 failed, 2:10 elapsed")
+    assert lines[2].startswith("progress: stage 2/2: 0/1 units, 99% overall, 0 failed, 1:05 elapsed")
+    assert lines[3].startswith("progress: stage 2/2: 1/1 units, 100% overall, 0 failed, 2:10 elapsed")
 
 
 def test_a_unit_that_reused_fits_teaches_the_estimate_its_own_work():
@@ -91,3 +91,103 @@ def test_a_measured_report_phase_is_its_own_wall_time_however_slow_the_units_wer
     assert 1.5 < estimate.remaining(10.0) - 40.0 < 11.0  # D1 learns the slower pace, the report does not
     estimate.start_stage([report], now=20.0, workers=1)
     assert estimate.remaining(30.0) == pytest.approx(30.0)
+
+
+def test_the_probe_reads_the_share_of_a_core_it_got_and_counts_the_workers_joining():
+    """Wall time that runs twice as fast as the thread's CPU time: half a core, on 2 cores at least 2 other
+    busy threads; 2 workers joining them get half a core each."""
+    class Probe:
+        wall = 0.0
+
+        def tick(self):
+            self.wall += 1.0
+            return self.wall
+
+    half, idle = Probe(), Probe()
+    slowdown = machine_slowdown(2, cores=2, seconds=1000, wall=half.tick, cpu=lambda: half.wall / 2, load=lambda: 0)
+    assert slowdown == pytest.approx(2.0, rel=0.01)
+    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 0) == 1.0
+    assert machine_slowdown(4, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 0) == 2.0
+
+
+def test_the_load_average_counts_the_others_a_probe_given_a_whole_core_missed():
+    """A load average of 12 on 2 cores: 12 others, whom 2 workers join, get a seventh of a core each."""
+    class Probe:
+        wall = 0.0
+
+        def tick(self):
+            self.wall += 1.0
+            return self.wall
+
+    idle = Probe()
+    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 12.0) == 7.0
+
+
+def test_the_first_estimate_is_the_priors_at_the_measured_slowdown_and_the_units_correct_it():
+    units = [((f"D{k}", "BR"), 1.0) for k in range(10)]
+    report = (("report", "report"), 10.0)
+    idle = RunEstimate([units, [report]], workers=1)
+    loaded = RunEstimate([units, [report]], workers=1, slowdown=4.0)
+    for estimate in (idle, loaded):
+        estimate.start_stage(units, now=0.0)  # the runner hands over its unscaled priors
+    assert loaded.remaining(0.0) == pytest.approx(4 * idle.remaining(0.0), rel=0.05)
+    for k in range(5):  # the units take twice their idle time, not four times
+        loaded.finished((f"D{k}", "BR"), 2.0, now=2.0 * (k + 1))
+    assert 5 * 2 + 10 * 2 * 0.7 < loaded.remaining(10.0) < 5 * 4 + 10 * 4
+
+
+def test_one_percentage_runs_over_every_stage_and_never_goes_back():
+    clock, stream = FakeClock(), io.StringIO()
+    stages = [[(("A", "BR"), 10.0)], [(("B", "BR"), 10.0)]]
+    estimate = RunEstimate(stages, workers=1)
+    percents = []
+    for stage, units in enumerate(stages, start=1):
+        with RunProgress(stream, bar=False, clock=clock, estimate=estimate, stage=f"stage {stage}/2") as progress:
+            progress.start(1, 0, units)
+            percents.append(progress.status(clock.now))
+            clock.now += 30.0  # three times its prior: the estimate grows, the percentage holds
+            percents.append(progress.status(clock.now))
+            progress.unit({"dataset": units[0][0][0], "label": "BR", "split": 0, "status": "ok", "error": "",
+                           "train_seconds": 30.0, "test_seconds": 0.0}, 1, 1)
+            percents.append(progress.status(clock.now))
+    shown = [int(line.split(" units, ")[1].split("%")[0]) for line in percents]
+    assert shown == sorted(shown) and shown[0] == 0 and shown[-1] == 100
+    assert 50 <= shown[3] < 100, "the first stage took more than half the time expected of both"
+    assert max(shown[:-1]) < 100
+
+
+def test_a_report_stage_counts_its_steps_and_runs_late_steps_at_their_pace():
+    clock, stream = FakeClock(), io.StringIO()
+    report = (("report", "report"), 20.0)
+    estimate = RunEstimate([[report]], workers=1)
+    with RunProgress(stream, bar=False, clock=clock, estimate=estimate, stage="stage 1/1") as progress:
+        progress.start(1, 0, pending=[report], workers=1, what="steps")
+        clock.now = 30.0  # past its prior, a quarter of its steps done
+        progress.step(5, 20)
+        status = progress.status(clock.now)
+    assert status.startswith("stage 1/1: 5/20 steps, ")
+    assert estimate.remaining(30.0) == pytest.approx(90.0)  # 30 s for 5 steps: 90 s for the other 15
+
+
+def test_a_report_stage_goes_at_the_pace_of_its_weighed_steps_not_its_prior():
+    """A loaded machine's report prior can be twice its time: once a third of the phase's weight is done
+    in 30 s, 60 s are left, whatever the prior said; while its longest step runs, no less than the share
+    that step ends at allows."""
+    clock, stream = FakeClock(), io.StringIO()
+    report = (("report", "report"), 200.0)
+    estimate = RunEstimate([[report]], workers=1)
+    with RunProgress(stream, bar=False, clock=clock, estimate=estimate, stage="stage 1/1") as progress:
+        progress.start(1, 0, pending=[report], workers=1, what="steps")
+        clock.now = 30.0
+        progress.step(32, 55, reached=1 / 3, upto=0.8)
+        assert estimate.remaining(30.0) == pytest.approx(60.0)
+        assert estimate.remaining(80.0) == pytest.approx(20.0)  # 80 s for 0.8 of it at least: 100 s in all
+        assert estimate.remaining(120.0) == pytest.approx(30.0)
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now

@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from mlhidden.paper.output_jobs import Job, run_jobs
+from mlhidden.paper.output_jobs import STEP_SECONDS, Job, run_jobs, step_times
 from mlhidden.paper.reproduction import reproduce, write_outputs
 
 
@@ -97,3 +97,24 @@ def test_the_report_phase_writes_the_same_bytes_on_two_workers_as_in_one_process
 def test_any_n_jobs_runs_on_at_most_the_cores(n_jobs):
     (results,) = run_jobs([Job([(_after, 0.0, i) for i in range(3)], list)], n_jobs=n_jobs)
     assert [value for value, _ in results] == [0, 1, 2]
+
+
+def _variants_section():
+    """Named as the report's dearest kind of call."""
+
+
+def _refit_rows():
+    """Named as the report's cheapest kind of call."""
+
+
+def test_the_steps_are_weighed_by_kind_and_a_cheap_one_behind_a_dear_one_comes_back_with_it(monkeypatch):
+    """On two workers the refits run beside the long section, but their results come back after it: the
+    three calls are reported together, when the section ends; the finish a moment later."""
+    import mlhidden.paper.output_jobs as output_jobs
+
+    monkeypatch.setattr(output_jobs.ExecutionBackend, "slots", lambda self: 2)
+    job = Job([(_variants_section,), (_refit_rows,), (_refit_rows,)])
+    dear = STEP_SECONDS["_variants_section"]
+    assert step_times([job], n_jobs=2) == pytest.approx([dear, dear, dear, dear + output_jobs.FINISH_SECONDS])
+    one = step_times([job], n_jobs=1)
+    assert one[:3] == pytest.approx([dear, dear + STEP_SECONDS["_refit_rows"], dear + 2 * STEP_SECONDS["_refit_rows"]])
