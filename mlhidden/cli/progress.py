@@ -42,13 +42,14 @@ def format_duration(seconds: float | None) -> str:
 
 
 def announce(text: str, stream=None, bar: bool | None = None) -> None:
-    """One line for a step before a run's units start (planning it): ``progress: TEXT`` where the
-    progress comes as plain lines (``bar`` false; by default when ``stream`` is not a terminal), the
-    bare TEXT above where a bar will be drawn."""
+    """TEXT on its own line before a run's units start (planning it: loading the study, its datasets and
+    configs takes seconds), where a bar will be drawn (``bar``; by default when ``stream`` is a
+    terminal): a person watching sees the command working at once. Plain progress lines (``--quiet``,
+    a log) start with the first unit, so that a mistake found while planning is the output's one line."""
     stream = sys.stderr if stream is None else stream
-    plain = not (_is_terminal(stream) if bar is None else bar)
-    stream.write(("progress: " if plain else "") + f"{text}\n")
-    stream.flush()
+    if _is_terminal(stream) if bar is None else bar:
+        stream.write(f"{text}\n")
+        stream.flush()
 
 
 def unit_line(row: dict, done: int, total: int) -> str:

@@ -35,9 +35,9 @@ _FIRST_CHARACTERS = 12
 def run_name(datasets: Sequence[object], methods: Sequence[str]) -> str:
     """The name of the run ``-d``/``-m`` give, which names its folder ``results/NAME``.
 
-    The datasets' file stems and the methods as written (``Music-Scene_BR-CCASL+AML``) while that
+    The datasets' file stems and the methods as written (``birds-mine_BR-CCASL+AML``) while that
     is short enough to read; past :data:`RUN_NAME_CHARACTERS`, the first dataset and method with
-    how many more, and a digest of every value as given (``Music+4_BR+11_3f2a1c``), so that a long
+    how many more, and a digest of every value as given (``birds+4_BR+11_3f2a1c``), so that a long
     run's folder stays readable and two different runs never share one.
     """
     stems = [Path(str(d)).name.split(".")[0] for d in datasets]

@@ -63,7 +63,7 @@ def machine_slowdown(
     time over the wall time): a share ``s`` below 1 says that ``cores / s`` threads want the cores,
     ``cores / s - cores`` of them others. A new thread gets more than its share for a moment and the
     load comes in bursts, so the probe alone read 1 to 2 where the run's units met 12
-    (benchmarks/results.md, "the first estimate on a loaded machine"): the ``load`` average of the
+    (the speed notes, "the first estimate on a loaded machine"): the ``load`` average of the
     last minute counts the others too. ``workers`` of ours join the others, each then getting
     ``cores / (others + workers)`` of a core. An idle machine gives 1 for as many workers as cores.
     """

@@ -79,7 +79,7 @@ STEP_SECONDS = {
     "sweep_section": 0.5, "medical_section": 0.4, "_run_view": 7.8, "_listed": 1.0, "_write_run_tables": 0.8,
 }
 """The seconds each kind of call (by its function's name) took in the quick reproduction's report phase,
-timed once in one process on a loaded 2-core machine (benchmarks/results.md, "the report phase's
+timed once in one process on a loaded 2-core machine (the speed notes, "the report phase's
 steps"): not a forecast, but how the phase's time is shared out among its steps, which are far from
 alike (the synthetic variants' section is a third of it, a refit's call a five-hundredth)."""
 OTHER_STEP_SECONDS = 0.5

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cli_lines import printed_lines
 from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
 
@@ -139,7 +138,7 @@ def test_bad_input_gives_its_one_line_error_and_touches_nothing(case, how, exist
     result = CliRunner().invoke(cli, _command(case, how, existing_store, tmp_path))
     assert isinstance(result.exception, SystemExit), f"escaped: {result.exception!r}"
     assert result.exit_code == 2
-    assert printed_lines(result.stderr) == [_fill(case["error"], existing_store)]
+    assert result.stderr.splitlines() == [_fill(case["error"], existing_store)]
     assert result.stdout == ""
     assert _snapshot(existing_store) == before, "the existing store was written to"
 
@@ -158,7 +157,7 @@ def test_real_process_prints_one_line_and_no_traceback(key, existing_store, tmp_
     command = [sys.executable, "-m", "mlhidden", *_command(case, how, existing_store, tmp_path)]
     process = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=BAD)
     assert process.returncode == 2
-    assert printed_lines(process.stderr) == [_fill(case["error"], existing_store)]
+    assert process.stderr.splitlines() == [_fill(case["error"], existing_store)]
     assert process.stdout == "" and "Traceback" not in process.stderr
     assert _snapshot(existing_store) == before
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from cli_lines import printed_lines
 from click.testing import CliRunner
 from sklearn.linear_model import LogisticRegression
 
@@ -161,7 +160,7 @@ def test_reproduce_without_configs_is_a_one_line_user_error(tmp_path):
     )
     assert result.exit_code == 2
     missing = tmp_path / "nowhere" / "paper.yaml"
-    assert printed_lines(result.output) == [
+    assert result.output.strip().splitlines() == [
         f"error: {missing}: paper config not found (run from the project root or pass --configs DIR)"
     ]
 
