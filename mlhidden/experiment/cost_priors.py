@@ -4,7 +4,8 @@ A unit's expected seconds are ``exp(a + s) * size ** b * m``, at least a floor: 
 :func:`size` per method family (the registered method a label names; the points of a sweep share
 it), a factor ``exp(s)`` for the base learner the method fits, named with its solver
 (:func:`learner_of`), and ``m``, the size of its base learner's ensemble against the one the curves
-assume (:func:`ensemble_scale`: a forest of 100 trees does ten times the work of one of 10).
+assume (:func:`ensemble_scale`: a forest of 100 trees does ten times the work of one of 10). A forest
+base's factor is measured by CC_RF, CC on a forest base (:data:`BASE_VARIANTS`).
 :func:`fit_cost_priors` fits the curves and factors by least squares on stored units: each cell's
 (dataset and method label) log mean seconds, per reference ensemble, against log size. The priors shipped here
 (:data:`GENERIC_PRIORS`) are that fit on this project's own stored runs of its methods
@@ -49,7 +50,15 @@ FAMILY_CURVES: dict[str, Curve] = {
     "PCC": (-11.46, 0.562), "PCCASL": (-13.82, 0.765), "sklearn.multioutput.ClassifierChain": (-6.63, 0.518),
     "sklearn.neighbors.KNeighborsClassifier": (-10.56, 0.64),
 }
-LEARNER_FACTORS: dict[str, float] = {"logistic": 0.13, "logistic_cv": 2.24}
+LEARNER_FACTORS: dict[str, float] = {"logistic": 0.13, "logistic_cv": 2.24, "random_forest": 2.07}
+OWN_LEARNERS = {"BR_RF": "random_forest", "CC_RF": "random_forest"}
+"""Families whose curve was fitted on a learner with a factor: their curve prices it already."""
+BASE_VARIANTS = {"CC_RF": ("CC", "random_forest")}
+"""Registered methods that are another family on another base learner -> (that family, that learner): their
+units measure the learner's factor on the family's curve (:func:`fit_cost_priors`), which then prices it on
+every family fitted on the reference learner (BR, PCC or CCASL on a forest base fit one forest per label, as
+CC_RF does). The committed runs time a forest base on no other family; BR_RF is one multi-output forest for
+all labels, several times cheaper than one per label, and prices itself only."""
 REFERENCE_LEARNER = "logistic:liblinear"
 """The learner whose factor is 1: the others are priced relative to it."""
 PRIOR_ALIASES = {"MBR": "BR", "CC_RF": "BR_RF", "PCCASL": "CCASL", "BR_phi": "ELM", "LP": "BR"}
@@ -166,6 +175,8 @@ class CostPriors:
     cells: Mapping[CellKey, float] = field(default_factory=dict)
     timed: Mapping[UnitCost, float] = field(default_factory=dict)
     source: str = "generic priors"
+    own_learners: Mapping[str, str] = field(default_factory=dict)
+    """Family -> the learner its curve was fitted on, where that learner has a factor (:data:`OWN_LEARNERS`)."""
 
     def curve(self, method: str) -> Curve:
         """``method``'s curve: its own, the one of the method it repeats, or the median of all."""
@@ -186,7 +197,8 @@ class CostPriors:
         """The curve's expected compute seconds of one unit of ``method`` (a registered name) fitting
         ``learner`` on a dataset of ``shape``, an ensemble of ``scale`` times the reference's members."""
         a, b = self.curve(method)
-        seconds = math.exp(a + self.learners.get(learner, 0.0)) * size(shape) ** b * scale
+        own = self.own_learners.get(self.family(method) or "") == learner
+        seconds = math.exp(a + (0.0 if own else self.learners.get(learner, 0.0))) * size(shape) ** b * scale
         return max(MIN_UNIT_SECONDS, float(seconds))
 
     def expected_seconds(
@@ -292,10 +304,27 @@ def fit_cost_priors(cells: Iterable[StoredCell], source: str = "generic priors")
         curves[family] = (round(a, 2), round(b, 3))
     factors = {learner: round(float(solution[2 * len(families) + k]), 2) for k, learner in enumerate(learners)}
     factors = {learner: factor for learner, factor in factors.items() if factor}
-    return CostPriors(curves, factors, source=source)
+    return _with_base_variants(CostPriors(curves, factors, source=source), grouped)
 
 
-GENERIC_PRIORS = CostPriors(FAMILY_CURVES, LEARNER_FACTORS)
+def _with_base_variants(priors: CostPriors, grouped: Mapping[tuple[str, str, Shape], list[float]]) -> CostPriors:
+    """``priors`` with the factor of each learner a :data:`BASE_VARIANTS` method measures: the mean log ratio of
+    its cells (``grouped`` as :func:`fit_cost_priors` groups them) to its family's curve. The fit cannot tell it
+    from the curves of the families seen only with that learner, which keep pricing it
+    (:attr:`CostPriors.own_learners`)."""
+    factors, own = dict(priors.learners), {}
+    for variant, (family, learner) in BASE_VARIANTS.items():
+        logs = [
+            statistics.fmean(values) - math.log(priors.curve_seconds(shape, family))
+            for (name, _, shape), values in grouped.items() if name == variant
+        ]
+        if logs and family in priors.curves:
+            factors[learner] = round(statistics.fmean(logs), 2)
+            own.update({name: learner for name, used, _ in grouped if used == learner})
+    return replace(priors, learners=factors, own_learners=own)
+
+
+GENERIC_PRIORS = CostPriors(FAMILY_CURVES, LEARNER_FACTORS, own_learners=OWN_LEARNERS)
 """The priors of a run with no stored history: this project's own runs of its methods, no dataset."""
 
 

@@ -155,6 +155,28 @@ def test_a_forest_is_priced_by_its_trees():
     assert ensemble_scale({"name": "MLP", "params": {"n_hidden": 20}}) == 1.0
 
 
+def test_a_forest_base_is_priced_by_the_committed_forest_runs_not_by_the_logistic_curve():
+    """BR on a forest base fits one forest per label, as CC_RF (CC on a forest base) does: it is priced
+    above BR on the reference learner by about what the committed units of CC_RF took over BR's, on
+    each committed dataset that timed both with the same trees, not by the logistic curve times the trees."""
+    from importlib import resources
+
+    from mlhidden.experiment.cost_priors import read_cell_table
+
+    cells = read_cell_table(resources.files("mlhidden.paper").joinpath("unit_costs.csv").read_text())
+    measured = {(dataset, shape): {} for dataset, shape, _ in cells}
+    for (dataset, shape, label), seconds in cells.items():
+        measured[dataset, shape][label] = seconds
+    pairs = [(shape, c["CC_RF"] / c["BR"]) for (_, shape), c in measured.items() if {"BR", "CC_RF"} <= c.keys()]
+    assert len(pairs) >= 5
+    for shape, committed in pairs:
+        priced = expected_seconds(shape, "BR", "random_forest") / expected_seconds(shape, "BR", "logistic:liblinear")
+        assert committed / 2 < priced < committed * 2, (shape, priced, committed)
+    assert expected_seconds((2407, 294, 6), "BR_RF", "random_forest") == GENERIC_PRIORS.curve_seconds(
+        (2407, 294, 6), "BR_RF"
+    ), "a forest family's own curve prices its forest already"
+
+
 def test_a_dataset_cheaper_than_its_size_for_one_method_is_priced_cheaper_for_the_others():
     """One dataset's units all run faster than their curves (sparse, easy): the first finished one
     prices the other methods' units there, not only the machine's pace."""

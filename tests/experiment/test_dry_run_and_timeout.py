@@ -76,6 +76,30 @@ def test_dry_run_prints_the_plan_with_expected_costs_and_runs_nothing(tmp_path):
     assert not (tmp_path / "new").exists()
 
 
+def test_the_dry_run_prices_a_forest_base_near_what_its_committed_units_took(tmp_path):
+    """BR on a 50-tree forest base on Scene: within a factor of 2 of the committed CC_RF unit there (one
+    10-tree forest per label, the same work as BR's on a forest base) times 5, and far above BR on its
+    logistic base; it was priced as the logistic curve times the trees, 0.23 s where a unit takes 3-4 s."""
+    from importlib import resources
+
+    from mlhidden.experiment.cost_priors import read_cell_table
+
+    cells = read_cell_table(resources.files("mlhidden.paper").joinpath("unit_costs.csv").read_text())
+    committed = cells["Scene [first_labels=6]", (2407, 294, 6), "CC_RF"] * 50 / 10
+
+    def priced(method):
+        args = ["run", "-d", "Scene", "-m", method, "--splits", "2", "--out", str(tmp_path / "run"), "--dry-run"]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        row = next(line for line in result.output.splitlines() if line.startswith("Scene"))
+        return float(re.search(r"(\d+\.\d+) s ", row).group(1)), row
+
+    forest, row = priced("BR[base=random_forest,base.n_estimators=50]")
+    assert committed / 2 < forest < committed * 2, (row, committed)
+    logistic, _ = priced("BR")
+    assert forest > 10 * logistic
+
+
 def test_an_unknown_method_is_estimated_from_the_median_curve_and_grows_with_size():
     from mlhidden.experiment.cost_priors import GENERIC_PRIORS
 
