@@ -11,35 +11,12 @@ import subprocess
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from own_claims import USER_CLAIMS
 
 from mlhidden.cli import cli
 from mlhidden.report.friedman import friedman_exact_p
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import load_results
-
-USER_CLAIMS = """\
-claims:
-  - id: A
-    about: a basis expansion lets BR learn Logical
-    subclaims:
-      - id: A.1
-        says: BR_phi beats BR on exact match
-        metric: exact_match
-        difference: [BR_phi, BR]
-        smallest_effect: 0.01
-        unit: splits
-  - id: B
-    about: CC is no slower than twice BR
-    subclaims:
-      - id: B.1
-        says: CC takes less than twice BR's time
-        metric: total_seconds
-        ratio: [CC, BR]
-        direction: below
-        size: 2
-        reading: "'no slower than 2x' read as a time ratio below 2"
-        unit: splits
-"""
 
 
 def _run(folder, config_text, splits):
