@@ -26,7 +26,7 @@ from typing import Any
 
 from mlhidden.errors import UserError
 from mlhidden.io import RUN_JSON, STORE_COPY, STORE_FILE, PathLike, storage_error
-from mlhidden.runs.provenance import read_run_json
+from mlhidden.runs.provenance import field_readable, read_run_json
 from mlhidden.runs.run_results import expected_keys
 from mlhidden.runs.status import FAILED, OK
 from mlhidden.runs.store import ResultStore
@@ -99,8 +99,8 @@ def _refuse_mistyped(run_json: Mapping[str, Any], path: Path) -> None:
         for name, text in names.items():
             if not isinstance(text, str):
                 raise refuse(f"'{key}' holds {json.dumps(text)} for '{name}', not text")
-    if not isinstance(run_json["started_at"], str):
-        raise refuse(f"'started_at' is {_json_type(run_json['started_at'])}, not text")
+    if not field_readable(run_json, "started_at"):
+        raise refuse(f"'started_at' is {_json_type(run_json.get('started_at'))}, not text")
     try:
         expected_keys(run_json["config"], run_json["datasets"])
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
