@@ -3,7 +3,7 @@
 A sub-claim's values come from its run's stored units (one row per dataset, method and split), or
 from a named extractor for evidence a store row does not hold (the caller passes the extractors it
 knows). They become one number per unit of replication, the statistic (a method's value, A − f·B,
-or log A / B), which :mod:`mlhidden.report.replication` compares with the claimed range. Anything
+or log A / B), which :mod:`mlhidden.stats.replication` compares with the claimed range. Anything
 missing from the runs makes its sub-claim "not evaluated", with the reason; a name the runs cannot
 have (an unknown method, dataset or metric) is the file's mistake, one error at the line of its key.
 """
@@ -24,9 +24,9 @@ import pandas as pd
 from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec, SubClaim, error_at, read_claims
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.report.replication import DATASETS, SPLITS, against_control, by_unit
 from mlhidden.report.tables import METRICS
-from mlhidden.report.uncertainty import NOT_EVALUATED, Comparison, combine, deciding
+from mlhidden.stats.replication import DATASETS, SPLITS, against_control, by_unit
+from mlhidden.stats.uncertainty import NOT_EVALUATED, Comparison, combine, deciding
 from mlhidden.yaml_lines import KeyPath
 
 Extractor = Callable[[StoredRuns, SubClaim], "pd.DataFrame | str"]

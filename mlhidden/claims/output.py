@@ -13,7 +13,7 @@ import pandas as pd
 from mlhidden.claims.check import ClaimResult, SubClaimResult
 from mlhidden.io import strict_json, text_writer, write_files
 from mlhidden.report.escaping import terminal_escape
-from mlhidden.report.uncertainty import VERDICTS
+from mlhidden.stats.uncertainty import VERDICTS
 
 CSV_FILE, JSON_FILE = "claims.csv", "claims.json"
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.report.replication import DATASETS, UNITS, Target
+from mlhidden.stats.replication import DATASETS, UNITS, Target
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
 CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "subclaims")

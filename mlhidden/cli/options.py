@@ -61,7 +61,7 @@ STD = click.option(
     is_flag=True,
     help="Show cells as 'mean ± std rank' (standard deviation over the splits) in the text tables.",
 )
-# At most 12 decimals: the ranks treat means closer than 1e-12 as ties (report.tables.RANK_DECIMALS).
+# At most 12 decimals: the ranks treat means closer than 1e-12 as ties (stats.ranks.RANK_DECIMALS).
 PRECISION = click.option(
     "--precision", type=click.IntRange(0, 12), default=None, metavar="N",
     help="Decimals of every value in the tables and the page; `run` keeps it for later reports (default: the "

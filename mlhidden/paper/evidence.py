@@ -28,10 +28,10 @@ from mlhidden.paper.reference import (
 )
 from mlhidden.report.ranked_methods import unranked_methods
 from mlhidden.report.tables import METRICS, sort_units
-from mlhidden.report.uncertainty import t_interval
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import ResultStore, load_results, store_exists
+from mlhidden.stats.uncertainty import t_interval
 
 
 class Runs:

@@ -41,7 +41,7 @@ from mlhidden.report.html import (
 )
 from mlhidden.report.html_plots import agreement_svg
 from mlhidden.report.markdown_html import markdown_html, split_sections
-from mlhidden.report.uncertainty import FAILS, HOLDS
+from mlhidden.stats.uncertainty import FAILS, HOLDS
 
 TITLE = "Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)"
 KEY = ["table", "metric", "dataset", "method"]

@@ -60,9 +60,9 @@ from mlhidden.report.csv_files import write_frame
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose
-from mlhidden.report.uncertainty import RULE
 from mlhidden.runs.provenance import package_versions
 from mlhidden.runs.status import OK
+from mlhidden.stats.uncertainty import RULE
 
 SWEEPS = {
     "hidden_nodes": (

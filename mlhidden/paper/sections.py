@@ -41,7 +41,7 @@ from mlhidden.runs.status import OK
 FLAG = "⚠"
 # The Wilcoxon control of the significance section: the method the paper proposes.
 SIGNIFICANCE_CONTROL = "CCASL+AML"
-# Far below the paper's display precision, far above the rank rounding (tables.RANK_DECIMALS).
+# Far below the paper's display precision, far above the rank rounding (stats.ranks.RANK_DECIMALS).
 RANK_TIE_BREAK = 1e-9
 COMPARISON_COLUMNS = [
     "table",

@@ -26,7 +26,7 @@ from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
-from mlhidden.report.uncertainty import HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
+from mlhidden.stats.uncertainty import HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
 SENSITIVITY_DIR = "sensitivity"
 SETTINGS_FILE = "settings.json"

@@ -21,7 +21,7 @@ from mlhidden.paper.claim_terms import DEVIATION, plain_latex
 from mlhidden.paper.sensitivity_section import ROBUST
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
-from mlhidden.report.uncertainty import NOT_EVALUATED, VERDICTS
+from mlhidden.stats.uncertainty import NOT_EVALUATED, VERDICTS
 
 OVER_SETTINGS = "over all settings"
 VERDICT_ORDER = (*VERDICTS, NOT_EVALUATED)

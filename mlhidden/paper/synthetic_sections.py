@@ -20,8 +20,8 @@ from mlhidden.paper.reference import SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.paper.sections import Section, compared_cell, comparison_row, flag_note, interval_columns, relative_link
 from mlhidden.report.formats import format_number, markdown_frame, write_table
 from mlhidden.report.tables import METRICS
-from mlhidden.report.uncertainty import interval_of
 from mlhidden.runs.specs import load_dataset_spec
+from mlhidden.stats.uncertainty import interval_of
 
 
 def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:

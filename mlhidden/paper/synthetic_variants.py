@@ -18,7 +18,7 @@ from mlhidden.paper.evidence import Runs, synthetic_table
 from mlhidden.paper.sensitivity_section import closing_verdict, complex_gain
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
-from mlhidden.report.uncertainty import HOLDS
+from mlhidden.stats.uncertainty import HOLDS
 
 VARIANTS_RUN = "synthetic_variants"
 VARIANT_SEPARATOR = " · "

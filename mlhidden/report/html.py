@@ -31,12 +31,12 @@ from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
-from mlhidden.report.uncertainty import format_p
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults, split_protocol
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
 from mlhidden.runs.store import existing_stores
 from mlhidden.runs.unit_warnings import warning_lines
+from mlhidden.stats.uncertainty import format_p
 
 HTML_FILE = "index.html"
 PRECISIONS = (2, 3, 4)

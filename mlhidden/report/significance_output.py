@@ -21,7 +21,6 @@ from mlhidden.io import PathLike, write_text
 from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import format_avg_rank, pipe_table
-from mlhidden.report.replication import split_test_train_ratio
 from mlhidden.report.significance_splits import SPLITS_ALPHA, SplitsReport, splits_report
 from mlhidden.report.significance_tests import (
     WILCOXON_ALPHA,
@@ -31,9 +30,10 @@ from mlhidden.report.significance_tests import (
     significant_pairs,
 )
 from mlhidden.report.tables import SUMMARY_METRICS, Metric, MetricTable, metric_tables
-from mlhidden.report.uncertainty import format_p
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.store import existing_stores
+from mlhidden.stats.replication import split_test_train_ratio
+from mlhidden.stats.uncertainty import format_p
 
 STATISTICS_PREAMBLE = """# Statistical tests over datasets (Demšar 2006)
 

@@ -3,7 +3,7 @@
 Over several datasets the dataset is the unit (:mod:`mlhidden.report.significance_tests`). A run
 of one dataset has only its splits, and they share training rows, so a plain paired t-test would
 find differences too easily. Each method's per-split differences from the control go through
-the test the claims checker uses over splits (:func:`~mlhidden.report.replication.compare`,
+the test the claims checker uses over splits (:func:`~mlhidden.stats.replication.compare`,
 Nadeau & Bengio 2003), with the run's n_test / n_train; Holm's step-down correction is over the
 comparisons with the control, as for the Wilcoxon tests over datasets.
 """
@@ -14,11 +14,11 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from mlhidden.report.replication import Target, compare
 from mlhidden.report.significance_tests import check_control
 from mlhidden.report.tables import MetricTable
-from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, holm
 from mlhidden.runs.status import OK
+from mlhidden.stats.replication import Target, compare
+from mlhidden.stats.uncertainty import ALPHA, TIE_DECIMALS, holm
 
 SPLITS_ALPHA = ALPHA
 

@@ -30,9 +30,10 @@ import pandas as pd
 from scipy import stats
 
 from mlhidden.errors import UserError, did_you_mean, unique_match
-from mlhidden.report.friedman import FriedmanTest, friedman_p, friedman_test
-from mlhidden.report.tables import RANK_DECIMALS, MetricTable
-from mlhidden.report.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
+from mlhidden.report.tables import MetricTable
+from mlhidden.stats.friedman import FriedmanTest, friedman_p, friedman_test
+from mlhidden.stats.ranks import RANK_DECIMALS
+from mlhidden.stats.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
 
 # Each method's average rank: a pandas Series indexed by method, or any mapping.
 Ranks: TypeAlias = "pd.Series | Mapping[str, float]"

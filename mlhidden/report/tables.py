@@ -18,28 +18,13 @@ import pandas as pd
 from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.report.digits import MAX_DIGITS, MIN_DIGITS, first_separating
 from mlhidden.report.ranked_methods import unranked_methods
-from mlhidden.report.uncertainty import t_interval
 from mlhidden.runs.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
 from mlhidden.runs.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
 from mlhidden.runs.unit_warnings import kind_counts
+from mlhidden.stats.ranks import rank_rows
+from mlhidden.stats.uncertainty import t_interval
 
 UNIT_KEYS = ("dataset", "method", "split")
-
-# Means closer than this are one value: float noise must not split a real tie.
-RANK_DECIMALS = 12
-
-
-def rank_rows(scores: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
-    """Each row's ranks of ``scores`` (datasets x methods): 1 = best, ties averaged, a missing score last.
-
-    The one rank rule of the tables, the critical-difference diagrams and the ranks claims: values
-    equal to :data:`RANK_DECIMALS` decimals tie, so two means of the same split values summed in
-    another order rank alike wherever ranks are taken.
-    """
-    return scores.round(RANK_DECIMALS).rank(
-        axis=1, method="average", ascending=not higher_is_better, na_option="bottom"
-    )
-
 
 @dataclass(frozen=True)
 class Metric:
@@ -166,7 +151,7 @@ class MetricTable:
         where there is none.
     ci_low, ci_high : pandas.DataFrame
         datasets x methods 95 % t-interval of the mean over the ok splits
-        (:func:`~mlhidden.report.uncertainty.t_interval`); NaN with fewer than two.
+        (:func:`~mlhidden.stats.uncertainty.t_interval`); NaN with fewer than two.
     n_splits, n_failed : pandas.DataFrame
         datasets x methods counts of units and of failed units.
     ranks : pandas.DataFrame

@@ -12,7 +12,7 @@ from own_claims import USER_CLAIMS
 from own_data import write_own_arff
 
 from mlhidden.cli import cli
-from mlhidden.report.uncertainty import VERDICTS
+from mlhidden.stats.uncertainty import VERDICTS
 from mlhidden.yaml_lines import MAX_VALUES
 
 

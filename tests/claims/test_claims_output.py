@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from own_claims import USER_CLAIMS
 
 from mlhidden.cli import cli
-from mlhidden.report.friedman import friedman_exact_p
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import load_results
+from mlhidden.stats.friedman import friedman_exact_p
 
 
 def _run(folder, config_text, splits):

@@ -15,8 +15,8 @@ from mlhidden.claims.spec import read_claims
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.paper.claims import claims_path, paper_claims
 from mlhidden.paper.html_page import _claims_section
-from mlhidden.report.replication import UNITS
-from mlhidden.report.uncertainty import Comparison
+from mlhidden.stats.replication import UNITS
+from mlhidden.stats.uncertainty import Comparison
 
 PACKAGE = Path(mlhidden.__file__).parent
 PAPER_TEX = Path("/work/shared/paper/labels-as-hidden-nodes.tex")
@@ -71,7 +71,7 @@ def test_no_claimed_size_or_reading_is_typed_in_the_package():
 
 
 def test_no_verdict_word_is_typed_outside_the_rule():
-    """Verdict words come only from mlhidden/report/uncertainty.py; grep finds them quoted nowhere else in the
+    """Verdict words come only from mlhidden/stats/uncertainty.py; grep finds them quoted nowhere else in the
     package."""
     found = subprocess.run(
         ["grep", "-rnE", "--include=*.py", "[\"'](holds|does not hold|inconclusive|no practical difference)[\"']",
@@ -79,7 +79,7 @@ def test_no_verdict_word_is_typed_outside_the_rule():
         capture_output=True,
         text=True,
     ).stdout.splitlines()
-    assert found and all(line.startswith(str(PACKAGE / "report" / "uncertainty.py")) for line in found), found
+    assert found and all(line.startswith(str(PACKAGE / "stats" / "uncertainty.py")) for line in found), found
 
 
 def test_the_pages_our_numbers_column_holds_a_sub_claims_numbers_and_its_unit_stands_with_the_statistic():

@@ -43,11 +43,11 @@ from mlhidden.paper.sections import paper_units
 from mlhidden.report.figures import plot_sweep
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, VERDICTS
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.splits import split_seed
 from mlhidden.runs.store import ResultStore
 from mlhidden.runs.units import UnitResult
+from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, VERDICTS
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = PROJECT_ROOT / "configs"

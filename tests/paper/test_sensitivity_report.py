@@ -34,7 +34,7 @@ from mlhidden.paper.sensitivity_section import (
 )
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 from mlhidden.report.tables import metric_table
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
+from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
 # --------------------------------------------------------------------------- generator options
 

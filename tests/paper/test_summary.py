@@ -25,8 +25,8 @@ from mlhidden.paper.summary import (
 )
 from mlhidden.paper.text_checks import paper_statements
 from mlhidden.report.prose import wrap_prose
-from mlhidden.report.replication import SPLITS, Target, compare
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
+from mlhidden.stats.replication import SPLITS, Target, compare
+from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
 SPECS = {spec.id: spec for spec in paper_claims()}
 SCORES = pd.DataFrame(

@@ -2,7 +2,7 @@
 rank section print (exact where the design is small enough to count every order).
 
 The ranks are an N datasets x k methods matrix of within-row ranks, ranked once by the tables'
-rule (:func:`~mlhidden.report.tables.rank_rows`) for the tables, the CD diagram and the claims alike.
+rule (:func:`~mlhidden.stats.ranks.rank_rows`) for the tables, the CD diagram and the claims alike.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mlhidden.report.replication import DATASETS, POOLED, SPLITS, Target, against_control, by_unit, compare
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE
+from mlhidden.stats.replication import DATASETS, POOLED, SPLITS, Target, against_control, by_unit, compare
+from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE
 
 
 def splits_of(values: dict) -> pd.Series:

@@ -3,7 +3,7 @@
 Every number that decides something carries its spread. A table cell's spread is a 95 % t-interval
 over its splits, mean ± t(n-1) sd / sqrt(n): deterministic (no resampling seed, so a report
 rebuilds byte for byte). A claim's comparisons use the test its unit of replication calls for
-(:mod:`mlhidden.report.replication`): random splits of one dataset overlap, so their interval and
+(:mod:`mlhidden.stats.replication`): random splits of one dataset overlap, so their interval and
 p-values carry the Nadeau-Bengio correction, whichever way they point.
 
 A claim is decided by :class:`Comparison` s: each is what the claim says against the evidence,
@@ -90,7 +90,7 @@ class Comparison:
     n : int
         How many units (splits, datasets) it is over; ``unit`` names them.
     test : str
-        The test's name (:mod:`mlhidden.report.replication`).
+        The test's name (:mod:`mlhidden.stats.replication`).
     p_claimed, p_opposite : float
         The p-values for the claimed and for the opposite side, already corrected for the other
         comparisons of their family.

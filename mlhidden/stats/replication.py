@@ -14,7 +14,7 @@
   each p is at least the Friedman p.
 
 A claim states a range for its effect (:class:`Target`); each side is tested two-sided at
-:data:`~mlhidden.report.uncertainty.ALPHA` (twice the one-sided p), so that a claim holding agrees with the
+:data:`~mlhidden.stats.uncertainty.ALPHA` (twice the one-sided p), so that a claim holding agrees with the
 95 % interval lying inside the range.
 """
 
@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mlhidden.report.friedman import friedman_p
-from mlhidden.report.tables import rank_rows
-from mlhidden.report.uncertainty import ALPHA, TIE_DECIMALS, Comparison, format_p, holm, t_interval
 from mlhidden.runs.record import RunRecord
+from mlhidden.stats.friedman import friedman_p
+from mlhidden.stats.ranks import rank_rows
+from mlhidden.stats.uncertainty import ALPHA, TIE_DECIMALS, Comparison, format_p, holm, t_interval
 
 SPLITS, DATASETS, POOLED = "splits", "datasets", "datasets x splits"
 UNITS = (SPLITS, DATASETS, POOLED)
@@ -202,7 +202,7 @@ def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequ
 
     ``scores`` is datasets x methods, higher is better; datasets missing a method are left out.
     Ranks are taken among all of ``scores``' methods by the tables' rule
-    (:func:`~mlhidden.report.tables.rank_rows`), with the rank section's Friedman p. Each part is
+    (:func:`~mlhidden.stats.ranks.rank_rows`), with the rank section's Friedman p. Each part is
     one method's average-rank gap to the control, in the claimed direction, with its
     Bonferroni-Dunn interval and a Holm-corrected z test, raised to the Friedman p.
     """

@@ -10,8 +10,8 @@ from scipy import stats
 
 from mlhidden.paper.sections import comparison_row, flag_counts
 from mlhidden.report.csv_files import write_csv
-from mlhidden.report.replication import DATASETS, Target, compare
-from mlhidden.report.uncertainty import FAILS, HOLDS, INCONCLUSIVE, t_interval
+from mlhidden.stats.replication import DATASETS, Target, compare
+from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, t_interval
 
 OLD_COLUMNS = ["dataset", "status", "BR", "BR std", "BR rank", "BR n_splits", "BR n_failed", "BR n_warned"]
 
