@@ -1,7 +1,7 @@
 """The stored runs a claims file is checked on, found by name from the folders given.
 
-A folder given is either a run directory (it holds a store; its name is the folder's name) or a
-folder of run directories (each sub-folder with a store is a run, by its folder name). Where two
+A folder given is either a run directory (it holds a store, or its compact copy; its name is the folder's
+name) or a folder of run directories (each sub-folder with either is a run, by its folder name). Where two
 runs given share a folder name, each is known by its path instead, as given on the command line,
 and the name they share is refused: a sub-claim is never decided on a run its file did not mean.
 """
@@ -21,7 +21,7 @@ from mlhidden.report.tables import sort_units
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.run_results import RunResults
 from mlhidden.runs.status import OK
-from mlhidden.runs.store import ResultStore, load_results, store_exists
+from mlhidden.runs.store import load_results, results_exist, stored_datasets
 from mlhidden.stats.replication import split_test_train_ratio
 
 
@@ -47,11 +47,11 @@ class StoredRuns:
     def __init__(self, folders: Iterable[str | os.PathLike[str]]):
         found: dict[tuple[str, Path], Path] = {}  # (name, resolved) -> as given: one run given twice is one
         for folder in map(Path, folders):
-            if store_exists(folder):
+            if results_exist(folder):
                 found.setdefault((folder.resolve().name, folder.resolve()), folder)
             elif folder.is_dir():
                 for sub in sorted(folder.iterdir()):
-                    if store_exists(sub):
+                    if results_exist(sub):
                         found.setdefault((sub.name, sub.resolve()), sub)
             else:
                 raise UserError("no such run directory", path=folder,
@@ -100,8 +100,7 @@ class StoredRuns:
 
     def shapes(self, name: str) -> pd.DataFrame:
         """The run's datasets as stored: n_samples, n_labels, n_features, label_cardinality by name."""
-        with ResultStore(self.paths[self.key(name)], create=False) as store:
-            return store.datasets().set_index("name")
+        return stored_datasets(self.paths[self.key(name)])
 
     def ok_units(self, name: str) -> pd.DataFrame:
         """The run's ok units, with each dataset's group (its config entry) as ``group``."""

@@ -30,6 +30,7 @@ from mlhidden.experiment.reuse import reuse_units
 from mlhidden.experiment.run_directory import check_run_directory, refuse_fresh_while_in_use
 from mlhidden.experiment.run_summary import RunSummary, UnitCallback
 from mlhidden.io import PathLike
+from mlhidden.runs.compact_results import write_compact_copy
 from mlhidden.runs.provenance import describe_run, field_readable, finish_run, read_run_json, write_run_json
 from mlhidden.runs.specs import DatasetSpec, load_dataset_spec
 from mlhidden.runs.splits import Split
@@ -275,6 +276,7 @@ def execute_plan(
                     reused_units=summary.reused_units,
                 ),
             )
+        write_compact_copy(store)
     return summary
 
 

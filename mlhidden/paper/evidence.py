@@ -30,7 +30,7 @@ from mlhidden.report.ranked_methods import unranked_methods
 from mlhidden.report.tables import METRICS, sort_units
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.status import OK
-from mlhidden.runs.store import ResultStore, load_results, store_exists
+from mlhidden.runs.store import load_results, results_exist, stored_datasets
 from mlhidden.stats.uncertainty import t_interval
 
 
@@ -38,7 +38,7 @@ class Runs:
     """The reproduction's run directories under one folder, each read on first use.
 
     ``runs[name]`` is the :class:`~mlhidden.runs.run_results.RunResults` of ``<folder>/<name>``
-    with its units in table order, or None when that run has no store.
+    with its units in table order, or None when that run has neither a store nor its compact copy.
     """
 
     def __init__(self, out_dir):
@@ -48,7 +48,7 @@ class Runs:
     def __getitem__(self, name: str):
         if name not in self._results:
             run_dir = self.out_dir / name
-            run = load_results(run_dir) if store_exists(run_dir) else None
+            run = load_results(run_dir) if results_exist(run_dir) else None
             if run is not None:
                 units = standalone_times(sort_units(run.units, run.datasets, run.methods, run.unavailable))
                 run = dataclasses.replace(run, units=units)
@@ -61,8 +61,7 @@ class Runs:
 
     def shapes(self, name: str) -> pd.DataFrame:
         """The run's datasets as stored: n_samples, n_labels, n_features, label_cardinality by name."""
-        with ResultStore(self.out_dir / name, create=False) as store:
-            return store.datasets().set_index("name")
+        return stored_datasets(self.out_dir / name)
 
     def label_accuracy(self, name: str) -> pd.DataFrame | None:
         """The run's refits (:mod:`mlhidden.paper.refits`), or None when there are none."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -25,8 +26,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mlhidden.errors import UserError
+from mlhidden.errors import InputWarning, UserError
 from mlhidden.io import STORE_FILE, PathLike, storage_error
+from mlhidden.runs.compact_results import (
+    StoredTables,
+    differing_files,
+    has_compact_copy,
+    label_accuracies,
+    label_hits,
+    ok_checksums,
+    read_compact_tables,
+    read_label_hits,
+)
 from mlhidden.runs.predictions import UnitPredictions, pack_bits, pack_scores, stored_predictions
 from mlhidden.runs.provenance import read_run_json
 from mlhidden.runs.run_results import RunResults, expected_keys, merge_results
@@ -230,6 +241,20 @@ class ResultStore:
         with self._faults():
             return {tuple(r) for r in self._conn.execute(query)}
 
+    def tables(self) -> StoredTables:
+        """What a report reads of the run (all but the predictions), as its compact copy holds it too."""
+        config = self.get_meta("config")
+        if config is None:
+            raise UserError("the results store holds no run yet", path=self.path, hint="run `mlhidden run` first")
+        return StoredTables(
+            config, self.get_meta("unavailable", {}), self.get_meta("dataset_order", []), self.datasets(), self.units()
+        )
+
+    def label_hits(self) -> pd.DataFrame | None:
+        """Per unit with stored predictions, each label's test rows predicted right
+        (:func:`~mlhidden.runs.compact_results.label_hits`); None for a store without predictions."""
+        return label_hits(self.iter_predictions()) if self.has_predictions() else None
+
     def units(self) -> pd.DataFrame:
         """Every stored unit, its key's method as :data:`~mlhidden.runs.store_schema.REGISTRY_NAME`; the
         columns a store of an older schema lacks are there, empty (NULL)."""
@@ -261,15 +286,32 @@ def load_results(run_dirs: PathLike | Iterable[PathLike]) -> RunResults:
 
 
 def _load_run(run_dir: PathLike) -> RunResults:
-    with ResultStore(run_dir, create=False) as store:
-        config = store.get_meta("config")
-        if config is None:
-            raise UserError("the results store holds no run yet", path=store.path, hint="run `mlhidden run` first")
-        unavailable = store.get_meta("unavailable", {})
-        order = store.get_meta("dataset_order", [])
-        datasets = store.datasets()
-        units = store.units()
-    checksums = {r.name: r.sha256 for r in datasets.itertuples() if r.status == OK}
+    """One run's results from its store, or where it has none from its compact copy (:mod:`.compact_results`)."""
+    if store_exists(run_dir) or not has_compact_copy(run_dir):
+        with ResultStore(run_dir, create=False) as store:
+            tables = store.tables()
+        _say_if_copy_differs(run_dir, tables)
+    else:
+        tables = read_compact_tables(run_dir)
+    return _run_results(run_dir, tables)
+
+
+def _say_if_copy_differs(run_dir: PathLike, tables: StoredTables) -> None:
+    """Warn where the run directory's compact copy is not the store's: the store is read, never a stale copy."""
+    differing = differing_files(run_dir, tables)
+    if differing:
+        warnings.warn(
+            f"{run_dir}: {' and '.join(differing)} differ from the store (written before its last units); "
+            "the store's results are shown. Re-run the run's command (it skips what is stored) to write them again",
+            InputWarning, stacklevel=3,
+        )
+
+
+def _run_results(run_dir: PathLike, tables: StoredTables) -> RunResults:
+    """The units of the config of ``tables`` in table order's columns, with what is missing and left out."""
+    config, units, unavailable = tables.config, tables.units, tables.unavailable
+    assert config is not None
+    checksums = ok_checksums(tables.datasets)
     wanted = expected_keys(config, checksums)
     keys = list(zip(*(units[c] for c in KEY_FIELDS)))
     asked = pd.Series([k in wanted for k in keys], index=units.index, dtype=bool)
@@ -281,7 +323,8 @@ def _load_run(run_dir: PathLike) -> RunResults:
     units["total_seconds"] = units["train_seconds"] + units["test_seconds"]
     return RunResults(
         units.reset_index(drop=True),
-        [d for d in dict.fromkeys(order) if d in checksums or d in unavailable],  # once: older runs named two alike
+        # once: older runs named two alike
+        [d for d in dict.fromkeys(tables.order) if d in checksums or d in unavailable],
         [m["label"] for m in config["methods"]],
         unavailable,
         config,
@@ -290,6 +333,36 @@ def _load_run(run_dir: PathLike) -> RunResults:
         {str(run_dir): read_run_json(run_dir)},
         left_out,
     )
+
+
+def stored_label_accuracies(run_dir: PathLike) -> pd.DataFrame | None:
+    """Each label's test accuracy in every unit of the run's config (see
+    :func:`~mlhidden.runs.compact_results.label_accuracies`), from the stored predictions or, without a
+    store, from the compact copy's label hits; None where neither has them."""
+    if store_exists(run_dir):
+        with ResultStore(run_dir, create=False) as store:
+            tables = store.tables()
+            hits = store.label_hits()
+    else:
+        tables, hits = read_compact_tables(run_dir), read_label_hits(run_dir)
+    if hits is None:
+        return None
+    assert tables.config is not None
+    return label_accuracies(hits, tables.config, ok_checksums(tables.datasets))
+
+
+def stored_datasets(run_dir: PathLike) -> pd.DataFrame:
+    """The run's datasets as stored (by name: sha256, source, n_samples, n_labels, n_features,
+    label_cardinality, status), from its store or, without one, its compact copy."""
+    if store_exists(run_dir) or not has_compact_copy(run_dir):
+        with ResultStore(run_dir, create=False) as store:
+            return store.datasets().set_index("name")
+    return read_compact_tables(run_dir).datasets.set_index("name")
+
+
+def results_exist(run_dir: PathLike) -> bool:
+    """Whether ``run_dir`` is a stored run to report on: it has a store, or the compact copy of one."""
+    return store_exists(run_dir) or has_compact_copy(run_dir)
 
 
 def unit_key(unit: Mapping[str, Any]) -> UnitKey:
