@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -11,7 +13,9 @@ from click.testing import CliRunner
 from own_claims import USER_CLAIMS
 from own_data import write_own_arff
 
+from mlhidden.claims.output import CSV_FILE
 from mlhidden.cli import cli
+from mlhidden.io import STORE_FILE
 from mlhidden.stats.uncertainty import VERDICTS
 from mlhidden.yaml_lines import MAX_VALUES
 
@@ -299,3 +303,20 @@ def test_the_help_points_to_what_an_installed_wheel_has_not_to_a_checkouts_docs_
     """A wheel has no docs/ folder: the help names the shipped claims file to start from instead."""
     text = CliRunner().invoke(cli, ["claims", "--help"]).output
     assert "docs/" not in text and "mlhidden init --from claims" in text
+
+
+def test_the_paper_claims_are_rechecked_from_a_fresh_clone(tmp_path, monkeypatch):
+    """What a clone has (the committed results, not the git-ignored stores) gives the committed verdict table."""
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "results", tmp_path / "results",
+                    ignore=shutil.ignore_patterns(f"{STORE_FILE}*", "shared_fits", "index.html", "figures"))
+    assert not list((tmp_path / "results").glob(f"*/{STORE_FILE}"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["claims", str(root / "configs" / "claims.yaml"), "results/", "--out", "out"])
+    assert result.exit_code == 0, result.output
+    committed, rechecked = pd.read_csv(root / "results" / CSV_FILE), pd.read_csv(tmp_path / "out" / CSV_FILE)
+    assert list(rechecked["subclaim"]) == list(committed["subclaim"])
+    assert list(rechecked["verdict"]) == list(committed["verdict"])
+    pd.testing.assert_frame_equal(rechecked, committed, check_exact=False, rtol=1e-9)
+    for row in committed.itertuples():
+        assert f"  {row.subclaim}  {row.verdict}: " in result.output
