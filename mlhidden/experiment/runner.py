@@ -276,7 +276,7 @@ def execute_plan(
                     reused_units=summary.reused_units,
                 ),
             )
-        write_compact_copy(store)
+        write_compact_copy(run_dir, store.tables(), store.label_hits())
     return summary
 
 

@@ -2,7 +2,7 @@
 
 The store is git-ignored: it holds every unit's predictions and grows to hundreds of MB. What a
 report and a claims file read of it is small, and every run writes it beside ``run.json`` when it
-ends (:func:`~mlhidden.runs.store.write_compact_results`):
+ends (:func:`write_compact_copy`):
 
 - ``units.csv.gz``: every stored unit, every column, in key order (``ResultStore.units``);
 - ``datasets.csv``: the datasets table (checksums and shapes), each with its place in the run's
@@ -25,7 +25,7 @@ import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,9 +37,6 @@ from mlhidden.runs.provenance import read_run_json
 from mlhidden.runs.run_results import expected_keys
 from mlhidden.runs.status import OK
 from mlhidden.runs.store_schema import KEY_FIELDS, REGISTRY_NAME, UnitKey
-
-if TYPE_CHECKING:
-    from mlhidden.runs.store import ResultStore
 
 UNITS_FILE, DATASETS_FILE, LABEL_HITS_FILE = "units.csv.gz", "datasets.csv", "label_hits.csv.gz"
 COMPACT_FILES = (UNITS_FILE, DATASETS_FILE, LABEL_HITS_FILE)
@@ -92,18 +89,18 @@ def compressed(text: str) -> bytes:
     return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
-def write_compact_copy(store: ResultStore) -> list[Path]:
-    """Write the compact copy of ``store`` into its run directory; returns the files written.
+def write_compact_copy(run_dir: PathLike, tables: StoredTables, hits: pd.DataFrame | None) -> list[Path]:
+    """Write the compact copy of a store's ``tables`` and label ``hits`` (``ResultStore.tables``,
+    ``ResultStore.label_hits``) into ``run_dir``; returns the files written.
 
     Every run writes it when it ends, so a run directory that git carries without its store is
     still a stored run. A store without predictions (an older mlhidden) gets no label hits file.
     """
-    texts = compact_texts(store.tables())
-    hits = store.label_hits()
+    texts = compact_texts(tables)
     if hits is not None:
         texts[LABEL_HITS_FILE] = _csv(hits)
     return write_files([
-        (store.run_dir / name, text_writer(text) if not name.endswith(".gz") else _bytes_writer(compressed(text)))
+        (Path(run_dir) / name, text_writer(text) if not name.endswith(".gz") else _bytes_writer(compressed(text)))
         for name, text in texts.items()
     ])
 
