@@ -287,7 +287,7 @@ def load_results(run_dirs: PathLike | Iterable[PathLike]) -> RunResults:
 
 def _load_run(run_dir: PathLike) -> RunResults:
     """One run's results from its store, or where it has none from its compact copy (:mod:`.compact_results`)."""
-    if store_exists(run_dir) or not has_compact_copy(run_dir):
+    if _reads_the_store(run_dir):
         with ResultStore(run_dir, create=False) as store:
             tables = store.tables()
         _say_if_copy_differs(run_dir, tables)
@@ -339,7 +339,7 @@ def stored_label_accuracies(run_dir: PathLike) -> pd.DataFrame | None:
     """Each label's test accuracy in every unit of the run's config (see
     :func:`~mlhidden.runs.compact_results.label_accuracies`), from the stored predictions or, without a
     store, from the compact copy's label hits; None where neither has them."""
-    if store_exists(run_dir):
+    if _reads_the_store(run_dir):
         with ResultStore(run_dir, create=False) as store:
             tables = store.tables()
             hits = store.label_hits()
@@ -354,10 +354,17 @@ def stored_label_accuracies(run_dir: PathLike) -> pd.DataFrame | None:
 def stored_datasets(run_dir: PathLike) -> pd.DataFrame:
     """The run's datasets as stored (by name: sha256, source, n_samples, n_labels, n_features,
     label_cardinality, status), from its store or, without one, its compact copy."""
-    if store_exists(run_dir) or not has_compact_copy(run_dir):
+    if _reads_the_store(run_dir):
         with ResultStore(run_dir, create=False) as store:
             return store.datasets().set_index("name")
     return read_compact_tables(run_dir).datasets.set_index("name")
+
+
+def _reads_the_store(run_dir: PathLike) -> bool:
+    """Whether ``run_dir`` is read from its store: it has one (a symlink to nothing counts, and is refused
+    when opened), or it has no compact copy to read instead."""
+    store = Path(run_dir) / STORE_FILE
+    return store.exists() or store.is_symlink() or not has_compact_copy(run_dir)
 
 
 def results_exist(run_dir: PathLike) -> bool:
