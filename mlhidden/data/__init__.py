@@ -1,6 +1,7 @@
 """Multi-label datasets: MEKA and Mulan ARFF reading, MEKA writing, the paper's dataset catalog, generated data."""
 
 from mlhidden.data.arff import read_arff, write_arff
+from mlhidden.data.arff.mulan import LabelsXmlWarning
 from mlhidden.data.catalog import (
     DatasetUnavailable,
     catalog_entries,
@@ -12,7 +13,6 @@ from mlhidden.data.dataset import Dataset
 from mlhidden.data.fetch import copy_from_mirror
 from mlhidden.data.generators import make_logical
 from mlhidden.data.inventory import dataset_table, verify_datasets
-from mlhidden.data.mulan import LabelsXmlWarning
 
 __all__ = [
     "Dataset",
