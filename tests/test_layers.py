@@ -1,7 +1,7 @@
 """The package's layers import strictly downward, and the general half never imports the study or the CLI.
 
-From the bottom: the package root, ``errors``, ``io``, ``yaml_lines`` and ``lazy_exports``; ``data``; ``methods``;
-``runs`` (the stored-run model: specs, splits, the store, measures, provenance); ``stats`` (intervals, the
+From the bottom: the package root, ``errors``, ``escaping``, ``io``, ``yaml_lines`` and ``lazy_exports``; ``data``;
+``methods``; ``runs`` (the stored-run model: specs, splits, the store, measures, provenance); ``stats`` (intervals, the
 units of replication, the rank rule and tests, under both the report and the claims); ``experiment`` (configs,
 planning, execution); ``report`` (the general tool, the user's half); ``claims`` (claims files checked on stored runs);
 ``paper`` (the study of the paper, on top of it);
@@ -28,8 +28,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mlhidden"
 LAYERS = ("base", "data", "methods", "runs", "stats", "experiment", "report", "claims", "paper", "cli")
 GENERAL = ("data", "methods", "runs", "stats", "experiment", "report", "claims")
 BASE_MODULES = (
-    "mlhidden", "mlhidden.blas_kernel", "mlhidden.errors", "mlhidden.io", "mlhidden.imports", "mlhidden.lazy_exports",
-    "mlhidden.shipped", "mlhidden.yaml_lines",
+    "mlhidden", "mlhidden.blas_kernel", "mlhidden.errors", "mlhidden.escaping", "mlhidden.io", "mlhidden.imports",
+    "mlhidden.lazy_exports", "mlhidden.shipped", "mlhidden.yaml_lines",
 )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
 from mlhidden.paper.claims import decide_claims
@@ -57,7 +58,6 @@ from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_sect
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 from mlhidden.paper.text_checks import paper_statements
 from mlhidden.report.csv_files import write_frame
-from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
 from mlhidden.report.prose import wrap_prose
 from mlhidden.runs.provenance import package_versions

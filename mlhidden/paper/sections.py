@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claim_terms import DEVIATION, missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
-from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.figures import plot_sweep
 from mlhidden.report.formats import (
     format_avg_rank,

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs, ok_units, ranked_methods
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
-from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
