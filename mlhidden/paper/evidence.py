@@ -27,8 +27,9 @@ from mlhidden.paper.reference import (
     SYNTHETIC_2D_METHODS,
 )
 from mlhidden.report.ranked_methods import unranked_methods
-from mlhidden.report.tables import METRICS, sort_units
+from mlhidden.report.tables import METRICS
 from mlhidden.runs.record import RunRecord
+from mlhidden.runs.run_results import sort_units
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import ResultStore, load_results, store_exists
 from mlhidden.stats.uncertainty import t_interval
