@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mlhidden._version import __version__
 from mlhidden.blas_kernel import set_blas_kernel
 from mlhidden.lazy_exports import lazy_names
 
@@ -56,8 +57,6 @@ if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.runs.run_results import RunResults as RunResults
     from mlhidden.runs.store import ResultStore as ResultStore
     from mlhidden.runs.store import load_results as load_results
-
-__version__ = "0.1.0"
 
 set_blas_kernel()  # before anything loads numpy: OPENBLAS_CORETYPE is read once, when OpenBLAS loads
 
