@@ -5,7 +5,8 @@ From the bottom: the package root, ``errors``, ``escaping``, ``io``, ``yaml_line
 units of replication, the rank rule and tests, under both the report and the claims); ``experiment`` (configs,
 planning, execution); ``report`` (the general tool, the user's half); ``claims`` (claims files checked on stored runs);
 ``paper`` (the study of the paper, on top of it);
-``cli``. A module may import its own layer and those below. Every import counts, wherever it
+``cli``. A module may import its own layer and those below, but the claims stand beside the report and
+import nothing of it (:data:`SIBLINGS`). Every import counts, wherever it
 sits (module level, inside a function, under ``TYPE_CHECKING``, relative, ``from mlhidden import
 x``, ``importlib.import_module("...")``, a package's table of names to import on first use), because
 a lazy import is still a dependency.
@@ -138,6 +139,36 @@ def test_every_layer_holds_modules():
     layers = {layer_of(_module_name(path, PACKAGE.parent)) for path in PACKAGE.rglob("*.py")}
     assert layers == set(LAYERS)
     assert LAYERS.index("methods") < LAYERS.index("runs") < LAYERS.index("experiment"), "the stored-run model"
+
+
+SIBLINGS = (("claims", "report"),)
+"""Layers that stand side by side: the first imports nothing of the second, though it sits above it (both read
+the stored runs and the statistics below them)."""
+
+
+def sibling_imports(package_dir: Path) -> list[str]:
+    """Every import by a layer of :data:`SIBLINGS` of its sibling, one line each."""
+    root = package_dir.parent
+    problems = []
+    for path in sorted(package_dir.rglob("*.py")):
+        module = _module_name(path, root)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, target in imported_modules(tree, module, path.name == "__init__.py"):
+            if (layer_of(module), layer_of(target)) in SIBLINGS:
+                problems.append(f"{path.relative_to(root)}:{line}: {module} imports {target}: siblings import neither")
+    return problems
+
+
+@pytest.mark.xfail(strict=True, reason="claims/check.py reads METRICS from report/tables.py until runs/metrics.py is "
+                   "the one metric catalogue (issue 54): then this mark goes")
+def test_the_claims_stand_beside_the_report():
+    assert sibling_imports(PACKAGE) == []
+
+
+def test_a_sibling_import_is_caught(tmp_path):
+    modules = {"mlhidden.claims.check": "from mlhidden.report.tables import METRICS\nfrom mlhidden.stats import holm\n"}
+    problems = sibling_imports(_tree(tmp_path, modules))
+    assert len(problems) == 1 and "mlhidden.claims.check imports mlhidden.report.tables" in problems[0], problems
 
 
 def import_cycles(package_dir: Path) -> list[list[str]]:
