@@ -32,7 +32,7 @@ from mlhidden.experiment.cost_priors import own_seconds
 from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS, PlannedCost, longest_expected_first
 from mlhidden.experiment.eta import makespan
 from mlhidden.paper.cost_table import paper_cost_priors
-from mlhidden.report.tables import sort_units
+from mlhidden.runs.run_results import sort_units
 from mlhidden.runs.store import ResultStore, load_results
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,15 +2,17 @@
 
 The public API (docs/api.md) is importable from here: ``mlhidden.run_experiment``, ``load_config``,
 ``load_dataset``, ``ResultStore``, ``check_claims``, the estimators (``BR``, ``CC``, ...) and the
-few types they take and return. Each is imported from its layer's package on first use (PEP 562),
-so that ``import mlhidden`` loads neither numpy nor the runner: it only chooses the BLAS kernel,
-which has to happen before numpy loads.
+few types they take and return; the names a study and the command line need besides are in the
+layers' faces (``mlhidden.experiment.CostPriors``, ...). Each is imported from its layer's package on
+first use (PEP 562), so that ``import mlhidden`` loads neither numpy nor the runner: it only chooses
+the BLAS kernel, which has to happen before numpy loads.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mlhidden._version import __version__
 from mlhidden.blas_kernel import set_blas_kernel
 from mlhidden.lazy_exports import lazy_names
 
@@ -21,20 +23,10 @@ if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.data.arff import write_arff as write_arff
     from mlhidden.data.catalog import load_dataset as load_dataset
     from mlhidden.data.dataset import Dataset as Dataset
-    from mlhidden.experiment.backends import ExecutionBackend as ExecutionBackend
-    from mlhidden.experiment.backends import worker_count as worker_count
     from mlhidden.experiment.config import RunConfig as RunConfig
     from mlhidden.experiment.config import load_config as load_config
     from mlhidden.experiment.config import parse_config as parse_config
-    from mlhidden.experiment.cost_priors import GENERIC_PRIORS as GENERIC_PRIORS
-    from mlhidden.experiment.cost_priors import CostPriors as CostPriors
-    from mlhidden.experiment.cost_priors import read_cell_table as read_cell_table
-    from mlhidden.experiment.eta import RunEstimate as RunEstimate
-    from mlhidden.experiment.eta import planned_stage as planned_stage
-    from mlhidden.experiment.overlay import BaseOverlay as BaseOverlay
-    from mlhidden.experiment.run_directory import check_run_path as check_run_path
     from mlhidden.experiment.run_summary import RunSummary as RunSummary
-    from mlhidden.experiment.runner import load_datasets as load_datasets
     from mlhidden.experiment.runner import run_experiment as run_experiment
     from mlhidden.methods.base import MultiLabelClassifier as MultiLabelClassifier
     from mlhidden.methods.baselines import AllZero as AllZero
@@ -56,8 +48,6 @@ if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.runs.run_results import RunResults as RunResults
     from mlhidden.runs.store import ResultStore as ResultStore
     from mlhidden.runs.store import load_results as load_results
-
-__version__ = "0.1.0"
 
 set_blas_kernel()  # before anything loads numpy: OPENBLAS_CORETYPE is read once, when OpenBLAS loads
 
@@ -86,20 +76,10 @@ PUBLIC_API = {
     "ResultStore": "mlhidden.runs",
     "RunResults": "mlhidden.runs",
     "load_results": "mlhidden.runs",
-    "BaseOverlay": "mlhidden.experiment",
-    "ExecutionBackend": "mlhidden.experiment",
-    "CostPriors": "mlhidden.experiment",
-    "GENERIC_PRIORS": "mlhidden.experiment",
-    "read_cell_table": "mlhidden.experiment",
-    "worker_count": "mlhidden.experiment",
     "RunConfig": "mlhidden.experiment",
-    "RunEstimate": "mlhidden.experiment",
     "RunSummary": "mlhidden.experiment",
-    "check_run_path": "mlhidden.experiment",
     "load_config": "mlhidden.experiment",
-    "load_datasets": "mlhidden.experiment",
     "parse_config": "mlhidden.experiment",
-    "planned_stage": "mlhidden.experiment",
     "run_experiment": "mlhidden.experiment",
     "ClaimResult": "mlhidden.claims",
     "check_claims": "mlhidden.claims",

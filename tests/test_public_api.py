@@ -19,7 +19,7 @@ import mlhidden
 from mlhidden.errors import UserError
 
 PROJECT = Path(__file__).resolve().parents[1]
-LAYER_PACKAGES = ("data", "methods", "runs", "experiment", "report", "claims")
+LAYER_PACKAGES = ("data", "methods", "runs", "stats", "experiment", "report", "claims")
 
 
 def modules_loaded_by(code: str) -> set[str]:
@@ -44,13 +44,13 @@ def test_a_public_name_loads_its_module_when_first_used():
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="module 'mlhidden' has no attribute 'run_experimnt'"):
         mlhidden.run_experimnt  # noqa: B018
-    with pytest.raises(AttributeError, match="module 'mlhidden.experiment' has no attribute 'plan_run'"):
-        import_module("mlhidden.experiment").plan_run  # noqa: B018  (internal: not exported)
+    with pytest.raises(AttributeError, match="module 'mlhidden.experiment' has no attribute 'execute_plan'"):
+        import_module("mlhidden.experiment").execute_plan  # noqa: B018  (internal: not exported)
 
 
-def _typed_imports() -> dict[str, str]:
-    """Name -> module of the root's imports under ``if TYPE_CHECKING:``."""
-    tree = ast.parse((PROJECT / "mlhidden" / "__init__.py").read_text(encoding="utf-8"))
+def typed_imports(init: Path = PROJECT / "mlhidden" / "__init__.py") -> dict[str, str]:
+    """Name -> module of a package's (by default the root's) imports under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(init.read_text(encoding="utf-8"))
     blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
     return {
         alias.asname or alias.name: statement.module
@@ -60,7 +60,7 @@ def _typed_imports() -> dict[str, str]:
 
 
 def test_type_checkers_see_each_public_name_where_it_is_defined():
-    typed = _typed_imports()
+    typed = typed_imports()
     assert sorted(typed) == sorted(mlhidden.PUBLIC_API)
     for name, module in typed.items():
         assert module.startswith(f"{mlhidden.PUBLIC_API[name]}."), name

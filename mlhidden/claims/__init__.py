@@ -3,12 +3,33 @@
 The names below are imported on first use (:func:`mlhidden.lazy_exports.lazy_names`).
 """
 
+from typing import TYPE_CHECKING
+
 from mlhidden.lazy_exports import lazy_names
 
+if TYPE_CHECKING:  # the names of the table below, for type checkers
+    from mlhidden.claims.check import Checker as Checker
+    from mlhidden.claims.check import ClaimResult as ClaimResult
+    from mlhidden.claims.check import check_claims as check_claims
+    from mlhidden.claims.check import statistic as statistic
+    from mlhidden.claims.output import text_table as text_table
+    from mlhidden.claims.output import write_outputs as write_outputs
+    from mlhidden.claims.runs import StoredRuns as StoredRuns
+    from mlhidden.claims.runs import standalone_times as standalone_times
+    from mlhidden.claims.spec import ClaimSpec as ClaimSpec
+    from mlhidden.claims.spec import SubClaim as SubClaim
+    from mlhidden.claims.spec import read_claims as read_claims
+
 __getattr__, __all__ = lazy_names(__name__, {
-    "ClaimResult": "mlhidden.claims.check",
     "check_claims": "mlhidden.claims.check",
+    "Checker": "mlhidden.claims.check",
+    "ClaimResult": "mlhidden.claims.check",
+    "statistic": "mlhidden.claims.check",
+    "text_table": "mlhidden.claims.output",
     "write_outputs": "mlhidden.claims.output",
+    "standalone_times": "mlhidden.claims.runs",
     "StoredRuns": "mlhidden.claims.runs",
+    "ClaimSpec": "mlhidden.claims.spec",
     "read_claims": "mlhidden.claims.spec",
+    "SubClaim": "mlhidden.claims.spec",
 })

@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult, SubClaimResult
+from mlhidden.escaping import terminal_escape
 from mlhidden.io import strict_json, text_writer, write_files
-from mlhidden.report.escaping import terminal_escape
 from mlhidden.stats.uncertainty import VERDICTS
 
 CSV_FILE, JSON_FILE = "claims.csv", "claims.json"
@@ -49,7 +49,7 @@ def counts(results: Sequence[ClaimResult]) -> str:
 def text_table(results: Sequence[ClaimResult]) -> str:
     """A claim's line (id, verdict, about), then one indented line per sub-claim with its deciding statistic.
 
-    Every line is for a terminal (:func:`~mlhidden.report.escaping.terminal_escape`): ids, statements and
+    Every line is for a terminal (:func:`~mlhidden.escaping.terminal_escape`): ids, statements and
     names come from the claims file and the runs, and none may start a line or drive the terminal.
     """
     lines = []

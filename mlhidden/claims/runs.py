@@ -17,9 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.errors import UserError
-from mlhidden.report.tables import sort_units
 from mlhidden.runs.record import RunRecord
-from mlhidden.runs.run_results import RunResults
+from mlhidden.runs.run_results import RunResults, sort_units
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import load_results, results_exist, stored_datasets
 from mlhidden.stats.replication import split_test_train_ratio

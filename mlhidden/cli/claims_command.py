@@ -24,8 +24,8 @@ def claims(claims_file, run_dirs, out):
     """
     from mlhidden.claims.check import check_claims
     from mlhidden.claims.output import text_table, write_outputs
+    from mlhidden.escaping import terminal_escape
     from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
-    from mlhidden.report.escaping import terminal_escape
 
     results = check_claims(claims_file, run_dirs, EXTRACTORS, NOTES)
     click.echo(text_table(results), nl=False)

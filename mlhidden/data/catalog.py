@@ -24,10 +24,10 @@ from typing import Any
 
 import yaml
 
+from mlhidden.data.arff.mulan import xml_beside
 from mlhidden.data.cache import label_file_key, load_arff_file
 from mlhidden.data.dataset import Dataset
 from mlhidden.data.generators import GENERATORS
-from mlhidden.data.mulan import xml_beside
 from mlhidden.data.own_datasets import (
     arff_stem,
     find_folder_file,

@@ -24,8 +24,8 @@ from types import TracebackType
 from typing import IO
 
 from mlhidden.data.arff import read_arff
+from mlhidden.data.arff.mulan import ARFF_SUFFIXES, read_label_names, xml_names
 from mlhidden.data.catalog import dataset_kind, resolve_data_dir, select_entries
-from mlhidden.data.mulan import ARFF_SUFFIXES, read_label_names, xml_names
 from mlhidden.errors import UserError
 from mlhidden.io import PathLike, sha256_of, write_atomically
 
@@ -133,7 +133,7 @@ def copy_from_mirror(
     names : iterable of str, optional
         Catalog names to fetch (default: all), or file names of a user's own ARFF files in the
         mirror (``mine.arff``, ``.arff.gz``, ``.arff.bz2``), each with its Mulan XML if the
-        mirror has one (:func:`~mlhidden.data.mulan.xml_names`). No checksum vouches for those.
+        mirror has one (:func:`~mlhidden.data.arff.mulan.xml_names`). No checksum vouches for those.
     deadline : float, optional
         Seconds each file may take in all, from the request to its last byte (default
         ``FETCH_DEADLINE_SECONDS``).

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mlhidden.data.arff.mulan import ARFF_SUFFIXES
 from mlhidden.data.dataset import Dataset
-from mlhidden.data.mulan import ARFF_SUFFIXES
 from mlhidden.errors import UserError, unique_match
 from mlhidden.imports import import_object, load_entry_points, working_folder_importable
 from mlhidden.io import PathLike

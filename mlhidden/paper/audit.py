@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from mlhidden.paper.text_checks import CONTRADICTED, STATEMENT_COLUMNS, check_statements, statements_markdown
-from mlhidden.report.formats import markdown_frame
+from mlhidden.report import markdown_frame
 
 KEY = ["table", "metric", "dataset", "method"]
 RUN_KEY = ["table", "dataset", "method"]

@@ -15,12 +15,10 @@ import math
 
 import pandas as pd
 
-from mlhidden.claims.check import statistic
-from mlhidden.claims.runs import StoredRuns
-from mlhidden.claims.spec import ClaimSpec, SubClaim
+from mlhidden.claims import ClaimSpec, StoredRuns, SubClaim, statistic
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
-from mlhidden.report.tables import METRICS
+from mlhidden.report import METRICS
 from mlhidden.yaml_lines import failure_at, refuse_unknown_keys
 
 SUMMARIES = ("rise", "mean")

@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mlhidden.claims.check import Checker, ClaimResult
-from mlhidden.claims.runs import StoredRuns
-from mlhidden.claims.spec import ClaimSpec, read_claims
+from mlhidden.claims import Checker, ClaimResult, ClaimSpec, StoredRuns, read_claims
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.shipped import shipped_folder
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from mlhidden import GENERIC_PRIORS, CostPriors, read_cell_table
+from mlhidden.experiment import GENERIC_PRIORS, CostPriors, read_cell_table
 
 UNIT_COSTS = "unit_costs.csv"
 """The table's file in this package: dataset, n_samples, n_features, n_labels, label, units, seconds."""

@@ -40,10 +40,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
-from mlhidden import RunConfig, load_datasets, parse_config
+from mlhidden import RunConfig, parse_config
 from mlhidden.errors import UserError
+from mlhidden.experiment import load_datasets
 from mlhidden.io import write_text
-from mlhidden.methods.base_learners import make_base_learner
+from mlhidden.methods import make_base_learner
 from mlhidden.paper.crosscheck_table import (
     METRICS,
     STORED_UNITS,
@@ -53,10 +54,7 @@ from mlhidden.paper.crosscheck_table import (
     stored_blas_note,
 )
 from mlhidden.paper.settings import load_sensitivity
-from mlhidden.runs.blas_threads import unit_thread_limits
-from mlhidden.runs.metrics import exact_match, hamming_score
-from mlhidden.runs.splits import Split
-from mlhidden.runs.unit_fit import fit_unit, impute
+from mlhidden.runs import Split, exact_match, fit_unit, hamming_score, impute, unit_thread_limits
 
 SETTINGS = ("j_paper_era", "a_lbfgs_C1")
 """The primary setting (the paper era's liblinear) and scikit-learn's default solver today (lbfgs)."""

@@ -13,8 +13,7 @@ from pathlib import Path
 import pandas as pd
 from tabulate import tabulate
 
-from mlhidden.runs.blas_threads import blas_description
-from mlhidden.runs.provenance import blas_architectures, field_readable, read_run_json
+from mlhidden.runs import blas_architectures, blas_description, field_readable, read_run_json
 
 STORED_UNITS = Path("results/paper/units.csv")
 """The paper run's store export, whose units the cross-check's refits are put beside."""

@@ -11,10 +11,9 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.lines import Line2D
 
-from mlhidden.data.generators import make_logical
-from mlhidden.data.random_networks import draw_network
-from mlhidden.methods.base_learners import make_base_learner
-from mlhidden.report.figures import literal, new_figure, save_figure
+from mlhidden.data import draw_network, make_logical
+from mlhidden.methods import make_base_learner
+from mlhidden.report import literal, new_figure, save_figure
 
 # Label vectors y1y2 of two-label data: light region colours and strong point colours, same hue.
 REGION_COLOURS = ("#d9d9d9", "#c6dbef", "#fdd0a2", "#c7e9c0")

@@ -41,8 +41,8 @@ from mlhidden.paper.audit import Audit
 from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.evidence import Runs, dataset_means, ok_units
 from mlhidden.paper.reference import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
-from mlhidden.report.formats import markdown_frame
-from mlhidden.runs.specs import load_dataset_spec
+from mlhidden.report import markdown_frame
+from mlhidden.runs import load_dataset_spec
 
 DEFECTIVE, DATASET_VERSION, GENERATOR, SETTING_DEPENDENT, UNEXPLAINED = (
     "paper's value defective", "dataset version", "synthetic generator differs", "setting-dependent", "unexplained",

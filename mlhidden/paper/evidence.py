@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from mlhidden.claims.runs import standalone_times
+from mlhidden.claims import standalone_times
 from mlhidden.paper.claim_inputs import Evidence
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -26,12 +26,9 @@ from mlhidden.paper.reference import (
     SYNTHETIC_2D_BASE_CLASSIFIERS,
     SYNTHETIC_2D_METHODS,
 )
-from mlhidden.report.ranked_methods import unranked_methods
-from mlhidden.report.tables import METRICS, sort_units
-from mlhidden.runs.record import RunRecord
-from mlhidden.runs.status import OK
-from mlhidden.runs.store import load_results, results_exist, stored_datasets
-from mlhidden.stats.uncertainty import t_interval
+from mlhidden.report import METRICS, unranked_methods
+from mlhidden.runs import OK, RunRecord, load_results, results_exist, sort_units, stored_datasets
+from mlhidden.stats import t_interval
 
 
 class Runs:

@@ -29,19 +29,20 @@ from mlhidden.paper.reference import (
 )
 from mlhidden.paper.sections import RESULTS_TITLE, Section, results_section
 from mlhidden.paper.sensitivity_section import settings_section
-from mlhidden.report.html import (
+from mlhidden.report import (
     HTML_FILE,
     HtmlSection,
+    agreement_svg,
     esc,
+    markdown_html,
     render_page,
     run_scope,
     run_sections,
     scroll_box,
     sortable_table,
+    split_sections,
 )
-from mlhidden.report.html_plots import agreement_svg
-from mlhidden.report.markdown_html import markdown_html, split_sections
-from mlhidden.stats.uncertainty import FAILS, HOLDS
+from mlhidden.stats import FAILS, HOLDS
 
 TITLE = "Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)"
 KEY = ["table", "metric", "dataset", "method"]

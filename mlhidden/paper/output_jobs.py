@@ -20,8 +20,8 @@ from typing import Any
 
 from joblib import Parallel, delayed, parallel_config
 
-from mlhidden import ExecutionBackend, worker_count
-from mlhidden.runs.blas_threads import unit_thread_limits
+from mlhidden.experiment import ExecutionBackend, worker_count
+from mlhidden.runs import unit_thread_limits
 
 
 def _paths(results: list) -> list:

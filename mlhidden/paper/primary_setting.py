@@ -19,10 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from mlhidden.errors import UserError
-from mlhidden.methods.base_learners import LOGISTIC_LEARNERS, make_base_learner, parse_base_spec
+from mlhidden.methods import LOGISTIC_LEARNERS, make_base_learner, parse_base_spec
 from mlhidden.paper.settings import Setting
-from mlhidden.runs.status import OK
-from mlhidden.runs.unit_warnings import stored_warnings
+from mlhidden.runs import OK, stored_warnings
 
 PAPER_ERA_LIBRARY = "scikit-learn 0.17-0.21"
 PAPER_ERA_DEFAULTS = {

@@ -17,11 +17,8 @@ import pandas as pd
 
 from mlhidden.paper.output_jobs import Job
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
-from mlhidden.report.csv_files import write_frame
-from mlhidden.runs.record import RunRecord
-from mlhidden.runs.specs import load_dataset_spec
-from mlhidden.runs.store import load_results
-from mlhidden.runs.unit_fit import fit_unit
+from mlhidden.report import write_frame
+from mlhidden.runs import RunRecord, fit_unit, load_dataset_spec, load_results
 
 LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "accuracy", "exact_match"]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
 from mlhidden.paper.claims import decide_claims
@@ -56,13 +57,9 @@ from mlhidden.paper.summary import (
 from mlhidden.paper.synthetic_sections import logical_section, synthetic_2d_section, synthetic_section
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 from mlhidden.paper.text_checks import paper_statements
-from mlhidden.report.csv_files import write_frame
-from mlhidden.report.escaping import markdown_escape
-from mlhidden.report.formats import pipe_table
-from mlhidden.report.prose import wrap_prose
-from mlhidden.runs.provenance import package_versions
-from mlhidden.runs.status import OK
-from mlhidden.stats.uncertainty import RULE
+from mlhidden.report import pipe_table, wrap_prose, write_frame
+from mlhidden.runs import OK, package_versions
+from mlhidden.stats import RULE
 
 SWEEPS = {
     "hidden_nodes": (

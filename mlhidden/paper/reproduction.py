@@ -21,18 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden import (
+from mlhidden import RunSummary, load_config, run_experiment
+from mlhidden.errors import UserError
+from mlhidden.experiment import (
     ExecutionBackend,
     RunEstimate,
-    RunSummary,
     check_run_path,
-    load_config,
+    machine_slowdown,
     planned_stage,
-    run_experiment,
     worker_count,
 )
-from mlhidden.errors import UserError
-from mlhidden.experiment.eta import machine_slowdown
 from mlhidden.io import write_text
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.html_page import index_html_job
@@ -50,10 +48,8 @@ from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.paper.report_md import report_job
 from mlhidden.paper.sensitivity_section import SENSITIVITY_DIR
 from mlhidden.paper.settings import Setting, load_sensitivity
-from mlhidden.report.formats import write_reports
-from mlhidden.report.stored_metrics import write_score_metric_tables
-from mlhidden.runs.provenance import machine, package_versions, provenance_lines, read_run_json
-from mlhidden.runs.store import load_results, now
+from mlhidden.report import write_reports, write_score_metric_tables
+from mlhidden.runs import load_results, machine, now, package_versions, provenance_lines, read_run_json
 
 SENSITIVITY_CONFIG = "sensitivity.yaml"
 REPORT_STAGE = ("report", "report")

@@ -18,25 +18,28 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claim_terms import DEVIATION, missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
-from mlhidden.report.escaping import markdown_escape
-from mlhidden.report.figures import plot_sweep
-from mlhidden.report.formats import (
+from mlhidden.report import (
+    METRICS,
+    esc,
     format_avg_rank,
     format_interval,
     format_number,
     format_rank,
     markdown_frame,
+    markdown_html,
+    markdown_with_diagram,
+    metric_table,
+    number,
+    plot_sweep,
+    scroll_box,
+    significance_report,
     write_table,
 )
-from mlhidden.report.html import esc, number, scroll_box
-from mlhidden.report.markdown_html import markdown_html
-from mlhidden.report.significance_output import markdown_with_diagram
-from mlhidden.report.significance_tests import significance_report
-from mlhidden.report.tables import METRICS, metric_table
-from mlhidden.runs.status import OK
+from mlhidden.runs import OK
 
 FLAG = "⚠"
 # The Wilcoxon control of the significance section: the method the paper proposes.

@@ -17,16 +17,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs, ok_units, ranked_methods
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
-from mlhidden.report.escaping import markdown_escape
-from mlhidden.report.formats import pipe_table
-from mlhidden.report.significance_tests import significance_report
-from mlhidden.report.tables import metric_table
-from mlhidden.stats.uncertainty import HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
+from mlhidden.report import metric_table, pipe_table, significance_report
+from mlhidden.stats import HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
 SENSITIVITY_DIR = "sensitivity"
 SETTINGS_FILE = "settings.json"

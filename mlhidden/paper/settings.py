@@ -46,11 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlhidden import BaseOverlay, RunConfig, check_run_path, load_config, run_experiment
+from mlhidden import RunConfig, load_config, run_experiment
 from mlhidden.errors import UserError, did_you_mean, unique_match
+from mlhidden.experiment import BaseOverlay, check_run_path
 from mlhidden.io import write_text
-from mlhidden.methods.base_learners import make_base_learner, parse_base_spec, resolved_base_params
-from mlhidden.methods.preprocessing import resolve_preprocess
+from mlhidden.methods import make_base_learner, parse_base_spec, resolve_preprocess, resolved_base_params
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 

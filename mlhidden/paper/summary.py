@@ -16,12 +16,12 @@ from collections import Counter
 
 import pandas as pd
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
 from mlhidden.paper.claim_terms import DEVIATION, plain_latex
 from mlhidden.paper.sensitivity_section import ROBUST
-from mlhidden.report.escaping import markdown_escape
-from mlhidden.report.formats import pipe_table
-from mlhidden.stats.uncertainty import NOT_EVALUATED, VERDICTS
+from mlhidden.report import pipe_table
+from mlhidden.stats import NOT_EVALUATED, VERDICTS
 
 OVER_SETTINGS = "over all settings"
 VERDICT_ORDER = (*VERDICTS, NOT_EVALUATED)

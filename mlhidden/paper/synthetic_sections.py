@@ -18,10 +18,9 @@ from mlhidden.paper.dataset_figures import plot_logical, plot_synthetic_2d
 from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
 from mlhidden.paper.reference import SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.paper.sections import Section, compared_cell, comparison_row, flag_note, interval_columns, relative_link
-from mlhidden.report.formats import format_number, markdown_frame, write_table
-from mlhidden.report.tables import METRICS
-from mlhidden.runs.specs import load_dataset_spec
-from mlhidden.stats.uncertainty import interval_of
+from mlhidden.report import METRICS, format_number, markdown_frame, write_table
+from mlhidden.runs import load_dataset_spec
+from mlhidden.stats import interval_of
 
 
 def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:

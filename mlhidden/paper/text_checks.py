@@ -19,7 +19,7 @@ from importlib import resources
 import pandas as pd
 import yaml
 
-from mlhidden.report.escaping import markdown_escape
+from mlhidden.escaping import markdown_escape
 
 STATEMENTS_FILE = "text_checks.yaml"
 PRINTED_ROUNDING = 0.005

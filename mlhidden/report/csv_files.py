@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.io import PathLike, write_text
-from mlhidden.report.tables import MetricTable, metric_tables, sort_units
+from mlhidden.report.tables import MetricTable, metric_tables
+from mlhidden.runs.run_results import sort_units
 from mlhidden.runs.status import OK
 
 AVG_RANKS_FILE = "avg_ranks.csv"

@@ -21,8 +21,8 @@ import pandas as pd
 
 from mlhidden.errors import UserError
 from mlhidden.io import PathLike, Writer, strict_json, text_writer, write_files
-from mlhidden.report.tables import sort_units
 from mlhidden.runs.predictions import UnitPredictions
+from mlhidden.runs.run_results import sort_units
 from mlhidden.runs.store import ResultStore, load_results
 from mlhidden.runs.store_schema import KEY_FIELDS
 

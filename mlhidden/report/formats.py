@@ -21,11 +21,12 @@ from typing import Any
 import pandas as pd
 from tabulate import SEPARATING_LINE, tabulate
 
+from mlhidden.escaping import PLUS_MINUS, latex_escape, markdown_escape
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.csv_files import write_csvs
-from mlhidden.report.escaping import PLUS_MINUS, latex_escape, markdown_escape
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
-from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables, sort_units
+from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.runs.run_results import sort_units
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
 
 NOT_AVAILABLE = "n/a"

@@ -5,7 +5,7 @@ text rather than a second copy of it, so the page shows whatever the report show
 Markdown the reports use is understood: ``#`` headings, paragraphs, ``-`` lists (continued by
 indented lines), pipe tables, images alone on a line, ``code``, ``**bold**``, ``*emphasis*``,
 links, backslash escapes, the entities ``&lt;``, ``&gt;`` and ``&amp;`` (with the escapes, how
-:func:`~mlhidden.report.escaping.markdown_escape` writes text from files: each is shown as its
+:func:`~mlhidden.escaping.markdown_escape` writes text from files: each is shown as its
 character, escaped for HTML once) and ``<a id>`` anchors. Images are read from the report's folder
 and put into the page as data URIs, so that the page stays one file that loads nothing.
 """

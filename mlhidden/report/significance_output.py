@@ -17,9 +17,9 @@ from typing import Any
 import pandas as pd
 
 from mlhidden.errors import InputWarning
+from mlhidden.escaping import markdown_escape
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.cd_diagram import plot_cd_diagram
-from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import format_avg_rank, pipe_table
 from mlhidden.report.significance_splits import SPLITS_ALPHA, SplitsReport, splits_report
 from mlhidden.report.significance_tests import (

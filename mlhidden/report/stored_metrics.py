@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mlhidden.escaping import markdown_escape
 from mlhidden.io import PathLike, write_text
-from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import to_markdown
 from mlhidden.report.ranked_methods import shared_methods
 from mlhidden.report.tables import SCORE_METRICS, Metric, MetricTable, get_metric, metric_table

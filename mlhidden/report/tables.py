@@ -19,12 +19,12 @@ from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.report.digits import MAX_DIGITS, MIN_DIGITS, first_separating
 from mlhidden.report.ranked_methods import unranked_methods
 from mlhidden.runs.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
-from mlhidden.runs.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE, UNIT_STATUSES
+from mlhidden.runs.run_results import UNIT_KEYS, listed_once, sort_units, table_rows
+from mlhidden.runs.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE
 from mlhidden.runs.unit_warnings import kind_counts
 from mlhidden.stats.ranks import rank_rows
 from mlhidden.stats.uncertainty import t_interval
 
-UNIT_KEYS = ("dataset", "method", "split")
 
 @dataclass(frozen=True)
 class Metric:
@@ -224,55 +224,6 @@ class MetricTable:
         return self.cell_state(dataset, method) in (OK, PARTIAL) and ranks[method] == ranks.min()
 
 
-def _unique(names: Iterable[str], what: str) -> list[str]:
-    names = list(names)
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise ValueError(f"{what} listed more than once: {', '.join(map(str, duplicates))}")
-    return names
-
-
-def table_rows(datasets: Iterable[str], unavailable: Mapping[str, str] | None = None) -> list[str]:
-    """Row order: ``datasets`` as given, then unavailable datasets that are not among them."""
-    rows = _unique(datasets, "datasets")
-    return rows + [name for name in (unavailable or {}) if name not in rows]
-
-
-def sort_units(
-    units: pd.DataFrame, datasets: Iterable[str], methods: Iterable[str], unavailable: Mapping[str, str] | None = None
-) -> pd.DataFrame:
-    """The units of the listed datasets and methods, checked, in table order (dataset, method, split).
-
-    Units of datasets or methods not listed are left out: the tables report the configured run.
-    """
-    datasets, methods = table_rows(datasets, unavailable), _unique(methods, "methods")
-    if not methods:
-        raise ValueError("no methods to report")
-    missing = [column for column in (*UNIT_KEYS, "status", "error") if column not in units.columns]
-    if missing:
-        raise ValueError(f"units lack column(s) {', '.join(missing)}")
-    units = units[units["dataset"].isin(datasets) & units["method"].isin(methods)]
-    bad_status = sorted(set(units["status"]) - set(UNIT_STATUSES))
-    if bad_status:
-        raise ValueError(
-            f"unit status must be {' or '.join(map(repr, UNIT_STATUSES))}, not {', '.join(map(repr, bad_status))}"
-        )
-    duplicated = units.duplicated(list(UNIT_KEYS))
-    if duplicated.any():
-        first = units[duplicated].iloc[0]
-        where = f"{first['dataset']} / {first['method']} / split {first['split']}"
-        raise ValueError(f"unit reported twice: {where}")
-    clash = sorted(set(units["dataset"]) & set(unavailable or {}))
-    if clash:
-        raise ValueError(f"dataset(s) marked unavailable but with results: {', '.join(clash)}")
-    positions = units.assign(
-        _dataset=units["dataset"].map({name: i for i, name in enumerate(datasets)}),
-        _method=units["method"].map({name: i for i, name in enumerate(methods)}),
-    )
-    ordered = positions.sort_values(["_dataset", "_method", "split"]).drop(columns=["_dataset", "_method"])
-    return ordered.reset_index(drop=True)
-
-
 def metric_table(
     units: pd.DataFrame, metric: str | Metric, datasets: Sequence[str], methods: Sequence[str],
     unavailable: Mapping[str, str] | None = None, *, precision: int | None = None,
@@ -311,7 +262,7 @@ def metric_table(
     unranked = unranked_methods(methods, unranked)
     unavailable = dict(unavailable or {})
     rows = table_rows(datasets, unavailable)
-    methods = _unique(methods, "methods")
+    methods = listed_once(methods, "methods")
     units = sort_units(units, datasets, methods, unavailable)
     if metric.column not in units.columns:
         raise ValueError(f"units lack the metric column '{metric.column}'")

@@ -21,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import mlhidden
+from mlhidden._version import __version__
 from mlhidden.errors import InputWarning, UserError
 from mlhidden.io import RUN_JSON, PathLike, write_text
 from mlhidden.runs.record import RunRecord
@@ -133,7 +133,7 @@ def describe_run(
         "config_hash": record["config_hash"],
         "config": record,
         "command": list(sys.argv),
-        "mlhidden": {"version": mlhidden.__version__, **git_revision()},
+        "mlhidden": {"version": __version__, **git_revision()},
         "python": {"version": platform.python_version(), "implementation": platform.python_implementation()},
         "packages": package_versions(),
         "datasets": dict(datasets),
@@ -254,7 +254,7 @@ def git_revision(package_root: PathLike | None = None) -> dict[str, Any]:
     installed copy: a git repository around site-packages is not ours. ``package_root`` is the
     checkout (by default the one holding this package).
     """
-    root = Path(mlhidden.__file__).resolve().parent.parent if package_root is None else Path(package_root).resolve()
+    root = Path(__file__).resolve().parents[2] if package_root is None else Path(package_root).resolve()
 
     def git(*args: str) -> str | None:
         try:

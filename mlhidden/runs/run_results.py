@@ -8,7 +8,7 @@ differently or give one method label two settings. Which units a config asks for
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +16,60 @@ import pandas as pd
 
 from mlhidden.errors import UserError
 from mlhidden.runs.record import RunRecord
-from mlhidden.runs.status import OK
+from mlhidden.runs.status import OK, UNIT_STATUSES
 from mlhidden.runs.store_schema import KEY_FIELDS, UnitKey
+
+UNIT_KEYS = ("dataset", "method", "split")
+
+
+def listed_once(names: Iterable[str], what: str) -> list[str]:
+    """``names`` as a list, refused (ValueError) where one is listed twice: a table has one row or column per name."""
+    names = list(names)
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"{what} listed more than once: {', '.join(map(str, duplicates))}")
+    return names
+
+
+def table_rows(datasets: Iterable[str], unavailable: Mapping[str, str] | None = None) -> list[str]:
+    """Row order: ``datasets`` as given, then unavailable datasets that are not among them."""
+    rows = listed_once(datasets, "datasets")
+    return rows + [name for name in (unavailable or {}) if name not in rows]
+
+
+def sort_units(
+    units: pd.DataFrame, datasets: Iterable[str], methods: Iterable[str], unavailable: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """The units of the listed datasets and methods, checked, in table order (dataset, method, split).
+
+    Units of datasets or methods not listed are left out: the tables report the configured run.
+    """
+    datasets, methods = table_rows(datasets, unavailable), listed_once(methods, "methods")
+    if not methods:
+        raise ValueError("no methods to report")
+    missing = [column for column in (*UNIT_KEYS, "status", "error") if column not in units.columns]
+    if missing:
+        raise ValueError(f"units lack column(s) {', '.join(missing)}")
+    units = units[units["dataset"].isin(datasets) & units["method"].isin(methods)]
+    bad_status = sorted(set(units["status"]) - set(UNIT_STATUSES))
+    if bad_status:
+        raise ValueError(
+            f"unit status must be {' or '.join(map(repr, UNIT_STATUSES))}, not {', '.join(map(repr, bad_status))}"
+        )
+    duplicated = units.duplicated(list(UNIT_KEYS))
+    if duplicated.any():
+        first = units[duplicated].iloc[0]
+        where = f"{first['dataset']} / {first['method']} / split {first['split']}"
+        raise ValueError(f"unit reported twice: {where}")
+    clash = sorted(set(units["dataset"]) & set(unavailable or {}))
+    if clash:
+        raise ValueError(f"dataset(s) marked unavailable but with results: {', '.join(clash)}")
+    positions = units.assign(
+        _dataset=units["dataset"].map({name: i for i, name in enumerate(datasets)}),
+        _method=units["method"].map({name: i for i, name in enumerate(methods)}),
+    )
+    ordered = positions.sort_values(["_dataset", "_method", "split"]).drop(columns=["_dataset", "_method"])
+    return ordered.reset_index(drop=True)
 
 
 def expected_keys(config_record: Mapping[str, Any], dataset_checksums: Mapping[str, str]) -> dict[UnitKey, str]:

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 
 from mlhidden.cli import cli
 from mlhidden.data import read_arff
+from mlhidden.data.arff.mulan import ARFF_SUFFIXES, read_label_names, xml_beside
 from mlhidden.data.catalog import SHIPPED_DIR
-from mlhidden.data.mulan import ARFF_SUFFIXES, read_label_names, xml_beside
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "mulan"
 SHARED_UPSTREAM = SHIPPED_DIR.parents[1] / "shared" / "datasets" / "upstream"

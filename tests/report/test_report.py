@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from mlhidden.cli import cli
 from mlhidden.data import make_logical, write_arff
 from mlhidden.errors import UserError
+from mlhidden.escaping import latex_escape, markdown_escape
 from mlhidden.report import (
     METRICS,
     SUMMARY_METRICS,
@@ -25,7 +26,6 @@ from mlhidden.report import (
     write_csv,
     write_reports,
 )
-from mlhidden.report.escaping import latex_escape, markdown_escape
 from mlhidden.report.formats import format_number, format_rank, write_table
 
 ERROR = "RuntimeError: solver diverged\nTraceback line that must not be shown"

@@ -6,7 +6,8 @@ one module: the (compressed) text streamed in blocks of lines with an expansion 
 names and values split as Weka's tokenizer splits them (:mod:`.tokens`), the header's structure
 (:mod:`.lines`, parsed by liac-arff), data rows (:mod:`.rows`; blocks of plain dense rows at C speed,
 :mod:`.plain`), failures in the user's terms (:mod:`.diagnosis`), MEKA's label convention
-(:mod:`.meka`), values to ``X`` and ``Y`` (:mod:`.encode`) and writing (:mod:`.write`).
+(:mod:`.meka`), Mulan's label files and the ARFF files beside them (:mod:`.mulan`), values to ``X`` and ``Y``
+(:mod:`.encode`) and writing (:mod:`.write`).
 """
 
 from mlhidden.data.arff.read import READER_VERSION, read_arff

@@ -35,11 +35,11 @@ from mlhidden.data.arff.encode import (
 from mlhidden.data.arff.lines import Attribute, Layout, check_structure, declaration, scan_layout
 from mlhidden.data.arff.meka import label_index as meka_label_index
 from mlhidden.data.arff.meka import meka_labels, relation_count, relation_name
+from mlhidden.data.arff.mulan import label_index_from_xml
 from mlhidden.data.arff.rows import read_rows
 from mlhidden.data.arff.stream import TextStream
 from mlhidden.data.arff.write import write_arff
 from mlhidden.data.dataset import Dataset
-from mlhidden.data.mulan import label_index_from_xml
 from mlhidden.errors import UserError
 
 __all__ = ["READER_VERSION", "read_arff", "write_arff"]
@@ -75,8 +75,8 @@ def read_arff(
         The number of labels, overriding the relation's ``-C`` option: N > 0 means the first N
         attributes, N < 0 the last |N|. Needed for files whose relation has no ``-C``.
     labels_xml : str or os.PathLike, optional
-        A Mulan label file naming the label attributes (:mod:`mlhidden.data.mulan`). It wins over
-        the relation's ``-C`` (with a :class:`~mlhidden.data.mulan.LabelsXmlWarning` where they
+        A Mulan label file naming the label attributes (:mod:`mlhidden.data.arff.mulan`). It wins over
+        the relation's ``-C`` (with a :class:`~mlhidden.data.arff.mulan.LabelsXmlWarning` where they
         disagree); giving ``labels`` too is an error.
     hashed : bool, default=True
         False leaves the file's bytes unhashed (``sha256`` None), for a caller that has hashed them already.

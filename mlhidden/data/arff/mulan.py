@@ -7,7 +7,7 @@ which attributes are labels.
 
 A label's name is written in the XML as it is in the ARFF, escapes included (delicious declares
 ``@attribute TAG_m\\'usica`` and ``<label name="TAG_m\\'usica">``), while the ARFF reader resolves
-escapes as Weka's tokenizer does (:mod:`.arff.tokens`). So a label names the attribute whose name
+escapes as Weka's tokenizer does (:mod:`.tokens`). So a label names the attribute whose name
 is its text as written, else as an unquoted ARFF word reads it, else as a quoted one does.
 Published pairs are named by the dataset, not by the file (``scene-train.arff`` and
 ``scene.xml``, ``Corel5k-sparse.arff`` and ``Corel5k.xml``, ``tmc2007-500-train.arff`` and

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from mlhidden.errors import escape_controls
-from mlhidden.report.table_notes import PARTIAL_MARK, WARNED_MARK
 
 PLUS_MINUS = "±"
 
@@ -27,8 +26,8 @@ LATEX_SPECIALS = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
-    PARTIAL_MARK: r"\dag{}",
-    WARNED_MARK: r"\ddag{}",
+    "†": r"\dag{}",
+    "‡": r"\ddag{}",
     PLUS_MINUS: r"$\pm$",
 }
 MARKDOWN_SPECIALS = {char: "\\" + char for char in "\\|*_`"} | {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
