@@ -8,14 +8,18 @@ from typing import TYPE_CHECKING
 from mlhidden.lazy_exports import lazy_names
 
 if TYPE_CHECKING:  # the names of the table below, for type checkers
+    from mlhidden.claims.check import CALIBRATION_BASIS as CALIBRATION_BASIS
+    from mlhidden.claims.check import CANNOT_CONFIRM as CANNOT_CONFIRM
     from mlhidden.claims.check import Checker as Checker
     from mlhidden.claims.check import ClaimResult as ClaimResult
+    from mlhidden.claims.check import Extractor as Extractor
     from mlhidden.claims.check import check_claims as check_claims
     from mlhidden.claims.check import statistic as statistic
     from mlhidden.claims.output import text_table as text_table
     from mlhidden.claims.output import write_outputs as write_outputs
     from mlhidden.claims.runs import StoredRuns as StoredRuns
     from mlhidden.claims.runs import standalone_times as standalone_times
+    from mlhidden.claims.spec import PRIMARY as PRIMARY
     from mlhidden.claims.spec import ClaimSpec as ClaimSpec
     from mlhidden.claims.spec import SubClaim as SubClaim
     from mlhidden.claims.spec import read_claims as read_claims
@@ -32,4 +36,8 @@ __getattr__, __all__ = lazy_names(__name__, {
     "ClaimSpec": "mlhidden.claims.spec",
     "read_claims": "mlhidden.claims.spec",
     "SubClaim": "mlhidden.claims.spec",
+    "CALIBRATION_BASIS": "mlhidden.claims.check",
+    "CANNOT_CONFIRM": "mlhidden.claims.check",
+    "Extractor": "mlhidden.claims.check",
+    "PRIMARY": "mlhidden.claims.spec",
 })

@@ -22,11 +22,18 @@ import numpy as np
 import pandas as pd
 
 from mlhidden.claims.runs import StoredRuns
-from mlhidden.claims.spec import ClaimSpec, SubClaim, error_at, read_claims
+from mlhidden.claims.spec import PRIMARY, ClaimSpec, SubClaim, error_at, read_claims
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.tables import METRICS
-from mlhidden.stats.replication import DATASETS, SPLITS, against_control, by_unit
-from mlhidden.stats.uncertainty import NOT_EVALUATED, Comparison, combine, deciding
+from mlhidden.stats.replication import (
+    AVERAGE_RANK,
+    DATASETS,
+    SPLITS,
+    against_control,
+    against_control_per_dataset,
+    by_unit,
+)
+from mlhidden.stats.uncertainty import HOLDS, NOT_EVALUATED, Comparison, combine, deciding
 from mlhidden.yaml_lines import KeyPath
 
 Extractor = Callable[[StoredRuns, SubClaim], "pd.DataFrame | str"]
@@ -37,8 +44,18 @@ which the checker puts at the sub-claim's ``params`` line (the file's mistake, w
 Note = Callable[[StoredRuns, ClaimSpec], str]
 """A line of context for a claim, computed from the runs ("" when they lack what it needs); a claim it
 cannot speak to is a UserError without a path, put at the claim's ``notes`` line."""
+Calibrate = Callable[[StoredRuns, "str | Path"], "Checker"]
+"""A checker of a claims file on the paper's own numbers behind the runs given (the paper's is
+:func:`mlhidden.paper.calibration.calibration_checker`)."""
 UNIT_COLUMNS = ["dataset", "method", "split"]
 T = TypeVar("T")
+CANNOT_CONFIRM = "cannot confirm on the paper's own numbers"
+"""The flag beside a verdict whose reading, decided on the paper's own printed numbers, does not hold there."""
+CALIBRATION_BASIS = (
+    "the paper's printed means with our per-split spread: our split values moved so that each dataset, method and "
+    "metric's mean is the paper's (times scaled, not shifted)"
+)
+"""What a calibration checker's numbers are (:data:`Calibrate`), as the outputs say it."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +66,18 @@ class SubClaimResult:
     verdict: str
     comparison: Comparison | None = None
     why: str = ""
+    calibration: SubClaimResult | None = None
+    """The same reading decided on the paper's own printed numbers (None where no calibration was asked for)."""
+
+    @property
+    def cannot_confirm(self) -> bool:
+        """Whether this reading, decided on the paper's own numbers, gives anything but what the paper says."""
+        return _cannot_confirm(self.calibration)
+
+    @property
+    def calibrated(self) -> str:
+        """The verdict on the paper's own numbers in a few words, flagged where it cannot confirm ("" when none)."""
+        return _calibrated(self.calibration)
 
     @property
     def deciding(self) -> str:
@@ -71,6 +100,19 @@ class ClaimResult:
     verdict: str
     subclaims: tuple[SubClaimResult, ...]
     notes: tuple[str, ...] = ()
+    reading: str = PRIMARY
+    calibration: ClaimResult | None = None
+    """The claim under the same reading decided on the paper's own printed numbers (None: not asked for)."""
+
+    @property
+    def cannot_confirm(self) -> bool:
+        """Whether the claim under this reading, decided on the paper's own numbers, does not hold there."""
+        return _cannot_confirm(self.calibration)
+
+    @property
+    def calibrated(self) -> str:
+        """As :attr:`SubClaimResult.calibrated`, for the claim."""
+        return _calibrated(self.calibration)
 
     @property
     def key(self) -> str:
@@ -98,6 +140,18 @@ class ClaimResult:
         """The sub-claims' verdicts in one line, then the notes."""
         verdicts = "; ".join(f"{s.spec.id} {s.verdict}" for s in self.subclaims)
         return " ".join([verdicts + ".", *self.notes]) if self.notes else verdicts
+
+
+def _cannot_confirm(calibration: SubClaimResult | ClaimResult | None) -> bool:
+    """A calibration that was decided and does not hold: every claim of a claims file is one its paper says holds."""
+    return calibration is not None and calibration.verdict not in (HOLDS, NOT_EVALUATED)
+
+
+def _calibrated(calibration: SubClaimResult | ClaimResult | None) -> str:
+    if calibration is None or calibration.verdict == NOT_EVALUATED:
+        return ""
+    flag = f" ({CANNOT_CONFIRM})" if _cannot_confirm(calibration) else ""
+    return f"on the paper's own numbers: {calibration.verdict}{flag}"
 
 
 def _selected(frame: pd.DataFrame, sub: SubClaim, runs: StoredRuns, run: str) -> pd.DataFrame | str:
@@ -134,6 +188,8 @@ def statistic(table: pd.DataFrame, sub: SubClaim) -> pd.Series:
 def _label(sub: SubClaim, metric: str) -> str:
     if sub.statistic == "ranks":
         side = "above" if sub.target.high == np.inf else "below"
+        if sub.rank_test != AVERAGE_RANK:
+            return f"{sub.sides[0][0]} scores {side} each of {len(sub.sides[1])} methods, dataset by dataset, {metric}"
         return f"{sub.sides[0][0]} ranks {side} each of {len(sub.sides[1])} methods, average rank gap in {metric}"
     names = [" + ".join(side) if len(side) == 1 else f"mean({', '.join(side)})" for side in sub.sides]
     if sub.statistic == "value":
@@ -145,17 +201,29 @@ def _label(sub: SubClaim, metric: str) -> str:
     return f"{text}, {metric}"
 
 
+def _ranked(label: str, scores: pd.DataFrame, sub: SubClaim) -> Comparison:
+    """A ranks sub-claim on datasets x methods (higher is better) by its test: average rank, or per dataset."""
+    better = sub.target.high == np.inf
+    if sub.rank_test == AVERAGE_RANK:
+        return against_control(label, scores, sub.sides[0][0], sub.sides[1], better=better,
+                               reading=sub.target.reading)
+    return against_control_per_dataset(label, scores, sub.sides[0][0], sub.sides[1], better=better,
+                                       reading=sub.target.reading, smallest_effect=sub.target.smallest_effect)
+
+
 class Checker:
     """Decides sub-claims and claims from ``runs``; ``source`` (the claims file) is named in errors.
 
     ``strict``: a method, dataset or metric the run does not have is the file's mistake (a UserError at
     its key's line); otherwise the sub-claim is "not evaluated" with the reason, as for a run
-    made from a config that differs from the one the file was written for.
+    made from a config that differs from the one the file was written for. ``calibration``: a checker
+    of the same file on the paper's own printed numbers, whose verdicts go beside each result's; a
+    checker given no notes writes none.
     """
 
     def __init__(self, runs: StoredRuns, source: str | Path, extractors: Mapping[str, Extractor] | None = None,
-                 notes: Mapping[str, Note] | None = None, strict: bool = True):
-        self.runs, self.source, self.strict = runs, source, strict
+                 notes: Mapping[str, Note] | None = None, strict: bool = True, calibration: Checker | None = None):
+        self.runs, self.source, self.strict, self.calibration = runs, source, strict, calibration
         self.extractors, self.notes = dict(extractors or {}), dict(notes or {})
 
     def _frame(self, sub: SubClaim, run: str) -> pd.DataFrame | str:
@@ -231,9 +299,7 @@ class Checker:
         if sub.statistic == "ranks":
             scores = frame.pivot_table(index="dataset", columns="method", values="value", sort=False)[list(sub.ranked)]
             higher = sub.metric in METRICS and METRICS[sub.metric].higher_is_better  # else a time (..._seconds)
-            claimed_above = sub.target.high == np.inf
-            comparison = against_control(label, scores if higher else -scores, sub.sides[0][0], sub.sides[1],
-                                         better=claimed_above, reading=sub.target.reading)
+            comparison = _ranked(label, scores if higher else -scores, sub)
             return SubClaimResult(sub, comparison.verdict, comparison)
         table = frame.pivot_table(index=["dataset", "split"], columns="method", values="value", sort=False)
         if sub.unit == DATASETS:
@@ -249,29 +315,45 @@ class Checker:
         comparison = by_unit(label, values, sub.unit, sub.target, self.runs.test_train_ratio(run))
         return SubClaimResult(sub, comparison.verdict, comparison)
 
-    def claim(self, spec: ClaimSpec) -> ClaimResult:
-        results = tuple(self.subclaim(sub) for sub in spec.subclaims)
+    def claim(self, spec: ClaimSpec, *, reading: str = PRIMARY) -> ClaimResult:
+        """The claim decided under ``reading`` (one of ``spec.readings``): each sub-claim under its
+        alternative of that name where it declares one, else under its primary reading."""
+        if reading not in spec.readings:
+            raise error_at(spec, self.source, f"claim {spec.id} has no reading {reading!r}",
+                           hint=f"{did_you_mean(reading, spec.readings)}its readings: {', '.join(spec.readings)}")
+        results = tuple(self.subclaim(sub.under(reading)) for sub in spec.subclaims)
         evaluated = [r.verdict for r in results if r.verdict != NOT_EVALUATED]
         verdict = combine(r.verdict for r in results) if evaluated else NOT_EVALUATED
         notes = tuple(text for text in (
             self._blamed(spec, ("notes",), f"note {name!r}", functools.partial(self.notes[name], self.runs, spec))
-            for name in spec.notes
+            for name in spec.notes if name in self.notes
         ) if text)
-        return ClaimResult(spec, verdict, results, notes)
+        return self._calibrated(ClaimResult(spec, verdict, results, notes, reading))
+
+    def _calibrated(self, result: ClaimResult) -> ClaimResult:
+        """``result`` with the calibration checker's verdicts of the same claim and reading beside its own."""
+        if self.calibration is None:
+            return result
+        on_paper = self.calibration.claim(result.spec, reading=result.reading)
+        subclaims = tuple(dataclasses.replace(mine, calibration=theirs)
+                          for mine, theirs in zip(result.subclaims, on_paper.subclaims, strict=True))
+        return dataclasses.replace(result, subclaims=subclaims, calibration=on_paper)
 
 
 def check_claims(claims_file: str | Path, run_dirs: Sequence[str | os.PathLike[str]],
                  extractors: Mapping[str, Extractor] | None = None,
-                 notes: Mapping[str, Note] | None = None) -> list[ClaimResult]:
+                 notes: Mapping[str, Note] | None = None, calibrate: Calibrate | None = None) -> list[ClaimResult]:
     """Every claim of ``claims_file`` decided on the runs in ``run_dirs`` (run directories, or folders of them).
 
     One :class:`ClaimResult` per claim, in the file's order. ``extractors`` and ``notes`` are the
-    named evidence and context lines the file may use (``mlhidden claims`` passes the paper's).
+    named evidence and context lines the file may use, ``calibrate`` makes the checker of the paper's
+    own numbers (``mlhidden claims`` passes the paper's).
     """
     claims = read_claims(claims_file, extractors=list(extractors or {}), notes=list(notes or {}))
     runs = StoredRuns(run_dirs)
     if not runs.paths:
         raise UserError("no stored run here", path=run_dirs[0] if run_dirs else None,
                         hint="give a run directory made by mlhidden run, or a folder of them")
-    checker = Checker(runs, claims_file, extractors, notes)
+    checker = Checker(runs, claims_file, extractors, notes,
+                      calibration=calibrate(runs, claims_file) if calibrate is not None else None)
     return [checker.claim(spec) for spec in claims]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from mlhidden.claims.check import ClaimResult, SubClaimResult
+from mlhidden.claims.check import CALIBRATION_BASIS, ClaimResult, SubClaimResult
 from mlhidden.escaping import terminal_escape
 from mlhidden.io import strict_json, text_writer, write_files
 from mlhidden.stats.uncertainty import VERDICTS
@@ -30,6 +30,17 @@ def _subclaim_row(claim: ClaimResult, result: SubClaimResult) -> dict[str, Any]:
         "p_claimed": math.nan if c is None else c.p_claimed, "p_opposite": math.nan if c is None else c.p_opposite,
         "p_equivalent": math.nan if c is None else c.p_equivalent, "claimed_low": claimed[0],
         "claimed_high": claimed[1], "reading": sub.target.reading, "deciding": result.deciding,
+        "reading_name": claim.reading, **_calibration_columns(result),
+    }
+
+
+def _calibration_columns(result: SubClaimResult | ClaimResult) -> dict[str, Any]:
+    """The verdict on the paper's own numbers, its deciding statistic and the flag ("" and False when none)."""
+    calibration = result.calibration
+    return {
+        "calibration": "" if calibration is None else calibration.verdict,
+        "calibration_deciding": "" if calibration is None else calibration.deciding,
+        "cannot_confirm": result.cannot_confirm,
     }
 
 
@@ -54,11 +65,16 @@ def text_table(results: Sequence[ClaimResult]) -> str:
     """
     lines = []
     for claim in results:
-        lines.append(f"{claim.key}  {claim.verdict.upper()}  {claim.statement}")
+        flag = f"  [{claim.calibrated}]" if claim.cannot_confirm else ""
+        lines.append(f"{claim.key}  {claim.verdict.upper()}  {claim.statement}{flag}")
         for result in claim.subclaims:
             lines.append(f"  {result.spec.id}  {result.verdict}: {result.spec.says}")
             lines.append(f"      {result.deciding}")
+            if result.calibrated:
+                lines.append(f"      {result.calibrated}: {result.calibration.deciding if result.calibration else ''}")
         lines += [f"  note: {note}" for note in claim.notes]
+    if any(result.calibrated for claim in results for result in claim.subclaims):
+        lines.append(f"on the paper's own numbers: {CALIBRATION_BASIS}")
     return "\n".join([*map(terminal_escape, lines), counts(results)]) + "\n"
 
 
@@ -70,6 +86,7 @@ def write_outputs(results: Sequence[ClaimResult], out_dir: str | Path) -> list[P
         {
             "claim": claim.key, "about": claim.statement, "source": claim.spec.source, "quote": claim.spec.quote,
             "verdict": claim.verdict, "deciding": claim.deciding, "notes": list(claim.notes),
+            "reading_name": claim.reading, **_calibration_columns(claim),
             "subclaims": [
                 {key: value for key, value in _subclaim_row(claim, result).items() if key != "claim"}
                 for result in claim.subclaims

@@ -12,6 +12,11 @@ holds every direction, size and reading (docs/claims.md shows the format)::
       direction: above            # above | below | within
       smallest_effect: 0.01       # where no size is claimed: a smaller difference is a practical tie
       unit: datasets              # splits | datasets | datasets x splits
+      alternatives:               # other readings the same words allow, each from the paper's words
+        - name: lenient
+          words: "line 234: 'only (c) suffices'"
+          reading: "'beats' read as ahead by 0.05"
+          size: 0.05              # the keys it changes; the rest are the primary reading's
 
 Everything is checked when the file is read; a mistake is one :class:`~mlhidden.errors.UserError`
 at the line of the key that is wrong.
@@ -26,15 +31,20 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.stats.replication import DATASETS, UNITS, Target
+from mlhidden.stats.replication import AVERAGE_RANK, DATASETS, RANK_TESTS, UNITS, Target
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
 CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "subclaims")
 STATISTICS = ("value", "difference", "ratio", "ranks")
 SUBCLAIM_KEYS = (
     "id", "says", "run", "metric", "datasets", "extractor", "params", *STATISTICS, "factor", "methods",
-    "direction", "size", "reading", "smallest_effect", "unit", "note",
+    "direction", "size", "reading", "smallest_effect", "unit", "note", "test", "alternatives",
 )
+PRIMARY = "primary"
+"""The name of a sub-claim's own reading, beside the alternatives it declares."""
+ALTERNATIVE_KEYS = ("name", "words", "reading")
+NOT_REREAD = ("id", "says", "run", "role", "alternatives")
+"""The sub-claim keys an alternative reading keeps: it reads the same statement on the same run."""
 DATASET_KEYS = ("names", "group", "min_samples")
 DIRECTIONS = ("above", "below", "within")
 
@@ -79,6 +89,22 @@ class SubClaim:
     note: str = ""
     where: KeyPath = ()
     lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
+    rank_test: str = AVERAGE_RANK
+    alternatives: tuple[Alternative, ...] = ()
+
+    def under(self, reading: str) -> SubClaim:
+        """This sub-claim under the reading named ``reading``: its alternative of that name, else itself."""
+        return next((a.subclaim for a in self.alternatives if a.name == reading), self)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A declared other reading of a sub-claim's words: its name, the paper's words it rests on, and the
+    sub-claim read that way (the primary's keys with the alternative's in their place)."""
+
+    name: str
+    words: str
+    subclaim: SubClaim
 
 
 @dataclass(frozen=True)
@@ -94,6 +120,12 @@ class ClaimSpec:
     notes: tuple[str, ...] = ()
     where: KeyPath = ()
     lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def readings(self) -> tuple[str, ...]:
+        """The claim's readings dimension: :data:`PRIMARY`, then every alternative its sub-claims name."""
+        names = (a.name for sub in self.subclaims for a in sub.alternatives)
+        return (PRIMARY, *dict.fromkeys(names))
 
 
 def _text(value: Any, where: KeyPath, fail: Fail, *, required: bool = True) -> str:
@@ -232,6 +264,47 @@ def _ranks(entry: Mapping[str, Any], where: KeyPath, fail: Fail) -> tuple[tuple[
     return (control, others), ranked
 
 
+def _rank_test(entry: Mapping[str, Any], statistic: str, where: KeyPath, fail: Fail) -> str:
+    """How a ranks sub-claim is tested (:data:`~mlhidden.stats.replication.RANK_TESTS`); only ranks take ``test``."""
+    test = entry.get("test", AVERAGE_RANK)
+    if "test" in entry and statistic != "ranks":
+        fail("'test' is for a ranks sub-claim: the other statistics' test follows their unit", where + ("test",))
+    if test not in RANK_TESTS:
+        fail(f"unknown test {test!r}", where + ("test",),
+             hint=f"{did_you_mean(str(test), RANK_TESTS)}one of: {', '.join(RANK_TESTS)}")
+    return str(test)
+
+
+def _alternatives(entry: Mapping[str, Any], where: KeyPath, fail: Fail,
+                  lines: Mapping[KeyPath, int]) -> tuple[Alternative, ...]:
+    """A sub-claim's declared alternative readings, each parsed as the sub-claim with its keys in their place.
+
+    A statistic an alternative names replaces the primary's; every key but :data:`NOT_REREAD` may change.
+    """
+    given, at = entry.get("alternatives"), where + ("alternatives",)
+    if given is None:
+        return ()
+    if not isinstance(given, list) or not given:
+        fail("'alternatives' must be a non-empty list of {name, words, reading, and the keys read otherwise}", at)
+    allowed = (*ALTERNATIVE_KEYS, *(key for key in SUBCLAIM_KEYS if key not in NOT_REREAD))
+    found: list[Alternative] = []
+    for k, item in enumerate(given):
+        here = at + (k,)
+        _check_entry(item, "alternative reading", "name, words, reading and the keys it reads otherwise", allowed,
+                     ALTERNATIVE_KEYS, here, fail)
+        name = _text(item["name"], here + ("name",), fail)
+        if name == PRIMARY or name in [a.name for a in found]:
+            fail(f"alternative {name!r} is named twice in this sub-claim"
+                 + (f" ({PRIMARY!r} is the sub-claim's own reading)" if name == PRIMARY else ""), here + ("name",))
+        restated = any(key in item for key in STATISTICS)
+        merged = {key: value for key, value in entry.items()
+                  if key != "alternatives" and not (restated and key in STATISTICS)}
+        merged |= {key: value for key, value in item.items() if key not in ("name", "words")}
+        found.append(Alternative(name, _text(item["words"], here + ("words",), fail),
+                                 _subclaim(merged, here, fail, lines)))
+    return tuple(found)
+
+
 def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int]) -> SubClaim:
     _check_entry(entry, "sub-claim", "id, says, a statistic, direction and unit", SUBCLAIM_KEYS, ("id", "says", "unit"),
                  where, fail)
@@ -264,6 +337,7 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, in
         unit=unit, datasets=_datasets(entry.get("datasets"), where + ("datasets",), fail),
         extractor=entry.get("extractor"), params=params, ranked=ranked,
         note=_text(entry.get("note"), where + ("note",), fail, required=False), where=where, lines=lines,
+        rank_test=_rank_test(entry, statistic, where, fail), alternatives=_alternatives(entry, where, fail, lines),
     )
 
 
@@ -286,9 +360,10 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
         for j, item in enumerate(entry["subclaims"]):
             at = where + ("subclaims", j)
             subclaim = _subclaim(item, at, fail, lines)
-            if subclaim.extractor is not None and subclaim.extractor not in extractors:
-                fail(f"unknown extractor {subclaim.extractor!r}", at + ("extractor",),
-                     hint=f"{did_you_mean(subclaim.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
+            for read in (subclaim, *(a.subclaim for a in subclaim.alternatives)):
+                if read.extractor is not None and read.extractor not in extractors:
+                    fail(f"unknown extractor {read.extractor!r}", read.where + ("extractor",),
+                         hint=f"{did_you_mean(read.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
             subclaims.append(subclaim)
         for key, at in [(str(entry["id"]), where), *((s.id, s.where) for s in subclaims)]:
             if key in seen:

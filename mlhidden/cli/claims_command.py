@@ -25,9 +25,10 @@ def claims(claims_file, run_dirs, out):
     from mlhidden.claims.check import check_claims
     from mlhidden.claims.output import text_table, write_outputs
     from mlhidden.escaping import terminal_escape
+    from mlhidden.paper.calibration import calibration_checker
     from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 
-    results = check_claims(claims_file, run_dirs, EXTRACTORS, NOTES)
+    results = check_claims(claims_file, run_dirs, EXTRACTORS, NOTES, calibration_checker)
     click.echo(text_table(results), nl=False)
     if out is not None:
         paths = write_outputs(results, Path(out))

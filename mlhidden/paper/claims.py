@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from mlhidden.claims import Checker, ClaimResult, ClaimSpec, StoredRuns, read_claims
+from mlhidden.paper.calibration import calibration_checker
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.shipped import shipped_folder
 
@@ -28,8 +29,11 @@ def paper_claims() -> list[ClaimSpec]:
 
 
 def checker(out_dir: str | os.PathLike[str]) -> Checker:
-    """A checker of the paper's claims on the runs under ``out_dir``."""
-    return Checker(StoredRuns([out_dir]), claims_path(), EXTRACTORS, NOTES, strict=False)
+    """A checker of the paper's claims on the runs under ``out_dir``, each verdict beside its verdict on the
+    paper's own numbers."""
+    runs = StoredRuns([out_dir])
+    return Checker(runs, claims_path(), EXTRACTORS, NOTES, strict=False,
+                   calibration=calibration_checker(runs, claims_path()))
 
 
 def decide_claims(out_dir: str | os.PathLike[str]) -> list[ClaimResult]:

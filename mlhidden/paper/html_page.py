@@ -75,7 +75,8 @@ def _claims_section(claims: list) -> HtmlSection:
     numbers that decide it, one row each, and their sub-claims in a table folded under them."""
     held = sum(claim.verdict == HOLDS for claim in claims)
     subclaims = [
-        (s.spec.id, s.spec.says, s.verdict, f"unit: {s.spec.unit}; {s.deciding}", s.numbers)
+        (s.spec.id, s.spec.says, s.verdict, "; ".join(filter(None, [f"unit: {s.spec.unit}", s.deciding, s.calibrated])),
+         s.numbers)
         for c in claims
         for s in c.subclaims
     ]
@@ -89,7 +90,10 @@ def _claims_section(claims: list) -> HtmlSection:
             for c in claims
         )
         + ".</p>"
-        + _claims_table([(c.key, c.statement, c.verdict, c.deciding, c.evidence) for c in claims])
+        + _claims_table([
+            (c.key, c.statement, c.verdict, "; ".join(filter(None, [c.deciding, c.calibrated])), c.evidence)
+            for c in claims
+        ])
         + (
             f"<details><summary>The {len(subclaims)} sub-claims, each with its verdict and deciding statistic"
             f"</summary>{_claims_table(subclaims)}</details>"

@@ -16,6 +16,7 @@ from collections import Counter
 
 import pandas as pd
 
+from mlhidden.claims import CALIBRATION_BASIS, CANNOT_CONFIRM
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
 from mlhidden.paper.claim_terms import DEVIATION, plain_latex
@@ -156,7 +157,7 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
         )
         rows.append([
             f"[{markdown_escape(claim.key)}]({_claim_anchor(claim.key)})",
-            f"**{claim.verdict}**",
+            f"**{claim.verdict}**" + (f" ({CANNOT_CONFIRM})" if claim.cannot_confirm else ""),
             *map(markdown_escape, [shorten(claim.deciding or "—"), across]),
         ])
     headers = ["claim", "verdict", "deciding effect [95 % interval]", "verdicts over the settings"]
@@ -202,6 +203,8 @@ def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
     The sub-claims are a list, not a table: a table row is never wrapped, and a full statistic beside
     the sub-claim's words would make the first screen's lines wider than a screen."""
     parts = ["## The claims in detail\n"]
+    if any(s.calibrated for claim in claims for s in claim.subclaims):
+        parts.append(f"Each verdict on the paper's own numbers is decided on {CALIBRATION_BASIS}.\n")
     for claim in claims:
         spec, title = claim.spec, shorten(claim.statement, 100)
         parts += [
@@ -211,10 +214,11 @@ def claims_detail(claims: list, matrix: pd.DataFrame | None = None) -> str:
             f"The paper ({markdown_escape(spec.source)}): “{markdown_escape(plain_latex(spec.quote))}”\n"
             if spec.quote else "",
             f"**{claim.verdict}**" + (f", decided by {markdown_escape(claim.deciding)}" if claim.deciding else "")
-            + "\n",
+            + (f"; {markdown_escape(claim.calibrated)}" if claim.calibrated else "") + "\n",
             "\n".join(
                 f"- **{markdown_escape(s.spec.id)}** {markdown_escape(s.spec.says)}: **{s.verdict}** "
                 f"(unit: {markdown_escape(s.spec.unit)})" + (f"; {markdown_escape(s.deciding)}" if s.deciding else "")
+                + (f"; {markdown_escape(s.calibrated)}" if s.calibrated else "")
                 for s in claim.subclaims
             ) + "\n" if claim.subclaims else "",
             f"{markdown_escape(spec.note)}\n" if spec.note else "",

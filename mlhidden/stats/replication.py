@@ -11,7 +11,9 @@
   dataset (a t-interval over the per-dataset means). Never n = datasets x splits as independent.
 - Average ranks ("X is best"): the Friedman test (its exact p where the design is small enough),
   then each method against the control by the z of their rank gap, Holm-corrected (Demšar 2006);
-  each p is at least the Friedman p.
+  each p is at least the Friedman p. Or "per dataset": the control against each other method by
+  Wilcoxon signed rank over the datasets, Holm-corrected (Benavoli, Corani & Mangili 2016, who show
+  that a mean-rank post-hoc test's verdict on two methods depends on the other methods compared).
 
 A claim states a range for its effect (:class:`Target`); each side is tested two-sided at
 :data:`~mlhidden.stats.uncertainty.ALPHA` (twice the one-sided p), so that a claim holding agrees with the
@@ -40,6 +42,10 @@ UNITS = (SPLITS, DATASETS, POOLED)
 CORRECTED_T = "corrected resampled t"
 WILCOXON = "Wilcoxon signed rank"
 AGAINST_CONTROL = "Friedman, then z against the control (Holm)"
+AVERAGE_RANK, PER_DATASET = "average rank", "per dataset"
+RANK_TESTS = (AVERAGE_RANK, PER_DATASET)
+"""How a ranks claim ("X ranks above every other method") is tested: :func:`against_control`, or
+:func:`against_control_per_dataset`."""
 
 
 @dataclass(frozen=True)
@@ -230,5 +236,29 @@ def against_control(label: str, scores: pd.DataFrame, control: str, others: Sequ
         f"average ranks over {n} datasets, Friedman {which} p {format_p(friedman)}, Bonferroni-Dunn CD {critical:.2f}"
         f" (Bonferroni-Dunn against {control}; the rank section's Nemenyi CD compares all pairs)"
     )
+    reading = f"{reading}; {text}" if reading else text
+    return dataclasses.replace(weakest, label=label, parts=tuple(parts), reading=reading)
+
+
+def against_control_per_dataset(label: str, scores: pd.DataFrame, control: str, others: Sequence[str], *,
+                                better: bool = True, reading: str = "", smallest_effect: float | None = None
+                                ) -> Comparison:
+    """The claim that ``control`` scores above (``better``) or below each of ``others``, dataset by dataset.
+
+    ``scores`` as :func:`against_control`'s. Each part is the control's score minus one other method's
+    (in the claimed direction) over the datasets, by Wilcoxon signed rank (:func:`compare`), Holm-corrected
+    over the others; no method outside the pair changes a pair's verdict. ``smallest_effect`` is a score
+    difference that is a practical tie.
+    """
+    scores = scores.dropna()
+    sign = 1.0 if better else -1.0
+    target = Target(smallest_effect=smallest_effect)
+    parts = _holm_family([
+        compare(f"{control} {'above' if better else 'below'} {other}",
+                sign * (scores[control] - scores[other]).to_numpy(), DATASETS, target)
+        for other in others
+    ])
+    weakest = min(parts, key=lambda part: part.effect)
+    text = f"{PER_DATASET}: {control} against each method over {len(scores)} datasets, {WILCOXON}, Holm"
     reading = f"{reading}; {text}" if reading else text
     return dataclasses.replace(weakest, label=label, parts=tuple(parts), reading=reading)

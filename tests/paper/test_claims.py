@@ -51,6 +51,15 @@ def test_every_subclaim_names_its_unit_and_how_its_words_are_read():
                 assert sub.target.smallest_effect is not None, sub.id
 
 
+def test_the_shipped_file_declares_alternative_readings_each_with_its_words():
+    claims = {claim.id: claim for claim in paper_claims()}
+    assert claims["C3"].readings == ("primary", "per dataset") and claims["C4"].readings == ("primary", "per dataset")
+    for claim in claims.values():
+        for alternative in (a for sub in claim.subclaims for a in sub.alternatives):
+            assert alternative.words and alternative.subclaim.target.reading, (claim.id, alternative.name)
+    assert claims["C3"].subclaims[0].under("per dataset").rank_test == "per dataset"
+
+
 def test_the_claims_file_is_shipped_and_reads_with_the_paper_extractors_only():
     assert claims_path().is_file()
     with pytest.raises(mlhidden.errors.UserError, match="unknown extractor 'paper_gap'"):

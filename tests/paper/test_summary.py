@@ -179,3 +179,16 @@ def test_paper_quotes_read_as_plain_text_not_latex():
     detail = claims_detail(claims)
     assert "\\alg" not in detail and "textsc" not in detail and "$" not in detail
     assert "h\\_XOR" in detail and "CCASL" in detail and "BR\\_RF" in detail
+
+
+def test_a_verdict_that_cannot_confirm_on_the_papers_own_numbers_is_flagged_beside_it():
+    claim = real("C3", INCONCLUSIVE, INCONCLUSIVE, comparison=LONG)
+    on_paper = real("C3", INCONCLUSIVE, INCONCLUSIVE, comparison=LONG)
+    flagged = replace(claim, calibration=on_paper,
+                      subclaims=(replace(claim.subclaims[0], calibration=on_paper.subclaims[0]),))
+    assert "| **inconclusive** (cannot confirm on the paper's own numbers) |" in claims_summary_table([flagged], None)
+    detail = claims_detail([flagged])
+    assert "**inconclusive** (unit: datasets); " in detail
+    assert "; on the paper's own numbers: inconclusive (cannot confirm on the paper's own numbers)\n" in detail
+    assert "Each verdict on the paper's own numbers is decided on the paper's printed means with our" in detail
+    assert "cannot confirm" not in claims_summary_table([claim], None) + claims_detail([claim])

@@ -10,7 +10,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mlhidden.stats.replication import DATASETS, POOLED, SPLITS, Target, against_control, by_unit, compare
+from mlhidden.stats.replication import (
+    DATASETS,
+    POOLED,
+    SPLITS,
+    Target,
+    against_control,
+    against_control_per_dataset,
+    by_unit,
+    compare,
+)
 from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE
 
 
@@ -96,3 +105,24 @@ def test_x_is_best_is_friedman_then_each_method_against_the_control_with_holm():
     worst = against_control("low last", scores, "low", ["best", "mid"], better=False)
     assert worst.verdict == HOLDS
     assert against_control("mid first", scores, "mid", ["best", "low"]).verdict == FAILS
+
+
+def test_per_dataset_is_a_wilcoxon_test_against_each_other_method_with_holm():
+    """Benavoli, Corani & Mangili (2016): the control against each method over the datasets, not by mean ranks."""
+    datasets = [f"d{i}" for i in range(10)]
+    gains = np.arange(1, 11) / 100
+    scores = pd.DataFrame({"best": 0.5 + gains, "mid": 0.5, "near": 0.5 + gains / 2}, index=datasets)
+    best = against_control_per_dataset("best first", scores, "best", ["mid", "near"])
+    assert [part.label for part in best.parts] == ["best above mid", "best above near"]
+    assert all(part.test == "Wilcoxon signed rank" and part.n == 10 for part in best.parts)
+    # All 10 datasets above either: exact two-sided p 2/1024 each, Holm x 2 then x 1 (raised to the first).
+    assert [part.p_claimed for part in best.parts] == pytest.approx([4 / 1024, 4 / 1024])
+    assert best.verdict == HOLDS and best.effect == pytest.approx(float(gains.mean()) / 2)
+    assert "per dataset" in best.reading and "Holm" in best.reading
+    scores.loc["d0", "near"] = 0.6  # 9 of 10 above, but the one below is the largest gap: W- = 10
+    best = against_control_per_dataset("best first", scores, "best", ["mid", "near"])
+    assert best.parts[1].p_claimed == pytest.approx(2 * 43 / 1024)  # 43 of the 1024 signs give W- <= 10
+    assert best.verdict == INCONCLUSIVE and best.label == "best first"
+    worst = against_control_per_dataset("mid last", scores, "mid", ["best"], better=False)
+    assert worst.verdict == HOLDS and worst.effect == pytest.approx(float(gains.mean()))
+    assert against_control_per_dataset("mid first", scores, "mid", ["best", "near"]).verdict == FAILS
