@@ -27,14 +27,19 @@ from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.stats.replication import DATASETS, UNITS, Target
+from mlhidden.stats.uncertainty import HOLM, MULTIPLICITY
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
-CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "subclaims")
+CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "multiplicity", "subclaims")
+FILE_KEYS = ("multiplicity", "controls", "claims")
 STATISTICS = ("value", "difference", "ratio", "ranks")
 SUBCLAIM_KEYS = (
     "id", "says", "run", "metric", "datasets", "extractor", "params", *STATISTICS, "factor", "methods",
-    "direction", "size", "reading", "smallest_effect", "unit", "note",
+    "direction", "size", "reading", "smallest_effect", "unit", "note", "role",
 )
+CORE, SUPPORTING = "core", "supporting"
+ROLES = (CORE, SUPPORTING)
+"""A core sub-claim is what the quoted words say, and decides its claim; a supporting one is shown, never decides."""
 DATASET_KEYS = ("names", "group", "min_samples")
 DIRECTIONS = ("above", "below", "within")
 
@@ -77,13 +82,18 @@ class SubClaim:
     params: Mapping[str, Any] = field(default_factory=dict)
     ranked: tuple[str, ...] = ()
     note: str = ""
+    role: str = CORE
     where: KeyPath = ()
     lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """A claim: its words, where they are, and its sub-claims; ``where`` and ``lines`` as a :class:`SubClaim`'s."""
+    """A claim: its words, where they are, and its sub-claims; ``where`` and ``lines`` as a :class:`SubClaim`'s.
+
+    ``multiplicity`` controls its refutation across its core sub-claims (its own key, else the file's, else
+    Holm); ``controls`` are the file's positive controls, any of which may cover one of its sub-claims.
+    """
 
     id: str
     about: str
@@ -92,8 +102,14 @@ class ClaimSpec:
     subclaims: tuple[SubClaim, ...]
     note: str = ""
     notes: tuple[str, ...] = ()
+    multiplicity: str = HOLM
+    controls: tuple[SubClaim, ...] = ()
     where: KeyPath = ()
     lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def core(self) -> tuple[SubClaim, ...]:
+        return tuple(sub for sub in self.subclaims if sub.role == CORE)
 
 
 def _text(value: Any, where: KeyPath, fail: Fail, *, required: bool = True) -> str:
@@ -232,9 +248,21 @@ def _ranks(entry: Mapping[str, Any], where: KeyPath, fail: Fail) -> tuple[tuple[
     return (control, others), ranked
 
 
-def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int]) -> SubClaim:
-    _check_entry(entry, "sub-claim", "id, says, a statistic, direction and unit", SUBCLAIM_KEYS, ("id", "says", "unit"),
-                 where, fail)
+def _choice(entry: Mapping[str, Any], key: str, allowed: tuple[str, ...], default: str, where: KeyPath,
+            fail: Fail) -> str:
+    """``entry[key]``, one of ``allowed`` (``default`` when absent)."""
+    value = entry.get(key, default)
+    if value not in allowed:
+        fail(f"unknown {key} {value!r}", where + (key,),
+             hint=f"{did_you_mean(str(value), allowed)}one of: {', '.join(allowed)}")
+    return str(value)
+
+
+def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int],
+              kind: str = "sub-claim") -> SubClaim:
+    """A sub-claim, or (``kind`` "control") a positive control: a sub-claim's keys but ``role``."""
+    allowed = SUBCLAIM_KEYS if kind == "sub-claim" else tuple(key for key in SUBCLAIM_KEYS if key != "role")
+    _check_entry(entry, kind, "id, says, a statistic, direction and unit", allowed, ("id", "says", "unit"), where, fail)
     given = [key for key in STATISTICS if key in entry]
     if len(given) != 1:
         fail(f"a sub-claim names exactly one of {', '.join(STATISTICS)}", where + tuple(given[1:2]),
@@ -263,8 +291,30 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, in
         statistic=statistic, sides=sides, factor=factor, target=_target(entry, statistic, where, fail),
         unit=unit, datasets=_datasets(entry.get("datasets"), where + ("datasets",), fail),
         extractor=entry.get("extractor"), params=params, ranked=ranked,
-        note=_text(entry.get("note"), where + ("note",), fail, required=False), where=where, lines=lines,
+        note=_text(entry.get("note"), where + ("note",), fail, required=False),
+        role=_choice(entry, "role", ROLES, CORE, where, fail), where=where, lines=lines,
     )
+
+
+def _checked_subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int],
+                      extractors: Sequence[str], kind: str = "sub-claim") -> SubClaim:
+    """:func:`_subclaim`, its extractor one of ``extractors``."""
+    subclaim = _subclaim(entry, where, fail, lines, kind)
+    if subclaim.extractor is not None and subclaim.extractor not in extractors:
+        fail(f"unknown extractor {subclaim.extractor!r}", where + ("extractor",),
+             hint=f"{did_you_mean(subclaim.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
+    return subclaim
+
+
+def _controls(data: Mapping[str, Any], fail: Fail, lines: Mapping[KeyPath, int],
+              extractors: Sequence[str]) -> tuple[SubClaim, ...]:
+    """The file's positive controls (``controls:``): each a statement a setting must satisfy for the
+    sub-claims it covers to be testable under it (docs/claims.md)."""
+    entries = data.get("controls", [])
+    if not isinstance(entries, list):
+        fail("'controls' must be a list of controls", ("controls",))
+    return tuple(_checked_subclaim(entry, ("controls", i), fail, lines, extractors, "control")
+                 for i, entry in enumerate(entries))
 
 
 def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequence[str] = ()) -> list[ClaimSpec]:
@@ -274,22 +324,24 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
     fail = failure_at(path, lines)
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list) or not data["claims"]:
         fail("a claims file is a mapping with a non-empty list 'claims'", ())
-    refuse_unknown_keys(data, ("claims",), (), fail)
+    refuse_unknown_keys(data, FILE_KEYS, (), fail)
+    default = _choice(data, "multiplicity", MULTIPLICITY, HOLM, (), fail)
+    controls = _controls(data, fail, lines, extractors)
     claims, seen = [], set()
+    for control in controls:
+        if control.id in seen:
+            fail(f"id {control.id!r} is used twice", control.where + ("id",))
+        seen.add(control.id)
     for i, entry in enumerate(data["claims"]):
         where: KeyPath = ("claims", i)
         _check_entry(entry, "claim", "id, about, source, quote and subclaims", CLAIM_KEYS, ("id", "about", "subclaims"),
                      where, fail)
         if not isinstance(entry["subclaims"], list) or not entry["subclaims"]:
             fail("'subclaims' must be a non-empty list", where + ("subclaims",))
-        subclaims = []
-        for j, item in enumerate(entry["subclaims"]):
-            at = where + ("subclaims", j)
-            subclaim = _subclaim(item, at, fail, lines)
-            if subclaim.extractor is not None and subclaim.extractor not in extractors:
-                fail(f"unknown extractor {subclaim.extractor!r}", at + ("extractor",),
-                     hint=f"{did_you_mean(subclaim.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
-            subclaims.append(subclaim)
+        subclaims = [_checked_subclaim(item, where + ("subclaims", j), fail, lines, extractors)
+                     for j, item in enumerate(entry["subclaims"])]
+        if not any(sub.role == CORE for sub in subclaims):
+            fail("a claim needs a core sub-claim: its verdict rests on its core sub-claims", where + ("subclaims",))
         for key, at in [(str(entry["id"]), where), *((s.id, s.where) for s in subclaims)]:
             if key in seen:
                 fail(f"id {key!r} is used twice", at + ("id",))
@@ -303,7 +355,8 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
             source=_text(entry.get("source"), where + ("source",), fail, required=False),
             quote=_text(entry.get("quote"), where + ("quote",), fail, required=False),
             subclaims=tuple(subclaims), note=_text(entry.get("note"), where + ("note",), fail, required=False),
-            notes=claim_notes, where=where, lines=lines,
+            notes=claim_notes, multiplicity=_choice(entry, "multiplicity", MULTIPLICITY, default, where, fail),
+            controls=controls, where=where, lines=lines,
         ))
     return claims
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.claims.runs import TIME_CONVENTION
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.claim_terms import DEVIATION
@@ -87,7 +88,7 @@ def _claims_section(claims: list) -> HtmlSection:
             f"{esc(c.verdict)}</span></span>"
             for c in claims
         )
-        + ".</p>"
+        + f".</p><p>{esc(TIME_CONVENTION)}</p>"
         + _claims_table([(c.key, c.statement, c.verdict, c.deciding, c.evidence) for c in claims])
         + (
             f"<details><summary>The {len(subclaims)} sub-claims, each with its verdict and deciding statistic"
