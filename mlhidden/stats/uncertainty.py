@@ -18,9 +18,10 @@ function that names a verdict:
   (after Holm's correction where there are several);
 - "inconclusive": anything else.
 
-A comparison made of parts (one per dataset, or one per method against a control) and a claim made
-of several sub-claims combine the same way (:func:`combine`): holds when every one holds, does not
-hold when any does not, no practical difference when every one is one.
+A comparison made of parts (one per dataset, or one per method against a control) combines them
+(:func:`combine`): holds when every one holds, does not hold when any does not, no practical
+difference when every one is one. A claim is decided on its core sub-claims by :func:`claim_verdict`,
+whose refutation is family-wise controlled (:func:`adjusted`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ RULE = (
     "unit of replication: random splits of one dataset, the corrected resampled t-test (Nadeau & Bengio); "
     "datasets, Wilcoxon signed rank over per-dataset means; datasets x splits, one corrected test per dataset, "
     "Holm-corrected, with the interval clustered by dataset; average ranks, Friedman then each method against the "
-    "control (Holm, Demšar 2006). A claim holds when every sub-claim holds and does not hold when any does not. "
+    "control (Holm, Demšar 2006). A claim is decided on its core sub-claims: it holds when every one holds, and does "
+    "not hold when a refutation p adjusted across them (Holm unless the claims file says otherwise) is at most "
+    f"{ALPHA}; a sub-claim whose setting fails a positive control covering it is not testable under this setting. "
     "The deciding statistic is the comparison that decided: effect [interval], the claim's size and how its "
     "wording is read, test, p, n."
 )
