@@ -152,3 +152,14 @@ def test_type_checkers_see_each_name_of_a_lazy_face_where_it_is_defined(package)
     assert sorted(typed) == sorted(face.__all__)
     loaded = {name: getattr(import_module(module), name) for name, module in typed.items()}
     assert [name for name, value in loaded.items() if value is not face.__getattr__(name)] == []
+
+
+def test_no_name_of_a_face_is_also_one_of_its_modules():
+    """A face's lazy name equal to a submodule's name is shadowed by the submodule once anything imports it."""
+    import importlib
+    import pkgutil
+
+    for package in ("data", "methods", "runs", "stats", "experiment", "report", "claims"):
+        face = importlib.import_module(f"mlhidden.{package}")
+        modules = {info.name for info in pkgutil.iter_modules(face.__path__)}
+        assert not set(face.__all__) & modules, package

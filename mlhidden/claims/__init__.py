@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.claims.check import statistic as statistic
     from mlhidden.claims.output import text_table as text_table
     from mlhidden.claims.output import write_outputs as write_outputs
+    from mlhidden.claims.runs import TIME_CONVENTION as TIME_CONVENTION
     from mlhidden.claims.runs import StoredRuns as StoredRuns
     from mlhidden.claims.runs import standalone_times as standalone_times
     from mlhidden.claims.spec import PRIMARY as PRIMARY
@@ -40,4 +41,5 @@ __getattr__, __all__ = lazy_names(__name__, {
     "CANNOT_CONFIRM": "mlhidden.claims.check",
     "Extractor": "mlhidden.claims.check",
     "PRIMARY": "mlhidden.claims.spec",
+    "TIME_CONVENTION": "mlhidden.claims.runs",
 })

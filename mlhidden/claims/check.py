@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from mlhidden.claims.runs import StoredRuns
-from mlhidden.claims.spec import PRIMARY, ClaimSpec, SubClaim, error_at, read_claims
+from mlhidden.claims.spec import CORE, PRIMARY, ClaimSpec, DatasetSelection, SubClaim, error_at, read_claims
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.report.tables import METRICS
 from mlhidden.stats.replication import (
@@ -33,7 +33,17 @@ from mlhidden.stats.replication import (
     against_control_per_dataset,
     by_unit,
 )
-from mlhidden.stats.uncertainty import HOLDS, NOT_EVALUATED, Comparison, combine, deciding
+from mlhidden.stats.uncertainty import (
+    FAILS,
+    HOLDS,
+    NOT_EVALUATED,
+    NOT_TESTABLE,
+    Comparison,
+    adjusted,
+    claim_verdict,
+    deciding,
+    format_p,
+)
 from mlhidden.yaml_lines import KeyPath
 
 Extractor = Callable[[StoredRuns, SubClaim], "pd.DataFrame | str"]
@@ -60,12 +70,14 @@ CALIBRATION_BASIS = (
 
 @dataclass(frozen=True)
 class SubClaimResult:
-    """A sub-claim's verdict and the comparison that gave it (None, with ``why``, when not evaluated)."""
+    """A sub-claim's (or a positive control's) verdict and the comparison that gave it (None, with ``why``, when
+    not evaluated or not testable); ``controls``: the ids of the positive controls that cover it."""
 
     spec: SubClaim
     verdict: str
     comparison: Comparison | None = None
     why: str = ""
+    controls: tuple[str, ...] = ()
     calibration: SubClaimResult | None = None
     """The same reading decided on the paper's own printed numbers (None where no calibration was asked for)."""
 
@@ -94,12 +106,21 @@ class SubClaimResult:
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """A claim's verdict, combined from its sub-claims', and its notes."""
+    """A claim's verdict, decided on its core sub-claims (:func:`~mlhidden.stats.uncertainty.claim_verdict`), and
+    its notes.
+
+    ``refutation`` holds each sub-claim's refutation p adjusted by ``multiplicity`` across the claim's evaluated
+    core sub-claims, in the order of ``subclaims`` (NaN for a supporting one or one without a test);
+    ``controls`` are the file's positive controls, decided.
+    """
 
     spec: ClaimSpec
     verdict: str
     subclaims: tuple[SubClaimResult, ...]
     notes: tuple[str, ...] = ()
+    multiplicity: str = ""
+    refutation: tuple[float, ...] = ()
+    controls: tuple[SubClaimResult, ...] = ()
     reading: str = PRIMARY
     calibration: ClaimResult | None = None
     """The claim under the same reading decided on the paper's own printed numbers (None: not asked for)."""
@@ -124,16 +145,38 @@ class ClaimResult:
 
     @property
     def comparisons(self) -> tuple[Comparison, ...]:
-        return tuple(s.comparison for s in self.subclaims if s.comparison is not None)
+        """The core sub-claims' comparisons: the ones that decide the claim."""
+        return tuple(s.comparison for s in self.subclaims if s.comparison is not None and s.spec.role == CORE)
+
+    @property
+    def refutation_p(self) -> float:
+        """The smallest adjusted refutation p of its core sub-claims (NaN when none was tested)."""
+        tested = [p for p in self.refutation if not np.isnan(p)]
+        return min(tested) if tested else float("nan")
+
+    def refutation_line(self) -> str:
+        """The family-wise refutation in words: "refutation p = 0.1 (holm over 3 core sub-claims)" ("" without one)."""
+        tested = sum(not np.isnan(p) for p in self.refutation)
+        if not tested:
+            return ""
+        return (f"refutation p = {format_p(self.refutation_p)} ({self.multiplicity} over {tested} core "
+                f"sub-claim{'' if tested == 1 else 's'})")
 
     @property
     def deciding(self) -> str:
-        """The deciding sub-claim's id and statistic ("" when none was evaluated)."""
+        """The deciding core sub-claim's id and statistic ("" when none was evaluated); where a core sub-claim
+        does not hold, then the claim's adjusted refutation p, which decides whether it refutes the claim."""
         if not self.comparisons:
             return ""
-        decider = deciding(self.comparisons)
-        subclaim = next(s for s in self.subclaims if s.comparison is decider)
-        return f"{subclaim.spec.id}: {subclaim.deciding}"
+        if self.verdict == FAILS and not np.isnan(self.refutation_p):
+            subclaim = self.subclaims[int(np.nanargmin(self.refutation))]
+        else:
+            decider = deciding(self.comparisons)
+            subclaim = next(s for s in self.subclaims if s.comparison is decider)
+        text = f"{subclaim.spec.id}: {subclaim.deciding}"
+        if any(s.verdict == FAILS for s in self.subclaims if s.spec.role == CORE):
+            text += f"; {self.refutation_line()}"
+        return text
 
     @property
     def evidence(self) -> str:
@@ -225,6 +268,8 @@ class Checker:
                  notes: Mapping[str, Note] | None = None, strict: bool = True, calibration: Checker | None = None):
         self.runs, self.source, self.strict, self.calibration = runs, source, strict, calibration
         self.extractors, self.notes = dict(extractors or {}), dict(notes or {})
+        self._controls: dict[str, SubClaimResult] = {}
+        self._chosen: dict[tuple[str, DatasetSelection], set[str]] = {}
 
     def _frame(self, sub: SubClaim, run: str) -> pd.DataFrame | str:
         try:
@@ -273,7 +318,21 @@ class Checker:
                            key=("datasets", "group"))
         return units.rename(columns={sub.metric: "value"})
 
-    def subclaim(self, sub: SubClaim) -> SubClaimResult:
+    def subclaim(self, sub: SubClaim, controls: Sequence[SubClaim] = ()) -> SubClaimResult:
+        """The sub-claim decided, or "not testable" where one of the positive ``controls`` covering it fails."""
+        result = self._decided(sub)
+        if self.runs[str(result.spec.run)] is None:
+            return result
+        covering = [control for control in self.controls(controls) if self._covers(control.spec, result.spec)]
+        failed = next((control for control in covering if control.verdict != HOLDS), None)
+        ids = tuple(control.spec.id for control in covering)
+        if failed is not None and result.verdict != NOT_EVALUATED:
+            why = (f"control {failed.spec.id} ({failed.spec.says}) {failed.verdict} on run '{failed.spec.run}': "
+                   f"{failed.deciding}")
+            return SubClaimResult(result.spec, NOT_TESTABLE, why=why, controls=ids)
+        return dataclasses.replace(result, controls=ids)
+
+    def _decided(self, sub: SubClaim) -> SubClaimResult:
         run = sub.run or self.runs.only()
         if run is None:
             raise error_at(sub, self.source, "sub-claim names no run, and several runs were given",
@@ -315,26 +374,54 @@ class Checker:
         comparison = by_unit(label, values, sub.unit, sub.target, self.runs.test_train_ratio(run))
         return SubClaimResult(sub, comparison.verdict, comparison)
 
-    def claim(self, spec: ClaimSpec, *, reading: str = PRIMARY) -> ClaimResult:
-        """The claim decided under ``reading`` (one of ``spec.readings``): each sub-claim under its
-        alternative of that name where it declares one, else under its primary reading."""
+    def controls(self, controls: Sequence[SubClaim]) -> list[SubClaimResult]:
+        """Each positive control decided (once per checker): it passes only when it holds."""
+        for control in controls:
+            if control.id not in self._controls:
+                self._controls[control.id] = self._decided(control)
+        return [self._controls[control.id] for control in controls]
+
+    def _datasets(self, sub: SubClaim) -> set[str]:
+        """The names of the datasets of its run that ``sub`` (its run resolved) is about."""
+        key = (str(sub.run), sub.datasets)
+        if key not in self._chosen:
+            chosen = _selected(self.runs.ok_units(key[0]), sub, self.runs, key[0])
+            self._chosen[key] = set() if isinstance(chosen, str) else set(chosen["dataset"])
+        return self._chosen[key]
+
+    def _covers(self, control: SubClaim, sub: SubClaim) -> bool:
+        """Whether ``control`` covers ``sub``: the same run, and datasets in common."""
+        if control.run != sub.run or self.runs[str(sub.run)] is None:
+            return False
+        return bool(self._datasets(control) & self._datasets(sub))
+
+    def claim(self, spec: ClaimSpec, *, reading: str = PRIMARY, multiplicity: str | None = None) -> ClaimResult:
+        """The claim decided under ``reading`` (one of ``spec.readings``: each sub-claim under its alternative
+        of that name where it declares one, else under its primary reading), on its core sub-claims, its
+        refutation adjusted by ``multiplicity`` (None: the file's)."""
         if reading not in spec.readings:
             raise error_at(spec, self.source, f"claim {spec.id} has no reading {reading!r}",
                            hint=f"{did_you_mean(reading, spec.readings)}its readings: {', '.join(spec.readings)}")
-        results = tuple(self.subclaim(sub.under(reading)) for sub in spec.subclaims)
-        evaluated = [r.verdict for r in results if r.verdict != NOT_EVALUATED]
-        verdict = combine(r.verdict for r in results) if evaluated else NOT_EVALUATED
+        method = multiplicity or spec.multiplicity
+        results = tuple(self.subclaim(sub.under(reading), spec.controls) for sub in spec.subclaims)
+        core = [r.spec.role == CORE for r in results]
+        p_opposite = [r.comparison.p_opposite if is_core and r.comparison is not None else np.nan
+                      for r, is_core in zip(results, core)]
+        refutation = adjusted(p_opposite, method)
+        verdict = claim_verdict([r.verdict for r, is_core in zip(results, core) if is_core],
+                                [p for p, is_core in zip(refutation, core) if is_core])
         notes = tuple(text for text in (
             self._blamed(spec, ("notes",), f"note {name!r}", functools.partial(self.notes[name], self.runs, spec))
             for name in spec.notes if name in self.notes
         ) if text)
-        return self._calibrated(ClaimResult(spec, verdict, results, notes, reading))
+        return self._calibrated(ClaimResult(spec, verdict, results, notes, method, tuple(float(p) for p in refutation),
+                                            tuple(self.controls(spec.controls)), reading), multiplicity=method)
 
-    def _calibrated(self, result: ClaimResult) -> ClaimResult:
-        """``result`` with the calibration checker's verdicts of the same claim and reading beside its own."""
+    def _calibrated(self, result: ClaimResult, multiplicity: str) -> ClaimResult:
+        """``result`` with the calibration checker's verdicts of the same claim, reading and multiplicity beside it."""
         if self.calibration is None:
             return result
-        on_paper = self.calibration.claim(result.spec, reading=result.reading)
+        on_paper = self.calibration.claim(result.spec, reading=result.reading, multiplicity=multiplicity)
         subclaims = tuple(dataclasses.replace(mine, calibration=theirs)
                           for mine, theirs in zip(result.subclaims, on_paper.subclaims, strict=True))
         return dataclasses.replace(result, subclaims=subclaims, calibration=on_paper)

@@ -23,6 +23,12 @@ from mlhidden.runs.status import OK
 from mlhidden.runs.store import load_results, results_exist, stored_datasets
 from mlhidden.stats.replication import split_test_train_ratio
 
+TIME_CONVENTION = (
+    "A time sub-claim counts each method's own work plus the fits it reused from another method, as if it ran "
+    "alone; the time tables show each method's own work."
+)
+"""The convention :func:`standalone_times` applies, in one sentence for the page."""
+
 
 def standalone_times(units: pd.DataFrame) -> pd.DataFrame:
     """``units`` with each method's train and total time as if run alone.

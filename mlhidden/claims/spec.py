@@ -32,19 +32,26 @@ from typing import Any
 
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.stats.replication import AVERAGE_RANK, DATASETS, RANK_TESTS, UNITS, Target
+from mlhidden.stats.uncertainty import HOLM, MULTIPLICITY
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
-CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "subclaims")
+CLAIM_KEYS = ("id", "about", "source", "quote", "note", "notes", "multiplicity", "subclaims")
+FILE_KEYS = ("multiplicity", "controls", "claims")
 STATISTICS = ("value", "difference", "ratio", "ranks")
 SUBCLAIM_KEYS = (
     "id", "says", "run", "metric", "datasets", "extractor", "params", *STATISTICS, "factor", "methods",
-    "direction", "size", "reading", "smallest_effect", "unit", "note", "test", "alternatives",
+    "direction", "size", "reading", "smallest_effect", "unit", "note", "test", "alternatives", "role",
 )
 PRIMARY = "primary"
 """The name of a sub-claim's own reading, beside the alternatives it declares."""
 ALTERNATIVE_KEYS = ("name", "words", "reading")
 NOT_REREAD = ("id", "says", "run", "role", "alternatives")
 """The sub-claim keys an alternative reading keeps: it reads the same statement on the same run."""
+CORE, SUPPORTING = "core", "supporting"
+CONTROL_KEPT_OUT = ("role", "alternatives")
+"""The sub-claim keys a positive control does not take: it decides no claim and has one reading."""
+ROLES = (CORE, SUPPORTING)
+"""A core sub-claim is what the quoted words say, and decides its claim; a supporting one is shown, never decides."""
 DATASET_KEYS = ("names", "group", "min_samples")
 DIRECTIONS = ("above", "below", "within")
 
@@ -87,6 +94,7 @@ class SubClaim:
     params: Mapping[str, Any] = field(default_factory=dict)
     ranked: tuple[str, ...] = ()
     note: str = ""
+    role: str = CORE
     where: KeyPath = ()
     lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
     rank_test: str = AVERAGE_RANK
@@ -109,7 +117,11 @@ class Alternative:
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """A claim: its words, where they are, and its sub-claims; ``where`` and ``lines`` as a :class:`SubClaim`'s."""
+    """A claim: its words, where they are, and its sub-claims; ``where`` and ``lines`` as a :class:`SubClaim`'s.
+
+    ``multiplicity`` controls its refutation across its core sub-claims (its own key, else the file's, else
+    Holm); ``controls`` are the file's positive controls, any of which may cover one of its sub-claims.
+    """
 
     id: str
     about: str
@@ -118,6 +130,8 @@ class ClaimSpec:
     subclaims: tuple[SubClaim, ...]
     note: str = ""
     notes: tuple[str, ...] = ()
+    multiplicity: str = HOLM
+    controls: tuple[SubClaim, ...] = ()
     where: KeyPath = ()
     lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
 
@@ -126,6 +140,10 @@ class ClaimSpec:
         """The claim's readings dimension: :data:`PRIMARY`, then every alternative its sub-claims name."""
         names = (a.name for sub in self.subclaims for a in sub.alternatives)
         return (PRIMARY, *dict.fromkeys(names))
+
+    @property
+    def core(self) -> tuple[SubClaim, ...]:
+        return tuple(sub for sub in self.subclaims if sub.role == CORE)
 
 
 def _text(value: Any, where: KeyPath, fail: Fail, *, required: bool = True) -> str:
@@ -305,9 +323,21 @@ def _alternatives(entry: Mapping[str, Any], where: KeyPath, fail: Fail,
     return tuple(found)
 
 
-def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int]) -> SubClaim:
-    _check_entry(entry, "sub-claim", "id, says, a statistic, direction and unit", SUBCLAIM_KEYS, ("id", "says", "unit"),
-                 where, fail)
+def _choice(entry: Mapping[str, Any], key: str, allowed: tuple[str, ...], default: str, where: KeyPath,
+            fail: Fail) -> str:
+    """``entry[key]``, one of ``allowed`` (``default`` when absent)."""
+    value = entry.get(key, default)
+    if value not in allowed:
+        fail(f"unknown {key} {value!r}", where + (key,),
+             hint=f"{did_you_mean(str(value), allowed)}one of: {', '.join(allowed)}")
+    return str(value)
+
+
+def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int],
+              kind: str = "sub-claim") -> SubClaim:
+    """A sub-claim, or (``kind`` "control") a positive control: a sub-claim's keys but ``role`` and ``alternatives``."""
+    allowed = SUBCLAIM_KEYS if kind == "sub-claim" else tuple(k for k in SUBCLAIM_KEYS if k not in CONTROL_KEPT_OUT)
+    _check_entry(entry, kind, "id, says, a statistic, direction and unit", allowed, ("id", "says", "unit"), where, fail)
     given = [key for key in STATISTICS if key in entry]
     if len(given) != 1:
         fail(f"a sub-claim names exactly one of {', '.join(STATISTICS)}", where + tuple(given[1:2]),
@@ -336,9 +366,32 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, in
         statistic=statistic, sides=sides, factor=factor, target=_target(entry, statistic, where, fail),
         unit=unit, datasets=_datasets(entry.get("datasets"), where + ("datasets",), fail),
         extractor=entry.get("extractor"), params=params, ranked=ranked,
-        note=_text(entry.get("note"), where + ("note",), fail, required=False), where=where, lines=lines,
+        note=_text(entry.get("note"), where + ("note",), fail, required=False),
+        role=_choice(entry, "role", ROLES, CORE, where, fail), where=where, lines=lines,
         rank_test=_rank_test(entry, statistic, where, fail), alternatives=_alternatives(entry, where, fail, lines),
     )
+
+
+def _checked_subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int],
+                      extractors: Sequence[str], kind: str = "sub-claim") -> SubClaim:
+    """:func:`_subclaim`, its extractor one of ``extractors``."""
+    subclaim = _subclaim(entry, where, fail, lines, kind)
+    for read in (subclaim, *(a.subclaim for a in subclaim.alternatives)):
+        if read.extractor is not None and read.extractor not in extractors:
+            fail(f"unknown extractor {read.extractor!r}", read.where + ("extractor",),
+                 hint=f"{did_you_mean(read.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
+    return subclaim
+
+
+def _controls(data: Mapping[str, Any], fail: Fail, lines: Mapping[KeyPath, int],
+              extractors: Sequence[str]) -> tuple[SubClaim, ...]:
+    """The file's positive controls (``controls:``): each a statement a setting must satisfy for the
+    sub-claims it covers to be testable under it (docs/claims.md)."""
+    entries = data.get("controls", [])
+    if not isinstance(entries, list):
+        fail("'controls' must be a list of controls", ("controls",))
+    return tuple(_checked_subclaim(entry, ("controls", i), fail, lines, extractors, "control")
+                 for i, entry in enumerate(entries))
 
 
 def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequence[str] = ()) -> list[ClaimSpec]:
@@ -348,23 +401,24 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
     fail = failure_at(path, lines)
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list) or not data["claims"]:
         fail("a claims file is a mapping with a non-empty list 'claims'", ())
-    refuse_unknown_keys(data, ("claims",), (), fail)
+    refuse_unknown_keys(data, FILE_KEYS, (), fail)
+    default = _choice(data, "multiplicity", MULTIPLICITY, HOLM, (), fail)
+    controls = _controls(data, fail, lines, extractors)
     claims, seen = [], set()
+    for control in controls:
+        if control.id in seen:
+            fail(f"id {control.id!r} is used twice", control.where + ("id",))
+        seen.add(control.id)
     for i, entry in enumerate(data["claims"]):
         where: KeyPath = ("claims", i)
         _check_entry(entry, "claim", "id, about, source, quote and subclaims", CLAIM_KEYS, ("id", "about", "subclaims"),
                      where, fail)
         if not isinstance(entry["subclaims"], list) or not entry["subclaims"]:
             fail("'subclaims' must be a non-empty list", where + ("subclaims",))
-        subclaims = []
-        for j, item in enumerate(entry["subclaims"]):
-            at = where + ("subclaims", j)
-            subclaim = _subclaim(item, at, fail, lines)
-            for read in (subclaim, *(a.subclaim for a in subclaim.alternatives)):
-                if read.extractor is not None and read.extractor not in extractors:
-                    fail(f"unknown extractor {read.extractor!r}", read.where + ("extractor",),
-                         hint=f"{did_you_mean(read.extractor, extractors)}known: {', '.join(extractors) or 'none'}")
-            subclaims.append(subclaim)
+        subclaims = [_checked_subclaim(item, where + ("subclaims", j), fail, lines, extractors)
+                     for j, item in enumerate(entry["subclaims"])]
+        if not any(sub.role == CORE for sub in subclaims):
+            fail("a claim needs a core sub-claim: its verdict rests on its core sub-claims", where + ("subclaims",))
         for key, at in [(str(entry["id"]), where), *((s.id, s.where) for s in subclaims)]:
             if key in seen:
                 fail(f"id {key!r} is used twice", at + ("id",))
@@ -378,7 +432,8 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
             source=_text(entry.get("source"), where + ("source",), fail, required=False),
             quote=_text(entry.get("quote"), where + ("quote",), fail, required=False),
             subclaims=tuple(subclaims), note=_text(entry.get("note"), where + ("note",), fail, required=False),
-            notes=claim_notes, where=where, lines=lines,
+            notes=claim_notes, multiplicity=_choice(entry, "multiplicity", MULTIPLICITY, default, where, fail),
+            controls=controls, where=where, lines=lines,
         ))
     return claims
 

@@ -246,7 +246,7 @@ class Audit:
         counts = {
             "printed scores audited": len(self.values),
             "of them on data with trivial baselines measured": int(self.values["checked"].sum()),
-            "impossible (outside [0, 1], or Hamming score below exact match)": len(self.cells(*IMPOSSIBLE_KINDS)),
+            "impossible (a value outside [0, 1], or a pair: Hamming score below exact match)": self.impossible(),
             "printed differently in two tables": len(self.cells(PRINTED_DIFFERENTLY)),
             "below at least one trivial baseline": len(self.cells(BELOW_BASELINE)),
             **{f"below the {name} baseline": int((below["baseline"] == name).sum()) for name in self.baselines},
@@ -261,6 +261,10 @@ class Audit:
         }
         return pd.Series(counts, dtype=int)
 
+    def impossible(self) -> int:
+        """How many impossibilities: a value outside [0, 1], and a pair of a Hamming score below its exact match."""
+        return len(self.cells(OUTSIDE)) + self._groups(HAMMING_BELOW_EXACT, RUN_KEY)
+
     def contradicted(self) -> pd.DataFrame:
         """The checked sentences that the paper's own tables contradict."""
         return self.statements[self.statements["verdict"] == CONTRADICTED]
@@ -268,31 +272,31 @@ class Audit:
     def _groups(self, kind: str, by: list) -> int:
         return len(self.marks[self.marks["kind"] == kind].drop_duplicates(by))
 
-    def explanation(self, key: tuple, ours: float, tolerance: float) -> str:
-        """The finding that explains our value differing from the paper's at ``key`` (table, metric,
-        dataset, method), or "".
+    def _run(self, key: tuple) -> pd.DataFrame:
+        """The marks of the run (table, dataset, method) of the value at ``key``."""
+        return self.marks[(self.marks[RUN_KEY] == [key[0], key[2], key[3]]).all(axis=1)]
 
-        A value's own impossibility, failed run or place below a baseline explains any difference;
-        a second print explains it when ours is within ``tolerance`` of that print; a finding on the
-        same run's other metric explains it when it is an impossibility, a failed run or a place
-        below a baseline by more than ``tolerance``.
-        """
-        marks = self.marks
-        table, metric, dataset, method = key
-        run = marks[(marks["table"] == table) & (marks["dataset"] == dataset) & (marks["method"] == method)]
-        own = run[run["metric"] == metric]
-        decisive = own[own["kind"] != PRINTED_DIFFERENTLY]
+    def explanation(self, key: tuple, ours: float, tolerance: float) -> str:
+        """What about the value at ``key`` itself explains ours differing: outside [0, 1], a failed run, below a
+        baseline, a second print ours is within ``tolerance`` of ("" if none; an impossible pair is :meth:`context`)."""
+        own = self._run(key)
+        own = own[own["metric"] == key[1]]
+        decisive = own[~own["kind"].isin((PRINTED_DIFFERENTLY, HAMMING_BELOW_EXACT))]
         if not decisive.empty:
             return "; ".join(dict.fromkeys(decisive["statement"]))
         close = own[(own["kind"] == PRINTED_DIFFERENTLY) & ((own["other"] - ours).abs() <= tolerance)]
         if not close.empty:
             return f"{close['statement'].iloc[0]}; ours is within {tolerance} of {_printed(close['other'].iloc[0])}"
-        others = run[(run["metric"] != metric) & (run["kind"] != PRINTED_DIFFERENTLY)]
-        others = others[(others["kind"] != BELOW_BASELINE) | (others["gap"] > tolerance)]
-        if not others.empty:
-            first = others.iloc[0]
-            return f"the same run's {METRIC_NAMES[first['metric']]} {_printed(first['paper'])}: {first['statement']}"
         return ""
+
+    def context(self, key: tuple) -> str:
+        """The findings on the value's run that are not about the value: its impossible pair, the other metric's."""
+        run, metric = self._run(key), key[1]
+        pair = run[(run["metric"] == metric) & (run["kind"] == HAMMING_BELOW_EXACT)]
+        others = run[(run["metric"] != metric) & ~run["kind"].isin((PRINTED_DIFFERENTLY, HAMMING_BELOW_EXACT))]
+        found = [f"{statement} (which of the two is wrong is not known)" for statement in pair["statement"][:1]]
+        return "; ".join(found + [f"the same run's {METRIC_NAMES[row.metric]} {_printed(row.paper)}: {row.statement}"
+                                  for row in others.drop_duplicates("statement").itertuples()])
 
 
 def audit_paper(reference: pd.DataFrame, baselines: pd.DataFrame, statements: tuple | list = ()) -> Audit:

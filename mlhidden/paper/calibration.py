@@ -111,7 +111,13 @@ def _no_gap_on_paper(runs: StoredRuns, sub: SubClaim) -> str:
     return "it compares our numbers with the paper's, which on the paper's own are equal by construction"
 
 
-CALIBRATED_EXTRACTORS: Mapping[str, Extractor] = {"paper_gap": _no_gap_on_paper, "chain_accuracy": _chain_on_paper}
+def _no_label_accuracy_on_paper(runs: StoredRuns, sub: SubClaim) -> str:
+    return "the paper prints no per-label accuracy of these labels"
+
+
+CALIBRATED_EXTRACTORS: Mapping[str, Extractor] = {
+    "paper_gap": _no_gap_on_paper, "chain_accuracy": _chain_on_paper, "label_accuracy": _no_label_accuracy_on_paper,
+}
 """Each of :data:`~mlhidden.paper.claim_evidence.EXTRACTORS` on the paper's own numbers."""
 
 

@@ -1,8 +1,9 @@
 """The paper's evidence that a store row does not hold, named in configs/claims.yaml.
 
 Extractors (:data:`EXTRACTORS`) give the general claims checker (:mod:`mlhidden.claims.check`) a
-frame of dataset, method, split and value: our values minus the paper's printed ones, and the
-per-label accuracies along a chain from the refits. Notes (:data:`NOTES`) put a claim next to the
+frame of dataset, method, split and value: our values minus the paper's printed ones, the
+per-label accuracies along a chain from the refits, and named labels' accuracies from the stored
+predictions (for positive controls). Notes (:data:`NOTES`) put a claim next to the
 paper's own numbers: our data against the paper's, the paper's time ratios, the paper's values
 that a trivial baseline beats. Every size and reading stays in the claims file. Any claims file may
 use them; ``params`` or a claim they cannot serve is a UserError without a path, which the checker
@@ -19,6 +20,7 @@ from mlhidden.claims import ClaimSpec, StoredRuns, SubClaim, statistic
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
 from mlhidden.report import METRICS
+from mlhidden.runs import KEY_FIELDS, ResultStore, load_dataset_spec
 from mlhidden.yaml_lines import failure_at, refuse_unknown_keys
 
 SUMMARIES = ("rise", "mean")
@@ -91,6 +93,52 @@ def chain_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
     return pd.DataFrame(rows)
 
 
+def _label_positions(runs: StoredRuns, run: str, labels: list[str], datasets: set[str]) -> dict[str, list[int]]:
+    """Dataset -> the positions of ``labels`` among its labels, as its file names them (a UserError for one missing)."""
+    positions = {}
+    for spec in runs.record(run).datasets:
+        if spec.table_name not in datasets:
+            continue
+        names = list(load_dataset_spec(spec).label_names)
+        lacking = [label for label in labels if label not in names]
+        if lacking:
+            raise UserError(f"{spec.table_name} has no label {lacking[0]!r}",
+                            hint=f"{did_you_mean(lacking[0], names)}its labels: {', '.join(names)}")
+        positions[spec.table_name] = [names.index(label) for label in labels]
+    return positions
+
+
+def label_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
+    """Per method and split, the lowest per-label accuracy among ``params.labels`` (label names), from the stored
+    test predictions.
+
+    "BR learns OR and AND" is about each of the two: it holds when the weaker one is learnt, so the
+    statistic is the lower of their accuracies on each split. The predictions are in the dataset's label
+    order whatever order a split fitted the labels in.
+    """
+    _refuse_unknown_params(sub, ("labels",))
+    labels = sub.params.get("labels")
+    if not isinstance(labels, list) or not labels or not all(isinstance(label, str) for label in labels):
+        raise UserError("needs params: {labels: [NAME, ...]}, label names of the dataset")
+    run = str(sub.run)
+    units = runs.ok_units(run)
+    chosen = set(sub.datasets.names) if sub.datasets.names else set(units["dataset"])
+    positions = _label_positions(runs, run, labels, chosen)
+    where = {key: (row.dataset, row.method, row.split) for key, row in
+             zip(zip(*(units[c] for c in KEY_FIELDS)), units.itertuples()) if row.dataset in positions}
+    rows = []
+    with ResultStore(runs.paths[run], create=False) as store:
+        for key, predictions in store.iter_predictions():
+            if key in where:
+                dataset, method, split = where[key]
+                columns = positions[dataset]
+                right = predictions.truth[:, columns] == predictions.predicted[:, columns]
+                rows.append({"dataset": dataset, "method": method, "split": split, "value": float(right.mean(0).min())})
+    if not rows:
+        return f"run '{run}' has no stored predictions on {', '.join(sorted(chosen))}"
+    return pd.DataFrame(rows)
+
+
 def synthetic_data_differ(runs: StoredRuns, spec: ClaimSpec) -> str:
     """Our BR's exact match on each kind of synthetic data next to the paper's (Table 4)."""
     if runs["synthetic"] is None:
@@ -152,7 +200,7 @@ def medical_chain_baseline(runs: StoredRuns, spec: ClaimSpec) -> str:
             f"(AllZero's per-label accuracy {baseline:.3f} in our paper run): the sizes claimed rest on these values.")
 
 
-EXTRACTORS = {"paper_gap": paper_gap, "chain_accuracy": chain_accuracy}
+EXTRACTORS = {"paper_gap": paper_gap, "chain_accuracy": chain_accuracy, "label_accuracy": label_accuracy}
 """Extractors configs/claims.yaml may name."""
 NOTES = {
     "synthetic_data_differ": synthetic_data_differ,

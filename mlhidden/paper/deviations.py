@@ -8,10 +8,11 @@ errors from our mean, so no "within two standard errors" category is kept.
 The categories, tried in this order (the first that applies is the cell's):
 
 1. **paper's value defective**: the audit of the paper's numbers (:mod:`mlhidden.paper.audit`)
-   found a defect that explains the difference: the value is impossible, below a trivial
-   baseline (:func:`trivial_baselines`), part of a failed run, printed elsewhere with a value
-   ours is close to, or its run's other metric is impossible or below a baseline by more than
-   DEVIATION;
+   found a defect of the value itself that explains the difference: it is outside [0, 1], below a
+   trivial baseline (:func:`trivial_baselines`), part of a failed run, or printed elsewhere with a
+   value ours is close to. An impossible pair (a Hamming score below its exact match) does not say
+   which of its two values is wrong, and a finding on the run's other metric is about that value:
+   both are noted in the evidence, and the cell goes on down the list;
 2. **dataset version**: a measured difference between our file and the paper's table of
    datasets: N, L or D off by more than 5 %, or the label cardinality by more than 0.05. Every
    method scoring lower on a dataset is not such evidence (a weaker base learner does that too):
@@ -292,6 +293,9 @@ def diagnose(comparisons: pd.DataFrame, settings_cells: dict, audit: Audit, mism
             category, why = UNEXPLAINED, _band_evidence(names, off.loc[index], settings)
         if shift and category != DEFECTIVE:
             why += f"; {shift} (no file difference measured)"
+        context = audit.context(key)
+        if context and category != DEFECTIVE:
+            why += f"; the paper's run: {context}"
         rows.append([*key, row.ours, row.paper, *band.loc[index], category, why])
     return pd.DataFrame(rows, columns=[*CELL_KEY, "ours", "paper", *WITHIN_COLUMNS, "category", "evidence"])
 

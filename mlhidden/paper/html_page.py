@@ -2,7 +2,7 @@
 
 It is the general results page (:mod:`mlhidden.report.html`) of the paper run with the study's
 sections put first: the claims, then ours against the paper's for every compared cell, then
-every section of REPORT.md rendered from its text (:mod:`mlhidden.report.markdown_html`). When the
+every section of REPORT.md rendered from its text (:mod:`mlhidden.report.markdown_pages`). When the
 sensitivity study has finished settings, each is one view of the page and a selector switches
 the claims, the comparisons, the tables and the plots to that setting at once.
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.claims import TIME_CONVENTION
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.claim_terms import DEVIATION
@@ -89,7 +90,7 @@ def _claims_section(claims: list) -> HtmlSection:
             f"{esc(c.verdict)}</span></span>"
             for c in claims
         )
-        + ".</p>"
+        + f".</p><p>{esc(TIME_CONVENTION)}</p>"
         + _claims_table([
             (c.key, c.statement, c.verdict, "; ".join(filter(None, [c.deciding, c.calibrated])), c.evidence)
             for c in claims

@@ -18,7 +18,7 @@ import pandas as pd
 
 from mlhidden.claims import CALIBRATION_BASIS, CANNOT_CONFIRM
 from mlhidden.escaping import markdown_escape
-from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
+from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, PRINTED_DIFFERENTLY, RUN_KEY, Audit
 from mlhidden.paper.claim_terms import DEVIATION, plain_latex
 from mlhidden.paper.sensitivity_section import ROBUST
 from mlhidden.report import pipe_table
@@ -189,7 +189,7 @@ def audit_line(audit: Audit) -> str:
     )
     return (
         f"[Audit of the paper's numbers](#audit-of-the-papers-numbers): of its {len(audit.values)} printed scores, "
-        f"{len(audit.cells(*IMPOSSIBLE_KINDS))} are impossible, {len(audit.cells(PRINTED_DIFFERENTLY))} printed "
+        f"{audit.impossible()} impossible (a pair counted once), {len(audit.cells(PRINTED_DIFFERENTLY))} printed "
         f"differently in two tables and {len(audit.cells(BELOW_BASELINE))} below a trivial baseline "
         f"({failed} rows look like failed runs){words}.\n"
     )

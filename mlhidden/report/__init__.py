@@ -42,8 +42,8 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.report.html import scroll_box as scroll_box
     from mlhidden.report.html import sortable_table as sortable_table
     from mlhidden.report.html_plots import agreement_svg as agreement_svg
-    from mlhidden.report.markdown_html import markdown_html as markdown_html
-    from mlhidden.report.markdown_html import split_sections as split_sections
+    from mlhidden.report.markdown_pages import markdown_html as markdown_html
+    from mlhidden.report.markdown_pages import split_sections as split_sections
     from mlhidden.report.prose import wrap_prose as wrap_prose
     from mlhidden.report.ranked_methods import unranked_methods as unranked_methods
     from mlhidden.report.run_outputs import report_runs as report_runs
@@ -92,8 +92,8 @@ __getattr__, __all__ = lazy_names(__name__, {
     "scroll_box": "mlhidden.report.html",
     "sortable_table": "mlhidden.report.html",
     "agreement_svg": "mlhidden.report.html_plots",
-    "markdown_html": "mlhidden.report.markdown_html",
-    "split_sections": "mlhidden.report.markdown_html",
+    "markdown_html": "mlhidden.report.markdown_pages",
+    "split_sections": "mlhidden.report.markdown_pages",
     "wrap_prose": "mlhidden.report.prose",
     "unranked_methods": "mlhidden.report.ranked_methods",
     "report_runs": "mlhidden.report.run_outputs",

@@ -25,7 +25,7 @@ from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines, table_title
 from mlhidden.report.html_assets import CSS, JS
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
-from mlhidden.report.markdown_html import markdown_html
+from mlhidden.report.markdown_pages import markdown_html
 from mlhidden.report.significance_output import splits_markdown, statistics_reports, stored_test_train_ratios
 from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked

@@ -18,9 +18,10 @@ function that names a verdict:
   (after Holm's correction where there are several);
 - "inconclusive": anything else.
 
-A comparison made of parts (one per dataset, or one per method against a control) and a claim made
-of several sub-claims combine the same way (:func:`combine`): holds when every one holds, does not
-hold when any does not, no practical difference when every one is one.
+A comparison made of parts (one per dataset, or one per method against a control) combines them
+(:func:`combine`): holds when every one holds, does not hold when any does not, no practical
+difference when every one is one. A claim is decided on its core sub-claims by :func:`claim_verdict`,
+whose refutation is family-wise controlled (:func:`adjusted`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ CONFIDENCE = 1 - ALPHA
 HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED = "holds", "does not hold", "inconclusive", "not evaluated"
 NO_DIFFERENCE = "no practical difference"
 VERDICTS = (HOLDS, FAILS, NO_DIFFERENCE, INCONCLUSIVE)
+NOT_TESTABLE = "not testable under this setting"
+"""A sub-claim whose run fails a positive control that covers it; a claim whose core sub-claims all are (or are
+not evaluated). Never a verdict on the claim's words: the setting cannot show what they are about."""
+HOLM, BONFERRONI, NO_CORRECTION = "holm", "bonferroni", "none"
+MULTIPLICITY = (HOLM, BONFERRONI, NO_CORRECTION)
+"""How a claim's refutation is controlled across its core sub-claims (:func:`adjusted`)."""
 RULE = (
     f"A sub-claim holds when its effect goes the claimed way significantly at α = {ALPHA}; it does not hold when "
     f"the opposite way is significant or its {CONFIDENCE:.0%} interval excludes the size the claim states; it is "
@@ -48,7 +55,9 @@ RULE = (
     "unit of replication: random splits of one dataset, the corrected resampled t-test (Nadeau & Bengio); "
     "datasets, Wilcoxon signed rank over per-dataset means; datasets x splits, one corrected test per dataset, "
     "Holm-corrected, with the interval clustered by dataset; average ranks, Friedman then each method against the "
-    "control (Holm, Demšar 2006). A claim holds when every sub-claim holds and does not hold when any does not. "
+    "control (Holm, Demšar 2006). A claim is decided on its core sub-claims: it holds when every one holds, and does "
+    "not hold when a refutation p adjusted across them (Holm unless the claims file says otherwise) is at most "
+    f"{ALPHA}; a sub-claim whose setting fails a positive control covering it is not testable under this setting. "
     "The deciding statistic is the comparison that decided: effect [interval], the claim's size and how its "
     "wording is read, test, p, n."
 )
@@ -139,15 +148,36 @@ class Comparison:
             return "∞" if value > 0 else "−∞"
         return f"{math.exp(value):.2f}x" if self.ratio else f"{value:+.3f}"
 
+    @property
+    def decider(self) -> Comparison:
+        """The comparison whose test decides this one: the deciding part (:func:`deciding`), or itself."""
+        return deciding(self.parts) if self.parts else self
+
     def estimate(self) -> str:
-        """The effect and its interval: "+0.175 [-0.159, +0.509]"."""
+        """The effect and the interval of the test that decides it: "+0.175 [-0.159, +0.509]".
+
+        A comparison of parts shows its summary effect, then the deciding part's own effect and interval:
+        a summary interval (clustered by dataset, say) is not what any of its tests decided on.
+        """
+        if self.parts:
+            return f"{self._shown(self.effect)}; {self.decider.label} {self.decider.estimate()}"
         interval = "" if math.isnan(self.low) else f" [{self._shown(self.low)}, {self._shown(self.high)}]"
         return self._shown(self.effect) + interval
 
     def describe(self) -> str:
-        """The deciding statistic in one line: effect [interval], test, p, n."""
-        p_value = self.p_claimed if self.p_claimed <= self.p_opposite else self.p_opposite
-        side = "claimed side" if self.p_claimed <= self.p_opposite else "opposite side"
+        """The deciding statistic in one line: effect [interval], test, p, n, each of the test that decided.
+
+        With parts, the interval, p and n are the deciding part's, never one part's p beside another's effect.
+        """
+        decider = self.decider
+        verdict = decider.verdict
+        p_value, side = (
+            (decider.p_claimed, "claimed side") if verdict == HOLDS
+            else (decider.p_equivalent, "equivalence") if verdict == NO_DIFFERENCE
+            else (decider.p_opposite, "opposite side") if verdict == FAILS
+            else (min(decider.p_claimed, decider.p_opposite), "weakest part" if self.parts else
+                  "claimed side" if decider.p_claimed <= decider.p_opposite else "opposite side")
+        )
         size = ""
         if self.claimed is not None:
             low, high = self.claimed
@@ -156,20 +186,13 @@ class Comparison:
                 else f"; claimed below {self._shown(high)}" if math.isinf(low)
                 else f"; claimed {self._shown(low)} to {self._shown(high)}"
             )
-        if self.verdict == NO_DIFFERENCE:
-            side, p_value = "equivalence", self.p_equivalent
         reading = f" ({self.reading})" if self.reading else ""
         parts = ""
         if self.parts:
             parts = "; " + ", ".join(f"{part.label} {part._shown(part.effect)}" for part in self.parts)
-            decided_by = deciding(self.parts)
-            p_value, side = (decided_by.p_claimed, "claimed side") if decided_by.verdict == HOLDS else (
-                (decided_by.p_equivalent, "equivalence") if decided_by.verdict == NO_DIFFERENCE
-                else (decided_by.p_opposite, "opposite side") if decided_by.verdict == FAILS
-                else (min(decided_by.p_claimed, decided_by.p_opposite), "weakest part"))
         return (
             f"{self.label}: {self.estimate()}{size}, {self.test} p = {format_p(p_value)} "
-            f"({side}, n = {self.n} {self.unit}){reading}{parts}"
+            f"({side}, n = {decider.n} {decider.unit}){reading}{parts}"
         )
 
 
@@ -213,7 +236,7 @@ def deciding(comparisons: Iterable[Comparison]) -> Comparison:
     if failing:
         return min(failing, key=lambda c: (not c.size_excluded(), c.p_opposite))
     open_ones = [c for c in comparisons if c.verdict in (INCONCLUSIVE, NO_DIFFERENCE)] or comparisons
-    return max(open_ones, key=lambda c: c.p_claimed)
+    return max(open_ones, key=lambda c: (c.p_claimed, -c.p_opposite))  # a tie: the one nearest refutation
 
 
 def holm(p_values: ArrayLike) -> np.ndarray:
@@ -231,6 +254,40 @@ def holm(p_values: ArrayLike) -> np.ndarray:
     steps = p_values[order] * (m - np.arange(m))
     adjusted[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
     return adjusted
+
+
+def adjusted(p_values: ArrayLike, method: str) -> np.ndarray:
+    """``p_values`` adjusted for their family by ``method`` of :data:`MULTIPLICITY`; NaNs (no test) stay NaN
+    and do not count in the family's size."""
+    p_values = np.asarray(p_values, dtype=float)
+    if method == HOLM:
+        return holm(p_values)
+    if method == BONFERRONI:
+        return np.minimum(p_values * int((~np.isnan(p_values)).sum()), 1.0)
+    if method == NO_CORRECTION:
+        return p_values
+    raise ValueError(f"unknown multiplicity method {method!r}: one of {', '.join(MULTIPLICITY)}")
+
+
+def claim_verdict(verdicts: Sequence[str], refutation_p: ArrayLike, alpha: float = ALPHA) -> str:
+    """A claim's verdict from its core sub-claims' ``verdicts`` and their refutation p-values (each sub-claim's
+    ``p_opposite``) already adjusted across them (:func:`adjusted`; NaN where not evaluated).
+
+    Confirmation is an intersection-union test (every evaluated core sub-claim holds: no correction
+    needed); refutation rejects a union of hypotheses, so it needs a family-wise controlled p at most
+    ``alpha``. A sub-claim alone at p = 0.034 among three refutes nothing under Holm.
+    """
+    refutation = np.asarray(refutation_p, dtype=float)
+    decided = [v for v in verdicts if v not in (NOT_EVALUATED, NOT_TESTABLE)]
+    if not decided:
+        return NOT_TESTABLE if NOT_TESTABLE in verdicts else NOT_EVALUATED
+    if all(v == HOLDS for v in decided):
+        return HOLDS
+    if bool((refutation[~np.isnan(refutation)] <= alpha).any()):
+        return FAILS
+    if all(v == NO_DIFFERENCE for v in decided):
+        return NO_DIFFERENCE
+    return INCONCLUSIVE
 
 
 def nemenyi_q(k: int, alpha: float = ALPHA) -> float:

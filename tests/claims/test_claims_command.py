@@ -44,7 +44,7 @@ def test_claims_runs_from_an_empty_folder_on_a_users_run(user_run, tmp_path, mon
     assert list(rows["unit"]) == ["splits", "splits"] and list(rows["n"]) == [4, 4]
     assert rows.loc[1, "test"] == "corrected resampled t" and rows.loc[1, "ratio"]
     for row in rows.itertuples():
-        assert f"  {row.subclaim}  {row.verdict}: {row.says}" in result.output
+        assert f"  {row.subclaim}  {row.role}  {row.verdict}: {row.says}" in result.output
         assert row.deciding in result.output
     document = json.loads((tmp_path / "claims.json").read_text())
     assert [c["claim"] for c in document] == ["A", "B"]

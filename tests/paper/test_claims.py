@@ -11,6 +11,7 @@ import pytest
 
 import mlhidden
 from mlhidden.claims.check import ClaimResult, SubClaimResult
+from mlhidden.claims.runs import TIME_CONVENTION
 from mlhidden.claims.spec import read_claims
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.paper.claims import claims_path, paper_claims
@@ -62,7 +63,7 @@ def test_the_shipped_file_declares_alternative_readings_each_with_its_words():
 
 def test_the_claims_file_is_shipped_and_reads_with_the_paper_extractors_only():
     assert claims_path().is_file()
-    with pytest.raises(mlhidden.errors.UserError, match="unknown extractor 'paper_gap'"):
+    with pytest.raises(mlhidden.errors.UserError, match="unknown extractor 'label_accuracy'"):  # K1's, read first
         read_claims(claims_path(), extractors=[], notes=list(NOTES))
     assert read_claims(claims_path(), extractors=list(EXTRACTORS), notes=list(NOTES))
 
@@ -100,3 +101,21 @@ def test_the_pages_our_numbers_column_holds_a_sub_claims_numbers_and_its_unit_st
     cells = re.findall(r"<td class='text note'>(.*?)</td>", _claims_section([result]).body)
     assert cells[-1] == "+0.175 [-0.159, +0.509], n = 10 splits of Music"
     assert cells[-2].startswith(f"unit: {sub.unit}; BR, exact_match: +0.175 [-0.159, +0.509]")
+
+
+def test_the_pages_claims_section_states_the_time_convention_of_time_sub_claims():
+    spec = paper_claims()[0]
+    result = ClaimResult(spec, "inconclusive", (SubClaimResult(spec.subclaims[0], "not evaluated", why="none"),))
+    body = _claims_section([result]).body
+    assert "own work plus the fits it reused from another method" in TIME_CONVENTION
+    assert TIME_CONVENTION.split("'")[0] in body and "the time tables show each method&#x27;s own work." in body
+
+
+def test_the_papers_file_declares_its_positive_controls_and_still_reads():
+    controls = paper_claims()[0].controls
+    assert [(c.id, c.run) for c in controls][:1] == [("K1", "logical")]
+    assert controls[0].extractor == "label_accuracy" and controls[0].params == {"labels": ["OR", "AND"]}
+    medical = [c for c in controls if c.run == "paper"]
+    assert medical and all(c.datasets.names == ("Medical",) and c.sides[1] == ("AllZero",) for c in medical)
+    assert {c.sides[0][0] for c in medical} == set(paper_claims()[2].subclaims[0].ranked) - {"AllZero"}
+    assert all(sub.role in ("core", "supporting") for claim in paper_claims() for sub in claim.subclaims)

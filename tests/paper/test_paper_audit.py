@@ -97,23 +97,36 @@ def test_each_kind_of_defect_is_found_and_a_clean_value_is_not():
     assert ("scalability", "time_seconds", "D", "Clean") not in said.index  # times are not scores
     counts = audit.counts()
     assert counts["printed scores audited"] == 16 and counts["of them on data with trivial baselines measured"] == 15
-    assert counts["impossible (outside [0, 1], or Hamming score below exact match)"] == 3
+    assert counts["impossible (a value outside [0, 1], or a pair: Hamming score below exact match)"] == 2  # one pair
     assert counts["printed differently in two tables"] == 2
     assert counts["below at least one trivial baseline"] == 6
     assert counts["below the all-zero baseline"] == 4 and counts["below the most frequent label set baseline"] == 5
     assert counts.filter(like="failed-run rows").item() == 1 and counts.filter(like="failed-run columns").item() == 1
 
 
-def test_a_defect_explains_a_deviation_only_when_it_bears_on_it():
+def test_a_defect_explains_a_deviation_only_when_it_is_about_the_value_itself():
     audit = audit_paper(HAND_MADE, HAND_BASELINES)
-    assert "impossible" in audit.explanation(("results", EM, "D", "Impossible"), 0.90, 0.05)
+    assert "below the all-zero baseline" in audit.explanation(("results", HS, "D", "Impossible"), 0.95, 0.05)
+    assert "outside [0, 1]" in audit.explanation(("results", EM, "D", "Outside"), 0.90, 0.05)
     assert "within 0.05 of 0.35" in audit.explanation(("results", EM, "D", "Twice"), 0.38, 0.05)
     assert audit.explanation(("results", EM, "D", "Twice"), 0.60, 0.05) == ""  # far from either print
-    assert audit.explanation(("results", EM, "D", "Broken"), 0.70, 0.05) == (
-        "the same run's Hamming score 0.70: below the all-zero baseline (0.902) by 0.202"
+    # An impossible pair does not say which of its values is wrong; the run's other metric is another value.
+    assert audit.explanation(("results", EM, "D", "Impossible"), 0.90, 0.05) == ""
+    assert "(which of the two is wrong is not known)" in audit.context(("results", EM, "D", "Impossible"))
+    assert audit.explanation(("results", EM, "D", "Broken"), 0.70, 0.05) == ""
+    assert audit.context(("results", EM, "D", "Broken")).startswith(
+        "the same run's Hamming score 0.70: below the all-zero baseline (0.902) by 0.202; "
     )
-    assert audit.explanation(("results", EM, "D", "Slight"), 0.70, 0.05) == ""  # its run is below by 0.012 only
     assert audit.explanation(("results", EM, "D", "Clean"), 0.90, 0.05) == ""
+
+
+def test_logical_mlps_exact_match_is_not_called_defective_through_its_pair_alone():
+    """The paper's 0.83 exact match is plausible (ours is 1.00); its Hamming score 0.06 is below every baseline."""
+    audit = audit_paper(reference_results(), committed_baselines())
+    assert audit.explanation(("results", EM, "Logical", "MLP"), 1.0, 0.05) == ""
+    assert "below the" in audit.explanation(("results", HS, "Logical", "MLP"), 1.0, 0.05)
+    assert audit.context(("results", EM, "Logical", "MLP")).startswith(
+        "Hamming score 0.06 below exact match 0.83: impossible (which of the two is wrong is not known)")
 
 
 def committed_baselines() -> pd.DataFrame:
@@ -142,7 +155,7 @@ def test_the_papers_own_tables_audited():
     assert not audit.marks[audit.marks["kind"] == BELOW_BASELINE]["statement"].str.contains("impossible").any()
     counts = audit.counts()
     assert counts["printed scores audited"] == 242 and counts["of them on data with trivial baselines measured"] == 196
-    assert counts["impossible (outside [0, 1], or Hamming score below exact match)"] == 4
+    assert audit.impossible() == 2  # Logical's and Enron's MLP pairs: 4 values, 2 impossibilities
     assert counts["printed differently in two tables"] == 4
     assert counts["below at least one trivial baseline"] == 38
     assert counts["below the all-zero baseline"] == 33 and counts["below the per-label majority baseline"] == 33

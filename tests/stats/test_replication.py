@@ -20,7 +20,7 @@ from mlhidden.stats.replication import (
     by_unit,
     compare,
 )
-from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE
+from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, format_p
 
 
 def splits_of(values: dict) -> pd.Series:
@@ -126,3 +126,32 @@ def test_per_dataset_is_a_wilcoxon_test_against_each_other_method_with_holm():
     worst = against_control_per_dataset("mid last", scores, "mid", ["best"], better=False)
     assert worst.verdict == HOLDS and worst.effect == pytest.approx(float(gains.mean()))
     assert against_control_per_dataset("mid first", scores, "mid", ["best", "near"]).verdict == FAILS
+
+
+def test_a_ranks_statistic_prints_the_p_of_the_gap_it_shows():
+    """Three methods rank above the control, one far: the gap shown is the weakest one's, and so is its p (not a
+    p of 1 that belongs to another method's gap)."""
+    rng = np.random.default_rng(3)
+    datasets = [f"d{i}" for i in range(10)]
+    scores = pd.DataFrame({"ctl": 0.5, "near": 0.52, "mid": 0.55, "far": 0.6, "low": 0.1}, index=datasets)
+    scores += 0.06 * rng.standard_normal(scores.shape)
+    best = against_control("ctl first", scores, "ctl", ["near", "mid", "far", "low"])
+    weakest = min(best.parts, key=lambda part: part.effect)
+    assert weakest.label == "ctl above far" and best.effect == weakest.effect
+    assert best.verdict == INCONCLUSIVE and weakest.p_opposite < 1
+    shown = best.describe()
+    assert f"ctl above far {weakest.estimate()}" in shown
+    assert f"p = {format_p(weakest.p_opposite)} (weakest part" in shown, shown
+
+
+def test_a_pooled_statistic_prints_the_interval_of_the_dataset_that_decided():
+    values = {"A": [2.0 + 0.01 * i for i in range(10)], "B": [15.0 + 0.1 * i for i in range(10)]}
+    about_twice = Target(math.log(1.5), math.log(3.0), stated=True, ratio=True)
+    pooled = by_unit("x", np.log(splits_of(values)), POOLED, about_twice, 0.4 / 0.6)
+    failing = pooled.parts[1]
+    assert pooled.verdict == FAILS and pooled.decider is failing
+    shown = pooled.describe()
+    assert f"; B {failing.estimate()}; claimed 1.50x to 3.00x" in shown
+    assert f"p = {format_p(failing.p_opposite)} (opposite side, n = 10 splits)" in shown
+    clustered = f"[{math.exp(pooled.low):.2f}x, {math.exp(pooled.high):.2f}x]"
+    assert clustered not in shown and clustered not in pooled.estimate()

@@ -6,12 +6,25 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy import stats
 
 from mlhidden.paper.sections import comparison_row, flag_counts
 from mlhidden.report.csv_files import write_csv
 from mlhidden.stats.replication import DATASETS, Target, compare
-from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, t_interval
+from mlhidden.stats.uncertainty import (
+    BONFERRONI,
+    FAILS,
+    HOLDS,
+    HOLM,
+    INCONCLUSIVE,
+    NO_CORRECTION,
+    NOT_EVALUATED,
+    NOT_TESTABLE,
+    adjusted,
+    claim_verdict,
+    t_interval,
+)
 
 OLD_COLUMNS = ["dataset", "status", "BR", "BR std", "BR rank", "BR n_splits", "BR n_failed", "BR n_warned"]
 
@@ -74,3 +87,15 @@ def test_the_rule_needs_significance_for_holds_and_a_contradiction_for_does_not_
     assert compare("x", np.linspace(0.01, 0.02, 10), DATASETS, Target(0.05, 0.07, stated=True)).verdict == FAILS
     assert compare("x", np.linspace(-0.01, 0.01, 10), DATASETS, Target(-0.05, 0.05, stated=True)).verdict == HOLDS
     assert compare("x", np.linspace(0.2, 0.3, 10), DATASETS, Target(-0.05, 0.05, stated=True)).verdict == FAILS
+
+
+def test_a_claims_refutation_is_family_wise_and_its_confirmation_an_intersection_union_test():
+    verdicts, p_opposite = [FAILS, INCONCLUSIVE, INCONCLUSIVE], [0.034, 0.6, 0.9]
+    assert adjusted(p_opposite, HOLM) == pytest.approx([0.102, 1.0, 1.0])
+    assert adjusted(p_opposite, BONFERRONI) == pytest.approx([0.102, 1.0, 1.0])
+    assert claim_verdict(verdicts, adjusted(p_opposite, HOLM)) == INCONCLUSIVE
+    assert claim_verdict(verdicts, adjusted(p_opposite, NO_CORRECTION)) == FAILS
+    assert claim_verdict([HOLDS, HOLDS], adjusted([0.9, 0.95], HOLM)) == HOLDS
+    assert math.isnan(adjusted([0.01, math.nan], BONFERRONI)[1]) and adjusted([0.01, math.nan], BONFERRONI)[0] == 0.01
+    assert claim_verdict([NOT_TESTABLE, NOT_EVALUATED], [math.nan, math.nan]) == NOT_TESTABLE
+    assert claim_verdict([NOT_EVALUATED], [math.nan]) == NOT_EVALUATED
