@@ -8,7 +8,7 @@ from mlhidden.lazy_exports import lazy_names
 __getattr__, __all__ = lazy_names(__name__, {
     "ClaimResult": "mlhidden.claims.check",
     "check_claims": "mlhidden.claims.check",
-    "write_outputs": "mlhidden.claims.output",
+    "write_outputs": "mlhidden.claims.result_files",
     "StoredRuns": "mlhidden.claims.runs",
     "read_claims": "mlhidden.claims.spec",
 })

@@ -36,7 +36,7 @@ from mlhidden.experiment.eta import machine_slowdown
 from mlhidden.io import write_text
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.html_page import index_html_job
-from mlhidden.paper.output_jobs import FINISH_SECONDS, STEP_SECONDS, Job, run_jobs, step_times
+from mlhidden.paper.parallel_jobs import FINISH_SECONDS, STEP_SECONDS, Job, run_jobs, step_times
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -253,13 +253,13 @@ def _run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]
 
 def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None, on_step=None) -> list:
     """What :func:`reproduce` writes after its last unit, its pieces computed on ``n_jobs`` workers
-    (:func:`~mlhidden.paper.output_jobs.run_jobs`): the refits first, since the report reads them;
+    (:func:`~mlhidden.paper.parallel_jobs.run_jobs`): the refits first, since the report reads them;
     then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
 
     ``on_step(done, total, reached, upto)`` is called as each piece is done: the refits' calls, reading
     the runs for the report, the report's claims and sections, the page's views, each run's tables and
     each job's finish; ``reached`` is the share of the phase's expected time gone when that step ends,
-    ``upto`` when the next one does (:func:`~mlhidden.paper.output_jobs.step_times`: the steps are
+    ``upto`` when the next one does (:func:`~mlhidden.paper.parallel_jobs.step_times`: the steps are
     weighed by their kinds). Until the runs are read, the report's pieces count as two steps a job and
     weigh what the quick report's did.
 

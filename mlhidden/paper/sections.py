@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.paper.claim_terms import DEVIATION, missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
+from mlhidden.paper.wording import DEVIATION, missing_run
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.figures import plot_sweep
 from mlhidden.report.formats import (
@@ -33,8 +33,8 @@ from mlhidden.report.formats import (
 )
 from mlhidden.report.html import esc, number, scroll_box
 from mlhidden.report.markdown_html import markdown_html
-from mlhidden.report.significance_output import markdown_with_diagram
 from mlhidden.report.significance_tests import significance_report
+from mlhidden.report.statistics_files import markdown_with_diagram
 from mlhidden.report.tables import METRICS, metric_table
 from mlhidden.runs.status import OK
 

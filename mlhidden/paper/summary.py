@@ -17,8 +17,8 @@ from collections import Counter
 import pandas as pd
 
 from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, IMPOSSIBLE_KINDS, PRINTED_DIFFERENTLY, RUN_KEY, Audit
-from mlhidden.paper.claim_terms import DEVIATION, plain_latex
 from mlhidden.paper.sensitivity_section import ROBUST
+from mlhidden.paper.wording import DEVIATION, plain_latex
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
 from mlhidden.stats.uncertainty import NOT_EVALUATED, VERDICTS

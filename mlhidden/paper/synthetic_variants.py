@@ -12,10 +12,10 @@ import dataclasses
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult
-from mlhidden.paper.claim_terms import missing_run
 from mlhidden.paper.claims import checker, paper_claims
 from mlhidden.paper.evidence import Runs, synthetic_table
 from mlhidden.paper.sensitivity_section import closing_verdict, complex_gain
+from mlhidden.paper.wording import missing_run
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.formats import pipe_table
 from mlhidden.stats.uncertainty import HOLDS

@@ -15,7 +15,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "to_terminal": "mlhidden.report.formats",
     "write_csv": "mlhidden.report.csv_files",
     "write_reports": "mlhidden.report.formats",
-    "write_statistics": "mlhidden.report.significance_output",
+    "write_statistics": "mlhidden.report.statistics_files",
     "SignificanceReport": "mlhidden.report.significance_tests",
     "significance_report": "mlhidden.report.significance_tests",
     "SUMMARY_METRICS": "mlhidden.report.tables",

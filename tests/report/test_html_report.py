@@ -21,7 +21,7 @@ from PIL import Image
 from mlhidden.cli import cli
 from mlhidden.data import make_logical, write_arff
 from mlhidden.paper.html_page import index_html_job
-from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.html import HTML_FILE
 from mlhidden.report.markdown_html import markdown_html

@@ -24,7 +24,7 @@ from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_scores, trivial_baselines
 from mlhidden.paper.evidence import Runs
-from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
 from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.report.table_notes import OWN_WORK_NOTE
