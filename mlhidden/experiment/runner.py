@@ -161,7 +161,7 @@ def run_experiment(
     (``pending``: a ``((dataset, method label), expected seconds)`` per unit to run, in dispatch
     order, for the ETA; ``workers``: the units computing at once), ``on_unit(row, done, n_units)``
     after each unit is stored. ``run_dir/run.json`` records the run's provenance.
-    Several processes may run into one ``run_dir`` at once: they share the units through claims
+    Several processes may run into one ``run_dir`` at once: they share the units through leases
     (:mod:`mlhidden.experiment.leases`), and each returns when every unit is stored.
     Units that a run directory in ``reuse_from`` holds under the same key are copied from it
     instead of computed (:mod:`mlhidden.experiment.reuse`); run.json names the donors.
@@ -194,11 +194,11 @@ def execute_plan(
     with (
         ExecutionBackend(backend, scheduler) as executor,
         ResultStore(run_dir) as store,
-        UnitLeases(store.path) as claims,
+        UnitLeases(store.path) as leases,
     ):
         record = config.record()
         replaced = check_run_directory(store, record, plan.checksums, narrow=narrow)
-        claims.hold_run(record["config_hash"])
+        leases.hold_run(record["config_hash"])
         if replaced:
             warnings.warn(replaced, InputWarning, stacklevel=2)
         started_at = now()
@@ -239,7 +239,7 @@ def execute_plan(
                 pending = [((unit.data.name, unit.method.label), seconds) for unit, seconds in zip(todo, expected)]
                 on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
             run_units(
-                todo, worker_count(config.n_jobs, slots), executor, store, claims, summary, on_unit, shared_dir,
+                todo, worker_count(config.n_jobs, slots), executor, store, leases, summary, on_unit, shared_dir,
                 config.unit_timeout,
             )
         except KeyboardInterrupt:
