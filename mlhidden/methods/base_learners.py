@@ -56,9 +56,6 @@ ONE_VS_REST_HINT = (
     "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
 )
 
-# A base learner named in a config: a name, ``{name: ..., params: {...}}``, or None for logistic regression.
-# (scikit-learn ships no types, so its estimators are ``Any``.)
-BaseSpec = str | Mapping[str, Any] | None
 # What an ``estimator`` parameter accepts: an estimator, a spec (name or mapping), or None.
 ESTIMATOR_CONSTRAINT = [HasMethods(["fit"]), str, Mapping, None]
 
