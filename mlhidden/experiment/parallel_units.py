@@ -134,15 +134,8 @@ def run_units(
                             held.add(key)
                             summary.n_discarded += 1
                             continue
-                        summary.n_done += 1
+                        _count_stored(summary, unit, result)
                         summary.unit_phase_seconds = time.perf_counter() - handed_out[0]
-                        summary.n_failed += result.status == FAILED
-                        summary.reused_seconds += result.reused_seconds or 0.0
-                        summary.unit_warnings.append(result.warnings)
-                        if result.status == FAILED:
-                            summary.failures.append(
-                                (unit.data.name, result.label, unit.split.index, result.error.splitlines()[0])
-                            )
                     if on_unit is not None:
                         on_unit(result.row(key), summary.n_skipped + summary.n_done, summary.n_units)
         except executor.cluster_lost_errors as exc:
@@ -155,6 +148,16 @@ def run_units(
     summary.not_run = [unit.key_columns() for unit in pending.values()]
     if summary.not_run and not summary.not_run_reason:
         summary.not_run_reason = f"their workers were lost on {MAX_ATTEMPTS} attempts"
+
+
+def _count_stored(summary: RunSummary, unit: PlannedUnit, result: UnitResult) -> None:
+    """A unit this process stored, counted in the run's ``summary``: done, failed, reused time, warnings."""
+    summary.n_done += 1
+    summary.n_failed += result.status == FAILED
+    summary.reused_seconds += result.reused_seconds or 0.0
+    summary.unit_warnings.append(result.warnings)
+    if result.status == FAILED:
+        summary.failures.append((unit.data.name, result.label, unit.split.index, result.error.splitlines()[0]))
 
 
 def _keyed_unit(

@@ -202,19 +202,7 @@ def execute_plan(
         if replaced:
             warnings.warn(replaced, InputWarning, stacklevel=2)
         started_at = now()
-        store.set_meta("config", record)
-        store.set_meta("unavailable", plan.unavailable)
-        store.set_meta("started_at", started_at)
-        for name, reason in plan.unavailable.items():
-            store.record_dataset(name, status=reason)
-        for dataset_plan in plan.datasets:
-            d = dataset_plan.dataset
-            store.record_dataset(
-                d.name, sha256=dataset_plan.sha256, source=d.source, n_samples=d.n_samples, n_labels=d.n_labels,
-                n_features=d.n_features, label_cardinality=d.label_cardinality,
-            )
-        store.set_meta("dataset_order", [p.name for p in plan.datasets] + list(plan.unavailable))
-
+        _record_plan(store, plan, record, started_at)
         done = store.done_keys()
         if reuse_from:
             summary.reused_units = reuse_units(store.path, reuse_from, {unit.key for unit in plan.units})
@@ -262,20 +250,41 @@ def execute_plan(
         _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
         if not keep_run_json:
-            finished_at = now()
-            store.set_meta("finished_at", finished_at)
-            write_run_json(
-                run_dir,
-                finish_run(
-                    provenance,
-                    summary.unit_counts(),
-                    finished_at,
-                    interrupted=summary.interrupted,
-                    reused_fit_seconds=summary.reused_seconds,
-                    reused_units=summary.reused_units,
-                ),
-            )
+            _record_the_end(store, run_dir, provenance, summary)
     return summary
+
+
+def _record_plan(store: ResultStore, plan: RunPlan, record: dict[str, Any], started_at: str) -> None:
+    """Store what the run is before its first unit: its config, start, and every dataset planned or unavailable."""
+    store.set_meta("config", record)
+    store.set_meta("unavailable", plan.unavailable)
+    store.set_meta("started_at", started_at)
+    for name, reason in plan.unavailable.items():
+        store.record_dataset(name, status=reason)
+    for dataset_plan in plan.datasets:
+        d = dataset_plan.dataset
+        store.record_dataset(
+            d.name, sha256=dataset_plan.sha256, source=d.source, n_samples=d.n_samples, n_labels=d.n_labels,
+            n_features=d.n_features, label_cardinality=d.label_cardinality,
+        )
+    store.set_meta("dataset_order", [p.name for p in plan.datasets] + list(plan.unavailable))
+
+
+def _record_the_end(store: ResultStore, run_dir: Path, provenance: dict[str, Any], summary: RunSummary) -> None:
+    """A run that ended by itself: its end in the store and in run.json."""
+    finished_at = now()
+    store.set_meta("finished_at", finished_at)
+    write_run_json(
+        run_dir,
+        finish_run(
+            provenance,
+            summary.unit_counts(),
+            finished_at,
+            interrupted=summary.interrupted,
+            reused_fit_seconds=summary.reused_seconds,
+            reused_units=summary.reused_units,
+        ),
+    )
 
 
 def dispatch_order(
