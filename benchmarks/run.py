@@ -75,7 +75,7 @@ from mlhidden.methods.base import hstack_features
 from mlhidden.methods.base_learners import positive_proba
 from mlhidden.methods.registry import make_method
 from mlhidden.methods.shared_fits import SharedFits
-from mlhidden.runs.splits import split_for
+from mlhidden.runs.splits import SplitRecipe
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "MediaMill-synthetic")
@@ -168,7 +168,7 @@ def per_instance_mc(models, X, uniforms) -> np.ndarray:
 def load_split(name: str, data_dir: Path):
     """Split 0 of a dataset as the runner makes it: train/test parts, labels in the split's order."""
     dataset = GENERATED[name]() if name in GENERATED else load_dataset(name, data_dir=data_dir)
-    split = split_for(RUN_SEED, dataset.name, 0, dataset.n_samples, dataset.n_labels)
+    split = SplitRecipe(RUN_SEED, 1).splits(dataset.name, dataset.Y)[0]
     X_train, X_test = dataset.X[split.train], dataset.X[split.test]
     values = X_train.data if sp.issparse(X_train) else X_train
     if np.isnan(values).any():

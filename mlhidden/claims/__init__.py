@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.claims.check import Extractor as Extractor
     from mlhidden.claims.check import check_claims as check_claims
     from mlhidden.claims.check import statistic as statistic
-    from mlhidden.claims.output import text_table as text_table
-    from mlhidden.claims.output import write_outputs as write_outputs
+    from mlhidden.claims.result_files import text_table as text_table
+    from mlhidden.claims.result_files import write_outputs as write_outputs
     from mlhidden.claims.runs import TIME_CONVENTION as TIME_CONVENTION
     from mlhidden.claims.runs import StoredRuns as StoredRuns
     from mlhidden.claims.runs import standalone_times as standalone_times
@@ -30,8 +30,8 @@ __getattr__, __all__ = lazy_names(__name__, {
     "Checker": "mlhidden.claims.check",
     "ClaimResult": "mlhidden.claims.check",
     "statistic": "mlhidden.claims.check",
-    "text_table": "mlhidden.claims.output",
-    "write_outputs": "mlhidden.claims.output",
+    "text_table": "mlhidden.claims.result_files",
+    "write_outputs": "mlhidden.claims.result_files",
     "standalone_times": "mlhidden.claims.runs",
     "StoredRuns": "mlhidden.claims.runs",
     "ClaimSpec": "mlhidden.claims.spec",

@@ -23,7 +23,7 @@ def claims(claims_file, run_dirs, out):
     documentation describes every key).
     """
     from mlhidden.claims.check import check_claims
-    from mlhidden.claims.output import text_table, write_outputs
+    from mlhidden.claims.result_files import text_table, write_outputs
     from mlhidden.escaping import terminal_escape
     from mlhidden.paper.calibration import calibration_checker
     from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES

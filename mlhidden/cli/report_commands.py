@@ -12,8 +12,8 @@ from mlhidden.errors import UserError
 
 def write_and_print(run_dirs: list, out_dir: Path | None, **options) -> None:
     """Write the report of one run, or of several merged, into ``out_dir`` and print its tables, notes
-    and provenance footer (see :func:`~mlhidden.report.run_outputs.report_runs` for ``options``)."""
-    from mlhidden.report.run_outputs import report_runs
+    and provenance footer (see :func:`~mlhidden.report.run_files.report_runs` for ``options``)."""
+    from mlhidden.report.run_files import report_runs
 
     report = report_runs(run_dirs, out_dir, **options)
     click.echo(report.text)

@@ -28,9 +28,9 @@ from mlhidden.methods.base_learners import make_base_learner, parse_base_spec
 from mlhidden.methods.preprocessing import resolve_preprocess
 from mlhidden.methods.registry import (
     check_method_base,
-    checked_estimator,
     describe_method,
     get_entry,
+    make_checked_method,
     method_name,
 )
 from mlhidden.runs.specs import DatasetSpec, MethodSpec
@@ -211,12 +211,12 @@ def method_specs(
         values_at = ("sweep",) if point else ("params",)
         resolved = at(values_at, describe_method, name, point_params, point_base, preprocess)
         learner = written_base if point_base is base else None
-        estimator = at(values_at, checked_estimator, method_entry, resolved, learner)
+        estimator = at(values_at, make_checked_method, method_entry, resolved, learner)
         if replacement is not None and needs_one_vs_rest(estimator):
             point_base = one_vs_rest(point_base)
             (wrapped if wrapped is not None else []).append(point_label(group, point) if point else group)
             resolved = at(values_at, describe_method, name, point_params, point_base, preprocess)
-            estimator = at(values_at, checked_estimator, method_entry, resolved)
+            estimator = at(values_at, make_checked_method, method_entry, resolved)
         at(("base",) if base is not None else ("name",), check_method_base, method_entry, resolved, estimator)
         label = point_label(group, point) if point else group
         specs.append(MethodSpec(label, name, point_params, point_base, resolved, method_entry, group, point, estimator))

@@ -1,6 +1,6 @@
 """The units of a run computed in parallel (joblib on loky or dask workers), each stored exactly once.
 
-Each unit is claimed (:mod:`mlhidden.experiment.leases`) just before it goes to a worker, which fits
+Each unit is leased (:mod:`mlhidden.experiment.leases`) just before it goes to a worker, which fits
 and evaluates it (:func:`run_unit`, never raising); the parent stores each result as it arrives,
 resubmits the units of lost workers, and lets a stop signal (Ctrl-C, SIGTERM, SIGHUP) take effect only between units.
 :mod:`mlhidden.experiment.runner` plans the run, records it and calls :func:`run_units`.
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from mlhidden.experiment.run_summary import RunSummary, UnitCallback
 
 MAX_ATTEMPTS = 3
-CLAIM_POLL_SECONDS = 1.0
+LEASE_POLL_SECONDS = 1.0
 
 
 def run_unit(
@@ -74,14 +74,14 @@ def run_unit(
 
 
 def run_units(
-    todo: list[PlannedUnit], workers: int, executor: ExecutionBackend, store: ResultStore, claims: UnitLeases,
+    todo: list[PlannedUnit], workers: int, executor: ExecutionBackend, store: ResultStore, leases: UnitLeases,
     summary: RunSummary, on_unit: UnitCallback | None, shared_dir: Path | None, timeout: float | None = None,
 ) -> None:
     """Run the units of ``todo`` on ``workers`` workers, storing each exactly once.
 
-    Each unit is claimed just before it is handed to a worker; one that another process has
+    Each unit is leased just before it is handed to a worker; one that another process has
     stored meanwhile counts as skipped, and one another live process holds is left to it: once
-    this process has nothing else to do it waits for those, and computes any whose claim lapses.
+    this process has nothing else to do it waits for those, and computes any whose lease lapses.
 
     A dask scheduler reruns the tasks of a lost worker (killed, out of memory) by itself; when
     it gives up on one (``KilledWorker``), or a loky worker dies, joblib abandons the whole pass.
@@ -100,9 +100,9 @@ def run_units(
     held: set[UnitKey] = set()
     handed_out: list[float] = []
 
-    def claimed_tasks() -> Iterator[Any]:
+    def leased_tasks() -> Iterator[Any]:
         for key, unit in list(pending.items()):
-            outcome = claims.claim(key)
+            outcome = leases.take(key)
             if outcome == "stored":
                 del pending[key]
                 summary.n_skipped += 1
@@ -117,10 +117,10 @@ def run_units(
     attempt = 0
     while pending and attempt < MAX_ATTEMPTS:
         if held >= set(pending):  # only units other processes are computing are left: wait for them
-            time.sleep(CLAIM_POLL_SECONDS)
+            time.sleep(LEASE_POLL_SECONDS)
         try:
             with executor.parallel_config(shared):
-                for key, result in Parallel(n_jobs=workers, return_as="generator_unordered")(claimed_tasks()):
+                for key, result in Parallel(n_jobs=workers, return_as="generator_unordered")(leased_tasks()):
                     if not summary.n_done:
                         waited = time.perf_counter() - handed_out[0] - (result.worker_seconds or 0.0)
                         summary.worker_start_seconds = max(waited, 0.0)
@@ -129,20 +129,13 @@ def run_units(
                         continue
                     with stop_signals_deferred():
                         truth = unit.data.Y[unit.split.test] if result.status == OK else None
-                        if not store.write_unit(key, result, truth, owner=claims.owner):
+                        if not store.write_unit(key, result, truth, owner=leases.owner):
                             pending[key] = unit  # another process holds it now: wait for that one to store it
                             held.add(key)
                             summary.n_discarded += 1
                             continue
-                        summary.n_done += 1
+                        _count_stored(summary, unit, result)
                         summary.unit_phase_seconds = time.perf_counter() - handed_out[0]
-                        summary.n_failed += result.status == FAILED
-                        summary.reused_seconds += result.reused_seconds or 0.0
-                        summary.unit_warnings.append(result.warnings)
-                        if result.status == FAILED:
-                            summary.failures.append(
-                                (unit.data.name, result.label, unit.split.index, result.error.splitlines()[0])
-                            )
                     if on_unit is not None:
                         on_unit(result.row(key), summary.n_skipped + summary.n_done, summary.n_units)
         except executor.cluster_lost_errors as exc:
@@ -155,6 +148,16 @@ def run_units(
     summary.not_run = [unit.key_columns() for unit in pending.values()]
     if summary.not_run and not summary.not_run_reason:
         summary.not_run_reason = f"their workers were lost on {MAX_ATTEMPTS} attempts"
+
+
+def _count_stored(summary: RunSummary, unit: PlannedUnit, result: UnitResult) -> None:
+    """A unit this process stored, counted in the run's ``summary``: done, failed, reused time, warnings."""
+    summary.n_done += 1
+    summary.n_failed += result.status == FAILED
+    summary.reused_seconds += result.reused_seconds or 0.0
+    summary.unit_warnings.append(result.warnings)
+    if result.status == FAILED:
+        summary.failures.append((unit.data.name, result.label, unit.split.index, result.error.splitlines()[0]))
 
 
 def _keyed_unit(

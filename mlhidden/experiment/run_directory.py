@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.errors import UserError
-from mlhidden.experiment.leases import live_claimer
+from mlhidden.experiment.leases import live_leaseholder
 from mlhidden.io import STORE_FILE, PathLike
 from mlhidden.runs.run_results import expected_keys, split_protocol
 from mlhidden.runs.status import OK
@@ -51,7 +51,7 @@ def check_run_path(run_dir: PathLike, hint: str) -> None:
 
 def refuse_fresh_while_in_use(run_dir: PathLike) -> None:
     """``--fresh`` deletes the store: refused while another live process runs into it."""
-    owner = None if not store_exists(run_dir) else live_claimer(Path(run_dir) / STORE_FILE)
+    owner = None if not store_exists(run_dir) else live_leaseholder(Path(run_dir) / STORE_FILE)
     if owner is not None:
         raise UserError(
             f"another run (process {owner[1]} on {owner[0]}) is running into this directory, and --fresh would delete"

@@ -162,7 +162,7 @@ def run_experiment(
     (``pending``: a ``((dataset, method label), expected seconds)`` per unit to run, in dispatch
     order, for the ETA; ``workers``: the units computing at once), ``on_unit(row, done, n_units)``
     after each unit is stored. ``run_dir/run.json`` records the run's provenance.
-    Several processes may run into one ``run_dir`` at once: they share the units through claims
+    Several processes may run into one ``run_dir`` at once: they share the units through leases
     (:mod:`mlhidden.experiment.leases`), and each returns when every unit is stored.
     Units that a run directory in ``reuse_from`` holds under the same key are copied from it
     instead of computed (:mod:`mlhidden.experiment.reuse`); run.json names the donors.
@@ -195,27 +195,15 @@ def execute_plan(
     with (
         ExecutionBackend(backend, scheduler) as executor,
         ResultStore(run_dir) as store,
-        UnitLeases(store.path) as claims,
+        UnitLeases(store.path) as leases,
     ):
         record = config.record()
         replaced = check_run_directory(store, record, plan.checksums, narrow=narrow)
-        claims.hold_run(record["config_hash"])
+        leases.hold_run(record["config_hash"])
         if replaced:
             warnings.warn(replaced, InputWarning, stacklevel=2)
         started_at = now()
-        store.set_meta("config", record)
-        store.set_meta("unavailable", plan.unavailable)
-        store.set_meta("started_at", started_at)
-        for name, reason in plan.unavailable.items():
-            store.record_dataset(name, status=reason)
-        for dataset_plan in plan.datasets:
-            d = dataset_plan.dataset
-            store.record_dataset(
-                d.name, sha256=dataset_plan.sha256, source=d.source, n_samples=d.n_samples, n_labels=d.n_labels,
-                n_features=d.n_features, label_cardinality=d.label_cardinality,
-            )
-        store.set_meta("dataset_order", [p.name for p in plan.datasets] + list(plan.unavailable))
-
+        _record_plan(store, plan, record, started_at)
         done = store.done_keys()
         if reuse_from:
             summary.reused_units = reuse_units(store.path, reuse_from, {unit.key for unit in plan.units})
@@ -240,7 +228,7 @@ def execute_plan(
                 pending = [((unit.data.name, unit.method.label), seconds) for unit, seconds in zip(todo, expected)]
                 on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
             run_units(
-                todo, worker_count(config.n_jobs, slots), executor, store, claims, summary, on_unit, shared_dir,
+                todo, worker_count(config.n_jobs, slots), executor, store, leases, summary, on_unit, shared_dir,
                 config.unit_timeout,
             )
         except KeyboardInterrupt:
@@ -263,21 +251,42 @@ def execute_plan(
         _remove_shared_fits(run_dir)
         summary.seconds = time.perf_counter() - started
         if not keep_run_json:
-            finished_at = now()
-            store.set_meta("finished_at", finished_at)
-            write_run_json(
-                run_dir,
-                finish_run(
-                    provenance,
-                    summary.unit_counts(),
-                    finished_at,
-                    interrupted=summary.interrupted,
-                    reused_fit_seconds=summary.reused_seconds,
-                    reused_units=summary.reused_units,
-                ),
-            )
+            _record_the_end(store, run_dir, provenance, summary)
         write_compact_copy(run_dir, store.tables(), store.label_hits())
     return summary
+
+
+def _record_plan(store: ResultStore, plan: RunPlan, record: dict[str, Any], started_at: str) -> None:
+    """Store what the run is before its first unit: its config, start, and every dataset planned or unavailable."""
+    store.set_meta("config", record)
+    store.set_meta("unavailable", plan.unavailable)
+    store.set_meta("started_at", started_at)
+    for name, reason in plan.unavailable.items():
+        store.record_dataset(name, status=reason)
+    for dataset_plan in plan.datasets:
+        d = dataset_plan.dataset
+        store.record_dataset(
+            d.name, sha256=dataset_plan.sha256, source=d.source, n_samples=d.n_samples, n_labels=d.n_labels,
+            n_features=d.n_features, label_cardinality=d.label_cardinality,
+        )
+    store.set_meta("dataset_order", [p.name for p in plan.datasets] + list(plan.unavailable))
+
+
+def _record_the_end(store: ResultStore, run_dir: Path, provenance: dict[str, Any], summary: RunSummary) -> None:
+    """A run that ended by itself: its end in the store and in run.json."""
+    finished_at = now()
+    store.set_meta("finished_at", finished_at)
+    write_run_json(
+        run_dir,
+        finish_run(
+            provenance,
+            summary.unit_counts(),
+            finished_at,
+            interrupted=summary.interrupted,
+            reused_fit_seconds=summary.reused_seconds,
+            reused_units=summary.reused_units,
+        ),
+    )
 
 
 def dispatch_order(

@@ -56,9 +56,6 @@ ONE_VS_REST_HINT = (
     "wrap it: {name: sklearn.multiclass.OneVsRestClassifier, params: {estimator: ...}}, as liblinear did itself before"
 )
 
-# A base learner named in a config: a name, ``{name: ..., params: {...}}``, or None for logistic regression.
-# (scikit-learn ships no types, so its estimators are ``Any``.)
-BaseSpec = str | Mapping[str, Any] | None
 # What an ``estimator`` parameter accepts: an estimator, a spec (name or mapping), or None.
 ESTIMATOR_CONSTRAINT = [HasMethods(["fit"]), str, Mapping, None]
 
@@ -99,12 +96,12 @@ def _is_spec(value: object) -> bool:
 
 def make_base_learner(spec: object = None) -> Any:
     """Build an unfitted base learner from a spec, with our defaults under the user's params."""
-    return built_base_learner(resolved_base_params(spec))
+    return make_resolved_base_learner(resolved_base_params(spec))
 
 
 def resolved_base_params(spec: object) -> dict[str, Any]:
     """The full ``{name, params}`` of a spec with defaults filled in: the one place a base learner's spec is
-    read and its defaults applied, for hashing, display and :func:`built_base_learner`."""
+    read and its defaults applied, for hashing, display and :func:`make_resolved_base_learner`."""
     name, params = parse_base_spec(spec)
     _, defaults = _resolve_class(name)
     if _is_spec(params.get("estimator")):
@@ -112,7 +109,7 @@ def resolved_base_params(spec: object) -> dict[str, Any]:
     return {"name": name, "params": {**defaults, **params}}
 
 
-def built_base_learner(resolved: Mapping[str, Any]) -> Any:
+def make_resolved_base_learner(resolved: Mapping[str, Any]) -> Any:
     """The unfitted base learner of a :func:`resolved_base_params` description, as it is written.
 
     Everything is checked here, before any fit: the class, the parameter names and values (by
@@ -130,7 +127,7 @@ def built_base_learner(resolved: Mapping[str, Any]) -> Any:
             hint=f"{did_you_mean(min(unknown), valid)}valid: {', '.join(sorted(valid))}",
         )
     if isinstance(params.get("estimator"), Mapping):
-        params["estimator"] = built_base_learner(params["estimator"])
+        params["estimator"] = make_resolved_base_learner(params["estimator"])
     try:
         learner = cls(**params)
         if hasattr(learner, "_parameter_constraints"):

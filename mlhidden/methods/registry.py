@@ -20,9 +20,9 @@ from mlhidden.data.dataset import RandomStateLike
 from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.imports import import_object, is_import_path, load_entry_points, provider
 from mlhidden.methods.base_learners import (
-    built_base_learner,
     check_base_learner,
     make_base_learner,
+    make_resolved_base_learner,
     resolved_base_params,
 )
 from mlhidden.methods.baselines import TRIVIAL_BASELINES, AllZero, LabelMajority, MostFrequentLabelSet
@@ -223,7 +223,7 @@ def resolve_method(
     in a config does not make a new method. The values are checked on the one estimator built.
     """
     resolved = describe_method(name, params, base, preprocess)
-    checked_estimator(get_entry(resolved["name"]), resolved)
+    make_checked_method(get_entry(resolved["name"]), resolved)
     return resolved
 
 
@@ -254,10 +254,10 @@ def describe_method(
     return resolved
 
 
-def checked_estimator(entry: MethodEntry, resolved: dict[str, Any], base_learner: Any = None) -> Any:
+def make_checked_method(entry: MethodEntry, resolved: dict[str, Any], base_learner: Any = None) -> Any:
     """The unfitted estimator of a description, its parameter values checked against the class's constraints
     (``base_learner``: its base learner, already built and checked)."""
-    estimator = build_method(entry, resolved, base_learner=base_learner)
+    estimator = make_resolved_method(entry, resolved, base_learner=base_learner)
     _check_values(resolved["name"], estimator)
     return estimator
 
@@ -302,7 +302,7 @@ def check_method_base(entry: MethodEntry, resolved: dict[str, Any], estimator: A
     where it fits a multi-class model (LP with liblinear). ``estimator``: the one already built."""
     if not entry.builtin or "base" not in resolved:
         return
-    estimator = method_of(build_method(entry, resolved) if estimator is None else estimator)
+    estimator = method_of(make_resolved_method(entry, resolved) if estimator is None else estimator)
     try:
         check_base_learner(
             estimator.estimator, needs_probabilities=estimator._needs_probabilities(),
@@ -312,7 +312,7 @@ def check_method_base(entry: MethodEntry, resolved: dict[str, Any], estimator: A
         raise UserError(str(exc)) from None
 
 
-def build_method(
+def make_resolved_method(
     entry: MethodEntry, resolved: dict[str, Any], random_state: RandomStateLike = None, base_learner: Any = None,
 ) -> Any:
     """An unfitted estimator from a registry entry and its resolved description: what a unit fits.
@@ -325,7 +325,7 @@ def build_method(
     defaults = {k: _plain(v) for k, v in _signature_defaults(entry.cls).items()}
     kwargs = {k: v for k, v in resolved["params"].items() if k not in defaults or defaults[k] != v}
     if entry.takes_base and "base" in resolved:
-        kwargs["estimator"] = built_base_learner(resolved["base"]) if base_learner is None else base_learner
+        kwargs["estimator"] = make_resolved_base_learner(resolved["base"]) if base_learner is None else base_learner
     try:
         estimator = entry.cls(**kwargs)
     except (TypeError, ValueError) as exc:
@@ -335,7 +335,7 @@ def build_method(
 
 
 def seeded(estimator: Any, random_state: RandomStateLike) -> Any:
-    """``estimator`` (as :func:`build_method` gives it) with its method's ``random_state`` set, where the
+    """``estimator`` (as :func:`make_resolved_method` gives it) with its method's ``random_state`` set, where the
     method's class takes one: how one unit's copy of a method gets the unit's seed."""
     method = method_of(estimator)
     inner = method.estimator if isinstance(method, ExternalMethod) else method
@@ -350,7 +350,7 @@ def make_method(
 ) -> Any:
     """Build an unfitted estimator for a configured method."""
     resolved = describe_method(name, params, base, preprocess)
-    return seeded(checked_estimator(get_entry(resolved["name"]), resolved), random_state)
+    return seeded(make_checked_method(get_entry(resolved["name"]), resolved), random_state)
 
 
 def method_table() -> list[dict[str, Any]]:

@@ -73,8 +73,6 @@ class SharedFits:
         self.folder = Path(folder)
         self.reused_seconds = 0.0
         self.n_reused = 0
-        self.computed_seconds = 0.0
-        self.n_computed = 0
 
     def get_or_compute(self, kind: str, key: str, compute: Callable[[], T]) -> T:
         path = self.folder / f"{kind}-{key}.pkl"
@@ -86,8 +84,6 @@ class SharedFits:
                     start = time.perf_counter()
                     value = compute()
                     seconds = time.perf_counter() - start
-                    self.computed_seconds += seconds
-                    self.n_computed += 1
                     self._save(path, (value, seconds))
                     return value
         value, seconds = cached

@@ -39,9 +39,9 @@ import pandas as pd
 from scipy import sparse
 
 from mlhidden.paper.audit import Audit
-from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.evidence import Runs, dataset_means, ok_units
 from mlhidden.paper.reference import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
+from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import markdown_frame
 from mlhidden.runs import load_dataset_spec
 

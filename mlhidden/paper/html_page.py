@@ -16,10 +16,9 @@ import pandas as pd
 from mlhidden.claims import TIME_CONVENTION
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
-from mlhidden.paper.claim_terms import DEVIATION
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs
-from mlhidden.paper.output_jobs import Job
+from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
     PAPER_TABLES,
@@ -30,6 +29,7 @@ from mlhidden.paper.reference import (
 )
 from mlhidden.paper.sections import RESULTS_TITLE, Section, results_section
 from mlhidden.paper.sensitivity_section import settings_section
+from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import (
     HTML_FILE,
     HtmlSection,
@@ -197,7 +197,7 @@ def _with_audit(comparisons: pd.DataFrame, audited: pd.DataFrame) -> pd.DataFram
 
 def index_html_job(out_dir) -> Job:
     """``out_dir/index.html`` from the runs, ``comparison.csv`` and the sensitivity settings under
-    ``out_dir``, as a :class:`~mlhidden.paper.output_jobs.Job`: each view's claims and run sections
+    ``out_dir``, as a :class:`~mlhidden.paper.parallel_jobs.Job`: each view's claims and run sections
     are calls; the finish reads ``comparison.csv`` (which may be written meanwhile, by a job finished
     before this one) and writes the page."""
     out_dir = Path(out_dir)

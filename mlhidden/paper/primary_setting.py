@@ -9,7 +9,7 @@ learners have exactly those parameters (:data:`PAPER_ERA_DEFAULTS`) and whose in
 preprocessed; its name and the config's order play no part, and neither does any result.
 
 Whether each setting's fits converged and whether its inputs are scaled as its solver needs
-(:class:`RuleVerdict`) are reported beside the rule, as facts about the setting, not as
+(:class:`SettingFacts`) are reported beside the rule, as facts about the setting, not as
 reasons to choose it.
 """
 
@@ -80,7 +80,7 @@ def primary_by_rule(settings: Iterable[Setting]) -> Setting | None:
 
 
 @dataclass(frozen=True)
-class RuleVerdict:
+class SettingFacts:
     """One setting beside the rule: how its base learners differ from the paper era's defaults,
     its stored units, how many did not converge, and whether its inputs are scaled as its solver needs."""
 
@@ -109,10 +109,10 @@ def scales_as_solver_needs(setting: dict) -> bool:
     return name not in LOGISTIC_LEARNERS or params.get("solver", "lbfgs") in SCALE_FREE_SOLVERS
 
 
-def rule_verdict(setting: dict, units: list) -> RuleVerdict:
-    """The :class:`RuleVerdict` of a manifest's setting entry, from the unit tables of its runs."""
+def setting_facts(setting: dict, units: list) -> SettingFacts:
+    """The :class:`SettingFacts` of a manifest's setting entry, from the unit tables of its runs."""
     ok = [frame[frame["status"] == OK] for frame in units]
-    return RuleVerdict(
+    return SettingFacts(
         setting["name"],
         tuple(_era_differences(setting.get("base") or {}, setting.get("preprocess"))),
         sum(len(f) for f in ok),

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mlhidden.paper.output_jobs import Job
+from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
 from mlhidden.report import write_frame
 from mlhidden.runs import RunRecord, fit_unit, load_dataset_spec, load_results
@@ -25,7 +25,7 @@ LABEL_ACCURACY_COLUMNS = ["dataset", "method", "split", "position", "label", "ac
 
 def label_accuracy_job(run_dir, groups, methods, data_dir=None) -> Job:
     """Refit some units of a run and write each label's test accuracy to ``label_accuracy.csv``, as a
-    :class:`~mlhidden.paper.output_jobs.Job`: one call per unit refitted, each with its own split and
+    :class:`~mlhidden.paper.parallel_jobs.Job`: one call per unit refitted, each with its own split and
     method seed, and a finish that writes the CSV.
 
     Parameters

@@ -26,7 +26,7 @@ from mlhidden.paper.deviations import (
     version_mismatches,
 )
 from mlhidden.paper.evidence import Evidence, Runs, gather_evidence
-from mlhidden.paper.output_jobs import Job
+from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
     CROSSCHECK_FILE,
@@ -236,7 +236,7 @@ def _variants_section(runs: Runs, reference: pd.DataFrame) -> Section:
 
 def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
                    tables_dir: Path, figures_dir: Path) -> list:
-    """The report's sections as calls for :func:`~mlhidden.paper.output_jobs.run_jobs`, in report order."""
+    """The report's sections as calls for :func:`~mlhidden.paper.parallel_jobs.run_jobs`, in report order."""
     sweeps = [
         (
             sweep_section, getattr(evidence, name), runs.record(name).splits if runs[name] is not None else None, name,
@@ -276,7 +276,7 @@ def _deviations_report(
 
 def report_job(out_dir, data_dir=None) -> Job:
     """REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs, as a
-    :class:`~mlhidden.paper.output_jobs.Job`: the claims and each section (with its tables and figures)
+    :class:`~mlhidden.paper.parallel_jobs.Job`: the claims and each section (with its tables and figures)
     are calls; the finish writes REPORT.md and ``comparison.csv`` and returns the files written.
 
     Runs that are missing are reported as not run and their claims as not evaluated. The sensitivity

@@ -34,7 +34,7 @@ from mlhidden.experiment import (
 from mlhidden.io import write_text
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.html_page import index_html_job
-from mlhidden.paper.output_jobs import FINISH_SECONDS, STEP_SECONDS, Job, run_jobs, step_times
+from mlhidden.paper.parallel_jobs import FINISH_SECONDS, STEP_SECONDS, Job, run_jobs, step_times
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -139,99 +139,143 @@ def reproduce(
         With ``interrupted`` set (and no report written) when a run was interrupted.
     """
     out_dir = Path(out_dir)
-    sensitivity_path = Path(config_dir) / SENSITIVITY_CONFIG
-    sensitivity = load_sensitivity(sensitivity_path) if sensitivity_path.is_file() else None
-    if setting is not None and sensitivity is None:
-        raise UserError(
-            f"setting '{setting}' asked for, but there is no sensitivity config", path=sensitivity_path,
-            hint="pass --configs DIR holding sensitivity.yaml",
-        )
-    main_setting, setting_dirs, adjustments, setting_log = None, [], [], None
-    if sensitivity is not None:
-        primary = primary_by_rule(sensitivity.settings)
-        main_setting = sensitivity.setting(setting) if setting is not None else primary
-        setting_dirs = [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
+    main_setting, primary, setting_dirs = _main_setting(Path(config_dir) / SENSITIVITY_CONFIG, setting, out_dir)
     configs = paper_configs(config_dir, names, quick, main_setting, data_dir=data_dir, n_jobs=n_jobs)
     for config in configs:
         check_run_path(out_dir / config.name, "give a shorter --out")
-    if main_setting is not None:
-        adjustments = [note for config in configs for note in config.adjustments]
-        is_primary = main_setting == primary
-        setting_log = {**main_setting.manifest_entry(), "adjustments": adjustments, "is_primary": is_primary}
     result = Reproduction(out_dir)
     started, started_at = time.perf_counter(), now()
     earlier = read_run_log(out_dir)
     earlier_runs = earlier["runs"] if earlier and earlier["quick"] == quick else {}
+    setting_log = _setting_log(main_setting, primary, configs)
     log: dict[str, Any] = {"quick": quick, "started_at": started_at, "runs": {}, "setting": setting_log}
-    estimate = None
     timed = earlier.get("report_seconds") if earlier and earlier["quick"] == quick else None
     report_prior = float(timed or REPORT_PRIOR_SECONDS[quick])
+    estimate = None
     if progress is not None:
-        stages, setup = [], []
-        for config in configs:
-            planning = time.perf_counter()
-            donors = [folder / config.name for folder in setting_dirs]
-            stages.append(planned_stage(config, out_dir / config.name, paper_cost_priors(), donors))
-            setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
-        stages.append([(REPORT_STAGE, report_prior)])
-        slots = ExecutionBackend().slots()
-        workers = worker_count(n_jobs, slots, sum(map(len, stages)))
-        slowdown = machine_slowdown(workers, slots)
-        estimate = RunEstimate(stages, workers, setup, measured=[REPORT_STAGE] if timed else [], slowdown=slowdown)
+        estimate = _run_estimate(configs, out_dir, setting_dirs, n_jobs, report_prior, timed is not None)
+    n_stages = len(configs) + 1  # the report phase is the last
+    if not _run_stages(configs, out_dir, setting_dirs, progress, estimate, earlier_runs, result, log):
+        result.interrupted = True
+        result.seconds = time.perf_counter() - started
+        return result
+    result.seconds = time.perf_counter() - started
+    log.update(_runs_end(log, result.seconds))
+    write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
+    with _shown(progress, "report", f"stage {n_stages}/{n_stages}", estimate) as shown:
+        result.paths += _report_phase(
+            out_dir, [config.name for config in configs], setting_dirs, shown, report_prior, log,
+            data_dir=data_dir, n_jobs=n_jobs,
+        )
+    write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")  # its report time too
+    result.seconds = time.perf_counter() - started  # the report phase included
+    return result
+
+
+def _setting_log(main_setting: Setting | None, primary: Setting | None, configs: list) -> dict[str, Any] | None:
+    """reproduction.json's entry for the setting the runs are made under: the manifest's entry, what it adjusted
+    in the configs, and whether the primary rule names it; None without one."""
+    if main_setting is None:
+        return None
+    adjustments = [note for config in configs for note in config.adjustments]
+    return {**main_setting.manifest_entry(), "adjustments": adjustments, "is_primary": main_setting == primary}
+
+
+def _runs_end(log: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """What reproduction.json adds once the runs are done: their end, times, and the machine and packages."""
+    return {
+        "finished_at": now(),
+        "invocation_seconds": seconds,
+        "wall_seconds": sum(r["wall_seconds"] for r in log["runs"].values()),
+        "machine": machine(),
+        "packages": package_versions(),
+        "python": platform.python_version(),
+    }
+
+
+def _run_stages(
+    configs: list, out_dir: Path, setting_dirs: list[Path], progress: Callable | None, estimate: RunEstimate | None,
+    earlier_runs: dict[str, Any], result: Reproduction, log: dict[str, Any],
+) -> bool:
+    """Run each config into ``out_dir/<name>/``, one stage each, its summary kept in ``result`` and its entry in
+    ``log``; False as soon as one is interrupted."""
     n_stages = len(configs) + 1  # the report phase is the last
     for stage, config in enumerate(configs, start=1):
-        run_dir = out_dir / config.name
         run_started = time.perf_counter()
-        shown_context = (
-            progress(config.name, f"stage {stage}/{n_stages}", estimate) if progress is not None else nullcontext()
-        )
-        with shown_context as shown:
+        with _shown(progress, config.name, f"stage {stage}/{n_stages}", estimate) as shown:
             summary = run_experiment(
-                config,
-                run_dir,
-                reuse_from=[folder / config.name for folder in setting_dirs],
-                on_start=getattr(shown, "start", None),
-                on_unit=getattr(shown, "unit", None),
+                config, out_dir / config.name, reuse_from=[folder / config.name for folder in setting_dirs],
+                on_start=getattr(shown, "start", None), on_unit=getattr(shown, "unit", None),
                 priors=paper_cost_priors(),
             )
         result.summaries[config.name] = summary
         if summary.interrupted:
-            result.interrupted = True
-            result.seconds = time.perf_counter() - started
-            return result
+            return False
         wall = time.perf_counter() - run_started if summary.n_done else 0.0
         earlier_run = earlier_runs.get(config.name, {}) if summary.n_skipped else {}
         log["runs"][config.name] = _run_entry(summary, wall, earlier_run)
-    result.seconds = time.perf_counter() - started
-    log.update(
-        finished_at=now(),
-        invocation_seconds=result.seconds,
-        wall_seconds=sum(r["wall_seconds"] for r in log["runs"].values()),
-        machine=machine(),
-        packages=package_versions(),
-        python=platform.python_version(),
-    )
-    write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")
-    run_names = [config.name for config in configs]
+    return True
+
+
+def _shown(progress: Callable | None, name: str, stage: str, estimate: RunEstimate | None) -> Any:
+    """The progress display of one stage, as a context manager (one whose value is None without ``progress``)."""
+    return progress(name, stage, estimate) if progress is not None else nullcontext()
+
+
+def _main_setting(
+    sensitivity_path: Path, setting: str | None, out_dir: Path
+) -> tuple[Setting | None, Setting | None, list[Path]]:
+    """The setting the main runs are made under (``setting`` if asked for, else the one the primary rule
+    names), the primary one, and each setting's folder under ``out_dir``; None, None, [] without a
+    sensitivity config."""
+    sensitivity = load_sensitivity(sensitivity_path) if sensitivity_path.is_file() else None
+    if sensitivity is None:
+        if setting is not None:
+            raise UserError(
+                f"setting '{setting}' asked for, but there is no sensitivity config", path=sensitivity_path,
+                hint="pass --configs DIR holding sensitivity.yaml",
+            )
+        return None, None, []
+    primary = primary_by_rule(sensitivity.settings)
+    main_setting = sensitivity.setting(setting) if setting is not None else primary
+    return main_setting, primary, [out_dir / SENSITIVITY_DIR / s.name for s in sensitivity.settings]
+
+
+def _run_estimate(
+    configs: list, out_dir: Path, setting_dirs: list[Path], n_jobs: int | None, report_prior: float, timed: bool
+) -> RunEstimate:
+    """One estimate over every config's units and the report phase (``timed``: by this folder before), for one
+    ETA across the stages."""
+    stages, setup = [], []
+    for config in configs:
+        planning = time.perf_counter()
+        donors = [folder / config.name for folder in setting_dirs]
+        stages.append(planned_stage(config, out_dir / config.name, paper_cost_priors(), donors))
+        setup.append(time.perf_counter() - planning)  # the runner plans each stage again before its first unit
+    stages.append([(REPORT_STAGE, report_prior)])
+    slots = ExecutionBackend().slots()
+    workers = worker_count(n_jobs, slots, sum(map(len, stages)))
+    slowdown = machine_slowdown(workers, slots)
+    return RunEstimate(stages, workers, setup, measured=[REPORT_STAGE] if timed else [], slowdown=slowdown)
+
+
+def _report_phase(
+    out_dir: Path, run_names: list, setting_dirs: list[Path], shown: Any, report_prior: float,
+    log: dict[str, Any], *, data_dir: Any, n_jobs: int | None,
+) -> list:
+    """:func:`write_outputs`, shown as the one unit of the last stage (``shown``: the progress display, or
+    None), its wall time kept in ``log``; returns the files written."""
     report_started = time.perf_counter()
-    shown_context = (
-        progress("report", f"stage {n_stages}/{n_stages}", estimate) if progress is not None else nullcontext()
-    )
-    with shown_context as shown:
-        if shown is not None:
-            shown.start(1, 0, pending=[(REPORT_STAGE, report_prior)], workers=1, what="steps")
-        on_step = getattr(shown, "step", None)
-        result.paths += write_outputs(
-            out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs, on_step=on_step
-        )
-        log["report_seconds"] = round(time.perf_counter() - report_started, 1)
-        if shown is not None:
-            dataset, label = REPORT_STAGE
-            row = {"dataset": dataset, "label": label, "split": 0, "status": "ok", "error": ""}
-            shown.unit({**row, "train_seconds": log["report_seconds"]}, shown.total, shown.total)
-    write_text(out_dir / RUN_LOG_FILE, json.dumps(log, indent=2, sort_keys=True) + "\n")  # its report time too
-    result.seconds = time.perf_counter() - started  # the report phase included
-    return result
+    if shown is not None:
+        shown.start(1, 0, pending=[(REPORT_STAGE, report_prior)], workers=1, what="steps")
+    on_step = getattr(shown, "step", None)
+    paths = write_outputs(out_dir, run_names, setting_dirs, data_dir=data_dir, n_jobs=n_jobs, on_step=on_step)
+    log["report_seconds"] = round(time.perf_counter() - report_started, 1)
+    if shown is not None:
+        dataset, label = REPORT_STAGE
+        row = {"dataset": dataset, "label": label, "split": 0, "status": "ok", "error": ""}
+        shown.unit({**row, "train_seconds": log["report_seconds"]}, shown.total, shown.total)
+    return paths
 
 
 def _run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]) -> dict[str, Any]:
@@ -249,13 +293,13 @@ def _run_entry(summary: RunSummary, wall_seconds: float, earlier: dict[str, Any]
 
 def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None, on_step=None) -> list:
     """What :func:`reproduce` writes after its last unit, its pieces computed on ``n_jobs`` workers
-    (:func:`~mlhidden.paper.output_jobs.run_jobs`): the refits first, since the report reads them;
+    (:func:`~mlhidden.paper.parallel_jobs.run_jobs`): the refits first, since the report reads them;
     then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
 
     ``on_step(done, total, reached, upto)`` is called as each piece is done: the refits' calls, reading
     the runs for the report, the report's claims and sections, the page's views, each run's tables and
     each job's finish; ``reached`` is the share of the phase's expected time gone when that step ends,
-    ``upto`` when the next one does (:func:`~mlhidden.paper.output_jobs.step_times`: the steps are
+    ``upto`` when the next one does (:func:`~mlhidden.paper.parallel_jobs.step_times`: the steps are
     weighed by their kinds). Until the runs are read, the report's pieces count as two steps a job and
     weigh what the quick report's did.
 

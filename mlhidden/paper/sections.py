@@ -19,9 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.escaping import markdown_escape
-from mlhidden.paper.claim_terms import DEVIATION, missing_run
 from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
+from mlhidden.paper.wording import DEVIATION, missing_run
 from mlhidden.report import (
     METRICS,
     esc,

@@ -20,7 +20,7 @@ import pandas as pd
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import Runs, ok_units, ranked_methods
-from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
+from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, setting_facts
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
 from mlhidden.report import metric_table, pipe_table, significance_report
@@ -338,7 +338,7 @@ def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
         main_setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
         entries = {entry["name"]: entry for entry in manifest["settings"]}
         verdicts = [
-            rule_verdict(entries[name], [runs[run].units for run in entries[name]["run_dirs"]])
+            setting_facts(entries[name], [runs[run].units for run in entries[name]["run_dirs"]])
             for name, runs in finished.items()
         ]
         markdown += primary_markdown(verdicts, main_setting)

@@ -19,8 +19,8 @@ import pandas as pd
 from mlhidden.claims import CALIBRATION_BASIS, CANNOT_CONFIRM
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.audit import BELOW_BASELINE, FAILED_ROW, PRINTED_DIFFERENTLY, RUN_KEY, Audit
-from mlhidden.paper.claim_terms import DEVIATION, plain_latex
 from mlhidden.paper.sensitivity_section import ROBUST
+from mlhidden.paper.wording import DEVIATION, plain_latex
 from mlhidden.report import pipe_table
 from mlhidden.stats import NOT_EVALUATED, VERDICTS
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.paper.claim_terms import missing_run
 from mlhidden.paper.dataset_figures import plot_logical, plot_synthetic_2d
 from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
 from mlhidden.paper.reference import SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.paper.sections import Section, compared_cell, comparison_row, flag_note, interval_columns, relative_link
+from mlhidden.paper.wording import missing_run
 from mlhidden.report import METRICS, format_number, markdown_frame, write_table
 from mlhidden.runs import load_dataset_spec
 from mlhidden.stats import interval_of

@@ -13,10 +13,10 @@ import pandas as pd
 
 from mlhidden.claims import ClaimResult
 from mlhidden.escaping import markdown_escape
-from mlhidden.paper.claim_terms import missing_run
 from mlhidden.paper.claims import checker, paper_claims
 from mlhidden.paper.evidence import Runs, synthetic_table
 from mlhidden.paper.sensitivity_section import closing_verdict, complex_gain
+from mlhidden.paper.wording import missing_run
 from mlhidden.report import pipe_table
 from mlhidden.stats import HOLDS
 

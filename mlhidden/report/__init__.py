@@ -46,12 +46,12 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.report.markdown_pages import split_sections as split_sections
     from mlhidden.report.prose import wrap_prose as wrap_prose
     from mlhidden.report.ranked_methods import unranked_methods as unranked_methods
-    from mlhidden.report.run_outputs import report_runs as report_runs
-    from mlhidden.report.significance_output import markdown_with_diagram as markdown_with_diagram
-    from mlhidden.report.significance_output import write_statistics as write_statistics
+    from mlhidden.report.run_files import report_runs as report_runs
     from mlhidden.report.significance_tests import SignificanceReport as SignificanceReport
     from mlhidden.report.significance_tests import check_control as check_control
     from mlhidden.report.significance_tests import significance_report as significance_report
+    from mlhidden.report.statistics_files import markdown_with_diagram as markdown_with_diagram
+    from mlhidden.report.statistics_files import write_statistics as write_statistics
     from mlhidden.report.stored_metrics import write_score_metric_tables as write_score_metric_tables
     from mlhidden.report.tables import METRICS as METRICS
     from mlhidden.report.tables import SUMMARY_METRICS as SUMMARY_METRICS
@@ -96,9 +96,9 @@ __getattr__, __all__ = lazy_names(__name__, {
     "split_sections": "mlhidden.report.markdown_pages",
     "wrap_prose": "mlhidden.report.prose",
     "unranked_methods": "mlhidden.report.ranked_methods",
-    "report_runs": "mlhidden.report.run_outputs",
-    "markdown_with_diagram": "mlhidden.report.significance_output",
-    "write_statistics": "mlhidden.report.significance_output",
+    "report_runs": "mlhidden.report.run_files",
+    "markdown_with_diagram": "mlhidden.report.statistics_files",
+    "write_statistics": "mlhidden.report.statistics_files",
     "check_control": "mlhidden.report.significance_tests",
     "significance_report": "mlhidden.report.significance_tests",
     "SignificanceReport": "mlhidden.report.significance_tests",

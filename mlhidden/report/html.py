@@ -26,8 +26,9 @@ from mlhidden.report.formats import format_avg_rank, format_rank, problem_lines,
 from mlhidden.report.html_assets import CSS, JS
 from mlhidden.report.html_plots import cd_diagram_svg, split_scores_svg, time_size_svg
 from mlhidden.report.markdown_pages import markdown_html
-from mlhidden.report.significance_output import splits_markdown, statistics_reports, stored_test_train_ratios
 from mlhidden.report.significance_splits import SplitsReport
+from mlhidden.report.significance_text import splits_markdown
+from mlhidden.report.statistics_files import statistics_reports, stored_test_train_ratios
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
 from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
@@ -167,7 +168,7 @@ def _rank_section(tables: Mapping[str, MetricTable], key: str, test_train_ratios
     The methods the tables leave out of the ranks (:func:`~mlhidden.report.tables.unranked_methods`)
     are named once above them; every rank here is the tables' own. ``test_train_ratios`` maps a
     dataset to the n_test / n_train of its splits
-    (:func:`~mlhidden.report.significance_output.stored_test_train_ratios`).
+    (:func:`~mlhidden.report.statistics_files.stored_test_train_ratios`).
     """
     parts = []
     for column in RANK_METRICS:

@@ -14,7 +14,7 @@ from mlhidden.data.catalog import DatasetSource, dataset_source, load_source
 from mlhidden.data.dataset import Dataset, RandomStateLike
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.io import PathLike
-from mlhidden.methods.registry import MethodEntry, build_method, get_entry, seeded
+from mlhidden.methods.registry import MethodEntry, get_entry, make_resolved_method, seeded
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class MethodSpec:
     def make(self, random_state: RandomStateLike = None) -> Any:
         """The unfitted estimator of one unit: a copy of the prototype with the unit's ``random_state``."""
         if self.prototype is None:
-            object.__setattr__(self, "prototype", build_method(self.method_entry, self.resolved))
+            object.__setattr__(self, "prototype", make_resolved_method(self.method_entry, self.resolved))
         return seeded(clone(self.prototype), random_state)
 
     def record(self) -> dict[str, Any]:

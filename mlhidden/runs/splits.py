@@ -140,17 +140,6 @@ def split_seed(run_seed: int, dataset_name: str, index: int) -> int:
     return _derive_seed(run_seed, "split", dataset_name, index)
 
 
-def split_for(
-    run_seed: int, dataset_name: str, index: int, n_samples: int, n_labels: int,
-    train_fraction: float = TRAIN_FRACTION, shuffle_labels: bool = True,
-) -> Split:
-    """Holdout split ``index`` of a dataset in a run, with its method seed."""
-    split = make_split(
-        n_samples, n_labels, split_seed(run_seed, dataset_name, index), index, train_fraction, shuffle_labels
-    )
-    return _with_method_seed(split, run_seed, dataset_name)
-
-
 def method_seed(run_seed: int, dataset_name: str, index: int) -> int:
     """The ``random_state`` handed to every method on a split.
 

@@ -176,15 +176,15 @@ class ResultStore:
         """Store one finished unit under ``key`` (replacing an earlier failed attempt with the same key), and
         its predictions with the ``truth`` of its test rows when both are given.
 
-        With a claims ``owner``, only if it holds the unit's claim, or nobody does and the unit is
-        not stored, checked in the writing transaction: a process whose lapsed claim another took
+        With a lease ``owner``, only if it holds the unit's lease, or nobody does and the unit is
+        not stored, checked in the writing transaction: a process whose lapsed lease another took
         over never overwrites that one's unit. Returns whether the unit was written.
         """
         row = {**result.row(key), "finished_at": now()}
         columns = UNIT_COLUMNS
         values = [row.get(c) for c in UNIT_FIELDS]
         with self._transaction():
-            if owner is not None and not self._claim_is_owned_by(key, owner):
+            if owner is not None and not self._lease_is_held_by(key, owner):
                 return False
             self._conn.execute(
                 f"INSERT OR REPLACE INTO units ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values
@@ -202,8 +202,8 @@ class ResultStore:
                 )
         return True
 
-    def _claim_is_owned_by(self, key: UnitKey, owner: str) -> bool:
-        holder = self._conn.execute(f"SELECT owner FROM claims WHERE {WHERE_KEY}", key).fetchone()
+    def _lease_is_held_by(self, key: UnitKey, owner: str) -> bool:
+        holder = self._conn.execute(f"SELECT owner FROM leases WHERE {WHERE_KEY}", key).fetchone()
         if holder is not None:
             return bool(holder[0] == owner)
         return self._conn.execute(f"SELECT 1 FROM units WHERE {WHERE_KEY} AND status=?", (*key, OK)).fetchone() is None

@@ -14,7 +14,7 @@ from typing import Any
 
 from mlhidden.runs.metrics import SCORES
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 OLDEST_READABLE_VERSION = 1
 METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
 KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS units (
     {", ".join(f"{c} {kind}" for c, kind in ADDED_UNIT_COLUMNS.items())},
     PRIMARY KEY ({", ".join(KEY_COLUMNS)})
 );
-CREATE TABLE IF NOT EXISTS claims (
+CREATE TABLE IF NOT EXISTS leases (
     dataset TEXT NOT NULL, dataset_sha256 TEXT NOT NULL, method TEXT NOT NULL,
     params_hash TEXT NOT NULL, split INTEGER NOT NULL, seed INTEGER NOT NULL,
     owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, renewed_at REAL NOT NULL,
@@ -120,7 +120,19 @@ def _from_version_2(conn: sqlite3.Connection) -> None:
     _add_unit_columns(conn)
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _from_version_1, 2: _from_version_2}
+LEASES_BEFORE_VERSION_4 = "claims"
+"""The leases table's name in stores before schema version 4, which named it after what a lease did."""
+
+
+def _from_version_3(conn: sqlite3.Connection) -> None:
+    """Version 3 to 4: the units' leases table is named ``leases``, so that "claims" names only a study's claims."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (LEASES_BEFORE_VERSION_4,)).fetchone():
+        conn.execute(f"ALTER TABLE {LEASES_BEFORE_VERSION_4} RENAME TO leases")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _from_version_1, 2: _from_version_2, 3: _from_version_3,
+}
 """Schema version -> the migration to the next version."""
 
 

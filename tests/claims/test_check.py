@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from mlhidden.claims.check import Checker
-from mlhidden.claims.output import text_table, write_outputs
+from mlhidden.claims.result_files import text_table, write_outputs
 from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import read_claims
 from mlhidden.cli import cli

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from own_claims import USER_CLAIMS
 from own_data import write_own_arff
 
-from mlhidden.claims.output import CSV_FILE
+from mlhidden.claims.result_files import CSV_FILE
 from mlhidden.cli import cli
 from mlhidden.io import STORE_FILE
 from mlhidden.stats.uncertainty import VERDICTS

@@ -1,6 +1,6 @@
 """Two ``mlhidden run`` processes on one run directory share the units; a killed one holds nothing back.
 
-Real processes, real store: each unit is claimed in the store before it is computed, so no unit
+Real processes, real store: each unit is leased in the store before it is computed, so no unit
 is computed by both, none is lost, and each is stored once.
 """
 
@@ -76,7 +76,7 @@ def test_two_processes_on_one_run_directory_share_the_units(tmp_path):
     rows = stored_rows(out)
     assert len(rows) == len(set(rows)) == N_UNITS and {row[-1] for row in rows} == {"ok"}
     with sqlite3.connect(out / STORE_FILE) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
+        assert conn.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
 
 
 def test_a_run_killed_with_sigkill_holds_no_unit_back(tmp_path):
@@ -87,7 +87,7 @@ def test_a_run_killed_with_sigkill_holds_no_unit_back(tmp_path):
     killed.communicate()
     stored_before = {row[:-1] for row in stored_rows(out)}
     with sqlite3.connect(out / STORE_FILE) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] >= 1  # the unit it was computing
+        assert conn.execute("SELECT COUNT(*) FROM leases").fetchone()[0] >= 1  # the unit it was computing
     started = time.monotonic()
     resumed = start_run(config, out)
     output = resumed.communicate(timeout=1200)[0]
@@ -96,7 +96,7 @@ def test_a_run_killed_with_sigkill_holds_no_unit_back(tmp_path):
     assert len(computed) == N_UNITS - len(stored_before)
     assert {(d, m, int(s)) for d, m, s in computed}.isdisjoint({(row[0], row[2], row[4]) for row in stored_before})
     assert len(stored_rows(out)) == N_UNITS
-    assert time.monotonic() - started < 120  # the dead owner's claim did not have to lapse (LEASE_SECONDS)
+    assert time.monotonic() - started < 120  # the dead owner's lease did not have to lapse (LEASE_SECONDS)
 
 
 GATED_METHOD = '''
@@ -119,7 +119,7 @@ SHORT_LEASE = (
 
 
 def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:
-    """``mlhidden run`` of one GatedBR unit in its own process (``lease``: claims lapse after 1 s, not 120)."""
+    """``mlhidden run`` of one GatedBR unit in its own process (``lease``: leases lapse after 1 s, not 120)."""
     (tmp_path / "gated.py").write_text(GATED_METHOD)
     env = {name: value for name, value in os.environ.items() if name != "GATE"}
     env["PYTHONPATH"] = str(tmp_path)
@@ -152,14 +152,14 @@ def _gated_run(tmp_path, out, *, gate=None, lease=False) -> subprocess.Popen:
     )
 
 
-def _claims(out) -> list:
-    """The claims on units (a run's claim on the directory is held from before its first unit)."""
+def _leases(out) -> list:
+    """The leases on units (a run's lease on the directory is held from before its first unit)."""
     path = out / STORE_FILE
     if not path.exists():
         return []
     with sqlite3.connect(path, timeout=60) as conn:
         try:
-            return conn.execute(f"SELECT owner, renewed_at FROM claims WHERE split != {RUN_SPLIT}").fetchall()
+            return conn.execute(f"SELECT owner, renewed_at FROM leases WHERE split != {RUN_SPLIT}").fetchall()
         except sqlite3.OperationalError:
             return []
 
@@ -169,12 +169,12 @@ def _unit_rows(out) -> list:
         return conn.execute("SELECT method, split, status, finished_at, train_seconds FROM units").fetchall()
 
 
-def test_a_frozen_claim_holder_does_not_overwrite_the_unit_another_run_took_over(tmp_path):
+def test_a_frozen_lease_holder_does_not_overwrite_the_unit_another_run_took_over(tmp_path):
     out, gate = tmp_path / "run", tmp_path / "gate"
     frozen = _gated_run(tmp_path, out, gate=gate)
     try:
         deadline = time.monotonic() + 120
-        while not _claims(out):  # it holds the claim and waits in fit
+        while not _leases(out):  # it holds the lease and waits in fit
             assert frozen.poll() is None and time.monotonic() < deadline, frozen.communicate()
             time.sleep(0.05)
         os.kill(frozen.pid, signal.SIGSTOP)
@@ -190,10 +190,10 @@ def test_a_frozen_claim_holder_does_not_overwrite_the_unit_another_run_took_over
     assert frozen.returncode == 0, stderr
     assert _unit_rows(out) == taken_over, "the resumed run overwrote the unit of the run that took it over"
     assert "1 unit(s) computed here were discarded" in stderr
-    assert _claims(out) == []
+    assert _leases(out) == []
 
 
-def test_claims_of_killed_runs_are_cleared(tmp_path):
+def test_leases_of_killed_runs_are_cleared(tmp_path):
     out = tmp_path / "run"
     assert _gated_run(tmp_path, out).wait(timeout=300) == 0
     dead = subprocess.run(
@@ -203,11 +203,11 @@ def test_claims_of_killed_runs_are_cleared(tmp_path):
         out / STORE_FILE
     ) as conn:  # a run killed with kill -9 while computing a unit of another config
         conn.execute(
-            "INSERT INTO claims VALUES ('Logical', 'x', 'CC', 'y', 0, 1, ?, ?, ?, ?)",
+            "INSERT INTO leases VALUES ('Logical', 'x', 'CC', 'y', 0, 1, ?, ?, ?, ?)",
             (f"{socket.gethostname()}:{int(dead.stdout)}:0", socket.gethostname(), int(dead.stdout), time.time()),
         )
     assert _gated_run(tmp_path, out).wait(timeout=300) == 0
-    assert _claims(out) == []
+    assert _leases(out) == []
 
 
 def test_a_second_config_is_refused_while_a_run_is_in_progress(tmp_path):
@@ -215,7 +215,7 @@ def test_a_second_config_is_refused_while_a_run_is_in_progress(tmp_path):
     running = _gated_run(tmp_path, out, gate=gate)
     try:
         deadline = time.monotonic() + 120
-        while not _claims(out):  # it computes its unit
+        while not _leases(out):  # it computes its unit
             assert running.poll() is None and time.monotonic() < deadline, running.communicate()
             time.sleep(0.05)
         command = [sys.executable, "-m", "mlhidden", "run", "-d", "Logical", "-m", "CC", "--splits", "1", "-q"]

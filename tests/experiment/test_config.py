@@ -131,9 +131,11 @@ def test_a_config_read_builds_each_method_once(monkeypatch):
     import mlhidden.methods.registry as registry
 
     built = []
-    original = registry.build_method
+    original = registry.make_resolved_method
     monkeypatch.setattr(
-        registry, "build_method", lambda *args, **kwargs: built.append(args[1]["name"]) or original(*args, **kwargs)
+        registry,
+        "make_resolved_method",
+        lambda *args, **kwargs: built.append(args[1]["name"]) or original(*args, **kwargs),
     )
     parse_config({"datasets": ["Logical"], "methods": ["BR", "PCC", {"name": "LP", "base": "logistic"}]})
     assert built == ["BR", "PCC", "LP"]

@@ -20,7 +20,7 @@ from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.methods.registry import METHODS, make_method
 from mlhidden.runs.metrics import SCORES
-from mlhidden.runs.splits import split_for
+from mlhidden.runs.splits import SplitRecipe
 from mlhidden.runs.store import KEY_COLUMNS, load_results
 
 CONFIG = {"name": "determinism", "datasets": ["Logical", "Music"], "methods": list(METHODS), "splits": 1, "seed": 3}
@@ -47,7 +47,7 @@ def test_stored_metrics_do_not_depend_on_n_jobs(tmp_path, mirror_dir):
 )
 def test_predictions_do_not_depend_on_the_methods_own_n_jobs(method, mirror_dir):
     music = load_dataset("Music", data_dir=mirror_dir)
-    split = split_for(0, "Music", 0, music.n_samples, music.n_labels)
+    split = SplitRecipe(0, 1).splits("Music", music.Y)[0]
     X_train, Y_train, X_test = music.X[split.train], music.Y[split.train], music.X[split.test]
     probabilities = []
     for n_jobs in (1, 2):

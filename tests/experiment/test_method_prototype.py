@@ -65,8 +65,8 @@ def test_a_stored_method_builds_its_prototype_once(monkeypatch):
     import mlhidden.runs.specs as specs
 
     built = []
-    original = specs.build_method
-    monkeypatch.setattr(specs, "build_method", lambda *args: built.append(args[1]["name"]) or original(*args))
+    original = specs.make_resolved_method
+    monkeypatch.setattr(specs, "make_resolved_method", lambda *args: built.append(args[1]["name"]) or original(*args))
     method = parse_config({"datasets": ["Logical"], "methods": ["CC"]}).methods[0]
     stored = dataclasses.replace(method, entry=None, prototype=None)
     assert stored == method

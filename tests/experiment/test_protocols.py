@@ -12,7 +12,7 @@ from mlhidden.data import load_dataset
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import plan_run, run_experiment
-from mlhidden.runs.splits import KFOLD, STRATIFIED_KFOLD, Protocol, SplitRecipe, label_coverage, split_for, split_seed
+from mlhidden.runs.splits import KFOLD, STRATIFIED_KFOLD, Protocol, SplitRecipe, label_coverage, make_split, split_seed
 from mlhidden.runs.store import load_results
 
 
@@ -52,7 +52,7 @@ def test_holdout_splits_and_seeds_are_those_stored_before_protocols(yeast):
         assert SplitRecipe(7, 3, Protocol(KFOLD, 3)).split_seed("Yeast", index) != split_seed(7, "Yeast", index)
     new = SplitRecipe(7, 3).splits("Yeast", yeast.Y)
     for index, split in enumerate(new):
-        old = split_for(7, "Yeast", index, yeast.n_samples, yeast.n_labels)
+        old = make_split(yeast.n_samples, yeast.n_labels, split_seed(7, "Yeast", index), index)
         assert np.array_equal(split.train, old.train) and np.array_equal(split.label_order, old.label_order)
     assert "protocol" not in config().to_dict()  # so a holdout config's hash is unchanged too
 

@@ -1,7 +1,7 @@
 """One run directory, one config at a time: another config is refused while a run is in use, and told what
 becomes of a finished run it replaces.
 
-A live run is stood in for by a claim on the run held from this test (the claim a running
+A live run is stood in for by a lease on the run held from this test (the lease a running
 ``mlhidden run`` holds); tests/experiment/test_concurrent_runs.py does it with two real processes.
 """
 
@@ -51,7 +51,7 @@ def test_another_config_is_refused_while_a_run_holds_the_directory(tmp_path):
     assert (out / "run.json").read_bytes() == record
     with sqlite3.connect(out / STORE_FILE) as conn:
         assert conn.execute("SELECT COUNT(*) FROM units").fetchone() == (2,)
-        assert conn.execute("SELECT COUNT(*) FROM claims WHERE owner != ?", (running.owner,)).fetchone() == (0,)
+        assert conn.execute("SELECT COUNT(*) FROM leases WHERE owner != ?", (running.owner,)).fetchone() == (0,)
     conn.close()
 
 

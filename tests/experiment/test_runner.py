@@ -10,7 +10,7 @@ from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.methods import CC
 from mlhidden.runs.metrics import SCORES, evaluate
-from mlhidden.runs.splits import method_seed, split_for
+from mlhidden.runs.splits import SplitRecipe, method_seed
 from mlhidden.runs.store import STORE_FILE, ResultStore, load_results
 
 SCORE_COLUMNS = ["dataset", "method", "split", "status", *SCORES]
@@ -116,7 +116,7 @@ def test_with_shuffle_labels_false_a_chain_follows_its_own_order(tmp_path):
     data = make_logical()
     for order in ([0, 1, 2], [2, 0, 1]):
         for index in range(3):
-            split = split_for(0, "Logical", index, data.n_samples, data.n_labels, shuffle_labels=False)
+            split = SplitRecipe(0, 3, shuffle_labels=False).splits("Logical", data.Y)[index]
             model = CC(order=order, random_state=method_seed(0, "Logical", index)).fit(
                 data.X[split.train], data.Y[split.train]
             )

@@ -12,12 +12,12 @@ from sklearn.neighbors import KNeighborsClassifier
 from mlhidden.data import load_dataset
 from mlhidden.methods import ForestBR
 from mlhidden.methods.compact_forest import CompactForest
-from mlhidden.runs.splits import split_for
+from mlhidden.runs.splits import SplitRecipe
 
 
 def split_of(name, mirror_dir):
     data = load_dataset(name, data_dir=mirror_dir)
-    split = split_for(0, name, 0, data.n_samples, data.n_labels)
+    split = SplitRecipe(0, 1).splits(name, data.Y)[0]
     Y = data.Y[:, split.label_order]
     return data.X[split.train], Y[split.train], data.X[split.test]
 

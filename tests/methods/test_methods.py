@@ -25,7 +25,7 @@ from mlhidden.methods import CC, CCASL, CCASLAML, CCASLBR, LP, MLP, PCC, ForestB
 from mlhidden.methods.base_learners import positive_proba, predict_labels
 from mlhidden.methods.baselines import TRIVIAL_BASELINES, AllZero
 from mlhidden.methods.registry import METHODS, make_method, resolve_method
-from mlhidden.runs.splits import split_for
+from mlhidden.runs.splits import SplitRecipe
 
 ALL_METHODS = list(METHODS)
 ALL_DATASETS = ["Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "Bibtex", "Corel5k"]
@@ -38,7 +38,7 @@ def uses_monte_carlo(estimator) -> bool:
 
 def split_data(data, index=0):
     """Train/test parts of split ``index`` (run seed 0), labels in the split's order."""
-    split = split_for(0, data.name, index, data.n_samples, data.n_labels)
+    split = SplitRecipe(0, index + 1).splits(data.name, data.Y)[index]
     Y = data.Y[:, split.label_order]
     return data.X[split.train], Y[split.train], data.X[split.test], Y[split.test], split
 
@@ -167,8 +167,7 @@ def logical_exact_match(name, params=None, order_for=None):
     entry = METHODS[name]
     base = LOGICAL_BASE if entry.takes_base and entry.base == "logistic" else None
     scores = []
-    for i in range(10):
-        split = split_for(0, "Logical", i, data.n_samples, data.n_labels)
+    for i, split in enumerate(SplitRecipe(0, 10).splits("Logical", data.Y)):
         run_params = dict(params or {})
         if order_for is not None:
             run_params["order"] = order_for(split.label_order)

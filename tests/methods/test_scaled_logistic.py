@@ -11,7 +11,7 @@ from sklearn.preprocessing import StandardScaler
 
 from mlhidden.data import load_dataset
 from mlhidden.methods.base_learners import make_base_learner
-from mlhidden.methods.registry import build_method, get_entry, resolve_method
+from mlhidden.methods.registry import get_entry, make_resolved_method, resolve_method
 from mlhidden.methods.scaled_logistic import StandardScaledLogisticRegression
 
 
@@ -31,8 +31,8 @@ def test_it_predicts_as_a_scaler_and_a_logistic_regression_in_a_pipeline_on_a_re
 def test_a_chain_scales_its_label_columns_too_unlike_scaling_x_once():
     data = load_dataset("Music")
     X, Y = data.X[:400], data.Y[:400]
-    inside = build_method(get_entry("CC"), resolve_method("CC", {}, "standard_logistic")).fit(X, Y)
-    once = build_method(get_entry("CC"), resolve_method("CC", {}, "logistic", "standard")).fit(X, Y)
+    inside = make_resolved_method(get_entry("CC"), resolve_method("CC", {}, "standard_logistic")).fit(X, Y)
+    once = make_resolved_method(get_entry("CC"), resolve_method("CC", {}, "logistic", "standard")).fit(X, Y)
     last_inside, last_once = inside.estimators_[-1], once[-1].estimators_[-1]
     n_features = X.shape[1]
     # The same model of x up to scaling, but the label columns' weights differ: only one saw them scaled.

@@ -13,7 +13,7 @@ from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.runner import SHARED_FITS_DIR, run_experiment
 from mlhidden.methods.shared_fits import digest
 from mlhidden.runs.metrics import SCORES
-from mlhidden.runs.splits import split_for
+from mlhidden.runs.splits import SplitRecipe
 from mlhidden.runs.store import KEY_COLUMNS, load_results
 
 # (method that fits the piece first, method that reuses it)
@@ -23,7 +23,7 @@ SHARING_PAIRS = [("CC", "PCC"), ("CCASL", "CCASL+BR"), ("CCASL", "CCASL+AML"), (
 @pytest.fixture(scope="module")
 def music_split(mirror_dir):
     music = load_dataset("Music", data_dir=mirror_dir)
-    return music, split_for(0, "Music", 0, music.n_samples, music.n_labels)
+    return music, SplitRecipe(0, 1).splits("Music", music.Y)[0]
 
 
 def _unit(data, split, name, shared_dir=None):

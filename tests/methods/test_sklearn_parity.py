@@ -14,7 +14,7 @@ from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from mlhidden.data import load_dataset
 from mlhidden.methods import BR, CC
 from mlhidden.runs.metrics import exact_match
-from mlhidden.runs.splits import split_for
+from mlhidden.runs.splits import SplitRecipe
 
 
 class ConstantSafeLogistic(LogisticRegression):
@@ -46,7 +46,7 @@ def _peer_predictions(data, X_train, Y_train, X_test, **logistic):
 @pytest.mark.parametrize("name", ["Music", "Scene", "Medical"])
 def test_br_and_cc_match_scikit_learn_on_split_0(name, mirror_dir):
     data = load_dataset(name, data_dir=mirror_dir)
-    split = split_for(0, data.name, 0, data.n_samples, data.n_labels)
+    split = SplitRecipe(0, 1).splits(data.name, data.Y)[0]
     X_train, X_test = data.X[split.train], data.X[split.test]
     Y_train = data.Y[split.train][:, split.label_order]
     Y_test = data.Y[split.test][:, split.label_order]

@@ -25,7 +25,7 @@ from mlhidden.paper.audit import (
     audit_paper,
 )
 from mlhidden.paper.deviations import DEFECTIVE, STORED_BASELINES
-from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
 from mlhidden.paper.report_md import report_job
 from mlhidden.paper.text_checks import CONSISTENT, CONTRADICTED, check_statements, paper_statements, ratios

@@ -29,7 +29,7 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.evidence import sweep_frame
-from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
     PAPER_CONFIGS,

@@ -16,8 +16,8 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.experiment.reuse import reuse_units
 from mlhidden.paper import reproduction
-from mlhidden.paper.output_jobs import run_jobs
-from mlhidden.paper.primary_setting import RuleVerdict, primary_by_rule, rule_verdict, scales_as_solver_needs
+from mlhidden.paper.parallel_jobs import run_jobs
+from mlhidden.paper.primary_setting import SettingFacts, primary_by_rule, scales_as_solver_needs, setting_facts
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
 from mlhidden.paper.reproduction import reproduce, setting_refit_jobs
 from mlhidden.paper.sensitivity_section import primary_markdown, settings_section
@@ -105,7 +105,7 @@ def test_each_setting_is_a_run_directory_on_the_same_splits_and_the_manifest_nam
     )
 
     verdicts = {
-        setting["name"]: rule_verdict(setting, [load_results(out / run).units for run in setting["run_dirs"].values()])
+        setting["name"]: setting_facts(setting, [load_results(out / run).units for run in setting["run_dirs"].values()])
         for setting in read_manifest(out)["settings"]
     }
     assert verdicts["a_default"].units == 8 and not verdicts["a_default"].scaled
@@ -423,7 +423,7 @@ def table_row(markdown: str, first: str) -> list:
 
 
 def test_the_primary_paragraph_names_what_the_rule_chose_and_what_the_tables_use():
-    other, era = RuleVerdict("a", ("logistic C=10.0 (era: 1.0)",), 10, 3, False), RuleVerdict("b", (), 10, 0, True)
+    other, era = SettingFacts("a", ("logistic C=10.0 (era: 1.0)",), 10, 3, False), SettingFacts("b", (), 10, 0, True)
     assert "No finished setting has the paper era's defaults" in primary_markdown([other], "a")
     assert table_row(primary_markdown([other, era], "a"), "a") == ["a", "logistic C=10.0 (era: 1.0)", "10", "3", "no"]
     assert table_row(primary_markdown([other, era], "a"), "b")[1] == "**none**"

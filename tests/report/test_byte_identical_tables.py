@@ -14,6 +14,7 @@ import pandas as pd
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
+from mlhidden.runs.compact_results import COMPACT_FILES
 from mlhidden.runs.store import STORE_FILE
 
 CONFIG = """name: tables
@@ -29,6 +30,8 @@ def comparable_files(run_dir) -> dict:
     files = {}
     for path in sorted(run_dir.iterdir()):
         if path.suffix not in (".csv", ".tex", ".md") or any(word in path.stem for word in ("seconds", "time")):
+            continue
+        if path.name in COMPACT_FILES:  # the run's compact copy, written by the run, not the report
             continue
         text = path.read_text()
         if path.name == "units.csv":

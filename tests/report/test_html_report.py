@@ -22,7 +22,7 @@ from mlhidden.cli import cli
 from mlhidden.data import make_logical, write_arff
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.html_page import index_html_job
-from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.report.html import HTML_FILE
 from mlhidden.report.markdown_pages import markdown_html
 from mlhidden.report.tables import METRICS, metric_table

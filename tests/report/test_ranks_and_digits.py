@@ -14,8 +14,8 @@ from mlhidden.cli import cli
 from mlhidden.report.digits import MAX_DIGITS, rank_collisions
 from mlhidden.report.formats import to_latex, to_markdown, to_terminal
 from mlhidden.report.ranked_methods import TRIVIAL_UNRANKED
-from mlhidden.report.significance_output import significance_markdown
 from mlhidden.report.significance_tests import significance_report
+from mlhidden.report.significance_text import significance_markdown
 from mlhidden.report.tables import metric_table
 from mlhidden.runs.provenance import RUN_JSON
 from mlhidden.stats.replication import against_control
@@ -164,7 +164,7 @@ def test_points_at_0_and_1_stay_visible_in_the_agreement_scatter(monkeypatch):
 
 
 def test_the_tests_of_a_table_with_a_trivial_baseline_say_it_is_not_tested(tmp_path):
-    from mlhidden.report.significance_output import write_table_statistics
+    from mlhidden.report.statistics_files import write_table_statistics
 
     times = units({"BR": [2.0, 3.0, 1.0], "CC": [4.0, 1.5, 2.0], "Majority": [0.001, 0.001, 0.001]})
     table = metric_table(times, "total_seconds", ["D0", "D1", "D2"], ["BR", "CC", "Majority"])

@@ -18,7 +18,7 @@ from scipy import stats
 
 from mlhidden.cli import cli
 from mlhidden.report.html import HTML_FILE
-from mlhidden.report.significance_output import statistics_reports, write_table_statistics
+from mlhidden.report.statistics_files import statistics_reports, write_table_statistics
 from mlhidden.report.tables import metric_table
 from mlhidden.runs.store import load_results
 

@@ -14,7 +14,7 @@ from mlhidden.methods.registry import make_method
 from mlhidden.runs import label_ranking
 from mlhidden.runs.label_ranking import average_precision, one_error, ranking_loss
 from mlhidden.runs.metrics import RANKING_METRICS, macro_auc, micro_auc
-from mlhidden.runs.splits import split_for
+from mlhidden.runs.splits import SplitRecipe
 
 OURS_AND_SKLEARN = [
     (ranking_loss, label_ranking_loss),
@@ -61,7 +61,7 @@ def one_error_row_by_row(Y_true, scores) -> float:
 def fitted_scores(request, mirror_dir):
     """A fitted BR's label probabilities on split 0's test part of a real dataset, and the true test labels."""
     data = load_dataset(request.param, data_dir=mirror_dir)
-    split = split_for(0, data.name, 0, data.n_samples, data.n_labels)
+    split = SplitRecipe(0, 1).splits(data.name, data.Y)[0]
     Y = data.Y[:, split.label_order]
     model = make_method("BR", random_state=0).fit(data.X[split.train], Y[split.train])
     return Y[split.test], np.asarray(model.predict_proba(data.X[split.test]))

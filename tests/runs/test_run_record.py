@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_scores, trivial_baselines
 from mlhidden.paper.evidence import Runs
-from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
 from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.report.table_notes import OWN_WORK_NOTE
@@ -166,6 +168,46 @@ def test_resuming_a_store_of_schema_1_migrates_it_and_keeps_its_units(store_v1, 
     assert after["worker_seconds"].isna().all()
     with ResultStore(store_v1) as store:  # opening the migrated store again is a no-op
         assert len(store.units()) == 9
+    assert _tables(store_v1) >= {"units", "leases"} and "claims" not in _tables(store_v1)
+
+
+def _tables(run_dir: Path) -> set[str]:
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    conn.close()
+    return names
+
+
+def test_a_store_of_schema_3_resumes_with_its_claims_table_renamed_leases(tmp_path):
+    """Schema 3 named the units' leases ``claims``: a run resuming such a store renames the table, keeping its
+    rows, and ``--fresh`` still sees the lease a live run of that version holds there."""
+    config, run_dir = load_config(STORE_V1 / "config.yaml"), tmp_path / "run"
+    run_experiment(config, run_dir, n_jobs=1)
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:  # the store as schema 3 wrote it, one unit not run yet
+        conn.execute("ALTER TABLE leases RENAME TO claims")
+        conn.execute("UPDATE meta SET value='3' WHERE key='schema_version'")
+        conn.execute("DELETE FROM units WHERE method='BR' AND split=0")
+        conn.execute(
+            "INSERT INTO claims VALUES ('Logical', 'x', 'CC', 'y', 0, 1, 'gone:1:0', 'elsewhere', 1, 0.0)"
+        )
+        conn.execute(
+            "INSERT INTO claims VALUES ('Logical', 'x', 'CC', 'y', 1, 1, ?, ?, ?, strftime('%s'))",
+            (f"{socket.gethostname()}:{os.getpid()}:0", socket.gethostname(), os.getpid()),
+        )
+    conn.close()
+    command = ["run", "--config", str(STORE_V1 / "config.yaml"), "--out", str(run_dir), "--fresh", "-q"]
+    fresh = CliRunner().invoke(cli, command)
+    assert fresh.exit_code == 2 and f"process {os.getpid()} on" in fresh.stderr, fresh.output
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:
+        conn.execute("DELETE FROM claims WHERE pid=?", (os.getpid(),))
+    conn.close()
+    summary = run_experiment(config, run_dir, n_jobs=1)
+    assert (summary.n_skipped, summary.n_done) == (8, 1)
+    assert _schema_version(run_dir) == str(SCHEMA_VERSION)
+    assert "leases" in _tables(run_dir) and "claims" not in _tables(run_dir)
+    with sqlite3.connect(run_dir / STORE_FILE) as conn:  # the lapsed lease moved with its table, then was cleared
+        assert conn.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
+    conn.close()
 
 
 @pytest.fixture(scope="module")

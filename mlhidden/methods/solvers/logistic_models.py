@@ -92,6 +92,23 @@ def _batchable_cv(params: dict[str, Any]) -> bool:
     )
 
 
+def _batched_solver(
+    template: Any, params: dict[str, Any], targets: np.ndarray, center: bool
+) -> tuple[str, str, Callable[..., LogisticFit | LogisticCVFit], dict[str, Any], np.ndarray | None]:
+    """The batched fit of ``template``'s kind: its shared-fit kind, the method its warnings name, the solver,
+    its settings, and the training weights of ``LogisticRegressionCV``'s folds (None for the others)."""
+    settings: dict[str, Any] = {"tol": params["tol"], "max_iter": params["max_iter"]}
+    if type(template) is LogisticRegressionCV:
+        folds = training_weights(
+            targets, params["cv"]
+        )  # outside the shared fit: every method gets the splitter's warnings
+        solve = partial(fit_batched_logistic_cv, weights=folds)
+        return "logistic_cv", "lbfgs", solve, {**settings, "Cs": params["Cs"], "center": center}, folds
+    if params["solver"] == "liblinear":
+        return "liblinear", "liblinear", fit_batched_liblinear, {**settings, "C": params["C"]}, None
+    return "logistic", "lbfgs", fit_batched_logistic, {**settings, "C": params["C"], "center": center}, None
+
+
 def fit_logistic_models(
     estimator: Any, X: Matrix, Y: ArrayLike, seeds: Sequence[int] | np.ndarray, *, extra: np.ndarray | None = None,
     n_extra_used: ArrayLike | None = None, center: bool = False,
@@ -114,23 +131,7 @@ def fit_logistic_models(
     params = template.get_params()
     extra_mask = None if extra is None else np.arange(extra.shape[1])[:, None] < n_extra_used[varying]
     targets = Y[:, varying]
-    settings, folds = {"tol": params["tol"], "max_iter": params["max_iter"]}, None
-    solve: Callable[..., LogisticFit | LogisticCVFit]
-    if type(template) is LogisticRegressionCV:
-        folds = training_weights(
-            targets, params["cv"]
-        )  # outside the shared fit: every method gets the splitter's warnings
-        kind, method, solve = "logistic_cv", "lbfgs", partial(fit_batched_logistic_cv, weights=folds)
-        settings = {**settings, "Cs": params["Cs"], "center": center}
-    elif params["solver"] == "liblinear":
-        kind, method, solve, settings = "liblinear", "liblinear", fit_batched_liblinear, {**settings, "C": params["C"]}
-    else:
-        kind, method, solve, settings = (
-            "logistic",
-            "lbfgs",
-            fit_batched_logistic,
-            {**settings, "C": params["C"], "center": center},
-        )
+    kind, method, solve, settings, folds = _batched_solver(template, params, targets, center)
     blocks = [np.arange(varying.size)] if folds is not None else chain_blocks(X, extra, n_extra_used[varying])
 
     def compute() -> LogisticFit | LogisticCVFit:

@@ -1,4 +1,5 @@
-"""The band the report's comparison tables use, and how a missing run is said.
+"""The report's fixed words: how a missing run is said, a paper quote as plain text, and the band its
+comparison tables flag a difference beyond.
 
 The claims' own directions, sizes and readings are in ``configs/claims.yaml``, not here.
 """

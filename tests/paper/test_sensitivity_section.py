@@ -18,7 +18,7 @@ from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_predictions, cell_values
 from mlhidden.paper.evidence import Runs, ranked_methods
-from mlhidden.paper.output_jobs import run_jobs
+from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
 from mlhidden.paper.report_md import report_job
 from mlhidden.paper.sensitivity_section import (

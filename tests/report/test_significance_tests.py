@@ -15,7 +15,6 @@ from scipy import integrate, optimize, stats
 from mlhidden.errors import InputWarning, UserError
 from mlhidden.report.cd_diagram import CD_BAR, draw_cd_diagram, plot_cd_diagram
 from mlhidden.report.formats import format_mean_std
-from mlhidden.report.significance_output import significance_dict, significance_markdown, write_statistics
 from mlhidden.report.significance_tests import (
     cliques,
     critical_difference,
@@ -23,6 +22,8 @@ from mlhidden.report.significance_tests import (
     nemenyi_q,
     significance_report,
 )
+from mlhidden.report.significance_text import significance_dict, significance_markdown
+from mlhidden.report.statistics_files import write_statistics
 from mlhidden.report.tables import METRICS, SUMMARY_METRICS, metric_table
 from mlhidden.stats.friedman import friedman_exact_p, friedman_p, friedman_test
 

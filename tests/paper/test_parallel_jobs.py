@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from mlhidden.paper.output_jobs import STEP_SECONDS, Job, run_jobs, step_times
+from mlhidden.paper.parallel_jobs import STEP_SECONDS, Job, run_jobs, step_times
 from mlhidden.paper.reproduction import reproduce, write_outputs
 
 
@@ -110,11 +110,11 @@ def _refit_rows():
 def test_the_steps_are_weighed_by_kind_and_a_cheap_one_behind_a_dear_one_comes_back_with_it(monkeypatch):
     """On two workers the refits run beside the long section, but their results come back after it: the
     three calls are reported together, when the section ends; the finish a moment later."""
-    import mlhidden.paper.output_jobs as output_jobs
+    import mlhidden.paper.parallel_jobs as parallel_jobs
 
-    monkeypatch.setattr(output_jobs.ExecutionBackend, "slots", lambda self: 2)
+    monkeypatch.setattr(parallel_jobs.ExecutionBackend, "slots", lambda self: 2)
     job = Job([(_variants_section,), (_refit_rows,), (_refit_rows,)])
     dear = STEP_SECONDS["_variants_section"]
-    assert step_times([job], n_jobs=2) == pytest.approx([dear, dear, dear, dear + output_jobs.FINISH_SECONDS])
+    assert step_times([job], n_jobs=2) == pytest.approx([dear, dear, dear, dear + parallel_jobs.FINISH_SECONDS])
     one = step_times([job], n_jobs=1)
     assert one[:3] == pytest.approx([dear, dear + STEP_SECONDS["_refit_rows"], dear + 2 * STEP_SECONDS["_refit_rows"]])

@@ -17,13 +17,13 @@ from typing import cast
 from mlhidden.io import PathLike
 from mlhidden.report.csv_files import wide_frame, write_frame
 from mlhidden.report.formats import render_terminal_summary, to_terminal, write_reports, write_text_tables
-from mlhidden.report.significance_output import (
+from mlhidden.report.significance_splits import SplitsReport
+from mlhidden.report.statistics_files import (
     STATISTICS_FILE,
     statistics_reports,
     stored_test_train_ratios,
     write_statistics_reports,
 )
-from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked, stored_metrics
 from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
 from mlhidden.runs.provenance import provenance_lines, stored_precision
