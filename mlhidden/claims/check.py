@@ -24,7 +24,7 @@ import pandas as pd
 from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec, SubClaim, error_at, read_claims
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.report.tables import METRICS
+from mlhidden.runs.metrics import METRICS
 from mlhidden.stats.replication import DATASETS, SPLITS, against_control, by_unit
 from mlhidden.stats.uncertainty import NOT_EVALUATED, Comparison, combine, deciding
 from mlhidden.yaml_lines import KeyPath

@@ -20,7 +20,7 @@ from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec, SubClaim
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
-from mlhidden.report.tables import METRICS
+from mlhidden.runs.metrics import METRICS
 from mlhidden.yaml_lines import failure_at, refuse_unknown_keys
 
 SUMMARIES = ("rise", "mean")

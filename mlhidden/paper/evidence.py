@@ -27,7 +27,8 @@ from mlhidden.paper.reference import (
     SYNTHETIC_2D_METHODS,
 )
 from mlhidden.report.ranked_methods import unranked_methods
-from mlhidden.report.tables import METRICS, sort_units
+from mlhidden.report.tables import sort_units
+from mlhidden.runs.metrics import UNIT_METRICS
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.status import OK
 from mlhidden.runs.store import ResultStore, load_results, store_exists
@@ -105,7 +106,7 @@ def dataset_means(run, record: RunRecord) -> pd.DataFrame:
     """Mean over the ok splits of every (dataset group, dataset, method), for all metrics."""
     groups = {spec.table_name: spec.group for spec in record.datasets}
     units = ok_units(run).assign(group=lambda u: u["dataset"].map(groups))
-    return units.groupby(["group", "dataset", "method"], sort=False)[list(METRICS)].mean().reset_index()
+    return units.groupby(["group", "dataset", "method"], sort=False)[list(UNIT_METRICS)].mean().reset_index()
 
 
 def synthetic_datasets(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:

@@ -35,7 +35,8 @@ from mlhidden.report.html import esc, number, scroll_box
 from mlhidden.report.markdown_html import markdown_html
 from mlhidden.report.significance_output import markdown_with_diagram
 from mlhidden.report.significance_tests import significance_report
-from mlhidden.report.tables import METRICS, metric_table
+from mlhidden.report.tables import metric_table
+from mlhidden.runs.metrics import METRICS
 from mlhidden.runs.status import OK
 
 FLAG = "⚠"
@@ -330,9 +331,10 @@ def sweep_section(
     """
     if frame is None:
         return Section(f"{title}\n\nNot run: {missing_run(name)}.\n")
+    y_label = METRICS["exact_match"].title
     paths = plot_sweep(
-        frame, figures_dir / name, y_label="Exact match", x_label=x_label,
-        title=f"Exact match, mean ± 1 sd over {splits} splits",
+        frame, figures_dir / name, y_label=y_label, x_label=x_label,
+        title=f"{y_label}, mean ± 1 sd over {splits} splits",
     )
     means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
     means = means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)

@@ -19,8 +19,9 @@ __getattr__, __all__ = lazy_names(__name__, {
     "SignificanceReport": "mlhidden.report.significance_tests",
     "significance_report": "mlhidden.report.significance_tests",
     "SUMMARY_METRICS": "mlhidden.report.tables",
-    "METRICS": "mlhidden.report.tables",
-    "Metric": "mlhidden.report.tables",
+    "METRICS": "mlhidden.runs.metrics",
+    "UNIT_METRICS": "mlhidden.runs.metrics",
+    "Metric": "mlhidden.runs.metrics",
     "MetricTable": "mlhidden.report.tables",
     "metric_table": "mlhidden.report.tables",
 })

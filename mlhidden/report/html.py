@@ -30,7 +30,8 @@ from mlhidden.report.significance_output import splits_markdown, statistics_repo
 from mlhidden.report.significance_splits import SplitsReport
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
-from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.runs.metrics import UNIT_METRICS
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults, split_protocol
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
@@ -146,7 +147,7 @@ def _metric_table_html(table: MetricTable, key: str) -> str:
         rows.append(f"<tr data-order='{order}'><th>{esc(dataset)}</th>{cells}</tr>")
     footer = "<tr><th>avg rank</th>" + "".join(f"<td>{format_avg_rank(r)}</td>" for r in table.avg_rank) + "</tr>"
     return (
-        f"<div class='scroll'><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
+        f"<div class='scroll'><table class='sortable metric' id='{esc(key)}-{esc(table.metric.name)}'>"
         f"<caption>{esc(table_title(table))}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody><tfoot>{footer}</tfoot></table>"
         + bullets(table_notes(table))
@@ -245,7 +246,7 @@ def run_sections(
         results.datasets,
         results.methods,
         results.unavailable,
-        metrics=[m for m in METRICS if m in results.units],
+        metrics=[m for m in UNIT_METRICS if m in results.units],
         precision=stored_precision(results.provenance) if precision is None else precision,
         unranked=merged_unranked(results),
     )

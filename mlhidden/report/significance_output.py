@@ -29,7 +29,8 @@ from mlhidden.report.significance_tests import (
     significance_report,
     significant_pairs,
 )
-from mlhidden.report.tables import SUMMARY_METRICS, Metric, MetricTable, metric_tables
+from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.runs.metrics import Metric
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.store import existing_stores
 from mlhidden.stats.replication import split_test_train_ratio
@@ -169,7 +170,7 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
 def significance_dict(report: SignificanceReport) -> dict[str, Any]:
     """A JSON-ready dict; non-finite numbers (an infinite F_F, a missing p) become None."""
     data: dict[str, Any] = {
-        "metric": report.table.metric.column,
+        "metric": report.table.metric.name,
         "title": report.table.metric.title,
         "higher_is_better": report.table.metric.higher_is_better,
         "datasets": list(report.datasets),
@@ -271,7 +272,7 @@ def _splits_dict(report: SplitsReport) -> dict[str, Any]:
     """A JSON-ready dict, keyed as :func:`significance_dict` where the two agree; a missing number becomes None."""
     table = report.table
     data: dict[str, Any] = {
-        "metric": table.metric.column,
+        "metric": table.metric.name,
         "title": table.metric.title,
         "higher_is_better": table.metric.higher_is_better,
         "datasets": [report.dataset],

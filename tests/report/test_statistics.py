@@ -23,7 +23,8 @@ from mlhidden.report.significance_tests import (
     nemenyi_q,
     significance_report,
 )
-from mlhidden.report.tables import METRICS, SUMMARY_METRICS, metric_table
+from mlhidden.report.tables import SUMMARY_METRICS, metric_table
+from mlhidden.runs.metrics import UNIT_METRICS
 from mlhidden.stats.friedman import friedman_exact_p, friedman_p, friedman_test
 
 
@@ -38,7 +39,7 @@ def make_units(cells: dict) -> pd.DataFrame:
             failed = value is None
             row = {"dataset": dataset, "method": method, "split": split,
                    "status": "failed" if failed else "ok", "error": "boom" if failed else ""}
-            row.update({column: math.nan if failed else value for column in METRICS})
+            row.update({column: math.nan if failed else value for column in UNIT_METRICS})
             rows.append(row)
     return pd.DataFrame(rows)
 
