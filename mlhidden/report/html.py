@@ -330,7 +330,7 @@ def render_page(
     """The whole page: a header with the precision toggle, ``sections``, then ``views`` if any.
 
     The toggle's "auto" shows each table at its own decimals (its
-    :attr:`~mlhidden.report.tables.Metric.digits`: ``--precision``, else as many as tell its ranks apart).
+    :attr:`~mlhidden.runs.metrics.Metric.digits`: ``--precision``, else as many as tell its ranks apart).
 
     Each list of sections opens on its first, the others folded under their headings (a button
     unfolds them all), so that the page is one screen until a reader asks for more.
