@@ -28,7 +28,7 @@ import pandas as pd
 from benchmarks.results_file import QUICK_RESULTS, results_path, write_section
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.runner import run_experiment
-from mlhidden.report.tables import METRICS
+from mlhidden.runs.metrics import METRICS
 from mlhidden.runs.store import ResultStore
 from mlhidden.runs.store_schema import REUSED_SECONDS
 

@@ -17,8 +17,8 @@ from mlhidden.blas_kernel import set_blas_kernel
 from mlhidden.lazy_exports import lazy_names
 
 if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
-    from mlhidden.claims.check import ClaimResult as ClaimResult
     from mlhidden.claims.check import check_claims as check_claims
+    from mlhidden.claims.verdicts import ClaimResult as ClaimResult
     from mlhidden.data.arff import read_arff as read_arff
     from mlhidden.data.arff import write_arff as write_arff
     from mlhidden.data.catalog import load_dataset as load_dataset

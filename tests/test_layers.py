@@ -159,8 +159,6 @@ def sibling_imports(package_dir: Path) -> list[str]:
     return problems
 
 
-@pytest.mark.xfail(strict=True, reason="claims/check.py reads METRICS from report/tables.py until runs/metrics.py is "
-                   "the one metric catalogue (issue 54): then this mark goes")
 def test_the_claims_stand_beside_the_report():
     assert sibling_imports(PACKAGE) == []
 

@@ -8,10 +8,7 @@ from typing import TYPE_CHECKING
 from mlhidden.lazy_exports import lazy_names
 
 if TYPE_CHECKING:  # the names of the table below, for type checkers
-    from mlhidden.claims.check import CALIBRATION_BASIS as CALIBRATION_BASIS
-    from mlhidden.claims.check import CANNOT_CONFIRM as CANNOT_CONFIRM
     from mlhidden.claims.check import Checker as Checker
-    from mlhidden.claims.check import ClaimResult as ClaimResult
     from mlhidden.claims.check import Extractor as Extractor
     from mlhidden.claims.check import check_claims as check_claims
     from mlhidden.claims.check import statistic as statistic
@@ -24,11 +21,14 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.claims.spec import ClaimSpec as ClaimSpec
     from mlhidden.claims.spec import SubClaim as SubClaim
     from mlhidden.claims.spec import read_claims as read_claims
+    from mlhidden.claims.verdicts import CALIBRATION_BASIS as CALIBRATION_BASIS
+    from mlhidden.claims.verdicts import CANNOT_CONFIRM as CANNOT_CONFIRM
+    from mlhidden.claims.verdicts import ClaimResult as ClaimResult
 
 __getattr__, __all__ = lazy_names(__name__, {
     "check_claims": "mlhidden.claims.check",
     "Checker": "mlhidden.claims.check",
-    "ClaimResult": "mlhidden.claims.check",
+    "ClaimResult": "mlhidden.claims.verdicts",
     "statistic": "mlhidden.claims.check",
     "text_table": "mlhidden.claims.result_files",
     "write_outputs": "mlhidden.claims.result_files",
@@ -37,8 +37,8 @@ __getattr__, __all__ = lazy_names(__name__, {
     "ClaimSpec": "mlhidden.claims.spec",
     "read_claims": "mlhidden.claims.spec",
     "SubClaim": "mlhidden.claims.spec",
-    "CALIBRATION_BASIS": "mlhidden.claims.check",
-    "CANNOT_CONFIRM": "mlhidden.claims.check",
+    "CALIBRATION_BASIS": "mlhidden.claims.verdicts",
+    "CANNOT_CONFIRM": "mlhidden.claims.verdicts",
     "Extractor": "mlhidden.claims.check",
     "PRIMARY": "mlhidden.claims.spec",
     "TIME_CONVENTION": "mlhidden.claims.runs",

@@ -14,7 +14,6 @@ import dataclasses
 import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,9 +21,11 @@ import numpy as np
 import pandas as pd
 
 from mlhidden.claims.runs import StoredRuns
-from mlhidden.claims.spec import CORE, PRIMARY, ClaimSpec, DatasetSelection, SubClaim, error_at, read_claims
+from mlhidden.claims.spec import CORE, PRIMARY, ClaimSpec, SubClaim, error_at, read_claims
+from mlhidden.claims.spec_values import DatasetSelection
+from mlhidden.claims.verdicts import ClaimResult, SubClaimResult
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.report.tables import METRICS
+from mlhidden.runs.metrics import METRICS
 from mlhidden.stats.replication import (
     AVERAGE_RANK,
     DATASETS,
@@ -34,15 +35,12 @@ from mlhidden.stats.replication import (
     by_unit,
 )
 from mlhidden.stats.uncertainty import (
-    FAILS,
     HOLDS,
     NOT_EVALUATED,
     NOT_TESTABLE,
     Comparison,
     adjusted,
     claim_verdict,
-    deciding,
-    format_p,
 )
 from mlhidden.yaml_lines import KeyPath
 
@@ -59,144 +57,6 @@ Calibrate = Callable[[StoredRuns, "str | Path"], "Checker"]
 :func:`mlhidden.paper.calibration.calibration_checker`)."""
 UNIT_COLUMNS = ["dataset", "method", "split"]
 T = TypeVar("T")
-CANNOT_CONFIRM = "cannot confirm on the paper's own numbers"
-"""The flag beside a verdict whose reading, decided on the paper's own printed numbers, does not hold there."""
-CALIBRATION_BASIS = (
-    "the paper's printed means with our per-split spread: our split values moved so that each dataset, method and "
-    "metric's mean is the paper's (times scaled, not shifted)"
-)
-"""What a calibration checker's numbers are (:data:`Calibrate`), as the outputs say it."""
-
-
-@dataclass(frozen=True)
-class SubClaimResult:
-    """A sub-claim's (or a positive control's) verdict and the comparison that gave it (None, with ``why``, when
-    not evaluated or not testable); ``controls``: the ids of the positive controls that cover it."""
-
-    spec: SubClaim
-    verdict: str
-    comparison: Comparison | None = None
-    why: str = ""
-    controls: tuple[str, ...] = ()
-    calibration: SubClaimResult | None = None
-    """The same reading decided on the paper's own printed numbers (None where no calibration was asked for)."""
-
-    @property
-    def cannot_confirm(self) -> bool:
-        """Whether this reading, decided on the paper's own numbers, gives anything but what the paper says."""
-        return _cannot_confirm(self.calibration)
-
-    @property
-    def calibrated(self) -> str:
-        """The verdict on the paper's own numbers in a few words, flagged where it cannot confirm ("" when none)."""
-        return _calibrated(self.calibration)
-
-    @property
-    def deciding(self) -> str:
-        """The deciding statistic in one line, or why there is none."""
-        return self.comparison.describe() if self.comparison is not None else self.why
-
-    @property
-    def numbers(self) -> str:
-        """Our numbers behind the verdict: the effect, its interval and n ("" when not evaluated)."""
-        if self.comparison is None:
-            return ""
-        return f"{self.comparison.estimate()}, n = {self.comparison.n} {self.comparison.unit}"
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    """A claim's verdict, decided on its core sub-claims (:func:`~mlhidden.stats.uncertainty.claim_verdict`), and
-    its notes.
-
-    ``refutation`` holds each sub-claim's refutation p adjusted by ``multiplicity`` across the claim's evaluated
-    core sub-claims, in the order of ``subclaims`` (NaN for a supporting one or one without a test);
-    ``controls`` are the file's positive controls, decided.
-    """
-
-    spec: ClaimSpec
-    verdict: str
-    subclaims: tuple[SubClaimResult, ...]
-    notes: tuple[str, ...] = ()
-    multiplicity: str = ""
-    refutation: tuple[float, ...] = ()
-    controls: tuple[SubClaimResult, ...] = ()
-    reading: str = PRIMARY
-    calibration: ClaimResult | None = None
-    """The claim under the same reading decided on the paper's own printed numbers (None: not asked for)."""
-
-    @property
-    def cannot_confirm(self) -> bool:
-        """Whether the claim under this reading, decided on the paper's own numbers, does not hold there."""
-        return _cannot_confirm(self.calibration)
-
-    @property
-    def calibrated(self) -> str:
-        """As :attr:`SubClaimResult.calibrated`, for the claim."""
-        return _calibrated(self.calibration)
-
-    @property
-    def key(self) -> str:
-        return self.spec.id
-
-    @property
-    def statement(self) -> str:
-        return self.spec.about
-
-    @property
-    def comparisons(self) -> tuple[Comparison, ...]:
-        """The core sub-claims' comparisons: the ones that decide the claim."""
-        return tuple(s.comparison for s in self.subclaims if s.comparison is not None and s.spec.role == CORE)
-
-    @property
-    def refutation_p(self) -> float:
-        """The smallest adjusted refutation p of its core sub-claims (NaN when none was tested)."""
-        tested = [p for p in self.refutation if not np.isnan(p)]
-        return min(tested) if tested else float("nan")
-
-    def refutation_line(self) -> str:
-        """The family-wise refutation in words: "refutation p = 0.1 (holm over 3 core sub-claims)" ("" without one)."""
-        tested = sum(not np.isnan(p) for p in self.refutation)
-        if not tested:
-            return ""
-        return (f"refutation p = {format_p(self.refutation_p)} ({self.multiplicity} over {tested} core "
-                f"sub-claim{'' if tested == 1 else 's'})")
-
-    @property
-    def deciding(self) -> str:
-        """The deciding core sub-claim's id and statistic ("" when none was evaluated); where a core sub-claim
-        does not hold, then the claim's adjusted refutation p, which decides whether it refutes the claim."""
-        if not self.comparisons:
-            return ""
-        if self.verdict == FAILS and not np.isnan(self.refutation_p):
-            subclaim = self.subclaims[int(np.nanargmin(self.refutation))]
-        else:
-            decider = deciding(self.comparisons)
-            subclaim = next(s for s in self.subclaims if s.comparison is decider)
-        text = f"{subclaim.spec.id}: {subclaim.deciding}"
-        if any(s.verdict == FAILS for s in self.subclaims if s.spec.role == CORE):
-            text += f"; {self.refutation_line()}"
-        return text
-
-    @property
-    def evidence(self) -> str:
-        """The sub-claims' verdicts in one line, then the notes."""
-        verdicts = "; ".join(f"{s.spec.id} {s.verdict}" for s in self.subclaims)
-        return " ".join([verdicts + ".", *self.notes]) if self.notes else verdicts
-
-
-def _cannot_confirm(calibration: SubClaimResult | ClaimResult | None) -> bool:
-    """A calibration that was decided and does not hold: every claim of a claims file is one its paper says holds."""
-    return calibration is not None and calibration.verdict not in (HOLDS, NOT_EVALUATED)
-
-
-def _calibrated(calibration: SubClaimResult | ClaimResult | None) -> str:
-    if calibration is None or calibration.verdict == NOT_EVALUATED:
-        return ""
-    flag = f" ({CANNOT_CONFIRM})" if _cannot_confirm(calibration) else ""
-    return f"on the paper's own numbers: {calibration.verdict}{flag}"
-
-
 def _selected(frame: pd.DataFrame, sub: SubClaim, runs: StoredRuns, run: str) -> pd.DataFrame | str:
     """The rows of the datasets ``sub`` is about, or why there are none."""
     chosen = sub.datasets

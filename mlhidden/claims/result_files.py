@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from mlhidden.claims.check import CALIBRATION_BASIS, ClaimResult, SubClaimResult
+from mlhidden.claims.verdicts import CALIBRATION_BASIS, ClaimResult, SubClaimResult
 from mlhidden.escaping import terminal_escape
 from mlhidden.io import strict_json, text_writer, write_files
 from mlhidden.stats.uncertainty import NOT_EVALUATED, NOT_TESTABLE, VERDICTS

@@ -24,12 +24,20 @@ at the line of the key that is wrong.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mlhidden.claims.spec_values import (
+    DatasetSelection,
+    checked_text,
+    claimed_target,
+    dataset_selection,
+    finite_number,
+    method_names,
+    one_of,
+)
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.stats.replication import AVERAGE_RANK, DATASETS, RANK_TESTS, UNITS, Target
 from mlhidden.stats.uncertainty import HOLM, MULTIPLICITY
@@ -52,25 +60,6 @@ CONTROL_KEPT_OUT = ("role", "alternatives")
 """The sub-claim keys a positive control does not take: it decides no claim and has one reading."""
 ROLES = (CORE, SUPPORTING)
 """A core sub-claim is what the quoted words say, and decides its claim; a supporting one is shown, never decides."""
-DATASET_KEYS = ("names", "group", "min_samples")
-DIRECTIONS = ("above", "below", "within")
-
-
-@dataclass(frozen=True)
-class DatasetSelection:
-    """Which of a run's datasets a sub-claim is about (every one when all are empty)."""
-
-    names: tuple[str, ...] = ()
-    group: str | None = None
-    min_samples: int | None = None
-
-    def describe(self) -> str:
-        parts = [", ".join(self.names)] if self.names else []
-        parts += [f"group {self.group}"] if self.group else []
-        parts += [f"N ≥ {self.min_samples}"] if self.min_samples is not None else []
-        return "; ".join(parts) or "every dataset"
-
-
 @dataclass(frozen=True)
 class SubClaim:
     """One atomic statement and the test that decides it; ``where`` is its key path in the file, ``lines`` the file's.
@@ -146,92 +135,6 @@ class ClaimSpec:
         return tuple(sub for sub in self.subclaims if sub.role == CORE)
 
 
-def _text(value: Any, where: KeyPath, fail: Fail, *, required: bool = True) -> str:
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        fail(f"'{where[-1]}' must be text", where)
-    return " ".join(value.split())
-
-
-def _number(value: Any, where: KeyPath, fail: Fail) -> float:
-    """``value`` as a finite float: an infinite size or smallest effect would decide its sub-claim alone."""
-    number = math.nan
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            number = float(value)
-        except OverflowError:  # an integer of hundreds of digits
-            pass
-    if not math.isfinite(number):
-        shown = repr(value)
-        shown = shown if len(shown) <= 20 else f"{shown[:12]}... ({len(shown)} characters)"
-        fail(f"'{where[-1]}' must be a finite number, not {shown}", where)
-    return number
-
-
-def _names(value: Any, where: KeyPath, fail: Fail, *, count: int | None = None) -> tuple[str, ...]:
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not items or not all(isinstance(item, str) and item for item in items):
-        fail(f"'{where[-1]}' must be a method name or a list of them", where)
-    if count is not None and len(items) != count:
-        fail(f"'{where[-1]}' needs {count} entries, not {len(items)}", where)
-    return tuple(items)
-
-
-def _target(entry: Mapping[str, Any], statistic: str, where: KeyPath, fail: Fail) -> Target:
-    """The claimed direction, size and reading of a sub-claim, on the scale of its statistic."""
-    direction = entry.get("direction", "above")
-    if direction not in DIRECTIONS:
-        fail(f"unknown direction {direction!r}", where + ("direction",),
-             hint=f"{did_you_mean(direction, DIRECTIONS)}one of: {', '.join(DIRECTIONS)}")
-    ratio = statistic == "ratio"
-    scale = (lambda x: math.log(x)) if ratio else (lambda x: x)
-    size, reading = entry.get("size"), _text(entry.get("reading"), where + ("reading",), fail, required=False)
-    if direction == "within":
-        if not (isinstance(size, list) and len(size) == 2):
-            fail("direction 'within' needs size: [low, high]", where + ("size" if "size" in entry else "direction",))
-        low, high = (_number(x, where + ("size",), fail) for x in size)
-        if ratio and min(low, high) <= 0:
-            fail("a ratio's size must be above 0", where + ("size",))
-        bounds = sorted((scale(low), scale(high)))
-    elif size is not None:
-        bound = _number(size, where + ("size",), fail)
-        if ratio and bound <= 0:
-            fail("a ratio's size must be above 0", where + ("size",))
-        bounds = [scale(bound), math.inf] if direction == "above" else [-math.inf, scale(bound)]
-    else:
-        bounds = [0.0, math.inf] if direction == "above" else [-math.inf, 0.0]
-    if size is not None and not reading:
-        fail("a claimed size needs 'reading': how the words are read as this number", where + ("size",))
-    smallest = entry.get("smallest_effect")
-    if smallest is None and size is None and statistic != "ranks":
-        fail("a sub-claim without a size needs smallest_effect: the smallest effect its words are about",
-             where, hint="e.g. smallest_effect: 0.01 (a ratio's is a factor, e.g. 1.1)")
-    margin = None
-    if smallest is not None:
-        margin = _number(smallest, where + ("smallest_effect",), fail)
-        if margin <= (1.0 if ratio else 0.0):
-            fail(f"smallest_effect must be above {'1 (a factor)' if ratio else '0'}", where + ("smallest_effect",))
-        margin = scale(margin)
-    return Target(bounds[0], bounds[1], size is not None, margin, reading, ratio)
-
-
-def _datasets(value: Any, where: KeyPath, fail: Fail) -> DatasetSelection:
-    if value is None:
-        return DatasetSelection()
-    if isinstance(value, (str, list)):
-        return DatasetSelection(names=_names(value, where, fail))
-    if not isinstance(value, dict):
-        fail("'datasets' must be a name, a list of names or {names, group, min_samples}", where)
-    refuse_unknown_keys(value, DATASET_KEYS, where, fail, "in datasets")
-    names = _names(value["names"], where + ("names",), fail) if "names" in value else ()
-    group = _text(value["group"], where + ("group",), fail) if "group" in value else None
-    minimum = value.get("min_samples")
-    if minimum is not None and (isinstance(minimum, bool) or not isinstance(minimum, int)):
-        fail("'min_samples' must be a whole number", where + ("min_samples",))
-    return DatasetSelection(names, group, minimum)
-
-
 def _check_entry(entry: Any, kind: str, shape: str, allowed: tuple[str, ...], required: Sequence[str], where: KeyPath,
                  fail: Fail) -> None:
     """Refuse (by ``fail``) a claim or sub-claim that is not a mapping, has a key it does not know, or lacks one."""
@@ -262,17 +165,17 @@ def _ranks(entry: Mapping[str, Any], where: KeyPath, fail: Fail) -> tuple[tuple[
         fail("a ranks sub-claim has direction above or below", where + ("direction",))
     if entry["unit"] != DATASETS:
         fail(f"a ranks sub-claim has unit {DATASETS}", where + ("unit",))
-    ranked = _once_each(_names(entry.get("methods"), where + ("methods",), fail), where + ("methods",), fail)
+    ranked = _once_each(method_names(entry.get("methods"), where + ("methods",), fail), where + ("methods",), fail)
     if len(ranked) < 2:
         fail("ranks need at least two methods in 'methods'", where + ("methods",))
-    control = _names(ranks["control"], where + ("ranks", "control"), fail, count=1)
+    control = method_names(ranks["control"], where + ("ranks", "control"), fail, count=1)
     if control[0] not in ranked:
         fail(f"the control {control[0]!r} is not one of 'methods'", where + ("ranks", "control"),
              hint=f"methods: {', '.join(ranked)}")
     than = ranks.get("than", "all")
     if than == "all":
         return (control, tuple(m for m in ranked if m not in control)), ranked
-    others = _once_each(_names(than, where + ("ranks", "than"), fail), where + ("ranks", "than"), fail)
+    others = _once_each(method_names(than, where + ("ranks", "than"), fail), where + ("ranks", "than"), fail)
     for name in others:
         if name == control[0]:
             fail(f"'than' names the control {name!r}", where + ("ranks", "than"))
@@ -310,7 +213,7 @@ def _alternatives(entry: Mapping[str, Any], where: KeyPath, fail: Fail,
         here = at + (k,)
         _check_entry(item, "alternative reading", "name, words, reading and the keys it reads otherwise", allowed,
                      ALTERNATIVE_KEYS, here, fail)
-        name = _text(item["name"], here + ("name",), fail)
+        name = checked_text(item["name"], here + ("name",), fail)
         if name == PRIMARY or name in [a.name for a in found]:
             fail(f"alternative {name!r} is named twice in this sub-claim"
                  + (f" ({PRIMARY!r} is the sub-claim's own reading)" if name == PRIMARY else ""), here + ("name",))
@@ -318,19 +221,9 @@ def _alternatives(entry: Mapping[str, Any], where: KeyPath, fail: Fail,
         merged = {key: value for key, value in entry.items()
                   if key != "alternatives" and not (restated and key in STATISTICS)}
         merged |= {key: value for key, value in item.items() if key not in ("name", "words")}
-        found.append(Alternative(name, _text(item["words"], here + ("words",), fail),
+        found.append(Alternative(name, checked_text(item["words"], here + ("words",), fail),
                                  _subclaim(merged, here, fail, lines)))
     return tuple(found)
-
-
-def _choice(entry: Mapping[str, Any], key: str, allowed: tuple[str, ...], default: str, where: KeyPath,
-            fail: Fail) -> str:
-    """``entry[key]``, one of ``allowed`` (``default`` when absent)."""
-    value = entry.get(key, default)
-    if value not in allowed:
-        fail(f"unknown {key} {value!r}", where + (key,),
-             hint=f"{did_you_mean(str(value), allowed)}one of: {', '.join(allowed)}")
-    return str(value)
 
 
 def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int],
@@ -355,19 +248,19 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, in
         entries = [value] if count == 1 else value
         if not isinstance(entries, list) or len(entries) != count:
             fail(f"'{statistic}' needs {'a method' if count == 1 else 'two entries: [A, B]'}", where + (statistic,))
-        sides = tuple(_names(side, where + (statistic,), fail) for side in entries)
-    factor = _number(entry.get("factor", 1.0), where + ("factor",), fail)
+        sides = tuple(method_names(side, where + (statistic,), fail) for side in entries)
+    factor = finite_number(entry.get("factor", 1.0), where + ("factor",), fail)
     params = entry.get("params", {})
     if not isinstance(params, dict):
         fail("'params' must be a mapping", where + ("params",))
     return SubClaim(
-        id=str(entry["id"]), says=_text(entry["says"], where + ("says",), fail),
+        id=str(entry["id"]), says=checked_text(entry["says"], where + ("says",), fail),
         run=None if entry.get("run") is None else str(entry["run"]), metric=str(entry.get("metric", "value")),
-        statistic=statistic, sides=sides, factor=factor, target=_target(entry, statistic, where, fail),
-        unit=unit, datasets=_datasets(entry.get("datasets"), where + ("datasets",), fail),
+        statistic=statistic, sides=sides, factor=factor, target=claimed_target(entry, statistic, where, fail),
+        unit=unit, datasets=dataset_selection(entry.get("datasets"), where + ("datasets",), fail),
         extractor=entry.get("extractor"), params=params, ranked=ranked,
-        note=_text(entry.get("note"), where + ("note",), fail, required=False),
-        role=_choice(entry, "role", ROLES, CORE, where, fail), where=where, lines=lines,
+        note=checked_text(entry.get("note"), where + ("note",), fail, required=False),
+        role=one_of(entry, "role", ROLES, CORE, where, fail), where=where, lines=lines,
         rank_test=_rank_test(entry, statistic, where, fail), alternatives=_alternatives(entry, where, fail, lines),
     )
 
@@ -402,7 +295,7 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list) or not data["claims"]:
         fail("a claims file is a mapping with a non-empty list 'claims'", ())
     refuse_unknown_keys(data, FILE_KEYS, (), fail)
-    default = _choice(data, "multiplicity", MULTIPLICITY, HOLM, (), fail)
+    default = one_of(data, "multiplicity", MULTIPLICITY, HOLM, (), fail)
     controls = _controls(data, fail, lines, extractors)
     claims, seen = [], set()
     for control in controls:
@@ -423,16 +316,16 @@ def read_claims(path: str | Path, extractors: Sequence[str] = (), notes: Sequenc
             if key in seen:
                 fail(f"id {key!r} is used twice", at + ("id",))
             seen.add(key)
-        claim_notes = _names(entry["notes"], where + ("notes",), fail) if "notes" in entry else ()
+        claim_notes = method_names(entry["notes"], where + ("notes",), fail) if "notes" in entry else ()
         for name in claim_notes:
             if name not in notes:
                 fail(f"unknown note {name!r}", where + ("notes",), hint=f"known: {', '.join(notes) or 'none'}")
         claims.append(ClaimSpec(
-            id=str(entry["id"]), about=_text(entry["about"], where + ("about",), fail),
-            source=_text(entry.get("source"), where + ("source",), fail, required=False),
-            quote=_text(entry.get("quote"), where + ("quote",), fail, required=False),
-            subclaims=tuple(subclaims), note=_text(entry.get("note"), where + ("note",), fail, required=False),
-            notes=claim_notes, multiplicity=_choice(entry, "multiplicity", MULTIPLICITY, default, where, fail),
+            id=str(entry["id"]), about=checked_text(entry["about"], where + ("about",), fail),
+            source=checked_text(entry.get("source"), where + ("source",), fail, required=False),
+            quote=checked_text(entry.get("quote"), where + ("quote",), fail, required=False),
+            subclaims=tuple(subclaims), note=checked_text(entry.get("note"), where + ("note",), fail, required=False),
+            notes=claim_notes, multiplicity=one_of(entry, "multiplicity", MULTIPLICITY, default, where, fail),
             controls=controls, where=where, lines=lines,
         ))
     return claims

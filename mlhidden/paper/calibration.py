@@ -23,8 +23,7 @@ import pandas as pd
 from mlhidden.claims import Checker, Extractor, StoredRuns, SubClaim
 from mlhidden.paper.claim_evidence import chain_accuracy
 from mlhidden.paper.reference import PAPER_TABLES, reference_results
-from mlhidden.report import METRICS
-from mlhidden.runs import RunResults
+from mlhidden.runs import METRICS, RunResults
 
 PRINTED_TABLES = {"paper": ("results", "scalability"), "logical": ("logical",), "synthetic": ("synthetic",)}
 """Our runs -> the paper's tables that print their cells (a synthetic table's "dataset" is the group of data)."""

@@ -19,8 +19,7 @@ import pandas as pd
 from mlhidden.claims import ClaimSpec, StoredRuns, SubClaim, statistic
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
-from mlhidden.report import METRICS
-from mlhidden.runs import KEY_FIELDS, ResultStore, load_dataset_spec
+from mlhidden.runs import KEY_FIELDS, METRICS, ResultStore, load_dataset_spec
 from mlhidden.yaml_lines import failure_at, refuse_unknown_keys
 
 SUMMARIES = ("rise", "mean")

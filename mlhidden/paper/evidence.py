@@ -26,8 +26,8 @@ from mlhidden.paper.reference import (
     SYNTHETIC_2D_BASE_CLASSIFIERS,
     SYNTHETIC_2D_METHODS,
 )
-from mlhidden.report import METRICS, unranked_methods
-from mlhidden.runs import OK, RunRecord, load_results, results_exist, sort_units, stored_datasets
+from mlhidden.report import unranked_methods
+from mlhidden.runs import OK, UNIT_METRICS, RunRecord, load_results, results_exist, sort_units, stored_datasets
 from mlhidden.stats import t_interval
 
 
@@ -101,7 +101,7 @@ def dataset_means(run, record: RunRecord) -> pd.DataFrame:
     """Mean over the ok splits of every (dataset group, dataset, method), for all metrics."""
     groups = {spec.table_name: spec.group for spec in record.datasets}
     units = ok_units(run).assign(group=lambda u: u["dataset"].map(groups))
-    return units.groupby(["group", "dataset", "method"], sort=False)[list(METRICS)].mean().reset_index()
+    return units.groupby(["group", "dataset", "method"], sort=False)[list(UNIT_METRICS)].mean().reset_index()
 
 
 def synthetic_datasets(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:

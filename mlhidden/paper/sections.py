@@ -23,7 +23,6 @@ from mlhidden.paper.evidence import Evidence, Runs, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
 from mlhidden.paper.wording import DEVIATION, missing_run
 from mlhidden.report import (
-    METRICS,
     esc,
     format_avg_rank,
     format_interval,
@@ -39,7 +38,7 @@ from mlhidden.report import (
     significance_report,
     write_table,
 )
-from mlhidden.runs import OK
+from mlhidden.runs import METRICS, OK
 
 FLAG = "⚠"
 # The Wilcoxon control of the significance section: the method the paper proposes.
@@ -333,9 +332,10 @@ def sweep_section(
     """
     if frame is None:
         return Section(f"{title}\n\nNot run: {missing_run(name)}.\n")
+    y_label = METRICS["exact_match"].title
     paths = plot_sweep(
-        frame, figures_dir / name, y_label="Exact match", x_label=x_label,
-        title=f"Exact match, mean ± 1 sd over {splits} splits",
+        frame, figures_dir / name, y_label=y_label, x_label=x_label,
+        title=f"{y_label}, mean ± 1 sd over {splits} splits",
     )
     means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
     means = means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)

@@ -18,8 +18,8 @@ from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_ta
 from mlhidden.paper.reference import SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.paper.sections import Section, compared_cell, comparison_row, flag_note, interval_columns, relative_link
 from mlhidden.paper.wording import missing_run
-from mlhidden.report import METRICS, format_number, markdown_frame, write_table
-from mlhidden.runs import load_dataset_spec
+from mlhidden.report import format_number, markdown_frame, write_table
+from mlhidden.runs import METRICS, UNIT_METRICS, load_dataset_spec
 from mlhidden.stats import interval_of
 
 
@@ -29,11 +29,10 @@ def logical_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: Pat
     table = evidence.logical
     if table is None:
         return Section(title + f"Not run: {missing_run('logical')}.\n")
-    splits = (
-        evidence.logical_splits if evidence.logical_splits is not None else pd.DataFrame(columns=["method", *METRICS])
-    )
+    splits = evidence.logical_splits
+    splits = pd.DataFrame(columns=["method", *UNIT_METRICS]) if splits is None else splits
     paper = reference[reference["table"] == "logical"].set_index(["metric", "method"])["value"]
-    metrics = {"hamming_score": "Hamming score", "exact_match": "Exact match"}
+    metrics = {name: METRICS[name].title for name in ("hamming_score", "exact_match")}
     comparisons = []
     compared: dict[str, list] = {}
     ours: dict[str, list] = {}
@@ -105,15 +104,13 @@ def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: P
             comparisons.append(row)
             cells.append(compared_cell(row, 3))
         rows.append((f"{kind} · {method}", [*cells, f"{int(values['n_datasets'])}"]))
-    shown = pd.DataFrame(
-        [r[1] for r in rows], index=[r[0] for r in rows], columns=["Exact match", "Hamming score", "datasets"]
-    )
+    titles = [METRICS[metric].title for metric in ("exact_match", "hamming_score")]
+    shown = pd.DataFrame([r[1] for r in rows], index=[r[0] for r in rows], columns=[*titles, "datasets"])
     ours = table.copy()
     ours.index = [f"{kind} · {method}" for kind, method in table.index]
     ours_shown = pd.DataFrame(
         {
-            "Exact match": ours["exact_match"].map(lambda v: format_number(v, 3)),
-            "Hamming score": ours["hamming_score"].map(lambda v: format_number(v, 3)),
+            **{METRICS[m].title: ours[m].map(lambda v: format_number(v, 3)) for m in ("exact_match", "hamming_score")},
             "datasets": ours["n_datasets"].map(str),
         }
     )

@@ -53,9 +53,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.report.statistics_files import markdown_with_diagram as markdown_with_diagram
     from mlhidden.report.statistics_files import write_statistics as write_statistics
     from mlhidden.report.stored_metrics import write_score_metric_tables as write_score_metric_tables
-    from mlhidden.report.tables import METRICS as METRICS
     from mlhidden.report.tables import SUMMARY_METRICS as SUMMARY_METRICS
-    from mlhidden.report.tables import Metric as Metric
     from mlhidden.report.tables import MetricTable as MetricTable
     from mlhidden.report.tables import metric_table as metric_table
 
@@ -103,9 +101,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "significance_report": "mlhidden.report.significance_tests",
     "SignificanceReport": "mlhidden.report.significance_tests",
     "write_score_metric_tables": "mlhidden.report.stored_metrics",
-    "Metric": "mlhidden.report.tables",
-    "metric_table": "mlhidden.report.tables",
-    "METRICS": "mlhidden.report.tables",
-    "MetricTable": "mlhidden.report.tables",
     "SUMMARY_METRICS": "mlhidden.report.tables",
+    "MetricTable": "mlhidden.report.tables",
+    "metric_table": "mlhidden.report.tables",
 })

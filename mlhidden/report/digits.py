@@ -1,10 +1,10 @@
 """How many decimals a table prints: enough that two values which rank differently never read the same.
 
 Two decimals, as the paper prints, often hide what decides a rank: on a sweep, five cells may
-all read 0.78 and rank 1 to 5. A table gets the fewest decimals, from :data:`MIN_DIGITS` to
-:data:`MAX_DIGITS`, that tell apart every two cells of a ranked row whose ranks differ
-(:func:`first_separating`); what even :data:`MAX_DIGITS` cannot tell apart is named in a note
-under the table (:func:`rank_collisions`).
+all read 0.78 and rank 1 to 5. A table gets the fewest decimals, from
+:data:`~mlhidden.runs.metrics.MIN_DIGITS` to ``MAX_DIGITS``, that tell apart every two cells of a
+ranked row whose ranks differ (:func:`first_separating`); what even ``MAX_DIGITS`` cannot tell apart
+is named in a note under the table (:func:`rank_collisions`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ import math
 from collections.abc import Callable, Sequence
 
 import pandas as pd
-
-MIN_DIGITS, MAX_DIGITS = 2, 4
 
 Shown = Callable[[float], str]
 

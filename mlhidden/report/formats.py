@@ -196,7 +196,7 @@ def to_latex(table: MetricTable, caption: str | None = None, label: str | None =
             f"{table.metric.title}: mean{spread} over the splits, then the method's rank on the dataset"
             " (1 = best; ties share the average rank)."
         )
-    label = f"tab:{table.metric.column}" if label is None else label
+    label = f"tab:{table.metric.name}" if label is None else label
     width = len(table.methods)
     rows: list[list[str]] = []
     for dataset, cells in _body(table, LATEX, std):
@@ -293,7 +293,7 @@ def write_text_tables(
             text = _latex_comment(provenance) + text
         elif notes:
             text += "".join(f"- {markdown_escape(line)}\n" for line in notes)
-        paths.append(write_text(Path(out_dir) / f"{table.metric.column}.{suffix}", text))
+        paths.append(write_text(Path(out_dir) / f"{table.metric.name}.{suffix}", text))
     return paths
 
 

@@ -31,7 +31,8 @@ from mlhidden.report.significance_text import splits_markdown
 from mlhidden.report.statistics_files import statistics_reports, stored_test_train_ratios
 from mlhidden.report.stored_metrics import merged_unranked
 from mlhidden.report.table_notes import NO_VALUE, PARTIAL_MARK, WARNED_MARK, table_notes
-from mlhidden.report.tables import METRICS, SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.runs.metrics import UNIT_METRICS
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults, split_protocol
 from mlhidden.runs.status import FAILED, MISSING, PARTIAL
@@ -147,7 +148,7 @@ def _metric_table_html(table: MetricTable, key: str) -> str:
         rows.append(f"<tr data-order='{order}'><th>{esc(dataset)}</th>{cells}</tr>")
     footer = "<tr><th>avg rank</th>" + "".join(f"<td>{format_avg_rank(r)}</td>" for r in table.avg_rank) + "</tr>"
     return (
-        f"<div class='scroll'><table class='sortable metric' id='{esc(key)}-{esc(table.metric.column)}'>"
+        f"<div class='scroll'><table class='sortable metric' id='{esc(key)}-{esc(table.metric.name)}'>"
         f"<caption>{esc(table_title(table))}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody><tfoot>{footer}</tfoot></table>"
         + bullets(table_notes(table))
@@ -246,7 +247,7 @@ def run_sections(
         results.datasets,
         results.methods,
         results.unavailable,
-        metrics=[m for m in METRICS if m in results.units],
+        metrics=[m for m in UNIT_METRICS if m in results.units],
         precision=stored_precision(results.provenance) if precision is None else precision,
         unranked=merged_unranked(results),
     )
@@ -330,7 +331,7 @@ def render_page(
     """The whole page: a header with the precision toggle, ``sections``, then ``views`` if any.
 
     The toggle's "auto" shows each table at its own decimals (its
-    :attr:`~mlhidden.report.tables.Metric.digits`: ``--precision``, else as many as tell its ranks apart).
+    :attr:`~mlhidden.runs.metrics.Metric.digits`: ``--precision``, else as many as tell its ranks apart).
 
     Each list of sections opens on its first, the others folded under their headings (a button
     unfolds them all), so that the page is one screen until a reader asks for more.

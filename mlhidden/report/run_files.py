@@ -101,7 +101,7 @@ def _named_metrics(
     if out_dir is None:
         return report
     out_dir = Path(out_dir)
-    tables = {result.table.metric.column: result for result in results.values() if result.table is not None}
+    tables = {result.table.metric.name: result for result in results.values() if result.table is not None}
     for column, result in tables.items():
         table = cast(MetricTable, result.table)
         report.paths.append(write_frame(out_dir / f"{column}.csv", wide_frame(table)))

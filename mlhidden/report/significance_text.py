@@ -139,7 +139,7 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
 def significance_dict(report: SignificanceReport) -> dict[str, Any]:
     """A JSON-ready dict; non-finite numbers (an infinite F_F, a missing p) become None."""
     data: dict[str, Any] = {
-        "metric": report.table.metric.column,
+        "metric": report.table.metric.name,
         "title": report.table.metric.title,
         "higher_is_better": report.table.metric.higher_is_better,
         "datasets": list(report.datasets),
@@ -241,7 +241,7 @@ def splits_dict(report: SplitsReport) -> dict[str, Any]:
     """A JSON-ready dict, keyed as :func:`significance_dict` where the two agree; a missing number becomes None."""
     table = report.table
     data: dict[str, Any] = {
-        "metric": table.metric.column,
+        "metric": table.metric.name,
         "title": table.metric.title,
         "higher_is_better": table.metric.higher_is_better,
         "datasets": [report.dataset],

@@ -22,7 +22,8 @@ from mlhidden.report.cd_diagram import plot_cd_diagram
 from mlhidden.report.significance_splits import SplitsReport, splits_report
 from mlhidden.report.significance_tests import SignificanceReport, significance_report
 from mlhidden.report.significance_text import significance_dict, significance_markdown, splits_dict, splits_markdown
-from mlhidden.report.tables import SUMMARY_METRICS, Metric, MetricTable, metric_tables
+from mlhidden.report.tables import SUMMARY_METRICS, MetricTable, metric_tables
+from mlhidden.runs.metrics import Metric
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.store import existing_stores
 from mlhidden.stats.replication import split_test_train_ratio

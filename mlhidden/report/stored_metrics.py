@@ -20,8 +20,8 @@ from mlhidden.escaping import markdown_escape
 from mlhidden.io import PathLike, write_text
 from mlhidden.report.formats import to_markdown
 from mlhidden.report.ranked_methods import shared_methods
-from mlhidden.report.tables import SCORE_METRICS, Metric, MetricTable, get_metric, metric_table
-from mlhidden.runs.metrics import SCORES
+from mlhidden.report.tables import MetricTable, metric_table
+from mlhidden.runs.metrics import RANKING_METRICS, Metric, get_metric
 from mlhidden.runs.provenance import provenance_lines, stored_precision
 from mlhidden.runs.run_results import RunResults
 from mlhidden.runs.status import OK
@@ -82,10 +82,10 @@ def stored_metrics(
     chosen = {name: get_metric(name) for name in metrics}
     results = load_results(run_dirs)
     precision = stored_precision(results.provenance) if precision is None else precision
-    columns = [m.column for m in chosen.values() if m.column in SCORES or m.column in SCORE_METRICS or m.plugin]
+    columns = [m.name for m in chosen.values() if m.function is not None]
     values, has_scores = _prediction_values(run_dirs, columns)
     tables = {
-        name: _tabulate(results, metric, values.get(metric.column), has_scores, precision)
+        name: _tabulate(results, metric, values.get(metric.name), has_scores, precision)
         for name, metric in chosen.items()
     }
     return StoredMetrics(tables, results.note_lines(), provenance_lines(results.provenance))
@@ -98,7 +98,7 @@ def write_score_metric_tables(run_dir: PathLike) -> Path:
     same stored label scores, so they cost no run (and are n/a, with the reason, for methods
     without scores).
     """
-    results = stored_metrics(run_dir, list(SCORE_METRICS))
+    results = stored_metrics(run_dir, list(RANKING_METRICS))
     parts = [
         "# Ranking and probability measures\n\n",
         "From each unit's stored test-set label scores (`mlhidden report RUN --metric NAME`); means over the splits "
@@ -122,12 +122,12 @@ def _tabulate(
     units = results.units
     if values is not None:
         keys = list(zip(*(units[c] for c in KEY_FIELDS)))
-        row_values = units[metric.column] if metric.column in units.columns else [np.nan] * len(units)
-        units = units.assign(**{metric.column: [values.get(k, v) for k, v in zip(keys, row_values)]})
+        row_values = units[metric.name] if metric.name in units.columns else [np.nan] * len(units)
+        units = units.assign(**{metric.name: [values.get(k, v) for k, v in zip(keys, row_values)]})
     not_available: dict[str, str] = {}
     for method in results.methods:
         ok = units[(units["method"] == method) & (units["status"] == OK)]
-        if ok.empty or ok[metric.column].notna().any():
+        if ok.empty or ok[metric.name].notna().any():
             continue
         ok_keys = set(zip(*(ok[c] for c in KEY_FIELDS)))
         if values is None:

@@ -2,8 +2,9 @@
 
 The input is the tidy ``units`` frame, one row per (dataset, method, split) unit with columns
 ``dataset``, ``method``, ``split``, ``status`` ("ok" or "failed"), ``error`` and one float column per
-metric in :data:`METRICS` (NaN for failed units). Tables follow the configured order of datasets
-and methods, never alphabetical order.
+metric in :data:`~mlhidden.runs.metrics.UNIT_METRICS` (NaN for failed units). What a metric is, its
+title, direction and display, is the catalogue's :class:`~mlhidden.runs.metrics.Metric`. Tables follow
+the configured order of datasets and methods, never alphabetical order.
 """
 
 from __future__ import annotations
@@ -15,117 +16,20 @@ from typing import Any
 
 import pandas as pd
 
-from mlhidden.errors import UserError, did_you_mean, unique_match
-from mlhidden.report.digits import MAX_DIGITS, MIN_DIGITS, first_separating
+from mlhidden.report.digits import first_separating
 from mlhidden.report.ranked_methods import unranked_methods
-from mlhidden.runs.metrics import FUNCTION_HINT, LOWER_IS_BETTER, plugin_metric
+from mlhidden.runs.metrics import MAX_DIGITS, MIN_DIGITS, UNIT_METRICS, Metric, get_metric
 from mlhidden.runs.run_results import UNIT_KEYS, listed_once, sort_units, table_rows
 from mlhidden.runs.status import FAILED, MISSING, OK, PARTIAL, UNAVAILABLE
+from mlhidden.runs.store_schema import REUSED_SECONDS
 from mlhidden.runs.unit_warnings import kind_counts
 from mlhidden.stats.ranks import rank_rows
 from mlhidden.stats.uncertainty import t_interval
 
-
-@dataclass(frozen=True)
-class Metric:
-    """How one metric column is titled, ranked and displayed.
-
-    Parameters
-    ----------
-    column : str
-        The column of ``units`` holding the per-split value.
-    title : str
-        The display title.
-    higher_is_better : bool
-        Scores rank descending (rank 1 = highest); times rank ascending (rank 1 = fastest).
-    is_time : bool
-        Times are shown with fewer decimals the longer they are (see :meth:`format`).
-    digits : int, optional
-        Decimals of every value shown (``--precision``); None for the defaults of :meth:`format`.
-    extra_digits : int
-        Decimals a time table adds to the defaults of :meth:`format`, to tell its ranks apart.
-    plugin : bool
-        A metric function of the user's (:func:`mlhidden.runs.metrics.plugin_metric`),
-        computed from the stored predictions.
-    """
-
-    column: str
-    title: str
-    higher_is_better: bool = True
-    is_time: bool = False
-    digits: int | None = None
-    plugin: bool = False
-    extra_digits: int = 0
-
-    def format(self, value: float) -> str:
-        """The display text of a mean.
-
-        Scores get 2 decimals, as in the paper. Times in seconds get whole seconds from 10 s up
-        (the paper shows integer seconds), one decimal from 1 s and two below 1 s, so that fast
-        methods do not all read "0". With ``digits`` set, every value gets that many, since two
-        decimals can hide the differences that decide the ranks.
-        """
-        if self.digits is not None:
-            return f"{value:.{self.digits}f}"
-        decimals = 2 if not self.is_time or value < 1 else 1 if value < 10 else 0
-        return f"{value:.{min(decimals + self.extra_digits, MAX_DIGITS)}f}"
-
-
-METRICS: dict[str, Metric] = {
-    metric.column: metric
-    for metric in (
-        Metric("exact_match", "Exact match"),
-        Metric("hamming_score", "Hamming score"),
-        Metric("micro_f1", "Micro F1"),
-        Metric("macro_f1", "Macro F1"),
-        Metric("example_f1", "Example F1"),
-        Metric("jaccard", "Jaccard index"),
-        Metric("train_seconds", "Train time (s)", higher_is_better=False, is_time=True),
-        Metric("test_seconds", "Test time (s)", higher_is_better=False, is_time=True),
-        Metric("total_seconds", "Time (s)", higher_is_better=False, is_time=True),
-    )
-}
-
-# Computed from stored label scores (mlhidden.runs.metrics.RANKING_METRICS), not unit columns.
-SCORE_METRICS: dict[str, Metric] = {
-    metric.column: metric
-    for metric in (
-        Metric(column, title, higher_is_better=column not in LOWER_IS_BETTER)
-        for column, title in (
-            ("ranking_loss", "Ranking loss"),
-            ("coverage_error", "Coverage error"),
-            ("average_precision", "Label ranking average precision"),
-            ("one_error", "One-error"),
-            ("log_loss", "Log-loss"),
-            ("micro_auc", "Micro ROC AUC"),
-            ("macro_auc", "Macro ROC AUC"),
-        )
-    )
-}
-
 TRAIN_TIME_METRICS = ("train_seconds", "total_seconds")
-REUSED_SECONDS = "reused_seconds"
 
 # The metrics a run's summary tables, tests and ranks: the two scores of every prediction, and the time.
 SUMMARY_METRICS = ("exact_match", "hamming_score", "total_seconds")
-
-
-def get_metric(metric: str | Metric) -> Metric:
-    """The :class:`Metric` for a name of :data:`METRICS` or :data:`SCORE_METRICS`, or a plug-in
-    metric's import path or entry-point name (a :class:`Metric` is returned as is)."""
-    if isinstance(metric, Metric):
-        return metric
-    known = {**METRICS, **SCORE_METRICS}
-    metric = unique_match(metric, known, "metric") or metric
-    plugin = None if metric in known else plugin_metric(metric)
-    if plugin is not None:
-        return Metric(metric, metric, higher_is_better=plugin.higher_is_better, plugin=True)
-    if metric not in known:
-        raise UserError(
-            f"unknown metric '{metric}'",
-            hint=f"{did_you_mean(metric, known)}valid metrics: {', '.join(known)}, or {FUNCTION_HINT}",
-        )
-    return known[metric]
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,7 +140,7 @@ def metric_table(
     units : pandas.DataFrame
         The tidy per-unit results (see the module docstring).
     metric : str or Metric
-        A key of :data:`METRICS`, or a :class:`Metric`.
+        A name :func:`~mlhidden.runs.metrics.get_metric` knows, or a :class:`~mlhidden.runs.metrics.Metric`.
     datasets, methods : sequence of str
         Row and column order.
     unavailable : dict, optional
@@ -264,69 +168,75 @@ def metric_table(
     rows = table_rows(datasets, unavailable)
     methods = listed_once(methods, "methods")
     units = sort_units(units, datasets, methods, unavailable)
-    if metric.column not in units.columns:
-        raise ValueError(f"units lack the metric column '{metric.column}'")
-
-    per_split = units[list(UNIT_KEYS) + ["status"]].assign(value=units[metric.column].astype(float))
-    ok = per_split[per_split["status"] == OK].groupby(["dataset", "method"])["value"]
+    if metric.name not in units.columns:
+        raise ValueError(f"units lack the metric column '{metric.name}'")
 
     def grid(series: pd.Series, fill: int | None = None) -> pd.DataFrame:
         frame = series.unstack("method").reindex(index=rows, columns=methods)
         frame = frame.rename_axis(index="dataset", columns="method")
         return frame if fill is None else frame.fillna(fill).astype(int)
 
+    per_split = units[list(UNIT_KEYS) + ["status"]].assign(value=units[metric.name].astype(float))
+    ok = per_split[per_split["status"] == OK].groupby(["dataset", "method"])["value"]
     cells = per_split.assign(failed=per_split["status"] == FAILED).groupby(["dataset", "method"])
     means, std, n_ok = grid(ok.mean()), grid(ok.std()), grid(ok.count(), fill=0)
-    intervals = [
-        [t_interval(means.at[d, m], std.at[d, m], int(n_ok.at[d, m])) for m in methods] for d in rows
-    ]
     n_splits = grid(cells.size(), fill=0)
-    n_failed = grid(cells["failed"].sum(), fill=0)
-    n_warnings = units["n_warnings"].fillna(0) if "n_warnings" in units else pd.Series(0, index=units.index)
-    warned = units[(units["status"] == OK) & (n_warnings > 0)]
-    n_warned = grid(warned.groupby(["dataset", "method"]).size(), fill=0)
-    warning_kinds = {
-        cell: tuple(kind_counts(group["warnings"]))
-        for cell, group in warned.groupby(["dataset", "method"], sort=False)
-    } if "warnings" in warned else {}
-
     ranked_methods = [method for method in methods if method not in unranked]
-    ranked = [
-        dataset
-        for dataset in rows
-        if dataset not in unavailable and (n_splits.loc[dataset, ranked_methods] > 0).all()
-    ]
+    ranked = [d for d in rows if d not in unavailable and (n_splits.loc[d, ranked_methods] > 0).all()]
     ranks = rank_rows(means.loc[ranked, ranked_methods], metric.higher_is_better).reindex(index=rows, columns=methods)
-    if metric.digits is None:
-        metric = _separating_format(metric, means, ranks)
+    warned = units[(units["status"] == OK) & (_n_warnings(units) > 0)]
     return MetricTable(
-        metric=metric,
+        metric=_separating_format(metric, means, ranks) if metric.digits is None else metric,
         datasets=tuple(rows),
         methods=tuple(methods),
         means=means,
         std=std,
-        ci_low=pd.DataFrame([[low for low, _ in row] for row in intervals], index=means.index, columns=means.columns),
-        ci_high=pd.DataFrame(
-            [[high for _, high in row] for row in intervals], index=means.index, columns=means.columns
-        ),
+        **_intervals(means, std, n_ok),
         n_splits=n_splits,
-        n_failed=n_failed,
+        n_failed=grid(cells["failed"].sum(), fill=0),
         ranks=ranks,
         avg_rank=ranks.mean(axis=0).rename("avg rank"),
         per_split=per_split,
         unavailable=unavailable,
-        n_warned=n_warned,
-        warning_kinds=warning_kinds,
-        own_work_only=metric.column in TRAIN_TIME_METRICS
-        and REUSED_SECONDS in units
-        and units[REUSED_SECONDS].notna().any(),
+        n_warned=grid(warned.groupby(["dataset", "method"]).size(), fill=0),
+        warning_kinds=_warning_kinds(warned),
+        own_work_only=metric.name in TRAIN_TIME_METRICS and _records_reused(units),
         unranked=unranked,
     )
 
 
+def _n_warnings(units: pd.DataFrame) -> pd.Series:
+    """Each unit's count of warnings; 0 for units of a frame without the column."""
+    return units["n_warnings"].fillna(0) if "n_warnings" in units else pd.Series(0, index=units.index)
+
+
+def _records_reused(units: pd.DataFrame) -> bool:
+    """Whether ``units`` record the fits they reused apart from their train time (schema 2 on)."""
+    return bool(REUSED_SECONDS in units and units[REUSED_SECONDS].notna().any())
+
+
+def _warning_kinds(warned: pd.DataFrame) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(dataset, method) -> the kinds of warning the ``warned`` units of that cell raised."""
+    if "warnings" not in warned:
+        return {}
+    groups = warned.groupby(["dataset", "method"], sort=False)
+    return {cell: tuple(kind_counts(group["warnings"])) for cell, group in groups}
+
+
+def _intervals(means: pd.DataFrame, std: pd.DataFrame, n_ok: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """``ci_low`` and ``ci_high``: each cell's 95 % t-interval of its mean over its ``n_ok`` splits."""
+    intervals = [
+        [t_interval(means.at[d, m], std.at[d, m], int(n_ok.at[d, m])) for m in means.columns] for d in means.index
+    ]
+    return {
+        bound: pd.DataFrame([[cell[i] for cell in row] for row in intervals], index=means.index, columns=means.columns)
+        for i, bound in enumerate(("ci_low", "ci_high"))
+    }
+
+
 def _separating_format(metric: Metric, means: pd.DataFrame, ranks: pd.DataFrame) -> Metric:
     """``metric`` with the fewest decimals at which two means that rank differently never read the same:
-    scores :data:`~mlhidden.report.digits.MIN_DIGITS` to ``MAX_DIGITS``, times up to two more than
+    scores :data:`~mlhidden.runs.metrics.MIN_DIGITS` to ``MAX_DIGITS``, times up to two more than
     their defaults (see :meth:`Metric.format`)."""
     candidates = (
         [replace(metric, extra_digits=extra) for extra in range(MAX_DIGITS - MIN_DIGITS + 1)]
@@ -338,13 +248,13 @@ def _separating_format(metric: Metric, means: pd.DataFrame, ranks: pd.DataFrame)
 
 def metric_tables(
     units: pd.DataFrame, datasets: Sequence[str], methods: Sequence[str], unavailable: Mapping[str, str] | None = None,
-    metrics: Iterable[str | Metric] = tuple(METRICS), *, precision: int | None = None,
+    metrics: Iterable[str | Metric] = tuple(UNIT_METRICS), *, precision: int | None = None,
     unranked: Mapping[str, str] | None = None,
 ) -> dict[str, MetricTable]:
-    """``{column: MetricTable}`` for each metric in ``metrics`` (``precision``, ``unranked``: see
+    """``{name: MetricTable}`` for each metric in ``metrics`` (``precision``, ``unranked``: see
     :func:`metric_table`)."""
     options: dict[str, Any] = {"precision": precision, "unranked": unranked}
     return {
-        get_metric(metric).column: metric_table(units, metric, datasets, methods, unavailable, **options)
+        get_metric(metric).name: metric_table(units, metric, datasets, methods, unavailable, **options)
         for metric in metrics
     }

@@ -13,11 +13,14 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.runs.blas_threads import reserve_blas_buffer as reserve_blas_buffer
     from mlhidden.runs.blas_threads import unit_thread_limits as unit_thread_limits
     from mlhidden.runs.metrics import FUNCTION_HINT as FUNCTION_HINT
-    from mlhidden.runs.metrics import LOWER_IS_BETTER as LOWER_IS_BETTER
+    from mlhidden.runs.metrics import METRICS as METRICS
     from mlhidden.runs.metrics import SCORES as SCORES
+    from mlhidden.runs.metrics import UNIT_METRICS as UNIT_METRICS
+    from mlhidden.runs.metrics import Metric as Metric
     from mlhidden.runs.metrics import check_metric_name as check_metric_name
     from mlhidden.runs.metrics import evaluate as evaluate
     from mlhidden.runs.metrics import exact_match as exact_match
+    from mlhidden.runs.metrics import get_metric as get_metric
     from mlhidden.runs.metrics import hamming_score as hamming_score
     from mlhidden.runs.metrics import plugin_metric as plugin_metric
     from mlhidden.runs.predictions import UnitPredictions as UnitPredictions
@@ -91,7 +94,6 @@ __getattr__, __all__ = lazy_names(__name__, {
     "exact_match": "mlhidden.runs.metrics",
     "FUNCTION_HINT": "mlhidden.runs.metrics",
     "hamming_score": "mlhidden.runs.metrics",
-    "LOWER_IS_BETTER": "mlhidden.runs.metrics",
     "plugin_metric": "mlhidden.runs.metrics",
     "SCORES": "mlhidden.runs.metrics",
     "UnitPredictions": "mlhidden.runs.predictions",
@@ -155,4 +157,8 @@ __getattr__, __all__ = lazy_names(__name__, {
     "warning_lines": "mlhidden.runs.unit_warnings",
     "PlannedUnit": "mlhidden.runs.units",
     "UnitResult": "mlhidden.runs.units",
+    "METRICS": "mlhidden.runs.metrics",
+    "UNIT_METRICS": "mlhidden.runs.metrics",
+    "Metric": "mlhidden.runs.metrics",
+    "get_metric": "mlhidden.runs.metrics",
 })

@@ -1,12 +1,17 @@
-"""Multi-label evaluation measures: of binary predictions (``SCORES``) and of label scores (``RANKING_METRICS``).
+"""The metric catalogue: one :class:`Metric` per metric, carrying its computation, name, title and direction.
 
-``SCORES`` are functions ``(Y_true, Y_pred) -> float``. Conventions (MEKA's and the paper's):
-scores, higher is better. Where a measure is undefined because both truth and prediction are
-empty (an example with no labels, a label never present), the prediction is perfect and scores 1.
+:data:`METRICS` is the one definition of every built-in metric; the store's columns
+(:mod:`mlhidden.runs.store_schema`), :class:`~mlhidden.runs.units.UnitResult`'s fields and every table
+read it. A new metric is one :class:`Metric` there. Its function is of a unit's binary predictions,
+``(Y_true, Y_pred) -> float`` (:data:`SCORES`, which each unit stores), or of the label scores,
+``(Y_true, scores) -> float`` (:data:`RANKING_METRICS`, computed by a report from the stored scores);
+times have none, as the runner measures them.
 
-``RANKING_METRICS`` are functions ``(Y_true, scores) -> float`` of the per-label probabilities
-P(y_j = 1 | x) a method's ``predict_proba`` gives (MEKA's ranking and probability measures);
-``LOWER_IS_BETTER`` names the losses among them. Methods without such scores have none of these.
+Conventions (MEKA's and the paper's): scores, higher is better. Where a measure is undefined because
+both truth and prediction are empty (an example with no labels, a label never present), the
+prediction is perfect and scores 1. The label scores are the per-label probabilities
+P(y_j = 1 | x) a method's ``predict_proba`` gives (MEKA's ranking and probability measures); methods
+without such scores have none of those metrics.
 
 Any other metric is a plug-in (:func:`plugin_metric`): a function ``(Y_true, Y_pred) -> float``, or
 ``(Y_true, Y_pred, scores) -> float`` to read the label scores too, named by import path
@@ -28,12 +33,14 @@ from typing import Any
 import numpy as np
 from scipy.stats import rankdata
 
-from mlhidden.errors import UserError, unique_match
+from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.imports import import_object, is_import_path, load_entry_points
 from mlhidden.runs.label_ranking import average_precision, coverage_error, one_error, ranking_loss
 
 # Probabilities are clipped to [eps, 1 - eps] in the log-loss (float32 resolves 1 - 1e-7).
 LOG_LOSS_EPS = 1e-7
+MIN_DIGITS, MAX_DIGITS = 2, 4
+"""The fewest and most decimals a table shows a score with (see :mod:`mlhidden.report.digits`)."""
 
 
 def exact_match(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
@@ -81,16 +88,6 @@ def jaccard(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
     return float(np.mean(np.where(union > 0, tp / np.maximum(union, 1), 1.0)))
 
 
-SCORES = {
-    "exact_match": exact_match,
-    "hamming_score": hamming_score,
-    "micro_f1": micro_f1,
-    "macro_f1": macro_f1,
-    "example_f1": example_f1,
-    "jaccard": jaccard,
-}
-
-
 def log_loss(Y_true: np.ndarray, scores: np.ndarray) -> float:
     """Mean binary cross-entropy over every label decision (probabilities clipped by ``LOG_LOSS_EPS``)."""
     p = np.clip(np.asarray(scores, dtype=float), LOG_LOSS_EPS, 1 - LOG_LOSS_EPS)
@@ -135,16 +132,111 @@ def macro_auc(Y_true: np.ndarray, scores: np.ndarray) -> float:
     return float(np.mean(auc))
 
 
-RANKING_METRICS = {
-    "ranking_loss": ranking_loss,
-    "coverage_error": coverage_error,
-    "average_precision": average_precision,
-    "one_error": one_error,
-    "log_loss": log_loss,
-    "micro_auc": micro_auc,
-    "macro_auc": macro_auc,
+@dataclass(frozen=True)
+class Metric:
+    """One metric: its name, title, direction and computation, and how a table shows its values.
+
+    Parameters
+    ----------
+    name : str
+        Its key in :data:`METRICS`, and the column of a units frame holding its per-unit value.
+    title : str
+        The display title.
+    function : callable, optional
+        Its value on one test part: ``(Y_true, Y_pred)``, ``(Y_true, scores)`` with ``needs_scores``, a
+        plug-in's ``(Y_true, Y_pred, scores)``; None for a time, which the runner measures.
+    higher_is_better : bool
+        Scores rank descending (rank 1 = highest); losses and times rank ascending (rank 1 = lowest).
+    needs_scores : bool
+        Computed from the label scores, so NaN for a method without ``predict_proba``.
+    stored : bool
+        Each unit stores it: a column of the store's ``units`` table and a field of
+        :class:`~mlhidden.runs.units.UnitResult`. The others a report computes from what is stored.
+    is_time : bool
+        Times are shown with fewer decimals the longer they are (see :meth:`format`).
+    plugin : bool
+        A metric function of the user's (:func:`plugin_metric`), computed from the stored predictions.
+    digits : int, optional
+        Decimals of every value shown (``--precision``); None for the defaults of :meth:`format`.
+    extra_digits : int
+        Decimals a time table adds to the defaults of :meth:`format`, to tell its ranks apart.
+    """
+
+    name: str
+    title: str
+    function: Callable[..., Any] | None = None
+    higher_is_better: bool = True
+    needs_scores: bool = False
+    stored: bool = False
+    is_time: bool = False
+    plugin: bool = False
+    digits: int | None = None
+    extra_digits: int = 0
+
+    def __call__(self, Y_true: np.ndarray, Y_pred: np.ndarray, scores: np.ndarray | None = None) -> float:
+        """The metric of one test part; NaN when it needs scores the method does not give."""
+        assert self.function is not None, f"{self.name} is measured, not computed"
+        if self.needs_scores and scores is None:
+            return float("nan")
+        if not self.plugin:
+            return float(self.function(Y_true, scores if self.needs_scores else Y_pred))
+        try:
+            value = self.function(Y_true, Y_pred, scores) if self.needs_scores else self.function(Y_true, Y_pred)
+            return float(value)
+        except Exception as exc:  # the user's function: any error in it is theirs to fix
+            raise UserError(f"metric '{self.name}' failed: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+
+    def format(self, value: float) -> str:
+        """The display text of a mean.
+
+        Scores get 2 decimals, as in the paper. Times in seconds get whole seconds from 10 s up
+        (the paper shows integer seconds), one decimal from 1 s and two below 1 s, so that fast
+        methods do not all read "0". With ``digits`` set, every value gets that many, since two
+        decimals can hide the differences that decide the ranks.
+        """
+        if self.digits is not None:
+            return f"{value:.{self.digits}f}"
+        decimals = 2 if not self.is_time or value < 1 else 1 if value < 10 else 0
+        return f"{value:.{min(decimals + self.extra_digits, MAX_DIGITS)}f}"
+
+
+def _time(name: str, title: str, stored: bool = True) -> Metric:
+    return Metric(name, title, higher_is_better=False, stored=stored, is_time=True)
+
+
+def _of_scores(name: str, title: str, function: Callable[[np.ndarray, np.ndarray], float], higher: bool) -> Metric:
+    return Metric(name, title, function, higher_is_better=higher, needs_scores=True)
+
+
+METRICS: dict[str, Metric] = {
+    metric.name: metric
+    for metric in (
+        Metric("exact_match", "Exact match", exact_match, stored=True),
+        Metric("hamming_score", "Hamming score", hamming_score, stored=True),
+        Metric("micro_f1", "Micro F1", micro_f1, stored=True),
+        Metric("macro_f1", "Macro F1", macro_f1, stored=True),
+        Metric("example_f1", "Example F1", example_f1, stored=True),
+        Metric("jaccard", "Jaccard index", jaccard, stored=True),
+        _time("train_seconds", "Train time (s)"),
+        _time("test_seconds", "Test time (s)"),
+        _time("total_seconds", "Time (s)", stored=False),  # the two above, summed when the store is read
+        _of_scores("ranking_loss", "Ranking loss", ranking_loss, higher=False),
+        _of_scores("coverage_error", "Coverage error", coverage_error, higher=False),
+        _of_scores("average_precision", "Label ranking average precision", average_precision, higher=True),
+        _of_scores("one_error", "One-error", one_error, higher=False),
+        _of_scores("log_loss", "Log-loss", log_loss, higher=False),
+        _of_scores("micro_auc", "Micro ROC AUC", micro_auc, higher=True),
+        _of_scores("macro_auc", "Macro ROC AUC", macro_auc, higher=True),
+    )
 }
-LOWER_IS_BETTER = ("ranking_loss", "coverage_error", "one_error", "log_loss")
+"""Every built-in metric, by name: the scores each unit stores, the times, then the metrics of the label scores."""
+
+UNIT_METRICS = {name: metric for name, metric in METRICS.items() if not metric.needs_scores}
+"""The metrics every unit has a value of in a units frame: the stored ones and the total time."""
+SCORES = {name: m.function for name, m in METRICS.items() if m.stored and m.function is not None}
+"""``{name: function (Y_true, Y_pred) -> float}`` of the scores each unit stores."""
+RANKING_METRICS = {name: m.function for name, m in METRICS.items() if m.needs_scores and m.function is not None}
+"""``{name: function (Y_true, scores) -> float}`` of the metrics of the label scores."""
 
 
 def evaluate(Y_true: np.ndarray, Y_pred: np.ndarray) -> dict[str, float]:
@@ -159,33 +251,13 @@ ENTRY_POINT_GROUP = "mlhidden.metrics"
 FUNCTION_HINT = "a function (Y_true, Y_pred[, scores]) -> float by import path (pkg.module:name)"
 
 
-@dataclass(frozen=True)
-class PluginMetric:
-    """A metric function of the user's: ``needs_scores`` when it takes the label scores as a third argument."""
-
-    name: str
-    function: Callable[..., Any]
-    needs_scores: bool
-    higher_is_better: bool = True
-
-    def __call__(self, Y_true: np.ndarray, Y_pred: np.ndarray, scores: np.ndarray | None = None) -> float:
-        """The metric of one test part; NaN when it needs scores the method does not give."""
-        if self.needs_scores and scores is None:
-            return float("nan")
-        try:
-            value = self.function(Y_true, Y_pred, scores) if self.needs_scores else self.function(Y_true, Y_pred)
-            return float(value)
-        except Exception as exc:  # the user's function: any error in it is theirs to fix
-            raise UserError(f"metric '{self.name}' failed: {type(exc).__name__}: {exc}".splitlines()[0]) from None
-
-
 @functools.cache
 def entry_point_metrics() -> dict[str, tuple[Any, str]]:
     """``{name: (function, source)}`` for the metrics installed packages register in ``mlhidden.metrics``."""
     return load_entry_points(ENTRY_POINT_GROUP, "metric")
 
 
-def plugin_metric(name: str) -> PluginMetric | None:
+def plugin_metric(name: str) -> Metric | None:
     """The plug-in metric ``name`` names (an entry point's name in any case, or an import path), else None."""
     registered = entry_point_metrics()
     key = unique_match(name, registered, "metric")
@@ -199,7 +271,8 @@ def plugin_metric(name: str) -> PluginMetric | None:
         kind = type(function).__name__
         raise UserError(f"metric '{name}' is a {kind}, not a function", hint=FUNCTION_HINT)
     higher_is_better = bool(getattr(function, "higher_is_better", True))
-    return PluginMetric(name, function, _positional_count(function) >= 3, higher_is_better)
+    needs_scores = _positional_count(function) >= 3
+    return Metric(name, name, function, higher_is_better, needs_scores, plugin=True)
 
 
 def _positional_count(function: Callable[..., Any]) -> int:
@@ -210,11 +283,26 @@ def _positional_count(function: Callable[..., Any]) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
 
 
+def get_metric(metric: str | Metric) -> Metric:
+    """The :class:`Metric` of a name of :data:`METRICS` (in any case), or of a plug-in metric's import path or
+    entry-point name; a ``UserError`` for any other name (a :class:`Metric` is returned as is)."""
+    if isinstance(metric, Metric):
+        return metric
+    name = unique_match(metric, METRICS, "metric") or metric
+    found = METRICS.get(name) or plugin_metric(name)
+    if found is None:
+        raise UserError(
+            f"unknown metric '{name}'",
+            hint=f"{did_you_mean(name, METRICS)}valid metrics: {', '.join(METRICS)}, or {FUNCTION_HINT}",
+        )
+    return found
+
+
 def check_metric_name(name: object) -> str:
     """``name`` if it names a metric of the stored predictions (built in, or a plug-in), else a ``UserError``."""
     if not isinstance(name, str):
         raise UserError(f"a metric is a name or an import path, got {name!r}")
-    if name in SCORES or name in RANKING_METRICS or plugin_metric(name) is not None:
+    known = [key for key, metric in METRICS.items() if metric.function is not None]
+    if name in known or plugin_metric(name) is not None:
         return name
-    known = [*SCORES, *RANKING_METRICS]
     raise UserError(f"unknown metric '{name}'", hint=f"use one of {', '.join(known)}, or {FUNCTION_HINT}")

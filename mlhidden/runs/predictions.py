@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from mlhidden.runs.metrics import RANKING_METRICS, SCORES, plugin_metric
+from mlhidden.runs.metrics import get_metric
 
 COMPRESSION_LEVEL = 6
 
@@ -29,14 +29,8 @@ class UnitPredictions:
     scores: np.ndarray | None = None
 
     def metric(self, name: str) -> float:
-        """A metric of ``SCORES``, ``RANKING_METRICS`` or a plug-in; NaN for a metric of scores without scores."""
-        if name in SCORES:
-            return SCORES[name](self.truth, self.predicted)
-        if name not in RANKING_METRICS:
-            metric = plugin_metric(name)
-            assert metric is not None, name
-            return metric(self.truth, self.predicted, self.scores)
-        return float("nan") if self.scores is None else RANKING_METRICS[name](self.truth, self.scores)
+        """A metric of the catalogue or a plug-in; NaN for a metric of scores without scores."""
+        return get_metric(name)(self.truth, self.predicted, self.scores)
 
 
 def stored_predictions(shape: tuple[int, ...], truth: bytes, predicted: bytes, scores: bytes | None) -> UnitPredictions:

@@ -12,11 +12,12 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from mlhidden.runs.metrics import SCORES
+from mlhidden.runs.metrics import METRICS
 
 SCHEMA_VERSION = 4
 OLDEST_READABLE_VERSION = 1
-METRIC_COLUMNS = (*SCORES, "train_seconds", "test_seconds")
+METRIC_COLUMNS = tuple(name for name, metric in METRICS.items() if metric.stored)
+"""One REAL column per stored metric of the catalogue (:attr:`~mlhidden.runs.metrics.Metric.stored`), in its order."""
 KEY_COLUMNS = ("dataset", "dataset_sha256", "method", "params_hash", "split", "seed")
 REGISTRY_NAME = "registry_name"
 """The key column ``method`` as every row and table in Python names it: the method's registry name

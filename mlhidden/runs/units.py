@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from mlhidden.data.dataset import Dataset
+from mlhidden.runs.metrics import METRICS
 from mlhidden.runs.specs import MethodSpec
 from mlhidden.runs.splits import Split
-from mlhidden.runs.store_schema import KEY_FIELDS, UNIT_FIELDS, UnitKey
+from mlhidden.runs.store_schema import KEY_FIELDS, METRIC_COLUMNS, UNIT_FIELDS, UnitKey
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,9 @@ class UnitResult:
     """What computing one unit gave: the store's unit columns beside the key, and its test predictions.
 
     ``label`` to ``label_order`` say what the unit was (its method's table label and identity, the
-    ``random_state`` it got and the label order it saw). A failed unit has an ``error`` and no
+    ``random_state`` it got and the label order it saw). ``exact_match`` to ``test_seconds`` are the
+    catalogue's stored metrics (:data:`~mlhidden.runs.store_schema.METRIC_COLUMNS`; checked when this
+    module loads, by :func:`_check_metric_fields`). A failed unit has an ``error`` and no
     measures, times or predictions. ``predicted`` and ``label_scores`` (None without
     ``predict_proba``) go to the store's ``predictions`` table, not to ``units``.
     """
@@ -85,3 +88,17 @@ class UnitResult:
         """Its row of the ``units`` table under ``key``, every column but ``finished_at``."""
         values = {f.name: getattr(self, f.name) for f in fields(self) if f.name in UNIT_FIELDS}
         return {**dict(zip(KEY_FIELDS, key)), **values}
+
+
+def _check_metric_fields() -> None:
+    """UnitResult's metric fields are the catalogue's stored metrics, in its order, or the module does not load.
+
+    They are written out above rather than made from the catalogue, because a dataclass made at run
+    time (``dataclasses.make_dataclass``) has fields the type checker cannot see.
+    """
+    declared = tuple(f.name for f in fields(UnitResult) if f.name in METRICS)
+    if declared != METRIC_COLUMNS:
+        raise TypeError(f"UnitResult's metric fields {declared} are not the stored metrics {METRIC_COLUMNS}")
+
+
+_check_metric_fields()

@@ -17,7 +17,7 @@ from mlhidden.experiment.config import TOP_LEVEL_KEYS, config_from_options, load
 from mlhidden.experiment.config_entries import DATASET_KEYS, METHOD_KEYS
 from mlhidden.experiment.template import template_text
 from mlhidden.methods import make_method
-from mlhidden.report.tables import get_metric
+from mlhidden.runs.metrics import get_metric
 from mlhidden.runs.provenance import provenance_line, read_run_json
 from mlhidden.runs.store import STORE_FILE, load_results
 

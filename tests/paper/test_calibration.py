@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from mlhidden.claims.check import CALIBRATION_BASIS, CANNOT_CONFIRM, Checker
+from mlhidden.claims.check import Checker
 from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import read_claims
+from mlhidden.claims.verdicts import CALIBRATION_BASIS, CANNOT_CONFIRM
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.paper.calibration import CALIBRATED_EXTRACTORS, PaperNumbers, calibration_checker

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import mlhidden
-from mlhidden.claims.check import ClaimResult, SubClaimResult
 from mlhidden.claims.runs import TIME_CONVENTION
 from mlhidden.claims.spec import read_claims
+from mlhidden.claims.verdicts import ClaimResult, SubClaimResult
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.paper.claims import claims_path, paper_claims
 from mlhidden.paper.html_page import _claims_section

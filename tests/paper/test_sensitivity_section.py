@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mlhidden.claims.check import ClaimResult
 from mlhidden.claims.spec import ClaimSpec
+from mlhidden.claims.verdicts import ClaimResult
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import RunConfig, parse_config

@@ -8,8 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from mlhidden.claims.check import ClaimResult, SubClaimResult
 from mlhidden.claims.spec import ClaimSpec
+from mlhidden.claims.verdicts import ClaimResult, SubClaimResult
 from mlhidden.paper.audit import audit_paper
 from mlhidden.paper.claims import paper_claims
 from mlhidden.paper.reference import reference_results

@@ -11,12 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.report.digits import MAX_DIGITS, rank_collisions
+from mlhidden.report.digits import rank_collisions
 from mlhidden.report.formats import to_latex, to_markdown, to_terminal
 from mlhidden.report.ranked_methods import TRIVIAL_UNRANKED
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.significance_text import significance_markdown
 from mlhidden.report.tables import metric_table
+from mlhidden.runs.metrics import MAX_DIGITS
 from mlhidden.runs.provenance import RUN_JSON
 from mlhidden.stats.replication import against_control
 from mlhidden.stats.uncertainty import format_p

@@ -15,7 +15,6 @@ from mlhidden.data import make_logical, write_arff
 from mlhidden.errors import UserError
 from mlhidden.escaping import latex_escape, markdown_escape
 from mlhidden.report import (
-    METRICS,
     SUMMARY_METRICS,
     TABLE_WRITERS,
     metric_table,
@@ -27,6 +26,7 @@ from mlhidden.report import (
     write_reports,
 )
 from mlhidden.report.formats import format_number, format_rank, write_table
+from mlhidden.runs.metrics import METRICS, UNIT_METRICS
 
 ERROR = "RuntimeError: solver diverged\nTraceback line that must not be shown"
 MEDIAMILL_REASON = "not available (put MediaMill.arff in the data path)"
@@ -45,7 +45,7 @@ def make_units(cells: dict, metric: str = "exact_match") -> pd.DataFrame:
                 "status": "failed" if failed else "ok",
                 "error": ERROR if failed else "",
             }
-            row.update({column: math.nan if failed else 0.5 for column in METRICS})
+            row.update({column: math.nan if failed else 0.5 for column in UNIT_METRICS})
             if not failed:
                 row[metric] = value
             rows.append(row)
@@ -271,7 +271,7 @@ def test_write_reports_writes_every_file_and_lists_problems(tmp_path):
     paths = write_reports(units, tmp_path / "report", [*DATASETS, "MediaMill"], METHODS, unavailable)
 
     names = {path.name for path in paths}
-    expected = {"units.csv", "tables.md", "avg_ranks.csv"} | {f"{metric}.csv" for metric in METRICS}
+    expected = {"units.csv", "tables.md", "avg_ranks.csv"} | {f"{metric}.csv" for metric in UNIT_METRICS}
     expected |= {f"{metric}.{suffix}" for metric in SUMMARY_METRICS for suffix in TABLE_WRITERS}
     assert names == expected and all(path.is_file() for path in paths)
 

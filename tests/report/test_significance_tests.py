@@ -24,7 +24,8 @@ from mlhidden.report.significance_tests import (
 )
 from mlhidden.report.significance_text import significance_dict, significance_markdown
 from mlhidden.report.statistics_files import write_statistics
-from mlhidden.report.tables import METRICS, SUMMARY_METRICS, metric_table
+from mlhidden.report.tables import SUMMARY_METRICS, metric_table
+from mlhidden.runs.metrics import UNIT_METRICS
 from mlhidden.stats.friedman import friedman_exact_p, friedman_p, friedman_test
 
 
@@ -39,7 +40,7 @@ def make_units(cells: dict) -> pd.DataFrame:
             failed = value is None
             row = {"dataset": dataset, "method": method, "split": split,
                    "status": "failed" if failed else "ok", "error": "boom" if failed else ""}
-            row.update({column: math.nan if failed else value for column in METRICS})
+            row.update({column: math.nan if failed else value for column in UNIT_METRICS})
             rows.append(row)
     return pd.DataFrame(rows)
 
