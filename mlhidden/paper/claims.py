@@ -3,17 +3,20 @@
 The claims file holds every claim's words, place, sub-claims, directions, sizes and readings; the
 general checker (:mod:`mlhidden.claims.check`) decides them, with the paper's evidence extractors
 and notes (:mod:`mlhidden.paper.claim_evidence`). Nothing here states a size or a direction.
+A reproduction decides each run folder's claims once (:class:`DecidedClaims`) for REPORT.md and the page.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from mlhidden.claims.check import Checker, ClaimResult
 from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec, read_claims
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
+from mlhidden.paper.output_jobs import Job
 from mlhidden.shipped import shipped_folder
 
 CLAIMS_FILE = "claims.yaml"
@@ -37,3 +40,32 @@ def checker(out_dir: str | os.PathLike[str]) -> Checker:
 def decide_claims(out_dir: str | os.PathLike[str]) -> list[ClaimResult]:
     """Every claim of the claims file, in order, decided on the runs under ``out_dir``."""
     return [checker(out_dir).claim(spec) for spec in paper_claims()]
+
+
+class DecidedClaims(Mapping[Path, list[ClaimResult]]):
+    """Run folder -> its claims (:func:`decide_claims`), decided once for everything a reproduction writes.
+
+    :meth:`job` decides them, one call a folder, beside the report's other calls. REPORT.md's and the
+    page's jobs are made with this mapping and read it only in their finishes, which
+    :func:`~mlhidden.paper.output_jobs.run_jobs` runs after this job's when it comes first.
+    """
+
+    def __init__(self, folders: Iterable[str | os.PathLike[str]]):
+        self.folders = [Path(folder) for folder in folders]
+        self._decided: dict[Path, list[ClaimResult]] = {}
+
+    def job(self) -> Job:
+        return Job([(decide_claims, folder) for folder in self.folders], self._keep)
+
+    def _keep(self, results: list[list[ClaimResult]]) -> DecidedClaims:
+        self._decided = dict(zip(self.folders, results))
+        return self
+
+    def __getitem__(self, folder: str | os.PathLike[str]) -> list[ClaimResult]:
+        return self._decided[Path(folder)]
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._decided)
+
+    def __len__(self) -> int:
+        return len(self._decided)

@@ -7,13 +7,14 @@ numbers, so every number in REPORT.md is computed and the report can be rebuilt 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.claims.check import ClaimResult
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
-from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.crosscheck_table import crosscheck_table, with_gaps
 from mlhidden.paper.deviations import (
     cell_values,
@@ -277,10 +278,13 @@ def _deviations_report(
     return deviations_markdown(diagnoses, baselines, setting_agreement(comparisons, settings_cells))
 
 
-def report_job(out_dir, data_dir=None) -> Job:
+def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None) -> Job:
     """REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs, as a
-    :class:`~mlhidden.paper.output_jobs.Job`: the claims and each section (with its tables and figures)
-    are calls; the finish writes REPORT.md and ``comparison.csv`` and returns the files written.
+    :class:`~mlhidden.paper.output_jobs.Job`: each section (with its tables and figures) is a call; the
+    finish writes REPORT.md and ``comparison.csv`` and returns the files written.
+
+    ``claims`` maps ``out_dir`` and each finished setting's folder to its decided claims
+    (:class:`~mlhidden.paper.claims.DecidedClaims`), read only in the finish.
 
     Runs that are missing are reported as not run and their claims as not evaluated. The sensitivity
     study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.sensitivity_section.read_settings`);
@@ -290,18 +294,19 @@ def report_job(out_dir, data_dir=None) -> Job:
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
     runs, reference = Runs(out_dir), reference_results()
     evidence = gather_evidence(runs)
-    calls = [(decide_claims, out_dir), *_section_calls(runs, evidence, reference, tables_dir, figures_dir)]
-    return Job(calls, lambda results: _write_report(out_dir, data_dir, runs, reference, *results))
+    calls = _section_calls(runs, evidence, reference, tables_dir, figures_dir)
+    return Job(calls, lambda sections: _write_report(out_dir, data_dir, runs, reference, claims, *sections))
 
 
 def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
-                  claims: list, *sections: Section) -> list:
+                  decided: Mapping[Path, list[ClaimResult]], *sections: Section) -> list:
     """The report from its claims and sections: comparison.csv, the baselines and settings, REPORT.md."""
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
     baselines = trivial_baselines(runs, data_dir=data_dir)
     audit = audit_paper(reference, baselines, paper_statements())
     comparisons["audit"] = audit_column(audit, comparisons)
-    sensitivity, runs_by_setting, matrix = settings_section(out_dir, reference)
+    sensitivity, runs_by_setting, matrix = settings_section(out_dir, decided)
+    claims = decided[out_dir]
     settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
     comparisons = comparisons.join(settings_within_band(comparisons, settings_cells))
     comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)

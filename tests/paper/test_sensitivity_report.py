@@ -9,6 +9,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from paper_jobs import decided, report_jobs
 
 from mlhidden.claims.check import ClaimResult
 from mlhidden.claims.spec import ClaimSpec
@@ -20,14 +21,12 @@ from mlhidden.paper.deviations import baseline_predictions, cell_values
 from mlhidden.paper.evidence import Runs, ranked_methods
 from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.report_md import report_job
 from mlhidden.paper.sensitivity_section import (
     NEVER_EVALUATED,
     NOT_REPRODUCED,
     ROBUST,
     claims_matrix,
     closing_verdict,
-    decide_settings,
     ranking_significance,
     read_settings,
     settings_section,
@@ -166,16 +165,17 @@ def logical_settings(tmp_path_factory):
 
 
 def test_the_same_claim_functions_decide_each_setting(logical_settings):
-    text, runs_by_setting, _ = settings_section(logical_settings, reference_results())
+    claims = decided(logical_settings)
+    text, runs_by_setting, _ = settings_section(logical_settings, claims)
     assert list(runs_by_setting) == ["a", "d"]
     cells = {name: cell_values(runs) for name, runs in runs_by_setting.items()}
     primary = cell_values(Runs(logical_settings))
     pd.testing.assert_frame_equal(cells["a"], primary)  # same config, same splits: the same numbers
     assert not cells["d"]["ours"].equals(primary["ours"])
     c1 = next(line for line in text.splitlines() if line.startswith("| C1 "))
-    decided = decide_settings(runs_by_setting, reference_results())
+    folders = [logical_settings / "sensitivity" / name for name in runs_by_setting]
     assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [
-        claims[0].verdict for claims in decided.values()
+        claims[folder][0].verdict for folder in folders
     ] and "| C2 " in text
 
 
@@ -186,7 +186,7 @@ def test_a_setting_named_like_html_is_text_in_every_table_of_the_section(logical
     folder = tmp_path / "out" / "sensitivity"
     (folder / "d").rename(folder / name)
     (folder / "settings.json").write_text(json.dumps({"a": {"C": 1}, name: {"C": 100}}))
-    text, runs_by_setting, _ = settings_section(tmp_path / "out", reference_results())
+    text, runs_by_setting, _ = settings_section(tmp_path / "out", decided(tmp_path / "out"))
     assert list(runs_by_setting) == ["a", name]
     assert "<img" not in text and text.count("&lt;img src=x onerror=alert(1)&gt;") >= 3
 
@@ -194,14 +194,14 @@ def test_a_setting_named_like_html_is_text_in_every_table_of_the_section(logical
 @pytest.mark.slow
 def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logical_settings):
     tmp_path = logical_settings
-    run_jobs([report_job(tmp_path)])
+    claims, _ = run_jobs(report_jobs(tmp_path))
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     matrix = report.split("## Which claims survive which settings")[1].split("###")[0]
     assert "| a " in matrix and "| d " in matrix and "| C1 " in matrix
     c1 = next(line for line in matrix.splitlines() if line.startswith("| C1 "))
-    _, runs_by_setting, _ = settings_section(tmp_path, reference_results())
-    decided = decide_settings(runs_by_setting, reference_results())
-    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[0].verdict for claims in decided.values()]
+    _, runs_by_setting, _ = settings_section(tmp_path, claims)
+    folders = [tmp_path / "sensitivity" / name for name in runs_by_setting]
+    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[folder][0].verdict for folder in folders]
     assert "| C3 " in matrix and NEVER_EVALUATED in matrix
     assert max(len(line) for line in report.splitlines()[:60]) <= 200, "the first screen fits a screen's width"
     deviations = report.split("## Every deviation, diagnosed")[1].split("\n## ")[0]

@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 from browser import CHROMIUM, Browser
 from click.testing import CliRunner
+from paper_jobs import page_jobs
 from PIL import Image
 
 from mlhidden.cli import cli
 from mlhidden.data import make_logical, write_arff
-from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.report.escaping import markdown_escape
 from mlhidden.report.html import HTML_FILE
@@ -163,7 +163,7 @@ def reproduction_dir(run_dir, tmp_path_factory):
     comparisons.to_csv(out_dir / "comparison.csv", index=False)
     shutil.copy(REPORT_DIR / "REPORT.md", out_dir)  # the committed reproduction's report and its figures
     shutil.copytree(REPORT_DIR / "figures", out_dir / "figures")
-    assert run_jobs([index_html_job(out_dir)]) == [out_dir / HTML_FILE]
+    assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
     return out_dir
 
 
@@ -439,7 +439,7 @@ def quick_reproduction_dir(reproduction_dir, tmp_path_factory):
     shutil.copytree(reproduction_dir, out_dir)
     log = {**json.loads((REPORT_DIR / "reproduction.json").read_text()), "quick": True}
     (out_dir / "reproduction.json").write_text(json.dumps(log), encoding="utf-8")
-    assert run_jobs([index_html_job(out_dir)]) == [out_dir / HTML_FILE]
+    assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
     return out_dir
 
 
