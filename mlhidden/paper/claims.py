@@ -32,14 +32,15 @@ def paper_claims() -> list[ClaimSpec]:
     return read_claims(claims_path(), extractors=list(EXTRACTORS), notes=list(NOTES))
 
 
-def checker(out_dir: str | os.PathLike[str]) -> Checker:
-    """A checker of the paper's claims on the runs under ``out_dir``."""
-    return Checker(StoredRuns([out_dir]), claims_path(), EXTRACTORS, NOTES, strict=False)
+def checker(runs: StoredRuns) -> Checker:
+    """A checker of the paper's claims on ``runs``."""
+    return Checker(runs, claims_path(), EXTRACTORS, NOTES, strict=False)
 
 
 def decide_claims(out_dir: str | os.PathLike[str]) -> list[ClaimResult]:
     """Every claim of the claims file, in order, decided on the runs under ``out_dir``."""
-    return [checker(out_dir).claim(spec) for spec in paper_claims()]
+    decide = checker(StoredRuns([out_dir])).claim
+    return [decide(spec) for spec in paper_claims()]
 
 
 class DecidedClaims(Mapping[Path, list[ClaimResult]]):

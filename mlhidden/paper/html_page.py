@@ -15,10 +15,10 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult
+from mlhidden.claims.runs import StoredRuns
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.claim_terms import DEVIATION
-from mlhidden.paper.evidence import Runs
 from mlhidden.paper.output_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
@@ -171,13 +171,13 @@ def _comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
     )
 
 
-def _run_view(runs: Runs, key: str) -> list[HtmlSection]:
+def _run_view(runs: StoredRuns, key: str) -> list[HtmlSection]:
     """A view's sections that depend neither on the comparisons nor on the claims: its paper run's own."""
     paper = runs["paper"]
     return run_sections(paper, key=key) if paper is not None else []
 
 
-def _results_comparisons(runs: Runs, reference: pd.DataFrame) -> pd.DataFrame:
+def _results_comparisons(runs: StoredRuns, reference: pd.DataFrame) -> pd.DataFrame:
     """Table 'results' and 'scalability' of ``runs`` next to the paper's, one row per cell."""
     return pd.DataFrame(results_section(runs, reference).comparisons, columns=[*KEY, "ours", "paper", "difference"])
 
@@ -196,12 +196,12 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
     and each view's decided claims (``claims``, by run folder: :class:`~mlhidden.paper.claims.DecidedClaims`),
     and writes the page."""
     out_dir = Path(out_dir)
-    reference, main_runs = reference_results(), Runs(out_dir)
+    reference, main_runs = reference_results(), StoredRuns.under(out_dir)
     setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
     main = f"main runs (setting {setting})" if setting else "main runs"
     finished = finished_settings(out_dir)
     view_folders = {main: out_dir, **finished}
-    view_runs = {main: main_runs, **{name: Runs(folder) for name, folder in finished.items()}}
+    view_runs = {main: main_runs, **{name: StoredRuns.under(folder) for name, folder in finished.items()}}
     keys = ["main", *(f"setting{i}" for i in range(len(finished)))]
     calls = [(_run_view, runs, key) for runs, key in zip(view_runs.values(), keys)]
 
@@ -239,7 +239,7 @@ def _report_sections(out_dir: Path, results: Section) -> list[HtmlSection]:
     ]
 
 
-def _scope(out_dir: Path, runs: Runs) -> str:
+def _scope(out_dir: Path, runs: StoredRuns) -> str:
     """The page's first line: quick or full (what quick mode leaves out, as REPORT.md says it), the
     setting, and the splits and seed of the paper run, so that no verdict is read without its scope."""
     log = read_run_log(out_dir)

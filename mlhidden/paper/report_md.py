@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult
+from mlhidden.claims.runs import StoredRuns
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
 from mlhidden.paper.crosscheck_table import crosscheck_table, with_gaps
@@ -25,7 +26,7 @@ from mlhidden.paper.deviations import (
     trivial_baselines,
     version_mismatches,
 )
-from mlhidden.paper.evidence import Evidence, Runs, gather_evidence
+from mlhidden.paper.evidence import Evidence, gather_evidence
 from mlhidden.paper.output_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
@@ -104,7 +105,7 @@ def crosscheck_section(out_dir: Path) -> str:
     return "\n".join(lines)
 
 
-def _differences_section(runs: Runs, reference: pd.DataFrame) -> str:
+def _differences_section(runs: StoredRuns, reference: pd.DataFrame) -> str:
     """What we know about why our numbers differ from the paper's: data, learners, machine.
 
     Dataset shapes that differ from the paper's table are listed, so a reader can tell a
@@ -147,7 +148,8 @@ def _differences_section(runs: Runs, reference: pd.DataFrame) -> str:
             "defaults unless a parameter is set. No method was tuned towards the paper's numbers."
         )
     for name in ("logical", "paper"):
-        if runs[name] is not None and "Logical" in runs[name].checksums:
+        run = runs[name]
+        if run is not None and "Logical" in run.checksums:
             shape = runs.shapes(name).loc["Logical"]
             n_samples = int(shape["n_samples"])
             n_test = runs.record(name).split_recipe.test_rows(n_samples)
@@ -177,7 +179,7 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
 
 
-def _run_information(out_dir: Path, runs: Runs) -> str:
+def _run_information(out_dir: Path, runs: StoredRuns) -> str:
     """Wall time, unit time, machine and package versions of the reproduction."""
     lines = ["## Run information\n"]
     log = read_run_log(out_dir)
@@ -234,11 +236,11 @@ def _run_information(out_dir: Path, runs: Runs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _variants_section(runs: Runs, reference: pd.DataFrame) -> Section:
+def _variants_section(runs: StoredRuns, reference: pd.DataFrame) -> Section:
     return Section(synthetic_variants_markdown(runs, reference))
 
 
-def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
+def _section_calls(runs: StoredRuns, evidence: Evidence, reference: pd.DataFrame,
                    tables_dir: Path, figures_dir: Path) -> list:
     """The report's sections as calls for :func:`~mlhidden.paper.output_jobs.run_jobs`, in report order."""
     sweeps = [
@@ -261,7 +263,7 @@ def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
 
 
 def _deviations_report(
-    runs: Runs,
+    runs: StoredRuns,
     settings_cells: dict,
     comparisons: pd.DataFrame,
     reference: pd.DataFrame,
@@ -286,19 +288,19 @@ def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None)
     ``claims`` maps ``out_dir`` and each finished setting's folder to its decided claims
     (:class:`~mlhidden.paper.claims.DecidedClaims`), read only in the finish.
 
-    Runs that are missing are reported as not run and their claims as not evaluated. The sensitivity
+    StoredRuns that are missing are reported as not run and their claims as not evaluated. The sensitivity
     study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.sensitivity_section.read_settings`);
     the trivial baselines from the datasets under ``data_dir`` (see :func:`mlhidden.data.resolve_data_dir`).
     """
     out_dir = Path(out_dir)
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
-    runs, reference = Runs(out_dir), reference_results()
+    runs, reference = StoredRuns.under(out_dir), reference_results()
     evidence = gather_evidence(runs)
     calls = _section_calls(runs, evidence, reference, tables_dir, figures_dir)
     return Job(calls, lambda sections: _write_report(out_dir, data_dir, runs, reference, claims, *sections))
 
 
-def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
+def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataFrame,
                   decided: Mapping[Path, list[ClaimResult]], *sections: Section) -> list:
     """The report from its claims and sections: comparison.csv, the baselines and settings, REPORT.md."""
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)

@@ -1,6 +1,6 @@
 """Which of the paper's claims survive which base-learner settings: the claims x settings matrix.
 
-Every setting's runs are read as the main ones are (:class:`~mlhidden.paper.evidence.Runs`), and
+Every setting's runs are read as the main ones are (:class:`~mlhidden.claims.runs.StoredRuns`), and
 its claims are decided as the main runs' are, once per reproduction (the
 :class:`~mlhidden.paper.claims.DecidedClaims` handed in). A claim about a ranking also gets the
 significance of the difference that decides it (Nemenyi and Wilcoxon–Holm,
@@ -19,7 +19,8 @@ from pathlib import Path
 import pandas as pd
 
 from mlhidden.claims.check import ClaimResult
-from mlhidden.paper.evidence import Runs, ok_units, ranked_methods
+from mlhidden.claims.runs import StoredRuns
+from mlhidden.paper.evidence import ok_units, ranked_methods
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, rule_verdict
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
@@ -95,7 +96,7 @@ def complex_gain(run, record, group: str) -> str:
     return f"{gain:+.3f} (p {test.p_holm:.3f})"
 
 
-def ranking_significance(runs: Runs, key: str) -> str:
+def ranking_significance(runs: StoredRuns, key: str) -> str:
     """Whether the ranking difference deciding claim ``key`` is significant, in one sentence ("" if none).
 
     C2: CCASL against BR over the complex synthetic datasets (Wilcoxon–Holm). C3, C4: the
@@ -287,10 +288,11 @@ def _settings_table(settings: list, descriptions: dict, costs: dict | None) -> s
     return pipe_table(rows, ["setting", "base learners", "wall minutes", "units copied"])
 
 
-def unfinished(runs: Runs, run_names) -> str:
+def unfinished(runs: StoredRuns, run_names) -> str:
     """What a setting's runs still lack, in a few words ("" when every run is stored in full)."""
-    not_started = [name for name in run_names if runs[name] is None]
-    missing = sum(runs[name].missing for name in run_names if runs[name] is not None)
+    stored = {name: runs[name] for name in run_names}
+    not_started = [name for name, run in stored.items() if run is None]
+    missing = sum(run.missing for run in stored.values() if run is not None)
     parts = ([f"not started: {', '.join(not_started)}"] if not_started else []) + (
         [f"{missing} units not stored yet"] if missing else []
     )
@@ -299,7 +301,7 @@ def unfinished(runs: Runs, run_names) -> str:
 
 def _study(out_dir) -> tuple[dict, dict, dict, dict | None]:
     """The sensitivity study under ``out_dir``: each setting's folder of runs and its description, by name;
-    the finished settings' runs (name -> Runs); what each planned setting still lacks (:func:`unfinished`;
+    the finished settings' runs (name -> StoredRuns); what each planned setting still lacks (:func:`unfinished`;
     "" when finished); and the manifest, None for settings written by hand (no plan to check, no rule to apply)."""
     folder = Path(out_dir) / SENSITIVITY_DIR
     settings, manifest = read_settings(folder), read_manifest(folder)
@@ -311,7 +313,7 @@ def _study(out_dir) -> tuple[dict, dict, dict, dict | None]:
         else {}
     )
     order = manifest.get("order", list(planned)) if manifest is not None else []
-    runs_by_setting = {name: Runs(path) for name, (path, _) in settings.items()}
+    runs_by_setting = {name: StoredRuns.under(path) for name, (path, _) in settings.items()}
     lacking = {
         name: unfinished(runs_by_setting[name], planned[name]) if name in runs_by_setting else "not started"
         for name in order
@@ -333,7 +335,7 @@ def claim_folders(out_dir) -> list[Path]:
 
 
 def settings_section(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> tuple:
-    """The sensitivity section's Markdown, the finished settings' runs (name -> Runs) under ``out_dir``,
+    """The sensitivity section's Markdown, the finished settings' runs (name -> StoredRuns) under ``out_dir``,
     and their claims x settings matrix (:func:`claims_matrix`; None when no setting finished).
 
     ``claims`` maps each finished setting's folder (:func:`finished_settings`) to its decided claims.

@@ -12,13 +12,14 @@ import pytest
 from paper_jobs import decided, report_jobs
 
 from mlhidden.claims.check import ClaimResult
+from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
 from mlhidden.errors import UserError
 from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_predictions, cell_values
-from mlhidden.paper.evidence import Runs, ranked_methods
+from mlhidden.paper.evidence import ranked_methods
 from mlhidden.paper.output_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
 from mlhidden.paper.sensitivity_section import (
@@ -169,7 +170,7 @@ def test_the_same_claim_functions_decide_each_setting(logical_settings):
     text, runs_by_setting, _ = settings_section(logical_settings, claims)
     assert list(runs_by_setting) == ["a", "d"]
     cells = {name: cell_values(runs) for name, runs in runs_by_setting.items()}
-    primary = cell_values(Runs(logical_settings))
+    primary = cell_values(StoredRuns.under(logical_settings))
     pd.testing.assert_frame_equal(cells["a"], primary)  # same config, same splits: the same numbers
     assert not cells["d"]["ours"].equals(primary["ours"])
     c1 = next(line for line in text.splitlines() if line.startswith("| C1 "))
@@ -238,11 +239,11 @@ def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
             )
     config = one_half_split("synthetic_variants", datasets, ["BR", "CC", "CCASL"])
     assert run_experiment(config, tmp_path / "synthetic_variants", n_jobs=1).n_failed == 0
-    text = synthetic_variants_markdown(Runs(tmp_path), reference_results())
+    text = synthetic_variants_markdown(StoredRuns.under(tmp_path), reference_results())
     rows = [line for line in text.splitlines() if line.startswith("| ours ") or line.startswith("| binary inputs ")]
     assert len(rows) == 2 and all(line.rstrip(" |").endswith((HOLDS + "**", FAILS, INCONCLUSIVE)) for line in rows)
     assert "Over the variants: " in text
-    assert "Not run" in synthetic_variants_markdown(Runs(tmp_path / "empty"), reference_results())
+    assert "Not run" in synthetic_variants_markdown(StoredRuns.under(tmp_path / "empty"), reference_results())
 
 
 def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path):
@@ -257,7 +258,7 @@ def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path)
     ]
     config = one_half_split("synthetic", datasets, ["BR", "CC", "CCASL"])
     run_experiment(config, tmp_path / "synthetic", n_jobs=1)
-    runs = Runs(tmp_path)
+    runs = StoredRuns.under(tmp_path)
     table = runs["synthetic"].units.pivot_table(index="dataset", columns="method", values="exact_match")
     gain = (table["CCASL"] - table["BR"])[[d for d in table.index if d.startswith("complex")]].mean()
     text = ranking_significance(runs, "C2")
@@ -271,7 +272,7 @@ def test_ranking_significance_ranks_the_claims_methods_not_the_trivial_baselines
     datasets = ["Logical", {"name": "SyntheticComplex", "params": complex_data, "sweep": {"random_state": [0, 1, 2]}}]
     config = one_half_split("paper", datasets, ["BR", "CC", "CCASL+AML", "MostFrequentSet", "AllZero"])
     assert run_experiment(config, tmp_path / "paper", n_jobs=1).n_failed == 0
-    runs = Runs(tmp_path)
+    runs = StoredRuns.under(tmp_path)
     paper = runs["paper"]
     claimed = metric_table(paper.units, "exact_match", paper.datasets, ranked_methods(paper), paper.unavailable)
     claimed = claimed.avg_rank.sort_values(kind="stable")

@@ -264,11 +264,12 @@ def rank_tables(browser: Browser, section_id: str) -> list:
 def test_the_claims_rank_as_the_rank_section_does(reproduction_dir):
     """The report's average ranks (those its claims and rank rows use: the trivial baseline AllZero left out)
     are the ones the page's rank section shows."""
-    from mlhidden.paper.evidence import Runs, ranked_methods
+    from mlhidden.claims.runs import StoredRuns
+    from mlhidden.paper.evidence import ranked_methods
     from mlhidden.report.html import RANK_METRICS
     from mlhidden.report.tables import metric_table
 
-    run = Runs(reproduction_dir)["paper"]
+    run = StoredRuns.under(reproduction_dir)["paper"]
     with Browser() as browser:
         browser.open((reproduction_dir / HTML_FILE).as_uri())
         shown = dict(zip(RANK_METRICS, rank_tables(browser, "v0-ranks")))
