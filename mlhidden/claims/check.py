@@ -179,12 +179,14 @@ class Checker:
         return units.rename(columns={sub.metric: "value"})
 
     def subclaim(self, sub: SubClaim, controls: Sequence[SubClaim] = ()) -> SubClaimResult:
-        """The sub-claim decided, or "not testable" where one of the positive ``controls`` covering it fails."""
+        """The sub-claim decided, or "not testable" where one of the positive ``controls`` covering it fails: is
+        decided and does not hold (a control the runs lack the evidence for is shown as not evaluated, and
+        leaves the sub-claims it covers as they are)."""
         result = self._decided(sub)
         if self.runs[str(result.spec.run)] is None:
             return result
         covering = [control for control in self.controls(controls) if self._covers(control.spec, result.spec)]
-        failed = next((control for control in covering if control.verdict != HOLDS), None)
+        failed = next((control for control in covering if control.verdict not in (HOLDS, NOT_EVALUATED)), None)
         ids = tuple(control.spec.id for control in covering)
         if failed is not None and result.verdict != NOT_EVALUATED:
             why = (f"control {failed.spec.id} ({failed.spec.says}) {failed.verdict} on run '{failed.spec.run}': "

@@ -71,6 +71,12 @@ class StoredRuns:
                 self.shared.setdefault(name, []).append(key)
         self._results: dict[str, RunResults | None] = {}
 
+    @classmethod
+    def under(cls, folder: str | os.PathLike[str]) -> StoredRuns:
+        """The runs in ``folder``, or none when there is no such folder: a report names the runs it
+        reads, and one not run yet is None (``runs[name]``), not an error."""
+        return cls([folder]) if Path(folder).is_dir() else cls([])
+
     def key(self, name: str) -> str:
         """The name the run ``name`` refers to is known by: its folder name, or where two runs given
         share that, its path as given (``./`` and a trailing ``/`` aside). A shared name is refused."""

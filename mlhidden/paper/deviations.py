@@ -38,8 +38,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from mlhidden.claims import StoredRuns
 from mlhidden.paper.audit import Audit
-from mlhidden.paper.evidence import Runs, dataset_means, ok_units
+from mlhidden.paper.evidence import dataset_means, ok_units
 from mlhidden.paper.reference import LOGICAL_MODELS, TRIVIAL_BASELINE_METHODS
 from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import markdown_frame
@@ -74,7 +75,7 @@ def _cells(units: pd.DataFrame, by: list, table: str) -> pd.DataFrame:
     return pd.concat(frames)[[*CELL_KEY, "ours"]]
 
 
-def cell_values(runs: Runs) -> pd.DataFrame:
+def cell_values(runs: StoredRuns) -> pd.DataFrame:
     """Our value for every cell of Tables 'results', 3 and 4 that ``runs`` hold.
 
     Columns table, metric, dataset, method, ours; keyed like ``comparison.csv``.
@@ -105,7 +106,7 @@ def baseline_predictions(Y_train: np.ndarray, n_test: int) -> dict:
     }
 
 
-def trivial_baselines(runs: Runs, name: str = "paper", data_dir=None) -> pd.DataFrame:
+def trivial_baselines(runs: StoredRuns, name: str = "paper", data_dir=None) -> pd.DataFrame:
     """Exact match and Hamming score of the predictors that ignore x, on the run's own datasets and splits.
 
     One row per (dataset, baseline), the mean over the splits. A run that ran the baselines as

@@ -1,8 +1,9 @@
 """Evidence: what the reproduction's stores and refits say, as plain tables for claims and sections.
 
-:class:`Runs` reads the run directories under one folder; the functions below turn them into the
-numbers the paper's tables and figures hold (Table 3, Table 4, the sweeps, the chain accuracies),
-and :func:`gather_evidence` collects what the sections draw into one
+The run directories under one folder are read as the claims checker reads them
+(:class:`~mlhidden.claims.runs.StoredRuns`); the functions below turn them into the numbers the
+paper's tables and figures hold (Table 3, Table 4, the sweeps, the chain accuracies), and
+:func:`gather_evidence` collects what the sections draw into one
 :class:`~mlhidden.paper.claim_inputs.Evidence`.
 
 Every aggregate is taken over units in table order (configured datasets and methods, then split),
@@ -11,14 +12,12 @@ never in the order they arrived in the store, so a re-run writes the same bytes.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from mlhidden.claims import standalone_times
+from mlhidden.claims import StoredRuns
 from mlhidden.paper.claim_inputs import Evidence
 from mlhidden.paper.reference import (
     LABEL_ACCURACY_FILE,
@@ -27,50 +26,22 @@ from mlhidden.paper.reference import (
     SYNTHETIC_2D_METHODS,
 )
 from mlhidden.report import unranked_methods
-from mlhidden.runs import OK, UNIT_METRICS, RunRecord, load_results, results_exist, sort_units, stored_datasets
+from mlhidden.runs import OK, UNIT_METRICS, RunRecord
 from mlhidden.stats import t_interval
 
 
-class Runs:
-    """The reproduction's run directories under one folder, each read on first use.
-
-    ``runs[name]`` is the :class:`~mlhidden.runs.run_results.RunResults` of ``<folder>/<name>``
-    with its units in table order, or None when that run has neither a store nor its compact copy.
-    """
-
-    def __init__(self, out_dir):
-        self.out_dir = Path(out_dir)
-        self._results = {}
-
-    def __getitem__(self, name: str):
-        if name not in self._results:
-            run_dir = self.out_dir / name
-            run = load_results(run_dir) if results_exist(run_dir) else None
-            if run is not None:
-                units = standalone_times(sort_units(run.units, run.datasets, run.methods, run.unavailable))
-                run = dataclasses.replace(run, units=units)
-            self._results[name] = run
-        return self._results[name]
-
-    def record(self, name: str) -> RunRecord:
-        """The run's stored config, typed."""
-        return RunRecord.from_record(self[name].config)
-
-    def shapes(self, name: str) -> pd.DataFrame:
-        """The run's datasets as stored: n_samples, n_labels, n_features, label_cardinality by name."""
-        return stored_datasets(self.out_dir / name)
-
-    def label_accuracy(self, name: str) -> pd.DataFrame | None:
-        """The run's refits (:mod:`mlhidden.paper.refits`), or None when there are none."""
-        path = self.out_dir / name / LABEL_ACCURACY_FILE
-        return pd.read_csv(path) if path.is_file() else None
+def label_accuracy(runs: StoredRuns, name: str) -> pd.DataFrame | None:
+    """Run ``name``'s refits (:mod:`mlhidden.paper.refits`), or None when there are none."""
+    folder = runs.paths.get(name)
+    path = folder / LABEL_ACCURACY_FILE if folder is not None else None
+    return pd.read_csv(path) if path is not None and path.is_file() else None
 
 
 def ok_units(run) -> pd.DataFrame:
     return run.units[run.units["status"] == OK]
 
 
-def logical_splits(runs: Runs) -> pd.DataFrame | None:
+def logical_splits(runs: StoredRuns) -> pd.DataFrame | None:
     """Table 3's units: per paper model and ok split, exact match and Hamming score."""
     run = runs["logical"]
     if run is None:
@@ -81,7 +52,7 @@ def logical_splits(runs: Runs) -> pd.DataFrame | None:
     )
 
 
-def logical_table(runs: Runs) -> pd.DataFrame | None:
+def logical_table(runs: StoredRuns) -> pd.DataFrame | None:
     """Table 3: per paper model, mean exact match and Hamming score over its splits, and their count."""
     splits = logical_splits(runs)
     if splits is None:
@@ -104,7 +75,7 @@ def dataset_means(run, record: RunRecord) -> pd.DataFrame:
     return units.groupby(["group", "dataset", "method"], sort=False)[list(UNIT_METRICS)].mean().reset_index()
 
 
-def synthetic_datasets(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:
+def synthetic_datasets(runs: StoredRuns, name: str = "synthetic") -> pd.DataFrame | None:
     """Table 4's datasets: per kind (dataset group), dataset and method, the means over its splits."""
     run = runs[name]
     if run is None:
@@ -112,7 +83,7 @@ def synthetic_datasets(runs: Runs, name: str = "synthetic") -> pd.DataFrame | No
     return dataset_means(run, runs.record(name)).rename(columns={"group": "kind"})
 
 
-def synthetic_table(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:
+def synthetic_table(runs: StoredRuns, name: str = "synthetic") -> pd.DataFrame | None:
     """Table 4: per kind (dataset group) and method, the mean over datasets of exact match and Hamming score."""
     means = synthetic_datasets(runs, name)
     if means is None:
@@ -123,7 +94,7 @@ def synthetic_table(runs: Runs, name: str = "synthetic") -> pd.DataFrame | None:
     return table.rename_axis(["kind", "method"])
 
 
-def synthetic_2d_tables(runs: Runs) -> tuple | None:
+def synthetic_2d_tables(runs: StoredRuns) -> tuple | None:
     """Fig. "results_syn1": exact match per dataset and method (CC in each order) and base-classifier accuracies."""
     run = runs["synthetic_2d"]
     if run is None:
@@ -134,7 +105,7 @@ def synthetic_2d_tables(runs: Runs) -> tuple | None:
         for method in SYNTHETIC_2D_METHODS
     }
     exact = pd.DataFrame(exact).reindex([d for d in run.datasets if d in set(units["dataset"])])
-    accuracy = runs.label_accuracy("synthetic_2d")
+    accuracy = label_accuracy(runs, "synthetic_2d")
     if accuracy is None:
         return exact, None
     base = {}
@@ -144,9 +115,9 @@ def synthetic_2d_tables(runs: Runs) -> tuple | None:
     return exact, pd.DataFrame(base).reindex(list(dict.fromkeys(accuracy["dataset"])))
 
 
-def _chain_splits(runs: Runs, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
+def _chain_splits(runs: StoredRuns, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
     """Per method (line), split and chain position (x, from 1), the label's test accuracy."""
-    accuracy = runs.label_accuracy(name)
+    accuracy = label_accuracy(runs, name)
     if accuracy is None or dataset not in set(accuracy["dataset"]):
         return None
     chosen = accuracy[accuracy["dataset"] == dataset]
@@ -155,7 +126,7 @@ def _chain_splits(runs: Runs, name: str = "paper", dataset: str = "Medical") -> 
     )
 
 
-def chain_accuracy(runs: Runs, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
+def chain_accuracy(runs: StoredRuns, name: str = "paper", dataset: str = "Medical") -> pd.DataFrame | None:
     """Per method and chain position, the mean (and sd, count) over splits of the label's accuracy.
 
     In the shape of :func:`sweep_frame`, so that it plots the same way.
@@ -174,13 +145,13 @@ def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(ci_low=[low for low, _ in bounds], ci_high=[high for _, high in bounds])
 
 
-def refit_check(runs: Runs, name: str) -> tuple | None:
+def refit_check(runs: StoredRuns, name: str) -> tuple | None:
     """How many refit units reproduce the exact match in the store: (matching, total)."""
-    accuracy = runs.label_accuracy(name)
-    if accuracy is None or runs[name] is None:
+    accuracy, run = label_accuracy(runs, name), runs[name]
+    if accuracy is None or run is None:
         return None
     refits = accuracy.drop_duplicates(["dataset", "method", "split"])
-    stored = runs[name].units.set_index(["dataset", "method", "split"])["exact_match"]
+    stored = run.units.set_index(["dataset", "method", "split"])["exact_match"]
     matching = sum(
         math.isclose(row.exact_match, stored.get((row.dataset, row.method, row.split), math.nan), abs_tol=1e-12)
         for row in refits.itertuples()
@@ -248,7 +219,7 @@ def sweep_frame(units: pd.DataFrame, record: RunRecord, metric: str) -> pd.DataF
     return _with_intervals(frame.astype({"panel": str, "line": str}))
 
 
-def _run_sweep(runs: Runs, name: str, metric: str = "exact_match") -> pd.DataFrame | None:
+def _run_sweep(runs: StoredRuns, name: str, metric: str = "exact_match") -> pd.DataFrame | None:
     """The sweep frame of run ``name``, or None when it has no store."""
     run = runs[name]
     if run is None:
@@ -262,7 +233,7 @@ def ranked_methods(run) -> list:
     return [m for m in run.methods if m not in unranked]
 
 
-def gather_evidence(runs: Runs) -> Evidence:
+def gather_evidence(runs: StoredRuns) -> Evidence:
     """The tables the report's sections draw, read from the runs' stores and refits."""
     fields: dict[str, Any] = {
         "logical": logical_table(runs),

@@ -9,15 +9,14 @@ the claims, the comparisons, the tables and the plots to that setting at once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.claims import TIME_CONVENTION
+from mlhidden.claims import TIME_CONVENTION, ClaimResult, StoredRuns
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
-from mlhidden.paper.claims import decide_claims
-from mlhidden.paper.evidence import Runs
 from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
@@ -28,7 +27,7 @@ from mlhidden.paper.reference import (
     reference_results,
 )
 from mlhidden.paper.sections import RESULTS_TITLE, Section, results_section
-from mlhidden.paper.sensitivity_section import settings_section
+from mlhidden.paper.sensitivity_section import finished_settings
 from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import (
     HTML_FILE,
@@ -176,14 +175,13 @@ def _comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
     )
 
 
-def _run_view(runs: Runs, reference: pd.DataFrame, key: str) -> tuple:
-    """A view's sections that do not depend on the comparisons: its claims, and its paper run's own."""
+def _run_view(runs: StoredRuns, key: str) -> list[HtmlSection]:
+    """A view's sections that depend neither on the comparisons nor on the claims: its paper run's own."""
     paper = runs["paper"]
-    claims = _claims_section(decide_claims(runs.out_dir))
-    return claims, run_sections(paper, key=key) if paper is not None else []
+    return run_sections(paper, key=key) if paper is not None else []
 
 
-def _results_comparisons(runs: Runs, reference: pd.DataFrame) -> pd.DataFrame:
+def _results_comparisons(runs: StoredRuns, reference: pd.DataFrame) -> pd.DataFrame:
     """Table 'results' and 'scalability' of ``runs`` next to the paper's, one row per cell."""
     return pd.DataFrame(results_section(runs, reference).comparisons, columns=[*KEY, "ours", "paper", "difference"])
 
@@ -195,19 +193,21 @@ def _with_audit(comparisons: pd.DataFrame, audited: pd.DataFrame) -> pd.DataFram
     return comparisons.merge(audited[[*KEY, "audit"]].drop_duplicates(KEY), on=KEY, how="left")
 
 
-def index_html_job(out_dir) -> Job:
+def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
     """``out_dir/index.html`` from the runs, ``comparison.csv`` and the sensitivity settings under
-    ``out_dir``, as a :class:`~mlhidden.paper.parallel_jobs.Job`: each view's claims and run sections
-    are calls; the finish reads ``comparison.csv`` (which may be written meanwhile, by a job finished
-    before this one) and writes the page."""
+    ``out_dir``, as a :class:`~mlhidden.paper.parallel_jobs.Job`: each view's run sections are calls; the
+    finish reads ``comparison.csv`` (which may be written meanwhile, by a job finished before this one)
+    and each view's decided claims (``claims``, by run folder: :class:`~mlhidden.paper.claims.DecidedClaims`),
+    and writes the page."""
     out_dir = Path(out_dir)
-    reference, main_runs = reference_results(), Runs(out_dir)
+    reference, main_runs = reference_results(), StoredRuns.under(out_dir)
     setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
     main = f"main runs (setting {setting})" if setting else "main runs"
-    _, finished, _ = settings_section(out_dir, reference)
-    view_runs = {main: main_runs, **finished}
+    finished = finished_settings(out_dir)
+    view_folders = {main: out_dir, **finished}
+    view_runs = {main: main_runs, **{name: StoredRuns.under(folder) for name, folder in finished.items()}}
     keys = ["main", *(f"setting{i}" for i in range(len(finished)))]
-    calls = [(_run_view, runs, reference, key) for runs, key in zip(view_runs.values(), keys)]
+    calls = [(_run_view, runs, key) for runs, key in zip(view_runs.values(), keys)]
 
     def write(parts: list) -> Path:
         comparison_path = out_dir / COMPARISON_FILE
@@ -215,10 +215,11 @@ def index_html_job(out_dir) -> Job:
             pd.read_csv(comparison_path) if comparison_path.is_file() else _results_comparisons(main_runs, reference)
         )
         views = {}
-        for (name, runs), key, (claims, run_part) in zip(view_runs.items(), keys, parts):
+        for (name, runs), key, run_part in zip(view_runs.items(), keys, parts):
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
             report = _report_sections(out_dir, results_section(runs, reference)) if key == "main" else []
-            views[name] = [claims, _comparison_section(compared, key), *report, *run_part]
+            views[name] = [_claims_section(claims[view_folders[name]]), _comparison_section(compared, key),
+                           *report, *run_part]
         return _write_page(out_dir / HTML_FILE, views, main, _scope(out_dir, main_runs))
 
     return Job(calls, write)
@@ -242,7 +243,7 @@ def _report_sections(out_dir: Path, results: Section) -> list[HtmlSection]:
     ]
 
 
-def _scope(out_dir: Path, runs: Runs) -> str:
+def _scope(out_dir: Path, runs: StoredRuns) -> str:
     """The page's first line: quick or full (what quick mode leaves out, as REPORT.md says it), the
     setting, and the splits and seed of the paper run, so that no verdict is read without its scope."""
     log = read_run_log(out_dir)

@@ -76,12 +76,13 @@ def run_jobs(jobs: list, n_jobs: int | None = 1, on_step: Callable[[], None] | N
 STEP_SECONDS = {
     "_refit_rows": 0.1, "decide_claims": 2.0, "results_section": 0.2, "significance_section": 6.9,
     "logical_section": 0.7, "synthetic_section": 0.03, "_variants_section": 17.1, "synthetic_2d_section": 2.1,
-    "sweep_section": 0.5, "medical_section": 0.4, "_run_view": 7.8, "_listed": 1.0, "_write_run_tables": 0.8,
+    "sweep_section": 0.5, "medical_section": 0.4, "_run_view": 5.8, "_listed": 1.0, "_write_run_tables": 0.8,
 }
 """The seconds each kind of call (by its function's name) took in the quick reproduction's report phase,
 timed once in one process on a loaded 2-core machine (the speed notes, "the report phase's
-steps"): not a forecast, but how the phase's time is shared out among its steps, which are far from
-alike (the synthetic variants' section is a third of it, a refit's call a five-hundredth)."""
+steps"; ``_run_view`` less the 2.0 s of the claims it decided then): not a forecast, but how the
+phase's time is shared out among its steps, which are far from alike (the synthetic variants'
+section is a third of it, a refit's call a five-hundredth)."""
 OTHER_STEP_SECONDS = 0.5
 """A kind of call not timed above."""
 FINISH_SECONDS = 0.05

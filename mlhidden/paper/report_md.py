@@ -7,14 +7,15 @@ numbers, so every number in REPORT.md is computed and the report can be rebuilt 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.claims import ClaimResult, StoredRuns
 from mlhidden.escaping import markdown_escape
 from mlhidden.io import write_text
 from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
-from mlhidden.paper.claims import decide_claims
 from mlhidden.paper.crosscheck_table import crosscheck_table, with_gaps
 from mlhidden.paper.deviations import (
     cell_values,
@@ -25,7 +26,7 @@ from mlhidden.paper.deviations import (
     trivial_baselines,
     version_mismatches,
 )
-from mlhidden.paper.evidence import Evidence, Runs, gather_evidence
+from mlhidden.paper.evidence import Evidence, gather_evidence
 from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
@@ -100,7 +101,7 @@ def crosscheck_section(out_dir: Path) -> str:
     return "\n".join(lines)
 
 
-def _differences_section(runs: Runs, reference: pd.DataFrame) -> str:
+def _differences_section(runs: StoredRuns, reference: pd.DataFrame) -> str:
     """What we know about why our numbers differ from the paper's: data, learners, machine.
 
     Dataset shapes that differ from the paper's table are listed, so a reader can tell a
@@ -143,7 +144,8 @@ def _differences_section(runs: Runs, reference: pd.DataFrame) -> str:
             "defaults unless a parameter is set. No method was tuned towards the paper's numbers."
         )
     for name in ("logical", "paper"):
-        if runs[name] is not None and "Logical" in runs[name].checksums:
+        run = runs[name]
+        if run is not None and "Logical" in run.checksums:
             shape = runs.shapes(name).loc["Logical"]
             n_samples = int(shape["n_samples"])
             n_test = runs.record(name).split_recipe.test_rows(n_samples)
@@ -173,7 +175,7 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
 
 
-def _run_information(out_dir: Path, runs: Runs) -> str:
+def _run_information(out_dir: Path, runs: StoredRuns) -> str:
     """Wall time, unit time, machine and package versions of the reproduction."""
     lines = ["## Run information\n"]
     log = read_run_log(out_dir)
@@ -230,11 +232,11 @@ def _run_information(out_dir: Path, runs: Runs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _variants_section(runs: Runs, reference: pd.DataFrame) -> Section:
+def _variants_section(runs: StoredRuns, reference: pd.DataFrame) -> Section:
     return Section(synthetic_variants_markdown(runs, reference))
 
 
-def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
+def _section_calls(runs: StoredRuns, evidence: Evidence, reference: pd.DataFrame,
                    tables_dir: Path, figures_dir: Path) -> list:
     """The report's sections as calls for :func:`~mlhidden.paper.parallel_jobs.run_jobs`, in report order."""
     sweeps = [
@@ -257,7 +259,7 @@ def _section_calls(runs: Runs, evidence: Evidence, reference: pd.DataFrame,
 
 
 def _deviations_report(
-    runs: Runs,
+    runs: StoredRuns,
     settings_cells: dict,
     comparisons: pd.DataFrame,
     reference: pd.DataFrame,
@@ -274,31 +276,35 @@ def _deviations_report(
     return deviations_markdown(diagnoses, baselines, setting_agreement(comparisons, settings_cells))
 
 
-def report_job(out_dir, data_dir=None) -> Job:
+def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None) -> Job:
     """REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs, as a
-    :class:`~mlhidden.paper.parallel_jobs.Job`: the claims and each section (with its tables and figures)
-    are calls; the finish writes REPORT.md and ``comparison.csv`` and returns the files written.
+    :class:`~mlhidden.paper.parallel_jobs.Job`: each section (with its tables and figures) is a call; the
+    finish writes REPORT.md and ``comparison.csv`` and returns the files written.
 
-    Runs that are missing are reported as not run and their claims as not evaluated. The sensitivity
+    ``claims`` maps ``out_dir`` and each finished setting's folder to its decided claims
+    (:class:`~mlhidden.paper.claims.DecidedClaims`), read only in the finish.
+
+    StoredRuns that are missing are reported as not run and their claims as not evaluated. The sensitivity
     study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.sensitivity_section.read_settings`);
     the trivial baselines from the datasets under ``data_dir`` (see :func:`mlhidden.data.resolve_data_dir`).
     """
     out_dir = Path(out_dir)
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
-    runs, reference = Runs(out_dir), reference_results()
+    runs, reference = StoredRuns.under(out_dir), reference_results()
     evidence = gather_evidence(runs)
-    calls = [(decide_claims, out_dir), *_section_calls(runs, evidence, reference, tables_dir, figures_dir)]
-    return Job(calls, lambda results: _write_report(out_dir, data_dir, runs, reference, *results))
+    calls = _section_calls(runs, evidence, reference, tables_dir, figures_dir)
+    return Job(calls, lambda sections: _write_report(out_dir, data_dir, runs, reference, claims, *sections))
 
 
-def _write_report(out_dir: Path, data_dir, runs: Runs, reference: pd.DataFrame,
-                  claims: list, *sections: Section) -> list:
+def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataFrame,
+                  decided: Mapping[Path, list[ClaimResult]], *sections: Section) -> list:
     """The report from its claims and sections: comparison.csv, the baselines and settings, REPORT.md."""
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
     baselines = trivial_baselines(runs, data_dir=data_dir)
     audit = audit_paper(reference, baselines, paper_statements())
     comparisons["audit"] = audit_column(audit, comparisons)
-    sensitivity, runs_by_setting, matrix = settings_section(out_dir, reference)
+    sensitivity, runs_by_setting, matrix = settings_section(out_dir, decided)
+    claims = decided[out_dir]
     settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
     comparisons = comparisons.join(settings_within_band(comparisons, settings_cells))
     comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)

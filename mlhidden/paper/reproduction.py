@@ -32,6 +32,7 @@ from mlhidden.experiment import (
     worker_count,
 )
 from mlhidden.io import write_text
+from mlhidden.paper.claims import DecidedClaims
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.parallel_jobs import FINISH_SECONDS, STEP_SECONDS, Job, run_jobs, step_times
@@ -46,7 +47,7 @@ from mlhidden.paper.reference import (
 )
 from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.paper.report_md import report_job
-from mlhidden.paper.sensitivity_section import SENSITIVITY_DIR
+from mlhidden.paper.sensitivity_section import SENSITIVITY_DIR, claim_folders
 from mlhidden.paper.settings import Setting, load_sensitivity
 from mlhidden.report import write_reports, write_score_metric_tables
 from mlhidden.runs import load_results, machine, now, package_versions, provenance_lines, read_run_json
@@ -295,10 +296,12 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     """What :func:`reproduce` writes after its last unit, its pieces computed on ``n_jobs`` workers
     (:func:`~mlhidden.paper.parallel_jobs.run_jobs`): the refits first, since the report reads them;
     then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
+    The claims of ``out_dir``'s runs and of each finished setting's are decided once
+    (:class:`~mlhidden.paper.claims.DecidedClaims`), and REPORT.md and the page are handed the same.
 
     ``on_step(done, total, reached, upto)`` is called as each piece is done: the refits' calls, reading
-    the runs for the report, the report's claims and sections, the page's views, each run's tables and
-    each job's finish; ``reached`` is the share of the phase's expected time gone when that step ends,
+    the runs for the report, each run folder's claims, the report's sections, the page's views, each
+    run's tables and each job's finish; ``reached`` is the share of the phase's expected time gone when that step ends,
     ``upto`` when the next one does (:func:`~mlhidden.paper.parallel_jobs.step_times`: the steps are
     weighed by their kinds). Until the runs are read, the report's pieces count as two steps a job and
     weigh what the quick report's did.
@@ -311,7 +314,7 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     setting_refits = setting_refit_jobs(setting_dirs, data_dir)
     times = step_times(refits + setting_refits, n_jobs)
     unread = sum(seconds for kind, seconds in STEP_SECONDS.items() if kind != "_refit_rows")
-    times += [times[-1] if times else 0.0] * (1 + 2 * (len(names) + 2))
+    times += [times[-1] if times else 0.0] * (1 + 2 * (len(names) + 3))
     times[-1] += unread + (len(names) - 1) * STEP_SECONDS["_write_run_tables"]
     done = [0]
 
@@ -323,12 +326,14 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
 
     accuracy_paths = run_jobs(refits + setting_refits, n_jobs, step)
     tables = [_run_tables_job(out_dir / name) for name in names]
-    # The report's long sections go to the workers first; the run tables fill in after them.
-    jobs = [report_job(out_dir, data_dir), index_html_job(out_dir), *tables]
+    # The claims go first (the report and the page read them in their finishes), then the report's long
+    # sections; the run tables fill in after them.
+    claims = DecidedClaims(claim_folders(out_dir))
+    jobs = [claims.job(), report_job(out_dir, claims, data_dir), index_html_job(out_dir, claims), *tables]
     built = times[done[0] - 1] if done[0] else 0.0
     times[done[0]:] = [built + FINISH_SECONDS, *step_times(jobs, n_jobs, built + FINISH_SECONDS)]
     step()
-    report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs, step)
+    _, report_paths, html_path, *table_paths = run_jobs(jobs, n_jobs, step)
     by_run = {name: [path] for name, path in zip(refitted, accuracy_paths)}
     paths = [path for name, run_paths in zip(names, table_paths) for path in [*run_paths, *by_run.get(name, [])]]
     return paths + accuracy_paths[len(refitted):] + report_paths + [html_path]

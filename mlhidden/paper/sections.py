@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.claims import StoredRuns
 from mlhidden.escaping import markdown_escape
-from mlhidden.paper.evidence import Evidence, Runs, refit_check
+from mlhidden.paper.evidence import Evidence, refit_check
 from mlhidden.paper.reference import PAPER_TABLES
 from mlhidden.paper.wording import DEVIATION, missing_run
 from mlhidden.report import (
@@ -169,7 +170,7 @@ def _html_frame(rows: dict, columns: list, index_name: str) -> str:
 RESULTS_TITLE = "Table 'results' and Table 'scalability': the real datasets"
 
 
-def results_section(runs: Runs, reference: pd.DataFrame) -> Section:
+def results_section(runs: StoredRuns, reference: pd.DataFrame) -> Section:
     """Table "results" (exact match, Hamming score) and Table "scalability" (time) next to the paper's.
 
     Each cell holds our mean and rank, then the paper's; scores further than DEVIATION from the
@@ -280,7 +281,7 @@ def _significance_parts(units, datasets, methods, unavailable, stem: str, figure
     return parts, paths
 
 
-def significance_section(runs: Runs, reference: pd.DataFrame, figures_dir: Path) -> Section:
+def significance_section(runs: StoredRuns, reference: pd.DataFrame, figures_dir: Path) -> Section:
     """Friedman, Nemenyi and Wilcoxon–Holm tests of our paper run and of the paper's own numbers.
 
     The paper reports average ranks without tests; running the same tests on its published means
@@ -355,7 +356,7 @@ def sweep_section(
     return Section(text, paths=paths)
 
 
-def medical_section(runs: Runs, evidence: Evidence, tables_dir: Path, figures_dir: Path) -> Section:
+def medical_section(runs: StoredRuns, evidence: Evidence, tables_dir: Path, figures_dir: Path) -> Section:
     """Medical's per-label accuracy along the CC and CCASL chains, from refits of the stored units."""
     title = "## Medical: per-label accuracy along the chain\n\n"
     frame = evidence.medical_chain

@@ -1,11 +1,11 @@
 """Which of the paper's claims survive which base-learner settings: the claims x settings matrix.
 
-Every setting's runs are read as the main ones are (:class:`~mlhidden.paper.evidence.Runs`),
-and the same pure claim functions (:data:`~mlhidden.paper.claims.CLAIMS`) decide each claim
-under each setting. A claim about a ranking also gets the significance of the difference that
-decides it (Nemenyi and Wilcoxon–Holm, :mod:`mlhidden.report.significance_tests`). The closing verdict
-per claim is one of "robust: holds under all settings", "holds only under ..." and "not
-reproduced under any setting tried".
+Every setting's runs are read as the main ones are (:class:`~mlhidden.claims.runs.StoredRuns`), and
+its claims are decided as the main runs' are, once per reproduction (the
+:class:`~mlhidden.paper.claims.DecidedClaims` handed in). A claim about a ranking also gets the
+significance of the difference that decides it (Nemenyi and Wilcoxon–Holm,
+:mod:`mlhidden.report.significance_tests`). The closing verdict per claim is one of "robust: holds
+under all settings", "holds only under ..." and "not reproduced under any setting tried".
 
 :func:`read_settings` is the one place that knows where the settings' runs live.
 """
@@ -13,13 +13,14 @@ reproduced under any setting tried".
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.claims import ClaimResult, StoredRuns
 from mlhidden.escaping import markdown_escape
-from mlhidden.paper.claims import decide_claims
-from mlhidden.paper.evidence import Runs, ok_units, ranked_methods
+from mlhidden.paper.evidence import ok_units, ranked_methods
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, setting_facts
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import read_manifest
@@ -92,7 +93,7 @@ def complex_gain(run, record, group: str) -> str:
     return f"{gain:+.3f} (p {test.p_holm:.3f})"
 
 
-def ranking_significance(runs: Runs, key: str) -> str:
+def ranking_significance(runs: StoredRuns, key: str) -> str:
     """Whether the ranking difference deciding claim ``key`` is significant, in one sentence ("" if none).
 
     C2: CCASL against BR over the complex synthetic datasets (Wilcoxon–Holm). C3, C4: the
@@ -125,11 +126,6 @@ def ranking_significance(runs: Runs, key: str) -> str:
         f"{claimed} {ranks[claimed]:.2f} vs {other} {ranks[other]:.2f}: gap {gap:.2f}, CD {nemenyi.cd:.2f} (Nemenyi, "
         f"α {nemenyi.alpha:g}, {len(report.datasets)} datasets): {verdict}; Wilcoxon–Holm p {wilcoxon.p_holm:.3f}"
     )
-
-
-def decide_settings(runs_by_setting: dict, reference: pd.DataFrame) -> dict:
-    """Setting name -> its claims (:func:`~mlhidden.paper.claims.decide_claims` on that setting's runs)."""
-    return {name: decide_claims(runs.out_dir) for name, runs in runs_by_setting.items()}
 
 
 def closing_verdict(verdicts: dict) -> str:
@@ -173,10 +169,10 @@ def claims_matrix(claims_by_setting: dict) -> pd.DataFrame:
 
 
 def _sensitivity_markdown(
-    runs_by_setting: dict, descriptions: dict, reference: pd.DataFrame, costs: dict | None = None,
+    runs_by_setting: dict, claims_by_setting: dict, descriptions: dict, costs: dict | None = None,
 ) -> tuple[str, pd.DataFrame | None]:
     """The matrix, then per claim the deciding numbers (and significance) under each setting; and
-    the matrix itself (None without settings).
+    the matrix itself (None without settings). ``claims_by_setting``: each setting's decided claims.
 
     ``costs`` maps a setting to its manifest entry's ``wall_seconds`` and ``reused_units`` (what
     running it took, and how many units it copied instead), shown with its description.
@@ -184,7 +180,6 @@ def _sensitivity_markdown(
     parts = ["## Which claims survive which settings\n\n"]
     if not runs_by_setting:
         return parts[0] + f"Not run: no settings under `{SENSITIVITY_DIR}/` (`mlhidden sensitivity` runs them).\n", None
-    claims_by_setting = decide_settings(runs_by_setting, reference)
     matrix = claims_matrix(claims_by_setting)
     settings = list(runs_by_setting)
     parts += [
@@ -290,43 +285,66 @@ def _settings_table(settings: list, descriptions: dict, costs: dict | None) -> s
     return pipe_table(rows, ["setting", "base learners", "wall minutes", "units copied"])
 
 
-def unfinished(runs: Runs, run_names) -> str:
+def unfinished(runs: StoredRuns, run_names) -> str:
     """What a setting's runs still lack, in a few words ("" when every run is stored in full)."""
-    not_started = [name for name in run_names if runs[name] is None]
-    missing = sum(runs[name].missing for name in run_names if runs[name] is not None)
+    stored = {name: runs[name] for name in run_names}
+    not_started = [name for name, run in stored.items() if run is None]
+    missing = sum(run.missing for run in stored.values() if run is not None)
     parts = ([f"not started: {', '.join(not_started)}"] if not_started else []) + (
         [f"{missing} units not stored yet"] if missing else []
     )
     return "; ".join(parts)
 
 
-def settings_section(out_dir, reference: pd.DataFrame) -> tuple:
-    """The sensitivity section's Markdown, the finished settings' runs (name -> Runs) under ``out_dir``,
-    and their claims x settings matrix (:func:`claims_matrix`; None when no setting finished).
-
-    A setting whose runs are not all stored in full (an interrupted ``mlhidden sensitivity``) is listed
-    with what it lacks and left out of the matrix, the rule and the deviations, so that no claim
-    is decided on part of the data.
-    """
+def _study(out_dir) -> tuple[dict, dict, dict, dict | None]:
+    """The sensitivity study under ``out_dir``: each setting's folder of runs and its description, by name;
+    the finished settings' runs (name -> StoredRuns); what each planned setting still lacks (:func:`unfinished`;
+    "" when finished); and the manifest, None for settings written by hand (no plan to check, no rule to apply)."""
     folder = Path(out_dir) / SENSITIVITY_DIR
     settings, manifest = read_settings(folder), read_manifest(folder)
     if not isinstance(manifest, dict) or not isinstance(manifest.get("settings"), list):
-        manifest = None  # settings written by hand, not by `mlhidden sensitivity`: no plan to check, no rule to apply
-    runs_by_setting = {name: Runs(path) for name, (path, _) in settings.items()}
-    descriptions = {name: description for name, (_, description) in settings.items()}
+        manifest = None
     planned = (
         {entry["name"]: entry.get("runs", manifest["runs"]) for entry in manifest["settings"]}
         if manifest is not None
         else {}
     )
     order = manifest.get("order", list(planned)) if manifest is not None else []
+    runs_by_setting = {name: StoredRuns.under(path) for name, (path, _) in settings.items()}
     lacking = {
         name: unfinished(runs_by_setting[name], planned[name]) if name in runs_by_setting else "not started"
         for name in order
     }
     finished = {name: runs for name, runs in runs_by_setting.items() if not lacking.get(name)}
+    return settings, finished, lacking, manifest
+
+
+def finished_settings(out_dir) -> dict[str, Path]:
+    """Each finished setting's folder of runs under ``out_dir``, by name: those whose planned runs are
+    all stored in full (every setting, for settings written by hand)."""
+    settings, finished, _, _ = _study(out_dir)
+    return {name: settings[name][0] for name in finished}
+
+
+def claim_folders(out_dir) -> list[Path]:
+    """The run folders a reproduction under ``out_dir`` decides claims on: its own and each finished setting's."""
+    return [Path(out_dir), *finished_settings(out_dir).values()]
+
+
+def settings_section(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> tuple:
+    """The sensitivity section's Markdown, the finished settings' runs (name -> StoredRuns) under ``out_dir``,
+    and their claims x settings matrix (:func:`claims_matrix`; None when no setting finished).
+
+    ``claims`` maps each finished setting's folder (:func:`finished_settings`) to its decided claims.
+    A setting whose runs are not all stored in full (an interrupted ``mlhidden sensitivity``) is listed
+    with what it lacks and left out of the matrix, the rule and the deviations, so that no claim
+    is decided on part of the data.
+    """
+    settings, finished, lacking, manifest = _study(out_dir)
+    descriptions = {name: description for name, (_, description) in settings.items()}
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
-    markdown, matrix = _sensitivity_markdown(finished, descriptions, reference, costs)
+    claims_by_setting = {name: claims[settings[name][0]] for name in finished}
+    markdown, matrix = _sensitivity_markdown(finished, claims_by_setting, descriptions, costs)
     if any(lacking.values()):
         rows = [[markdown_escape(name), markdown_escape(what)] for name, what in lacking.items() if what]
         markdown += (

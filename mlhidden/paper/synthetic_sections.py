@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from mlhidden.claims import StoredRuns
 from mlhidden.paper.dataset_figures import plot_logical, plot_synthetic_2d
-from mlhidden.paper.evidence import Evidence, Runs, refit_check, synthetic_2d_tables
+from mlhidden.paper.evidence import Evidence, refit_check, synthetic_2d_tables
 from mlhidden.paper.reference import SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.paper.sections import Section, compared_cell, comparison_row, flag_note, interval_columns, relative_link
 from mlhidden.paper.wording import missing_run
@@ -136,7 +137,7 @@ def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: P
     return Section(text, comparisons, paths)
 
 
-def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:
+def synthetic_2d_section(runs: StoredRuns, reference: pd.DataFrame, tables_dir: Path, figures_dir: Path) -> Section:
     """Fig. "results_syn1": the 2-D datasets over their label regions, exact match and base-classifier accuracy.
 
     The paper's numbers come from other random datasets, so they are shown for comparison only.
@@ -147,6 +148,7 @@ def synthetic_2d_section(runs: Runs, reference: pd.DataFrame, tables_dir: Path, 
         return Section(title + f"Not run: {missing_run('synthetic_2d')}.\n")
     exact, base = tables
     run = runs["synthetic_2d"]
+    assert run is not None  # it has tables
     specs = [spec for spec in runs.record("synthetic_2d").datasets if spec.table_name in set(run.datasets)]
     paths = plot_synthetic_2d(
         [(spec.table_name, load_dataset_spec(spec)) for spec in specs], figures_dir / "synthetic_2d"

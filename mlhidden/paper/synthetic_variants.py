@@ -11,10 +11,10 @@ import dataclasses
 
 import pandas as pd
 
-from mlhidden.claims import ClaimResult
+from mlhidden.claims import ClaimResult, StoredRuns
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claims import checker, paper_claims
-from mlhidden.paper.evidence import Runs, synthetic_table
+from mlhidden.paper.evidence import synthetic_table
 from mlhidden.paper.sensitivity_section import closing_verdict, complex_gain
 from mlhidden.paper.wording import missing_run
 from mlhidden.report import pipe_table
@@ -38,7 +38,7 @@ SYNTHETIC_CLAIM = "C2"
 """The claim of the claims file that Table 4 decides."""
 
 
-def _claim_under_variant(runs: Runs, variant: str) -> ClaimResult:
+def _claim_under_variant(runs: StoredRuns, variant: str) -> ClaimResult:
     """C2's sub-claims checked on the variants run's datasets of ``variant`` (groups '<variant> · <kind>')."""
     spec = next(claim for claim in paper_claims() if claim.id == SYNTHETIC_CLAIM)
     subclaims = tuple(
@@ -46,10 +46,10 @@ def _claim_under_variant(runs: Runs, variant: str) -> ClaimResult:
             sub.datasets, group=f"{variant}{VARIANT_SEPARATOR}{sub.datasets.group}"))
         for sub in spec.subclaims
     )
-    return checker(runs.out_dir).claim(dataclasses.replace(spec, subclaims=subclaims, notes=()))
+    return checker(runs).claim(dataclasses.replace(spec, subclaims=subclaims, notes=()))
 
 
-def synthetic_variants_markdown(runs: Runs, reference: pd.DataFrame) -> str:
+def synthetic_variants_markdown(runs: StoredRuns, reference: pd.DataFrame) -> str:
     """C2 decided by the same claim function under each synthetic-data variant, every variant tried shown.
 
     Beside exact match, the column "if independent" is Hamming score to the power L: what exact

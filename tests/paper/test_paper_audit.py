@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from paper_jobs import report_jobs
 
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
@@ -27,7 +28,6 @@ from mlhidden.paper.audit import (
 from mlhidden.paper.deviations import DEFECTIVE, STORED_BASELINES
 from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.report_md import report_job
 from mlhidden.paper.text_checks import CONSISTENT, CONTRADICTED, check_statements, paper_statements, ratios
 
 PAPER_TEX = Path("/work/shared/paper/labels-as-hidden-nodes.tex")
@@ -181,7 +181,7 @@ def logical_report(tmp_path_factory):
         }
     )
     assert run_experiment(config, out / "paper", n_jobs=1).n_failed == 0
-    run_jobs([report_job(out)])
+    run_jobs(report_jobs(out))
     return out
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from paper_jobs import report_jobs
 from sklearn.linear_model import LogisticRegression
 
 from mlhidden.cli import cli
@@ -37,8 +38,7 @@ from mlhidden.paper.reference import (
     TRIVIAL_BASELINE_METHODS,
     reference_results,
 )
-from mlhidden.paper.report_md import report_job
-from mlhidden.paper.reproduction import reproduce
+from mlhidden.paper.reproduction import reproduce, write_outputs
 from mlhidden.paper.sections import paper_units
 from mlhidden.report.figures import plot_sweep
 from mlhidden.report.significance_tests import significance_report
@@ -339,7 +339,7 @@ def test_time_claim_fails_on_results_that_contradict_the_paper(tmp_path):
     assert [claims[key].verdict for key in ("C3", "C4", "C7")] == [FAILS, INCONCLUSIVE, FAILS]
     assert verdicts(claims["C3"])["C3.3"] == FAILS
     assert claims["C7"].deciding.startswith("C7.2: MLP / mean(CCASL, CCASL+BR, CCASL+AML), total_seconds: 1.50x")
-    run_jobs([report_job(tmp_path)])
+    run_jobs(report_jobs(tmp_path))
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     c3 = next(line for line in report.splitlines() if line.startswith("| [C3](#claim-c3) "))
     assert "**does not hold**" in c3 and "C3.3" in c3
@@ -559,7 +559,7 @@ def test_paper_numbers_as_units_rank_as_the_paper_does(metric):
 
 
 def test_report_states_which_of_the_paper_rank_differences_are_significant(tmp_path):
-    run_jobs([report_job(tmp_path)])
+    run_jobs(report_jobs(tmp_path))
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     section = report.split("## Statistical significance")[1].split("\n## ")[0]
     ours, theirs = section.split("### The paper's own numbers")
@@ -581,7 +581,7 @@ def test_report_states_which_of_the_paper_rank_differences_are_significant(tmp_p
 def test_report_tests_our_paper_run_against_the_control(tmp_path):
     order = ["CCASL+AML", "CCASL+BR", "PCC", "CC", "CCASL", "BR_RF", "MLP", "BR", "ELM"]
     paper_run(tmp_path, order, "BR_RF", TIMES)
-    (paths,) = run_jobs([report_job(tmp_path)])
+    _, paths = run_jobs(report_jobs(tmp_path))
     ours = (
         (tmp_path / "REPORT.md").read_text(encoding="utf-8").split("### Our paper run")[1].split("### The paper's")[0]
     )
@@ -625,7 +625,7 @@ def test_report_files_do_not_depend_on_the_order_units_were_stored(tmp_path):
             lambda d, m, s: {"exact_match": scores[s], "hamming_score": scores[2 - s]},
             reverse=reverse,
         )
-        run_jobs([report_job(tmp_path / order)])
+        run_jobs(report_jobs(tmp_path / order))
     written = {
         path.relative_to(tmp_path / "config_order") for path in (tmp_path / "config_order").rglob("*")
         if path.suffix in (".md", ".csv", ".tex")
@@ -639,6 +639,34 @@ def test_every_claim_is_not_evaluated_without_runs(tmp_path):
     claims = decide_claims(tmp_path)
     assert [c.key for c in claims] == [f"C{i}" for i in range(1, 9)]
     assert all(c.verdict == NOT_EVALUATED for c in claims)
+
+
+def test_write_outputs_decides_each_run_folders_claims_once(tmp_path, monkeypatch):
+    """REPORT.md and the page are handed the same claims: the main runs' and each finished setting's,
+    each decided in one call (the page's views and the report's sensitivity matrix included)."""
+    import sys
+
+    import mlhidden.paper.claims as paper_claims_module
+
+    logical = {"datasets": ["Logical"], "methods": LOGICAL_METHODS, "splits": 2, "shuffle_labels": False}
+    folders = [tmp_path, tmp_path / "sensitivity" / "a", tmp_path / "sensitivity" / "b"]
+    for folder in folders:
+        fake_run(folder, "logical", logical, lambda d, m, s: {"exact_match": 0.5 + 0.1 * s})
+    (tmp_path / "sensitivity" / "settings.json").write_text(json.dumps({"a": {"C": 1}, "b": {"C": 100}}))
+    decided: list[Path] = []
+    original = paper_claims_module.decide_claims
+
+    def counted(out_dir):
+        decided.append(Path(out_dir))
+        return original(out_dir)
+
+    for module in list(sys.modules.values()):
+        if module.__name__.startswith("mlhidden.paper") and getattr(module, "decide_claims", None) is original:
+            monkeypatch.setattr(module, "decide_claims", counted)
+    write_outputs(tmp_path, ["logical"], n_jobs=1)
+    assert sorted(decided) == sorted(folders)
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "<h2>Claims</h2>" in page and "| a " in (tmp_path / "REPORT.md").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- end to end

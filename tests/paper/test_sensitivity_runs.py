@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from paper_jobs import decided
 
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
@@ -18,7 +19,7 @@ from mlhidden.experiment.reuse import reuse_units
 from mlhidden.paper import reproduction
 from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.primary_setting import SettingFacts, primary_by_rule, scales_as_solver_needs, setting_facts
-from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
+from mlhidden.paper.reference import LABEL_ACCURACY_FILE
 from mlhidden.paper.reproduction import reproduce, setting_refit_jobs
 from mlhidden.paper.sensitivity_section import primary_markdown, settings_section
 from mlhidden.paper.settings import MANIFEST_FILE, load_sensitivity, read_manifest, run_sensitivity, setting_plans
@@ -358,7 +359,7 @@ def test_a_setting_not_stored_in_full_is_listed_with_what_it_lacks_and_decides_n
         conn.execute("DELETE FROM units WHERE method = 'BR'")
     (sensitivity_dir / "results").mkdir()
     (sensitivity_dir / "out").rename(sensitivity_dir / "results" / "sensitivity")
-    markdown, finished, _ = settings_section(sensitivity_dir / "results", reference_results())
+    markdown, finished, _ = settings_section(sensitivity_dir / "results", decided(sensitivity_dir / "results"))
     markdown = unescaped(markdown)
     assert list(finished) == ["a_default"]
     setting_row = table_row(markdown, "a_default")

@@ -9,7 +9,9 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from paper_jobs import decided, report_jobs
 
+from mlhidden.claims.runs import StoredRuns
 from mlhidden.claims.spec import ClaimSpec
 from mlhidden.claims.verdicts import ClaimResult
 from mlhidden.data.random_networks import draw_network, make_synthetic_complex, make_synthetic_simple
@@ -17,17 +19,15 @@ from mlhidden.errors import UserError
 from mlhidden.experiment.config import RunConfig, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_predictions, cell_values
-from mlhidden.paper.evidence import Runs, ranked_methods
+from mlhidden.paper.evidence import ranked_methods
 from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import reference_results
-from mlhidden.paper.report_md import report_job
 from mlhidden.paper.sensitivity_section import (
     NEVER_EVALUATED,
     NOT_REPRODUCED,
     ROBUST,
     claims_matrix,
     closing_verdict,
-    decide_settings,
     ranking_significance,
     read_settings,
     settings_section,
@@ -166,16 +166,17 @@ def logical_settings(tmp_path_factory):
 
 
 def test_the_same_claim_functions_decide_each_setting(logical_settings):
-    text, runs_by_setting, _ = settings_section(logical_settings, reference_results())
+    claims = decided(logical_settings)
+    text, runs_by_setting, _ = settings_section(logical_settings, claims)
     assert list(runs_by_setting) == ["a", "d"]
     cells = {name: cell_values(runs) for name, runs in runs_by_setting.items()}
-    primary = cell_values(Runs(logical_settings))
+    primary = cell_values(StoredRuns.under(logical_settings))
     pd.testing.assert_frame_equal(cells["a"], primary)  # same config, same splits: the same numbers
     assert not cells["d"]["ours"].equals(primary["ours"])
     c1 = next(line for line in text.splitlines() if line.startswith("| C1 "))
-    decided = decide_settings(runs_by_setting, reference_results())
+    folders = [logical_settings / "sensitivity" / name for name in runs_by_setting]
     assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [
-        claims[0].verdict for claims in decided.values()
+        claims[folder][0].verdict for folder in folders
     ] and "| C2 " in text
 
 
@@ -186,7 +187,7 @@ def test_a_setting_named_like_html_is_text_in_every_table_of_the_section(logical
     folder = tmp_path / "out" / "sensitivity"
     (folder / "d").rename(folder / name)
     (folder / "settings.json").write_text(json.dumps({"a": {"C": 1}, name: {"C": 100}}))
-    text, runs_by_setting, _ = settings_section(tmp_path / "out", reference_results())
+    text, runs_by_setting, _ = settings_section(tmp_path / "out", decided(tmp_path / "out"))
     assert list(runs_by_setting) == ["a", name]
     assert "<img" not in text and text.count("&lt;img src=x onerror=alert(1)&gt;") >= 3
 
@@ -194,14 +195,14 @@ def test_a_setting_named_like_html_is_text_in_every_table_of_the_section(logical
 @pytest.mark.slow
 def test_report_has_the_matrix_and_the_diagnosed_deviations_from_real_runs(logical_settings):
     tmp_path = logical_settings
-    run_jobs([report_job(tmp_path)])
+    claims, _ = run_jobs(report_jobs(tmp_path))
     report = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
     matrix = report.split("## Which claims survive which settings")[1].split("###")[0]
     assert "| a " in matrix and "| d " in matrix and "| C1 " in matrix
     c1 = next(line for line in matrix.splitlines() if line.startswith("| C1 "))
-    _, runs_by_setting, _ = settings_section(tmp_path, reference_results())
-    decided = decide_settings(runs_by_setting, reference_results())
-    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[0].verdict for claims in decided.values()]
+    _, runs_by_setting, _ = settings_section(tmp_path, claims)
+    folders = [tmp_path / "sensitivity" / name for name in runs_by_setting]
+    assert [cell.strip(" *") for cell in c1.split("|")[2:4]] == [claims[folder][0].verdict for folder in folders]
     assert "| C3 " in matrix and NEVER_EVALUATED in matrix
     assert max(len(line) for line in report.splitlines()[:60]) <= 200, "the first screen fits a screen's width"
     deviations = report.split("## Every deviation, diagnosed")[1].split("\n## ")[0]
@@ -238,11 +239,11 @@ def test_c2_is_decided_per_generator_variant_on_a_real_run(tmp_path):
             )
     config = one_half_split("synthetic_variants", datasets, ["BR", "CC", "CCASL"])
     assert run_experiment(config, tmp_path / "synthetic_variants", n_jobs=1).n_failed == 0
-    text = synthetic_variants_markdown(Runs(tmp_path), reference_results())
+    text = synthetic_variants_markdown(StoredRuns.under(tmp_path), reference_results())
     rows = [line for line in text.splitlines() if line.startswith("| ours ") or line.startswith("| binary inputs ")]
     assert len(rows) == 2 and all(line.rstrip(" |").endswith((HOLDS + "**", FAILS, INCONCLUSIVE)) for line in rows)
     assert "Over the variants: " in text
-    assert "Not run" in synthetic_variants_markdown(Runs(tmp_path / "empty"), reference_results())
+    assert "Not run" in synthetic_variants_markdown(StoredRuns.under(tmp_path / "empty"), reference_results())
 
 
 def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path):
@@ -257,7 +258,7 @@ def test_c2_significance_is_ccasl_against_br_over_the_complex_datasets(tmp_path)
     ]
     config = one_half_split("synthetic", datasets, ["BR", "CC", "CCASL"])
     run_experiment(config, tmp_path / "synthetic", n_jobs=1)
-    runs = Runs(tmp_path)
+    runs = StoredRuns.under(tmp_path)
     table = runs["synthetic"].units.pivot_table(index="dataset", columns="method", values="exact_match")
     gain = (table["CCASL"] - table["BR"])[[d for d in table.index if d.startswith("complex")]].mean()
     text = ranking_significance(runs, "C2")
@@ -271,7 +272,7 @@ def test_ranking_significance_ranks_the_claims_methods_not_the_trivial_baselines
     datasets = ["Logical", {"name": "SyntheticComplex", "params": complex_data, "sweep": {"random_state": [0, 1, 2]}}]
     config = one_half_split("paper", datasets, ["BR", "CC", "CCASL+AML", "MostFrequentSet", "AllZero"])
     assert run_experiment(config, tmp_path / "paper", n_jobs=1).n_failed == 0
-    runs = Runs(tmp_path)
+    runs = StoredRuns.under(tmp_path)
     paper = runs["paper"]
     claimed = metric_table(paper.units, "exact_match", paper.datasets, ranked_methods(paper), paper.unavailable)
     claimed = claimed.avg_rank.sort_values(kind="stable")

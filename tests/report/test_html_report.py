@@ -16,12 +16,12 @@ import pandas as pd
 import pytest
 from browser import CHROMIUM, Browser
 from click.testing import CliRunner
+from paper_jobs import page_jobs
 from PIL import Image
 
 from mlhidden.cli import cli
 from mlhidden.data import make_logical, write_arff
 from mlhidden.escaping import markdown_escape
-from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.report.html import HTML_FILE
 from mlhidden.report.markdown_pages import markdown_html
@@ -164,7 +164,7 @@ def reproduction_dir(run_dir, tmp_path_factory):
     comparisons.to_csv(out_dir / "comparison.csv", index=False)
     shutil.copy(REPORT_DIR / "REPORT.md", out_dir)  # the committed reproduction's report and its figures
     shutil.copytree(REPORT_DIR / "figures", out_dir / "figures")
-    assert run_jobs([index_html_job(out_dir)]) == [out_dir / HTML_FILE]
+    assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
     return out_dir
 
 
@@ -265,11 +265,12 @@ def rank_tables(browser: Browser, section_id: str) -> list:
 def test_the_claims_rank_as_the_rank_section_does(reproduction_dir):
     """The report's average ranks (those its claims and rank rows use: the trivial baseline AllZero left out)
     are the ones the page's rank section shows."""
-    from mlhidden.paper.evidence import Runs, ranked_methods
+    from mlhidden.claims.runs import StoredRuns
+    from mlhidden.paper.evidence import ranked_methods
     from mlhidden.report.html import RANK_METRICS
     from mlhidden.report.tables import metric_table
 
-    run = Runs(reproduction_dir)["paper"]
+    run = StoredRuns.under(reproduction_dir)["paper"]
     with Browser() as browser:
         browser.open((reproduction_dir / HTML_FILE).as_uri())
         shown = dict(zip(RANK_METRICS, rank_tables(browser, "v0-ranks")))
@@ -440,7 +441,7 @@ def quick_reproduction_dir(reproduction_dir, tmp_path_factory):
     shutil.copytree(reproduction_dir, out_dir)
     log = {**json.loads((REPORT_DIR / "reproduction.json").read_text()), "quick": True}
     (out_dir / "reproduction.json").write_text(json.dumps(log), encoding="utf-8")
-    assert run_jobs([index_html_job(out_dir)]) == [out_dir / HTML_FILE]
+    assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
     return out_dir
 
 

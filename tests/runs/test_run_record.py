@@ -20,12 +20,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from mlhidden.claims.runs import StoredRuns
 from mlhidden.cli import cli
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import load_config, parse_config
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.paper.deviations import baseline_scores, trivial_baselines
-from mlhidden.paper.evidence import Runs
 from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import TRIVIAL_BASELINE_METHODS
 from mlhidden.paper.refits import label_accuracy_job
@@ -222,7 +222,7 @@ def kfold_run(tmp_path_factory) -> Path:
 
 
 def test_the_baselines_a_report_computes_use_the_methods_folds(kfold_run):
-    runs = Runs(kfold_run)
+    runs = StoredRuns.under(kfold_run)
     stored = trivial_baselines(runs, "paper").set_index(["dataset", "baseline"]).sort_index()
     computed = baseline_scores(runs.record("paper")).set_index(["dataset", "baseline"]).sort_index()
     pd.testing.assert_frame_equal(computed, stored, check_exact=False, rtol=1e-12, check_dtype=False)

@@ -1,0 +1,28 @@
+"""REPORT.md's and the page's jobs for the tests, as ``write_outputs`` runs them: after the one
+that decides the claims they read (each run folder's, once)."""
+
+from __future__ import annotations
+
+from mlhidden.paper.claims import DecidedClaims
+from mlhidden.paper.html_page import index_html_job
+from mlhidden.paper.parallel_jobs import Job, run_jobs
+from mlhidden.paper.report_md import report_job
+from mlhidden.paper.sensitivity_section import claim_folders
+
+
+def decided(out_dir) -> DecidedClaims:
+    """The claims of ``out_dir``'s runs and of each finished setting's, decided."""
+    (claims,) = run_jobs([DecidedClaims(claim_folders(out_dir)).job()])
+    return claims
+
+
+def report_jobs(out_dir) -> list[Job]:
+    """The claims' job, then REPORT.md's."""
+    claims = DecidedClaims(claim_folders(out_dir))
+    return [claims.job(), report_job(out_dir, claims)]
+
+
+def page_jobs(out_dir) -> list[Job]:
+    """The claims' job, then index.html's."""
+    claims = DecidedClaims(claim_folders(out_dir))
+    return [claims.job(), index_html_job(out_dir, claims)]
