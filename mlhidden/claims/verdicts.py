@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mlhidden.claims.spec import CORE, PRIMARY, ClaimSpec, SubClaim
-from mlhidden.stats.uncertainty import FAILS, HOLDS, NOT_EVALUATED, Comparison, deciding, format_p
+from mlhidden.stats.uncertainty import ALPHA, FAILS, HOLDS, NOT_EVALUATED, Comparison, deciding, format_p
 
 CANNOT_CONFIRM = "cannot confirm on the paper's own numbers"
 """The flag beside a verdict whose reading, decided on the paper's own printed numbers, does not hold there."""
@@ -114,8 +114,14 @@ class ClaimResult:
         tested = sum(not np.isnan(p) for p in self.refutation)
         if not tested:
             return ""
-        return (f"refutation p = {format_p(self.refutation_p)} ({self.multiplicity} over {tested} core "
+        line = (f"refutation p = {format_p(self.refutation_p)} ({self.multiplicity} over {tested} core "
                 f"sub-claim{'' if tested == 1 else 's'})")
+        unrefuting = [sub.spec.id for sub, p in zip(self.subclaims, self.refutation)
+                      if sub.spec.role == CORE and sub.verdict == FAILS and not p <= ALPHA]
+        if self.verdict != FAILS and unrefuting:
+            line += (f"; {', '.join(unrefuting)} {'does' if len(unrefuting) == 1 else 'do'} not hold by the "
+                     "interval or its own test alone, which the family-wise test does not carry to the claim")
+        return line
 
     @property
     def deciding(self) -> str:

@@ -189,7 +189,7 @@ def _sensitivity_markdown(
         "\n\n",
         pipe_table(
             [
-                [markdown_escape(key), *(f"**{v}**" if v == HOLDS else v for v in row)]
+                [markdown_escape(key), *(f"**{v}**" if v == HOLDS else markdown_escape(v) for v in row)]
                 for key, row in matrix.iterrows()
             ],
             ["", *map(markdown_escape, matrix.columns)],
@@ -200,7 +200,7 @@ def _sensitivity_markdown(
     for key in matrix.index:
         parts.append(
             f"### {markdown_escape(key)}: {markdown_escape(statements[key])}\n\n"
-            f"**{matrix.at[key, 'over all settings']}.**\n\n"
+            f"**{markdown_escape(matrix.at[key, 'over all settings'])}.**\n\n"
         )
         rows = []
         for name in settings:

@@ -183,7 +183,8 @@ def audit_line(audit: Audit) -> str:
     contradicted = audit.contradicted()
     words = (
         f"; {len(contradicted)} of {len(audit.statements)} sentences checked are contradicted by its own tables"
-        + (f" (lines {', '.join(str(line) for line in contradicted['line'])})" if len(contradicted) else "")
+        + (f" ({'line' if len(contradicted) == 1 else 'lines'} {', '.join(str(line) for line in contradicted['line'])})"
+           if len(contradicted) else "")
         if len(audit.statements)
         else ""
     )

@@ -19,12 +19,11 @@ from matplotlib.figure import Figure
 
 from mlhidden.io import PathLike
 from mlhidden.report.figures import literal, new_figure, save_figure
+from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE
 
 DIMENSIONS = ("world", "seed", "reading", "multiplicity")
 """The choices a specification makes, in the order the indicator panel lists them."""
-VERDICT_COLOURS = {
-    "holds": "#1a7f37", "does not hold": "#cf222e", "no practical difference": "#0969da", "inconclusive": "#8c959f",
-}
+VERDICT_COLOURS = {HOLDS: "#1a7f37", FAILS: "#cf222e", NO_DIFFERENCE: "#0969da", INCONCLUSIVE: "#8c959f"}
 OTHER_COLOUR = "#d0d7de"  # not evaluated, not testable
 
 

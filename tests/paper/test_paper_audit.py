@@ -249,7 +249,7 @@ def test_the_papers_words_against_its_own_tables():
     large = ratios(paper_statements()[2], reference_results())
     assert sorted(large.index) == ["Bibtex", "Corel5k", "MediaMill", "OHSUMED", "Reuters"]
     audit = audit_paper(reference_results(), committed_baselines(), paper_statements())
-    assert audit.counts()["of them contradicted by its own tables"] == 2
+    assert audit.counts()["of them contradicted by its own tables"] == 1  # line 234 (744 is read as C7.2 reads it)
     assert "- **Line 234** (**contradicted by its own table**)" in audit_markdown(audit)
 
 

@@ -181,7 +181,7 @@ def test_reproduction_page_has_claims_first_comparisons_and_a_setting_selector(r
         report = [f"report-{k}" for k in range(15)] if i == 0 else []  # REPORT.md's sections: in the main view
         assert ids[: 3 + len(report)] == ["claims", "comparison", *report, "tables"], ids
         claims = view.split("<section id=", 2)[1]
-        assert all(f">C{k}<" in claims for k in range(1, 9))
+        assert all(f">C{k}<" in claims for k in range(1, 12))
         comparison = view.split(f"<section id='v{i}-comparison'>", 1)[1].split("</section>", 1)[0]
         assert "reference remarked (1)" in comparison and "below a trivial baseline" in comparison
     # A setting compares every score of Table 'results' the paper has: 2 metrics, BR and CC, 2 datasets.
@@ -466,5 +466,5 @@ def test_the_quick_page_fits_a_laptop_screen_whose_first_screen_is_the_scope_and
     assert f"Quick mode (mlhidden reproduce --quick): {QUICK.describe()}" in scope
     assert "2 splits of each dataset" in scope and "run seed 0" in scope and "j_paper_era" in scope
     verdict = "holds|does not hold|inconclusive|no practical difference|not evaluated"
-    assert [f"C{k}" for k in range(1, 9)] == re.findall(rf"(C\d) (?:{verdict})\b", verdicts), verdicts
+    assert [f"C{k}" for k in range(1, 12)] == re.findall(rf"(C\d+) (?:{verdict})\b", verdicts), verdicts
     assert unfolded
