@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The paper's datasets ship in datasets/; BENCH_ARGS="--data-dir D" benchmarks another copy.
 N_JOBS ?= -1
 
-.PHONY: venv test test-all test-lowest fuzz smoke reproduce sensitivity bench docs clean
+.PHONY: venv test test-all test-lowest fuzz smoke reproduce sensitivity multiverse bench docs clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,10 @@ reproduce: venv
 ## make sensitivity: the claim-bearing runs once per base-learner setting (configs/sensitivity.yaml) -> results/sensitivity/ (QUICK=1: a small slice, results/quick/sensitivity/)
 sensitivity: venv
 	$(BIN)/mlhidden sensitivity $(if $(QUICK),--quick) --n-jobs $(N_JOBS) --quiet
+
+## make multiverse: the claim-bearing runs once per distinct setting and split seed (configs/multiverse.yaml) -> results/multiverse/<setting>/seed<k>/<run>/, resumable (QUICK=1: the quick slice, results/quick/multiverse/; DRY_RUN=1: its cost in CPU-hours, nothing run)
+multiverse: venv
+	$(BIN)/mlhidden multiverse $(if $(QUICK),--quick) $(if $(DRY_RUN),--dry-run) --n-jobs $(N_JOBS) --quiet
 
 ## make bench: speed vs scikit-learn on split 0 of the real datasets, each part of a run against its floor at this
 ## core's peak, dispatch simulated, shared fits at 1 and all workers, cost priors against the committed runs

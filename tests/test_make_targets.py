@@ -68,3 +68,13 @@ def test_the_readmes_first_run_writes_where_git_ignores_it(ignored):
     (out,) = re.findall(r"writes the run\s+directory `(results/[^`/]+)/`", readme)
     for name in ("store.sqlite", "run.json", "index.html", "exact_match.csv", "tables.md"):
         assert ignored(f"{out}/{name}"), f"{out}/{name}"
+
+
+def test_make_multiverse_keeps_its_units_files_and_leaves_make_reproduce_as_it_was(ignored):
+    assert re.search(r"mlhidden multiverse +--n-jobs", make_commands("multiverse"))
+    assert re.search(r"mlhidden multiverse --quick --dry-run", make_commands("multiverse", "QUICK=1", "DRY_RUN=1"))
+    assert "multiverse" not in make_commands("reproduce"), "the multiverse is its own target"
+    piece = "results/multiverse/j_paper_era/seed1/logical"
+    assert ignored(f"{piece}/store.sqlite") and ignored(f"{piece}/shared_fits/fit.npz")
+    assert not ignored(f"{piece}/units.csv") and not ignored("results/multiverse/multiverse.json"), "committed"
+    assert ignored("results/quick/multiverse/j_paper_era/seed1/logical/units.csv")

@@ -11,7 +11,7 @@ from mlhidden import __version__
 from mlhidden.cli.claims_command import claims
 from mlhidden.cli.dataset_method_commands import datasets, methods
 from mlhidden.cli.endings import OneLineErrors
-from mlhidden.cli.paper_commands import reproduce, sensitivity
+from mlhidden.cli.paper_commands import multiverse, reproduce, sensitivity
 from mlhidden.cli.report_commands import export, report
 from mlhidden.cli.run_commands import init, run, splits_command
 from mlhidden.cli.store_commands import store
@@ -23,7 +23,10 @@ def cli():
     """Run the experiments of 'Multi-label Classification using Labels as Hidden Nodes'."""
 
 
-for command in (run, report, export, store, splits_command, init, reproduce, sensitivity, claims, datasets, methods):
+COMMANDS = (
+    run, report, export, store, splits_command, init, reproduce, sensitivity, multiverse, claims, datasets, methods,
+)
+for command in COMMANDS:
     cli.add_command(command)
 
 main = cli

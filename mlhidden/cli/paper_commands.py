@@ -1,5 +1,6 @@
-"""The commands that run the paper's study: ``reproduce`` (every paper config, then REPORT.md) and
-``sensitivity`` (the claim-bearing configs once per base-learner setting).
+"""The commands that run the paper's study: ``reproduce`` (every paper config, then REPORT.md),
+``sensitivity`` (the claim-bearing configs once per base-learner setting) and ``multiverse`` (once per
+distinct setting and split seed).
 
 They run configs as ``mlhidden run`` does (:mod:`mlhidden.cli.run_commands`), through
 :mod:`mlhidden.paper`, and stop on Ctrl-C or SIGTERM the same way.
@@ -162,3 +163,74 @@ def sensitivity(config_path, quick, only, out, data_dir, n_jobs, config_dir, reu
     if manifest is None or manifest.get("interrupted"):
         stop.exit_interrupted(f"the units finished so far are stored under {out_dir}")
     click.echo(f"wrote {len(manifest['settings'])} setting(s) under {out_dir} ({MANIFEST_FILE})")
+
+
+@click.command()
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
+    help="Multiverse config (blocks of runs x settings x seeds; default: multiverse.yaml in the configs folder).",
+)
+@click.option("--quick", is_flag=True, help="The sensitivity config's quick slice: a few datasets, 2 splits.")
+@click.option("--dry-run", is_flag=True, help="Say what each piece and the whole multiverse cost in CPU-hours.")
+@click.option(
+    "--only", multiple=True,
+    help="Only the pieces of this setting, run or seed (e.g. seed1; repeatable: kinds combine, names of one kind add).",
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False), default=None,
+    help="Output folder (default results/multiverse/, quick: results/quick/multiverse/).",
+)
+@DATA_DIR
+@click.option(
+    "--n-jobs", type=int, default=None, help="Parallel units (-1 = all cores; default from each config, else all)."
+)
+@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None, help=CONFIGS_HELP)
+@click.option(
+    "--reuse", "reuse_dir", type=click.Path(file_okay=False), default=None,
+    help="Folder of the main runs and sensitivity/ whose identical seed-0 units are copied "
+    "(default results/, quick: results/quick/).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
+def multiverse(config_path, quick, dry_run, only, out, data_dir, n_jobs, config_dir, reuse_dir, quiet):
+    """Run the claim-bearing configs once per distinct setting and split seed into OUT/<setting>/seed<k>/<run>/.
+
+    Settings under which a run is the same computation are one piece (OUT/multiverse.json names what
+    each stands for). A finished piece is skipped, an interrupted one resumes; each writes its units.csv.
+    """
+    from mlhidden.cli.progress import RunProgress
+    from mlhidden.paper.multiverse_runs import MANIFEST_FILE, load_multiverse, merge_lines, plan_pieces, run_multiverse
+
+    results = Path("results") / ("quick" if quick else "")
+    out_dir = Path(out) if out else results / "multiverse"
+    reuse = Path(reuse_dir) if reuse_dir else results
+    config_dir = config_folder(config_dir)
+    study = load_multiverse(config_path or config_dir / "multiverse.yaml")
+    if dry_run:
+        from mlhidden.paper.multiverse_cost import cost_summary, cost_table, multiverse_cost
+
+        pieces = plan_pieces(study, config_dir, quick, only, data_dir=data_dir, n_jobs=n_jobs)
+        settings = [setting.name for setting in study.sensitivity.settings]
+        costs = multiverse_cost(pieces, out_dir, settings, reuse)
+        click.echo(cost_table(costs).to_string(index=False))
+        for line in merge_lines(pieces):
+            click.echo(f"merged: {line}")
+        click.echo(cost_summary(costs))
+        return
+
+    def progress(name):
+        click.echo(f"== {name}", err=True)
+        return RunProgress(bar=False if quiet else None)
+
+    stop = StopSignals()
+    try:
+        with stop:
+            manifest = run_multiverse(
+                study, out_dir, config_dir=config_dir, quick=quick, only=only, data_dir=data_dir, n_jobs=n_jobs,
+                progress=progress, reuse_dir=reuse,
+            )
+    except KeyboardInterrupt:
+        manifest = None
+    if manifest is None or manifest.get("interrupted"):
+        stop.exit_interrupted(f"the units finished so far are stored under {out_dir}")
+    finished = sum(entry["status"] == "finished" for entry in manifest["pieces"])
+    click.echo(f"{finished} of {len(manifest['pieces'])} piece(s) finished under {out_dir} ({MANIFEST_FILE})")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.config import parse_config as parse_config
     from mlhidden.experiment.cost_priors import GENERIC_PRIORS as GENERIC_PRIORS
     from mlhidden.experiment.cost_priors import CostPriors as CostPriors
+    from mlhidden.experiment.cost_priors import history_priors as history_priors
     from mlhidden.experiment.cost_priors import own_seconds as own_seconds
     from mlhidden.experiment.cost_priors import read_cell_table as read_cell_table
     from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS as UNIT_OVERHEAD_SECONDS
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.plan_preview import preview_plan as preview_plan
     from mlhidden.experiment.run_directory import check_run_path as check_run_path
     from mlhidden.experiment.run_summary import RunSummary as RunSummary
+    from mlhidden.experiment.runner import dispatch_order as dispatch_order
     from mlhidden.experiment.runner import load_datasets as load_datasets
     from mlhidden.experiment.runner import plan_run as plan_run
     from mlhidden.experiment.runner import run_experiment as run_experiment
@@ -63,4 +65,6 @@ __getattr__, __all__ = lazy_names(__name__, {
     "STOP_SIGNALS": "mlhidden.experiment.stop_signals",
     "DEFAULT_PATH": "mlhidden.experiment.template",
     "write_template": "mlhidden.experiment.template",
+    "history_priors": "mlhidden.experiment.cost_priors",
+    "dispatch_order": "mlhidden.experiment.runner",
 })

@@ -112,7 +112,9 @@ def test_report_with_statistics_writes_tests_and_diagrams(runner, tmp_path, mirr
     assert bad.exit_code == 2 and "unknown control method 'NOPE'" in bad.output
 
 
-@pytest.mark.parametrize("command", [["run"], ["splits"], ["reproduce"], ["sensitivity"], ["datasets", "list"]])
+@pytest.mark.parametrize(
+    "command", [["run"], ["splits"], ["reproduce"], ["sensitivity"], ["multiverse"], ["datasets", "list"]]
+)
 def test_data_dir_help_names_the_lookup_order_the_catalog_uses(runner, command):
     from mlhidden.data.catalog import SHIPPED_DIR, data_path
 

@@ -1,0 +1,104 @@
+"""What the multiverse costs (``mlhidden multiverse --dry-run``): per piece and in all, in CPU-hours.
+
+Each piece's units are priced as the runner prices them before they run
+(:func:`~mlhidden.experiment.runner.dispatch_order` with the study's cost priors,
+:func:`~mlhidden.paper.cost_table.paper_cost_priors`, refitted on the stores this machine holds). A unit
+is counted once in the whole multiverse: one that an earlier piece computes, or that the main runs or
+the sensitivity study already hold, is copied, at no cost. CPU-hours are the units' expected compute
+seconds added up, one core each; parallel units divide the wall time, not this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from mlhidden.experiment import dispatch_order, history_priors, plan_run
+from mlhidden.paper.cost_table import paper_cost_priors
+from mlhidden.paper.multiverse_runs import Piece, is_finished, study_donors
+from mlhidden.runs import ResultStore, store_exists
+
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class PieceCost:
+    """One piece's units: stored in its run directory, to be copied from elsewhere, to be computed; and the
+    CPU-hours of the units it computes itself (``cpu_hours``) and of those still to compute (``cpu_hours_left``)."""
+
+    piece: Piece
+    finished: bool
+    units: int
+    stored: int
+    copied: int
+    to_compute: int
+    cpu_hours: float
+    cpu_hours_left: float
+
+
+def multiverse_cost(pieces: list, out_dir, settings, reuse_dir=None) -> list[PieceCost]:
+    """The cost of each of ``pieces`` (in run order, as :func:`~mlhidden.paper.multiverse_runs.plan_pieces`
+    gives them) with ``out_dir`` as it is; ``settings`` and ``reuse_dir`` name the study's run directories
+    whose units are copied (:func:`~mlhidden.paper.multiverse_runs.study_donors`)."""
+    out_dir = Path(out_dir)
+    held: dict[Path, set] = {}
+    planned: set = set()
+    costs = []
+    for piece in pieces:
+        run_dir = out_dir / piece.folder
+        outside = study_donors(piece, settings, reuse_dir)
+        elsewhere = planned.union(*(_done_keys(folder, held) for folder in outside))
+        stored_keys, stored = _stored(run_dir)
+        plan = plan_run(piece.config)
+        own = [unit for unit in plan.units if unit.key not in elsewhere]
+        left = [unit for unit in own if unit.key not in stored_keys]
+        priors = history_priors(run_dir, outside, paper_cost_priors())
+        costs.append(PieceCost(
+            piece, is_finished(run_dir, piece.config), len(plan.units), len(stored_keys),
+            sum(1 for unit in plan.units if unit.key not in stored_keys and unit.key in elsewhere), len(left),
+            sum(dispatch_order(own, stored, priors)[1]) / HOUR, sum(dispatch_order(left, stored, priors)[1]) / HOUR,
+        ))
+        planned |= {unit.key for unit in plan.units}
+    return costs
+
+
+def _done_keys(run_dir: Path, held: dict) -> set:
+    if run_dir not in held:
+        held[run_dir] = _stored(run_dir)[0]
+    return held[run_dir]
+
+
+def _stored(run_dir: Path) -> tuple[set, pd.DataFrame]:
+    """The keys of the finished units in ``run_dir``'s store, and its units table (empty without a store)."""
+    if not store_exists(run_dir):
+        return set(), pd.DataFrame()
+    with ResultStore(run_dir, create=False) as store:
+        return store.done_keys(), store.units()
+
+
+def cost_table(costs: list[PieceCost]) -> pd.DataFrame:
+    """One row per piece, as the dry run prints it."""
+    return pd.DataFrame([
+        {
+            "piece": cost.piece.folder, "stands for": ", ".join(cost.piece.stands_for),
+            "state": "finished" if cost.finished else "to run", "units": cost.units, "stored": cost.stored,
+            "copied": cost.copied, "to compute": cost.to_compute, "CPU-h": round(cost.cpu_hours, 3),
+            "CPU-h left": round(cost.cpu_hours_left, 3),
+        }
+        for cost in costs
+    ])
+
+
+def cost_summary(costs: list[PieceCost]) -> str:
+    """The totals in one line: pieces finished, CPU-hours in all, done and left."""
+    total = sum(cost.cpu_hours for cost in costs)
+    left = sum(cost.cpu_hours_left for cost in costs)
+    finished = sum(cost.finished for cost in costs)
+    units = sum(cost.units for cost in costs)
+    stored = sum(cost.stored for cost in costs)
+    return (
+        f"{len(costs)} pieces ({finished} finished), {units} units ({stored} stored): "
+        f"{total:.2f} CPU-hours in all, {total - left:.2f} done, {left:.2f} left"
+    )

@@ -1,0 +1,165 @@
+"""The multiverse's runs: each claim-bearing run once per distinct setting and split seed, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from mlhidden.cli import cli
+from mlhidden.errors import UserError
+from mlhidden.paper.multiverse_runs import (
+    COMPACT_FILE,
+    MANIFEST_FILE,
+    load_multiverse,
+    merge_lines,
+    merges,
+    plan_pieces,
+)
+from mlhidden.runs.store import load_results
+
+TINY = """\
+name: tiny
+datasets: [Logical]
+methods: [BR, CC, AllZero]
+splits: 2
+shuffle_labels: false
+"""
+FOREST = """\
+name: forest
+datasets: [Logical]
+methods: [BR, BR_RF]
+splits: 2
+"""
+LIBLINEAR = "{name: logistic, params: {solver: liblinear}}"
+TEN_TREES = "{name: random_forest, params: {n_estimators: 10}}"
+FOUR_SETTINGS = f"""\
+runs: [tiny, forest]
+settings:
+  a_default: {{}}
+  b_liblinear:
+    base: {{logistic: {LIBLINEAR}}}
+  g_ten_trees:
+    base: {{random_forest: {TEN_TREES}}}
+  j_paper_era:
+    base: {{logistic: {LIBLINEAR}, random_forest: {TEN_TREES}}}
+"""
+TWO_SETTINGS = f"""\
+runs: [tiny]
+settings:
+  a_default: {{}}
+  j_paper_era:
+    base: {{logistic: {LIBLINEAR}, random_forest: {TEN_TREES}}}
+quick: {{datasets: [Logical], splits: 2}}
+"""
+
+
+def folder(tmp_path, sensitivity: str, multiverse: str):
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "tiny.yaml").write_text(TINY)
+    (configs / "forest.yaml").write_text(FOREST)
+    (configs / "sensitivity.yaml").write_text(sensitivity)
+    (configs / "multiverse.yaml").write_text(multiverse)
+    return configs
+
+
+def test_the_pieces_are_the_distinct_settings_times_the_seeds_times_the_runs_and_duplicates_are_named(tmp_path):
+    configs = folder(tmp_path, FOUR_SETTINGS, "sensitivity: sensitivity.yaml\nblocks:\n"
+                     "  - {runs: [tiny, forest], settings: all, seeds: 3}\n"
+                     "  - {runs: [forest], settings: [j_paper_era], seeds: [0, 5]}\n")
+    pieces = plan_pieces(load_multiverse(configs / "multiverse.yaml"), configs)
+    distinct = {"tiny": 2, "forest": 4}  # without forests, g is a and b is j; with them, all four differ
+    assert len(pieces) == sum(distinct.values()) * 3 + 1, "the second block adds seed 5 of forest under j only"
+    tiny = {p.setting: p.stands_for for p in pieces if p.run == "tiny" and p.seed == 0}
+    assert tiny == {"a_default": ("a_default", "g_ten_trees"), "j_paper_era": ("j_paper_era", "b_liblinear")}, (
+        "the primary setting represents its group, else the first in the config's order"
+    )
+    assert [p.folder for p in pieces if p.run == "tiny" and p.setting == "j_paper_era"] == [
+        "j_paper_era/seed0/tiny", "j_paper_era/seed1/tiny", "j_paper_era/seed2/tiny"
+    ]
+    assert {p.config.seed for p in pieces if p.run == "tiny"} == {0, 1, 2}
+    assert merges(pieces)["forest"] == {
+        "same_run": {},
+        "same_units": [
+            {"settings": ["a_default", "g_ten_trees"], "methods": ["BR"]},
+            {"settings": ["b_liblinear", "j_paper_era"], "methods": ["BR"]},
+            {"settings": ["a_default", "b_liblinear"], "methods": ["BR_RF"]},
+            {"settings": ["g_ten_trees", "j_paper_era"], "methods": ["BR_RF"]},
+        ],
+    }
+    assert merge_lines(pieces)[:3] == [
+        "tiny: g_ten_trees = a_default for every method (one run directory, a_default)",
+        "tiny: b_liblinear = j_paper_era for every method (one run directory, j_paper_era)",
+        "tiny: a_default = j_paper_era for AllZero (distinct run directories; these units are computed once and "
+        "copied)",
+    ]
+    assert len(plan_pieces(load_multiverse(configs / "multiverse.yaml"), configs, only=["forest", "seed5"])) == 1
+
+
+def test_a_mistaken_multiverse_config_is_one_line_naming_its_key(tmp_path):
+    configs = folder(tmp_path, FOUR_SETTINGS, "sensitivity: sensitivity.yaml\nblocks:\n"
+                     "  - {runs: [tiny], settings: [j_papr_era], seeds: 2}\n")
+    with pytest.raises(UserError, match="multiverse.yaml:3: unknown setting 'j_papr_era'"):
+        load_multiverse(configs / "multiverse.yaml")
+    (configs / "multiverse.yaml").write_text("sensitivity: sensitivity.yaml\nblocks:\n  - {runs: [tiny], seeds: 0}\n")
+    with pytest.raises(UserError, match="multiverse.yaml:3: 'seeds' must be a count"):
+        load_multiverse(configs / "multiverse.yaml")
+
+
+def invoke(configs, out, *args):
+    return CliRunner().invoke(cli, [
+        "multiverse", "--configs", str(configs), "--out", str(out), "--reuse", str(out.parent / "main"),
+        "--quick", "--n-jobs", "1", "--quiet", *args,
+    ])
+
+
+def test_a_tiny_multiverse_runs_from_an_empty_folder_resumes_and_skips_what_is_finished(tmp_path):
+    configs = folder(tmp_path, TWO_SETTINGS, "sensitivity: sensitivity.yaml\nblocks:\n"
+                     "  - {runs: [tiny], settings: all, seeds: 2}\n")
+    out = tmp_path / "multiverse"
+    before = invoke(configs, out, "--dry-run")
+    assert before.exit_code == 0, before.output
+    assert "4 pieces (0 finished), 24 units (0 stored)" in before.output
+    assert "0.00 done" in before.output and not out.exists(), "a dry run writes nothing"
+
+    result = invoke(configs, out)
+    assert result.exit_code == 0, result.output
+    assert "4 of 4 piece(s) finished" in result.output
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    assert [p["dir"] for p in manifest["pieces"]] == [
+        "a_default/seed0/tiny", "j_paper_era/seed0/tiny", "a_default/seed1/tiny", "j_paper_era/seed1/tiny"
+    ]
+    assert [p["run_seed"] for p in manifest["pieces"]] == [0, 0, 1, 1]
+    assert [p["reused_units"] for p in manifest["pieces"]] == [0, 2, 0, 2], "AllZero is computed once per seed"
+    units = {p["dir"]: pd.read_csv(out / p["dir"] / COMPACT_FILE) for p in manifest["pieces"]}
+    assert all(len(frame) == 6 and (frame["status"] == "ok").all() for frame in units.values())
+    assert set(units["a_default/seed0/tiny"]["seed"]).isdisjoint(units["a_default/seed1/tiny"]["seed"]), (
+        "another seed draws other splits"
+    )
+    stored = load_results(out / "j_paper_era/seed1/tiny").units
+    assert len(stored) == 6 and set(stored["seed"]) == set(units["j_paper_era/seed1/tiny"]["seed"])
+
+    again = invoke(configs, out)
+    assert again.exit_code == 0 and "==" not in again.output, "every finished piece is skipped"
+
+    piece = out / "a_default/seed1/tiny"
+    conn = sqlite3.connect(piece / "store.sqlite")
+    with conn:
+        conn.execute("DELETE FROM units WHERE method = 'BR' AND split = 1")
+    conn.close()
+    run_json = json.loads((piece / "run.json").read_text())
+    (piece / "run.json").write_text(json.dumps({**run_json, "status": "interrupted"}))
+    resumed = invoke(configs, out)
+    assert resumed.exit_code == 0, resumed.output
+    assert "== a_default/seed1/tiny" in resumed.output and resumed.output.count("==") == 1
+    assert json.loads((piece / "run.json").read_text())["units"] == {
+        "total": 6, "done": 1, "failed": 0, "skipped": 5, "not_run": 0
+    }, "one unit computed again, the rest resumed from the store"
+
+    after = invoke(configs, out, "--dry-run")
+    assert "4 pieces (4 finished), 24 units (24 stored)" in after.output and "0.00 left" in after.output
+    assert "merged: tiny: a_default = j_paper_era for AllZero" in after.output
