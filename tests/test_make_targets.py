@@ -76,5 +76,6 @@ def test_make_multiverse_keeps_its_units_files_and_leaves_make_reproduce_as_it_w
     assert "multiverse" not in make_commands("reproduce"), "the multiverse is its own target"
     piece = "results/multiverse/j_paper_era/seed1/logical"
     assert ignored(f"{piece}/store.sqlite") and ignored(f"{piece}/shared_fits/fit.npz")
-    assert not ignored(f"{piece}/units.csv") and not ignored("results/multiverse/multiverse.json"), "committed"
-    assert ignored("results/quick/multiverse/j_paper_era/seed1/logical/units.csv")
+    assert not ignored(f"{piece}/units.csv.gz") and not ignored("results/multiverse/multiverse.json"), "committed"
+    assert not ignored("results/multiverse/claims_multiverse.csv")
+    assert ignored("results/quick/multiverse/j_paper_era/seed1/logical/units.csv.gz")

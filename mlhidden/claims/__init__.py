@@ -12,6 +12,12 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.claims.check import Extractor as Extractor
     from mlhidden.claims.check import check_claims as check_claims
     from mlhidden.claims.check import statistic as statistic
+    from mlhidden.claims.multiverse import check_multiverse as check_multiverse
+    from mlhidden.claims.multiverse import curve_frame as curve_frame
+    from mlhidden.claims.multiverse import decide_multiverse as decide_multiverse
+    from mlhidden.claims.multiverse import multiverse_lines as multiverse_lines
+    from mlhidden.claims.multiverse import verdict_shares_line as verdict_shares_line
+    from mlhidden.claims.multiverse import write_curve_frame as write_curve_frame
     from mlhidden.claims.result_files import text_table as text_table
     from mlhidden.claims.result_files import write_outputs as write_outputs
     from mlhidden.claims.runs import TIME_CONVENTION as TIME_CONVENTION
@@ -42,4 +48,10 @@ __getattr__, __all__ = lazy_names(__name__, {
     "Extractor": "mlhidden.claims.check",
     "PRIMARY": "mlhidden.claims.spec",
     "TIME_CONVENTION": "mlhidden.claims.runs",
+    "check_multiverse": "mlhidden.claims.multiverse",
+    "curve_frame": "mlhidden.claims.multiverse",
+    "decide_multiverse": "mlhidden.claims.multiverse",
+    "multiverse_lines": "mlhidden.claims.multiverse",
+    "verdict_shares_line": "mlhidden.claims.multiverse",
+    "write_curve_frame": "mlhidden.claims.multiverse",
 })

@@ -130,6 +130,7 @@ class Checker:
         self.extractors, self.notes = dict(extractors or {}), dict(notes or {})
         self._controls: dict[str, SubClaimResult] = {}
         self._chosen: dict[tuple[str, DatasetSelection], set[str]] = {}
+        self._decisions: dict[tuple[int, tuple[str, ...]], tuple[SubClaim, SubClaimResult]] = {}
 
     def _frame(self, sub: SubClaim, run: str) -> pd.DataFrame | str:
         try:
@@ -182,6 +183,12 @@ class Checker:
         """The sub-claim decided, or "not testable" where one of the positive ``controls`` covering it fails: is
         decided and does not hold (a control the runs lack the evidence for is shown as not evaluated, and
         leaves the sub-claims it covers as they are)."""
+        key = (id(sub), tuple(control.id for control in controls))  # asked again for each reading and multiplicity
+        if key not in self._decisions:
+            self._decisions[key] = (sub, self._tested(sub, controls))
+        return self._decisions[key][1]
+
+    def _tested(self, sub: SubClaim, controls: Sequence[SubClaim]) -> SubClaimResult:
         result = self._decided(sub)
         if self.runs[str(result.spec.run)] is None:
             return result

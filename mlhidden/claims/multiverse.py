@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,8 @@ MULTIPLICITY_METHODS = (HOLM, BONFERRONI)
 them: it does not control the error of rejecting a union of hypotheses, so it is no reasonable specification."""
 MULTIVERSE_FILE = "multiverse.csv"
 CURVE_COLUMNS = [
-    "claim", "world", "seed", "reading", "multiplicity", "verdict", "subclaim", "margin", "low", "high", "ratio",
+    "claim", "world", "setting", "seed", "reading", "multiplicity", "verdict", "subclaim", "margin", "low", "high",
+    "ratio",
 ]
 """One row per (claim, specification) of :func:`curve_frame`."""
 
@@ -62,10 +64,27 @@ class SpecificationResult:
     result: ClaimResult
 
 
+def world_setting(world: str) -> str:
+    """The setting a world stands for: its folder's path without a last ``seed<k>`` part (``a/seed2`` is ``a``)."""
+    path = Path(world)
+    return str(path.parent) if re.fullmatch(r"seed\d+", path.name) and path.parent != Path(".") else str(path)
+
+
 def world_seed(runs: StoredRuns) -> int | None:
     """The split seed every run of a world was made with (None when they differ or there is none)."""
     seeds = {runs.record(name).seed for name in runs.paths if runs[name] is not None}
     return seeds.pop() if len(seeds) == 1 else None
+
+
+def _each_once(worlds: Sequence[str | os.PathLike[str]]) -> list[str | os.PathLike[str]]:
+    """The worlds in order, each folder once: the primary world may be given first and again in a glob."""
+    seen: set[Path] = set()
+    kept = []
+    for world in worlds:
+        if Path(world).resolve() not in seen:
+            seen.add(Path(world).resolve())
+            kept.append(world)
+    return kept
 
 
 def decide_multiverse(
@@ -81,7 +100,7 @@ def decide_multiverse(
     if not worlds:
         raise UserError("a multiverse needs at least one world", hint="give one folder of runs per setting and seed")
     decided: dict[str, list[SpecificationResult]] = {claim.id: [] for claim in claims}
-    for world in worlds:
+    for world in _each_once(worlds):
         runs = StoredRuns([world])
         checker = Checker(runs, source, extractors, notes, strict=strict)
         seed = world_seed(runs)
@@ -103,20 +122,21 @@ def check_multiverse(
     return decide_multiverse(claims, worlds, claims_file, extractors, notes)
 
 
-def verdict_shares(results: Sequence[SpecificationResult]) -> dict[str, float]:
-    """The share of a claim's specifications giving each verdict (those given by none left out)."""
-    verdicts = [r.result.verdict for r in results]
-    order = [*VERDICTS, *sorted(set(verdicts) - set(VERDICTS))]
-    return {v: verdicts.count(v) / len(verdicts) for v in order if verdicts.count(v)}
+def verdict_shares(verdicts: Sequence[str]) -> dict[str, float]:
+    """The share of the evaluated specifications giving each verdict (a world without the runs a claim needs
+    does not count; those given by none are left out)."""
+    evaluated = [v for v in verdicts if v != NOT_EVALUATED]
+    order = [*VERDICTS, *sorted(set(evaluated) - set(VERDICTS))]
+    return {v: evaluated.count(v) / len(evaluated) for v in order if evaluated.count(v)}
 
 
-def shares_line(results: Sequence[SpecificationResult]) -> str:
-    """The shares in one line: "holds 40 % (12 of 30), inconclusive 60 % (18 of 30)"."""
-    total = len(results)
-    return ", ".join(
-        f"{verdict} {share:.0%} ({round(share * total)} of {total})"
-        for verdict, share in verdict_shares(results).items()
-    )
+def verdict_shares_line(verdicts: Sequence[str]) -> str:
+    """The shares in one line: "holds 40% (12 of 30), inconclusive 60% (18 of 30); 6 not evaluated"."""
+    evaluated = sum(v != NOT_EVALUATED for v in verdicts)
+    shares = ", ".join(f"{verdict} {share:.0%} ({round(share * evaluated)} of {evaluated})"
+                       for verdict, share in verdict_shares(verdicts).items())
+    missing = len(verdicts) - evaluated
+    return "; ".join(filter(None, [shares, f"{missing} not evaluated" if missing else ""]))
 
 
 def _margin(comparison: Comparison) -> tuple[float, float, float]:
@@ -156,7 +176,8 @@ def curve_frame(decided: Mapping[str, Sequence[SpecificationResult]]) -> pd.Data
                 chosen = next(s for s in compared if s.comparison is decider)
                 margin, low, high = _margin(decider)
                 subclaim, ratio = chosen.spec.id, decider.ratio
-            rows.append([claim_id, spec.world, spec.seed, spec.reading, spec.multiplicity, result.verdict, subclaim,
+            rows.append([claim_id, spec.world, world_setting(spec.world), spec.seed, spec.reading, spec.multiplicity,
+                         result.verdict, subclaim,
                          margin, low, high, ratio])
     return pd.DataFrame(rows, columns=CURVE_COLUMNS)
 
@@ -167,12 +188,13 @@ def multiverse_lines(decided: Mapping[str, Sequence[SpecificationResult]]) -> li
     lines = []
     for claim_id, results in decided.items():
         primary = results[0].result.verdict if results else NOT_EVALUATED
-        lines.append(f"{claim_id}  primary: {primary.upper()}; {len(results)} specifications: {shares_line(results)}")
+        shares = verdict_shares_line([r.result.verdict for r in results])
+        lines.append(f"{claim_id}  primary: {primary.upper()}; {len(results)} specifications: {shares}")
     return lines
 
 
-def write_curve_frame(frame: pd.DataFrame, out_dir: str | Path) -> Path:
-    """``multiverse.csv`` under ``out_dir`` (:func:`curve_frame`'s rows); its path."""
-    path = Path(out_dir) / MULTIVERSE_FILE
+def write_curve_frame(frame: pd.DataFrame, out_dir: str | Path, name: str = MULTIVERSE_FILE) -> Path:
+    """``name`` under ``out_dir``: :func:`curve_frame`'s rows; its path."""
+    path = Path(out_dir) / name
     write_files([(path, text_writer(frame.to_csv(index=False, float_format="%.6g")))])
     return path

@@ -198,7 +198,9 @@ def multiverse(config_path, quick, dry_run, only, out, data_dir, n_jobs, config_
     each stands for). A finished piece is skipped, an interrupted one resumes; each writes its units.csv.
     """
     from mlhidden.cli.progress import RunProgress
+    from mlhidden.paper.multiverse_claims import write_multiverse_claims
     from mlhidden.paper.multiverse_runs import MANIFEST_FILE, load_multiverse, merge_lines, plan_pieces, run_multiverse
+    from mlhidden.paper.primary_setting import primary_by_rule
 
     results = Path("results") / ("quick" if quick else "")
     out_dir = Path(out) if out else results / "multiverse"
@@ -234,3 +236,7 @@ def multiverse(config_path, quick, dry_run, only, out, data_dir, n_jobs, config_
         stop.exit_interrupted(f"the units finished so far are stored under {out_dir}")
     finished = sum(entry["status"] == "finished" for entry in manifest["pieces"])
     click.echo(f"{finished} of {len(manifest['pieces'])} piece(s) finished under {out_dir} ({MANIFEST_FILE})")
+    primary = primary_by_rule(study.sensitivity.settings)
+    written = write_multiverse_claims(out_dir, primary.name if primary is not None else None)
+    if written:
+        click.echo(f"the claims over the multiverse: {written[0]} and {len(written) - 1} figure file(s)")

@@ -25,7 +25,7 @@ once and copied into the others (:mod:`mlhidden.experiment.reuse`).
 Layout::
 
     <out>/multiverse.json                  the manifest: every piece, what it stands for, its state
-    <out>/<setting>/seed<k>/<run>/         a normal run directory per piece, with its units.csv
+    <out>/<setting>/seed<k>/<run>/         a normal run directory per piece, with its compact copy
 
 A finished piece (run.json finished, no unit failed or not run, its compact results written) is
 skipped; any other resumes through its store. Seed 0's units are copied from the main runs and the
@@ -41,7 +41,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from mlhidden import RunConfig, load_results, run_experiment
+from mlhidden import RunConfig, run_experiment
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.experiment import check_run_path
 from mlhidden.io import write_text
@@ -49,14 +49,12 @@ from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.paper.primary_setting import primary_by_rule
 from mlhidden.paper.sensitivity_section import SENSITIVITY_DIR
 from mlhidden.paper.settings import Sensitivity, load_sensitivity
-from mlhidden.report import write_frame
-from mlhidden.runs import read_run_json, sort_units
+from mlhidden.runs import has_compact_copy, read_run_json
 from mlhidden.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 
 MULTIVERSE_DIR = "multiverse"
 MANIFEST_FILE = "multiverse.json"
-COMPACT_FILE = "units.csv"
-TOP_LEVEL_KEYS = ("name", "sensitivity", "blocks")
+TOP_LEVEL_KEYS = ("name", "sensitivity", "closest", "blocks")
 BLOCK_KEYS = ("runs", "settings", "seeds", "why")
 ALL_SETTINGS = "all"
 EXAMPLE = "see configs/multiverse.yaml"
@@ -78,6 +76,8 @@ class Multiverse:
     sensitivity: Sensitivity
     blocks: tuple[Block, ...]
     source: str
+    closest: str | None = None
+    """The setting declared closest to the paper, whose seed-0 verdicts the first screen shows beside the primary's."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,12 @@ def load_multiverse(path) -> Multiverse:
     if not isinstance(blocks, list) or not blocks:
         fail("'blocks' must be a non-empty list of {runs, settings, seeds}", ("blocks",))
     parsed = tuple(_block(entry, ("blocks", i), sensitivity, fail) for i, entry in enumerate(blocks))
-    return Multiverse(sensitivity, parsed, str(path))
+    closest = data.get("closest")
+    names = [setting.name for setting in sensitivity.settings]
+    if closest is not None and closest not in names:
+        fail(f"'closest' names no setting of the sensitivity config: {closest!r}", ("closest",),
+             hint=f"{did_you_mean(str(closest), names)}one of: {', '.join(names)}")
+    return Multiverse(sensitivity, parsed, str(path), closest)
 
 
 def _block(entry, where, sensitivity: Sensitivity, fail) -> Block:
@@ -293,15 +298,7 @@ def is_finished(run_dir, config: RunConfig) -> bool:
     if run_json is None or run_json.get("status") != "finished" or run_json.get("config_hash") != config.config_hash:
         return False
     units = run_json.get("units") or {}
-    return not units.get("failed") and not units.get("not_run") and (Path(run_dir) / COMPACT_FILE).is_file()
-
-
-def write_compact_results(run_dir) -> list[Path]:
-    """A piece's results in the form that is committed: its units as ``units.csv`` (today's writer, the
-    file every run directory's tables begin with). The one place the multiverse writes them."""
-    results = load_results(run_dir)
-    units = sort_units(results.units, results.datasets, results.methods, results.unavailable)
-    return [write_frame(Path(run_dir) / COMPACT_FILE, units)]
+    return not units.get("failed") and not units.get("not_run") and has_compact_copy(run_dir)
 
 
 def study_donors(piece: Piece, settings, reuse_dir) -> list[Path]:
@@ -355,7 +352,6 @@ def run_multiverse(
         if summary.interrupted:
             entry["status"] = "interrupted"
             return {**_write_manifest(out_dir, manifest), "interrupted": True}
-        write_compact_results(run_dir)
         entry["status"] = "finished" if is_finished(run_dir, piece.config) else "incomplete"
         _write_manifest(out_dir, manifest)
     return _write_manifest(out_dir, manifest)

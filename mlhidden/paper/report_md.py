@@ -27,6 +27,7 @@ from mlhidden.paper.deviations import (
     version_mismatches,
 )
 from mlhidden.paper.evidence import Evidence, gather_evidence
+from mlhidden.paper.multiverse_claims import multiverse_section
 from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
@@ -304,6 +305,7 @@ def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataF
     audit = audit_paper(reference, baselines, paper_statements())
     comparisons["audit"] = audit_column(audit, comparisons)
     sensitivity, runs_by_setting, matrix = settings_section(out_dir, decided)
+    multiverse, multiverse_lines = multiverse_section(out_dir)
     claims = decided[out_dir]
     settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
     comparisons = comparisons.join(settings_within_band(comparisons, settings_cells))
@@ -316,7 +318,7 @@ def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataF
     header = [
         "# Reproducing 'Multi-label Classification using Labels as Hidden Nodes' (Read & Hollmén)\n",
         answer_paragraph(claims, matrix, scores, (log or {}).get("setting")),
-        claims_summary_table(claims, matrix),
+        claims_summary_table(claims, matrix, multiverse_lines),
         subclaims_by_claim(claims),
         audit_line(audit),
         f"How a verdict is reached. {RULE}\n",
@@ -337,6 +339,7 @@ def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataF
     ]
     body = [
         sensitivity,
+        multiverse,
         audit_markdown(audit),
         _deviations_report(runs, settings_cells, comparisons, reference, baselines, audit),
         *(section.markdown for section in sections),

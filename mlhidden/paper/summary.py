@@ -145,9 +145,11 @@ def _settings_tally(verdicts: pd.Series) -> str:
     return ", ".join(f"{verdict} {count}" for verdict, count in counts.items()) + f" (of {len(verdicts)})"
 
 
-def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
+def claims_summary_table(claims: list, matrix: pd.DataFrame | None, multiverse: dict | None = None) -> str:
     """One short row per claim: verdict, the deciding effect with its interval, the verdicts over the
-    settings, a link to the details (the full text)."""
+    settings, a link to the details (the full text); with ``multiverse`` (claim -> its line,
+    :func:`~mlhidden.paper.multiverse_claims.claim_lines`), the verdict shares over the multiverse and the
+    verdict under the setting closest to the paper."""
     rows = []
     for claim in claims:
         across = (
@@ -159,9 +161,10 @@ def claims_summary_table(claims: list, matrix: pd.DataFrame | None) -> str:
             f"[{markdown_escape(claim.key)}]({_claim_anchor(claim.key)})",
             f"**{claim.verdict}**" + (f" ({CANNOT_CONFIRM})" if claim.cannot_confirm else ""),
             *map(markdown_escape, [shorten(claim.deciding or "—"), across]),
+            *([markdown_escape(multiverse.get(claim.key, "not decided"))] if multiverse is not None else []),
         ])
     headers = ["claim", "verdict", "deciding effect [95 % interval]", "verdicts over the settings"]
-    return pipe_table(rows, headers) + "\n"
+    return pipe_table(rows, headers + (["over the multiverse"] if multiverse is not None else [])) + "\n"
 
 
 def subclaims_by_claim(claims: list) -> str:

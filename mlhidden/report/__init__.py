@@ -50,6 +50,8 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.report.significance_tests import SignificanceReport as SignificanceReport
     from mlhidden.report.significance_tests import check_control as check_control
     from mlhidden.report.significance_tests import significance_report as significance_report
+    from mlhidden.report.specification_curve import curve_stem as curve_stem
+    from mlhidden.report.specification_curve import write_specification_curves as write_specification_curves
     from mlhidden.report.statistics_files import markdown_with_diagram as markdown_with_diagram
     from mlhidden.report.statistics_files import write_statistics as write_statistics
     from mlhidden.report.stored_metrics import write_score_metric_tables as write_score_metric_tables
@@ -104,4 +106,6 @@ __getattr__, __all__ = lazy_names(__name__, {
     "SUMMARY_METRICS": "mlhidden.report.tables",
     "MetricTable": "mlhidden.report.tables",
     "metric_table": "mlhidden.report.tables",
+    "write_specification_curves": "mlhidden.report.specification_curve",
+    "curve_stem": "mlhidden.report.specification_curve",
 })

@@ -3,7 +3,7 @@ panel naming its choices.
 
 The top panel shows each specification's deciding effect and interval as the distance from the claimed
 boundary (above 0: the claimed side), coloured by its verdict; the panel below marks, for each
-specification, the option it takes on each dimension (world, seed, reading, multiplicity). The input is
+specification, the option it takes on each dimension (setting, seed, reading, multiplicity). The input is
 the plain frame the multiverse writes (``multiverse.csv``: :data:`~mlhidden.claims.multiverse.CURVE_COLUMNS`),
 so the figure shows no number the file does not hold.
 """
@@ -21,7 +21,7 @@ from mlhidden.io import PathLike
 from mlhidden.report.figures import literal, new_figure, save_figure
 from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE
 
-DIMENSIONS = ("world", "seed", "reading", "multiplicity")
+DIMENSIONS = ("setting", "seed", "reading", "multiplicity")
 """The choices a specification makes, in the order the indicator panel lists them."""
 VERDICT_COLOURS = {HOLDS: "#1a7f37", FAILS: "#cf222e", NO_DIFFERENCE: "#0969da", INCONCLUSIVE: "#8c959f"}
 OTHER_COLOUR = "#d0d7de"  # not evaluated, not testable
@@ -37,7 +37,7 @@ def draw_specification_curve(frame: pd.DataFrame, claim: str) -> Figure:
     """The specification curve of ``claim`` from its rows of ``frame``."""
     rows = curve_order(frame[frame["claim"] == claim]).reset_index(drop=True)
     options = [(dimension, value) for dimension in DIMENSIONS
-               for value in dict.fromkeys(rows[dimension].astype(str)) if rows[dimension].nunique(dropna=False) > 1]
+               for value in sorted(set(rows[dimension].astype(str))) if rows[dimension].nunique(dropna=False) > 1]
     width = min(max(4.0, 0.12 * len(rows) + 2.5), 12.0)
     figure = new_figure(width, 2.4 + 0.18 * len(options))
     grid = figure.add_gridspec(2, 1, height_ratios=[2.2, max(0.18 * len(options), 0.3)], hspace=0.08)
@@ -51,7 +51,10 @@ def draw_specification_curve(frame: pd.DataFrame, claim: str) -> Figure:
     curve.set_xlim(-0.6, len(rows) - 0.4)
     curve.set_xticks([])
     curve.set_ylabel("distance from the\nclaimed boundary", fontsize=8)
-    curve.set_title(literal(f"{claim}: {len(rows)} specifications"), fontsize=9, loc="left")
+    undrawn = int(rows["margin"].isna().sum())
+    title = f"{claim}: {len(rows)} specifications"
+    title += f" ({undrawn} without a tested effect, not drawn)" if undrawn else ""
+    curve.set_title(literal(title), fontsize=9, loc="left")
     for verdict, colour in VERDICT_COLOURS.items():
         count = int((rows["verdict"] == verdict).sum())
         if count:
@@ -71,7 +74,8 @@ def draw_specification_curve(frame: pd.DataFrame, claim: str) -> Figure:
 
 
 def write_specification_curves(frame: pd.DataFrame, out_dir: PathLike) -> list[Path]:
-    """``specification_curve_<claim>.png`` and ``.pdf`` under ``out_dir`` for each claim of ``frame``; their paths.
+    """``specification_curve_<claim>.png`` and ``.pdf`` under ``out_dir`` for each claim of ``frame`` that some
+    specification evaluated; their paths.
 
     A claim's id comes from the claims file: in the file name, anything but letters, digits, ``.``,
     ``_`` and ``-`` becomes ``_``.
@@ -79,9 +83,17 @@ def write_specification_curves(frame: pd.DataFrame, out_dir: PathLike) -> list[P
     paths: list[Path] = []
     stems: set[str] = set()
     for claim in dict.fromkeys(frame["claim"]):
-        stem = base = "".join(c if c.isalnum() or c in "._-" else "_" for c in str(claim))
+        if frame.loc[frame["claim"] == claim, "margin"].isna().all():
+            continue  # no specification evaluated it: a curve would be empty
+        stem = base = curve_stem(claim)
         while stem in stems:  # two ids that differ only in the characters replaced
             stem = f"{stem}_{base}"
         stems.add(stem)
-        paths += save_figure(draw_specification_curve(frame, claim), Path(out_dir) / f"specification_curve_{stem}")
+        paths += save_figure(draw_specification_curve(frame, claim), Path(out_dir) / stem)
     return paths
+
+
+def curve_stem(claim: object) -> str:
+    """The file name (without suffix) of a claim's curve: ``specification_curve_<id>``, the id's characters
+    other than letters, digits, ``.``, ``_`` and ``-`` as ``_``."""
+    return "specification_curve_" + "".join(c if c.isalnum() or c in "._-" else "_" for c in str(claim))

@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.runs.blas_threads import blas_description as blas_description
     from mlhidden.runs.blas_threads import reserve_blas_buffer as reserve_blas_buffer
     from mlhidden.runs.blas_threads import unit_thread_limits as unit_thread_limits
+    from mlhidden.runs.compact_results import has_compact_copy as has_compact_copy
     from mlhidden.runs.metrics import FUNCTION_HINT as FUNCTION_HINT
     from mlhidden.runs.metrics import METRICS as METRICS
     from mlhidden.runs.metrics import SCORES as SCORES
@@ -161,4 +162,5 @@ __getattr__, __all__ = lazy_names(__name__, {
     "UNIT_METRICS": "mlhidden.runs.metrics",
     "Metric": "mlhidden.runs.metrics",
     "get_metric": "mlhidden.runs.metrics",
+    "has_compact_copy": "mlhidden.runs.compact_results",
 })

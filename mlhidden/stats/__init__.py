@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.stats.uncertainty import ALPHA as ALPHA
     from mlhidden.stats.uncertainty import FAILS as FAILS
     from mlhidden.stats.uncertainty import HOLDS as HOLDS
+    from mlhidden.stats.uncertainty import HOLM as HOLM
     from mlhidden.stats.uncertainty import INCONCLUSIVE as INCONCLUSIVE
     from mlhidden.stats.uncertainty import NO_DIFFERENCE as NO_DIFFERENCE
     from mlhidden.stats.uncertainty import NOT_EVALUATED as NOT_EVALUATED
@@ -76,4 +77,5 @@ __getattr__, __all__ = lazy_names(__name__, {
     "t_interval": "mlhidden.stats.uncertainty",
     "TIE_DECIMALS": "mlhidden.stats.uncertainty",
     "VERDICTS": "mlhidden.stats.uncertainty",
+    "HOLM": "mlhidden.stats.uncertainty",
 })

@@ -9,16 +9,19 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from mlhidden.claims.multiverse import MULTIPLICITY_METHODS
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
+from mlhidden.paper.claims import paper_claims
+from mlhidden.paper.multiverse_claims import CLAIMS_MULTIVERSE_FILE
 from mlhidden.paper.multiverse_runs import (
-    COMPACT_FILE,
     MANIFEST_FILE,
     load_multiverse,
     merge_lines,
     merges,
     plan_pieces,
 )
+from mlhidden.runs.compact_results import UNITS_FILE
 from mlhidden.runs.store import load_results
 
 TINY = """\
@@ -135,13 +138,19 @@ def test_a_tiny_multiverse_runs_from_an_empty_folder_resumes_and_skips_what_is_f
     ]
     assert [p["run_seed"] for p in manifest["pieces"]] == [0, 0, 1, 1]
     assert [p["reused_units"] for p in manifest["pieces"]] == [0, 2, 0, 2], "AllZero is computed once per seed"
-    units = {p["dir"]: pd.read_csv(out / p["dir"] / COMPACT_FILE) for p in manifest["pieces"]}
+    units = {p["dir"]: pd.read_csv(out / p["dir"] / UNITS_FILE) for p in manifest["pieces"]}
     assert all(len(frame) == 6 and (frame["status"] == "ok").all() for frame in units.values())
     assert set(units["a_default/seed0/tiny"]["seed"]).isdisjoint(units["a_default/seed1/tiny"]["seed"]), (
         "another seed draws other splits"
     )
     stored = load_results(out / "j_paper_era/seed1/tiny").units
     assert len(stored) == 6 and set(stored["seed"]) == set(units["j_paper_era/seed1/tiny"]["seed"])
+
+    decided = pd.read_csv(out / CLAIMS_MULTIVERSE_FILE)
+    specifications = sum(len(claim.readings) for claim in paper_claims()) * len(MULTIPLICITY_METHODS)
+    assert len(decided) == 4 * specifications, "each claim in each world, under each reading and multiplicity"
+    assert set(decided["world"]) == {"a_default/seed0", "j_paper_era/seed0", "a_default/seed1", "j_paper_era/seed1"}
+    assert list(decided["world"])[0] == "j_paper_era/seed0", "the primary setting's seed 0 is the primary world"
 
     again = invoke(configs, out)
     assert again.exit_code == 0 and "==" not in again.output, "every finished piece is skipped"
