@@ -19,7 +19,7 @@ import pandas as pd
 from mlhidden.claims import ClaimSpec, StoredRuns, SubClaim, statistic
 from mlhidden.errors import UserError, did_you_mean
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE, reference_results
-from mlhidden.runs import KEY_FIELDS, METRICS, ResultStore, load_dataset_spec
+from mlhidden.runs import METRICS, load_dataset_spec, stored_label_accuracies
 from mlhidden.yaml_lines import failure_at, refuse_unknown_keys
 
 SUMMARIES = ("rise", "mean")
@@ -123,16 +123,15 @@ def label_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
     units = runs.ok_units(run)
     chosen = set(sub.datasets.names) if sub.datasets.names else set(units["dataset"])
     positions = _label_positions(runs, run, labels, chosen)
-    where = {key: (row.dataset, row.method, row.split) for key, row in
-             zip(zip(*(units[c] for c in KEY_FIELDS)), units.itertuples()) if row.dataset in positions}
-    rows = []
-    with ResultStore(runs.paths[run], create=False) as store:
-        for key, predictions in store.iter_predictions():
-            if key in where:
-                dataset, method, split = where[key]
-                columns = positions[dataset]
-                right = predictions.truth[:, columns] == predictions.predicted[:, columns]
-                rows.append({"dataset": dataset, "method": method, "split": split, "value": float(right.mean(0).min())})
+    accuracies = stored_label_accuracies(runs.paths[run])
+    if accuracies is None:
+        return f"run '{run}' has neither stored predictions nor their label hits"
+    rows = [
+        {"dataset": dataset, "method": method, "split": split, "value": float(group["accuracy"].min())}
+        for (dataset, method, split), group in accuracies.groupby(["dataset", "method", "split"], sort=False)
+        if dataset in positions and not group.empty
+        for group in [group[group["label"].isin(positions[dataset])]]
+    ]
     if not rows:
         return f"run '{run}' has no stored predictions on {', '.join(sorted(chosen))}"
     return pd.DataFrame(rows)
