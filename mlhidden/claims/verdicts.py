@@ -23,8 +23,28 @@ CALIBRATION_BASIS = (
 """What a calibration checker's numbers are (:data:`Calibrate`), as the outputs say it."""
 
 
+class OnThePapersNumbers:
+    """What a result says beside its verdict on the paper's own printed numbers (its ``calibration``)."""
+
+    calibration: SubClaimResult | ClaimResult | None
+
+    @property
+    def cannot_confirm(self) -> bool:
+        """Whether this reading, decided on the paper's own numbers, does not hold there: every claim of a
+        claims file is one its paper says holds."""
+        return self.calibration is not None and self.calibration.verdict not in (HOLDS, NOT_EVALUATED)
+
+    @property
+    def calibrated(self) -> str:
+        """The verdict on the paper's own numbers in a few words, flagged where it cannot confirm ("" when none)."""
+        if self.calibration is None or self.calibration.verdict == NOT_EVALUATED:
+            return ""
+        flag = f" ({CANNOT_CONFIRM})" if self.cannot_confirm else ""
+        return f"on the paper's own numbers: {self.calibration.verdict}{flag}"
+
+
 @dataclass(frozen=True)
-class SubClaimResult:
+class SubClaimResult(OnThePapersNumbers):
     """A sub-claim's (or a positive control's) verdict and the comparison that gave it (None, with ``why``, when
     not evaluated or not testable); ``controls``: the ids of the positive controls that cover it."""
 
@@ -35,16 +55,6 @@ class SubClaimResult:
     controls: tuple[str, ...] = ()
     calibration: SubClaimResult | None = None
     """The same reading decided on the paper's own printed numbers (None where no calibration was asked for)."""
-
-    @property
-    def cannot_confirm(self) -> bool:
-        """Whether this reading, decided on the paper's own numbers, gives anything but what the paper says."""
-        return _cannot_confirm(self.calibration)
-
-    @property
-    def calibrated(self) -> str:
-        """The verdict on the paper's own numbers in a few words, flagged where it cannot confirm ("" when none)."""
-        return _calibrated(self.calibration)
 
     @property
     def deciding(self) -> str:
@@ -60,7 +70,7 @@ class SubClaimResult:
 
 
 @dataclass(frozen=True)
-class ClaimResult:
+class ClaimResult(OnThePapersNumbers):
     """A claim's verdict, decided on its core sub-claims (:func:`~mlhidden.stats.uncertainty.claim_verdict`), and
     its notes.
 
@@ -79,16 +89,6 @@ class ClaimResult:
     reading: str = PRIMARY
     calibration: ClaimResult | None = None
     """The claim under the same reading decided on the paper's own printed numbers (None: not asked for)."""
-
-    @property
-    def cannot_confirm(self) -> bool:
-        """Whether the claim under this reading, decided on the paper's own numbers, does not hold there."""
-        return _cannot_confirm(self.calibration)
-
-    @property
-    def calibrated(self) -> str:
-        """As :attr:`SubClaimResult.calibrated`, for the claim."""
-        return _calibrated(self.calibration)
 
     @property
     def key(self) -> str:
@@ -144,15 +144,3 @@ class ClaimResult:
         """The sub-claims' verdicts in one line, then the notes."""
         verdicts = "; ".join(f"{s.spec.id} {s.verdict}" for s in self.subclaims)
         return " ".join([verdicts + ".", *self.notes]) if self.notes else verdicts
-
-
-def _cannot_confirm(calibration: SubClaimResult | ClaimResult | None) -> bool:
-    """A calibration that was decided and does not hold: every claim of a claims file is one its paper says holds."""
-    return calibration is not None and calibration.verdict not in (HOLDS, NOT_EVALUATED)
-
-
-def _calibrated(calibration: SubClaimResult | ClaimResult | None) -> str:
-    if calibration is None or calibration.verdict == NOT_EVALUATED:
-        return ""
-    flag = f" ({CANNOT_CONFIRM})" if _cannot_confirm(calibration) else ""
-    return f"on the paper's own numbers: {calibration.verdict}{flag}"

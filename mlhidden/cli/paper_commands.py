@@ -50,7 +50,7 @@ CONFIGS_HELP = (
 )
 @click.option("-q", "--quiet", is_flag=True, help="Plain progress lines every 30 s instead of the live bar.")
 def reproduce(quick, out, data_dir, n_jobs, config_dir, setting, quiet):
-    """Run every paper config, then write REPORT.md (tables next to the paper's, claims C1-C8), tables and figures.
+    """Run every paper config, then write REPORT.md (tables next to the paper's, claims C1-C11), tables and figures.
 
     Each config runs into OUT/<config name>/ and resumes what is stored there, like `mlhidden run`.
     """

@@ -1,4 +1,4 @@
-"""The paper's claims C1-C8: ``configs/claims.yaml`` checked on the reproduction's runs.
+"""The paper's claims C1-C11: ``configs/claims.yaml`` checked on the reproduction's runs.
 
 The claims file holds every claim's words, place, sub-claims, directions, sizes and readings; the
 general checker (:mod:`mlhidden.claims.check`) decides them, with the paper's evidence extractors

@@ -89,7 +89,8 @@ def test_one_core_refutation_at_p_0_034_among_three_is_inconclusive_under_holm(w
     assert claim.multiplicity == "holm" and claim.refutation_p == pytest.approx(0.102)
     assert claim.verdict == INCONCLUSIVE
     assert claim.deciding.startswith("C.1: ") and claim.deciding.endswith(
-        "refutation p = 0.1 (holm over 3 core sub-claims)")
+        "refutation p = 0.1 (holm over 3 core sub-claims); C.1 does not hold by the interval or its own test alone, "
+        "which the family-wise test does not carry to the claim")
     assert decided(weak_run, path, multiplicity="bonferroni").verdict == INCONCLUSIVE
     assert decided(weak_run, path, multiplicity="none").verdict == FAILS
     declared = claims_file(tmp_path, subclaim("C.1", 0.034), subclaim("C.2", 0.6), subclaim("C.3", 0.9),

@@ -319,4 +319,5 @@ def test_the_paper_claims_are_rechecked_from_a_fresh_clone(tmp_path, monkeypatch
     assert list(rechecked["verdict"]) == list(committed["verdict"])
     pd.testing.assert_frame_equal(rechecked, committed, check_exact=False, rtol=1e-9)
     for row in committed.itertuples():
-        assert f"  {row.subclaim}  {row.verdict}: " in result.output
+        line = f"control {row.subclaim}  " if row.role == "control" else f"  {row.subclaim}  {row.role}  "
+        assert f"{line}{row.verdict}: " in result.output
