@@ -12,7 +12,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from mlhidden.claims.spec import CORE, PRIMARY, ClaimSpec, SubClaim
-from mlhidden.stats.uncertainty import ALPHA, FAILS, HOLDS, NOT_EVALUATED, Comparison, deciding, format_p
+from mlhidden.stats.uncertainty import (
+    ALPHA,
+    FAILS,
+    HOLDS,
+    NOT_EVALUATED,
+    NOT_TESTABLE,
+    Comparison,
+    deciding,
+    format_p,
+)
 
 CANNOT_CONFIRM = "cannot confirm on the paper's own numbers"
 """The flag beside a verdict whose reading, decided on the paper's own printed numbers, does not hold there."""
@@ -126,9 +135,11 @@ class ClaimResult(OnThePapersNumbers):
     @property
     def deciding(self) -> str:
         """The deciding core sub-claim's id and statistic ("" when none was evaluated); where a core sub-claim
-        does not hold, then the claim's adjusted refutation p, which decides whether it refutes the claim."""
+        does not hold, then the claim's adjusted refutation p, which decides whether it refutes the claim; where
+        none was tested because a positive control failed, the first such sub-claim and the control."""
         if not self.comparisons:
-            return ""
+            untestable = next((s for s in self.subclaims if s.spec.role == CORE and s.verdict == NOT_TESTABLE), None)
+            return f"{untestable.spec.id}: {untestable.why}" if untestable is not None else ""
         if self.verdict == FAILS and not np.isnan(self.refutation_p):
             subclaim = self.subclaims[int(np.nanargmin(self.refutation))]
         else:

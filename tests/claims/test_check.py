@@ -202,5 +202,6 @@ def test_a_setting_that_fails_its_positive_control_makes_the_subclaims_resting_o
     document = json.loads((tmp_path / "claims.json").read_text())
     assert [c["verdict"] for c in document] == [NOT_TESTABLE, "inconclusive"]
     assert [k["subclaim"] for k in document[0]["controls"]] == ["K1", "K2"]
+    assert document[0]["deciding"].startswith("A.1: control K1 (BR learns OR and AND on Logical) does not hold")
     assert "control K1  does not hold: BR learns OR and AND on Logical" in result.output
     assert "A  NOT TESTABLE UNDER THIS SETTING  CC beats BR" in result.output
