@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.claims.multiverse import decide_multiverse as decide_multiverse
     from mlhidden.claims.multiverse import multiverse_lines as multiverse_lines
     from mlhidden.claims.multiverse import verdict_shares_line as verdict_shares_line
+    from mlhidden.claims.multiverse import world_setting as world_setting
     from mlhidden.claims.multiverse import write_curve_frame as write_curve_frame
     from mlhidden.claims.result_files import text_table as text_table
     from mlhidden.claims.result_files import write_outputs as write_outputs
@@ -54,4 +55,5 @@ __getattr__, __all__ = lazy_names(__name__, {
     "multiverse_lines": "mlhidden.claims.multiverse",
     "verdict_shares_line": "mlhidden.claims.multiverse",
     "write_curve_frame": "mlhidden.claims.multiverse",
+    "world_setting": "mlhidden.claims.multiverse",
 })

@@ -126,15 +126,11 @@ def label_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
     accuracies = stored_label_accuracies(runs.paths[run])
     if accuracies is None:
         return f"run '{run}' has neither stored predictions nor their label hits"
-    rows = [
-        {"dataset": dataset, "method": method, "split": split, "value": float(group["accuracy"].min())}
-        for (dataset, method, split), group in accuracies.groupby(["dataset", "method", "split"], sort=False)
-        if dataset in positions and not group.empty
-        for group in [group[group["label"].isin(positions[dataset])]]
-    ]
-    if not rows:
+    named = [label in positions.get(dataset, ()) for dataset, label in zip(accuracies["dataset"], accuracies["label"])]
+    weakest = accuracies[named].groupby(["dataset", "method", "split"], sort=False)["accuracy"].min()
+    if weakest.empty:
         return f"run '{run}' has no stored predictions on {', '.join(sorted(chosen))}"
-    return pd.DataFrame(rows)
+    return weakest.rename("value").reset_index()
 
 
 def synthetic_data_differ(runs: StoredRuns, spec: ClaimSpec) -> str:

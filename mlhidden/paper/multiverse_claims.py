@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.claims import PRIMARY, curve_frame, decide_multiverse, verdict_shares_line, write_curve_frame
+from mlhidden.claims import (
+    PRIMARY,
+    curve_frame,
+    decide_multiverse,
+    verdict_shares_line,
+    world_setting,
+    write_curve_frame,
+)
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.paper.claims import claims_path, paper_claims
@@ -57,8 +64,8 @@ def write_multiverse_claims(out_dir: str | Path, primary: str | None) -> list[Pa
 def curve_frame_relative(decided, out_dir: Path) -> pd.DataFrame:
     """The specification rows with each world named by its path under ``out_dir`` (``j_paper_era/seed0``)."""
     frame = curve_frame(decided)
-    relative = [Path(world).relative_to(out_dir) for world in frame["world"]]
-    return frame.assign(world=[path.as_posix() for path in relative], setting=[path.parent.name for path in relative])
+    relative = [Path(world).relative_to(out_dir).as_posix() for world in frame["world"]]
+    return frame.assign(world=relative, setting=[world_setting(world) for world in relative])
 
 
 def read_multiverse_claims(out_dir: str | Path) -> pd.DataFrame | None:
