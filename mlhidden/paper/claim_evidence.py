@@ -126,7 +126,8 @@ def label_accuracy(runs: StoredRuns, sub: SubClaim) -> pd.DataFrame | str:
     accuracies = stored_label_accuracies(runs.paths[run])
     if accuracies is None:
         return f"run '{run}' has neither stored predictions nor their label hits"
-    named = [label in positions.get(dataset, ()) for dataset, label in zip(accuracies["dataset"], accuracies["label"])]
+    named = pd.Series([label in positions.get(dataset, ()) for dataset, label in
+                       zip(accuracies["dataset"], accuracies["label"])], index=accuracies.index, dtype=bool)
     weakest = accuracies[named].groupby(["dataset", "method", "split"], sort=False)["accuracy"].min()
     if weakest.empty:
         return f"run '{run}' has no stored predictions on {', '.join(sorted(chosen))}"
