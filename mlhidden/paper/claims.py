@@ -16,6 +16,7 @@ from mlhidden.claims import Checker, ClaimResult, ClaimSpec, StoredRuns, read_cl
 from mlhidden.paper.calibration import calibration_checker
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.paper.parallel_jobs import Job
+from mlhidden.paper.sensitivity_section import folder_runs
 from mlhidden.shipped import shipped_folder
 
 CLAIMS_FILE = "claims.yaml"
@@ -39,7 +40,7 @@ def checker(runs: StoredRuns) -> Checker:
 
 def decide_claims(out_dir: str | os.PathLike[str]) -> list[ClaimResult]:
     """Every claim of the claims file, in order, decided on the runs under ``out_dir``."""
-    decide = checker(StoredRuns([out_dir])).claim
+    decide = checker(StoredRuns(folder_runs(out_dir))).claim
     return [decide(spec) for spec in paper_claims()]
 
 

@@ -21,13 +21,15 @@ import pandas as pd
 from mlhidden.claims import ClaimResult, StoredRuns
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.evidence import ok_units, ranked_methods
+from mlhidden.paper.multiverse_runs import MULTIVERSE_DIR
+from mlhidden.paper.multiverse_runs import read_manifest as read_multiverse_manifest
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, setting_facts
 from mlhidden.paper.reference import read_run_log
-from mlhidden.paper.settings import read_manifest
+from mlhidden.paper.settings import SENSITIVITY_DIR, read_manifest
 from mlhidden.report import metric_table, pipe_table, significance_report
+from mlhidden.runs import read_run_json, results_exist
 from mlhidden.stats import HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
-SENSITIVITY_DIR = "sensitivity"
 SETTINGS_FILE = "settings.json"
 ROBUST = "robust: holds under all settings"
 NOT_REPRODUCED = "not reproduced under any setting tried"
@@ -61,6 +63,33 @@ def read_settings(folder) -> dict:
     if not folder.is_dir():
         return {}
     return {path.name: (path, "") for path in sorted(folder.iterdir()) if path.is_dir()}
+
+
+def setting_runs(folder) -> list[Path]:
+    """The run directories of a setting's ``folder`` (``<out>/sensitivity/<setting>/``): each run stored there,
+    else the seed-0 piece of ``<out>/multiverse/`` that stands for this setting, which is the same computation
+    (its config hash is checked against the run.json the study left, where there is one). A clone holds the
+    multiverse's compact copies but not the study's stores, so this is how a reproduction reads the settings there.
+    """
+    folder = Path(folder)
+    out_dir, setting = folder.parent.parent, folder.name
+    manifest = read_multiverse_manifest(out_dir / MULTIVERSE_DIR) or {"pieces": []}
+    pieces = {
+        piece["run"]: out_dir / MULTIVERSE_DIR / piece["dir"] for piece in manifest["pieces"]
+        if piece.get("seed") == 0 and setting in piece.get("stands_for", ()) and piece.get("status") == "finished"
+    }
+    runs = {path.name: path for path in sorted(folder.iterdir()) if results_exist(path)} if folder.is_dir() else {}
+    for run, piece_dir in pieces.items():
+        if run not in runs and _same_computation(folder / run, piece_dir):
+            runs[run] = piece_dir
+    return list(runs.values())
+
+
+def _same_computation(study_dir: Path, piece_dir: Path) -> bool:
+    study, piece = read_run_json(study_dir), read_run_json(piece_dir)
+    if not results_exist(piece_dir) or piece is None:
+        return False
+    return study is None or study.get("config_hash") == piece.get("config_hash")
 
 
 def describe(parameters) -> str:
@@ -310,7 +339,7 @@ def _study(out_dir) -> tuple[dict, dict, dict, dict | None]:
         else {}
     )
     order = manifest.get("order", list(planned)) if manifest is not None else []
-    runs_by_setting = {name: StoredRuns.under(path) for name, (path, _) in settings.items()}
+    runs_by_setting = {name: StoredRuns(setting_runs(path)) for name, (path, _) in settings.items()}
     lacking = {
         name: unfinished(runs_by_setting[name], planned[name]) if name in runs_by_setting else "not started"
         for name in order
@@ -324,6 +353,13 @@ def finished_settings(out_dir) -> dict[str, Path]:
     all stored in full (every setting, for settings written by hand)."""
     settings, finished, _, _ = _study(out_dir)
     return {name: settings[name][0] for name in finished}
+
+
+def folder_runs(folder) -> list[Path]:
+    """The run directories claims are decided on in ``folder``: a setting's (:func:`setting_runs`) for a folder
+    of the sensitivity study, else the folder itself (its runs are its subfolders)."""
+    folder = Path(folder)
+    return setting_runs(folder) if folder.parent.name == SENSITIVITY_DIR else [folder]
 
 
 def claim_folders(out_dir) -> list[Path]:

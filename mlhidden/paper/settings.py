@@ -54,6 +54,9 @@ from mlhidden.methods import make_base_learner, parse_base_spec, resolve_preproc
 from mlhidden.paper.cost_table import paper_cost_priors
 from mlhidden.yaml_lines import failure_at, read_yaml_with_lines, refuse_unknown_keys
 
+SENSITIVITY_DIR = "sensitivity"
+"""The study's folder under an output folder: ``<out>/sensitivity/<setting>/<run>/``."""
+
 MANIFEST_FILE = "settings.json"
 TOP_LEVEL_KEYS = ("name", "runs", "settings", "quick")
 SETTING_KEYS = ("about", "base", "preprocess")

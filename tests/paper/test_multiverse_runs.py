@@ -9,9 +9,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from mlhidden.claims import StoredRuns
 from mlhidden.claims.multiverse import MULTIPLICITY_METHODS
 from mlhidden.cli import cli
 from mlhidden.errors import UserError
+from mlhidden.paper import multiverse_runs
 from mlhidden.paper.claims import paper_claims
 from mlhidden.paper.multiverse_claims import CLAIMS_MULTIVERSE_FILE
 from mlhidden.paper.multiverse_runs import (
@@ -21,6 +23,8 @@ from mlhidden.paper.multiverse_runs import (
     merges,
     plan_pieces,
 )
+from mlhidden.paper.reference import LABEL_ACCURACY_FILE
+from mlhidden.paper.sensitivity_section import folder_runs, setting_runs
 from mlhidden.runs.compact_results import UNITS_FILE
 from mlhidden.runs.store import load_results
 
@@ -172,3 +176,40 @@ def test_a_tiny_multiverse_runs_from_an_empty_folder_resumes_and_skips_what_is_f
     after = invoke(configs, out, "--dry-run")
     assert "4 pieces (4 finished), 24 units (24 stored)" in after.output and "0.00 left" in after.output
     assert "merged: tiny: a_default = j_paper_era for AllZero" in after.output
+
+
+def test_a_finished_piece_of_a_refitted_run_gets_its_per_label_refits_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(multiverse_runs, "LABEL_ACCURACY_REFITS", {"tiny": (("Logical",), ("CC",))})
+    configs = folder(tmp_path, TWO_SETTINGS, "sensitivity: sensitivity.yaml\nblocks:\n"
+                     "  - {runs: [tiny], settings: [j_paper_era], seeds: 1}\n")
+    out = tmp_path / "multiverse"
+    assert invoke(configs, out).exit_code == 0
+    refits = out / "j_paper_era/seed0/tiny" / LABEL_ACCURACY_FILE
+    accuracy = pd.read_csv(refits)
+    assert set(accuracy["method"]) == {"CC"} and set(accuracy["split"]) == {0, 1}, "every split of the method refitted"
+    assert len(accuracy) == 2 * 3, "a row per split and chain position of Logical's 3 labels"
+
+    refits.unlink()
+    assert invoke(configs, out).exit_code == 0
+    assert refits.is_file(), "a finished piece that lacks its refits gets them on the next call"
+
+
+def test_a_setting_the_study_left_without_units_is_read_from_the_multiverse_piece_of_the_same_computation(tmp_path):
+    configs = folder(tmp_path, TWO_SETTINGS, "sensitivity: sensitivity.yaml\nblocks:\n"
+                     "  - {runs: [tiny], settings: all, seeds: 1}\n")
+    results = tmp_path / "results"
+    assert invoke(configs, results / "multiverse").exit_code == 0
+    piece = results / "multiverse/a_default/seed0/tiny"
+    study = results / "sensitivity/a_default"
+    (study / "tiny").mkdir(parents=True)
+    (study / "tiny/run.json").write_text((piece / "run.json").read_text())
+    assert setting_runs(study) == [piece], "a run.json without units: the piece of the same config hash stands in"
+    assert StoredRuns(folder_runs(study))["tiny"].units.equals(load_results(piece).units)
+
+    other = json.loads((piece / "run.json").read_text())
+    (study / "tiny/run.json").write_text(json.dumps({**other, "config_hash": "another"}))
+    assert setting_runs(study) == [], "a piece of another computation never stands in"
+    assert setting_runs(results / "sensitivity/j_paper_era") == [results / "multiverse/j_paper_era/seed0/tiny"], (
+        "a setting the study never ran is the piece standing for it"
+    )
+    assert folder_runs(results) == [results], "the main output folder is its own runs"
