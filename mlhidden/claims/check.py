@@ -259,8 +259,8 @@ class Checker:
         return self._chosen[key]
 
     def _covers(self, control: SubClaim, sub: SubClaim) -> bool:
-        """Whether ``control`` covers ``sub``: the same run, and datasets in common."""
-        if control.run != sub.run or self.runs[str(sub.run)] is None:
+        """Whether ``control`` covers ``sub``: its run or one it ``covers``, and datasets in common."""
+        if sub.run not in (control.run, *control.covers) or self.runs[str(sub.run)] is None:
             return False
         return bool(self._datasets(control) & self._datasets(sub))
 

@@ -58,6 +58,8 @@ NOT_REREAD = ("id", "says", "run", "role", "alternatives")
 CORE, SUPPORTING = "core", "supporting"
 CONTROL_KEPT_OUT = ("role", "alternatives")
 """The sub-claim keys a positive control does not take: it decides no claim and has one reading."""
+CONTROL_ONLY = ("covers",)
+"""The keys only a positive control takes: ``covers``, the other runs on its data, splits and base learner."""
 ROLES = (CORE, SUPPORTING)
 """A core sub-claim is what the quoted words say, and decides its claim; a supporting one is shown, never decides."""
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class SubClaim:
     lines: Mapping[KeyPath, int] = field(default_factory=dict, repr=False, compare=False)
     rank_test: str = AVERAGE_RANK
     alternatives: tuple[Alternative, ...] = ()
+    covers: tuple[str, ...] = ()
 
     def under(self, reading: str) -> SubClaim:
         """This sub-claim under the reading named ``reading``: its alternative of that name, else itself."""
@@ -229,7 +232,8 @@ def _alternatives(entry: Mapping[str, Any], where: KeyPath, fail: Fail,
 def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int],
               kind: str = "sub-claim") -> SubClaim:
     """A sub-claim, or (``kind`` "control") a positive control: a sub-claim's keys but ``role`` and ``alternatives``."""
-    allowed = SUBCLAIM_KEYS if kind == "sub-claim" else tuple(k for k in SUBCLAIM_KEYS if k not in CONTROL_KEPT_OUT)
+    allowed = SUBCLAIM_KEYS if kind == "sub-claim" else (
+        *(k for k in SUBCLAIM_KEYS if k not in CONTROL_KEPT_OUT), *CONTROL_ONLY)
     _check_entry(entry, kind, "id, says, a statistic, direction and unit", allowed, ("id", "says", "unit"), where, fail)
     given = [key for key in STATISTICS if key in entry]
     if len(given) != 1:
@@ -262,7 +266,14 @@ def _subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, in
         note=checked_text(entry.get("note"), where + ("note",), fail, required=False),
         role=one_of(entry, "role", ROLES, CORE, where, fail), where=where, lines=lines,
         rank_test=_rank_test(entry, statistic, where, fail), alternatives=_alternatives(entry, where, fail, lines),
+        covers=_run_names(entry.get("covers", []), where + ("covers",), fail),
     )
+
+
+def _run_names(value: Any, where: KeyPath, fail: Fail) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(run, str) and run for run in value):
+        fail(f"'{where[-1]}' must be a list of run names", where, hint="e.g. covers: [hidden_nodes]")
+    return tuple(value)
 
 
 def _checked_subclaim(entry: Any, where: KeyPath, fail: Fail, lines: Mapping[KeyPath, int],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -205,3 +206,63 @@ def test_a_setting_that_fails_its_positive_control_makes_the_subclaims_resting_o
     assert document[0]["deciding"].startswith("A.1: control K1 (BR learns OR and AND on Logical) does not hold")
     assert "control K1  does not hold: BR learns OR and AND on Logical" in result.output
     assert "A  NOT TESTABLE UNDER THIS SETTING  CC beats BR" in result.output
+
+
+COVERING = """\
+controls:
+  - id: K1
+    says: BR learns OR and AND on Logical
+    run: weak
+    extractor: label_accuracy
+    params: {labels: [OR, AND]}
+    value: BR
+    size: 0.95
+    reading: "'learns' read as per-label accuracy at least 0.95"
+    datasets: [Logical]
+    unit: splits
+    covers: [twin]
+claims:
+  - id: A
+    about: CC beats BR on the twin run
+    subclaims:
+      - id: A.1
+        says: CC beats BR on Logical
+        run: twin
+        metric: exact_match
+        difference: [CC, BR]
+        smallest_effect: 0.01
+        datasets: [Logical]
+        unit: splits
+"""
+
+
+def test_a_control_covers_the_runs_it_names_on_its_data_splits_and_base_learner(weak_run, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(weak_run, tmp_path / "twin")
+    (tmp_path / "mine.yaml").write_text(COVERING)
+    result = CliRunner().invoke(cli, ["claims", "mine.yaml", str(weak_run), "twin", "--out", "."])
+    assert result.exit_code == 0, result.output
+    rows = pd.read_csv(tmp_path / "claims.csv", keep_default_na=False).set_index("subclaim")
+    assert rows.loc["K1", "verdict"] == "does not hold"
+    assert (rows.loc["A.1", "verdict"], rows.loc["A.1", "controls"]) == (NOT_TESTABLE, "K1"), (
+        "a control on run 'weak' that covers 'twin' decides what rests on the twin's Logical"
+    )
+    (tmp_path / "mine.yaml").write_text(COVERING.replace("    covers: [twin]\n", ""))
+    result = CliRunner().invoke(cli, ["claims", "mine.yaml", str(weak_run), "twin", "--out", "."])
+    rows = pd.read_csv(tmp_path / "claims.csv", keep_default_na=False).set_index("subclaim")
+    assert rows.loc["A.1", "verdict"] != NOT_TESTABLE and rows.loc["A.1", "controls"] == ""
+
+
+@pytest.mark.parametrize(
+    "text, old, line, fragment",
+    [
+        (COVERING, "covers: [twin]", 12, "'covers' must be a list of run names"),
+        (COVERING.replace("    covers: [twin]\n", ""), "        unit: splits\n", 24, "unknown key 'covers'"),
+    ],
+)
+def test_covers_is_a_list_of_runs_and_only_a_control_takes_it(tmp_path, text, old, line, fragment):
+    new = "covers: twin" if old.startswith("covers") else old + "        covers: [weak]\n"
+    (tmp_path / "mine.yaml").write_text(text.replace(old, new))
+    with pytest.raises(UserError) as caught:
+        read_claims(tmp_path / "mine.yaml", extractors=["label_accuracy"])
+    assert caught.value.line == line and fragment in caught.value.message
