@@ -295,3 +295,20 @@ def top_share(label: str, scores: pd.DataFrame, control: str, others: Sequence[s
     return Comparison(label, first / n if n else math.nan, low, high, n, DATASETS, BINOMIAL,
                       min(1.0, 2 * p_claimed), min(1.0, 2 * p_opposite), (share, math.inf),
                       f"{reading}; {text}" if reading else text)
+
+
+def least_p(comparison: Comparison) -> float:
+    """The smallest claimed-side p ``comparison``'s test could give on its units, whatever their values.
+
+    A test over few units has a floor: Wilcoxon signed rank over n values can give no less than 2 / 2^n
+    (two-sided), a binomial count of n against a share s no less than 2 s^n, and a family under Holm
+    multiplies its first step by its size. Above :data:`~mlhidden.stats.uncertainty.ALPHA`, no data could
+    confirm the claim: the units are too few, not the evidence too weak. A t-test has no floor (0).
+    """
+    if comparison.parts:
+        return min(1.0, len(comparison.parts) * max(least_p(part) for part in comparison.parts))
+    if comparison.test == WILCOXON:
+        return min(1.0, 2 / 2 ** comparison.n)
+    if comparison.test == BINOMIAL and comparison.claimed is not None:
+        return min(1.0, 2 * comparison.claimed[0] ** comparison.n)
+    return 0.0

@@ -91,7 +91,8 @@ def test_a_rank_claim_on_the_papers_own_table_is_flagged_when_it_cannot_confirm(
     # ahead of CCASL+BR's in the paper's own table, far inside it.
     assert "Bonferroni-Dunn CD 3.35" in on_paper.comparison.reading and on_paper.comparison.n == 10
     assert on_paper.verdict == INCONCLUSIVE and ranked.cannot_confirm
-    assert ranked.calibrated == f"on the paper's own numbers: {INCONCLUSIVE} ({CANNOT_CONFIRM})"
+    assert ranked.calibrated == (f"on the paper's own numbers: {INCONCLUSIVE} ({CANNOT_CONFIRM}: the interval of "
+                                 "CCASL+AML above CCASL+BR, +0.600 [-2.749, +3.949], reaches past +0.000)")
     # Read dataset by dataset (Wilcoxon against each method, Holm), the paper's own table cannot confirm it
     # either: CCASL+AML is 0.004 ahead of CCASL+BR on average, tied on 5 of the 10 datasets.
     per_dataset = checker.claim(spec, reading="per dataset")

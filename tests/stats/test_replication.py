@@ -19,6 +19,7 @@ from mlhidden.stats.replication import (
     against_control_per_dataset,
     by_unit,
     compare,
+    least_p,
     top_share,
 )
 from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, format_p
@@ -150,6 +151,17 @@ def test_top_share_is_an_exact_binomial_test_of_the_share_of_datasets_the_contro
     assert worst.effect == pytest.approx(0.9) and worst.verdict == HOLDS
     mid = top_share("mid first", scores, "mid", ["best", "low"], share=0.9)
     assert mid.effect == pytest.approx(0.2) and mid.verdict == FAILS
+
+
+def test_the_least_p_a_test_can_reach_says_when_too_few_units_cannot_confirm_anything():
+    """4 datasets: Wilcoxon's least two-sided p is 2/16; after Holm over 3 methods, 3 x 2/1024 for 10 datasets."""
+    target = Target(smallest_effect=0.01)
+    assert least_p(compare("four", [0.1, 0.2, 0.3, 0.4], DATASETS, target)) == pytest.approx(0.125)
+    datasets = [f"d{i}" for i in range(10)]
+    scores = pd.DataFrame({"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.2}, index=datasets)
+    assert least_p(against_control_per_dataset("a", scores, "a", ["b", "c", "d"])) == pytest.approx(6 / 1024)
+    assert least_p(top_share("a", scores, "a", ["b"], share=0.8)) == pytest.approx(2 * 0.8 ** 10)
+    assert least_p(compare("splits", [0.1, 0.2], SPLITS, target, test_train_ratio=0.5)) == 0.0
 
 
 def test_a_ranks_statistic_prints_the_p_of_the_gap_it_shows():
