@@ -30,9 +30,11 @@ from mlhidden.stats.replication import (
     AVERAGE_RANK,
     DATASETS,
     SPLITS,
+    TOP_SHARE,
     against_control,
     against_control_per_dataset,
     by_unit,
+    top_share,
 )
 from mlhidden.stats.uncertainty import (
     HOLDS,
@@ -91,6 +93,9 @@ def statistic(table: pd.DataFrame, sub: SubClaim) -> pd.Series:
 def _label(sub: SubClaim, metric: str) -> str:
     if sub.statistic == "ranks":
         side = "above" if sub.target.high == np.inf else "below"
+        if sub.rank_test == TOP_SHARE:
+            end = "first" if side == "above" else "last"
+            return f"{sub.sides[0][0]} {end} against {len(sub.sides[1])} methods, share of datasets, {metric}"
         if sub.rank_test != AVERAGE_RANK:
             return f"{sub.sides[0][0]} scores {side} each of {len(sub.sides[1])} methods, dataset by dataset, {metric}"
         return f"{sub.sides[0][0]} ranks {side} each of {len(sub.sides[1])} methods, average rank gap in {metric}"
@@ -105,11 +110,15 @@ def _label(sub: SubClaim, metric: str) -> str:
 
 
 def _ranked(label: str, scores: pd.DataFrame, sub: SubClaim) -> Comparison:
-    """A ranks sub-claim on datasets x methods (higher is better) by its test: average rank, or per dataset."""
+    """A ranks sub-claim on datasets x methods (higher is better) by its test: average rank, per dataset, or the
+    share of datasets the control tops (its size the share, whichever end its direction names)."""
     better = sub.target.high == np.inf
     if sub.rank_test == AVERAGE_RANK:
         return against_control(label, scores, sub.sides[0][0], sub.sides[1], better=better,
                                reading=sub.target.reading)
+    if sub.rank_test == TOP_SHARE:
+        return top_share(label, scores, sub.sides[0][0], sub.sides[1], share=sub.target.boundary, better=better,
+                         reading=sub.target.reading)
     return against_control_per_dataset(label, scores, sub.sides[0][0], sub.sides[1], better=better,
                                        reading=sub.target.reading, smallest_effect=sub.target.smallest_effect)
 

@@ -39,7 +39,7 @@ from mlhidden.claims.spec_values import (
     one_of,
 )
 from mlhidden.errors import UserError, did_you_mean
-from mlhidden.stats.replication import AVERAGE_RANK, DATASETS, RANK_TESTS, UNITS, Target
+from mlhidden.stats.replication import AVERAGE_RANK, DATASETS, RANK_TESTS, TOP_SHARE, UNITS, Target
 from mlhidden.stats.uncertainty import HOLM, MULTIPLICITY
 from mlhidden.yaml_lines import Fail, KeyPath, failure_at, line_of, read_yaml_with_lines, refuse_unknown_keys
 
@@ -189,13 +189,20 @@ def _ranks(entry: Mapping[str, Any], where: KeyPath, fail: Fail) -> tuple[tuple[
 
 
 def _rank_test(entry: Mapping[str, Any], statistic: str, where: KeyPath, fail: Fail) -> str:
-    """How a ranks sub-claim is tested (:data:`~mlhidden.stats.replication.RANK_TESTS`); only ranks take ``test``."""
+    """How a ranks sub-claim is tested (:data:`~mlhidden.stats.replication.RANK_TESTS`); only ranks take ``test``.
+
+    A top share test's ``size`` is the share of datasets claimed, whichever end ``direction`` names.
+    """
     test = entry.get("test", AVERAGE_RANK)
     if "test" in entry and statistic != "ranks":
         fail("'test' is for a ranks sub-claim: the other statistics' test follows their unit", where + ("test",))
     if test not in RANK_TESTS:
         fail(f"unknown test {test!r}", where + ("test",),
              hint=f"{did_you_mean(str(test), RANK_TESTS)}one of: {', '.join(RANK_TESTS)}")
+    share = entry.get("size")
+    if test == TOP_SHARE and not (isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share < 1):
+        fail(f"a {TOP_SHARE!r} test needs size: the share of datasets claimed, between 0 and 1",
+             where + ("size" if "size" in entry else "test",), hint="e.g. size: 0.5 for 'on most datasets'")
     return str(test)
 
 

@@ -7,15 +7,18 @@ the same decided on the paper's own printed numbers.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from mlhidden.claims.spec import CORE, PRIMARY, ClaimSpec, SubClaim
+from mlhidden.stats.replication import least_p
 from mlhidden.stats.uncertainty import (
     ALPHA,
     FAILS,
     HOLDS,
+    NO_DIFFERENCE,
     NOT_EVALUATED,
     NOT_TESTABLE,
     Comparison,
@@ -48,8 +51,31 @@ class OnThePapersNumbers:
         """The verdict on the paper's own numbers in a few words, flagged where it cannot confirm ("" when none)."""
         if self.calibration is None or self.calibration.verdict == NOT_EVALUATED:
             return ""
-        flag = f" ({CANNOT_CONFIRM})" if self.cannot_confirm else ""
+        cause = why_unconfirmed(self.calibration) if isinstance(self.calibration, SubClaimResult) else ""
+        flag = f" ({CANNOT_CONFIRM}{': ' + cause if cause else ''})" if self.cannot_confirm else ""
         return f"on the paper's own numbers: {self.calibration.verdict}{flag}"
+
+
+def why_unconfirmed(on_paper: SubClaimResult) -> str:
+    """Why a sub-claim's reading does not hold on the paper's own numbers, from the test that decided there:
+    too few units for its test to reach :data:`ALPHA` at all, an effect inside the smallest effect of interest, a
+    refutation, or an interval that reaches past the claimed boundary ("" without a test)."""
+    comparison = on_paper.comparison
+    if comparison is None:
+        return ""
+    decider = comparison.decider
+    floor = least_p(comparison)
+    if on_paper.verdict == FAILS:
+        return f"they refute it: {decider.label} {decider.estimate()}"
+    if on_paper.verdict == NO_DIFFERENCE:
+        return f"{decider.label} {decider.estimate()} is within the smallest effect of interest"
+    if floor > ALPHA:
+        holm = f" after Holm over {len(comparison.parts)}" if len(comparison.parts) > 1 else ""
+        return (f"{decider.n} {decider.unit} cannot reach p < {ALPHA:g} by {decider.test}{holm} "
+                f"(at best p = {format_p(floor)})")
+    low, high = decider.claimed or (0.0, math.inf)
+    crossed = low if decider.low < low else high
+    return f"the interval of {decider.label}, {decider.estimate()}, reaches past {decider.shown(crossed)}"
 
 
 @dataclass(frozen=True)

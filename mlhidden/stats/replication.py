@@ -14,6 +14,8 @@
   each p is at least the Friedman p. Or "per dataset": the control against each other method by
   Wilcoxon signed rank over the datasets, Holm-corrected (Benavoli, Corani & Mangili 2016, who show
   that a mean-rank post-hoc test's verdict on two methods depends on the other methods compared).
+  Or "top share": the share of datasets on which the control is first (or last), by an exact binomial
+  test against the share claimed: one test, whatever the number of methods.
 
 A claim states a range for its effect (:class:`Target`); each side is tested two-sided at
 :data:`~mlhidden.stats.uncertainty.ALPHA` (twice the one-sided p), so that a claim holding agrees with the
@@ -42,10 +44,11 @@ UNITS = (SPLITS, DATASETS, POOLED)
 CORRECTED_T = "corrected resampled t"
 WILCOXON = "Wilcoxon signed rank"
 AGAINST_CONTROL = "Friedman, then z against the control (Holm)"
-AVERAGE_RANK, PER_DATASET = "average rank", "per dataset"
-RANK_TESTS = (AVERAGE_RANK, PER_DATASET)
-"""How a ranks claim ("X ranks above every other method") is tested: :func:`against_control`, or
-:func:`against_control_per_dataset`."""
+BINOMIAL = "exact binomial over datasets"
+AVERAGE_RANK, PER_DATASET, TOP_SHARE = "average rank", "per dataset", "top share"
+RANK_TESTS = (AVERAGE_RANK, PER_DATASET, TOP_SHARE)
+"""How a ranks claim ("X ranks above every other method") is tested: :func:`against_control`,
+:func:`against_control_per_dataset`, or :func:`top_share` ("X is the top performer on most datasets")."""
 
 
 @dataclass(frozen=True)
@@ -262,3 +265,50 @@ def against_control_per_dataset(label: str, scores: pd.DataFrame, control: str, 
     text = f"{PER_DATASET}: {control} against each method over {len(scores)} datasets, {WILCOXON}, Holm"
     reading = f"{reading}; {text}" if reading else text
     return dataclasses.replace(weakest, label=label, parts=tuple(parts), reading=reading)
+
+
+def top_share(label: str, scores: pd.DataFrame, control: str, others: Sequence[str], *, share: float,
+              better: bool = True, reading: str = "") -> Comparison:
+    """The claim that ``control`` is first (``better``) or last against ``others`` on more than ``share`` of the
+    datasets: an exact binomial test of how many it is, with its Clopper-Pearson interval.
+
+    ``scores`` as :func:`against_control`'s. On a dataset the control is first when it scores at least as high as
+    each of ``others`` (a tie, equal to :data:`~mlhidden.stats.uncertainty.TIE_DECIMALS` decimals, is first: the
+    tables' mid-ranks place tied methods level); methods outside ``others`` play no part. A statement about each
+    dataset ("almost invariably the top performer") needs no correction over the methods: it is one count.
+    """
+    scores = scores.dropna()
+    sign = 1.0 if better else -1.0
+    gaps = np.round(sign * (scores[control].to_numpy()[:, None] - scores[list(others)].to_numpy()), TIE_DECIMALS)
+    n, first = len(scores), int((gaps >= 0).all(axis=1).sum())
+    if n:
+        result = stats.binomtest(first, n, share)
+        interval = result.proportion_ci(1 - ALPHA)
+        low, high = float(interval.low), float(interval.high)
+        p_claimed = float(stats.binomtest(first, n, share, alternative="greater").pvalue)
+        p_opposite = float(stats.binomtest(first, n, share, alternative="less").pvalue)
+    else:
+        low = high = math.nan
+        p_claimed = p_opposite = 1.0
+    text = (f"{TOP_SHARE}: {control} {'first' if better else 'last'} on {first} of {n} datasets against "
+            f"{len(others)} methods (a tie counts), {BINOMIAL} against a share of {share:g}")
+    return Comparison(label, first / n if n else math.nan, low, high, n, DATASETS, BINOMIAL,
+                      min(1.0, 2 * p_claimed), min(1.0, 2 * p_opposite), (share, math.inf),
+                      f"{reading}; {text}" if reading else text)
+
+
+def least_p(comparison: Comparison) -> float:
+    """The smallest claimed-side p ``comparison``'s test could give on its units, whatever their values.
+
+    A test over few units has a floor: Wilcoxon signed rank over n values can give no less than 2 / 2^n
+    (two-sided), a binomial count of n against a share s no less than 2 s^n, and a family under Holm
+    multiplies its first step by its size. Above :data:`~mlhidden.stats.uncertainty.ALPHA`, no data could
+    confirm the claim: the units are too few, not the evidence too weak. A t-test has no floor (0).
+    """
+    if comparison.parts:
+        return min(1.0, len(comparison.parts) * max(least_p(part) for part in comparison.parts))
+    if comparison.test == WILCOXON:
+        return min(1.0, 2 / 2 ** comparison.n)
+    if comparison.test == BINOMIAL and comparison.claimed is not None:
+        return min(1.0, 2 * comparison.claimed[0] ** comparison.n)
+    return 0.0

@@ -143,7 +143,7 @@ class Comparison:
             return False
         return bool(self.high < self.claimed[0] or self.low > self.claimed[1])
 
-    def _shown(self, value: float) -> str:
+    def shown(self, value: float) -> str:
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
         return f"{math.exp(value):.2f}x" if self.ratio else f"{value:+.3f}"
@@ -160,9 +160,9 @@ class Comparison:
         a summary interval (clustered by dataset, say) is not what any of its tests decided on.
         """
         if self.parts:
-            return f"{self._shown(self.effect)}; {self.decider.label} {self.decider.estimate()}"
-        interval = "" if math.isnan(self.low) else f" [{self._shown(self.low)}, {self._shown(self.high)}]"
-        return self._shown(self.effect) + interval
+            return f"{self.shown(self.effect)}; {self.decider.label} {self.decider.estimate()}"
+        interval = "" if math.isnan(self.low) else f" [{self.shown(self.low)}, {self.shown(self.high)}]"
+        return self.shown(self.effect) + interval
 
     def describe(self) -> str:
         """The deciding statistic in one line: effect [interval], test, p, n, each of the test that decided.
@@ -182,14 +182,14 @@ class Comparison:
         if self.claimed is not None:
             low, high = self.claimed
             size = (
-                f"; claimed above {self._shown(low)}" if math.isinf(high)
-                else f"; claimed below {self._shown(high)}" if math.isinf(low)
-                else f"; claimed {self._shown(low)} to {self._shown(high)}"
+                f"; claimed above {self.shown(low)}" if math.isinf(high)
+                else f"; claimed below {self.shown(high)}" if math.isinf(low)
+                else f"; claimed {self.shown(low)} to {self.shown(high)}"
             )
         reading = f" ({self.reading})" if self.reading else ""
         parts = ""
         if self.parts:
-            parts = "; " + ", ".join(f"{part.label} {part._shown(part.effect)}" for part in self.parts)
+            parts = "; " + ", ".join(f"{part.label} {part.shown(part.effect)}" for part in self.parts)
         return (
             f"{self.label}: {self.estimate()}{size}, {self.test} p = {format_p(p_value)} "
             f"({side}, n = {decider.n} {decider.unit}){reading}{parts}"

@@ -116,3 +116,34 @@ def test_a_mistake_in_an_alternative_is_one_error_at_its_line(tmp_path, change, 
     with pytest.raises(UserError) as raised:
         _read(tmp_path, READINGS.replace(*change, 1))
     assert f"my_claims.yaml:{line}: " in str(raised.value) and fragment in str(raised.value), str(raised.value)
+
+
+TOP_SHARE = READINGS.replace("            test: per dataset\n", """\
+            test: per dataset
+          - name: top share
+            words: "'ranks first': first on most datasets"
+            reading: "'ranks first' read as first on more than half the datasets"
+            test: top share
+            size: 0.5
+""")
+
+
+def test_a_top_share_test_reads_its_size_as_the_share_of_datasets_claimed(tmp_path):
+    (claim,) = _read(tmp_path, TOP_SHARE)
+    top = claim.subclaims[2].under("top share")
+    assert top.rank_test == "top share" and top.target.low == pytest.approx(0.5) and math.isinf(top.target.high)
+    assert claim.readings == (PRIMARY, "lenient", "strict", "per dataset", "top share")
+
+
+@pytest.mark.parametrize(
+    "change, line, fragment",
+    [
+        (("            size: 0.5\n", ""), 46, "a 'top share' test needs size: the share of datasets"),
+        (("            size: 0.5\n", "            size: 1.5\n"), 47, "a 'top share' test needs size: the share of"),
+        (("            size: 0.5\n", "            size: 0\n"), 47, "between 0 and 1"),
+    ],
+)
+def test_a_top_share_test_without_a_share_is_one_error_at_its_line(tmp_path, change, line, fragment):
+    with pytest.raises(UserError) as raised:
+        _read(tmp_path, TOP_SHARE.replace(*change, 1))
+    assert f"my_claims.yaml:{line}: " in str(raised.value) and fragment in str(raised.value), str(raised.value)

@@ -15,7 +15,7 @@ from mlhidden.cli import cli
 from mlhidden.errors import UserError
 from mlhidden.paper.calibration import CALIBRATED_EXTRACTORS, PaperNumbers, calibration_checker
 from mlhidden.paper.claim_evidence import EXTRACTORS
-from mlhidden.stats.uncertainty import INCONCLUSIVE, NOT_EVALUATED
+from mlhidden.stats.uncertainty import HOLDS, INCONCLUSIVE, NOT_EVALUATED
 
 PAPER_DATASETS = ("Logical", "Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "Bibtex", "Corel5k")
 METHODS = "[BR, CC, PCC, CCASL, CCASL+BR, CCASL+AML, ELM, BR_RF, MLP]"
@@ -91,7 +91,8 @@ def test_a_rank_claim_on_the_papers_own_table_is_flagged_when_it_cannot_confirm(
     # ahead of CCASL+BR's in the paper's own table, far inside it.
     assert "Bonferroni-Dunn CD 3.35" in on_paper.comparison.reading and on_paper.comparison.n == 10
     assert on_paper.verdict == INCONCLUSIVE and ranked.cannot_confirm
-    assert ranked.calibrated == f"on the paper's own numbers: {INCONCLUSIVE} ({CANNOT_CONFIRM})"
+    assert ranked.calibrated == (f"on the paper's own numbers: {INCONCLUSIVE} ({CANNOT_CONFIRM}: the interval of "
+                                 "CCASL+AML above CCASL+BR, +0.600 [-2.749, +3.949], reaches past +0.000)")
     # Read dataset by dataset (Wilcoxon against each method, Holm), the paper's own table cannot confirm it
     # either: CCASL+AML is 0.004 ahead of CCASL+BR on average, tied on 5 of the 10 datasets.
     per_dataset = checker.claim(spec, reading="per dataset")
@@ -129,3 +130,42 @@ def test_an_unknown_reading_is_one_error_at_the_claim(paper_run, tmp_path):
 
 def test_every_extractor_of_the_paper_has_its_calibration():
     assert set(CALIBRATED_EXTRACTORS) == set(EXTRACTORS)
+
+
+TOP_SHARE = f"""\
+claims:
+  - id: C4
+    about: under Hamming score BR_RF clearly performs best
+    subclaims:
+      - id: C4.1
+        says: BR_RF ranks above every other method on Hamming score
+        run: paper
+        metric: hamming_score
+        methods: {METHODS}
+        ranks: {{control: BR_RF}}
+        unit: datasets
+        alternatives:
+          - name: top share
+            words: "'clearly performs best': best on most datasets"
+            reading: "'performs best' read as first on more than half the datasets"
+            test: top share
+            size: 0.5
+"""
+
+
+def test_a_top_share_reading_confirms_what_the_average_ranks_cannot_on_the_papers_own_table(paper_run, tmp_path):
+    """BR_RF's Hamming score is first (or tied first, at the two decimals printed) on each of the 10 datasets of
+    Table 'results': one binomial count confirms it, where 8 average-rank gaps under Holm cannot."""
+    path = tmp_path / "top.yaml"
+    path.write_text(TOP_SHARE)
+    runs = StoredRuns([paper_run])
+    checker = Checker(runs, path, EXTRACTORS, strict=False, calibration=calibration_checker(runs, path))
+    spec = read_claims(path, list(EXTRACTORS))[0]
+    assert checker.claim(spec).subclaims[0].cannot_confirm
+    top = checker.claim(spec, reading="top share").subclaims[0]
+    on_paper = top.calibration
+    assert on_paper is not None and on_paper.comparison is not None and top.comparison is not None
+    assert on_paper.comparison.test == "exact binomial over datasets" and on_paper.comparison.effect == 1.0
+    assert on_paper.comparison.p_claimed == pytest.approx(2 / 1024) and on_paper.verdict == HOLDS
+    assert "first on 10 of 10 datasets against 8 methods" in on_paper.comparison.reading and not top.cannot_confirm
+    assert top.comparison.test == "exact binomial over datasets" and top.comparison.n == 10

@@ -55,11 +55,15 @@ def test_every_subclaim_names_its_unit_and_how_its_words_are_read():
 
 def test_the_shipped_file_declares_alternative_readings_each_with_its_words():
     claims = {claim.id: claim for claim in paper_claims()}
-    assert claims["C3"].readings == ("primary", "per_dataset") and claims["C4"].readings == ("primary", "per_dataset")
+    assert claims["C3"].readings == claims["C4"].readings == ("primary", "per_dataset", "top_share")
+    assert claims["C2"].readings == ("primary", "lenient", "paper_usage")
     for claim in claims.values():
         for alternative in (a for sub in claim.subclaims for a in sub.alternatives):
             assert alternative.words and alternative.subclaim.target.reading, (claim.id, alternative.name)
     assert claims["C3"].subclaims[0].under("per_dataset").rank_test == "per dataset"
+    best = claims["C4"].subclaims[0]
+    top = best.under("top_share")
+    assert top.rank_test == "top share" and top.target.low == 0.5 and "line 746" in best.alternatives[1].words
 
 
 def test_the_claims_file_is_shipped_and_reads_with_the_paper_extractors_only():

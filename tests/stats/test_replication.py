@@ -19,6 +19,8 @@ from mlhidden.stats.replication import (
     against_control_per_dataset,
     by_unit,
     compare,
+    least_p,
+    top_share,
 )
 from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, format_p
 
@@ -126,6 +128,40 @@ def test_per_dataset_is_a_wilcoxon_test_against_each_other_method_with_holm():
     worst = against_control_per_dataset("mid last", scores, "mid", ["best"], better=False)
     assert worst.verdict == HOLDS and worst.effect == pytest.approx(float(gains.mean()))
     assert against_control_per_dataset("mid first", scores, "mid", ["best", "near"]).verdict == FAILS
+
+
+def test_top_share_is_an_exact_binomial_test_of_the_share_of_datasets_the_control_tops():
+    """'Almost invariably the top performer': on more than a share of the datasets the control scores at least as
+    high as every other method (a tie for first is first, as the tables' mid-ranks place tied methods level)."""
+    datasets = [f"d{i}" for i in range(10)]
+    scores = pd.DataFrame({"best": 0.9, "mid": 0.5, "low": 0.1}, index=datasets)
+    scores.loc["d0", "mid"] = 0.95
+    scores.loc["d1", "mid"] = 0.9 + 1e-15  # a tie for first, within float noise
+    best = top_share("best first", scores, "best", ["mid", "low"], share=0.5)
+    assert (best.effect, best.n, best.unit, best.test) == (0.9, 10, "datasets", "exact binomial over datasets")
+    assert best.p_claimed == pytest.approx(2 * 11 / 1024) and best.verdict == HOLDS  # 9 of 10: 2 P(X >= 9)
+    interval = stats.binomtest(9, 10).proportion_ci(0.95)
+    assert (best.low, best.high) == pytest.approx((interval.low, interval.high)) and best.claimed == (0.5, math.inf)
+    assert "first on 9 of 10 datasets" in best.reading
+    scores.loc["d2", "low"] = 0.99  # 8 of 10: 2 P(X >= 8) = 0.109
+    assert top_share("best first", scores, "best", ["mid", "low"], share=0.5).p_claimed == pytest.approx(112 / 1024)
+    assert top_share("best first", scores, "best", ["mid", "low"], share=0.5).verdict == INCONCLUSIVE
+    assert top_share("best first", scores, "best", ["mid"], share=0.5).effect == pytest.approx(0.9)  # low left out
+    worst = top_share("low last", scores, "low", ["best", "mid"], better=False, share=0.5)
+    assert worst.effect == pytest.approx(0.9) and worst.verdict == HOLDS
+    mid = top_share("mid first", scores, "mid", ["best", "low"], share=0.9)
+    assert mid.effect == pytest.approx(0.2) and mid.verdict == FAILS
+
+
+def test_the_least_p_a_test_can_reach_says_when_too_few_units_cannot_confirm_anything():
+    """4 datasets: Wilcoxon's least two-sided p is 2/16; after Holm over 3 methods, 3 x 2/1024 for 10 datasets."""
+    target = Target(smallest_effect=0.01)
+    assert least_p(compare("four", [0.1, 0.2, 0.3, 0.4], DATASETS, target)) == pytest.approx(0.125)
+    datasets = [f"d{i}" for i in range(10)]
+    scores = pd.DataFrame({"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.2}, index=datasets)
+    assert least_p(against_control_per_dataset("a", scores, "a", ["b", "c", "d"])) == pytest.approx(6 / 1024)
+    assert least_p(top_share("a", scores, "a", ["b"], share=0.8)) == pytest.approx(2 * 0.8 ** 10)
+    assert least_p(compare("splits", [0.1, 0.2], SPLITS, target, test_train_ratio=0.5)) == 0.0
 
 
 def test_a_ranks_statistic_prints_the_p_of_the_gap_it_shows():
