@@ -139,17 +139,27 @@ def counted_design_products(flops: Counter):
         Design.forward, Design.backward = forward, backward
 
 
-def mlp_flops(X, Y, n_epochs: int) -> Counter:
-    """FLOPs of MLP's epochs (single precision): the two products with X, and the three with the output layer."""
+def mlp_flops(X, Y, n_epochs: int, networks=None) -> Counter:
+    """FLOPs of MLP's epochs (single precision): the two products with X, and the three with the output layer;
+    of its default networks (the hidden-size selection and the refit), or of ``networks`` ((rows, hidden) pairs)."""
     flops: Counter = Counter()
     density = (X.nnz if sp.issparse(X) else np.count_nonzero(X)) / max(X.shape[0], 1)
-    for n_rows, n_hidden in mlp_networks(X.shape[0], X.shape[1], Y.shape[1]):
+    networks = mlp_networks(X.shape[0], X.shape[1], Y.shape[1]) if networks is None else networks
+    for n_rows, n_hidden in networks:
         if sp.issparse(X):
             flops[("sparse", "float32")] += 4.0 * density * n_rows * n_hidden * n_epochs
         else:
             flops[("gemm", "float32")] += 4.0 * n_rows * X.shape[1] * n_hidden * n_epochs
         flops[("gemm", "float32")] += 6.0 * n_rows * n_hidden * Y.shape[1] * n_epochs
     return flops
+
+
+def mlp_floor(X, Y, n_epochs: int, n_hidden: int, rates: dict) -> float:
+    """The floor of one network of ``n_hidden`` units trained on all of X's rows: its products' FLOPs at ``rates``
+    (the GEMM rates given, the sparse ones measured here on X)."""
+    rates = {**rates, **sparse_rates(X)}
+    flops = mlp_flops(X, Y, n_epochs, [(X.shape[0], n_hidden)])
+    return sum(amount / 1e9 / rates[key] for key, amount in flops.items())
 
 
 def bench_parts(X_train, X_test, Y_train, seed, n_epochs: int, rates: dict, log) -> dict:

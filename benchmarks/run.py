@@ -60,13 +60,14 @@ from benchmarks.generated import make_delicious_like, make_many_labels, make_med
 from benchmarks.hidden_layers import (
     CCASL_DATASETS,
     MLP_DATASETS,
+    MLP_HIDDEN,
     QUICK_HIDDEN_DATASETS,
     bench_ccasl,
     bench_mlp,
     render_ccasl,
     render_mlp,
 )
-from benchmarks.part_floor import bench_parts, median_rates, render_parts
+from benchmarks.part_floor import bench_parts, median_rates, mlp_floor, render_parts
 from benchmarks.peak_rss import PeakRSS
 from benchmarks.reproduce_floor import bench_floor, paper_config, render_floor
 from benchmarks.results_file import results_path
@@ -548,12 +549,13 @@ def bench_hidden(name, section, args, log):
         return bench_batched_base(section, X_train, X_test, Y_train, seed, args.repeats, log)
     if section == "floor":
         return bench_floor(X_train, X_test, Y_train, seed, args.repeats, log)
+    if section in ("parts", "mlp") and not hasattr(args, "gemm_rates"):
+        args.gemm_rates = median_rates(args.repeats)
+        log(f"  peak GEMM GFLOP/s: {args.gemm_rates}")
     if section == "parts":
-        if not hasattr(args, "gemm_rates"):
-            args.gemm_rates = median_rates(args.repeats)
-            log(f"  peak GEMM GFLOP/s: {args.gemm_rates}")
         return bench_parts(X_train, X_test, Y_train, seed, args.mlp_epochs, args.gemm_rates, log)
-    return bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
+    result = bench_mlp(X_train, X_test, Y_train, Y_test, seed, args.repeats, args.mlp_epochs, log)
+    return {**result, "floor": mlp_floor(X_train, Y_train, args.mlp_epochs, MLP_HIDDEN, args.gemm_rates)}
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from mlhidden.methods.base import MultiLabelClassifier
 from mlhidden.methods.epoch_passes import output_residual, sigmoid_of_sum, times_sigmoid_slope
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
-from mlhidden.methods.sparse_products import matmul, transposed
+from mlhidden.methods.sparse_products import in_column_chunks, matmul, transposed
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -77,6 +77,7 @@ def train_network(
         rng.uniform(-bound2, bound2, (n_hidden, n_labels)).astype(np.float32), np.zeros(n_labels, dtype=np.float32),
     )
     X, X_T = product_layout(X)
+    X_T = in_column_chunks(X_T, n_hidden)  # its product with the hidden residual, whose rows outgrow L2
     params = (net.W1, net.b1, net.W2, net.b2)
     velocity = [np.zeros_like(p) for p in params]
     targets = Y.astype(np.float32) / np.float32(n_rows)

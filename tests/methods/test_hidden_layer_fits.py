@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 
 import numpy as np
@@ -10,8 +11,9 @@ import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
+from mlhidden.blas_kernel import blas_kernel
 from mlhidden.data import load_dataset
-from mlhidden.methods import CCASL
+from mlhidden.methods import CCASL, MLP
 from mlhidden.methods.epoch_passes import sigmoid_of_sum
 from mlhidden.methods.hidden_units import ThresholdUnits
 from mlhidden.methods.mlp import train_network
@@ -196,3 +198,28 @@ def test_the_network_trained_on_its_layout_is_scipys_on_the_csc_view_and_on_a_cs
         theirs = train_network(X, Y, 32, 0.1, 30, 0.9, np.random.RandomState(3))
         for mine, scipys in zip((ours.W1, ours.b1, ours.W2, ours.b2), (theirs.W1, theirs.b1, theirs.W2, theirs.b2)):
             assert np.array_equal(mine, scipys)
+
+
+PINNED_KERNEL = ("SkylakeX", "2.4")
+"""The OpenBLAS kernel and numpy version (whose ``exp`` loop is part of the result) the pinned outputs were made on."""
+PINNED_PROBABILITIES = {
+    "Bibtex": "3012d40be70a62e5bfc32cdfc971d1643375da2bab3e0ef33e21ad561d812b1e",
+    "Corel5k": "f53548d4d470ac2dff290b4f1a87aa92b9856f4b00c0cc77e122d7581837a6a7",
+    "Enron": "956daef085b4790a51f2424fffa42e21e9708a95195eb53f959e7461a8343ccf",
+    "Medical": "c0ef906411fa3bf6e5f20d9e7e1be6abd9490ed9dbc05174d338778f28f3990e",
+    "OHSUMED": "7aae88120e30cfe7e28fa620dd290ec3c8cab314eddd78d378567b2b54e66a23",
+    "Scene": "8718fd1a9514f4541d2a99672fb4acd0347af666c9efc6d5dedaa9b3302ee5cb",
+}
+"""sha256 of MLP's ``predict_proba`` (30 epochs, seed 0, trained on rows :700, rows 700:1000), made on main before
+issue #55 changed the epoch's kernels: the sparse ones, dense X (Scene), hidden sizes 46, 90 and 100."""
+
+
+@pytest.mark.parametrize("name", sorted(PINNED_PROBABILITIES))
+def test_mlp_predicts_the_probabilities_it_predicted_before_its_kernels_were_blocked_bit_for_bit(name):
+    if (blas_kernel()["kernel"], ".".join(np.__version__.split(".")[:2])) != PINNED_KERNEL:
+        pytest.skip(f"pinned on OpenBLAS's {PINNED_KERNEL[0]} kernels and numpy {PINNED_KERNEL[1]}")
+    data = load_dataset(name)
+    model = MLP(n_epochs=30, random_state=0).fit(data.X[:700], data.Y[:700])
+    probabilities = model.predict_proba(data.X[700:1000])
+    assert probabilities.dtype == np.float64
+    assert hashlib.sha256(probabilities.tobytes()).hexdigest() == PINNED_PROBABILITIES[name]

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from mlhidden.data import load_dataset
 from mlhidden.data.catalog import SHIPPED_DIR
 from mlhidden.methods import sparse_products
-from mlhidden.methods.sparse_products import csr_from_dense, matmul, transposed
+from mlhidden.methods.sparse_products import ColumnChunks, csr_from_dense, in_column_chunks, matmul, transposed
 
 pytest.importorskip("numba", reason="the products compile with numba (the fast extra); without it they are scipy's")
 
@@ -39,6 +39,23 @@ def test_csr_times_dense_and_its_transpose_as_csc_or_as_a_csr_copy_are_scipys_bi
             theirs = (transpose @ D).view(np.uint8)
             np.testing.assert_array_equal(matmul(transpose, D).view(np.uint8), theirs)
             np.testing.assert_array_equal(matmul(transposed(A), D).view(np.uint8), theirs)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_transpose_in_column_chunks_gives_scipys_product_bit_for_bit(name, monkeypatch):
+    """Each chunk adds onto the sums the chunks before it stored, so every sum takes its terms in scipy's order."""
+    X = sp.csr_matrix(load_dataset(SHIPPED_DIR / name).X)
+    rng = np.random.RandomState(1)
+    for dtype, chunk_bytes in ((np.float32, 4000), (np.float64, 30000)):
+        monkeypatch.setattr(sparse_products, "CHUNK_BYTES", chunk_bytes)
+        A = X.astype(dtype)
+        for width in (1, 37, 100):
+            D = rng.normal(size=(A.shape[0], width)).astype(dtype)
+            chunked = in_column_chunks(transposed(A), width)
+            assert isinstance(chunked, ColumnChunks) or A.shape[0] * width * A.dtype.itemsize <= chunk_bytes
+            ours, theirs = matmul(chunked, D), A.T @ D
+            assert ours.dtype == dtype
+            np.testing.assert_array_equal(ours.view(np.uint8), theirs.view(np.uint8))
 
 
 def test_a_product_that_is_not_compiled_is_still_scipys():
