@@ -2,7 +2,7 @@
 of text to numbers), sparse ones by numpy on the whole block; None where a row needs :mod:`.rows`' line-by-line
 care.
 
-A block is plain when its bytes hold only what :mod:`.rows`' fast path reads the same way: printable ASCII
+A dense block is plain when its bytes hold only what :mod:`.rows`' fast path reads the same way: printable ASCII
 numbers and nominal names separated by spaces, tabs, commas or carriage returns, one row a line, every line a
 row. Anything else (quotes, comments, escapes, ``?``, braces, ``@``, blank lines, control characters, the
 letters of ``nan``/``inf``/``NaN``/``Infinity``, which Python's float reads and Java's does not, a value that
@@ -12,7 +12,7 @@ back, so every refusal comes from the one careful path, worded and placed as bef
 A sparse block is plain when it holds only digits, ``.+-eE``, braces, spaces, tabs, commas and line ends, every
 line blank or one ``{index value, ...}`` row, each index a run of at most 8 digits, increasing within its row and
 below the number of attributes, each value a number (for a numeric attribute) or a declared name. Each distinct
-value is read once, by Python's ``float`` or as its name's index: the careful path's reading, to the bit.  pandas'
+value is read once, by Python's ``float`` or as its name's index: the careful path's reading, to the bit. pandas'
 parser reads the same tokens one a line about 4 times as fast, with none of these checks
 (``benchmarks/arff_read.py``): the next step if the data section is still too slow.
 
