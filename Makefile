@@ -71,13 +71,15 @@ multiverse: venv
 	$(BIN)/mlhidden multiverse $(if $(QUICK),--quick) $(if $(DRY_RUN),--dry-run) --n-jobs $(N_JOBS) --quiet
 
 ## make bench: speed vs scikit-learn on split 0 of the real datasets, each part of a run against its floor at this
-## core's peak, dispatch simulated, shared fits at 1 and all workers, cost priors against the committed runs
+## core's peak, dispatch simulated, shared fits at 1 and all workers, cost priors against the committed runs,
+## the ARFF reader against its old row path and pandas' C parser
 ## -> benchmarks/results.md (BENCH_ARGS=--quick: a check that they run, a small slice of each -> results/quick/benchmarks.md)
 BENCH_ARGS ?=
 BENCH_QUICK := $(filter --quick,$(BENCH_ARGS))
 bench: venv
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.dispatch $(BENCH_QUICK)
+	$(BIN)/python -m benchmarks.arff_read $(BENCH_QUICK)
 	$(BIN)/python -m benchmarks.shared_fits $(BENCH_QUICK)
 	$(BIN)/python -m benchmarks.cost_priors $(BENCH_QUICK)
 

@@ -328,6 +328,7 @@ def _outcome(path, plain=True) -> Dataset | str:
     with pytest.MonkeyPatch.context() as patch:
         if not plain:
             patch.setattr("mlhidden.data.arff.rows.dense_values", lambda *_: None)
+            patch.setattr("mlhidden.data.arff.rows.sparse_values", lambda *_: None)
         try:
             return read_arff(path)
         except UserError as error:
@@ -339,9 +340,11 @@ def _assert_same(path) -> None:
     if isinstance(careful, str):
         assert ours == careful
         return
-    assert isinstance(ours, Dataset) and not ours.is_sparse and not careful.is_sparse
+    assert isinstance(ours, Dataset) and ours.is_sparse == careful.is_sparse
     assert ours.X.dtype == careful.X.dtype == np.float64 and ours.Y.dtype == careful.Y.dtype == np.int8
-    assert ours.X.tobytes() == careful.X.tobytes() and ours.X.shape == careful.X.shape
+    parts = (lambda X: (X.data, X.indices, X.indptr)) if careful.is_sparse else (lambda X: (X,))
+    assert [part.tobytes() for part in parts(ours.X)] == [part.tobytes() for part in parts(careful.X)]
+    assert ours.X.shape == careful.X.shape
     assert ours.Y.tobytes() == careful.Y.tobytes() and ours.Y.shape == careful.Y.shape
     assert (ours.feature_names, ours.label_names) == (careful.feature_names, careful.label_names)
 
@@ -377,3 +380,58 @@ def test_plain_dense_blocks_read_as_the_careful_path_does(rows, tmp_path):
     path = tmp_path / "plain.arff"
     path.write_text(DENSE.split("@data")[0].replace("@attribute b {0,1}", "@attribute b {1,0}") + "@data\n" + rows)
     _assert_same(path)
+
+
+@pytest.mark.parametrize(
+    "name", ["Bibtex.arff.bz2", "Corel5k.arff.bz2", "Enron.arff.bz2", "Medical.arff.bz2", "OHSUMED.arff.bz2",
+             "Reuters-K500.arff.bz2"],
+)
+def test_plain_sparse_blocks_read_the_shipped_files_to_the_bit(name, monkeypatch):
+    from mlhidden.data.arff import plain as plain_blocks
+    from mlhidden.data.arff import rows
+
+    read = []
+
+    def recorded(data, *args):
+        read.append((data, plain_blocks.sparse_values(data, *args)))
+        return read[-1][1]
+
+    monkeypatch.setattr(rows, "sparse_values", recorded)
+    _assert_same(shipped_folder("datasets") / name)
+    assert read and all(entries is not None for data, entries in read if data.strip())
+
+
+PLAIN_SPARSE_ROWS = (
+    "{0 0.5,3 1}\n{}\n\n{2 7,4 1}\r\n  {1\t-0 ,2 1e999}  \n",
+    "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",
+    "{0 0.5,,3 1}\n{1,2,2 3}\n",
+)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        "{0 0.5,3 1}\n{}\n\n{2 7,4 1}\r\n  {1\t-0 ,2 1e999}  \n",  # blank lines, CRLF, tabs; -0 and overflow
+        "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",  # spellings; a token over 8 bytes
+        "{0 0.5,,3 1}\n{1,2,2 3}\n",  # doubled commas, a comma between index and value
+        "{0 0.5,3 1}\n{0 1,3}\n",  # an index without a value
+        "{2 1,1 1}\n",  # indices that decrease
+        "{1 1,1 2}\n",  # a repeated index
+        "{0 1,5 1}\n",  # an index past the attributes
+        "{+1 1}\n{01 1}\n",  # what Python's int reads
+        "{0 1,3 2}\n",  # a label that is no declared name
+        "{0 e,3 1}\n", "{0 1-2,3 1}\n", "{0 .,3 1}\n", "{0 1e,3 1}\n",  # numbers neither reads
+        "{0 1,3 1}\n0.5,0,0,1,0\n",  # a dense row in a sparse file
+        "{0 1,3 1} {1 1}\n", "{0 1,3 1}}\n", "x{0 1}\n", "{0 1\n3 1}\n",  # braces that are no one row a line
+        "{0 1,3 1}\n% a comment\n{1 ?,4 1}\n",  # what only the careful path reads
+    ],
+)
+def test_plain_sparse_blocks_read_as_the_careful_path_does(rows, tmp_path):
+    from mlhidden.data.arff import plain as plain_blocks
+
+    path = tmp_path / "plain.arff"
+    path.write_text(SPARSE.split("@data")[0].replace("@attribute l2 {0,1}", "@attribute l2 {1,0}") + "@data\n" + rows)
+    _assert_same(path)
+    attributes = [(name, "NUMERIC") for name in ("x1", "x2", "x3")] + [("l1", ["0", "1"]), ("l2", ["1", "0"])]
+    plain = plain_blocks.sparse_values(rows.encode(), attributes, 0) is not None
+    assert plain == (rows in PLAIN_SPARSE_ROWS)

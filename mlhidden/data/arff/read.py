@@ -3,7 +3,7 @@
 MEKA marks the labels in the relation name: ``@relation 'Name: -C N'`` means the first N
 attributes are labels, ``-C -N`` the last N. The file is read as a stream of blocks of lines
 (:mod:`.stream`); the header is parsed by liac-arff, the data rows as Weka reads them, a block of
-plain dense rows at once at C speed (:mod:`.plain`), any other one line at a time (:mod:`.rows`,
+plain dense or sparse rows at once at C speed (:mod:`.plain`), any other one line at a time (:mod:`.rows`,
 :mod:`.tokens`). The jobs around it live in their own
 modules: the header's structure (:mod:`.lines`), liac-arff's failures in the user's terms
 (:mod:`.diagnosis`), MEKA's label convention (:mod:`.meka`), values to ``X`` and ``Y``

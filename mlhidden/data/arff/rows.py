@@ -1,5 +1,5 @@
-"""The @data rows of an ARFF file, parsed a block at a time into compact arrays: plain dense blocks by
-:mod:`.plain` at C speed, the others one line at a time.
+"""The @data rows of an ARFF file, parsed a block at a time into compact arrays: plain dense and
+sparse blocks by :mod:`.plain` at C speed, the others one line at a time.
 
 Values are split as Weka splits them (:mod:`.tokens`) and kept as machine numbers as they
 are read, so memory follows the parsed matrix, not the text. Numbers are read as Java's
@@ -20,7 +20,7 @@ import numpy as np
 
 from mlhidden.data.arff.diagnosis import sparse_index_problem
 from mlhidden.data.arff.lines import Attribute, RowLines, check_row
-from mlhidden.data.arff.plain import dense_values
+from mlhidden.data.arff.plain import dense_values, sparse_values
 from mlhidden.data.arff.stream import Block
 from mlhidden.data.arff.tokens import UnterminatedQuote, tokens
 from mlhidden.errors import UserError
@@ -55,7 +55,7 @@ class Rows:
 
 
 class _Careful:
-    """Rows read one line at a time, as Weka reads them: what :func:`.plain.dense_values` leaves."""
+    """Rows read one line at a time, as Weka reads them: what :mod:`.plain` leaves."""
 
     def __init__(self, path: Path, attributes: Sequence[Attribute], data_line: int) -> None:
         self.path, self.data_line = path, data_line
@@ -117,6 +117,16 @@ def read_rows(path: Path, blocks: Iterable[Block], attributes: Sequence[Attribut
     careful = _Careful(path, attributes, data_line)
     parsed = Rows()
     for block in blocks:
+        if parsed.sparse or (not len(parsed.lines) and block.data.lstrip(b" \t\r\n").startswith(b"{")):
+            entries = sparse_values(block.data, attributes, block.stream.max_line)
+            if entries is None:
+                careful.read(block, parsed)
+                continue
+            if not len(parsed.lines):
+                parsed.sparse, careful.first_sparse = True, block.first + int(entries[3][0])
+            parsed.entries.append((len(parsed.lines) + entries[0], entries[1], entries[2]))
+            parsed.lines.add(block.first + entries[3])
+            continue
         plain = None if parsed.sparse else dense_values(block.data, attributes, block.stream.max_line)
         if plain is None:
             careful.read(block, parsed)
