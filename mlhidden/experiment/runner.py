@@ -156,7 +156,8 @@ def run_experiment(
 
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
     ``share_fits`` lets methods reuse identical fits made by others on the same split, through
-    ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
+    ``run_dir/shared_fits/`` (emptied before and after the run), or on dask through the cluster
+    (:meth:`ExecutionBackend.shared_fits`), with bit-identical results.
     Units go out longest expected first (:func:`dispatch_order`).
     ``on_start(n_units, n_skipped, pending, workers=)`` is called once before the first unit
     (``pending``: a ``((dataset, method label), expected seconds)`` per unit to run, in dispatch
@@ -222,13 +223,13 @@ def execute_plan(
         try:  # from here on, whatever stops the run writes its end into run.json
             slots = executor.slots(config.n_jobs, config.n_jobs_origin)
             summary.workers = worker_count(config.n_jobs, slots, len(todo))
-            shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
+            shared_fits = executor.shared_fits((run_dir / SHARED_FITS_DIR).resolve()) if share_fits else None
             _remove_shared_fits(run_dir)
             if on_start is not None:
                 pending = [((unit.data.name, unit.method.label), seconds) for unit, seconds in zip(todo, expected)]
                 on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
             run_units(
-                todo, worker_count(config.n_jobs, slots), executor, store, leases, summary, on_unit, shared_dir,
+                todo, worker_count(config.n_jobs, slots), executor, store, leases, summary, on_unit, shared_fits,
                 config.unit_timeout,
             )
         except KeyboardInterrupt:
