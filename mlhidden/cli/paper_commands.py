@@ -199,7 +199,14 @@ def multiverse(config_path, quick, dry_run, only, out, data_dir, n_jobs, config_
     """
     from mlhidden.cli.progress import RunProgress
     from mlhidden.paper.multiverse_claims import write_multiverse_claims
-    from mlhidden.paper.multiverse_runs import MANIFEST_FILE, load_multiverse, merge_lines, plan_pieces, run_multiverse
+    from mlhidden.paper.multiverse_runs import (
+        MANIFEST_FILE,
+        load_multiverse,
+        merge_lines,
+        plan_pieces,
+        run_multiverse,
+        select_pieces,
+    )
     from mlhidden.paper.primary_setting import primary_by_rule
 
     results = Path("results") / ("quick" if quick else "")
@@ -210,9 +217,10 @@ def multiverse(config_path, quick, dry_run, only, out, data_dir, n_jobs, config_
     if dry_run:
         from mlhidden.paper.multiverse_cost import cost_summary, cost_table, multiverse_cost
 
-        pieces = plan_pieces(study, config_dir, quick, only, data_dir=data_dir, n_jobs=n_jobs)
+        everything = plan_pieces(study, config_dir, quick, data_dir=data_dir, n_jobs=n_jobs)
+        pieces = select_pieces(everything, only, study)
         settings = [setting.name for setting in study.sensitivity.settings]
-        costs = multiverse_cost(pieces, out_dir, settings, reuse)
+        costs = multiverse_cost(pieces, out_dir, settings, reuse, everything)
         click.echo(cost_table(costs).to_string(index=False))
         for line in merge_lines(pieces):
             click.echo(f"merged: {line}")

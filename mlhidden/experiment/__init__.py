@@ -28,8 +28,10 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.eta import planned_stage as planned_stage
     from mlhidden.experiment.overlay import BaseOverlay as BaseOverlay
     from mlhidden.experiment.plan_preview import preview_plan as preview_plan
+    from mlhidden.experiment.reuse import reusable_keys as reusable_keys
     from mlhidden.experiment.run_directory import check_run_path as check_run_path
     from mlhidden.experiment.run_summary import RunSummary as RunSummary
+    from mlhidden.experiment.runner import LoadedDatasets as LoadedDatasets
     from mlhidden.experiment.runner import dispatch_order as dispatch_order
     from mlhidden.experiment.runner import load_datasets as load_datasets
     from mlhidden.experiment.runner import plan_run as plan_run
@@ -58,7 +60,9 @@ __getattr__, __all__ = lazy_names(__name__, {
     "BaseOverlay": "mlhidden.experiment.overlay",
     "preview_plan": "mlhidden.experiment.plan_preview",
     "check_run_path": "mlhidden.experiment.run_directory",
+    "reusable_keys": "mlhidden.experiment.reuse",
     "RunSummary": "mlhidden.experiment.run_summary",
+    "LoadedDatasets": "mlhidden.experiment.runner",
     "load_datasets": "mlhidden.experiment.runner",
     "plan_run": "mlhidden.experiment.runner",
     "run_experiment": "mlhidden.experiment.runner",

@@ -17,15 +17,19 @@ import warnings
 from collections.abc import Sequence
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import joblib
 
 from mlhidden.errors import InputWarning, UserError
+from mlhidden.methods.shared_fits import SharedFits
 from mlhidden.runs.blas_threads import blas_description
 
 if TYPE_CHECKING:
     from distributed import Client
+
+    from mlhidden.experiment.dask_fits import ClusterFits
 
 BACKENDS = ("loky", "dask")
 DASK_EXTRA_HINT = "install the extra: pip install 'mlhidden[dask]'"
@@ -143,6 +147,7 @@ class ExecutionBackend:
         self.scheduler = scheduler
         self.timeout = _dask_timeout() if timeout is None and name == "dask" else timeout or DEFAULT_DASK_TIMEOUT
         self._client: Client | None = None
+        self._cluster_fits: list[ClusterFits] = []
         self.lost_worker_errors: tuple[type[BaseException], ...] = (BrokenProcessPool,)
         self.cluster_lost_errors: tuple[type[BaseException], ...] = ()
 
@@ -153,6 +158,7 @@ class ExecutionBackend:
 
     def __exit__(self, *exc: object) -> None:
         if self._client is not None:
+            self._forget_cluster_fits()
             self._client.close()
             self._client = None
             for name in _ECHO_LOGGERS:
@@ -176,6 +182,30 @@ class ExecutionBackend:
         self.cluster_lost_errors = (ClusterLost,)
         for name in _ECHO_LOGGERS:
             logging.getLogger(name).addFilter(_not_an_echo_of_a_lost_scheduler)
+
+    def shared_fits(self, folder: Path) -> SharedFits:
+        """Where a run's units share their fits (:mod:`mlhidden.methods.shared_fits`): ``folder``, on this
+        machine (loky), or the cluster itself (dask, whose machines share no folder:
+        :mod:`mlhidden.experiment.dask_fits`), which forgets them when the backend closes."""
+        if self.name != "dask":
+            return SharedFits(folder)
+        from mlhidden.experiment.dask_fits import ClusterFits
+
+        fits = ClusterFits()
+        self._cluster_fits.append(fits)
+        return fits
+
+    def _forget_cluster_fits(self) -> None:
+        """Free the workers' memory of this backend's shared fits; a cluster already lost has freed it."""
+        from mlhidden.experiment.dask_fits import forget_cluster_fits
+
+        assert self._client is not None
+        for fits in self._cluster_fits:
+            try:
+                forget_cluster_fits(self._client, fits)
+            except (OSError, CancelledError, RuntimeError):
+                pass
+        self._cluster_fits = []
 
     def parallel_config(self, shared: Sequence[Any] = ()) -> Any:
         """A ``joblib.parallel_config`` context for one pass over the units.

@@ -12,7 +12,6 @@ import time
 import traceback
 import warnings
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from mlhidden.experiment.backends import ExecutionBackend
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.stop_signals import stop_signals_deferred
 from mlhidden.experiment.time_limit import unit_time_limit
+from mlhidden.methods.shared_fits import SharedFits
 from mlhidden.runs.blas_threads import reserve_blas_buffer
 from mlhidden.runs.metrics import evaluate
 from mlhidden.runs.specs import MethodSpec
@@ -42,7 +42,7 @@ LEASE_POLL_SECONDS = 1.0
 
 
 def run_unit(
-    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None = None,
+    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_fits: SharedFits | None = None,
     timeout: float | None = None,
 ) -> UnitResult:
     """Fit and evaluate one method on one split, with the split's method seed
@@ -50,7 +50,7 @@ def run_unit(
 
     A failure is a result too, and so is a unit stopped after ``timeout`` seconds
     (:func:`~mlhidden.experiment.time_limit.unit_time_limit`). The train time counts fits reused through
-    ``shared_dir`` at what they cost, and ``reused_seconds`` says how much that was. A successful result also
+    ``shared_fits`` at what they cost, and ``reused_seconds`` says how much that was. A successful result also
     holds the test ``predicted`` labels and ``label_scores``. Every result holds ``worker_seconds``, this call's
     wall time: what the unit took its worker, beyond its fit and predict.
     """
@@ -59,7 +59,7 @@ def run_unit(
     try:
         with warnings.catch_warnings(record=True) as caught, unit_time_limit(timeout):
             warnings.simplefilter("always")
-            fitted = fit_unit(X, Y, split, method, shared_dir)
+            fitted = fit_unit(X, Y, split, method, shared_fits)
         outcome = {
             "status": OK, "train_seconds": fitted.train_seconds, "test_seconds": fitted.test_seconds,
             "reused_seconds": fitted.reused_seconds, **evaluate(Y[split.test], fitted.predicted),
@@ -75,7 +75,7 @@ def run_unit(
 
 def run_units(
     todo: list[PlannedUnit], workers: int, executor: ExecutionBackend, store: ResultStore, leases: UnitLeases,
-    summary: RunSummary, on_unit: UnitCallback | None, shared_dir: Path | None, timeout: float | None = None,
+    summary: RunSummary, on_unit: UnitCallback | None, shared_fits: SharedFits | None, timeout: float | None = None,
 ) -> None:
     """Run the units of ``todo`` on ``workers`` workers, storing each exactly once.
 
@@ -112,7 +112,7 @@ def run_units(
                 held.discard(key)
                 if not handed_out:
                     handed_out.append(time.perf_counter())
-                yield delayed(_keyed_unit)(key, unit.data.X, unit.data.Y, unit.split, unit.method, shared_dir, timeout)
+                yield delayed(_keyed_unit)(key, unit.data.X, unit.data.Y, unit.split, unit.method, shared_fits, timeout)
 
     attempt = 0
     while pending and attempt < MAX_ATTEMPTS:
@@ -161,7 +161,7 @@ def _count_stored(summary: RunSummary, unit: PlannedUnit, result: UnitResult) ->
 
 
 def _keyed_unit(
-    key: UnitKey, X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None,
+    key: UnitKey, X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_fits: SharedFits | None,
     timeout: float | None = None,
 ) -> tuple[UnitKey, UnitResult]:
     """One unit as a parallel task: the method's own joblib calls run sequentially inside it
@@ -174,4 +174,4 @@ def _keyed_unit(
     """
     reserve_blas_buffer()
     with parallel_config(backend="sequential"):
-        return key, run_unit(X, Y, split, method, shared_dir, timeout)
+        return key, run_unit(X, Y, split, method, shared_fits, timeout)

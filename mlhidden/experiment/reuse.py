@@ -50,6 +50,15 @@ def reuse_units(store_path: PathLike, donors: Iterable[PathLike], keys: set[Unit
     return copied
 
 
+def reusable_keys(donor: PathLike) -> set[UnitKey]:
+    """The keys of the units :func:`reuse_units` can copy from the run directory ``donor``: its finished
+    units where it is a readable store with predictions, else none (a compact copy alone gives none)."""
+    if not (Path(donor) / STORE_FILE).is_file() or not _readable(donor):
+        return set()
+    with ResultStore(donor, create=False) as store:
+        return store.done_keys()
+
+
 def _readable(run_dir: PathLike) -> bool:
     try:
         with ResultStore(run_dir, create=False) as donor:

@@ -10,6 +10,7 @@ Here a run is planned, checked against its run directory and recorded (the store
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import warnings
@@ -33,7 +34,7 @@ from mlhidden.io import PathLike
 from mlhidden.runs.compact_results import write_compact_copy
 from mlhidden.runs.provenance import describe_run, field_readable, finish_run, read_run_json, write_run_json
 from mlhidden.runs.specs import DatasetSpec, load_dataset_spec
-from mlhidden.runs.splits import Split
+from mlhidden.runs.splits import Split, SplitRecipe
 from mlhidden.runs.store import ResultStore, now, remove_store
 from mlhidden.runs.units import PlannedUnit
 
@@ -54,19 +55,57 @@ class DatasetPlan:
         return self.dataset.checksum
 
 
-def load_datasets(config: RunConfig) -> tuple[list[DatasetPlan], dict[str, str]]:
+class LoadedDatasets:
+    """Datasets loaded, and split, once for many plans: planning hundreds of configs over the same datasets
+    (the multiverse's dry run) would otherwise generate and hash each again per config.
+
+    A dataset is a function of its spec (entry and resolved source), and its splits of the dataset and the
+    config's :class:`~mlhidden.runs.splits.SplitRecipe`, so what is kept is what loading again would give.
+    """
+
+    def __init__(self) -> None:
+        self._datasets: dict[str, Dataset | DatasetUnavailable] = {}
+        self._splits: dict[tuple[str, SplitRecipe], list[Split]] = {}
+
+    def load(self, spec: DatasetSpec) -> Dataset:
+        key = _spec_key(spec)
+        if key not in self._datasets:
+            try:
+                self._datasets[key] = load_dataset_spec(spec)
+            except DatasetUnavailable as exc:
+                self._datasets[key] = exc
+        loaded = self._datasets[key]
+        if isinstance(loaded, DatasetUnavailable):
+            raise loaded
+        return loaded
+
+    def splits(self, spec: DatasetSpec, recipe: SplitRecipe, data: Dataset) -> list[Split]:
+        key = (_spec_key(spec), recipe)
+        if key not in self._splits:
+            self._splits[key] = recipe.splits(data.name, data.Y)
+        return self._splits[key]
+
+
+def _spec_key(spec: DatasetSpec) -> str:
+    return json.dumps([spec.record(), repr(spec.source)], sort_keys=True, default=str)
+
+
+def load_datasets(
+    config: RunConfig, loaded: LoadedDatasets | None = None
+) -> tuple[list[DatasetPlan], dict[str, str]]:
     """Load every dataset of the config (before any unit runs), each from the source its spec resolved to when the
-    config was read; user-supplied ones may be missing.
+    config was read; user-supplied ones may be missing. ``loaded`` keeps them for other configs' plans.
 
     Two datasets that load under one name in any letter case (two files with one ``@relation``, a
     catalog name and a file) are refused here, as the config's check cannot see a file's name.
     """
+    loaded = loaded or LoadedDatasets()
     plans: list[DatasetPlan] = []
     unavailable: dict[str, str] = {}
     named: dict[str, tuple[DatasetSpec, str]] = {}
     for spec in config.datasets:
         try:
-            data = load_dataset_spec(spec)
+            data = loaded.load(spec)
         except DatasetUnavailable as exc:
             unavailable[spec.label or spec.name] = exc.reason
             continue
@@ -86,7 +125,7 @@ def load_datasets(config: RunConfig) -> tuple[list[DatasetPlan], dict[str, str]]
                 f"the dataset has {data.n_samples} row(s); a train/test split needs at least 2", path=data.source
             )
         try:
-            splits = config.split_recipe.splits(data.name, data.Y)
+            splits = loaded.splits(spec, config.split_recipe, data)
         except ValueError as exc:
             raise UserError(str(exc), path=data.source, hint="use fewer folds") from None
         plans.append(DatasetPlan(data, splits))
@@ -111,13 +150,14 @@ class RunPlan:
         return {p.name: p.sha256 for p in self.datasets}
 
 
-def plan_run(config: RunConfig) -> RunPlan:
-    """Load the config's datasets, draw their splits and list every unit with its store key.
+def plan_run(config: RunConfig, loaded: LoadedDatasets | None = None) -> RunPlan:
+    """Load the config's datasets (kept in ``loaded`` for other plans), draw their splits and list every
+    unit with its store key.
 
     Pure of side effects on any run directory, so what a run would do can be inspected (and
     tested) without running it.
     """
-    plans, unavailable = load_datasets(config)
+    plans, unavailable = load_datasets(config, loaded)
     units = [
         PlannedUnit(plan.dataset, split, method) for plan in plans for method in config.methods for split in plan.splits
     ]
@@ -156,7 +196,8 @@ def run_experiment(
 
     ``backend`` and ``scheduler`` say where units compute (see :class:`ExecutionBackend`);
     ``share_fits`` lets methods reuse identical fits made by others on the same split, through
-    ``run_dir/shared_fits/`` (emptied before and after the run), with bit-identical results.
+    ``run_dir/shared_fits/`` (emptied before and after the run), or on dask through the cluster
+    (:meth:`ExecutionBackend.shared_fits`), with bit-identical results.
     Units go out longest expected first (:func:`dispatch_order`).
     ``on_start(n_units, n_skipped, pending, workers=)`` is called once before the first unit
     (``pending``: a ``((dataset, method label), expected seconds)`` per unit to run, in dispatch
@@ -222,13 +263,13 @@ def execute_plan(
         try:  # from here on, whatever stops the run writes its end into run.json
             slots = executor.slots(config.n_jobs, config.n_jobs_origin)
             summary.workers = worker_count(config.n_jobs, slots, len(todo))
-            shared_dir = (run_dir / SHARED_FITS_DIR).resolve() if share_fits else None
+            shared_fits = executor.shared_fits((run_dir / SHARED_FITS_DIR).resolve()) if share_fits else None
             _remove_shared_fits(run_dir)
             if on_start is not None:
                 pending = [((unit.data.name, unit.method.label), seconds) for unit, seconds in zip(todo, expected)]
                 on_start(summary.n_units, summary.n_skipped, pending, workers=summary.workers)
             run_units(
-                todo, worker_count(config.n_jobs, slots), executor, store, leases, summary, on_unit, shared_dir,
+                todo, worker_count(config.n_jobs, slots), executor, store, leases, summary, on_unit, shared_fits,
                 config.unit_timeout,
             )
         except KeyboardInterrupt:

@@ -22,10 +22,13 @@ and is per thread, so concurrent fits in one process never see each other's.
 A fit is computed once whatever the number of workers: the process computing it holds an
 exclusive lock on a file beside it (``fcntl.flock``, released by the system if the process
 dies), and a process needing the same fit meanwhile waits for that lock, then reads the fit.
+That needs a folder every worker can reach; a dask cluster's machines share their fits through the
+cluster instead (:mod:`mlhidden.experiment.dask_fits`), with the same lock, read, compute and publish.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import pickle
 import time
@@ -67,49 +70,71 @@ def digest(*parts: Any) -> str:
 
 
 class SharedFits:
-    """A folder of fitted pieces keyed by input digest, and what this block reused from and added to it."""
+    """A folder of fitted pieces keyed by input digest, and what this block reused from and added to it.
+
+    The folder, its lock files and its pickles are this class's place to keep fits; a subclass keeps
+    them elsewhere by giving :meth:`_load`, :meth:`_computing` and :meth:`_save` for a fit's name
+    (``{kind}-{digest}``), such as the memory of a dask cluster's workers
+    (:class:`mlhidden.experiment.dask_fits.ClusterFits`).
+    """
 
     def __init__(self, folder: PathLike) -> None:
         self.folder = Path(folder)
         self.reused_seconds = 0.0
         self.n_reused = 0
 
+    def for_unit(self) -> SharedFits:
+        """The same place with nothing reused yet: what one unit reuses is counted apart from the others."""
+        fresh = copy.copy(self)
+        fresh.reused_seconds, fresh.n_reused = 0.0, 0
+        return fresh
+
     def get_or_compute(self, kind: str, key: str, compute: Callable[[], T]) -> T:
-        path = self.folder / f"{kind}-{key}.pkl"
-        cached = _load(path)
+        name = f"{kind}-{key}"
+        cached = self._load(name)
         if cached is None:
-            with self._computing(path.with_suffix(".lock")):
-                cached = _load(path)  # computed by the process that held the lock
+            with self._computing(name):
+                cached = self._load(name)  # computed by the process that held the lock
                 if cached is None:
                     start = time.perf_counter()
                     value = compute()
                     seconds = time.perf_counter() - start
-                    self._save(path, (value, seconds))
+                    self._save(name, (value, seconds))
                     return value
         value, seconds = cached
         self.reused_seconds += seconds
         self.n_reused += 1
         return cast(T, value)
 
-    def _computing(self, lock_path: Path) -> AbstractContextManager[object]:
-        """An exclusive lock on ``lock_path`` (waiting for any other holder); none where we cannot lock."""
+    def _load(self, name: str) -> Any:
+        """The ``(value, seconds)`` stored under ``name``, or None."""
+        try:
+            with open(self.folder / f"{name}.pkl", "rb") as file:
+                return pickle.load(file)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None
+
+    def _computing(self, name: str) -> AbstractContextManager[object]:
+        """An exclusive lock on ``name``'s lock file (waiting for any other holder); none where we cannot lock."""
         if fcntl is None:
             return nullcontext()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            file = open(lock_path, "a")
+            file = open(self.folder / f"{name}.lock", "a")
         except OSError:
             return nullcontext()
         return _flocked(file)
 
-    def _save(self, path: Path, computed: tuple[object, float]) -> None:
+    def _save(self, name: str, computed: tuple[object, float]) -> None:
         """Write atomically; a folder we cannot write to only means no reuse."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            write_atomically(path, lambda stream: pickle.dump(computed, stream, protocol=pickle.HIGHEST_PROTOCOL))
+            write_atomically(
+                self.folder / f"{name}.pkl",
+                lambda stream: pickle.dump(computed, stream, protocol=pickle.HIGHEST_PROTOCOL),
+            )
         except OSError:
             pass
-
 
     @contextmanager
     def active(self) -> Iterator[SharedFits]:
@@ -119,15 +144,6 @@ class SharedFits:
             yield self
         finally:
             ACTIVE.reset(token)
-
-
-def _load(path: Path) -> Any:
-    """The ``(value, seconds)`` stored at ``path``, or None."""
-    try:
-        with open(path, "rb") as file:
-            return pickle.load(file)
-    except (OSError, EOFError, pickle.UnpicklingError):
-        return None
 
 
 @contextmanager

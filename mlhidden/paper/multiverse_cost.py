@@ -3,9 +3,11 @@
 Each piece's units are priced as the runner prices them before they run
 (:func:`~mlhidden.experiment.runner.dispatch_order` with the study's cost priors,
 :func:`~mlhidden.paper.cost_table.paper_cost_priors`, refitted on the stores this machine holds). A unit
-is counted once in the whole multiverse: one that an earlier piece computes, or that the main runs or
-the sensitivity study already hold, is copied, at no cost. CPU-hours are the units' expected compute
-seconds added up, one core each; parallel units divide the wall time, not this.
+is copied, at no cost, only where the real run would copy it (:func:`~mlhidden.experiment.reuse.reuse_units`
+from the piece's :func:`~mlhidden.paper.multiverse_runs.donors`): from an earlier piece of the same run and
+seed in this plan, which will have run first, or from a donor's store as it is now, if it is a readable
+store with predictions (a compact copy alone, as in a fresh clone, gives nothing). CPU-hours are the
+units' expected compute seconds added up, one core each; parallel units divide the wall time, not this.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from mlhidden.experiment import dispatch_order, history_priors, plan_run
+from mlhidden.experiment import LoadedDatasets, dispatch_order, history_priors, plan_run, reusable_keys
 from mlhidden.paper.cost_table import paper_cost_priors
-from mlhidden.paper.multiverse_runs import Piece, is_finished, study_donors
+from mlhidden.paper.multiverse_runs import Piece, donors, is_finished
 from mlhidden.runs import ResultStore, store_exists
 
 HOUR = 3600.0
@@ -38,35 +40,40 @@ class PieceCost:
     cpu_hours_left: float
 
 
-def multiverse_cost(pieces: list, out_dir, settings, reuse_dir=None) -> list[PieceCost]:
+def multiverse_cost(pieces: list, out_dir, settings, reuse_dir=None, everything=None) -> list[PieceCost]:
     """The cost of each of ``pieces`` (in run order, as :func:`~mlhidden.paper.multiverse_runs.plan_pieces`
     gives them) with ``out_dir`` as it is; ``settings`` and ``reuse_dir`` name the study's run directories
-    whose units are copied (:func:`~mlhidden.paper.multiverse_runs.study_donors`)."""
+    whose units are copied (:func:`~mlhidden.paper.multiverse_runs.study_donors`), ``everything`` the
+    whole plan ``pieces`` were chosen from (default: ``pieces``), whose other pieces' stores are donors too."""
     out_dir = Path(out_dir)
     held: dict[Path, set] = {}
-    planned: set = set()
+    will_have_run: dict[tuple[str, int], set] = {}
+    loaded = LoadedDatasets()
     costs = []
     for piece in pieces:
         run_dir = out_dir / piece.folder
-        outside = study_donors(piece, settings, reuse_dir)
-        elsewhere = planned.union(*(_done_keys(folder, held) for folder in outside))
+        given = donors(piece, everything or pieces, out_dir, settings, reuse_dir)
+        elsewhere = will_have_run.get((piece.run, piece.seed), set()).union(
+            *(_reusable(folder, held) for folder in given)
+        )
         stored_keys, stored = _stored(run_dir)
-        plan = plan_run(piece.config)
+        plan = plan_run(piece.config, loaded)
         own = [unit for unit in plan.units if unit.key not in elsewhere]
         left = [unit for unit in own if unit.key not in stored_keys]
-        priors = history_priors(run_dir, outside, paper_cost_priors())
+        priors = history_priors(run_dir, given, paper_cost_priors())
         costs.append(PieceCost(
             piece, is_finished(run_dir, piece.config), len(plan.units), len(stored_keys),
             sum(1 for unit in plan.units if unit.key not in stored_keys and unit.key in elsewhere), len(left),
             sum(dispatch_order(own, stored, priors)[1]) / HOUR, sum(dispatch_order(left, stored, priors)[1]) / HOUR,
         ))
-        planned |= {unit.key for unit in plan.units}
+        will_have_run.setdefault((piece.run, piece.seed), set()).update(unit.key for unit in plan.units)
     return costs
 
 
-def _done_keys(run_dir: Path, held: dict) -> set:
+def _reusable(run_dir: Path, held: dict) -> set:
+    """What the donor ``run_dir`` can give (:func:`~mlhidden.experiment.reuse.reusable_keys`), read once."""
     if run_dir not in held:
-        held[run_dir] = _stored(run_dir)[0]
+        held[run_dir] = reusable_keys(run_dir)
     return held[run_dir]
 
 

@@ -34,6 +34,7 @@ sensitivity study's (``<reuse>/<run>/``, ``<reuse>/sensitivity/<setting>/<run>/`
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -169,10 +170,9 @@ def plan_pieces(multiverse: Multiverse, config_dir="configs", quick: bool = Fals
             for run in block.runs:
                 for group in groups[run]:
                     if any(name in group.stands_for for name in names):
-                        piece = _at_seed(group, seed, sensitivity, config_dir, quick, options)
-                        if piece is not None:
-                            pieces.setdefault(piece.folder, piece)
-    return _only(list(pieces.values()), only, multiverse)
+                        piece = _at_seed(group, seed)
+                        pieces.setdefault(piece.folder, piece)
+    return select_pieces(list(pieces.values()), only, multiverse)
 
 
 @dataclass(frozen=True)
@@ -195,8 +195,8 @@ def _config_path(config_dir, run: str) -> Path:
     return path
 
 
-def _load(sensitivity: Sensitivity, name: str, config_dir, run: str, quick: bool, options, seed=None):
-    config = sensitivity.setting(name).load(_config_path(config_dir, run), seed=seed, **options)
+def _load(sensitivity: Sensitivity, name: str, config_dir, run: str, quick: bool, options):
+    config = sensitivity.setting(name).load(_config_path(config_dir, run), **options)
     return sensitivity.quick.shrink(config) if quick else config
 
 
@@ -218,15 +218,14 @@ def _same_config_groups(sensitivity: Sensitivity, config_dir, run: str, quick: b
     return sorted(groups, key=lambda group: order.index(group.stands_for[0]))
 
 
-def _at_seed(group: _Group, seed: int, sensitivity, config_dir, quick, options) -> Piece | None:
-    if seed == 0:
-        return Piece(group.stands_for[0], group.stands_for, 0, group.config)
-    config = _load(sensitivity, group.stands_for[0], config_dir, group.config.name, quick, options,
-                   seed=group.config.seed + seed)
-    return None if config is None else Piece(group.stands_for[0], group.stands_for, seed, config)
+def _at_seed(group: _Group, seed: int) -> Piece:
+    """The group's piece at ``seed``: its config with the run seed ``config seed + seed``. The seed decides
+    nothing a config's parsing reads (only the split recipe), so the parsed config is reused, not read again."""
+    config = group.config if seed == 0 else dataclasses.replace(group.config, seed=group.config.seed + seed)
+    return Piece(group.stands_for[0], group.stands_for, seed, config)
 
 
-def _only(pieces: list, only, multiverse: Multiverse) -> list:
+def select_pieces(pieces: list, only, multiverse: Multiverse) -> list:
     """The pieces matching every kind of name in ``only``; an unknown name is a ``UserError`` listing the valid ones."""
     if not only:
         return pieces
@@ -331,7 +330,7 @@ def run_multiverse(
     ``progress(label)`` returns a context manager with the runner's ``start`` and ``unit`` callbacks."""
     out_dir = Path(out_dir)
     everything = plan_pieces(multiverse, config_dir, quick, data_dir=data_dir, n_jobs=n_jobs)
-    pieces = _only(everything, only, multiverse)
+    pieces = select_pieces(everything, only, multiverse)
     settings = [setting.name for setting in multiverse.sensitivity.settings]
     for piece in pieces:
         check_run_path(out_dir / piece.folder, "give a shorter --out")

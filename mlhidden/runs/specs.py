@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -71,8 +72,9 @@ class MethodSpec:
     sweep: dict[str, Any] = field(default_factory=dict)
     prototype: Any = field(default=None, compare=False, repr=False)
 
-    @property
+    @functools.cached_property
     def params_hash(self) -> str:
+        """The hash of ``resolved`` in every store key, worked out once (a plan asks it of every unit)."""
         return canonical_hash(self.resolved)
 
     @property

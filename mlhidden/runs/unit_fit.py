@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -86,7 +85,7 @@ def label_scores(estimator: Any, X_test: Matrix, n_labels: int) -> np.ndarray | 
 
 
 def fit_unit(
-    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_dir: Path | None = None,
+    X: Matrix, Y: np.ndarray, split: Split, method: MethodSpec, shared_fits: SharedFits | None = None,
     with_scores: bool = True,
 ) -> FittedUnit:
     """Fit ``method`` (anything with ``name``, ``params`` and ``base``) on a split and predict its test rows.
@@ -94,8 +93,9 @@ def fit_unit(
     The method gets the split's ``method_seed`` as its ``random_state``, the unit's one seed, which
     travels in its :class:`~mlhidden.runs.splits.Split` alone.
     It sees the labels in ``split.label_order``; the predictions are put back into the
-    dataset's order. With ``shared_dir``, fits another method of the run already made on the same
-    inputs are reused (:mod:`mlhidden.methods.shared_fits`; the one place a unit's shared fits are activated).
+    dataset's order. With ``shared_fits`` (where the run keeps them: a folder, or a dask cluster), fits
+    another method of the run already made on the same inputs are reused
+    (:mod:`mlhidden.methods.shared_fits`; the one place a unit's shared fits are activated).
     The label scores are predicted after the timed prediction, so times are those of ``predict`` alone;
     ``with_scores=False`` skips them
     (a refit that needs only the predictions). BLAS runs with the fixed thread count
@@ -106,7 +106,7 @@ def fit_unit(
         X_train, X_test = impute(X[split.train], X[split.test])
         estimator = method.make(random_state=split.method_seed)
         start = time.perf_counter()
-        shared = SharedFits(shared_dir) if shared_dir else None
+        shared = shared_fits.for_unit() if shared_fits is not None else None
         with shared.active() if shared else nullcontext():
             estimator.fit(X_train, Y[split.train][:, split.label_order])
         train_seconds = time.perf_counter() - start

@@ -53,3 +53,23 @@ def test_the_executor_imports_nothing_of_the_runner():
         node.module for node in ast.walk(ast.parse(Path(parallel_units.__file__).with_name("runner.py").read_text()))
         if isinstance(node, ast.ImportFrom)
     }
+
+
+def test_datasets_loaded_once_for_many_plans_plan_what_loading_each_alone_plans():
+    """The multiverse's dry run plans hundreds of configs over the same datasets through one LoadedDatasets."""
+    from mlhidden.experiment.runner import LoadedDatasets
+
+    configs = [
+        parse_config({"name": f"r{seed}", "datasets": ["Logical", "SyntheticSimple", "MediaMill"],
+                      "methods": methods, "splits": 3, "seed": seed})
+        for seed in (0, 1) for methods in (["BR"], ["BR", "CC"])
+    ]
+    loaded = LoadedDatasets()
+    for config in configs:
+        shared, alone = plan_run(config, loaded), plan_run(config)
+        assert [u.key for u in shared.units] == [u.key for u in alone.units]
+        assert [(u.split.train.tolist(), u.split.label_order.tolist(), u.split.method_seed) for u in shared.units] == [
+            (u.split.train.tolist(), u.split.label_order.tolist(), u.split.method_seed) for u in alone.units
+        ]
+        assert shared.unavailable == alone.unavailable
+    assert plan_run(configs[3], loaded).datasets[0].dataset is plan_run(configs[2], loaded).datasets[0].dataset

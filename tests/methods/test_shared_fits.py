@@ -11,7 +11,7 @@ from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.parallel_units import run_unit
 from mlhidden.experiment.runner import SHARED_FITS_DIR, run_experiment
-from mlhidden.methods.shared_fits import digest
+from mlhidden.methods.shared_fits import SharedFits, digest
 from mlhidden.runs.metrics import SCORES
 from mlhidden.runs.splits import SplitRecipe
 from mlhidden.runs.store import KEY_COLUMNS, load_results
@@ -28,7 +28,7 @@ def music_split(mirror_dir):
 
 def _unit(data, split, name, shared_dir=None):
     method = parse_config({"name": "t", "datasets": ["Logical"], "methods": [name]}).methods[0]
-    result = run_unit(data.X, data.Y, split, method, shared_dir)
+    result = run_unit(data.X, data.Y, split, method, None if shared_dir is None else SharedFits(shared_dir))
     assert result.status == "ok", result.error
     return result
 

@@ -213,3 +213,40 @@ def test_a_setting_the_study_left_without_units_is_read_from_the_multiverse_piec
         "a setting the study never ran is the piece standing for it"
     )
     assert folder_runs(results) == [results], "the main output folder is its own runs"
+
+
+def test_a_piece_at_another_seed_is_its_config_read_at_that_seed(tmp_path):
+    """The dry run plans every seed from the seed-0 config it parsed: the same config as reading the file again."""
+    configs = folder(tmp_path, FOUR_SETTINGS, "sensitivity: sensitivity.yaml\nblocks:\n"
+                     "  - {runs: [tiny, forest], settings: all, seeds: 3}\n")
+    study = load_multiverse(configs / "multiverse.yaml")
+    pieces = plan_pieces(study, configs)
+    assert {piece.seed for piece in pieces} == {0, 1, 2}
+    for piece in pieces:
+        read = study.sensitivity.setting(piece.setting).load(configs / f"{piece.run}.yaml", seed=piece.seed)
+        assert piece.config == read and piece.config.config_hash == read.config_hash
+
+
+TWIN = TINY.replace("name: tiny", "name: twin")
+
+
+def test_the_dry_run_counts_as_copied_exactly_what_the_run_copies(tmp_path):
+    """Two runs asking for units of one store key: the runner copies a unit only from the pieces of its own run
+    and seed, or from a donor's store, so the dry run must not price the twin's units as copied, nor
+    count a donor that holds only a compact copy (a fresh clone's results/)."""
+    configs = folder(tmp_path, TWO_SETTINGS.replace("runs: [tiny]", "runs: [tiny, twin]"),
+                     "sensitivity: sensitivity.yaml\nblocks:\n  - {runs: [tiny, twin], settings: all, seeds: 1}\n")
+    (configs / "twin.yaml").write_text(TWIN)
+    out = tmp_path / "multiverse"
+    donor = tmp_path / "main" / "twin"
+    donor.mkdir(parents=True)
+    (donor / UNITS_FILE).write_text("dataset,method,split,status\n")
+    dry = invoke(configs, out, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    copied = {line.split()[0]: int(line.split()[-4]) for line in dry.output.splitlines() if "/seed0/" in line}
+
+    result = invoke(configs, out)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    assert copied == {p["dir"]: p["reused_units"] for p in manifest["pieces"]}
+    assert copied["a_default/seed0/twin"] == 0 and copied["j_paper_era/seed0/twin"] == 2
