@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.overlay import BaseOverlay as BaseOverlay
     from mlhidden.experiment.plan_preview import preview_plan as preview_plan
     from mlhidden.experiment.run_directory import check_run_path as check_run_path
+    from mlhidden.experiment.run_options import RunOptions as RunOptions
     from mlhidden.experiment.run_summary import RunSummary as RunSummary
     from mlhidden.experiment.runner import dispatch_order as dispatch_order
     from mlhidden.experiment.runner import load_datasets as load_datasets
@@ -58,6 +59,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "BaseOverlay": "mlhidden.experiment.overlay",
     "preview_plan": "mlhidden.experiment.plan_preview",
     "check_run_path": "mlhidden.experiment.run_directory",
+    "RunOptions": "mlhidden.experiment.run_options",
     "RunSummary": "mlhidden.experiment.run_summary",
     "load_datasets": "mlhidden.experiment.runner",
     "plan_run": "mlhidden.experiment.runner",

@@ -247,16 +247,16 @@ def test_the_first_line_comes_before_the_slow_planning(monkeypatch, tmp_path, co
     """Loading the study, its datasets and configs takes seconds before a run's first unit: a line says so first."""
     from click.testing import CliRunner
 
-    import mlhidden.experiment.runner as runner
     import mlhidden.paper.reproduction as reproduction
     from mlhidden.cli.commands import cli
+    from mlhidden.experiment.run_options import RunOptions
 
     def slow_planning(*args, **kwargs):
         sys.stderr.write("the slow step\n")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(reproduction, "reproduce", slow_planning)
-    monkeypatch.setattr(runner, "run_experiment", slow_planning)
+    monkeypatch.setattr(RunOptions, "execute", slow_planning)
     monkeypatch.chdir(PROJECT_ROOT)
     monkeypatch.setattr(progress_module, "_is_terminal", lambda stream: True)  # where a bar will be drawn
     args = ["reproduce", "--quick"] if command == "reproduce" else ["run", "--config", "configs/smoke.yaml"]
