@@ -15,6 +15,7 @@ from mlhidden.data.dataset import Dataset, RandomStateLike
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.io import PathLike
 from mlhidden.methods.registry import MethodEntry, get_entry, make_resolved_method, seeded
+from mlhidden.methods.resolved_method import ResolvedMethod
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class MethodSpec:
     name: str
     params: dict[str, Any]
     base: Any
-    resolved: dict[str, Any]
+    resolved: ResolvedMethod
     entry: MethodEntry | None = field(compare=False, repr=False)
     group: str | None = None
     sweep: dict[str, Any] = field(default_factory=dict)
@@ -73,7 +74,7 @@ class MethodSpec:
 
     @property
     def params_hash(self) -> str:
-        return canonical_hash(self.resolved)
+        return canonical_hash(self.resolved.as_dict())
 
     @property
     def method_entry(self) -> MethodEntry:
@@ -94,7 +95,7 @@ class MethodSpec:
             "label": self.label,
             "group": self.group or self.label,
             "sweep": self.sweep,
-            **self.resolved,
+            **self.resolved.as_dict(),
             **({"provider": provider} if provider else {}),
         }
 
