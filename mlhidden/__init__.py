@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the names of PUBLIC_API, for type checkers
     from mlhidden.experiment.config import RunConfig as RunConfig
     from mlhidden.experiment.config import load_config as load_config
     from mlhidden.experiment.config import parse_config as parse_config
+    from mlhidden.experiment.run_options import RunOptions as RunOptions
     from mlhidden.experiment.run_summary import RunSummary as RunSummary
     from mlhidden.experiment.runner import run_experiment as run_experiment
     from mlhidden.methods.base import MultiLabelClassifier as MultiLabelClassifier
@@ -77,6 +78,7 @@ PUBLIC_API = {
     "RunResults": "mlhidden.runs",
     "load_results": "mlhidden.runs",
     "RunConfig": "mlhidden.experiment",
+    "RunOptions": "mlhidden.experiment",
     "RunSummary": "mlhidden.experiment",
     "load_config": "mlhidden.experiment",
     "parse_config": "mlhidden.experiment",

@@ -20,9 +20,14 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mlhidden.experiment.cost_priors import own_seconds
 from mlhidden.experiment.eta import RunEstimate
+
+if TYPE_CHECKING:
+    from mlhidden.runs.units import PlannedUnit, UnitResult
 
 BAR_REFRESH_SECONDS = 0.5
 PLAIN_INTERVAL_SECONDS = 30.0
@@ -52,7 +57,7 @@ def announce(text: str, stream=None, bar: bool | None = None) -> None:
         stream.flush()
 
 
-def unit_line(row: dict, done: int, total: int) -> str:
+def unit_line(row: Mapping[str, Any], done: int, total: int) -> str:
     """``[ 3/40] Music · BR · split 2: ok (0.52 s)``, or the first line of the error."""
     status = "ok" if row["status"] == "ok" else "FAILED: " + row["error"].splitlines()[0]
     return (
@@ -62,7 +67,8 @@ def unit_line(row: dict, done: int, total: int) -> str:
 
 
 class RunProgress:
-    """Shows a run's progress; give :meth:`start` to the runner as ``on_start`` and :meth:`unit` as ``on_unit``.
+    """Shows a run's progress; give :meth:`start` to the runner as ``on_start`` and :meth:`unit` as ``on_unit``
+    (a stage that is no run, such as ``reproduce``'s report phase, ends with :meth:`finished`).
 
     Use it as a context manager around the run: leaving it stops the refresh thread and ends
     the display with a final status.
@@ -137,8 +143,14 @@ class RunProgress:
         thread.start()  # under a memory limit it may not: the run then ends, and close() has no thread to join
         self._thread = thread
 
-    def unit(self, row: dict, done: int, total: int) -> None:
-        """One unit finished (``done`` counts every finished unit of the run, stored ones included)."""
+    def unit(self, unit: PlannedUnit, result: UnitResult, done: int, total: int) -> None:
+        """The runner stored ``unit``, which gave ``result`` (``done`` counts every finished unit of the run,
+        stored ones included)."""
+        self.finished(result.row(unit.key), done, total)
+
+    def finished(self, row: Mapping[str, Any], done: int, total: int) -> None:
+        """One unit finished, as its row of the store's units table reads (``dataset``, ``label``, ``split``,
+        ``status``, ``error``, the seconds): the line and the estimate read stored units' rows too."""
         with self._lock:
             self.done, self.total = done, total
             self.failed += row["status"] == "failed"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +10,6 @@ import click
 from mlhidden.cli.endings import StopSignals
 from mlhidden.cli.options import CONTROL, DATA_DIR, HTML, LABELS, PRECISION, SECONDS, STATS, STD
 from mlhidden.cli.report_commands import write_and_print
-from mlhidden.errors import UserError
 from mlhidden.experiment.backends import BACKENDS
 
 
@@ -104,10 +101,7 @@ from mlhidden.experiment.backends import BACKENDS
     "--timeout", type=SECONDS, default=None, metavar="SECONDS",
     help="Stop a unit computing for longer and store it as failed with that reason; the run goes on.",
 )
-def run(
-    config_path, datasets, methods, method_labels, protocol, n_jobs, data_dir, out, splits, seed, fresh, narrow, labels,
-    backend, scheduler, share_fits, reuse_from, verbose, quiet, stats, control, std, precision, html, dry_run, timeout,
-):
+def run(**given):
     """Run every unit of a config not already stored, then write the tables.
 
     The config is a YAML file (--config), or the datasets and methods given as -d and -m (the
@@ -116,56 +110,38 @@ def run(
     and the same command resumes.
     """
     from mlhidden.cli.progress import RunProgress, announce
-    from mlhidden.experiment.run_directory import check_run_path
-    from mlhidden.experiment.runner import run_experiment
+    from mlhidden.experiment.run_options import RunOptions
     from mlhidden.runs.provenance import read_run_json, stored_precision
 
-    overrides = {
-        "splits": splits,
-        "seed": seed,
-        "n_jobs": n_jobs,
-        "labels": labels,
-        "protocol": protocol,
-        "data_dir": data_dir,
-    }
-    config = _run_config(config_path, datasets, methods, method_labels, overrides, out)
-    config = dataclasses.replace(config, unit_timeout=timeout)
-    run_dir = Path(out) if out else Path("results") / config.name
-    check_run_path(run_dir, _shorter_path_hint(out, config.source))
-    if control is not None:
+    options = RunOptions(**given)  # the Python API's one object: what follows is what it offers a caller
+    config = options.config()
+    run_dir = options.run_dir(config)
+    if options.control is not None:
         from mlhidden.report.significance_tests import check_control
 
-        check_control(control, [method.label for method in config.methods])
-    if dry_run:
-        _print_plan(config, run_dir, fresh, backend, scheduler, [Path(d) for d in reuse_from])
+        check_control(options.control, [method.label for method in config.methods])
+    if options.dry_run:
+        _print_plan(config, run_dir, options.fresh, options.backend, options.scheduler,
+                    [Path(d) for d in options.reuse_from])
         return
+    precision = options.precision
     if precision is None:
         precision = stored_precision({str(run_dir): read_run_json(run_dir)})
     stop = StopSignals()
     summary = None
+    bar = False if options.quiet else None
     # Loading its datasets and drawing its splits comes before the first unit.
-    announce("planning the run…", bar=False if quiet else None)
+    announce("planning the run…", bar=bar)
     try:
         with stop:
-            with RunProgress(bar=False if quiet else None, verbose=verbose) as progress:
-                summary = run_experiment(
-                    config,
-                    run_dir,
-                    fresh=fresh,
-                    on_start=progress.start,
-                    on_unit=progress.unit,
-                    backend=backend,
-                    scheduler=scheduler,
-                    share_fits=share_fits,
-                    reuse_from=[Path(d) for d in reuse_from],
-                    narrow=narrow,
-                )
+            with RunProgress(bar=bar, verbose=options.verbose) as progress:
+                summary = options.execute(config, run_dir, on_start=progress.start, on_unit=progress.unit)
             for name, reason in summary.unavailable.items():
                 click.echo(f"{name}: {reason}", err=True)
             if not summary.interrupted:
                 _end_run(
-                    summary, run_dir, config.metrics, stats=stats, control=control, std=std, precision=precision,
-                    html=html,
+                    summary, run_dir, config.metrics, stats=options.stats, control=options.control, std=options.std,
+                    precision=precision, html=options.html,
                 )
                 return
     except KeyboardInterrupt:
@@ -208,35 +184,6 @@ def _end_run(summary, run_dir: Path, metrics, *, stats, control, std, precision,
         write_and_print([run_dir], None, metrics=metrics, std=std, precision=precision)
     if summary.n_failed or summary.not_run:
         sys.exit(1)
-
-
-def _shorter_path_hint(out, source) -> str:
-    if out:
-        return "give a shorter --out"
-    return "give --out DIR" if source is None else f"shorten 'name' in {source}, or give --out DIR"
-
-
-def _run_config(config_path, datasets, methods, method_labels, overrides: dict, out):
-    """The run's config: the YAML file of --config, or the -d and -m options (with their --label),
-    named after the --out folder where one is given, so that run.json names the folder it is in."""
-    from mlhidden.experiment.config import config_from_options, load_config
-
-    if config_path is not None and (datasets or methods):
-        raise UserError(
-            "give the datasets and methods either in --config FILE or as -d/-m, not both",
-            hint="edit the config, or drop --config",
-        )
-    if config_path is not None and method_labels:
-        raise UserError("--label names the -m methods; with --config, set 'label' in the file", hint="drop --label")
-    if config_path is not None:
-        return load_config(config_path, **overrides)
-    if datasets and methods:
-        folder = Path(os.path.abspath(out)).name if out else None
-        return config_from_options(datasets, methods, method_labels=method_labels, name=folder or None, **overrides)
-    raise UserError(
-        "nothing to run: give --config FILE, or at least one -d DATASET and one -m METHOD",
-        hint="`mlhidden init` writes a template config",
-    )
 
 
 def _print_plan(config, run_dir: Path, fresh: bool, backend: str, scheduler, reuse_from: list[Path]) -> None:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.plan_preview import preview_plan as preview_plan
     from mlhidden.experiment.reuse import reusable_keys as reusable_keys
     from mlhidden.experiment.run_directory import check_run_path as check_run_path
+    from mlhidden.experiment.run_options import RunOptions as RunOptions
     from mlhidden.experiment.run_summary import RunSummary as RunSummary
     from mlhidden.experiment.runner import LoadedDatasets as LoadedDatasets
     from mlhidden.experiment.runner import dispatch_order as dispatch_order
@@ -61,6 +62,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "preview_plan": "mlhidden.experiment.plan_preview",
     "check_run_path": "mlhidden.experiment.run_directory",
     "reusable_keys": "mlhidden.experiment.reuse",
+    "RunOptions": "mlhidden.experiment.run_options",
     "RunSummary": "mlhidden.experiment.run_summary",
     "LoadedDatasets": "mlhidden.experiment.runner",
     "load_datasets": "mlhidden.experiment.runner",

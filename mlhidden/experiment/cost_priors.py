@@ -31,9 +31,12 @@ from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from mlhidden.io import PathLike
+
+if TYPE_CHECKING:
+    from mlhidden.methods.resolved_method import ResolvedMethod
 
 Shape = tuple[int, int, int]
 """A dataset's (N samples, D features, L labels)."""
@@ -88,25 +91,33 @@ def size(shape: Shape) -> float:
     return max(float(n_samples) * (n_features + FEATURES_PER_SAMPLE) * n_labels, 1.0)
 
 
-def learner_of(resolved: Mapping[str, Any] | str) -> str:
-    """The base learner a method fits, as ``name`` or ``name:solver`` ("" for none), from its resolved
-    identity (a :class:`~mlhidden.runs.specs.MethodSpec`'s ``resolved``, or a stored unit's ``params_json``)."""
+Identity = Union["ResolvedMethod", Mapping[str, Any], str]
+"""A method's resolved identity: a :class:`~mlhidden.runs.specs.MethodSpec`'s ``resolved``, or its plain form
+(a stored unit's ``params_json``, read or not)."""
+
+
+def plain_identity(resolved: Identity) -> Mapping[str, Any]:
+    """``resolved`` in its plain form (:meth:`~mlhidden.methods.resolved_method.ResolvedMethod.as_dict`)."""
     if isinstance(resolved, str):
-        resolved = json.loads(resolved) if resolved else {}
-    base = resolved.get("base")
+        return json.loads(resolved) if resolved else {}
+    return resolved if isinstance(resolved, Mapping) else resolved.as_dict()
+
+
+def learner_of(resolved: Identity) -> str:
+    """The base learner a method fits, as ``name`` or ``name:solver`` ("" for none), from its resolved
+    identity."""
+    base = plain_identity(resolved).get("base")
     if not isinstance(base, Mapping):
         return ""
     solver = (base.get("params") or {}).get("solver")
     return f"{base.get('name', '')}:{solver}" if solver else str(base.get("name", ""))
 
 
-def ensemble_scale(resolved: Mapping[str, Any] | str) -> float:
+def ensemble_scale(resolved: Identity) -> float:
     """How many times the work of :data:`REFERENCE_ENSEMBLE` members a method's base learner does (1 for a
     learner that is no ensemble), from the same resolved identity as :func:`learner_of`: an ensemble's fit
     and predict grow with its members, which no learner factor can price when a config changes their number."""
-    if isinstance(resolved, str):
-        resolved = json.loads(resolved) if resolved else {}
-    base = resolved.get("base")
+    base = plain_identity(resolved).get("base")
     members = (base.get("params") or {}).get("n_estimators") if isinstance(base, Mapping) else None
     return members / REFERENCE_ENSEMBLE if isinstance(members, int) and members > 0 else 1.0
 

@@ -20,10 +20,12 @@ from mlhidden.experiment.cost_priors import (
     MIN_UNIT_SECONDS,
     SHARED_FITS,
     CostPriors,
+    Identity,
     Shape,
     ensemble_scale,
     learner_of,
     own_seconds,
+    plain_identity,
 )
 from mlhidden.experiment.sweeps import sweep_of
 
@@ -219,15 +221,15 @@ class CostModel:
 
 class PlannedCost(NamedTuple):
     """A unit as its cost is looked up: its dataset and shape (N, D, L), its registered method, params hash and
-    label, and the method's resolved identity (a :class:`~mlhidden.runs.specs.MethodSpec`'s ``resolved``, or a
-    stored unit's ``params_json``), which names its base learner."""
+    label, and the method's resolved identity (:data:`~mlhidden.experiment.cost_priors.Identity`), which names
+    its base learner."""
 
     dataset: str
     shape: Shape
     method: str
     params_hash: str
     label: str
-    resolved: Mapping[str, Any] | str
+    resolved: Identity
 
 
 def _expected_unit_seconds(
@@ -292,10 +294,8 @@ def _less_shared_fits(
     return seconds
 
 
-def _base_identity(resolved: Mapping[str, Any] | str) -> str:
-    if isinstance(resolved, str):
-        resolved = json.loads(resolved) if resolved else {}
-    return json.dumps(resolved.get("base"), sort_keys=True)
+def _base_identity(resolved: Identity) -> str:
+    return json.dumps(plain_identity(resolved).get("base"), sort_keys=True)
 
 
 def longest_expected_first(

@@ -137,7 +137,7 @@ def run_units(
                         _count_stored(summary, unit, result)
                         summary.unit_phase_seconds = time.perf_counter() - handed_out[0]
                     if on_unit is not None:
-                        on_unit(result.row(key), summary.n_skipped + summary.n_done, summary.n_units)
+                        on_unit(unit, result, summary.n_skipped + summary.n_done, summary.n_units)
         except executor.cluster_lost_errors as exc:
             summary.not_run_reason = str(exc)
             break

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from mlhidden.runs.unit_warnings import warning_lines
+from mlhidden.runs.units import PlannedUnit, UnitResult
 
-UnitCallback = Callable[[dict[str, Any], int, int], None]
-"""``on_unit(row, done, n_units)``: called after each unit is stored, with its row of the store's units table."""
+UnitCallback = Callable[[PlannedUnit, UnitResult, int, int], None]
+"""``on_unit(unit, result, done, n_units)``: called after each unit is stored, with the unit as planned and what
+computing it gave (``result.row(unit.key)`` is its row of the store's units table)."""
 
 
 @dataclass

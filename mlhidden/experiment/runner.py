@@ -201,8 +201,9 @@ def run_experiment(
     Units go out longest expected first (:func:`dispatch_order`).
     ``on_start(n_units, n_skipped, pending, workers=)`` is called once before the first unit
     (``pending``: a ``((dataset, method label), expected seconds)`` per unit to run, in dispatch
-    order, for the ETA; ``workers``: the units computing at once), ``on_unit(row, done, n_units)``
-    after each unit is stored. ``run_dir/run.json`` records the run's provenance.
+    order, for the ETA; ``workers``: the units computing at once), ``on_unit(unit, result, done, n_units)``
+    after each unit is stored (:data:`~mlhidden.experiment.run_summary.UnitCallback`). ``run_dir/run.json``
+    records the run's provenance.
     Several processes may run into one ``run_dir`` at once: they share the units through leases
     (:mod:`mlhidden.experiment.leases`), and each returns when every unit is stored.
     Units that a run directory in ``reuse_from`` holds under the same key are copied from it

@@ -37,6 +37,7 @@ from mlhidden.methods.registry import (
     resolve_method,
     seeded,
 )
+from mlhidden.methods.resolved_method import ResolvedMethod
 from mlhidden.methods.shared_fits import SharedFits
 from mlhidden.methods.stacking import MBR
 
@@ -46,6 +47,7 @@ __all__ = [
     "binary_only",
     "BR",
     "make_resolved_method",
+    "ResolvedMethod",
     "CC",
     "CCASL",
     "CCASLAML",

@@ -3,7 +3,7 @@
 A method entry's ``preprocess`` is ``standard``, ``maxabs``, ``none`` or a list of transformers,
 each a shortcut, an import path (``sklearn.preprocessing.QuantileTransformer``) or
 ``{name: ..., params: {...}}``. It becomes part of the method's resolved identity
-(``resolved["preprocess"]``, a list of ``{name, params}``), so the store keys it; ``none`` adds
+(``ResolvedMethod.preprocess``, a list of ``{name, params}``), so the store keys it; ``none`` adds
 nothing, so a method without preprocessing keeps its identity and its stored results. The
 method is then built as a scikit-learn ``Pipeline`` whose last step is the method: the
 transformers see only the rows the method is fitted on, and the test rows go through the fitted

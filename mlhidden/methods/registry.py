@@ -36,6 +36,7 @@ from mlhidden.methods.lp import LP
 from mlhidden.methods.mlp import MLP
 from mlhidden.methods.pcc import PCC
 from mlhidden.methods.preprocessing import method_of, resolve_preprocess, with_preprocessing
+from mlhidden.methods.resolved_method import ResolvedMethod
 from mlhidden.methods.stacking import MBR
 
 # Constructor parameters the protocol sets itself; they are not part of a method's identity.
@@ -215,7 +216,7 @@ def get_entry(name: str) -> MethodEntry:
 
 def resolve_method(
     name: str, params: Mapping[str, Any] | None = None, base: object = None, preprocess: object = None,
-) -> dict[str, Any]:
+) -> ResolvedMethod:
     """The full, canonical description of a configured method: name, every parameter, base learner,
     and its input preprocessing if any (:mod:`~mlhidden.methods.preprocessing`).
 
@@ -223,13 +224,13 @@ def resolve_method(
     in a config does not make a new method. The values are checked on the one estimator built.
     """
     resolved = describe_method(name, params, base, preprocess)
-    make_checked_method(get_entry(resolved["name"]), resolved)
+    make_checked_method(get_entry(resolved.name), resolved)
     return resolved
 
 
 def describe_method(
     name: str, params: Mapping[str, Any] | None = None, base: object = None, preprocess: object = None
-) -> dict[str, Any]:
+) -> ResolvedMethod:
     """:func:`resolve_method`'s description, without building the method to check its values."""
     name = method_name(name)
     entry = get_entry(name)
@@ -241,24 +242,22 @@ def describe_method(
             f"method '{name}' has no parameter(s) {', '.join(sorted(unknown))}",
             hint=_parameter_hint(name, entry, base, {key: params[key] for key in unknown}, defaults),
         )
-    resolved: dict[str, Any] = {"name": name, "params": {k: _plain(v) for k, v in {**defaults, **params}.items()}}
-    if entry.takes_base:
-        resolved["base"] = resolved_base_params(entry.base if base is None else base)
-    elif base is not None:
+    if not entry.takes_base and base is not None:
         raise UserError(
             f"method '{name}' takes no base learner", hint="remove 'base' from its entry, or base= from its -m"
         )
-    steps = resolve_preprocess(preprocess)
-    if steps:
-        resolved["preprocess"] = steps
-    return resolved
+    return ResolvedMethod(
+        name, {k: _plain(v) for k, v in {**defaults, **params}.items()},
+        resolved_base_params(entry.base if base is None else base) if entry.takes_base else None,
+        resolve_preprocess(preprocess) or None,
+    )
 
 
-def make_checked_method(entry: MethodEntry, resolved: dict[str, Any], base_learner: Any = None) -> Any:
+def make_checked_method(entry: MethodEntry, resolved: ResolvedMethod, base_learner: Any = None) -> Any:
     """The unfitted estimator of a description, its parameter values checked against the class's constraints
     (``base_learner``: its base learner, already built and checked)."""
     estimator = make_resolved_method(entry, resolved, base_learner=base_learner)
-    _check_values(resolved["name"], estimator)
+    _check_values(resolved.name, estimator)
     return estimator
 
 
@@ -296,41 +295,41 @@ def _check_values(name: str, estimator: Any) -> None:
         raise UserError(f"method '{name}': {exc}".splitlines()[0]) from None
 
 
-def check_method_base(entry: MethodEntry, resolved: dict[str, Any], estimator: Any = None) -> None:
+def check_method_base(entry: MethodEntry, resolved: ResolvedMethod, estimator: Any = None) -> None:
     """Refuse a base learner the method cannot use: one without ``predict_proba`` where the method
     reads probabilities (PCC, PCCASL, exact inference, ``meta_input: proba``), a binary-only one
     where it fits a multi-class model (LP with liblinear). ``estimator``: the one already built."""
-    if not entry.builtin or "base" not in resolved:
+    if not entry.builtin or resolved.base is None:
         return
     estimator = method_of(make_resolved_method(entry, resolved) if estimator is None else estimator)
     try:
         check_base_learner(
             estimator.estimator, needs_probabilities=estimator._needs_probabilities(),
-            needs_multiclass=estimator._needs_multiclass(), method=resolved["name"],
+            needs_multiclass=estimator._needs_multiclass(), method=resolved.name,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
 
 def make_resolved_method(
-    entry: MethodEntry, resolved: dict[str, Any], random_state: RandomStateLike = None, base_learner: Any = None,
+    entry: MethodEntry, resolved: ResolvedMethod, random_state: RandomStateLike = None, base_learner: Any = None,
 ) -> Any:
     """An unfitted estimator from a registry entry and its resolved description: what a unit fits.
 
     Only parameters that differ from the class's defaults are passed, so the class fills in its
     own defaults (some have no plain form). A method that is not built in is wrapped in
     :class:`~mlhidden.methods.external.ExternalMethod`; one with ``preprocess`` steps is the last
-    step of a ``Pipeline`` behind them. ``base_learner``: the one of ``resolved["base"]``, already built.
+    step of a ``Pipeline`` behind them. ``base_learner``: the one of ``resolved.base``, already built.
     """
     defaults = {k: _plain(v) for k, v in _signature_defaults(entry.cls).items()}
-    kwargs = {k: v for k, v in resolved["params"].items() if k not in defaults or defaults[k] != v}
-    if entry.takes_base and "base" in resolved:
-        kwargs["estimator"] = make_resolved_base_learner(resolved["base"]) if base_learner is None else base_learner
+    kwargs = {k: v for k, v in resolved.params.items() if k not in defaults or defaults[k] != v}
+    if entry.takes_base and resolved.base is not None:
+        kwargs["estimator"] = make_resolved_base_learner(resolved.base) if base_learner is None else base_learner
     try:
         estimator = entry.cls(**kwargs)
     except (TypeError, ValueError) as exc:
-        raise UserError(f"method '{resolved['name']}': {exc}".splitlines()[0]) from None
-    built = with_preprocessing(estimator if entry.builtin else ExternalMethod(estimator), resolved.get("preprocess"))
+        raise UserError(f"method '{resolved.name}': {exc}".splitlines()[0]) from None
+    built = with_preprocessing(estimator if entry.builtin else ExternalMethod(estimator), resolved.preprocess)
     return seeded(built, random_state)
 
 
@@ -350,7 +349,7 @@ def make_method(
 ) -> Any:
     """Build an unfitted estimator for a configured method."""
     resolved = describe_method(name, params, base, preprocess)
-    return seeded(make_checked_method(get_entry(resolved["name"]), resolved), random_state)
+    return seeded(make_checked_method(get_entry(resolved.name), resolved), random_state)
 
 
 def method_table() -> list[dict[str, Any]]:

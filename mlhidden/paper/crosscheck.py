@@ -294,13 +294,12 @@ def _method_rows(setting: str, plan, split, method, stored) -> list:
     :data:`TOLERANCE` on a metric, both are refitted with :data:`TIGHT` and their agreement kept."""
     X, Y = plan.dataset.X, plan.dataset.Y
     ours = _quietly(fit_unit, X, Y, split, method)
-    strict = dataclasses.replace(
-        method, resolved={**method.resolved, "base": _tightened(method.resolved["base"])}, prototype=None
-    )
+    tightened = dataclasses.replace(method.resolved, base=_tightened(method.resolved.base))
+    strict = dataclasses.replace(method, resolved=tightened, prototype=None)
     strict_ours = None
     rows = []
     for implementation, build in IMPLEMENTATIONS[method.name]:
-        theirs, models, seconds = _quietly(fit_theirs, build, method.resolved["base"], X, Y, split)
+        theirs, models, seconds = _quietly(fit_theirs, build, method.resolved.base, X, Y, split)
         row = _compare_cell(Y[split.test], ours.predicted, theirs, _unconverged(models, Y.shape[1]), split.label_order)
         same = ours.predicted == theirs
         margin = (
@@ -312,7 +311,7 @@ def _method_rows(setting: str, plan, split, method, stored) -> list:
         if max(abs(row[f"ours_{m}"] - row[f"theirs_{m}"]) for m in METRICS) > TOLERANCE:
             strict_ours = strict_ours or _quietly(fit_unit, X, Y, split, strict, with_scores=False)
             tight = float(
-                np.mean(strict_ours.predicted == _quietly(fit_theirs, build, strict.resolved["base"], X, Y, split)[0])
+                np.mean(strict_ours.predicted == _quietly(fit_theirs, build, strict.resolved.base, X, Y, split)[0])
             )
         rows.append(
             {

@@ -275,7 +275,7 @@ def _report_phase(
     if shown is not None:
         dataset, label = REPORT_STAGE
         row = {"dataset": dataset, "label": label, "split": 0, "status": "ok", "error": ""}
-        shown.unit({**row, "train_seconds": log["report_seconds"]}, shown.total, shown.total)
+        shown.finished({**row, "train_seconds": log["report_seconds"]}, shown.total, shown.total)
     return paths
 
 

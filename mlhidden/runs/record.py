@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mlhidden.methods.resolved_method import ResolvedMethod
 from mlhidden.runs.specs import DatasetSpec, MethodSpec, canonical_hash
 from mlhidden.runs.splits import Protocol, SplitRecipe
 
 # Runs stored before ``shuffle_labels`` existed shuffled their labels.
 STORED_SHUFFLE_LABELS_DEFAULT = True
-# A stored method entry is its resolved identity (methods.registry.resolve_method) plus label, group and sweep.
-RESOLVED_KEYS = ("name", "params", "base", "preprocess")
+# A stored method entry is its resolved identity (methods.ResolvedMethod.as_dict) plus label, group and sweep.
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class RunRecord:
                     name=m["name"],
                     params=m["params"],
                     base=m.get("base"),
-                    resolved={key: m[key] for key in RESOLVED_KEYS if key in m},
+                    resolved=ResolvedMethod.from_dict(m),
                     entry=None,
                     group=m["group"],
                     sweep=m.get("sweep", {}),

@@ -16,6 +16,7 @@ from mlhidden.data.dataset import Dataset, RandomStateLike
 from mlhidden.data.transforms import apply_transforms
 from mlhidden.io import PathLike
 from mlhidden.methods.registry import MethodEntry, get_entry, make_resolved_method, seeded
+from mlhidden.methods.resolved_method import ResolvedMethod
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class MethodSpec:
     name: str
     params: dict[str, Any]
     base: Any
-    resolved: dict[str, Any]
+    resolved: ResolvedMethod
     entry: MethodEntry | None = field(compare=False, repr=False)
     group: str | None = None
     sweep: dict[str, Any] = field(default_factory=dict)
@@ -75,7 +76,7 @@ class MethodSpec:
     @functools.cached_property
     def params_hash(self) -> str:
         """The hash of ``resolved`` in every store key, worked out once (a plan asks it of every unit)."""
-        return canonical_hash(self.resolved)
+        return canonical_hash(self.resolved.as_dict())
 
     @property
     def method_entry(self) -> MethodEntry:
@@ -96,7 +97,7 @@ class MethodSpec:
             "label": self.label,
             "group": self.group or self.label,
             "sweep": self.sweep,
-            **self.resolved,
+            **self.resolved.as_dict(),
             **({"provider": provider} if provider else {}),
         }
 

@@ -80,7 +80,7 @@ class UnitResult:
     def of(cls, split: Split, method: MethodSpec, **outcome: Any) -> UnitResult:
         """The result of ``method`` on ``split``: the plan columns filled from them, the rest from ``outcome``."""
         return cls(
-            label=method.label, params_json=json.dumps(method.resolved, sort_keys=True),
+            label=method.label, params_json=json.dumps(method.resolved.as_dict(), sort_keys=True),
             method_seed=split.method_seed, label_order=json.dumps(split.label_order.tolist()), **outcome,
         )
 

@@ -18,7 +18,7 @@ from mlhidden.cli import cli
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 
 SEEDS = range(5)
-CONFIG = "name: mine\ndatasets: [Logical]\nmethods: [BR, CC, BR_phi]\nsplits: 8\nseed: 0\n"
+CONFIG = "name: mine\ndatasets: [Logical]\nmethods: [BR, BR_phi]\nsplits: 8\nseed: 0\n"
 MY_CLAIMS = """\
 controls:
   - id: K1

@@ -30,6 +30,33 @@ def test_run_writes_store_and_tables_and_report_rebuilds_them(runner, tmp_path):
     assert (out / "exact_match.tex").read_text() == tex
 
 
+def test_run_builds_one_typed_options_object_and_python_runs_the_same_with_it(runner, tmp_path, monkeypatch):
+    from mlhidden.experiment.run_options import RunOptions
+    from mlhidden.runs.store import load_results
+
+    given, execute = [], RunOptions.execute
+
+    def recorded(options, *args, **kwargs):
+        given.append(options)
+        return execute(options, *args, **kwargs)
+
+    monkeypatch.setattr(RunOptions, "execute", recorded)
+    out = tmp_path / "cli"
+    result = runner.invoke(cli, ["run", "-d", "Logical", "-m", "BR", "-m", "CC", "--label", "", "--label", "chain",
+                                 "--splits", "2", "--out", str(out), "--n-jobs", "1", "--quiet", "--std"])
+    assert result.exit_code == 0, result.output
+    assert given == [RunOptions(datasets=("Logical",), methods=("BR", "CC"), method_labels=("", "chain"), splits=2,
+                                out=str(out), n_jobs=1, quiet=True, std=True)]
+    from_python = RunOptions(datasets=("Logical",), methods=("BR", "CC"), method_labels=("", "chain"), splits=2,
+                             out=tmp_path / "python", n_jobs=1)
+    summary = from_python.run()
+    assert (summary.n_done, summary.n_failed) == (4, 0)
+    columns = ["dataset", "method", "split", "seed", "exact_match", "hamming_score"]
+    ran, ours = load_results(out).units[columns], load_results(tmp_path / "python").units[columns]
+    assert set(ran["method"]) == {"BR", "chain"}
+    assert ran.sort_values(columns).values.tolist() == ours.sort_values(columns).values.tolist()
+
+
 @pytest.mark.parametrize(
     "args, fragment",
     [

@@ -38,7 +38,7 @@ def test_plain_lines_at_start_every_interval_and_at_the_end():
         progress.start(10, 2)
         clock.now = 8.0
         for done in range(3, 7):
-            progress.unit(row(status="failed" if done == 4 else "ok", error="ValueError: boom"), done, 10)
+            progress.finished(row(status="failed" if done == 4 else "ok", error="ValueError: boom"), done, 10)
         progress.tick()
         assert stream.getvalue() == "progress: 2/10 units (20%), 0 failed, 0:00 elapsed, ETA ?\n", (
             "nothing before the interval"
@@ -60,8 +60,8 @@ def test_verbose_adds_one_line_per_unit_with_its_error():
     stream = io.StringIO()
     with RunProgress(stream, bar=False, verbose=True, clock=FakeClock()) as progress:
         progress.start(12, 0)
-        progress.unit(row(split=2), 1, 12)
-        progress.unit(row(status="failed", split=3, error="ValueError: boom\nTraceback ..."), 2, 12)
+        progress.finished(row(split=2), 1, 12)
+        progress.finished(row(status="failed", split=3, error="ValueError: boom\nTraceback ..."), 2, 12)
     lines = stream.getvalue().splitlines()
     assert lines[1] == "[ 1/12] Music · BR · split 2: ok (0.50 s)"
     assert lines[2] == "[ 2/12] Music · BR · split 3: FAILED: ValueError: boom (0.50 s)"
@@ -82,8 +82,8 @@ def test_bar_redraws_in_place_fits_the_terminal_and_ends_with_a_newline(monkeypa
     with RunProgress(stream, bar=True, verbose=True, clock=clock) as progress:
         progress.start(4, 0)
         clock.now = 2.0
-        progress.unit(row(), 1, 4)
-        progress.unit(row(split=1), 2, 4)
+        progress.finished(row(), 1, 4)
+        progress.finished(row(split=1), 2, 4)
     text = stream.getvalue()
     assert text.endswith("\n") and text.count("\n") == 3, "two unit lines and the end of the bar"
     frames = [frame for frame in text.replace("\n", "").split(CLEAR_LINE) if frame.startswith(("[#", "[-"))]
@@ -205,7 +205,7 @@ def test_the_eta_weights_remaining_units_by_cost_on_a_run_of_small_then_large_da
     at = int(fraction * len(units))
     for done, (dataset, method, split, seconds) in enumerate(units[:at], start=1):
         clock.now += seconds
-        progress.unit({"dataset": dataset, "label": method, "split": split, "status": "ok", "error": "",
+        progress.finished({"dataset": dataset, "label": method, "split": split, "status": "ok", "error": "",
                        "train_seconds": seconds, "test_seconds": 0.0}, done, len(units))
     truth = sum(seconds for *_, seconds in units[at:])
     eta = progress.eta(clock.now)
@@ -220,7 +220,7 @@ def test_without_the_pending_units_the_eta_counts_units():
     progress = RunProgress(io.StringIO(), bar=False, clock=clock)
     progress.start(4, 0)
     clock.now = 10.0
-    progress.unit(row(), 1, 4)
+    progress.finished(row(), 1, 4)
     assert progress.eta(clock.now) == pytest.approx(30.0)
     progress.close(show_final=False)
 
@@ -235,9 +235,9 @@ def test_the_eta_never_reads_0_00_while_a_unit_remains():
     clock[0] = 5.0  # the first unit overran its estimate
     assert "ETA 0:01" in progress.status(clock[0])
     row = {"dataset": "Tiny", "label": "BR", "split": 0, "status": "ok", "error": "", "train_seconds": 5.0}
-    progress.unit(row, 1, 2)
+    progress.finished(row, 1, 2)
     assert "ETA 0:00" not in progress.status(clock[0])
-    progress.unit({**row, "label": "CC"}, 2, 2)
+    progress.finished({**row, "label": "CC"}, 2, 2)
     assert progress.status(clock[0]).endswith("ETA 0:00")
     progress.close()
 
@@ -247,16 +247,16 @@ def test_the_first_line_comes_before_the_slow_planning(monkeypatch, tmp_path, co
     """Loading the study, its datasets and configs takes seconds before a run's first unit: a line says so first."""
     from click.testing import CliRunner
 
-    import mlhidden.experiment.runner as runner
     import mlhidden.paper.reproduction as reproduction
     from mlhidden.cli.commands import cli
+    from mlhidden.experiment.run_options import RunOptions
 
     def slow_planning(*args, **kwargs):
         sys.stderr.write("the slow step\n")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(reproduction, "reproduce", slow_planning)
-    monkeypatch.setattr(runner, "run_experiment", slow_planning)
+    monkeypatch.setattr(RunOptions, "execute", slow_planning)
     monkeypatch.chdir(PROJECT_ROOT)
     monkeypatch.setattr(progress_module, "_is_terminal", lambda stream: True)  # where a bar will be drawn
     args = ["reproduce", "--quick"] if command == "reproduce" else ["run", "--config", "configs/smoke.yaml"]

@@ -25,7 +25,7 @@ splits: 3
     config = load_config(path, seed=5)
     assert config.name == "demo" and config.splits == 3 and config.seed == 5
     assert [m.label for m in config.methods] == ["BR", "CC good"]
-    assert config.methods[1].resolved["base"] == {"name": "logistic", "params": {"C": 2.0}}
+    assert config.methods[1].resolved.base == {"name": "logistic", "params": {"C": 2.0}}
     assert config.datasets[1].params == {"jitter": 0.1}
 
 
@@ -135,7 +135,7 @@ def test_a_config_read_builds_each_method_once(monkeypatch):
     monkeypatch.setattr(
         registry,
         "make_resolved_method",
-        lambda *args, **kwargs: built.append(args[1]["name"]) or original(*args, **kwargs),
+        lambda *args, **kwargs: built.append(args[1].name) or original(*args, **kwargs),
     )
     parse_config({"datasets": ["Logical"], "methods": ["BR", "PCC", {"name": "LP", "base": "logistic"}]})
     assert built == ["BR", "PCC", "LP"]
@@ -156,7 +156,7 @@ def test_an_overlay_rebases_methods_as_the_config_parser_reads_them():
         .methods[0]
         .resolved
     )
-    assert lp.resolved["base"]["name"] == ONE_VS_REST and config.adjustments == (
+    assert lp.resolved.base["name"] == ONE_VS_REST and config.adjustments == (
         f"x: LP fits its multi-class model with {ONE_VS_REST}",
     )
     assert mlp.resolved == parse_config({"datasets": ["Logical"], "methods": ["MLP"]}).methods[0].resolved

@@ -172,13 +172,13 @@ def test_sweep_over_base_learner_parameters(tmp_path):
     )
     methods = load_config(path).methods
     assert [m.label for m in methods] == ["CC [base.C=0.1]", "CC [base.C=1]", "CC [base.C=10]"]
-    assert [m.resolved["base"]["params"] for m in methods] == [{"C": c, "max_iter": 500} for c in (0.1, 1, 10)]
+    assert [m.resolved.base["params"] for m in methods] == [{"C": c, "max_iter": 500} for c in (0.1, 1, 10)]
     assert [m.make().estimator.C for m in methods] == [0.1, 1, 10]
     assert len({m.params_hash for m in methods}) == 3
     default_base = parse_config(
         {"datasets": ["Logical"], "methods": [{"name": "BR_RF", "sweep": {"base.n_estimators": [10, 20]}}]}
     ).methods
-    assert [m.resolved["base"] for m in default_base] == [
+    assert [m.resolved.base for m in default_base] == [
         {"name": "random_forest", "params": {"n_estimators": n}} for n in (10, 20)
     ]
 

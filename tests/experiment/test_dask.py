@@ -24,7 +24,7 @@ from mlhidden.experiment.parallel_units import MAX_ATTEMPTS
 from mlhidden.experiment.runner import run_experiment
 from mlhidden.runs.metrics import SCORES
 from mlhidden.runs.provenance import read_run_json
-from mlhidden.runs.store import KEY_COLUMNS, STORE_FILE, load_results, unit_key
+from mlhidden.runs.store import KEY_COLUMNS, STORE_FILE, load_results
 
 SCORE_COLUMNS = ["dataset", "method", "split", "status", *SCORES]
 # Music units take 0.2-0.7 s each, so a worker killed while busy dies in the middle of a unit.
@@ -135,8 +135,8 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_no_unit(cluster, local_sco
     local_cluster, client = cluster
     seen, killed = [], []
 
-    def kill_after_two(row, done, total):
-        seen.append(unit_key(row))
+    def kill_after_two(unit, result, done, total):
+        seen.append(unit.key)
         if len(seen) == 2:
             killed.append(kill_a_busy_worker(client))
 
@@ -165,8 +165,8 @@ def test_units_of_a_worker_lost_past_the_scheduler_limit_are_resubmitted(
     allowed_failures(0)
     seen = []
 
-    def kill_after_two(row, done, total):
-        seen.append(unit_key(row))
+    def kill_after_two(unit, result, done, total):
+        seen.append(unit.key)
         if len(seen) == 2:
             kill_a_busy_worker(client)
 

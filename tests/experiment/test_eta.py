@@ -61,7 +61,7 @@ def test_with_stages_the_elapsed_time_counts_from_the_first_stage_start():
         with RunProgress(stream, bar=False, clock=clock, estimate=estimate, stage=f"stage {stage}/2") as progress:
             progress.start(1, 0, units)
             clock.now += 65.0
-            progress.unit({"dataset": units[0][0][0], "label": "BR", "split": 0, "status": "ok", "error": "",
+            progress.finished({"dataset": units[0][0][0], "label": "BR", "split": 0, "status": "ok", "error": "",
                            "train_seconds": 65.0, "test_seconds": 0.0}, 1, 1)
     lines = stream.getvalue().splitlines()
     assert lines[2].startswith("progress: stage 2/2: 0/1 units, 99% overall, 0 failed, 1:05 elapsed")
@@ -77,7 +77,7 @@ def test_a_unit_that_reused_fits_teaches_the_estimate_its_own_work():
     progress.start(total=2, skipped=0, pending=units, workers=1)
     row = {"dataset": "Bibtex", "label": "CCASL", "status": "ok", "train_seconds": 0.3, "test_seconds": 0.2,
            "reused_seconds": 4.5}
-    progress.unit(row, done=1, total=2)
+    progress.finished(row, done=1, total=2)
     progress.close(show_final=False)
     assert progress._estimate is not None
     assert progress._estimate.model.expected(("Bibtex", "CCASL")) == pytest.approx(0.5)
@@ -147,7 +147,7 @@ def test_one_percentage_runs_over_every_stage_and_never_goes_back():
             percents.append(progress.status(clock.now))
             clock.now += 30.0  # three times its prior: the estimate grows, the percentage holds
             percents.append(progress.status(clock.now))
-            progress.unit({"dataset": units[0][0][0], "label": "BR", "split": 0, "status": "ok", "error": "",
+            progress.finished({"dataset": units[0][0][0], "label": "BR", "split": 0, "status": "ok", "error": "",
                            "train_seconds": 30.0, "test_seconds": 0.0}, 1, 1)
             percents.append(progress.status(clock.now))
     shown = [int(line.split(" units, ")[1].split("%")[0]) for line in percents]

@@ -153,7 +153,7 @@ def test_a_run_stopped_by_memory_error_leaves_run_json_final(tmp_path):
     from mlhidden.experiment.runner import run_experiment
     from mlhidden.runs.provenance import read_run_json
 
-    def exhausted_after_one(row, done, total):
+    def exhausted_after_one(unit, result, done, total):
         raise MemoryError()
 
     config = parse_config({"datasets": ["Logical"], "methods": ["BR"], "splits": 3})

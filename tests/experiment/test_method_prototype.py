@@ -21,7 +21,7 @@ def test_a_base_learner_without_C_takes_the_one_default_from_config_to_unit():
     assert BASE_LEARNERS["logistic"][1]["C"] == BASE_LEARNERS["standard_logistic"][1]["C"] == DEFAULT_C
     for method in parse_config({"datasets": ["Logical"], "methods": UNSET_C}).methods:
         stored = dataclasses.replace(method, entry=None, prototype=None)
-        assert method.resolved["base"]["params"]["C"] == DEFAULT_C
+        assert method.resolved.base["params"]["C"] == DEFAULT_C
         assert _base_C(method.prototype) == _base_C(method.make(0)) == _base_C(stored.make(0)) == DEFAULT_C
 
 
@@ -30,7 +30,7 @@ def test_the_default_C_followed_everywhere_is_the_base_learner_table(monkeypatch
     monkeypatch.setitem(BASE_LEARNERS["standard_logistic"][1], "C", 0.25)
     for method in parse_config({"datasets": ["Logical"], "methods": UNSET_C}).methods:
         stored = dataclasses.replace(method, entry=None, prototype=None)
-        assert method.resolved["base"]["params"]["C"] == 0.25
+        assert method.resolved.base["params"]["C"] == 0.25
         assert _base_C(method.prototype) == _base_C(method.make(0)) == _base_C(stored.make(0)) == 0.25
 
 
@@ -66,7 +66,7 @@ def test_a_stored_method_builds_its_prototype_once(monkeypatch):
 
     built = []
     original = specs.make_resolved_method
-    monkeypatch.setattr(specs, "make_resolved_method", lambda *args: built.append(args[1]["name"]) or original(*args))
+    monkeypatch.setattr(specs, "make_resolved_method", lambda *args: built.append(args[1].name) or original(*args))
     method = parse_config({"datasets": ["Logical"], "methods": ["CC"]}).methods[0]
     stored = dataclasses.replace(method, entry=None, prototype=None)
     assert stored == method

@@ -124,3 +124,15 @@ def test_with_shuffle_labels_false_a_chain_follows_its_own_order(tmp_path):
                 stored[f"CC {order}", index]
                 == evaluate(data.Y[split.test], model.predict(data.X[split.test]))["exact_match"]
             )
+
+
+def test_on_unit_gets_each_stored_unit_as_planned_and_its_typed_result(tmp_path):
+    from mlhidden.runs.units import PlannedUnit, UnitResult
+
+    seen = []
+    run_experiment(logical_config(splits=2), tmp_path, n_jobs=1, on_unit=lambda *args: seen.append(args))
+    assert [(done, total) for *_, done, total in seen] == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert all(isinstance(unit, PlannedUnit) and isinstance(result, UnitResult) for unit, result, *_ in seen)
+    units = load_results(tmp_path).units
+    stored = set(units[["dataset", "method", "split", "exact_match"]].itertuples(index=False, name=None))
+    assert {(u.data.name, r.label, u.split.index, r.exact_match) for u, r, *_ in seen} == stored

@@ -133,9 +133,9 @@ def test_registry_checks_parameter_values_before_anything_runs():
         with pytest.raises(UserError, match=fragment) as info:
             resolve_method(name, params)
         assert str(info.value).startswith(f"method '{name}': ")
-    assert resolve_method("PCCASL")["params"]["inference"] == "mc"
-    assert resolve_method("BR_RF")["base"]["name"] == "random_forest"
-    assert "base" not in resolve_method("MLP")
+    assert resolve_method("PCCASL").params["inference"] == "mc"
+    assert resolve_method("BR_RF").base["name"] == "random_forest"
+    assert resolve_method("MLP").base is None
 
 
 def test_exact_inference_refuses_long_chains():

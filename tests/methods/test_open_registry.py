@@ -196,7 +196,7 @@ def test_identity_is_the_class_path_and_every_parameter():
     default = parse_config({"datasets": ["Logical"], "methods": [knn]})
     other = parse_config({"datasets": ["Logical"], "methods": [{"name": knn, "params": {"n_neighbors": 3}}]})
     assert spelled_out.methods[0].params_hash == default.methods[0].params_hash != other.methods[0].params_hash
-    assert default.methods[0].resolved["params"]["weights"] == "uniform"
+    assert default.methods[0].resolved.params["weights"] == "uniform"
 
 
 def test_external_methods_get_constant_labels_and_label_matrices():
@@ -255,5 +255,5 @@ def test_base_learners_must_be_classifiers_with_probabilities_where_read():
         "params": {"estimator": "sklearn.svm.LinearSVC", "cv": 2},
     }
     config = parse_config({"datasets": ["Logical"], "methods": [{"name": "PCC", "base": calibrated}]})
-    assert config.methods[0].resolved["base"]["params"]["estimator"] == {"name": "sklearn.svm.LinearSVC", "params": {}}
+    assert config.methods[0].resolved.base["params"]["estimator"] == {"name": "sklearn.svm.LinearSVC", "params": {}}
     assert isinstance(config.methods[0].make(0).estimator.estimator, LinearSVC)

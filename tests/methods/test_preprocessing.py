@@ -24,8 +24,8 @@ def test_no_preprocessing_keeps_the_identity_and_any_other_changes_it():
         {"name": "BR", "label": "std", "preprocess": "standard"},
         {"name": "BR", "label": "maxabs", "preprocess": ["maxabs"]},
     )
-    assert none.resolved == plain.resolved and "preprocess" not in plain.resolved
-    assert standard.resolved["preprocess"] == [{"name": "standard", "params": {}}]
+    assert none.resolved == plain.resolved and plain.resolved.preprocess is None
+    assert standard.resolved.preprocess == [{"name": "standard", "params": {}}]
     assert len({plain.params_hash, standard.params_hash, maxabs.params_hash}) == 3
 
 

@@ -19,6 +19,12 @@ from mlhidden.stats.uncertainty import HOLDS, INCONCLUSIVE, NOT_EVALUATED
 
 PAPER_DATASETS = ("Logical", "Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "Bibtex", "Corel5k")
 METHODS = "[BR, CC, PCC, CCASL, CCASL+BR, CCASL+AML, ELM, BR_RF, MLP]"
+RUN_METHODS = (
+    "[BR, CC, PCC, CCASL, CCASL+BR, CCASL+AML, ELM, {name: BR_RF, base: {name: random_forest, params: {n_estimators: "
+    "10}}}, {name: MLP, params: {n_epochs: 50}}]"
+)
+"""The paper's methods as run here: the forest with 10 trees and the network trained for 50 epochs, as the view
+replaces every cell's mean and only its spread is ours (these two were 2/3 of the run's time)."""
 RANKS = f"""\
 claims:
   - id: C3
@@ -56,7 +62,7 @@ def paper_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("calibration")
     entries = "".join(f"  - {{name: Logical, label: {name}}}\n" for name in PAPER_DATASETS)
     config = folder / "paper.yaml"
-    config.write_text(f"name: paper\ndatasets:\n{entries}methods: {METHODS}\nsplits: 2\nseed: 0\n")
+    config.write_text(f"name: paper\ndatasets:\n{entries}methods: {RUN_METHODS}\nsplits: 2\nseed: 0\n")
     result = CliRunner().invoke(
         cli, ["run", "--config", str(config), "--out", str(folder / "paper"), "--n-jobs", "1", "--quiet"]
     )

@@ -60,8 +60,8 @@ def test_the_splits_are_the_paper_runs():
     config = crosscheck_config("b_liblinear_C1", ("Logical",), splits=2, config_dir=CONFIGS)
     plans, _ = load_datasets(config)
     assert [split.seed for split in plans[0].splits] == [532984232, 1333396798]
-    assert [m.resolved["base"]["params"] for m in config.methods[:2]] == [{"C": 1.0, "solver": "liblinear"}] * 2
-    assert config.methods[2].resolved["base"]["name"] == "sklearn.multiclass.OneVsRestClassifier"
+    assert [m.resolved.base["params"] for m in config.methods[:2]] == [{"C": 1.0, "solver": "liblinear"}] * 2
+    assert config.methods[2].resolved.base["name"] == "sklearn.multiclass.OneVsRestClassifier"
 
 
 @needs_skmultilearn

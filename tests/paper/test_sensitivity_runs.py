@@ -457,8 +457,8 @@ def test_a_stored_setting_is_read_back_with_its_preprocessing_and_hash(sensitivi
     record = RunRecord.from_record(results.config)
     stored = results.units.groupby("method")["params_hash"].first()
     assert {m.label: m.params_hash for m in record.methods} == stored.to_dict()
-    assert record.method("BR").resolved["preprocess"] == [{"name": "standard", "params": {}}]
-    assert "preprocess" not in record.method("MLP").resolved
+    assert record.method("BR").resolved.preprocess == [{"name": "standard", "params": {}}]
+    assert record.method("MLP").resolved.preprocess is None
 
 
 def test_quick_keeps_the_slice_and_every_setting_is_checked_before_anything_runs(sensitivity_dir):

@@ -152,7 +152,7 @@ def test_an_invocation_with_nothing_to_compute_keeps_the_record_of_the_one_that_
 
 
 def test_an_interrupted_run_says_so(tmp_path):
-    def interrupt(row, done, total):
+    def interrupt(unit, result, done, total):
         raise KeyboardInterrupt
 
     summary = run_experiment(
