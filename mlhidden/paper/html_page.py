@@ -17,6 +17,7 @@ import pandas as pd
 from mlhidden.claims import TIME_CONVENTION, ClaimResult, StoredRuns
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
+from mlhidden.paper.evidence import gather_evidence
 from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
@@ -26,7 +27,8 @@ from mlhidden.paper.reference import (
     read_run_log,
     reference_results,
 )
-from mlhidden.paper.sections import RESULTS_TITLE, Section, results_section
+from mlhidden.paper.report_md import SWEEPS
+from mlhidden.paper.sections import RESULTS_TITLE, Section, page_frame, results_section, sweep_means
 from mlhidden.paper.sensitivity_section import finished_settings
 from mlhidden.paper.synthetic_sections import generated_data_tables
 from mlhidden.paper.wording import DEVIATION
@@ -221,7 +223,7 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
         for (name, runs), key, run_part in zip(view_runs.items(), keys, parts):
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
             report = (
-                _report_sections(out_dir, results_section(runs, reference), generated_data_tables(runs, reference))
+                _report_sections(out_dir, results_section(runs, reference), _page_tables(runs, reference))
                 if key == "main" else []
             )
             views[name] = [_claims_section(claims[view_folders[name]]), _comparison_section(compared, key),
@@ -229,6 +231,18 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
         return _write_page(out_dir / HTML_FILE, views, main, _scope(out_dir, main_runs))
 
     return Job(calls, write)
+
+
+def _page_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[str]]:
+    """REPORT.md's section title -> the page's versions of its first tables (Tables 3 and 4, the figures'
+    tables of means), whose numbers the decimals selector rewrites."""
+    evidence = gather_evidence(runs)
+    tables = generated_data_tables(evidence, runs, reference)
+    for name, (title, x_label, _) in SWEEPS.items():
+        frame = getattr(evidence, name)
+        if frame is not None:
+            tables[title.removeprefix("## ")] = [page_frame(sweep_means(frame, x_label), x_label)]
+    return tables
 
 
 def _report_sections(out_dir: Path, results: Section, tables: Mapping[str, list[str]]) -> list[HtmlSection]:

@@ -317,6 +317,21 @@ def significance_section(runs: StoredRuns, reference: pd.DataFrame, figures_dir:
     return Section("".join(parts + theirs), paths=paths + drawn)
 
 
+def sweep_means(frame: pd.DataFrame, x_label: str) -> pd.DataFrame:
+    """A sweep's table of means: one row per swept value (``x_label``), one column per line, in the run's order."""
+    means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
+    return means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)
+
+
+def page_frame(frame: pd.DataFrame, index_name: str) -> str:
+    """A table of our means as the page shows it (:func:`html_frame`), its numbers the decimals selector's."""
+    cells = {
+        str(label): [format_number(v) if math.isnan(v) else number(v, 2) for v in row]
+        for label, row in zip(frame.index, frame.to_numpy(dtype=float))
+    }
+    return html_frame(cells, [str(c) for c in frame.columns], index_name)
+
+
 def sweep_section(
     frame: pd.DataFrame | None,
     splits: int | None,
@@ -339,8 +354,7 @@ def sweep_section(
         frame, figures_dir / name, y_label=y_label, x_label=x_label,
         title=f"{y_label}, mean ± 1 sd over {splits} splits",
     )
-    means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
-    means = means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)
+    means = sweep_means(frame, x_label)
     paths += write_table(
         frame.set_index(["panel", "line", "x"]),
         means.map(format_number),

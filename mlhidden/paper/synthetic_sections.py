@@ -15,7 +15,7 @@ import pandas as pd
 
 from mlhidden.claims import StoredRuns
 from mlhidden.paper.dataset_figures import plot_logical, plot_synthetic_2d
-from mlhidden.paper.evidence import Evidence, gather_evidence, refit_check, synthetic_2d_tables
+from mlhidden.paper.evidence import Evidence, refit_check, synthetic_2d_tables
 from mlhidden.paper.reference import SYNTHETIC_2D_BASE_CLASSIFIERS
 from mlhidden.paper.sections import (
     Section,
@@ -24,10 +24,11 @@ from mlhidden.paper.sections import (
     flag_note,
     html_frame,
     interval_columns,
+    page_frame,
     relative_link,
 )
 from mlhidden.paper.wording import missing_run
-from mlhidden.report import format_number, markdown_frame, number, write_table
+from mlhidden.report import format_number, markdown_frame, write_table
 from mlhidden.runs import METRICS, UNIT_METRICS, load_dataset_spec
 from mlhidden.stats import interval_of
 
@@ -176,20 +177,10 @@ def synthetic_section(evidence: Evidence, reference: pd.DataFrame, tables_dir: P
     return Section(text, comparisons, paths)
 
 
-def _page_frame(frame: pd.DataFrame, index_name: str) -> str:
-    """A table of our means (:func:`synthetic_2d_tables`' kind) as the page shows it, its numbers the selector's."""
-    cells = {
-        str(label): [format_number(v) if math.isnan(v) else number(v, 2) for v in row]
-        for label, row in zip(frame.index, frame.to_numpy(dtype=float))
-    }
-    return html_frame(cells, [str(c) for c in frame.columns], index_name)
-
-
-def generated_data_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[str]]:
+def generated_data_tables(evidence: Evidence, runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[str]]:
     """REPORT.md's sections on generated data (their titles) -> the page's versions of their first
     tables, in order, whose numbers the decimals selector rewrites; a section not run has none.
-    They are computed from ``runs`` as the sections are, so they show what the text shows, unrounded."""
-    evidence = gather_evidence(runs)
+    They are computed from ``evidence`` and ``runs`` as the sections are: what the text shows, unrounded."""
     tables: dict[str, list[str]] = {}
     if evidence.logical is not None:
         cells = _logical_cells(evidence, _logical_rows(evidence, reference), page=True)
@@ -200,7 +191,7 @@ def generated_data_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str
         tables[SYNTHETIC_TITLE] = [html_frame(cells, columns, "Data · method")]
     two_d = synthetic_2d_tables(runs)
     if two_d is not None:
-        tables[SYNTHETIC_2D_TITLE] = [_page_frame(frame, "Dataset") for frame in two_d if frame is not None]
+        tables[SYNTHETIC_2D_TITLE] = [page_frame(frame, "Dataset") for frame in two_d if frame is not None]
     return tables
 
 

@@ -372,10 +372,10 @@ def test_table_results_on_the_paper_page_follows_the_decimals_selector(reproduct
 
 @pytest.fixture(scope="module")
 def generated_data_dir(reproduction_dir, tmp_path_factory):
-    """The reproduction folder with the committed runs of generated data (Tables 3 and 4, Fig. 'results_syn1')."""
+    """The reproduction folder with the committed runs of generated data (Tables 3 and 4, the figures' sweeps)."""
     out_dir = tmp_path_factory.mktemp("generated") / "reproduction"
     shutil.copytree(reproduction_dir, out_dir)
-    for name in ("logical", "synthetic", "synthetic_2d"):
+    for name in ("logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count"):
         shutil.copytree(REPORT_DIR / name, out_dir / name)
     assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
     return out_dir
@@ -393,9 +393,10 @@ SECTION_CELLS = """(title => {
 @pytest.mark.parametrize(
     "title, tables",
     [("Table 3: the Logical problem", 1), ("Table 4: synthetic data", 1),
-     ("Fig. 'results_syn1': two-dimensional synthetic data", 2)],
+     ("Fig. 'results_syn1': two-dimensional synthetic data", 2), ("Fig. 'contrast': hidden nodes on Logical", 1),
+     ("Fig. 'labup': Scene with its first L labels", 1)],
 )
-def test_tables_3_and_4_and_fig_results_syn1_follow_the_decimals_selector(generated_data_dir, title, tables):
+def test_tables_3_and_4_and_the_figures_tables_follow_the_decimals_selector(generated_data_dir, title, tables):
     """At 4 decimals every one of our numbers in the section's first tables has 4 (the paper's keep its own)."""
     ours = r"-?\d+\.\d{4}( ± \d+\.\d{4})?( \(\d\.\d{2,3}\))?( ⚠)?"
     with Browser(width=1280, height=800) as browser:
