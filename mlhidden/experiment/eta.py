@@ -99,7 +99,8 @@ def machine_slowdown(
     load: Callable[[], float] = load_average, runnable: Callable[[], list[float] | None] = runnable_weights,
 ) -> float:
     """How many times its idle time a unit takes now on one of ``workers`` sharing ``cores`` (default:
-    this machine's) with whatever else runs: the larger of two readings.
+    this machine's) with whatever else runs: the largest of three readings, since each misses a load
+    the others see, and the units meet the load of the minutes to come.
 
     - The scheduler's: for ``seconds``, the probe reads which other threads want a core and their weights
       (``runnable``: :func:`runnable_weights`), and each time works out the share of a core each of
@@ -108,8 +109,9 @@ def machine_slowdown(
       says, and the load average, a mean over the last minute, lags a load that has just risen.
     - The probe's own: the share of a core its thread got (CPU time over wall time). A share ``s`` below 1
       says ``cores / s`` equal threads want the cores, the probe one of them; ``workers`` of ours join
-      the others, each then getting ``cores / (others + workers)``. Where there is no ``runnable``
-      reading (not Linux), the ``load`` average of the last minute stands in for the others' count.
+      the others, each then getting ``cores / (others + workers)``.
+    - The ``load`` average of the last minute as the others' count, joined likewise: it misses weights and
+      a load that has just risen, but not the others' bursts that a 0.3 s look at the present falls between.
 
     An idle machine gives 1 for as many workers as cores.
     """
@@ -125,8 +127,7 @@ def machine_slowdown(
             shares.append(worker_share(wanting, workers, cores))
     probed = (cpu() - began_cpu) / max(elapsed, 1e-9)
     probe_others = cores / min(max(probed, 1e-6), 1.0) - 1 if probed < 1.0 else 0.0
-    others = max(probe_others, 0.0 if shares else load(), 0.0)
-    slowdown = (others + workers) / cores
+    slowdown = (max(probe_others, load(), 0.0) + workers) / cores
     if shares:
         slowdown = max(slowdown, len(shares) / sum(shares))
     return min(max(slowdown, 1.0), MAX_MACHINE_SLOWDOWN)

@@ -154,10 +154,10 @@ def test_the_first_estimate_counts_the_threads_that_want_a_core_now_and_their_we
         2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 5.0, runnable=lambda: others
     )
     assert slowdown == pytest.approx(6.0)
-    # Only the threads wanting a core now count: none, and the last minute's load average of 5 is past.
+    # No thread wants a core at this moment: the last minute's load average still says what bursts come.
     assert machine_slowdown(
         2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 5.0, runnable=lambda: []
-    ) == 1.0
+    ) == 3.5
 
 
 def test_the_runnable_threads_are_read_with_their_nice_levels_and_this_process_left_out(tmp_path):
