@@ -160,7 +160,8 @@ class RunEstimate:
         :attr:`~mlhidden.experiment.costs.CostModel.measured`), such as a report phase after the units.
     slowdown : float, default=1
         How many times their idle seconds the units take on this machine now (:func:`machine_slowdown`):
-        every prior but those of the ``measured`` cells is scaled by it, the runner's own included.
+        every prior but those of the ``measured`` cells is scaled by it, the runner's own and the units'
+        overhead (handing out, storing: work on the same cores) included.
     """
 
     def __init__(
@@ -173,6 +174,7 @@ class RunEstimate:
         self.setup = list(setup) + [0.0] * (len(self.stages) - len(setup))
         self.workers = self.stage_workers = max(int(workers), 1)
         self.model = CostModel()
+        self.model.overhead *= slowdown  # an idle machine's too, until the finished units show this one's
         self.model.measured.update(self.measured)
         for stage, units in enumerate(self.stages):
             self.model.add(units, group=stage)

@@ -190,6 +190,16 @@ def test_the_first_estimate_is_the_priors_at_the_measured_slowdown_and_the_units
     assert 5 * 2 + 10 * 2 * 0.7 < loaded.remaining(10.0) < 5 * 4 + 10 * 4
 
 
+def test_a_loaded_machine_slows_the_units_overhead_as_it_slows_their_compute():
+    """A thousand units of a millisecond each: their idle overhead (handing out, storing) is most of their time."""
+    units = [((f"D{k}", "BR"), 0.001) for k in range(1000)]
+    idle, loaded = RunEstimate([units], workers=2), RunEstimate([units], workers=2, slowdown=3.0)
+    for estimate in (idle, loaded):
+        estimate.start_stage(units, now=0.0)
+    assert loaded.remaining(0.0) == pytest.approx(3 * idle.remaining(0.0))
+    assert idle.remaining(0.0) == pytest.approx(1000 * (0.001 + UNIT_OVERHEAD_SECONDS) / 2)
+
+
 def test_one_percentage_runs_over_every_stage_and_never_goes_back():
     clock, stream = FakeClock(), io.StringIO()
     stages = [[(("A", "BR"), 10.0)], [(("B", "BR"), 10.0)]]
