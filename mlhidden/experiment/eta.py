@@ -23,6 +23,7 @@ import heapq
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mlhidden.experiment.cost_priors import CostPriors, history_priors
@@ -42,6 +43,12 @@ PROBE_SECONDS = 0.3
 
 MAX_MACHINE_SLOWDOWN = 50.0
 
+NICE_0_WEIGHT = 1024.0
+NICE_STEP = 1.25
+"""The Linux scheduler's weight of a thread at nice 0, and the ratio between the weights of two nice
+levels next to each other (its ``sched_prio_to_weight`` table): a thread at nice -10 weighs about
+9.3 of nice 0's, and gets 9.3 times their share of a core, up to a whole core."""
+
 
 def load_average() -> float:
     """The threads that wanted a core, on average over the last minute (0 where the system does not say)."""
@@ -51,29 +58,79 @@ def load_average() -> float:
         return 0.0
 
 
+def runnable_weights(proc: str = "/proc") -> list[float] | None:
+    """The scheduler weights of the other processes' threads that want a core now (state R), from
+    ``proc``'s ``<pid>/task/<tid>/stat``; None where there is no such folder (not Linux)."""
+    root = Path(proc)
+    if not (root / "self" / "stat").is_file():
+        return None
+    own = os.getpid()
+    weights = []
+    for stat in root.glob("[0-9]*/task/[0-9]*/stat"):
+        if stat.parts[-4] == str(own):
+            continue
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # a thread that ended while it was read
+        if fields and fields[0] == "R":
+            weights.append(NICE_0_WEIGHT / NICE_STEP ** int(fields[16]))
+    return weights
+
+
+def worker_share(others: Sequence[float], workers: int, cores: int, weight: float = NICE_0_WEIGHT) -> float:
+    """The share of a core each of ``workers`` threads of ``weight`` gets beside threads of the
+    ``others`` weights on ``cores``: shares go by weight, but no thread gets more than one core, so
+    the heaviest take a core each and the rest share what is left by weight."""
+    weights = sorted([*others, *[weight] * workers], reverse=True)
+    if len(weights) <= cores:
+        return 1.0
+    left, total = float(cores), sum(weights)
+    for heavy in weights:
+        if heavy <= weight or heavy * left < total:
+            break
+        left, total = left - 1.0, total - heavy
+    return min(weight * left / total, 1.0)
+
+
 def machine_slowdown(
     workers: int, cores: int | None = None, seconds: float = PROBE_SECONDS,
     wall: Callable[[], float] = time.perf_counter, cpu: Callable[[], float] = time.thread_time,
-    load: Callable[[], float] = load_average,
+    load: Callable[[], float] = load_average, runnable: Callable[[], list[float] | None] = runnable_weights,
 ) -> float:
     """How many times its idle time a unit takes now on one of ``workers`` sharing ``cores`` (default:
-    this machine's) with whatever else runs: the larger of two readings of the others.
+    this machine's) with whatever else runs: the largest of three readings, since each misses a load
+    the others see, and the units meet the load of the minutes to come.
 
-    The probe keeps one thread busy for ``seconds`` and reads the share of a core it got (its CPU
-    time over the wall time): a share ``s`` below 1 says that ``cores / s`` threads want the cores,
-    ``cores / s - cores`` of them others. A new thread gets more than its share for a moment and the
-    load comes in bursts, so the probe alone read 1 to 2 where the run's units met 12
-    (the speed notes, "the first estimate on a loaded machine"): the ``load`` average of the
-    last minute counts the others too. ``workers`` of ours join the others, each then getting
-    ``cores / (others + workers)`` of a core. An idle machine gives 1 for as many workers as cores.
+    - The scheduler's: for ``seconds``, the probe reads which other threads want a core and their weights
+      (``runnable``: :func:`runnable_weights`), and each time works out the share of a core each of
+      ``workers`` would get among them (:func:`worker_share`). A thread's weight (its nice level) counts,
+      not just its count: a background job at nice -10 takes a whole core of 2 whatever the load average
+      says, and the load average, a mean over the last minute, lags a load that has just risen.
+    - The probe's own: the share of a core its thread got (CPU time over wall time). A share ``s`` below 1
+      says ``cores / s`` equal threads want the cores, the probe one of them; ``workers`` of ours join
+      the others, each then getting ``cores / (others + workers)``.
+    - The ``load`` average of the last minute as the others' count, joined likewise: it misses weights and
+      a load that has just risen, but not the others' bursts that a 0.3 s look at the present falls between.
+
+    An idle machine gives 1 for as many workers as cores.
     """
     cores = max(int(cores or os.cpu_count() or 1), 1)
+    workers = max(workers, 1)
+    shares = []
     began_wall, began_cpu = wall(), cpu()
     while (elapsed := wall() - began_wall) < seconds:
-        sum(range(1000))
-    share = (cpu() - began_cpu) / max(elapsed, 1e-9)
-    others = max(cores / min(max(share, 1e-6), 1.0) - cores, load(), 0.0)
-    return min(max((others + max(workers, 1)) / cores, 1.0), MAX_MACHINE_SLOWDOWN)
+        wanting = runnable()
+        if wanting is None:
+            sum(range(1000))
+        else:
+            shares.append(worker_share(wanting, workers, cores))
+    probed = (cpu() - began_cpu) / max(elapsed, 1e-9)
+    probe_others = cores / min(max(probed, 1e-6), 1.0) - 1 if probed < 1.0 else 0.0
+    slowdown = (max(probe_others, load(), 0.0) + workers) / cores
+    if shares:
+        slowdown = max(slowdown, len(shares) / sum(shares))
+    return min(max(slowdown, 1.0), MAX_MACHINE_SLOWDOWN)
 
 
 def makespan(seconds: Sequence[float], workers: int, free_at: Sequence[float] = ()) -> float:
@@ -103,7 +160,8 @@ class RunEstimate:
         :attr:`~mlhidden.experiment.costs.CostModel.measured`), such as a report phase after the units.
     slowdown : float, default=1
         How many times their idle seconds the units take on this machine now (:func:`machine_slowdown`):
-        every prior but those of the ``measured`` cells is scaled by it, the runner's own included.
+        every prior but those of the ``measured`` cells is scaled by it, the runner's own and the units'
+        overhead (handing out, storing: work on the same cores) included.
     """
 
     def __init__(
@@ -116,6 +174,7 @@ class RunEstimate:
         self.setup = list(setup) + [0.0] * (len(self.stages) - len(setup))
         self.workers = self.stage_workers = max(int(workers), 1)
         self.model = CostModel()
+        self.model.overhead *= slowdown  # an idle machine's too, until the finished units show this one's
         self.model.measured.update(self.measured)
         for stage, units in enumerate(self.stages):
             self.model.add(units, group=stage)

@@ -17,6 +17,7 @@ import pandas as pd
 from mlhidden.claims import TIME_CONVENTION, ClaimResult, StoredRuns
 from mlhidden.io import write_text
 from mlhidden.paper.audit import CLEAN
+from mlhidden.paper.evidence import gather_evidence
 from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
     COMPARISON_FILE,
@@ -26,8 +27,10 @@ from mlhidden.paper.reference import (
     read_run_log,
     reference_results,
 )
-from mlhidden.paper.sections import RESULTS_TITLE, Section, results_section
+from mlhidden.paper.report_md import SWEEPS
+from mlhidden.paper.sections import RESULTS_TITLE, Section, page_frame, results_section, sweep_means
 from mlhidden.paper.sensitivity_section import finished_settings
+from mlhidden.paper.synthetic_sections import generated_data_tables
 from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import (
     HTML_FILE,
@@ -35,6 +38,7 @@ from mlhidden.report import (
     agreement_svg,
     esc,
     markdown_html,
+    number,
     render_page,
     run_scope,
     run_sections,
@@ -153,15 +157,16 @@ def _comparison_section(comparisons: pd.DataFrame, key: str) -> HtmlSection:
             row.metric,
             row.dataset,
             row.method,
-            (f"{row.ours:.3f}", row.ours),
+            (number(row.ours, 3), row.ours),
             (f"{row.paper:.3f}", row.paper),
-            (f"{row.ours - row.paper:+.3f}", row.ours - row.paper),
+            (number(row.ours - row.paper, 3, signed=True), row.ours - row.paper),
             row.audit,
         ]
         for row in scores.itertuples()
     ]
     explorer = sortable_table(
-        ["table", "metric", "dataset", "method", "ours", "paper", "difference", "audit"], rows, numeric=(4, 5, 6)
+        ["table", "metric", "dataset", "method", "ours", "paper", "difference", "audit"], rows, numeric=(4, 5, 6),
+        markup=(4, 6),
     )
     return HtmlSection(
         "comparison",
@@ -217,7 +222,10 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
         views = {}
         for (name, runs), key, run_part in zip(view_runs.items(), keys, parts):
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
-            report = _report_sections(out_dir, results_section(runs, reference)) if key == "main" else []
+            report = (
+                _report_sections(out_dir, results_section(runs, reference), _page_tables(runs, reference))
+                if key == "main" else []
+            )
             views[name] = [_claims_section(claims[view_folders[name]]), _comparison_section(compared, key),
                            *report, *run_part]
         return _write_page(out_dir / HTML_FILE, views, main, _scope(out_dir, main_runs))
@@ -225,11 +233,24 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
     return Job(calls, write)
 
 
-def _report_sections(out_dir: Path, results: Section) -> list[HtmlSection]:
+def _page_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[str]]:
+    """REPORT.md's section title -> the page's versions of its first tables (Tables 3 and 4, the figures'
+    tables of means), whose numbers the decimals selector rewrites."""
+    evidence = gather_evidence(runs)
+    tables = generated_data_tables(evidence, runs, reference)
+    for name, (title, x_label, _) in SWEEPS.items():
+        frame = getattr(evidence, name)
+        if frame is not None:
+            tables[title.removeprefix("## ")] = [page_frame(sweep_means(frame, x_label), x_label)]
+    return tables
+
+
+def _report_sections(out_dir: Path, results: Section, tables: Mapping[str, list[str]]) -> list[HtmlSection]:
     """Every section of REPORT.md (written by the job before this page's), rendered from its text, so
     that the page shows whatever the report does: the claims' evidence, the sensitivity matrix, the
     audit, Tables 3 and 4, the figures, the cross-check. Table 'results' is ``results``' page version,
-    whose scores follow the decimals selector. None when REPORT.md is not there."""
+    and ``tables`` (section title -> tables) stand in for the first tables of their sections: both
+    have numbers that follow the decimals selector. None when REPORT.md is not there."""
     path = out_dir / REPORT_FILE
     if not path.is_file():
         return []
@@ -237,7 +258,7 @@ def _report_sections(out_dir: Path, results: Section) -> list[HtmlSection]:
         HtmlSection(
             f"report-{i}", title,
             results.html if title == RESULTS_TITLE and results.html
-            else markdown_html(body, out_dir, prefix=REPORT_PREFIX),
+            else markdown_html(body, out_dir, prefix=REPORT_PREFIX, tables=tables.get(title, ())),
         )
         for i, (title, body) in enumerate(split_sections(path.read_text(encoding="utf-8")))
     ]

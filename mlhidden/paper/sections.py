@@ -114,10 +114,11 @@ def flag_note(rows: list) -> str:
     return flag_counts(rows) + "."
 
 
-def compared_cell(row: dict, digits: int = 2) -> str:
-    """"ours ± half-width (paper's)" with the flag when the paper's value is both far and outside our interval."""
-    ours = format_interval(row["ours"], row["ci_low"], row["ci_high"], digits)
-    return f"{ours} ({format_number(row['paper'], digits)})" + (f" {FLAG}" if row["flagged"] else "")
+def compared_cell(row: dict, digits: int = 2, page: bool = False) -> str:
+    """"ours ± half-width (paper's)" with the flag when the paper's value is both far and outside our interval;
+    ``page``: as HTML whose numbers of ours the decimals selector rewrites (the paper's keep its printed digits)."""
+    theirs = f" ({format_number(row['paper'], digits)})" + (f" {FLAG}" if row["flagged"] else "")
+    return _ours(row, digits, page) + (esc(theirs) if page else theirs)
 
 
 def interval_columns(comparisons: list, index: list, key: str) -> dict:
@@ -149,7 +150,7 @@ def _ours(row: dict, digits: int, page: bool) -> str:
     """Our mean ± the half-width of its 95 % interval: as text, or for the page as numbers the decimals
     selector rewrites, at ``digits`` decimals when it is on "auto"."""
     if not page:
-        return format_interval(row["ours"], row["ci_low"], row["ci_high"])
+        return format_interval(row["ours"], row["ci_low"], row["ci_high"], digits)
     if math.isnan(row["ours"]):
         return format_number(row["ours"], digits)
     if math.isnan(row["ci_low"]) or math.isnan(row["ci_high"]):
@@ -157,7 +158,7 @@ def _ours(row: dict, digits: int, page: bool) -> str:
     return f"{number(row['ours'], digits)} ± {number((row['ci_high'] - row['ci_low']) / 2, digits)}"
 
 
-def _html_frame(rows: dict, columns: list, index_name: str) -> str:
+def html_frame(rows: dict, columns: list, index_name: str) -> str:
     """``rows`` ({label: cells of HTML}) as a page table, the labels as its first column."""
     head = "".join(f"<th>{esc(h)}</th>" for h in [index_name, *columns])
     body = "".join(
@@ -207,7 +208,7 @@ def results_section(runs: StoredRuns, reference: pd.DataFrame) -> Section:
         note = "\n" if table.metric.is_time else f"\n{flag_note(table_comparisons)}\n\n"
         frame = pd.DataFrame.from_dict(text_rows, orient="index", columns=list(table.methods))
         parts += [heading, about, markdown_frame(frame, "Dataset"), note]
-        page += [markdown_html(heading + about, Path(".")), _html_frame(page_rows, list(table.methods), "Dataset"),
+        page += [markdown_html(heading + about, Path(".")), html_frame(page_rows, list(table.methods), "Dataset"),
                  markdown_html(note, Path("."))]
     return Section("".join(parts), comparisons, html="".join(page))
 
@@ -316,6 +317,21 @@ def significance_section(runs: StoredRuns, reference: pd.DataFrame, figures_dir:
     return Section("".join(parts + theirs), paths=paths + drawn)
 
 
+def sweep_means(frame: pd.DataFrame, x_label: str) -> pd.DataFrame:
+    """A sweep's table of means: one row per swept value (``x_label``), one column per line, in the run's order."""
+    means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
+    return means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)
+
+
+def page_frame(frame: pd.DataFrame, index_name: str) -> str:
+    """A table of our means as the page shows it (:func:`html_frame`), its numbers the decimals selector's."""
+    cells = {
+        str(label): [format_number(v) if math.isnan(v) else number(v, 2) for v in row]
+        for label, row in zip(frame.index, frame.to_numpy(dtype=float))
+    }
+    return html_frame(cells, [str(c) for c in frame.columns], index_name)
+
+
 def sweep_section(
     frame: pd.DataFrame | None,
     splits: int | None,
@@ -338,8 +354,7 @@ def sweep_section(
         frame, figures_dir / name, y_label=y_label, x_label=x_label,
         title=f"{y_label}, mean ± 1 sd over {splits} splits",
     )
-    means = frame.pivot_table(index="x", columns="line", values="mean", sort=False)
-    means = means[list(dict.fromkeys(frame["line"]))].rename_axis(index=x_label, columns=None)
+    means = sweep_means(frame, x_label)
     paths += write_table(
         frame.set_index(["panel", "line", "x"]),
         means.map(format_number),

@@ -70,12 +70,13 @@ def bullets(lines: Iterable[object]) -> str:
 
 def sortable_table(
     headers: Sequence[str], rows: Iterable[Sequence[object]], *, caption: str = "", numeric: Container[int] = (),
-    better: Mapping[int, str] | None = None,
+    better: Mapping[int, str] | None = None, markup: Container[int] = (),
 ) -> str:
     """A table whose columns sort on a click: ``rows`` of cells, each display text or ``(text, sort value)``.
 
     Columns whose index is in ``numeric`` sort by number; ``better`` maps a column to "high" or
-    "low", the order of its first click (best first).
+    "low", the order of its first click (best first). The cells of the columns in ``markup`` are
+    HTML already (numbers from :func:`number`, which the decimals selector rewrites), not text.
     """
     better = better or {}
     head = "".join(
@@ -90,7 +91,8 @@ def sortable_table(
         for i, cell in enumerate(row):
             text, value = cell if isinstance(cell, tuple) else (cell, None)
             attribute = "" if value is None else f" data-v='{esc(value)}'"
-            cells.append(f"<td class='{'num' if i in numeric else 'text'}'{attribute}>{esc(text)}</td>")
+            shown = text if i in markup else esc(text)
+            cells.append(f"<td class='{'num' if i in numeric else 'text'}'{attribute}>{shown}</td>")
         body.append(f"<tr data-order='{order}'>{''.join(cells)}</tr>")
     title = f"<caption>{esc(caption)}</caption>" if caption else ""
     return scroll_box(
@@ -103,10 +105,15 @@ def scroll_box(table: str) -> str:
     return f"<div class='scroll'>{table}</div>"
 
 
-def number(value: float, digits: int) -> str:
+def number(value: float, digits: int, *, signed: bool = False) -> str:
     """A score shown with ``digits`` decimals, its table's; the precision toggle rewrites it from
-    ``data-p`` and, at "auto", back to ``data-d`` decimals."""
-    return f"<span data-p='{float(value)!r}' data-d='{digits}'>{value:.{digits}f}</span>"
+    ``data-p`` and, at "auto", back to ``data-d`` decimals. ``signed``: a difference, shown with
+    its sign (``+`` too) at every precision."""
+    sign = "+" if signed else ""
+    return (
+        f"<span data-p='{float(value)!r}' data-d='{digits}'{' data-signed' if signed else ''}>"
+        f"{value:{sign}.{digits}f}</span>"
+    )
 
 
 def _metric_cell(table: MetricTable, dataset: str, method: str) -> str:

@@ -80,7 +80,9 @@ JS = """
     precision.addEventListener("change", function () {
       document.querySelectorAll("[data-p]").forEach(function (el) {
         var digits = precision.value === "auto" ? el.getAttribute("data-d") : precision.value;
-        el.textContent = parseFloat(el.getAttribute("data-p")).toFixed(parseInt(digits, 10));
+        var value = parseFloat(el.getAttribute("data-p"));
+        var sign = el.hasAttribute("data-signed") && value >= 0 ? "+" : "";
+        el.textContent = sign + value.toFixed(parseInt(digits, 10));
       });
     });
   }

@@ -16,6 +16,7 @@ import base64
 import html
 import mimetypes
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 _ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
@@ -105,12 +106,15 @@ def _image(alt: str, target: str, folder: Path) -> str:
     )
 
 
-def markdown_html(text: str, folder: Path, prefix: str = "", top: int = 2) -> str:
+def markdown_html(text: str, folder: Path, prefix: str = "", top: int = 2, tables: Sequence[str] = ()) -> str:
     """``text`` (Markdown) as HTML; images are read from ``folder``; anchors and ``#`` links get ``prefix``.
 
     A heading of ``top`` ``#`` becomes ``<h3>`` (the page's sections are ``<h2>``), deeper ones follow.
+    ``tables`` stand in for the text's first pipe tables, in order: the page's own versions of
+    them, whose numbers carry every digit for the decimals selector where the text's are rounded.
     """
     blocks: list[str] = []
+    pages = iter(tables)
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -132,7 +136,7 @@ def markdown_html(text: str, folder: Path, prefix: str = "", top: int = 2) -> st
             end = i
             while end < len(lines) and lines[end].strip().startswith("|"):
                 end += 1
-            blocks.append(_table(lines[i:end], prefix))
+            blocks.append(next(pages, None) or _table(lines[i:end], prefix))
             i = end
         elif line.startswith("- "):
             items: list[str] = []

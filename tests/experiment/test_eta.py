@@ -1,12 +1,13 @@
 """The run estimate behind the ETA: remaining units replayed on the workers at their expected wall times."""
 
 import io
+import os
 
 import pytest
 
 from mlhidden.cli.progress import RunProgress
 from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS
-from mlhidden.experiment.eta import RunEstimate, machine_slowdown
+from mlhidden.experiment.eta import NICE_0_WEIGHT, RunEstimate, machine_slowdown, runnable_weights, worker_share
 
 
 def tiny_units(n, dataset="Logical"):
@@ -94,8 +95,8 @@ def test_a_measured_report_phase_is_its_own_wall_time_however_slow_the_units_wer
 
 
 def test_the_probe_reads_the_share_of_a_core_it_got_and_counts_the_workers_joining():
-    """Wall time that runs twice as fast as the thread's CPU time: half a core, on 2 cores at least 2 other
-    busy threads; 2 workers joining them get half a core each."""
+    """Wall time that runs twice as fast as the thread's CPU time: half a core, on 2 cores 4 busy threads,
+    the probe and 3 others; 2 workers joining the 3 get 2/5 of a core each."""
     class Probe:
         wall = 0.0
 
@@ -104,10 +105,11 @@ def test_the_probe_reads_the_share_of_a_core_it_got_and_counts_the_workers_joini
             return self.wall
 
     half, idle = Probe(), Probe()
-    slowdown = machine_slowdown(2, cores=2, seconds=1000, wall=half.tick, cpu=lambda: half.wall / 2, load=lambda: 0)
-    assert slowdown == pytest.approx(2.0, rel=0.01)
-    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 0) == 1.0
-    assert machine_slowdown(4, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 0) == 2.0
+    unread = {"load": lambda: 0, "runnable": lambda: None}
+    slowdown = machine_slowdown(2, cores=2, seconds=1000, wall=half.tick, cpu=lambda: half.wall / 2, **unread)
+    assert slowdown == pytest.approx(2.5, rel=0.01)
+    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, **unread) == 1.0
+    assert machine_slowdown(4, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, **unread) == 2.0
 
 
 def test_the_load_average_counts_the_others_a_probe_given_a_whole_core_missed():
@@ -120,7 +122,59 @@ def test_the_load_average_counts_the_others_a_probe_given_a_whole_core_missed():
             return self.wall
 
     idle = Probe()
-    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 12.0) == 7.0
+    slowdown = machine_slowdown(
+        2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 12.0, runnable=lambda: None
+    )
+    assert slowdown == 7.0
+
+
+def test_a_share_of_the_cores_goes_by_the_threads_weights_each_taking_at_most_one_core():
+    nice_minus_10 = NICE_0_WEIGHT * 1.25**10
+    assert worker_share([], 2, cores=2) == worker_share([NICE_0_WEIGHT], 1, cores=2) == 1.0
+    assert worker_share([NICE_0_WEIGHT] * 12, 2, cores=2) == pytest.approx(1 / 7)
+    # A nice -10 job beside 4 others would take 1.2 cores by weight: it gets one, the 4 and 2 workers share the other.
+    assert worker_share([nice_minus_10] + [NICE_0_WEIGHT] * 4, 2, cores=2) == pytest.approx(1 / 6)
+    # Beside 12 others it gets 0.8 of a core, and the 14 share the other 1.2 cores.
+    assert worker_share([nice_minus_10] + [NICE_0_WEIGHT] * 12, 2, cores=2) == pytest.approx(1.2 / 14, rel=0.01)
+
+
+def test_the_first_estimate_counts_the_threads_that_want_a_core_now_and_their_weights():
+    """A background job at nice -10 and 4 others: each worker gets a sixth of a core, where the probe, given
+    a whole core for its first moments, and a load average of 5 said (5 + 2) / 2 = 3.5."""
+    class Probe:
+        wall = 0.0
+
+        def tick(self):
+            self.wall += 1.0
+            return self.wall
+
+    idle = Probe()
+    others = [NICE_0_WEIGHT * 1.25**10] + [NICE_0_WEIGHT] * 4
+    slowdown = machine_slowdown(
+        2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 5.0, runnable=lambda: others
+    )
+    assert slowdown == pytest.approx(6.0)
+    # No thread wants a core at this moment: the last minute's load average still says what bursts come.
+    assert machine_slowdown(
+        2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 5.0, runnable=lambda: []
+    ) == 3.5
+
+
+def test_the_runnable_threads_are_read_with_their_nice_levels_and_this_process_left_out(tmp_path):
+    def thread(pid: int, tid: int, state: str, nice: int) -> None:
+        stat = tmp_path / str(pid) / "task" / str(tid) / "stat"
+        stat.parent.mkdir(parents=True)
+        fields = [state, *["0"] * 15, str(nice), "1"]
+        stat.write_text(f"{tid} (a (b) c) {' '.join(fields)}\n")
+
+    (tmp_path / "self").mkdir()
+    (tmp_path / "self" / "stat").write_text("1 (x) R\n")
+    thread(10, 10, "R", -10)
+    thread(10, 11, "S", 0)
+    thread(11, 11, "R", 0)
+    thread(os.getpid(), os.getpid(), "R", 0)  # the probe itself
+    assert sorted(runnable_weights(str(tmp_path))) == pytest.approx([NICE_0_WEIGHT, NICE_0_WEIGHT * 1.25**10])
+    assert runnable_weights(str(tmp_path / "none")) is None
 
 
 def test_the_first_estimate_is_the_priors_at_the_measured_slowdown_and_the_units_correct_it():
@@ -134,6 +188,16 @@ def test_the_first_estimate_is_the_priors_at_the_measured_slowdown_and_the_units
     for k in range(5):  # the units take twice their idle time, not four times
         loaded.finished((f"D{k}", "BR"), 2.0, now=2.0 * (k + 1))
     assert 5 * 2 + 10 * 2 * 0.7 < loaded.remaining(10.0) < 5 * 4 + 10 * 4
+
+
+def test_a_loaded_machine_slows_the_units_overhead_as_it_slows_their_compute():
+    """A thousand units of a millisecond each: their idle overhead (handing out, storing) is most of their time."""
+    units = [((f"D{k}", "BR"), 0.001) for k in range(1000)]
+    idle, loaded = RunEstimate([units], workers=2), RunEstimate([units], workers=2, slowdown=3.0)
+    for estimate in (idle, loaded):
+        estimate.start_stage(units, now=0.0)
+    assert loaded.remaining(0.0) == pytest.approx(3 * idle.remaining(0.0))
+    assert idle.remaining(0.0) == pytest.approx(1000 * (0.001 + UNIT_OVERHEAD_SECONDS) / 2)
 
 
 def test_one_percentage_runs_over_every_stage_and_never_goes_back():

@@ -370,6 +370,64 @@ def test_table_results_on_the_paper_page_follows_the_decimals_selector(reproduct
         assert browser.errors == []
 
 
+@pytest.fixture(scope="module")
+def generated_data_dir(reproduction_dir, tmp_path_factory):
+    """The reproduction folder with the committed runs of generated data (Tables 3 and 4, the figures' sweeps)."""
+    out_dir = tmp_path_factory.mktemp("generated") / "reproduction"
+    shutil.copytree(reproduction_dir, out_dir)
+    for name in ("logical", "synthetic", "synthetic_2d", "hidden_nodes", "label_count"):
+        shutil.copytree(REPORT_DIR / name, out_dir / name)
+    assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
+    return out_dir
+
+
+SECTION_CELLS = """(title => {
+  const h2 = Array.from(document.querySelectorAll('div.view:not([hidden]) section h2'))
+    .find(h => h.textContent === title);
+  return Array.from(h2.closest('section').querySelectorAll('table')).map(t =>
+    Array.from(t.querySelectorAll('tbody tr > :not(:first-child)')).map(td => td.textContent));
+})"""
+
+
+@needs_chromium
+@pytest.mark.parametrize(
+    "title, tables",
+    [("Table 3: the Logical problem", 1), ("Table 4: synthetic data", 1),
+     ("Fig. 'results_syn1': two-dimensional synthetic data", 2), ("Fig. 'contrast': hidden nodes on Logical", 1),
+     ("Fig. 'labup': Scene with its first L labels", 1)],
+)
+def test_tables_3_and_4_and_the_figures_tables_follow_the_decimals_selector(generated_data_dir, title, tables):
+    """At 4 decimals every one of our numbers in the section's first tables has 4 (the paper's keep its own)."""
+    ours = r"-?\d+\.\d{4}( ± \d+\.\d{4})?( \(\d\.\d{2,3}\))?( ⚠)?"
+    with Browser(width=1280, height=800) as browser:
+        browser.open((generated_data_dir / HTML_FILE).as_uri())
+        before = browser.evaluate(f"{SECTION_CELLS}({json.dumps(title)})")[:tables]
+        browser.choose("#precision", "4")
+        after = browser.evaluate(f"{SECTION_CELLS}({json.dumps(title)})")[:tables]
+        assert browser.errors == []
+    numbers = [cell for table in after for cell in table if not re.fullmatch(r"\d+|—|", cell)]
+    assert numbers and all(re.fullmatch(ours, cell) for cell in numbers), numbers
+    assert before != after
+
+
+@needs_chromium
+def test_every_compared_cell_follows_the_decimals_selector(reproduction_dir):
+    cells = (
+        "Array.from(document.querySelectorAll('div.view:not([hidden]) #v0-comparison table tbody tr'))"
+        ".map(r => [r.cells[4].textContent, r.cells[5].textContent, r.cells[6].textContent])"
+    )
+    with Browser(width=1280, height=800) as browser:
+        browser.open((reproduction_dir / HTML_FILE).as_uri())
+        browser.choose("#precision", "4")
+        shown = browser.evaluate(cells)
+        assert browser.errors == []
+    assert shown and all(
+        re.fullmatch(r"\d\.\d{4}", ours) and re.fullmatch(r"\d\.\d{2,3}", paper)
+        and re.fullmatch(r"[+-]\d\.\d{4}", difference)
+        for ours, paper, difference in shown
+    ), shown
+
+
 def test_a_cells_hover_names_its_sd_and_keeps_plus_minus_for_the_95_percent_half_width(run_dir):
     page = (run_dir / HTML_FILE).read_text(encoding="utf-8")
     tips = re.findall(r"title='(mean [^']+)'", page)
