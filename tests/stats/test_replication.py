@@ -20,6 +20,7 @@ from mlhidden.stats.replication import (
     by_unit,
     compare,
     least_p,
+    signed_rank_p,
     top_share,
 )
 from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, format_p
@@ -191,3 +192,63 @@ def test_a_pooled_statistic_prints_the_interval_of_the_dataset_that_decided():
     assert f"p = {format_p(failing.p_opposite)} (opposite side, n = 10 splits)" in shown
     clustered = f"[{math.exp(pooled.low):.2f}x, {math.exp(pooled.high):.2f}x]"
     assert clustered not in shown and clustered not in pooled.estimate()
+
+
+def signed_rank_cases(n: int, seed: int) -> list[np.ndarray]:
+    """Differences of length ``n``: half-integers from a few values (ties and zeros), one tie, all zeros, all
+    equal, and distinct values (no ties: scipy's exact table); never a single zero, which scipy refuses."""
+    rng = np.random.default_rng(seed)
+    one_tie = rng.permutation(np.arange(1, n + 1) * rng.choice([-1.0, 1.0], n))
+    one_tie[0] = -one_tie[-1]
+    cases = [rng.integers(-3, 4, n) / 2, rng.integers(-6, 7, n) / 4, one_tie, np.zeros(n), np.full(n, 0.25),
+             rng.normal(size=n).round(12)]
+    return [case for case in cases if n > 1 or case.any()]
+
+
+def every_sign_flip_p(differences: np.ndarray, alternative: str) -> float:
+    """The signed rank p by definition: the share of all 2^n sign flips whose rank sum (zeros split) is at least
+    (``greater``) or at most (``less``) the observed one."""
+    ranks = stats.rankdata(np.abs(differences))
+    n = len(differences)
+    flips = np.where((np.arange(2**n)[:, None] >> np.arange(n)) & 1, -1.0, 1.0) * differences
+    sums = ((flips > 0) * ranks).sum(axis=1) + ((flips == 0) * ranks).sum(axis=1) / 2
+    observed = sums[0]
+    return float(np.mean(sums >= observed if alternative == "greater" else sums <= observed))
+
+
+@pytest.mark.parametrize("n", [*range(1, 7), *range(14, 26)])
+def test_the_signed_rank_p_is_scipys_with_ties_and_zeros_where_scipy_is_quick(n):
+    for differences in signed_rank_cases(n, seed=n):
+        for alternative in ("greater", "less"):
+            expected = stats.wilcoxon(differences, zero_method="zsplit", alternative=alternative).pvalue
+            assert signed_rank_p(differences, alternative) == pytest.approx(expected, rel=1e-12), differences
+
+
+@pytest.mark.parametrize("n", range(1, 14))
+def test_the_signed_rank_p_counts_every_sign_flip_where_scipy_enumerates_them(n):
+    for seed in range(2):
+        for differences in signed_rank_cases(n, seed=100 * seed + n):
+            for alternative in ("greater", "less"):
+                expected = every_sign_flip_p(differences, alternative)
+                assert signed_rank_p(differences, alternative) == pytest.approx(expected, rel=1e-12), differences
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", range(7, 14))
+def test_the_signed_rank_p_is_scipys_where_scipy_enumerates_slowly(n):
+    for differences in signed_rank_cases(n, seed=n):
+        for alternative in ("greater", "less"):
+            expected = stats.wilcoxon(differences, zero_method="zsplit", alternative=alternative).pvalue
+            assert signed_rank_p(differences, alternative) == pytest.approx(expected, rel=1e-12), differences
+
+
+def test_a_tied_comparison_over_datasets_enumerates_no_permutations(monkeypatch):
+    differences = [0.5, 0.5, -0.25, 0.0, 1.0, 0.75]
+    expected = stats.wilcoxon(differences, zero_method="zsplit", alternative="greater").pvalue
+
+    def no_permutations(*args, **kwargs):
+        raise AssertionError("scipy's permutation test ran")
+
+    monkeypatch.setattr(stats, "permutation_test", no_permutations)
+    comparison = compare("x", differences, DATASETS, Target())
+    assert comparison.p_claimed == pytest.approx(2 * expected, rel=1e-12)
