@@ -268,8 +268,10 @@ class Checker:
         return self._chosen[key]
 
     def _covers(self, control: SubClaim, sub: SubClaim) -> bool:
-        """Whether ``control`` covers ``sub``: its run or one it ``covers``, and datasets in common."""
-        if sub.run not in (control.run, *control.covers) or self.runs[str(sub.run)] is None:
+        """Whether ``control`` covers ``sub``: its run or one it ``covers``, and datasets in common (a control
+        whose own run was not given covers nothing)."""
+        given = self.runs[str(sub.run)] is not None and self.runs[str(control.run)] is not None
+        if sub.run not in (control.run, *control.covers) or not given:
             return False
         return bool(self._datasets(control) & self._datasets(sub))
 

@@ -714,7 +714,9 @@ def test_quick_reproduction_slice_end_to_end(tmp_path, mirror_dir):
     assert "**Quick mode**" in report
     assert tmp_path / "index.html" in result.paths and "<h2>Claims</h2>" in (tmp_path / "index.html").read_text()
     claims = claims_of(tmp_path)
-    assert claims["C1"].verdict in (*VERDICTS, NOT_TESTABLE) and claims["C5"].verdict in VERDICTS
+    assert claims["C1"].verdict in (*VERDICTS, NOT_TESTABLE) and claims["C5"].verdict in (*VERDICTS, NOT_TESTABLE), (
+        "K1 covers the logical and the hidden-nodes runs alike"
+    )
     assert claims["C3"].verdict == NOT_EVALUATED
     for claim in claims.values():
         row = next(
