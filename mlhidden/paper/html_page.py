@@ -30,6 +30,7 @@ from mlhidden.paper.reference import (
 from mlhidden.paper.report_md import SWEEPS
 from mlhidden.paper.sections import RESULTS_TITLE, Section, page_frame, results_section, sweep_means
 from mlhidden.paper.sensitivity_section import finished_settings
+from mlhidden.paper.significance_section import SIGNIFICANCE_TITLE, significance_tables
 from mlhidden.paper.synthetic_sections import generated_data_tables
 from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import (
@@ -234,10 +235,11 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
 
 
 def _page_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[str]]:
-    """REPORT.md's section title -> the page's versions of its first tables (Tables 3 and 4, the figures'
-    tables of means), whose numbers the decimals selector rewrites."""
+    """REPORT.md's section title -> the page's versions of its first tables (the significance tests,
+    Tables 3 and 4, the figures' tables of means), whose numbers the decimals selector rewrites."""
     evidence = gather_evidence(runs)
     tables = generated_data_tables(evidence, runs, reference)
+    tables[SIGNIFICANCE_TITLE] = significance_tables(runs, reference)
     for name, (title, x_label, _) in SWEEPS.items():
         frame = getattr(evidence, name)
         if frame is not None:

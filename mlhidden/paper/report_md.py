@@ -45,10 +45,10 @@ from mlhidden.paper.sections import (
     flag_counts,
     medical_section,
     results_section,
-    significance_section,
     sweep_section,
 )
 from mlhidden.paper.sensitivity_section import settings_section
+from mlhidden.paper.significance_section import significance_section
 from mlhidden.paper.summary import (
     answer_paragraph,
     audit_line,

@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.report.significance_tests import SignificanceReport as SignificanceReport
     from mlhidden.report.significance_tests import check_control as check_control
     from mlhidden.report.significance_tests import significance_report as significance_report
+    from mlhidden.report.significance_text import significance_rows as significance_rows
     from mlhidden.report.specification_curve import curve_stem as curve_stem
     from mlhidden.report.specification_curve import write_specification_curves as write_specification_curves
     from mlhidden.report.statistics_files import markdown_with_diagram as markdown_with_diagram
@@ -102,6 +103,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "check_control": "mlhidden.report.significance_tests",
     "significance_report": "mlhidden.report.significance_tests",
     "SignificanceReport": "mlhidden.report.significance_tests",
+    "significance_rows": "mlhidden.report.significance_text",
     "write_score_metric_tables": "mlhidden.report.stored_metrics",
     "SUMMARY_METRICS": "mlhidden.report.tables",
     "MetricTable": "mlhidden.report.tables",

@@ -8,6 +8,7 @@ The tests themselves are :mod:`mlhidden.report.significance_tests` and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -66,6 +67,40 @@ def _significance_sentences(report: SignificanceReport) -> list[str]:
     return lines
 
 
+def significance_rows(
+    report: SignificanceReport, avg_rank: Callable[[float], str] = format_avg_rank, name: Callable[[object], str] = str
+) -> tuple[list[str], list[list[str]]]:
+    """The per-method table of an applicable report: its headers (the control's name through ``name``)
+    and one row per ranked method, its name first (unescaped), its average rank through ``avg_rank``:
+    the page shows that number at the decimals its selector asks for, the Markdown at 2."""
+    rows: list[list[str]] = []
+    by_method = {comparison.method: comparison for comparison in report.wilcoxon}
+    for method in report.table.ranked_methods:
+        row = [method, avg_rank(report.avg_ranks[method])]
+        comparison = by_method.get(method)
+        if comparison is None:
+            row += ["control", "", "", "", ""]
+        else:
+            row += [
+                f"{comparison.rank_sum_better:g} / {comparison.rank_sum_worse:g}",
+                format_p(comparison.p_value),
+                format_p(comparison.p_holm),
+                comparison.direction,
+                "yes" if comparison.significant else "no",
+            ]
+        rows.append(row)
+    headers = [
+        "Method",
+        "avg rank",
+        f"R+ / R- vs {name(report.control)}",
+        "Wilcoxon p",
+        "Holm p",
+        "control is",
+        f"significant (α = {WILCOXON_ALPHA:.2f})",
+    ]
+    return headers, rows
+
+
 def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
     """A section: the Friedman verdict, a per-method table, the Nemenyi groups, the sentences.
 
@@ -90,31 +125,8 @@ def significance_markdown(report: SignificanceReport, level: int = 2) -> str:
         " (exact where the design is small enough); the Nemenyi CD compares all pairs, a ranks claim's"
         " Bonferroni–Dunn CD each method with its control.\n\n"
     )
-    rows: list[list[str]] = []
-    by_method = {comparison.method: comparison for comparison in report.wilcoxon}
-    for method in report.table.ranked_methods:
-        row = [markdown_escape(method), format_avg_rank(report.avg_ranks[method])]
-        comparison = by_method.get(method)
-        if comparison is None:
-            row += ["control", "", "", "", ""]
-        else:
-            row += [
-                f"{comparison.rank_sum_better:g} / {comparison.rank_sum_worse:g}",
-                format_p(comparison.p_value),
-                format_p(comparison.p_holm),
-                comparison.direction,
-                "yes" if comparison.significant else "no",
-            ]
-        rows.append(row)
-    headers = [
-        "Method",
-        "avg rank",
-        f"R+ / R- vs {markdown_escape(report.control)}",
-        "Wilcoxon p",
-        "Holm p",
-        "control is",
-        f"significant (α = {WILCOXON_ALPHA:.2f})",
-    ]
+    headers, rows = significance_rows(report, name=markdown_escape)
+    rows = [[markdown_escape(row[0]), *row[1:]] for row in rows]
     alignment = ("left", "right", "right", "right", "right", "left", "left")
     text += pipe_table(rows, headers, alignment) + "\n\n"
     text += (

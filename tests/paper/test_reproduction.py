@@ -39,7 +39,7 @@ from mlhidden.paper.reference import (
     reference_results,
 )
 from mlhidden.paper.reproduction import reproduce, write_outputs
-from mlhidden.paper.sections import paper_units
+from mlhidden.paper.significance_section import paper_units
 from mlhidden.report.figures import plot_sweep
 from mlhidden.report.significance_tests import significance_report
 from mlhidden.report.tables import metric_table
