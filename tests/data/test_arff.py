@@ -405,6 +405,7 @@ PLAIN_SPARSE_ROWS = (
     "{0 0.5,3 1}\n{}\n\n{2 7,4 1}\r\n  {1\t-0 ,2 1e999}  \n",
     "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",
     "{0 0.5,,3 1}\n{1,2,2 3}\n",
+    "{000000001 1,3 1}\n",
 )
 
 
@@ -414,6 +415,8 @@ PLAIN_SPARSE_ROWS = (
         "{0 0.5,3 1}\n{}\n\n{2 7,4 1}\r\n  {1\t-0 ,2 1e999}  \n",  # blank lines, CRLF, tabs; -0 and overflow
         "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",  # spellings; a token over 8 bytes
         "{0 0.5,,3 1}\n{1,2,2 3}\n",  # doubled commas, a comma between index and value
+        "{000000001 1,3 1}\n",  # an index of 9 digits; a block of one row, all numbers
+        "{3 1.0}\n",  # a nominal's name read as a number would be the same: a block of numbers is still text
         "{0 0.5,3 1}\n{0 1,3}\n",  # an index without a value
         "{2 1,1 1}\n",  # indices that decrease
         "{1 1,1 2}\n",  # a repeated index
