@@ -58,6 +58,19 @@ def files() -> list[tuple[str, str | None]]:
     return list(dict.fromkeys(found))
 
 
+def merge_base() -> str:
+    """Where this branch left ``main``: the earlier reader by default."""
+    return subprocess.run(
+        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def extract(ref: str, folder: Path) -> None:
+    """``mlhidden/`` at ``ref`` into ``folder``, for a child process's PYTHONPATH."""
+    archive = subprocess.run(["git", "archive", ref, "mlhidden"], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+
+
 def outcomes(source: Path, specs: list[tuple[str, str | None]]) -> dict[str, str]:
     result = subprocess.run(
         [sys.executable, "-c", CHILD, str(source)], input=json.dumps(specs), capture_output=True, text=True,
@@ -72,13 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=None, help="the earlier reader (default: merge-base with main)")
     args = parser.parse_args(argv)
-    before = args.before or subprocess.run(
-        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    before = args.before or merge_base()
     specs = files()
     with tempfile.TemporaryDirectory() as scratch:
-        archive = subprocess.run(["git", "archive", before, "mlhidden"], cwd=ROOT, capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", scratch], input=archive.stdout, check=True)
+        extract(before, Path(scratch))
         old = outcomes(Path(scratch), specs)
     new = outcomes(ROOT, specs)
     differ = [path for path, _ in specs if old.get(path) != new.get(path)]

@@ -13,6 +13,8 @@ cache (:mod:`mlhidden.data.cache` wraps it), so every read here parses the file;
   cache, against ``pandas.read_csv`` of its data section from the same bz2 file; each in a child process, for
   its CPU seconds (imports excluded) and peak memory (VmHWM, the same imports in both), the two
   alternating.
+- Whole reads against the earlier readers (``--whole`` alone): the row path's reader (main before the plain sparse
+  blocks), main's and this tree's, each read in its own child process, the three in turn for each file.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchmarks.arff_identity import ROOT, extract, merge_base
 from benchmarks.generated import make_delicious_like
 from benchmarks.results_file import results_path, write_section
 from benchmarks.run import machine_info
@@ -42,6 +45,7 @@ from mlhidden.shipped import shipped_folder
 
 SPARSE = ["Bibtex", "Corel5k", "Enron", "Medical", "OHSUMED", "Reuters-K500"]
 QUICK_SPARSE = ["Medical"]
+WHOLE = ["Bibtex", "Corel5k", "OHSUMED", "Enron"]
 DENSE_HEADER = "@relation 'Bomb: -C 1'\n@attribute y {0,1}\n@attribute x numeric\n@data\n1,0.5\n"
 DENSE_CHILD = """
 import resource, sys, time
@@ -58,6 +62,21 @@ end = resource.getrusage(resource.RUSAGE_SELF)
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(end.ru_utime + end.ru_stime - start.ru_utime - start.ru_stime, peak >> 10, X.shape[0])
 """
+
+WHOLE_CHILD = """
+import sys, time
+sys.meta_path = [finder for finder in sys.meta_path if "editable" not in repr(finder).lower()]  # PYTHONPATH wins
+sys.path.insert(0, sys.argv[1])
+import mlhidden
+from mlhidden.data import read_arff
+assert mlhidden.__file__.startswith(sys.argv[1]), mlhidden.__file__
+start = time.process_time()
+read_arff(sys.argv[2])
+print(time.process_time() - start)
+"""
+ROW_PATH_REF = "43c5749"
+"""main before the plain sparse blocks (c216bd6) were merged: every sparse row read line by line, as when issue 55
+asked for 5x."""
 
 
 def cpu_seconds(work: Callable[[], object]) -> float:
@@ -115,6 +134,40 @@ def bench_sparse(path: Path, repeats: int) -> list[str]:
     ]
 
 
+def bench_whole(paths: list[Path], repeats: int) -> list[str]:
+    """Whole reads (``read_arff``, which never consults the parse cache) by the row path's reader, main's and this
+    tree's, each in its own child process (CPU s without the imports), the three in turn for every file."""
+    readers = {"row path": ROW_PATH_REF, "main": merge_base()}
+    seconds: dict[tuple[str, str], list[float]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        sources = {"this": ROOT}
+        for name, ref in readers.items():
+            sources[name] = Path(scratch) / name
+            sources[name].mkdir()
+            extract(ref, sources[name])
+        for _ in range(repeats):
+            for path in paths:
+                for name, source in sources.items():
+                    env = {"PYTHONPATH": str(source), "PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1"}
+                    result = subprocess.run(
+                        [sys.executable, "-c", WHOLE_CHILD, str(source), str(path)], capture_output=True, text=True,
+                        check=True, env=env,
+                    )
+                    seconds.setdefault((path.name, name), []).append(float(result.stdout))
+    lines = [
+        f"Whole reads, each in a child process (CPU s of `read_arff`, imports excluded; medians of {repeats} rounds, "
+        f"the three readers in turn for each file): the row path = {ROW_PATH_REF} (main before the plain sparse "
+        f"blocks), main = {readers['main'][:10]}, this = this tree.",
+        "",
+        "| file | row path | main | this | this vs main | this vs row path |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for path in paths:
+        row, main, this = (statistics.median(seconds[path.name, name]) for name in ("row path", "main", "this"))
+        lines.append(f"| {path.name} | {row:.3f} | {main:.3f} | {this:.3f} | {main / this:.2f}x | {row / this:.2f}x |")
+    return lines
+
+
 def bench_dense(folder: Path, rows: int, repeats: int) -> list[str]:
     path = folder / "rows.arff.bz2"
     path.write_bytes(bz2.compress((DENSE_HEADER + "0,0\n" * (rows - 1)).encode(), 9))
@@ -145,39 +198,51 @@ def bench_dense(folder: Path, rows: int, repeats: int) -> list[str]:
     ]
 
 
+def delicious_shaped(folder: Path, quick: bool) -> Path:
+    """A file of Delicious' shape (16,105 rows, 500 words, 983 labels) written by ``write_arff``."""
+    path = folder / "Delicious-shaped.arff"
+    shaped = make_delicious_like(n_samples=2000 if quick else 16105, n_labels=983)
+    names = {"feature_names": tuple(f"word{i}" for i in range(shaped.n_features)),
+             "label_names": tuple(f"tag{j}" for j in range(shaped.n_labels))}
+    write_arff(dataclasses.replace(shaped, **names), path)
+    return path
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a check that it runs: one small file, fewer rows")
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--whole", action="store_true", help="only the whole reads against the earlier readers")
     args = parser.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 5)
     data = shipped_folder("datasets")
     lines = ["## ARFF reader: plain sparse blocks and the dense path against pandas (benchmarks/arff_read.py)", ""]
     lines += machine_info("benchmarks.arff_read") + [""]
-    lines += [
-        f"Sparse: CPU s, medians of {repeats} interleaved repetitions in one process; before = the row-by-row path "
-        "(plain sparse blocks switched off), after = this reader; rows = the data section alone (decompressed "
-        "beforehand); pandas = read_csv of the same tokens one a line (after / pandas in the last column).",
-        "",
-        "| file | read before | read after | speed-up | rows before | rows after | speed-up | pandas tokens | "
-        "rows / pandas |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        for name in QUICK_SPARSE if args.quick else SPARSE:
-            lines += bench_sparse(data / f"{name}.arff.bz2", repeats)
-            print(lines[-1], flush=True)
-        delicious = folder / "Delicious-shaped.arff"
-        shaped = make_delicious_like(n_samples=2000 if args.quick else 16105, n_labels=983)
-        names = {"feature_names": tuple(f"word{i}" for i in range(shaped.n_features)),
-                 "label_names": tuple(f"tag{j}" for j in range(shaped.n_labels))}
-        write_arff(dataclasses.replace(shaped, **names), delicious)
-        lines += bench_sparse(delicious, repeats)
-        print(lines[-1], flush=True)
-        lines += [""] + bench_dense(folder, 650_000 if args.quick else 6_500_000, 1 if args.quick else 3)
-    print("\n".join(lines[-7:]))
-    write_section("arff_read", "\n".join(lines), results_path(args.quick))
+        delicious = delicious_shaped(folder, args.quick)
+        if not args.whole:
+            lines += [
+                f"Sparse: CPU s, medians of {repeats} interleaved repetitions in one process; before = the row-by-row "
+                "path (plain sparse blocks switched off), after = this reader; rows = the data section alone "
+                "(decompressed beforehand); pandas = read_csv of the same tokens one a line as float64, without "
+                "building that text or any check (after / pandas in the last column).",
+                "",
+                "| file | read before | read after | speed-up | rows before | rows after | speed-up | pandas tokens | "
+                "rows / pandas |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            ]
+            for path in [*(data / f"{name}.arff.bz2" for name in (QUICK_SPARSE if args.quick else SPARSE)), delicious]:
+                lines += bench_sparse(path, repeats)
+                print(lines[-1], flush=True)
+            lines.append("")
+        whole = QUICK_SPARSE if args.quick else WHOLE
+        lines += bench_whole([*(data / f"{name}.arff.bz2" for name in whole), delicious], repeats)
+        print("\n".join(lines[-len(whole) - 1:]), flush=True)
+        if not args.whole:
+            lines += [""] + bench_dense(folder, 650_000 if args.quick else 6_500_000, 1 if args.quick else 3)
+            print("\n".join(lines[-7:]))
+    write_section("arff_whole" if args.whole else "arff_read", "\n".join(lines), results_path(args.quick))
 
 
 if __name__ == "__main__":

@@ -405,6 +405,7 @@ PLAIN_SPARSE_ROWS = (
     "{0 0.5,3 1}\n{}\n\n{2 7,4 1}\r\n  {1\t-0 ,2 1e999}  \n",
     "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",
     "{0 0.5,,3 1}\n{1,2,2 3}\n",
+    "{000000001 1,3 1}\n",
 )
 
 
@@ -414,6 +415,8 @@ PLAIN_SPARSE_ROWS = (
         "{0 0.5,3 1}\n{}\n\n{2 7,4 1}\r\n  {1\t-0 ,2 1e999}  \n",  # blank lines, CRLF, tabs; -0 and overflow
         "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",  # spellings; a token over 8 bytes
         "{0 0.5,,3 1}\n{1,2,2 3}\n",  # doubled commas, a comma between index and value
+        "{000000001 1,3 1}\n",  # an index of 9 digits; a block of one row, all numbers
+        "{3 1.0}\n",  # a nominal's name read as a number would be the same: a block of numbers is still text
         "{0 0.5,3 1}\n{0 1,3}\n",  # an index without a value
         "{2 1,1 1}\n",  # indices that decrease
         "{1 1,1 2}\n",  # a repeated index
@@ -435,3 +438,23 @@ def test_plain_sparse_blocks_read_as_the_careful_path_does(rows, tmp_path):
     attributes = [(name, "NUMERIC") for name in ("x1", "x2", "x3")] + [("l1", ["0", "1"]), ("l2", ["1", "0"])]
     plain = plain_blocks.sparse_values(rows.encode(), attributes, 0) is not None
     assert plain == (rows in PLAIN_SPARSE_ROWS)
+
+
+@pytest.mark.parametrize("bad", [2.0, np.nan])
+def test_sparse_labels_are_checked_without_densifying(bad, tmp_path):
+    """A sparse file's labels are checked as a CSR matrix (Delicious' 983 dense float columns cost more than
+    the data section): the first bad value in row order is the one a dense check names."""
+    from mlhidden.data.arff.encode import check_binary
+    from mlhidden.data.arff.lines import Layout, RowLines
+
+    lines = RowLines()
+    lines.add(np.array([7, 8, 10]))
+    layout = Layout(1, (2, 3, 4), 6, lines)
+    Y = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, bad], [bad, 1.0, 1.0]])
+    errors = []
+    for labels in (Y, sp.csr_matrix(Y)):
+        with pytest.raises(UserError) as raised:
+            check_binary(tmp_path / "x.arff", layout, labels, ("l1", "l2", "l3"))
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1] and "label 'l3' has value" in errors[0] and ":8:" in errors[0]
+    check_binary(tmp_path / "x.arff", layout, sp.csr_matrix(np.eye(3)), ("l1", "l2", "l3"))

@@ -1,6 +1,5 @@
-"""Blocks of plain data rows parsed at C speed, dense ones by pandas' CSV parser (faster than numpy's conversion
-of text to numbers), sparse ones by numpy on the whole block; None where a row needs :mod:`.rows`' line-by-line
-care.
+"""Blocks of plain data rows parsed at C speed by pandas' CSV parser, dense ones as a table, sparse ones as their
+tokens one a line; None where a row needs :mod:`.rows`' line-by-line care.
 
 A dense block is plain when its bytes hold only what :mod:`.rows`' fast path reads the same way: printable ASCII
 numbers and nominal names separated by spaces, tabs, commas or carriage returns, one row a line, every line a
@@ -10,11 +9,12 @@ is not a number or a declared name, a row of the wrong width, an overlong line) 
 back, so every refusal comes from the one careful path, worded and placed as before.
 
 A sparse block is plain when it holds only digits, ``.+-eE``, braces, spaces, tabs, commas and line ends, every
-line blank or one ``{index value, ...}`` row, each index a run of at most 8 digits, increasing within its row and
-below the number of attributes, each value a number (for a numeric attribute) or a declared name. Each distinct
-value is read once, by Python's ``float`` or as its name's index: the careful path's reading, to the bit. pandas'
-parser reads the same tokens one a line about 4 times as fast, with none of these checks
-(``benchmarks/arff_read.py``): the next step if the data section is still too slow.
+line blank or one ``{index value, ...}`` row, each index digits only, increasing within its row and below the
+number of attributes, each value a number (for a numeric attribute) or a declared name. pandas reads the tokens
+as text (categories: each distinct token once, with a code for each place it stands), and each distinct token
+is read once, by Python's ``int``, by ``float`` or as its name's index: the careful path's reading, to the bit.
+Measured against the numpy parse it replaced, interleaved in one process, this is about 1.15x on the data
+section (``benchmarks/results.md``): pandas' own reading of the tokens is most of what is left.
 
 Numbers are read by pandas as Python's ``float`` reads them, to the bit: pandas from 3.1 has one correctly
 rounded converter, and before it ``round_trip`` is the one that is.
@@ -37,9 +37,8 @@ _REFUSED += bytes(range(0x7F, 0x100))
 _BLANK = np.frombuffer(b" \t\r\n", dtype=np.uint8)
 _TO_SPACE = bytes.maketrans(_SEPARATORS, b" " * len(_SEPARATORS))
 _SPARSE_REFUSED = bytes(sorted(set(range(0x100)) - set(b"0123456789.+-eE{} ,\t\r\n")))
-_WORD = np.ones(0x100, dtype=bool)
-_WORD[list(b" \t\r\n,{}")] = False
-_WINDOW = 8
+_ROW_MARK = ";"
+_TO_TOKEN_LINES = bytes.maketrans(b"{},\t\r \n", b"\n\n\n\n\n\n" + _ROW_MARK.encode())
 _ROUND_TRIP = {} if tuple(map(int, pd.__version__.split(".")[:2])) >= (3, 1) else {"float_precision": "round_trip"}
 
 
@@ -84,8 +83,6 @@ def dense_values(data: bytes, attributes: Sequence[Attribute], max_line: int) ->
     return None if np.isnan(values).any() else (values, lines)
 
 
-
-
 def sparse_values(
     data: bytes, attributes: Sequence[Attribute], max_line: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -95,30 +92,47 @@ def sparse_values(
     if not data or data.translate(None, _SPARSE_REFUSED) != data:
         return None
     rows = _row_lines(data)
-    codes = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(codes == ord("\n"))
-    if rows is None or (max_line and len(data) > max_line and _longest_line(newlines, len(data)) > max_line):
+    if rows is None or (max_line and len(data) > max_line and _longest_line(data) > max_line):
         return None
-    word = _WORD[codes]
-    bounds = np.flatnonzero(word[1:] != word[:-1]) + 1  # a row starts and ends with a brace: no word at either end
-    starts, ends = bounds[0::2], bounds[1::2]
-    if len(starts) % 2:
+    if len(rows) <= data.count(b"\n"):  # blank lines: dropped, so that one mark leads each row
+        data = b"\n".join(line for line in data.split(b"\n") if line.strip(b" \t\r"))
+    tokens = _tokens(data)
+    if tokens is None:
         return None
-    index_lines = np.searchsorted(newlines, starts[0::2])
-    if (index_lines != np.searchsorted(newlines, starts[1::2])).any():  # an index without a value
-        return None
-    entry_rows = np.searchsorted(rows, index_lines)
-    padded = np.append(codes, np.zeros(_WINDOW, np.uint8))
-    indices = _indices(padded, starts[0::2], ends[0::2], entry_rows, len(attributes))
+    codes, texts = tokens
+    marks = np.flatnonzero(codes == texts.index(_ROW_MARK))
+    counts = np.diff(np.append(marks, len(codes))) - 1
+    if len(marks) != len(rows) or (counts % 2).any():
+        return None  # an index without a value: in rows of pairs every index stands at an even place
+    pairs = np.delete(codes, marks)
+    entry_rows = np.repeat(np.arange(len(rows)), counts // 2)
+    indices = _indices(texts, pairs[0::2], entry_rows, len(attributes))
     if indices is None:
         return None
-    windows = np.lib.stride_tricks.sliding_window_view(padded, _WINDOW)
-    values = _values(data, windows, starts[1::2], ends[1::2], indices, attributes)
+    values = _values(texts, pairs[1::2], indices, attributes)
     return None if values is None else (entry_rows, indices, values, rows)
 
 
-def _longest_line(newlines: np.ndarray, size: int) -> int:
-    return int(np.diff(np.concatenate(([-1], newlines, [size]))).max()) - 1
+def _longest_line(data: bytes) -> int:
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+    return int(np.diff(np.concatenate(([-1], newlines, [len(data)]))).max()) - 1
+
+
+def _tokens(data: bytes) -> tuple[np.ndarray, list[str]] | None:
+    """Every token of ``data`` in order, each row's led by the mark ``;``, read one a line by pandas' C parser:
+    codes into the distinct tokens' texts. The mark also keeps pandas from reading the texts as numbers, which
+    would make ``1`` and ``1.0`` one."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            column = pd.read_csv(
+                io.BytesIO(_ROW_MARK.encode() + data.translate(_TO_TOKEN_LINES)), header=None, names=["token"],
+                dtype="category", engine="c", na_filter=False, skip_blank_lines=True,
+            )["token"]
+    except (ValueError, pd.errors.ParserError, Warning):
+        return None
+    texts = column.cat.categories.tolist()
+    return (column.cat.codes.to_numpy(), texts) if all(isinstance(text, str) for text in texts) else None
 
 
 def _row_lines(data: bytes) -> np.ndarray | None:
@@ -134,66 +148,47 @@ def _row_lines(data: bytes) -> np.ndarray | None:
     return rows
 
 
-def _indices(
-    padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, width: int
-) -> np.ndarray | None:
-    """The index tokens as attribute indices: at most 8 digits, below ``width``, increasing within each row."""
-    lengths = ends - starts
-    longest = int(lengths.max(initial=0))
-    if longest > _WINDOW:
-        return None
-    indices = np.zeros(len(starts), dtype=np.int64)
-    for position in range(longest):
-        digits = padded[starts + position] - np.uint8(ord("0"))
-        within = lengths > position
-        if (within & (digits > 9)).any():
-            return None
-        indices = np.where(within, indices * 10 + digits, indices)
-    if len(indices) and (indices.max() >= width or (np.diff(indices)[rows[1:] == rows[:-1]] <= 0).any()):
+def _indices(texts: list[str], codes: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray | None:
+    """The index tokens as attribute indices: digits only, below ``width``, increasing within each row."""
+    table = np.array([int(text) if text.isdigit() else -1 for text in texts] or [-1], dtype=np.int64)
+    indices: np.ndarray = table[codes]
+    if not len(indices):
+        return indices
+    if indices.min() < 0 or indices.max() >= width or (np.diff(rows * width + indices) <= 0).any():
         return None
     return indices
 
 
 def _values(
-    data: bytes, windows: np.ndarray, starts: np.ndarray, ends: np.ndarray, indices: np.ndarray,
-    attributes: Sequence[Attribute],
+    texts: list[str], codes: np.ndarray, indices: np.ndarray, attributes: Sequence[Attribute]
 ) -> np.ndarray | None:
     """The value tokens read as their attribute reads them, a number as Python's float and a nominal as its
-    declared name's index, each distinct token converted once (tokens of up to 8 bytes are told apart as one
-    integer, longer ones are read one by one). None if one is neither."""
+    declared name's index, each distinct token converted once for each kind of attribute that reads it. None if
+    one is neither."""
     kinds: dict[tuple[str, ...] | None, int] = {}
     kind_of = np.array(
         [kinds.setdefault(tuple(kind) if isinstance(kind, list) else None, len(kinds)) for _, kind in attributes],
         dtype=np.intp,
     )[indices]
-    lengths = ends - starts
-    short = lengths <= _WINDOW
-    keys = windows[starts[short]].view(">u8").ravel() >> (8 * (_WINDOW - lengths[short])).astype(np.uint64)
-    distinct = np.unique(keys)
-    inverse = np.searchsorted(distinct, keys)
-    used = sorted(set(np.unique(kind_of).tolist()))
-    if len(used) * len(distinct) > 4 * len(starts) + 4096:  # many kinds of nominal: the careful path is no slower
+    used = np.flatnonzero(np.bincount(kind_of, minlength=len(kinds))).tolist()
+    if len(used) * len(texts) > 4 * len(codes) + 4096:  # many kinds of nominal: the careful path is no slower
         return None
-    texts = [int(key).to_bytes(_WINDOW, "big").lstrip(b"\0") for key in distinct]
     converters = [_converter(declared) for declared in kinds]
-    table = np.full((len(kinds), len(distinct)), np.nan)
+    table = np.full((len(kinds), max(len(texts), 1)), np.nan)
     for kind in used:
-        table[kind] = [converters[kind](text) for text in texts]
-    values = np.empty(len(starts))
-    values[short] = table[kind_of[short], inverse]
-    for entry in np.flatnonzero(~short).tolist():
-        values[entry] = converters[kind_of[entry]](data[starts[entry]:ends[entry]])
+        table[kind, :len(texts)] = [converters[kind](text) for text in texts]
+    values = table[used[0]][codes] if len(used) == 1 else table[kind_of, codes]
     return None if np.isnan(values).any() else values
 
 
-def _converter(declared: tuple[str, ...] | None) -> Callable[[bytes], float]:
+def _converter(declared: tuple[str, ...] | None) -> Callable[[str], float]:
     """A token's value for an attribute that declares the nominal names ``declared`` (None: numeric); NaN where the
     attribute cannot read it."""
     if declared is not None:
-        names = {name.encode(): float(i) for i, name in enumerate(declared)}
+        names = {name: float(i) for i, name in enumerate(declared)}
         return lambda text: names.get(text, np.nan)
 
-    def number(text: bytes) -> float:
+    def number(text: str) -> float:
         try:
             return float(text)
         except ValueError:

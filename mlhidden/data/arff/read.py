@@ -121,10 +121,9 @@ def read_arff(
     raw = rows.triplets() if rows.sparse else rows.dense
     del rows
     encoded = _encoded(raw, columns, label_index, layout.n_rows)
-    Y = encoded if isinstance(encoded, np.ndarray) else encoded.toarray()
     label_names = tuple(attributes[i][0] for i in label_index)
-    check_binary(path, layout, Y, label_names)
-    Y = Y.astype(np.int8)
+    check_binary(path, layout, encoded, label_names)
+    Y = encoded.astype(np.int8) if isinstance(encoded, np.ndarray) else encoded.astype(np.int8).toarray()
     X = _encoded(raw, columns, feature_index, layout.n_rows)
     del raw
     feature_names = tuple(encoded_names(attributes, columns, feature_index))
