@@ -29,7 +29,7 @@ from mlhidden.paper.reference import (
 )
 from mlhidden.paper.report_md import SWEEPS
 from mlhidden.paper.sections import RESULTS_TITLE, Section, page_frame, results_section, sweep_means
-from mlhidden.paper.sensitivity_section import finished_settings
+from mlhidden.paper.sensitivity_section import finished_settings, folder_runs
 from mlhidden.paper.significance_section import SIGNIFICANCE_TITLE, significance_tables
 from mlhidden.paper.synthetic_sections import generated_data_tables
 from mlhidden.paper.wording import DEVIATION
@@ -211,7 +211,7 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
     main = f"main runs (setting {setting})" if setting else "main runs"
     finished = finished_settings(out_dir)
     view_folders = {main: out_dir, **finished}
-    view_runs = {main: main_runs, **{name: StoredRuns.under(folder) for name, folder in finished.items()}}
+    view_runs = {main: main_runs, **{name: StoredRuns(folder_runs(folder)) for name, folder in finished.items()}}
     keys = ["main", *(f"setting{i}" for i in range(len(finished)))]
     calls = [(_run_view, runs, key) for runs, key in zip(view_runs.values(), keys)]
 
@@ -222,6 +222,8 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
         )
         views = {}
         for (name, runs), key, run_part in zip(view_runs.items(), keys, parts):
+            if view_folders[name] not in claims:  # a setting that finished after the claims were decided
+                continue
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
             report = (
                 _report_sections(out_dir, results_section(runs, reference), _page_tables(runs, reference))

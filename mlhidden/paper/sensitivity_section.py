@@ -377,6 +377,7 @@ def settings_section(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> tuple
     is decided on part of the data.
     """
     settings, finished, lacking, manifest = _study(out_dir)
+    finished = {name: runs for name, runs in finished.items() if settings[name][0] in claims}  # decided once, before
     descriptions = {name: description for name, (_, description) in settings.items()}
     costs = {entry["name"]: entry for entry in manifest["settings"]} if manifest is not None else None
     claims_by_setting = {name: claims[settings[name][0]] for name in finished}
