@@ -3,6 +3,7 @@ tolerance."""
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import mlhidden.methods.solvers.logistic_models as logistic_models
+from mlhidden.blas_kernel import blas_kernel
 from mlhidden.data import load_dataset
 from mlhidden.methods import CC, CCASL
 from mlhidden.methods.registry import make_method
@@ -107,3 +109,27 @@ def test_ccasl_variants_still_share_the_blocked_chain(medical, tmp_path, batches
     assert len(batches) - n_alone < n_alone - 2  # the chain is fitted once, not three times
     for method, predicted in alone.items():
         np.testing.assert_array_equal(together[method], predicted)
+
+
+PINNED_KERNEL = ("SkylakeX", "2.4")
+"""The OpenBLAS kernel and numpy version the pinned outputs were made on (the products' rounding is theirs)."""
+PINNED_CCASL = {
+    "lbfgs": "7c5c17eba3dba1246c29bea52603b7e548d20184741cf505adec750fbca3148a",
+    "liblinear": "6537a0c262be9be4ef0ec061000449ad5e8688efa0a7baa31f1e78f9962487c7",
+}
+"""sha256 of CCASL's ``predict_proba`` then ``predict`` bytes on the Medical rows above (K = 300, two blocks, seed 0),
+made on main before issue #55 trimmed the liblinear solver's elementwise passes and CC's second greedy pass."""
+
+
+@pytest.mark.parametrize("solver", sorted(PINNED_CCASL))
+def test_ccasl_predicts_the_probabilities_it_predicted_before_bit_for_bit(medical, solver):
+    if (blas_kernel()["kernel"], ".".join(np.__version__.split(".")[:2])) != PINNED_KERNEL:
+        pytest.skip(f"pinned on OpenBLAS's {PINNED_KERNEL[0]} kernels and numpy {PINNED_KERNEL[1]}")
+    X, Y, X_test = medical
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = CCASL(LogisticRegression(solver=solver), n_synthetic=N_SYNTHETIC, random_state=0).fit(X, Y)
+    probabilities, predicted = model.predict_proba(X_test), model.predict(X_test)
+    assert probabilities.dtype == np.float64
+    digest = hashlib.sha256(probabilities.tobytes() + predicted.tobytes()).hexdigest()
+    assert digest == PINNED_CCASL[solver]

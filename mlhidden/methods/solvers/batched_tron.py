@@ -54,7 +54,7 @@ class _Objective:
     def masked(self, A: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """A with the entries of extra columns each target does not see set to 0, in place."""
         if self.extra_mask is not None:
-            A[self.extra_rows] *= self.extra_mask[:, cols]
+            A[self.extra_rows] *= self.extra_mask if cols.size == self.extra_mask.shape[1] else self.extra_mask[:, cols]
         return A
 
     def evaluate(self, W: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -62,12 +62,20 @@ class _Objective:
         Y = self.Y[:, cols]
         loss, residual = loss_and_residual(self.design.forward(W), Y, positive_entries(Y))
         probability = residual + Y
-        curvature = probability * (1.0 - probability)
-        gradient = self.masked(W + self.C * self.design.backward(residual), cols)
-        return 0.5 * _dot(W, W) + self.C * loss, gradient, curvature
+        curvature = 1.0 - probability
+        curvature *= probability
+        return 0.5 * _dot(W, W) + self.C * loss, self._penalised(self.design.backward(residual), W, cols), curvature
 
     def hessian_product(self, V: np.ndarray, cols: np.ndarray, curvature: np.ndarray) -> np.ndarray:
-        return self.masked(V + self.C * self.design.backward(curvature * self.design.forward(V)), cols)
+        Z = self.design.forward(V)
+        Z *= curvature
+        return self._penalised(self.design.backward(Z), V, cols)
+
+    def _penalised(self, B: np.ndarray, W: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``W + C B``, masked, computed in B: the same bits as the expression, without its two temporaries."""
+        B *= self.C
+        B += W
+        return self.masked(B, cols)
 
 
 def _trust_region_cg(
@@ -94,7 +102,8 @@ def _trust_region_cg(
             d, S_k, targets, curvature_k = D[:, k], S[:, k], cols[k], curvature[:, k]
         Hd = objective.hessian_product(d, targets, curvature_k)
         alpha = rTr[k] / _dot(d, Hd)
-        step = S_k + alpha * d
+        step = alpha * d
+        step += S_k
         outside = np.sqrt(_dot(step, step)) > delta[k]
         if outside.any():  # to the region's boundary along d, then stop
             o = k[outside]
@@ -112,15 +121,20 @@ def _trust_region_cg(
             i = k
         if i.size == running.size:
             S[...] = step
-            R -= alpha * Hd
+            Hd *= alpha
+            R -= Hd
             R_i = R
         else:
             S[:, i] = step
             R_i = R[:, i]
-            R_i -= alpha * Hd
+            Hd *= alpha
+            R_i -= Hd
             R[:, i] = R_i
         rnew = _dot(R_i, R_i)
-        D[:, i] = R_i + (rnew / rTr[i]) * d
+        d *= rnew / rTr[i]
+        d += R_i
+        if d is not D:
+            D[:, i] = d
         rTr[i] = rnew
         running[i] = np.sqrt(rnew) > cg_tol[i]
     return S, R
