@@ -34,6 +34,9 @@ from distributed import Client, Lock, get_client
 from mlhidden.methods.shared_fits import SharedFits
 
 PREFIX = "mlhidden-fit"
+FETCH_SECONDS = 60.0
+"""How long a published fit may take to arrive: scattered data whose worker died is never computed again, and
+waiting for it without a limit hung the unit that asked (a fit is computed again instead)."""
 
 
 class ClusterFits(SharedFits):
@@ -51,8 +54,8 @@ class ClusterFits(SharedFits):
         if future is None:
             return None
         try:
-            return future.result()
-        except (CancelledError, OSError, KeyError):  # the worker that held it was lost
+            return future.result(timeout=FETCH_SECONDS)
+        except (CancelledError, OSError, KeyError, TimeoutError):  # the worker that held it was lost
             return None
 
     def _computing(self, name: str) -> AbstractContextManager[object]:
