@@ -164,6 +164,7 @@ def reproduction_dir(run_dir, tmp_path_factory):
     comparisons.to_csv(out_dir / "comparison.csv", index=False)
     shutil.copy(REPORT_DIR / "REPORT.md", out_dir)  # the committed reproduction's report and its figures
     shutil.copytree(REPORT_DIR / "figures", out_dir / "figures")
+    shutil.copytree(REPORT_DIR / "multiverse" / "figures", out_dir / "multiverse" / "figures")
     assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
     return out_dir
 
@@ -176,9 +177,11 @@ def test_reproduction_page_has_claims_first_comparisons_and_a_setting_selector(r
     views = re.findall(r"<div class='view' data-view='([^']+)'( hidden)?>", page)
     assert views == [("main runs", ""), ("s_one", " hidden"), ("s_two", " hidden")]
     assert shared_ids(page) == []
+    report_md = (reproduction_dir / "REPORT.md").read_text(encoding="utf-8")
+    sections = len(re.findall(r"^## ", report_md, flags=re.MULTILINE))
     for i, view in enumerate(page.split("<div class='view'")[1:]):
         ids = re.findall(r"<section id='v\d-([\w-]+)'>", view)
-        report = [f"report-{k}" for k in range(15)] if i == 0 else []  # REPORT.md's sections: in the main view
+        report = [f"report-{k}" for k in range(sections)] if i == 0 else []  # REPORT.md's sections: in the main view
         assert ids[: 3 + len(report)] == ["claims", "comparison", *report, "tables"], ids
         claims = view.split("<section id=", 2)[1]
         assert all(f">C{k}<" in claims for k in range(1, 12))
