@@ -73,7 +73,6 @@ class ColumnChunks:
     Every chunk adds its terms onto the sums the chunks before it stored (the row kernels' ``_onto``
     variant): each sum takes its terms in the CSR matrix's storage order, and a stored single- or
     double-precision sum reloads with the same bits, so the product is the whole matrix's bit for bit.
-    OHSUMED's ``X^T delta`` (8357 rows of 100 single-precision columns, 3.3 MB) runs 1.5x faster.
     """
 
     shape: tuple[int, int]
