@@ -33,6 +33,7 @@ from mlhidden.errors import UserError, did_you_mean, unique_match
 from mlhidden.report.tables import MetricTable
 from mlhidden.stats.friedman import FriedmanTest, friedman_p, friedman_test
 from mlhidden.stats.ranks import RANK_DECIMALS
+from mlhidden.stats.replication import signed_rank_p
 from mlhidden.stats.uncertainty import ALPHA, critical_difference, holm, nemenyi_q
 
 # Each method's average rank: a pandas Series indexed by method, or any mapping.
@@ -257,8 +258,7 @@ def _signed_rank_test(differences: np.ndarray) -> tuple[int, float, float, float
     ties = ranks[differences == 0].sum() / 2
     better = float(ranks[differences > 0].sum() + ties)
     worse = float(ranks[differences < 0].sum() + ties)
-    result = stats.wilcoxon(differences, zero_method=WILCOXON_ZERO_METHOD)
-    return n, better, worse, float(result.statistic), float(result.pvalue)
+    return n, better, worse, min(better, worse), signed_rank_p(differences, "two-sided")
 
 
 def check_control(control: str | None, methods: Sequence[str]) -> str | None:

@@ -115,8 +115,9 @@ ENUMERATED_MAX = 13
 
 
 def signed_rank_p(differences: np.ndarray, alternative: str) -> float:
-    """One-sided p (``greater`` or ``less``) of the signed rank sum of ``differences`` (no NaNs), zeros split:
-    scipy's ``wilcoxon(differences, zero_method="zsplit", alternative=alternative)``, without its permutation test.
+    """The p (``greater``, ``less`` or ``two-sided``) of the signed rank sum of ``differences`` (no NaNs), zeros
+    split: scipy's ``wilcoxon(differences, zero_method="zsplit", alternative=alternative)``, without its
+    permutation test. Two-sided is twice the smaller one-sided p, at most 1, as scipy's is.
 
     With ties or zeros among at most :data:`ENUMERATED_MAX` differences scipy enumerates all 2^n sign flips through
     ``permutation_test``, seconds a call. Its null distribution is a count of subset sums of the ranks: tied
@@ -132,8 +133,10 @@ def signed_rank_p(differences: np.ndarray, alternative: str) -> float:
     doubled = np.rint(2 * stats.rankdata(magnitudes)).astype(np.int64)
     counts = _subset_sum_counts(doubled[differences != 0])
     observed = int(doubled[differences > 0].sum())
-    tail = counts[observed:] if alternative == "greater" else counts[:observed + 1]
-    return float(tail.sum() / counts.sum())
+    greater, less = counts[observed:].sum() / counts.sum(), counts[:observed + 1].sum() / counts.sum()
+    if alternative == "two-sided":
+        return float(min(1.0, 2 * min(greater, less)))
+    return float(greater if alternative == "greater" else less)
 
 
 def _subset_sum_counts(ranks: np.ndarray) -> np.ndarray:

@@ -125,6 +125,25 @@ def test_demsar_wilcoxon_example_splits_zero_differences():
     np.testing.assert_allclose([against[m].p_holm for m in against], holm(p_values))
 
 
+def test_the_wilcoxon_against_the_control_is_scipys_two_sided_p_without_its_permutation_test(monkeypatch):
+    """Ties and a zero among 6 datasets: scipy enumerates the sign flips through ``permutation_test``; the
+    report counts them (the claims' one signed rank p) and gets scipy's two-sided p."""
+    rows = {"a": [0.50, 0.40, 0.50], "b": [0.60, 0.50, 0.55], "c": [0.70, 0.70, 0.60],
+            "d": [0.30, 0.35, 0.20], "e": [0.80, 0.60, 0.90], "f": [0.45, 0.20, 0.45]}
+    expected = {
+        other: stats.wilcoxon([rows[d][0] - rows[d][index] for d in rows], zero_method="zsplit").pvalue
+        for index, other in ((1, "B"), (2, "C"))
+    }
+
+    def no_permutations(*args, **kwargs):
+        raise AssertionError("scipy's permutation test ran")
+
+    monkeypatch.setattr(stats, "permutation_test", no_permutations)
+    report = significance_report(table_of(rows, ["A", "B", "C"]), control="A")
+    against = {c.method: c.p_value for c in report.wilcoxon}
+    assert against == pytest.approx(expected, rel=1e-12)
+
+
 @pytest.mark.parametrize("alpha", sorted(DEMSAR_Q))
 def test_nemenyi_q_matches_demsar_table_5a(alpha):
     for k, expected in zip(range(2, 11), DEMSAR_Q[alpha]):

@@ -207,19 +207,22 @@ def signed_rank_cases(n: int, seed: int) -> list[np.ndarray]:
 
 def every_sign_flip_p(differences: np.ndarray, alternative: str) -> float:
     """The signed rank p by definition: the share of all 2^n sign flips whose rank sum (zeros split) is at least
-    (``greater``) or at most (``less``) the observed one."""
+    (``greater``) or at most (``less``) the observed one; two-sided, twice the smaller of the two, at most 1."""
     ranks = stats.rankdata(np.abs(differences))
     n = len(differences)
     flips = np.where((np.arange(2**n)[:, None] >> np.arange(n)) & 1, -1.0, 1.0) * differences
     sums = ((flips > 0) * ranks).sum(axis=1) + ((flips == 0) * ranks).sum(axis=1) / 2
     observed = sums[0]
-    return float(np.mean(sums >= observed if alternative == "greater" else sums <= observed))
+    greater, less = np.mean(sums >= observed), np.mean(sums <= observed)
+    if alternative == "two-sided":
+        return float(min(1.0, 2 * min(greater, less)))
+    return float(greater if alternative == "greater" else less)
 
 
 @pytest.mark.parametrize("n", [*range(1, 7), *range(14, 26)])
 def test_the_signed_rank_p_is_scipys_with_ties_and_zeros_where_scipy_is_quick(n):
     for differences in signed_rank_cases(n, seed=n):
-        for alternative in ("greater", "less"):
+        for alternative in ("greater", "less", "two-sided"):
             expected = stats.wilcoxon(differences, zero_method="zsplit", alternative=alternative).pvalue
             assert signed_rank_p(differences, alternative) == pytest.approx(expected, rel=1e-12), differences
 
@@ -228,7 +231,7 @@ def test_the_signed_rank_p_is_scipys_with_ties_and_zeros_where_scipy_is_quick(n)
 def test_the_signed_rank_p_counts_every_sign_flip_where_scipy_enumerates_them(n):
     for seed in range(2):
         for differences in signed_rank_cases(n, seed=100 * seed + n):
-            for alternative in ("greater", "less"):
+            for alternative in ("greater", "less", "two-sided"):
                 expected = every_sign_flip_p(differences, alternative)
                 assert signed_rank_p(differences, alternative) == pytest.approx(expected, rel=1e-12), differences
 
@@ -237,7 +240,7 @@ def test_the_signed_rank_p_counts_every_sign_flip_where_scipy_enumerates_them(n)
 @pytest.mark.parametrize("n", range(7, 14))
 def test_the_signed_rank_p_is_scipys_where_scipy_enumerates_slowly(n):
     for differences in signed_rank_cases(n, seed=n):
-        for alternative in ("greater", "less"):
+        for alternative in ("greater", "less", "two-sided"):
             expected = stats.wilcoxon(differences, zero_method="zsplit", alternative=alternative).pvalue
             assert signed_rank_p(differences, alternative) == pytest.approx(expected, rel=1e-12), differences
 
