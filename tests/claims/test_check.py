@@ -136,8 +136,7 @@ def test_a_claim_of_supporting_subclaims_only_is_refused(tmp_path):
         read_claims(path, extractors=["refuting_at"])
 
 
-CONTROLLED = """\
-controls:
+LOGICAL_CONTROL = """\
   - id: K1
     says: BR learns OR and AND on Logical
     extractor: label_accuracy
@@ -147,6 +146,9 @@ controls:
     reading: "'learns' read as per-label accuracy at least 0.95"
     datasets: [Logical]
     unit: splits
+"""
+"""Control K1: BR learns the linearly separable labels of Logical."""
+CONTROLLED = "controls:\n" + LOGICAL_CONTROL + """\
   - id: K2
     says: strong BR learns OR and AND
     extractor: label_accuracy
@@ -208,18 +210,8 @@ def test_a_setting_that_fails_its_positive_control_makes_the_subclaims_resting_o
     assert "A  NOT TESTABLE UNDER THIS SETTING  CC beats BR" in result.output
 
 
-COVERING = """\
-controls:
-  - id: K1
-    says: BR learns OR and AND on Logical
+COVERING = "controls:\n" + LOGICAL_CONTROL + """\
     run: weak
-    extractor: label_accuracy
-    params: {labels: [OR, AND]}
-    value: BR
-    size: 0.95
-    reading: "'learns' read as per-label accuracy at least 0.95"
-    datasets: [Logical]
-    unit: splits
     covers: [twin]
 claims:
   - id: A
