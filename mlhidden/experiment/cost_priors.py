@@ -204,12 +204,18 @@ class CostPriors:
             b for _, b in self.curves.values()
         )
 
+    def learner_cost(self, method: str, learner: str = "", scale: float = 1.0) -> float:
+        """How many times the work of one fit of :data:`REFERENCE_LEARNER` (or of the learner its family's curve
+        was fitted on, :data:`OWN_LEARNERS`) with :data:`REFERENCE_ENSEMBLE` members a unit of ``method`` fitting
+        ``learner``, an ensemble of ``scale`` times the reference's members, does."""
+        own = self.own_learners.get(self.family(method) or "") == learner
+        return math.exp(0.0 if own else self.learners.get(learner, 0.0)) * scale
+
     def curve_seconds(self, shape: Shape, method: str, learner: str = "", scale: float = 1.0) -> float:
         """The curve's expected compute seconds of one unit of ``method`` (a registered name) fitting
         ``learner`` on a dataset of ``shape``, an ensemble of ``scale`` times the reference's members."""
         a, b = self.curve(method)
-        own = self.own_learners.get(self.family(method) or "") == learner
-        seconds = math.exp(a + (0.0 if own else self.learners.get(learner, 0.0))) * size(shape) ** b * scale
+        seconds = math.exp(a) * size(shape) ** b * self.learner_cost(method, learner, scale)
         return max(MIN_UNIT_SECONDS, float(seconds))
 
     def expected_seconds(
@@ -219,24 +225,35 @@ class CostPriors:
         """The expected compute seconds of one unit (see the class); ``cell`` = (dataset name, method
         label) and ``params_hash`` look it up among the timed units and the measured cells first;
         ``scale``: :func:`ensemble_scale`."""
-        measured = None if cell is None else self.measured_seconds(shape, method, cell, params_hash)
+        measured = None if cell is None else self.measured_seconds(shape, method, cell, params_hash, learner, scale)
         return self.curve_seconds(shape, method, learner, scale) if measured is None else measured
 
     def measured_seconds(
-        self, shape: Shape, method: str, cell: tuple[str, str], params_hash: str | None = None
+        self, shape: Shape, method: str, cell: tuple[str, str], params_hash: str | None = None,
+        learner: str = "", scale: float = 1.0,
     ) -> float | None:
-        """A unit's seconds as stored units timed them, else as a study's table measured its cell; None
-        if neither did (see :meth:`expected_seconds`)."""
-        timed = self.timed.get((cell[0], method, params_hash)) if params_hash is not None else None
-        measured = self.cells.get((cell[0], shape, cell[1])) if timed is None else timed
-        return None if measured is None else max(measured, MIN_UNIT_SECONDS)
+        """A unit's seconds as stored units timed them, else as a study's table measured its cell, times
+        :meth:`learner_cost` of its ``learner`` and ``scale``; None if neither did (see :meth:`expected_seconds`).
 
-    def basis(self, shape: Shape, method: str, cell: tuple[str, str], params_hash: str | None = None) -> str:
+        A study's cells were measured on the reference learner and ensemble (the paper era's liblinear and
+        forests of :data:`REFERENCE_ENSEMBLE` trees): a setting that fits another learner, or a forest of 100
+        trees, does the cell's work that many times over."""
+        timed = self.timed.get((cell[0], method, params_hash)) if params_hash is not None else None
+        if timed is not None:
+            return max(timed, MIN_UNIT_SECONDS)
+        measured = self.cells.get((cell[0], shape, cell[1]))
+        return None if measured is None else max(measured * self.learner_cost(method, learner, scale), MIN_UNIT_SECONDS)
+
+    def basis(
+        self, shape: Shape, method: str, cell: tuple[str, str], params_hash: str | None = None,
+        learner: str = "", scale: float = 1.0,
+    ) -> str:
         """What :meth:`expected_seconds` of this unit rests on, in a few words."""
         if (cell[0], method, params_hash) in self.timed:
             return "stored units"
         if (cell[0], shape, cell[1]) in self.cells:
-            return f"{self.source}: its cell"
+            cost = self.learner_cost(method, learner, scale)
+            return f"{self.source}: its cell" + ("" if cost == 1.0 else f" x {cost:.3g} for its base learner")
         family = self.family(method)
         return f"{self.source}: {family} curve" if family else f"{self.source}: median curve"
 

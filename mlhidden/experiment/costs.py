@@ -252,14 +252,15 @@ def _expected_unit_seconds(
     priced: list[int] = []
     for position, unit in enumerate(units):
         stored_seconds = measured[unit.dataset, unit.method, unit.params_hash]
+        learner, scale = learner_of(unit.resolved), ensemble_scale(unit.resolved)
         known = (
             statistics.fmean(stored_seconds) if stored_seconds
-            else priors.measured_seconds(unit.shape, unit.method, (unit.dataset, unit.label), unit.params_hash)
+            else priors.measured_seconds(
+                unit.shape, unit.method, (unit.dataset, unit.label), unit.params_hash, learner, scale)
         )
         if known is None:
             priced.append(position)
-            resolved = unit.resolved
-            known = priors.curve_seconds(unit.shape, unit.method, learner_of(resolved), ensemble_scale(resolved))
+            known = priors.curve_seconds(unit.shape, unit.method, learner, scale)
         seconds.append(known)
     return _less_shared_fits(units, seconds, priced, priors)
 

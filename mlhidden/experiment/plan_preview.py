@@ -66,14 +66,12 @@ def preview_plan(
         row = rows.get(cell)
         if row is None:
             shape = (data.n_samples, data.n_features, data.n_labels)
-            resolved = method.resolved
-            prior = priors.expected_seconds(
-                shape, method.name, learner_of(resolved), cell, method.params_hash, ensemble_scale(resolved)
-            )
+            learner, scale = learner_of(method.resolved), ensemble_scale(method.resolved)
+            prior = priors.expected_seconds(shape, method.name, learner, cell, method.params_hash, scale)
             row = rows[cell] = {
                 "dataset": data.name, "method": method.label, "to compute": 0, "stored": 0,
                 "s per unit": prior, "expected s": expected[cell],
-                "estimate": priors.basis(shape, method.name, cell, method.params_hash),
+                "estimate": priors.basis(shape, method.name, cell, method.params_hash, learner, scale),
             }
         row["stored" if unit.key in done else "to compute"] += 1
     for row in rows.values():
