@@ -133,7 +133,8 @@ def signed_rank_p(differences: np.ndarray, alternative: str) -> float:
     doubled = np.rint(2 * stats.rankdata(magnitudes)).astype(np.int64)
     counts = _subset_sum_counts(doubled[differences != 0])
     observed = int(doubled[differences > 0].sum())
-    greater, less = counts[observed:].sum() / counts.sum(), counts[:observed + 1].sum() / counts.sum()
+    total = counts.sum()
+    greater, less = counts[observed:].sum() / total, counts[:observed + 1].sum() / total
     if alternative == "two-sided":
         return float(min(1.0, 2 * min(greater, less)))
     return float(greater if alternative == "greater" else less)

@@ -13,7 +13,7 @@ line blank or one ``{index value, ...}`` row, each index digits only, increasing
 number of attributes, each value a number (for a numeric attribute) or a declared name. pandas reads the tokens
 as text (categories: each distinct token once, with a code for each place it stands), and each distinct token
 is read once, by Python's ``int``, by ``float`` or as its name's index: the careful path's reading, to the bit.
-Reading each distinct token once is why: most of a sparse section's tokens repeat.
+Most of a sparse section's tokens repeat (the same indices, the same values), so few are read at all.
 
 Numbers are read by pandas as Python's ``float`` reads them, to the bit: pandas from 3.1 has one correctly
 rounded converter, and before it ``round_trip`` is the one that is.
