@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.cost_priors import history_priors as history_priors
     from mlhidden.experiment.cost_priors import own_seconds as own_seconds
     from mlhidden.experiment.cost_priors import read_cell_table as read_cell_table
+    from mlhidden.experiment.cost_priors import read_store as read_store
     from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS as UNIT_OVERHEAD_SECONDS
     from mlhidden.experiment.costs import wall_seconds as wall_seconds
     from mlhidden.experiment.eta import RunEstimate as RunEstimate
@@ -53,6 +54,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "GENERIC_PRIORS": "mlhidden.experiment.cost_priors",
     "own_seconds": "mlhidden.experiment.cost_priors",
     "read_cell_table": "mlhidden.experiment.cost_priors",
+    "read_store": "mlhidden.experiment.cost_priors",
     "UNIT_OVERHEAD_SECONDS": "mlhidden.experiment.costs",
     "wall_seconds": "mlhidden.experiment.costs",
     "machine_slowdown": "mlhidden.experiment.eta",

@@ -50,6 +50,19 @@ def test_priors_refitted_on_a_small_stored_run_predict_its_units_better_than_the
     assert music_br.endswith("stored units"), music_br
 
 
+def test_a_run_without_its_store_is_priced_by_its_compact_copy_as_with_the_store(tmp_path):
+    """A clone holds a run's compact copy, not its git-ignored store: its units still time the next run."""
+    run = tmp_path / "first"
+    args = ["run", "-d", "Music", "-m", "BR", "-m", "Majority", "--splits", "2", "-q", "--out", str(run)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    with_store = history_priors(tmp_path / "second")
+    for store_file in run.glob("store.sqlite*"):
+        store_file.unlink()
+    without = history_priors(tmp_path / "second")
+    assert without.timed == with_store.timed and len(without.timed) == 2
+    assert without.curves == with_store.curves != GENERIC_PRIORS.curves
+
+
 def test_a_store_that_cannot_be_read_leaves_the_priors_as_they_are(tmp_path):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "store.sqlite").write_bytes(b"not a database")

@@ -16,6 +16,7 @@ from mlhidden.errors import UserError
 from mlhidden.paper import multiverse_runs
 from mlhidden.paper.claims import paper_claims
 from mlhidden.paper.multiverse_claims import CLAIMS_MULTIVERSE_FILE
+from mlhidden.paper.multiverse_cost import multiverse_cost
 from mlhidden.paper.multiverse_runs import (
     MANIFEST_FILE,
     load_multiverse,
@@ -250,3 +251,38 @@ def test_the_dry_run_counts_as_copied_exactly_what_the_run_copies(tmp_path):
     manifest = json.loads((out / MANIFEST_FILE).read_text())
     assert copied == {p["dir"]: p["reused_units"] for p in manifest["pieces"]}
     assert copied["a_default/seed0/twin"] == 0 and copied["j_paper_era/seed0/twin"] == 2
+
+
+def test_the_dry_run_of_a_clones_pieces_costs_what_they_measured_and_prices_their_other_seeds_by_them(tmp_path):
+    """A clone has the finished pieces' compact copies, not their stores: a finished piece costs its units' measured
+    seconds (a unit copied into a later piece counted once), and the same run and setting at another seed is priced
+    by those units, the same computations on other splits, not by generic curves."""
+    configs = folder(tmp_path, TWO_SETTINGS, "sensitivity: sensitivity.yaml\nblocks:\n"
+                     "  - {runs: [tiny], settings: all, seeds: 2}\n")
+    out = tmp_path / "multiverse"
+    assert invoke(configs, out, "--only", "seed0").exit_code == 0
+    measured = {}
+    for setting in ("a_default", "j_paper_era"):
+        piece = out / setting / "seed0/tiny"
+        for store_file in piece.glob("store.sqlite*"):
+            store_file.unlink()
+        units = pd.read_csv(piece / UNITS_FILE, keep_default_na=False)
+        units["train_seconds"] = 100.0 + units.index
+        units.to_csv(piece / UNITS_FILE, index=False, compression={"method": "gzip", "mtime": 0})
+        measured[setting] = units.set_index(["registry_name", "split"])[["train_seconds", "test_seconds"]].sum(axis=1)
+
+    study = load_multiverse(configs / "multiverse.yaml")
+    pieces = plan_pieces(study, configs, True)
+    costs = {cost.piece.folder: cost for cost in multiverse_cost(pieces, out, ["a_default", "j_paper_era"])}
+    a, j = measured["a_default"], measured["j_paper_era"]
+    assert costs["a_default/seed0/tiny"].finished and costs["j_paper_era/seed0/tiny"].finished
+    assert costs["a_default/seed0/tiny"].cpu_hours * 3600 == pytest.approx(a.sum())
+    assert costs["j_paper_era/seed0/tiny"].cpu_hours * 3600 == pytest.approx(j.drop("AllZero").sum()), (
+        "AllZero, copied from a_default's piece, is a_default's cost"
+    )
+    assert costs["a_default/seed0/tiny"].cpu_hours_left == 0.0
+    per_method = {name: a.groupby(level=0).mean() for name, a in measured.items()}
+    assert costs["a_default/seed1/tiny"].cpu_hours_left * 3600 == pytest.approx(2 * per_method["a_default"].sum())
+    assert costs["j_paper_era/seed1/tiny"].cpu_hours_left * 3600 == pytest.approx(
+        2 * per_method["j_paper_era"].drop("AllZero").sum()
+    )
