@@ -16,12 +16,12 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.config import config_from_options as config_from_options
     from mlhidden.experiment.config import load_config as load_config
     from mlhidden.experiment.config import parse_config as parse_config
+    from mlhidden.experiment.cost_history import history_priors as history_priors
+    from mlhidden.experiment.cost_history import read_store as read_store
     from mlhidden.experiment.cost_priors import GENERIC_PRIORS as GENERIC_PRIORS
     from mlhidden.experiment.cost_priors import CostPriors as CostPriors
-    from mlhidden.experiment.cost_priors import history_priors as history_priors
     from mlhidden.experiment.cost_priors import own_seconds as own_seconds
     from mlhidden.experiment.cost_priors import read_cell_table as read_cell_table
-    from mlhidden.experiment.cost_priors import read_store as read_store
     from mlhidden.experiment.costs import UNIT_OVERHEAD_SECONDS as UNIT_OVERHEAD_SECONDS
     from mlhidden.experiment.costs import wall_seconds as wall_seconds
     from mlhidden.experiment.eta import RunEstimate as RunEstimate
@@ -54,7 +54,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "GENERIC_PRIORS": "mlhidden.experiment.cost_priors",
     "own_seconds": "mlhidden.experiment.cost_priors",
     "read_cell_table": "mlhidden.experiment.cost_priors",
-    "read_store": "mlhidden.experiment.cost_priors",
+    "read_store": "mlhidden.experiment.cost_history",
     "UNIT_OVERHEAD_SECONDS": "mlhidden.experiment.costs",
     "wall_seconds": "mlhidden.experiment.costs",
     "machine_slowdown": "mlhidden.experiment.eta",
@@ -73,6 +73,6 @@ __getattr__, __all__ = lazy_names(__name__, {
     "STOP_SIGNALS": "mlhidden.experiment.stop_signals",
     "DEFAULT_PATH": "mlhidden.experiment.template",
     "write_template": "mlhidden.experiment.template",
-    "history_priors": "mlhidden.experiment.cost_priors",
+    "history_priors": "mlhidden.experiment.cost_history",
     "dispatch_order": "mlhidden.experiment.runner",
 })

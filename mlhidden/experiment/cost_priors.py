@@ -13,9 +13,9 @@ base's factor is measured by CC_RF, CC on a forest base (:data:`BASE_VARIANTS`).
 methods and learners, never datasets, and are meant to order units and weigh the remaining ones,
 not to promise seconds on another machine, which is why the ETA rescales them by the units that finish.
 
-A run's history refines them (:func:`history_priors`): the stored runs beside it and those it
-reuses rescale each family's curve to this machine and price the cells they measured by their
-mean (:meth:`CostPriors.refitted`). A study that ships a table of its measured cells hands it to
+A run's history refines them (:func:`~mlhidden.experiment.cost_history.history_priors`): the stored
+runs beside it and those it reuses rescale each family's curve to this machine and price the cells they
+measured by their mean (:meth:`CostPriors.refitted`). A study that ships a table of its measured cells hands it to
 the runner the same way (:meth:`CostPriors.with_cells`, :func:`read_cell_table`).
 """
 
@@ -24,18 +24,11 @@ from __future__ import annotations
 import csv
 import json
 import math
-import sqlite3
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
-from contextlib import closing
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
-
-from mlhidden.errors import UserError
-from mlhidden.io import PathLike
-from mlhidden.runs.compact_results import has_compact_copy, read_compact_tables
 
 if TYPE_CHECKING:
     from mlhidden.methods.resolved_method import ResolvedMethod
@@ -365,59 +358,3 @@ def read_cell_table(text: str) -> dict[CellKey, float]:
         float(row["seconds"])
         for row in csv.DictReader(text.splitlines())
     }
-
-
-def read_store(run_dir: PathLike) -> tuple[list[dict[str, Any]], dict[str, Shape]]:
-    """The successful units of the store in ``run_dir`` and its datasets' shapes, read only; without a store,
-    those of its compact copy (:mod:`mlhidden.runs.compact_results`: a clone's committed runs time their units
-    too); none where neither is there or can be read (priors are a guess, never a reason to stop)."""
-    path = Path(run_dir) / "store.sqlite"
-    if not path.is_file():
-        return _read_compact_copy(Path(run_dir))
-    try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-            db.row_factory = sqlite3.Row
-            shapes = {
-                r["name"]: (int(r["n_samples"]), int(r["n_features"]), int(r["n_labels"]))
-                for r in db.execute("SELECT * FROM datasets WHERE n_samples IS NOT NULL AND n_features IS NOT NULL")
-            }
-            units = [
-                {**dict(r), "registry_name": r["method"], "method": r["label"]}
-                for r in db.execute("SELECT * FROM units WHERE status = 'ok'")
-            ]
-    except (sqlite3.Error, KeyError, TypeError, ValueError):
-        return [], {}
-    return units, shapes
-
-
-def _read_compact_copy(run_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Shape]]:
-    """:func:`read_store`'s units and shapes from the compact copy in ``run_dir``."""
-    if not has_compact_copy(run_dir):
-        return [], {}
-    try:
-        tables = read_compact_tables(run_dir)
-    except UserError:
-        return [], {}
-    datasets = tables.datasets.dropna(subset=["n_samples", "n_features", "n_labels"])
-    shapes = {
-        str(name): (int(n), int(d), int(labels))
-        for name, n, d, labels in zip(
-            datasets["name"], datasets["n_samples"], datasets["n_features"], datasets["n_labels"]
-        )
-    }
-    units = tables.units[tables.units["status"] == "ok"]
-    return [{**row, "method": row["label"]} for row in units.to_dict("records")], shapes
-
-
-def history_priors(
-    run_dir: PathLike, reuse_from: Iterable[PathLike] = (), base: CostPriors | None = None,
-    read: Callable[[Path], tuple[list[dict[str, Any]], dict[str, Shape]]] = read_store,
-) -> CostPriors:
-    """``base`` (default :data:`GENERIC_PRIORS`) refitted on the runs this machine stored in ``run_dir``,
-    in the run folders beside it and in ``reuse_from`` (:meth:`CostPriors.refitted`), each read by ``read``
-    (:func:`read_store`; a caller pricing many runs over the same folders passes it cached)."""
-    run_dir = Path(run_dir)
-    folders = [run_dir, *(Path(folder) for folder in reuse_from)]
-    if run_dir.parent.is_dir():
-        folders += sorted(p for p in run_dir.parent.iterdir() if p.is_dir())
-    return (base or GENERIC_PRIORS).refitted(read(folder) for folder in dict.fromkeys(folders))

@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mlhidden.experiment.cost_priors import CostPriors, history_priors
+from mlhidden.experiment.cost_history import history_priors
+from mlhidden.experiment.cost_priors import CostPriors
 from mlhidden.experiment.costs import Cell, CostModel
 from mlhidden.io import PathLike
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from mlhidden.experiment.cost_priors import CostPriors, ensemble_scale, history_priors, learner_of
+from mlhidden.experiment.cost_history import history_priors
+from mlhidden.experiment.cost_priors import CostPriors, ensemble_scale, learner_of
 from mlhidden.experiment.runner import RunPlan, dispatch_order
 from mlhidden.io import PathLike
 from mlhidden.runs.store import ResultStore, store_exists

@@ -23,7 +23,8 @@ from mlhidden.data import Dataset, DatasetUnavailable
 from mlhidden.errors import InputWarning, UserError
 from mlhidden.experiment.backends import ExecutionBackend, worker_count
 from mlhidden.experiment.config import RunConfig, with_n_jobs
-from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors, history_priors
+from mlhidden.experiment.cost_history import history_priors
+from mlhidden.experiment.cost_priors import GENERIC_PRIORS, CostPriors
 from mlhidden.experiment.costs import PlannedCost, longest_expected_first
 from mlhidden.experiment.leases import UnitLeases
 from mlhidden.experiment.parallel_units import run_units

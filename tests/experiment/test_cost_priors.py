@@ -10,7 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.cost_priors import GENERIC_PRIORS, history_priors, read_store, stored_cells
+from mlhidden.experiment.cost_history import history_priors, read_store
+from mlhidden.experiment.cost_priors import GENERIC_PRIORS, stored_cells
 
 EXPERIMENT = Path(__file__).resolve().parents[2] / "mlhidden" / "experiment"
 PAPER_DATASETS = ("Music", "Scene", "Yeast", "Medical", "Enron", "Reuters", "OHSUMED", "Bibtex", "Corel5k", "MediaMill")
