@@ -236,9 +236,9 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=N
             report = []
             if key == "main":
                 settings = {n: r for n, r in view_runs.items() if n != main and view_folders[n] in claims}
-                tables = _page_tables(runs, reference) | _diagnosis_tables(
-                    runs, settings, comparisons, reference, data_dir
-                )
+                tables = _page_tables(runs, reference)
+                if comparison_path.is_file():  # the report's rows, which its deviations section diagnoses
+                    tables |= _diagnosis_tables(runs, settings, comparisons, reference, data_dir)
                 report = _report_sections(out_dir, results_section(runs, reference), tables)
             views[name] = [_claims_section(claims[view_folders[name]]), _comparison_section(compared, key),
                            *report, *run_part]
