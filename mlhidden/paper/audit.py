@@ -28,6 +28,7 @@ Values are checked against the baselines only where those were measured, and the
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -54,6 +55,7 @@ OUTSIDE, HAMMING_BELOW_EXACT, PRINTED_DIFFERENTLY, BELOW_BASELINE, FAILED_ROW, F
 KINDS = (OUTSIDE, HAMMING_BELOW_EXACT, PRINTED_DIFFERENTLY, BELOW_BASELINE, FAILED_ROW, FAILED_COLUMN)
 IMPOSSIBLE_KINDS = (OUTSIDE, HAMMING_BELOW_EXACT)
 MARK_COLUMNS = [*KEY, "paper", "kind", "baseline", "other", "gap", "statement"]
+AUDIT_TITLE = "Audit of the paper's numbers"
 CLEAN = "no defect found"
 UNCHECKED = "no trivial baseline measured on this data"
 
@@ -346,24 +348,30 @@ def _bullets(found: pd.DataFrame, by: list) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _below_table(audit: Audit) -> str:
-    """The values below a baseline, one row each, with by how much it is below each baseline."""
+def below_frame(audit: Audit, gap: Callable[[float], str]) -> pd.DataFrame | None:
+    """The values below a baseline, one row each (:data:`KEY`, the paper's value as printed), with by how
+    much it is below each baseline as ``gap`` shows it ("" where it is not); None when there are none."""
     below = audit.marks[audit.marks["kind"] == BELOW_BASELINE]
     if below.empty:
-        return "None.\n\n"
+        return None
     gaps = below.pivot_table(index=[*KEY, "paper"], columns="baseline", values="gap", aggfunc="first")
     gaps = gaps.reindex(index=below.set_index([*KEY, "paper"]).index.unique(), columns=list(audit.baselines))
-    shown = gaps.map(lambda gap: "" if math.isnan(gap) else f"{gap:.3f}").reset_index()
+    shown = gaps.map(lambda value: "" if math.isnan(value) else gap(value)).reset_index()
     shown = shown.assign(paper=shown["paper"].map(_printed), metric=shown["metric"].map(METRIC_NAMES))
     shown.columns = [*KEY, "paper", *(f"below {name} by" for name in gaps.columns)]
-    return markdown_frame(shown.set_index("table"), "Table") + "\n"
+    return shown
+
+
+def _below_table(audit: Audit) -> str:
+    shown = below_frame(audit, lambda gap: f"{gap:.3f}")
+    return "None.\n\n" if shown is None else markdown_frame(shown.set_index("table"), "Table") + "\n"
 
 
 def audit_markdown(audit: Audit) -> str:
     """The report's section: the counts, then every impossibility, second print, value below a baseline, failed run."""
     marks, counts = audit.marks, audit.counts()
     parts = [
-        "## Audit of the paper's numbers\n\n",
+        f"## {AUDIT_TITLE}\n\n",
         "Before ours are compared with them, the paper's printed scores are checked against each other and against\n"
         "predictors that ignore x, measured on the paper run's splits (`mlhidden/paper/audit.py` states the rules;\n"
         f"a printed value counts as below a baseline only beyond its rounding, {ROUNDING}).\n"

@@ -16,7 +16,14 @@ import pandas as pd
 
 from mlhidden.claims import TIME_CONVENTION, ClaimResult, StoredRuns
 from mlhidden.io import write_text
-from mlhidden.paper.audit import CLEAN
+from mlhidden.paper.audit import AUDIT_TITLE, CLEAN, audit_paper, below_frame
+from mlhidden.paper.deviations import (
+    DEVIATIONS_TITLE,
+    cell_values,
+    deviations_tables,
+    setting_agreement,
+    trivial_baselines,
+)
 from mlhidden.paper.evidence import gather_evidence
 from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
@@ -27,11 +34,12 @@ from mlhidden.paper.reference import (
     read_run_log,
     reference_results,
 )
-from mlhidden.paper.report_md import SWEEPS
-from mlhidden.paper.sections import RESULTS_TITLE, Section, page_frame, results_section, sweep_means
+from mlhidden.paper.report_md import SWEEPS, diagnosed_cells
+from mlhidden.paper.sections import RESULTS_TITLE, Section, html_frame, page_frame, results_section, sweep_means
 from mlhidden.paper.sensitivity_section import finished_settings, folder_runs
 from mlhidden.paper.significance_section import SIGNIFICANCE_TITLE, significance_tables
 from mlhidden.paper.synthetic_sections import generated_data_tables
+from mlhidden.paper.text_checks import paper_statements
 from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import (
     HTML_FILE,
@@ -199,12 +207,12 @@ def _with_audit(comparisons: pd.DataFrame, audited: pd.DataFrame) -> pd.DataFram
     return comparisons.merge(audited[[*KEY, "audit"]].drop_duplicates(KEY), on=KEY, how="left")
 
 
-def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
+def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None) -> Job:
     """``out_dir/index.html`` from the runs, ``comparison.csv`` and the sensitivity settings under
     ``out_dir``, as a :class:`~mlhidden.paper.parallel_jobs.Job`: each view's run sections are calls; the
     finish reads ``comparison.csv`` (which may be written meanwhile, by a job finished before this one)
     and each view's decided claims (``claims``, by run folder: :class:`~mlhidden.paper.claims.DecidedClaims`),
-    and writes the page."""
+    and writes the page. ``data_dir``: as :func:`~mlhidden.paper.report_md.report_job`'s."""
     out_dir = Path(out_dir)
     reference, main_runs = reference_results(), StoredRuns.under(out_dir)
     setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
@@ -225,10 +233,13 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
             if view_folders[name] not in claims:  # a setting that finished after the claims were decided
                 continue
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
-            report = (
-                _report_sections(out_dir, results_section(runs, reference), _page_tables(runs, reference))
-                if key == "main" else []
-            )
+            report = []
+            if key == "main":
+                settings = {n: r for n, r in view_runs.items() if n != main and view_folders[n] in claims}
+                tables = _page_tables(runs, reference)
+                if comparison_path.is_file():  # the report's rows, which its deviations section diagnoses
+                    tables |= _diagnosis_tables(runs, settings, comparisons, reference, data_dir)
+                report = _report_sections(out_dir, results_section(runs, reference), tables)
             views[name] = [_claims_section(claims[view_folders[name]]), _comparison_section(compared, key),
                            *report, *run_part]
         return _write_page(out_dir / HTML_FILE, views, main, _scope(out_dir, main_runs))
@@ -238,7 +249,8 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]]) -> Job:
 
 def _page_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[str]]:
     """REPORT.md's section title -> the page's versions of its first tables (the significance tests,
-    Tables 3 and 4, the figures' tables of means), whose numbers the decimals selector rewrites."""
+    Tables 3 and 4 with the synthetic variants, the figures' tables of means), whose numbers the decimals
+    selector rewrites."""
     evidence = gather_evidence(runs)
     tables = generated_data_tables(evidence, runs, reference)
     tables[SIGNIFICANCE_TITLE] = significance_tables(runs, reference)
@@ -246,6 +258,23 @@ def _page_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[st
         frame = getattr(evidence, name)
         if frame is not None:
             tables[title.removeprefix("## ")] = [page_frame(sweep_means(frame, x_label), x_label)]
+    return tables
+
+
+def _diagnosis_tables(runs: StoredRuns, settings: Mapping[str, StoredRuns], comparisons: pd.DataFrame,
+                      reference: pd.DataFrame, data_dir) -> dict[str, list[str]]:
+    """The page's versions of the tables of REPORT.md's audit and deviations sections, computed as the
+    report's are (the finished ``settings``' runs by name, the trivial baselines from the datasets under
+    ``data_dir`` where the paper run lacks them), their gaps and our numbers the decimals selector's."""
+    baselines = trivial_baselines(runs, data_dir=data_dir)
+    audit = audit_paper(reference, baselines, paper_statements())
+    cells = {name: cell_values(setting_runs) for name, setting_runs in settings.items()}
+    diagnoses = diagnosed_cells(runs, cells, comparisons, reference, audit)
+    tables = {DEVIATIONS_TITLE: deviations_tables(diagnoses, baselines, setting_agreement(comparisons, cells))}
+    below = below_frame(audit, lambda gap: number(gap, 3))
+    if below is not None:
+        rows = [(row[0], [*map(esc, row[1:5]), *row[5:]]) for row in below.itertuples(index=False)]
+        tables[AUDIT_TITLE] = ["", html_frame(rows, list(below.columns[1:]), "Table", text=range(3))]
     return tables
 
 

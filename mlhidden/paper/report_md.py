@@ -259,22 +259,16 @@ def _section_calls(runs: StoredRuns, evidence: Evidence, reference: pd.DataFrame
     ]
 
 
-def _deviations_report(
-    runs: StoredRuns,
-    settings_cells: dict,
-    comparisons: pd.DataFrame,
-    reference: pd.DataFrame,
-    baselines: pd.DataFrame,
-    audit: Audit,
-) -> str:
-    """The deviations section: every flagged cell of the main runs diagnosed (:mod:`mlhidden.paper.deviations`)
-    against each setting's cells (``settings_cells``: name -> :func:`~mlhidden.paper.deviations.cell_values`)."""
+def diagnosed_cells(
+    runs: StoredRuns, settings_cells: dict, comparisons: pd.DataFrame, reference: pd.DataFrame, audit: Audit
+) -> pd.DataFrame:
+    """Every flagged cell of the main runs diagnosed (:func:`~mlhidden.paper.deviations.diagnose`) against
+    each setting's cells (``settings_cells``: name -> :func:`~mlhidden.paper.deviations.cell_values`)."""
     paper_shapes = reference[reference["table"] == "datasets"].pivot_table(
         index="dataset", columns="metric", values="value", sort=False
     )
     mismatches = version_mismatches(runs.shapes("paper"), paper_shapes) if runs["paper"] is not None else {}
-    diagnoses = diagnose(comparisons, settings_cells, audit, mismatches)
-    return deviations_markdown(diagnoses, baselines, setting_agreement(comparisons, settings_cells))
+    return diagnose(comparisons, settings_cells, audit, mismatches)
 
 
 def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None) -> Job:
@@ -341,7 +335,10 @@ def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataF
         sensitivity,
         multiverse,
         audit_markdown(audit),
-        _deviations_report(runs, settings_cells, comparisons, reference, baselines, audit),
+        deviations_markdown(
+            diagnosed_cells(runs, settings_cells, comparisons, reference, audit), baselines,
+            setting_agreement(comparisons, settings_cells),
+        ),
         *(section.markdown for section in sections),
     ]
     text = wrap_prose(

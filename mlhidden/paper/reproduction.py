@@ -329,7 +329,7 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     # The claims go first (the report and the page read them in their finishes), then the report's long
     # sections; the run tables fill in after them.
     claims = DecidedClaims(claim_folders(out_dir))
-    jobs = [claims.job(), report_job(out_dir, claims, data_dir), index_html_job(out_dir, claims), *tables]
+    jobs = [claims.job(), report_job(out_dir, claims, data_dir), index_html_job(out_dir, claims, data_dir), *tables]
     built = times[done[0] - 1] if done[0] else 0.0
     times[done[0]:] = [built + FINISH_SECONDS, *step_times(jobs, n_jobs, built + FINISH_SECONDS)]
     step()

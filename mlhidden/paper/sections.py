@@ -14,6 +14,7 @@ files it wrote.
 from __future__ import annotations
 
 import math
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,12 +154,22 @@ def _ours(row: dict, digits: int, page: bool) -> str:
     return f"{number(row['ours'], digits)} ± {number((row['ci_high'] - row['ci_low']) / 2, digits)}"
 
 
-def html_frame(rows: dict, columns: list, index_name: str) -> str:
-    """``rows`` ({label: cells of HTML}) as a page table, the labels as its first column."""
+def page_rank(rank: float) -> str:
+    """An average rank as the page shows it: at 2 decimals, or those the decimals selector asks for."""
+    return format_avg_rank(rank) if math.isnan(rank) else number(rank, 2)
+
+
+def html_frame(rows: Mapping[str, Sequence[str]] | Iterable[tuple[str, Sequence[str]]], columns: list,
+               index_name: str, text: Container[int] = ()) -> str:
+    """``rows`` ({label: cells of HTML}, or ``(label, cells)`` pairs where labels repeat) as a page table,
+    the labels (text) as its first column; the cells of the ``columns`` whose index is in ``text`` are
+    aligned as text, the others as numbers."""
     head = "".join(f"<th>{esc(h)}</th>" for h in [index_name, *columns])
     body = "".join(
-        f"<tr><th>{esc(label)}</th>" + "".join(f"<td class='num'>{cell}</td>" for cell in cells) + "</tr>"
-        for label, cells in rows.items()
+        f"<tr><th>{esc(label)}</th>"
+        + "".join(f"<td class='{'text' if i in text else 'num'}'>{cell}</td>" for i, cell in enumerate(cells))
+        + "</tr>"
+        for label, cells in (rows.items() if isinstance(rows, Mapping) else rows)
     )
     return scroll_box(f"<table class='paper-results'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
@@ -241,7 +252,9 @@ def _metric_rows(table, paper: pd.DataFrame, table_name: str, paper_metric: str)
     text_rows["avg rank"] = [
         f"{format_avg_rank(table.avg_rank[m])} ({format_avg_rank(paper_ranks[m].mean())})" for m in table.methods
     ]
-    page_rows["avg rank"] = [esc(cell) for cell in text_rows["avg rank"]]
+    page_rows["avg rank"] = [
+        f"{page_rank(table.avg_rank[m])} ({esc(format_avg_rank(paper_ranks[m].mean()))})" for m in table.methods
+    ]
     return text_rows, page_rows, comparisons
 
 

@@ -26,7 +26,7 @@ from mlhidden.paper.multiverse_runs import read_manifest as read_multiverse_mani
 from mlhidden.paper.primary_setting import PAPER_ERA_LIBRARY, SCALE_FREE_SOLVERS, setting_facts
 from mlhidden.paper.reference import read_run_log
 from mlhidden.paper.settings import SENSITIVITY_DIR, read_manifest
-from mlhidden.report import metric_table, pipe_table, significance_report
+from mlhidden.report import metric_table, number, pipe_table, significance_report
 from mlhidden.runs import read_run_json, results_exist
 from mlhidden.stats import HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
 
@@ -106,8 +106,9 @@ def describe(parameters) -> str:
     return json.dumps(parameters, sort_keys=True)
 
 
-def complex_gain(run, record, group: str) -> str:
-    """CCASL's exact match minus BR's over a dataset group, and its Wilcoxon–Holm p over the datasets."""
+def complex_gain(run, record, group: str, page: bool = False) -> str:
+    """CCASL's exact match minus BR's over a dataset group, and its Wilcoxon–Holm p over the datasets;
+    ``page``: as HTML whose gain the decimals selector rewrites (the p keeps its digits)."""
     datasets = [spec.table_name for spec in record.datasets if spec.group == group]
     units = ok_units(run)
     units = units[units["dataset"].isin(datasets)]
@@ -116,10 +117,11 @@ def complex_gain(run, record, group: str) -> str:
     table = metric_table(units, "exact_match", datasets, ["BR", "CC", "CCASL"])
     report = significance_report(table, "CCASL")
     gain = (table.means["CCASL"] - table.means["BR"]).mean()
+    shown = number(gain, 3, signed=True) if page else f"{gain:+.3f}"
     if report.not_applicable:
-        return f"{gain:+.3f}"
+        return shown
     test = next(test for test in report.wilcoxon if test.method == "BR")
-    return f"{gain:+.3f} (p {test.p_holm:.3f})"
+    return f"{shown} (p {test.p_holm:.3f})"
 
 
 def ranking_significance(runs: StoredRuns, key: str) -> str:

@@ -3,20 +3,17 @@ paper's own numbers (Demšar 2006), and the page's versions of its tables."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
 
 from mlhidden.claims import StoredRuns
 from mlhidden.paper.reference import PAPER_TABLES
-from mlhidden.paper.sections import Section, html_frame
+from mlhidden.paper.sections import Section, html_frame, page_rank
 from mlhidden.paper.wording import missing_run
 from mlhidden.report import (
-    format_avg_rank,
     markdown_with_diagram,
     metric_table,
-    number,
     significance_report,
     significance_rows,
 )
@@ -74,11 +71,6 @@ def _paper_units(reference: pd.DataFrame) -> tuple[pd.DataFrame, list, list]:
     return units, list(dict.fromkeys(units["dataset"])), list(dict.fromkeys(units["method"]))
 
 
-def _page_rank(rank: float) -> str:
-    """An average rank as the page shows it: at 2 decimals, or those the decimals selector asks for."""
-    return format_avg_rank(rank) if math.isnan(rank) else number(rank, 2)
-
-
 def significance_tables(runs: StoredRuns, reference: pd.DataFrame) -> list[str]:
     """The page's versions of the significance section's tables, in its order (ours, then the paper's),
     their average ranks the decimals selector's numbers."""
@@ -88,7 +80,7 @@ def significance_tables(runs: StoredRuns, reference: pd.DataFrame) -> list[str]:
     for report in [*ours, *_significance_reports(*_paper_units(reference), None)]:
         if report.not_applicable:
             continue
-        headers, rows = significance_rows(report, _page_rank)
+        headers, rows = significance_rows(report, page_rank)
         tables.append(html_frame({row[0]: row[1:] for row in rows}, headers[1:], headers[0]))
     return tables
 

@@ -27,6 +27,7 @@ from mlhidden.paper.sections import (
     page_frame,
     relative_link,
 )
+from mlhidden.paper.synthetic_variants import synthetic_variants_table
 from mlhidden.paper.wording import missing_run
 from mlhidden.report import format_number, markdown_frame, write_table
 from mlhidden.runs import METRICS, UNIT_METRICS, load_dataset_spec
@@ -185,10 +186,16 @@ def generated_data_tables(evidence: Evidence, runs: StoredRuns, reference: pd.Da
     if evidence.logical is not None:
         cells = _logical_cells(evidence, _logical_rows(evidence, reference), page=True)
         tables[LOGICAL_TITLE] = [html_frame(cells, list(evidence.logical.index), "Metric")]
+    synthetic: list[str] = []
     if evidence.synthetic is not None:
         cells = _synthetic_cells(evidence, _synthetic_rows(evidence, reference), page=True)
         columns = [*(METRICS[metric].title for metric in _SYNTHETIC_METRICS), "datasets"]
-        tables[SYNTHETIC_TITLE] = [html_frame(cells, columns, "Data · method")]
+        synthetic.append(html_frame(cells, columns, "Data · method"))
+    variants = synthetic_variants_table(runs)
+    if variants is not None:
+        synthetic.append(variants)
+    if synthetic:
+        tables[SYNTHETIC_TITLE] = synthetic
     two_d = synthetic_2d_tables(runs)
     if two_d is not None:
         tables[SYNTHETIC_2D_TITLE] = [page_frame(frame, "Dataset") for frame in two_d if frame is not None]

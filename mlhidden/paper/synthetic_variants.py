@@ -15,9 +15,10 @@ from mlhidden.claims import ClaimResult, StoredRuns
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.claims import checker, paper_claims
 from mlhidden.paper.evidence import synthetic_table
+from mlhidden.paper.sections import html_frame
 from mlhidden.paper.sensitivity_section import closing_verdict, complex_gain
 from mlhidden.paper.wording import missing_run
-from mlhidden.report import pipe_table
+from mlhidden.report import esc, number, pipe_table
 from mlhidden.stats import HOLDS
 
 VARIANTS_RUN = "synthetic_variants"
@@ -49,17 +50,18 @@ def _claim_under_variant(runs: StoredRuns, variant: str) -> ClaimResult:
     return checker(runs).claim(dataclasses.replace(spec, subclaims=subclaims, notes=()))
 
 
-def synthetic_variants_markdown(runs: StoredRuns, reference: pd.DataFrame) -> str:
-    """C2 decided by the same claim function under each synthetic-data variant, every variant tried shown.
+HEADERS = [
+    "variant", "datasets", "complex: BR, CC, CCASL exact match", "BR Hamming", "if independent", "CCASL − BR",
+    "simple: BR, CC, CCASL exact match", "BR Hamming", "if independent", "C2",
+]
 
-    Beside exact match, the column "if independent" is Hamming score to the power L: what exact
-    match would be if the label errors were independent, so the gap shows how concentrated the
-    errors are on a few rows.
-    """
-    title = "### C2 under the generator choices the paper leaves open\n\n"
-    table = synthetic_table(runs, VARIANTS_RUN)
-    if table is None:
-        return title + f"Not run: {missing_run(VARIANTS_RUN)}.\n"
+
+def _variant_rows(runs: StoredRuns, table: pd.DataFrame, page: bool) -> list[list[str]]:
+    """One row of :data:`HEADERS` per variant: as Markdown, or as the page's HTML, whose scores the
+    decimals selector rewrites (the p-values keep their digits; the variant, the page's label, stays text)."""
+    def shown(value: float) -> str:
+        return number(value, 3) if page else f"{value:.3f}"
+
     record = runs.record(VARIANTS_RUN)
     n_labels = {spec.group: int(spec.params["n_labels"]) for spec in record.datasets}
     rows = []
@@ -71,24 +73,47 @@ def synthetic_variants_markdown(runs: StoredRuns, reference: pd.DataFrame) -> st
                 cells += ["-"] * 3
                 continue
             exact = ", ".join(
-                f"{sub.at[(kind, m), 'exact_match']:.3f}" for m in ("BR", "CC", "CCASL") if (kind, m) in sub.index
+                shown(sub.at[(kind, m), "exact_match"]) for m in ("BR", "CC", "CCASL") if (kind, m) in sub.index
             )
             hamming = sub.at[(kind, "BR"), "hamming_score"]
             independent = hamming ** n_labels[f"{variant}{VARIANT_SEPARATOR}{kind}"]
-            cells += [exact, f"{hamming:.3f}", f"{independent:.3f}"]
-        cells.insert(3, complex_gain(runs[VARIANTS_RUN], record, f"{variant}{VARIANT_SEPARATOR}complex"))
+            cells += [exact, shown(hamming), shown(independent)]
+        cells.insert(3, complex_gain(runs[VARIANTS_RUN], record, f"{variant}{VARIANT_SEPARATOR}complex", page=page))
+        verdict = esc(claim.verdict) if page else claim.verdict
+        if claim.verdict == HOLDS:
+            verdict = f"<strong>{verdict}</strong>" if page else f"**{verdict}**"
         rows.append(
             [
-                markdown_escape(variant),
+                variant if page else markdown_escape(variant),
                 str(int(sub["n_datasets"].min())),
                 *cells,
-                f"**{claim.verdict}**" if claim.verdict == HOLDS else claim.verdict,
+                verdict,
             ]
         )
-    headers = [
-        "variant", "datasets", "complex: BR, CC, CCASL exact match", "BR Hamming", "if independent", "CCASL − BR",
-        "simple: BR, CC, CCASL exact match", "BR Hamming", "if independent", "C2",
-    ]
+    return rows
+
+
+def synthetic_variants_table(runs: StoredRuns) -> str | None:
+    """The page's version of the variants' table, whose scores the decimals selector rewrites; None when not run."""
+    table = synthetic_table(runs, VARIANTS_RUN)
+    if table is None:
+        return None
+    rows = _variant_rows(runs, table, page=True)
+    return html_frame({row[0]: row[1:] for row in rows}, HEADERS[1:], HEADERS[0], text=(len(HEADERS) - 2,))
+
+
+def synthetic_variants_markdown(runs: StoredRuns, reference: pd.DataFrame) -> str:
+    """C2 decided by the same claim function under each synthetic-data variant, every variant tried shown.
+
+    Beside exact match, the column "if independent" is Hamming score to the power L: what exact
+    match would be if the label errors were independent, so the gap shows how concentrated the
+    errors are on a few rows.
+    """
+    title = "### C2 under the generator choices the paper leaves open\n\n"
+    table = synthetic_table(runs, VARIANTS_RUN)
+    if table is None:
+        return title + f"Not run: {missing_run(VARIANTS_RUN)}.\n"
+    rows = _variant_rows(runs, table, page=False)
     verdicts = {row[0]: row[-1].strip("*") for row in rows}
     paper = reference[(reference["table"] == "synthetic") & (reference["dataset"] == "complex")].set_index(
         ["metric", "method"]
@@ -104,6 +129,6 @@ def synthetic_variants_markdown(runs: StoredRuns, reference: pd.DataFrame) -> st
         "tried is shown; none was chosen by its "
         f"agreement with the paper (paper: complex BR, CC, CCASL {paper_exact} "
         f"at BR Hamming {paper[('hamming_score', 'BR')]:.3f}).\n\n"
-        + pipe_table(rows, headers)
+        + pipe_table(rows, HEADERS)
         + f"\n\nOver the variants: {closing_verdict(verdicts)}.\n"
     )

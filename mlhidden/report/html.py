@@ -187,8 +187,8 @@ def _rank_section(tables: Mapping[str, MetricTable], key: str, test_train_ratios
             parts.append(markdown_html(splits_markdown(report, level=3), Path("."), top=3))
             continue
         ranks = report.avg_ranks.sort_values(kind="stable")
-        rows = [[method, (f"{rank:.2f}", rank)] for method, rank in ranks.items()]
-        table = sortable_table(["method", "avg rank"], rows, numeric=(1,), better={1: "low"})
+        rows = [[method, (number(rank, 2), rank)] for method, rank in ranks.items()]
+        table = sortable_table(["method", "avg rank"], rows, numeric=(1,), better={1: "low"}, markup=(1,))
         parts.append(f"<h3>{esc(tables[column].metric.title)}: average rank over {len(report.datasets)} complete "
                      f"dataset(s)</h3>")
         if report.not_applicable or report.friedman_p is None:

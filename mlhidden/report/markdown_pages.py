@@ -111,7 +111,8 @@ def markdown_html(text: str, folder: Path, prefix: str = "", top: int = 2, table
 
     A heading of ``top`` ``#`` becomes ``<h3>`` (the page's sections are ``<h2>``), deeper ones follow.
     ``tables`` stand in for the text's first pipe tables, in order: the page's own versions of
-    them, whose numbers carry every digit for the decimals selector where the text's are rounded.
+    them, whose numbers carry every digit for the decimals selector where the text's are rounded
+    ("" keeps the text's table, for one before a table that has a page version).
     """
     blocks: list[str] = []
     pages = iter(tables)
