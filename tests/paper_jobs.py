@@ -7,7 +7,7 @@ from mlhidden.paper.claims import DecidedClaims
 from mlhidden.paper.html_page import index_html_job
 from mlhidden.paper.parallel_jobs import Job, run_jobs
 from mlhidden.paper.report_md import report_job
-from mlhidden.paper.sensitivity_section import claim_folders
+from mlhidden.paper.setting_folders import claim_folders
 
 
 def decided(out_dir) -> DecidedClaims:

@@ -260,13 +260,18 @@ class CostPriors:
         """These priors rescaled to stored runs, each its units (as :func:`stored_cells` takes them) and its
         datasets' shapes: each family's curve by the mean log ratio of its cells' seconds to the curve's,
         the families they lack by the median of those ratios (the machine's pace); and the stored units
-        timed by dataset, method and parameters."""
+        timed by dataset, method and parameters: the mean of each run's, the lowest of those over the runs
+        that timed them. A unit's seconds are wall time, which a machine busy with other work only adds to:
+        the same computations measured on a busy day and a quiet one cost what the quiet one says."""
         residuals: defaultdict[str, list[float]] = defaultdict(list)
         timed: defaultdict[UnitCost, list[float]] = defaultdict(list)
         for units, shapes in runs:
             units = [row for row in units if row.get("status", "ok") == "ok"]
+            seconds: defaultdict[UnitCost, list[float]] = defaultdict(list)
             for row in units:
-                timed[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
+                seconds[row["dataset"], row["registry_name"], row["params_hash"]].append(own_seconds(row))
+            for key, values in seconds.items():
+                timed[key].append(statistics.fmean(values))
             for cell in stored_cells(units, shapes):
                 if size(cell.shape) >= MIN_FIT_SIZE:
                     expected = self.curve_seconds(cell.shape, cell.family, cell.learner, cell.scale)
@@ -279,7 +284,7 @@ class CostPriors:
         for family in offsets.keys() - curves.keys():
             a, b = self.curve(family)
             curves[family] = (a + offsets[family], b)
-        measured = {key: statistics.fmean(values) for key, values in timed.items()}
+        measured = {key: min(means) for key, means in timed.items()}
         source = f"{self.source}, rescaled" if offsets else self.source
         return replace(self, curves=curves, timed={**self.timed, **measured}, source=source)
 

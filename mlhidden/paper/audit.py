@@ -28,13 +28,11 @@ Values are checked against the baselines only where those were measured, and the
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from mlhidden.paper.text_checks import CONTRADICTED, STATEMENT_COLUMNS, check_statements, statements_markdown
-from mlhidden.report import markdown_frame
+from mlhidden.paper.text_checks import CONTRADICTED, STATEMENT_COLUMNS, check_statements
 
 KEY = ["table", "metric", "dataset", "method"]
 RUN_KEY = ["table", "dataset", "method"]
@@ -55,12 +53,11 @@ OUTSIDE, HAMMING_BELOW_EXACT, PRINTED_DIFFERENTLY, BELOW_BASELINE, FAILED_ROW, F
 KINDS = (OUTSIDE, HAMMING_BELOW_EXACT, PRINTED_DIFFERENTLY, BELOW_BASELINE, FAILED_ROW, FAILED_COLUMN)
 IMPOSSIBLE_KINDS = (OUTSIDE, HAMMING_BELOW_EXACT)
 MARK_COLUMNS = [*KEY, "paper", "kind", "baseline", "other", "gap", "statement"]
-AUDIT_TITLE = "Audit of the paper's numbers"
 CLEAN = "no defect found"
 UNCHECKED = "no trivial baseline measured on this data"
 
 
-def _printed(value: float) -> str:
+def printed(value: float) -> str:
     """A value as the paper prints it: two decimals, or three where it has three."""
     return f"{value:.2f}" if round(value, 2) == round(value, 6) else f"{value:.3f}"
 
@@ -97,7 +94,7 @@ def _outside_unit_interval(values: pd.DataFrame) -> pd.DataFrame:
             _mark(
                 row,
                 OUTSIDE,
-                f"{METRIC_NAMES[row.metric]} {_printed(row.paper)} is outside [0, 1]: impossible",
+                f"{METRIC_NAMES[row.metric]} {printed(row.paper)} is outside [0, 1]: impossible",
                 gap=max(-row.paper, row.paper - 1),
             )
             for row in values.itertuples(index=False)
@@ -124,7 +121,7 @@ def _hamming_below_exact(values: pd.DataFrame) -> pd.DataFrame:
     for (table, dataset, method), pair in pairs.iterrows():
         hamming, exact = pair["hamming_score"], pair["exact_match"]
         if hamming + 2 * ROUNDING < exact:
-            said = f"Hamming score {_printed(hamming)} below exact match {_printed(exact)}: impossible"
+            said = f"Hamming score {printed(hamming)} below exact match {printed(exact)}: impossible"
             for metric, value, other in (("hamming_score", hamming, exact), ("exact_match", exact, hamming)):
                 cell = pd.Series(
                     {"table": table, "metric": metric, "dataset": dataset, "method": method, "paper": value}
@@ -140,7 +137,7 @@ def _printed_differently(values: pd.DataFrame) -> pd.DataFrame:
         if group["table"].nunique() < 2 or group["paper"].nunique() < 2:
             continue
         said = "printed " + ", ".join(
-            f"{_printed(r.paper)} in Table '{r.table}'" for r in group.itertuples(index=False)
+            f"{printed(r.paper)} in Table '{r.table}'" for r in group.itertuples(index=False)
         )
         for row in group.itertuples(index=False):
             for other in group.itertuples(index=False):
@@ -200,7 +197,7 @@ def _failed_runs(values: pd.DataFrame, below: pd.DataFrame, checked: pd.Series) 
             if len(group) < 2 or not checked[group.index].all() or not is_below[group.index].all():
                 continue
             shown = ", ".join(
-                f"{METRIC_NAMES[r.metric] if kind == FAILED_ROW else r.dataset} {_printed(r.paper)}"
+                f"{METRIC_NAMES[r.metric] if kind == FAILED_ROW else r.dataset} {printed(r.paper)}"
                 for r in group.itertuples(index=False)
             )
             if kind == FAILED_ROW:
@@ -288,7 +285,7 @@ class Audit:
             return "; ".join(dict.fromkeys(decisive["statement"]))
         close = own[(own["kind"] == PRINTED_DIFFERENTLY) & ((own["other"] - ours).abs() <= tolerance)]
         if not close.empty:
-            return f"{close['statement'].iloc[0]}; ours is within {tolerance} of {_printed(close['other'].iloc[0])}"
+            return f"{close['statement'].iloc[0]}; ours is within {tolerance} of {printed(close['other'].iloc[0])}"
         return ""
 
     def context(self, key: tuple) -> str:
@@ -297,7 +294,7 @@ class Audit:
         pair = run[(run["metric"] == metric) & (run["kind"] == HAMMING_BELOW_EXACT)]
         others = run[(run["metric"] != metric) & ~run["kind"].isin((PRINTED_DIFFERENTLY, HAMMING_BELOW_EXACT))]
         found = [f"{statement} (which of the two is wrong is not known)" for statement in pair["statement"][:1]]
-        return "; ".join(found + [f"the same run's {METRIC_NAMES[row.metric]} {_printed(row.paper)}: {row.statement}"
+        return "; ".join(found + [f"the same run's {METRIC_NAMES[row.metric]} {printed(row.paper)}: {row.statement}"
                                   for row in others.drop_duplicates("statement").itertuples()])
 
 
@@ -332,76 +329,3 @@ def audit_column(audit: Audit, comparisons: pd.DataFrame) -> pd.Series:
     return pd.Series(
         [found.get(key, "") for key in zip(*(comparisons[c] for c in KEY))], index=comparisons.index, dtype=str
     )
-
-
-def _bullets(found: pd.DataFrame, by: list) -> str:
-    """One line per finding, named by ``by`` (the columns that tell its cells apart)."""
-    if found.empty:
-        return "None.\n\n"
-    lines = []
-    for key, group in found.groupby(by or ["statement"], sort=False):
-        where = ", ".join(
-            f"Table '{part}'" if column == "table" else METRIC_NAMES.get(part, part) for column, part in zip(by, key)
-        )
-        said = "; ".join(dict.fromkeys(group["statement"]))
-        lines.append(f"- {where}: {said}" if by else f"- {said}")
-    return "\n".join(lines) + "\n\n"
-
-
-def below_frame(audit: Audit, gap: Callable[[float], str]) -> pd.DataFrame | None:
-    """The values below a baseline, one row each (:data:`KEY`, the paper's value as printed), with by how
-    much it is below each baseline as ``gap`` shows it ("" where it is not); None when there are none."""
-    below = audit.marks[audit.marks["kind"] == BELOW_BASELINE]
-    if below.empty:
-        return None
-    gaps = below.pivot_table(index=[*KEY, "paper"], columns="baseline", values="gap", aggfunc="first")
-    gaps = gaps.reindex(index=below.set_index([*KEY, "paper"]).index.unique(), columns=list(audit.baselines))
-    shown = gaps.map(lambda value: "" if math.isnan(value) else gap(value)).reset_index()
-    shown = shown.assign(paper=shown["paper"].map(_printed), metric=shown["metric"].map(METRIC_NAMES))
-    shown.columns = [*KEY, "paper", *(f"below {name} by" for name in gaps.columns)]
-    return shown
-
-
-def _below_table(audit: Audit) -> str:
-    shown = below_frame(audit, lambda gap: f"{gap:.3f}")
-    return "None.\n\n" if shown is None else markdown_frame(shown.set_index("table"), "Table") + "\n"
-
-
-def audit_markdown(audit: Audit) -> str:
-    """The report's section: the counts, then every impossibility, second print, value below a baseline, failed run."""
-    marks, counts = audit.marks, audit.counts()
-    parts = [
-        f"## {AUDIT_TITLE}\n\n",
-        "Before ours are compared with them, the paper's printed scores are checked against each other and against\n"
-        "predictors that ignore x, measured on the paper run's splits (`mlhidden/paper/audit.py` states the rules;\n"
-        f"a printed value counts as below a baseline only beyond its rounding, {ROUNDING}).\n"
-        "A value below a baseline is not impossible: it is worse than ignoring the inputs.\n"
-        "A per-label accuracy is compared with the baselines' mean per-label accuracy (their Hamming score).\n"
-        "`comparison.csv` carries each value's findings in its `audit` column.\n\n",
-        markdown_frame(counts.astype(str).rename("values").to_frame(), "Finding"),
-        "\n",
-        "### Impossible values\n\n",
-        _bullets(marks[marks["kind"].isin(IMPOSSIBLE_KINDS)], RUN_KEY),
-        "### Printed differently in two tables\n\n",
-        _bullets(marks[marks["kind"] == PRINTED_DIFFERENTLY], ["dataset", "method", "metric"]),
-        "### Below a trivial baseline\n\n",
-        _below_table(audit),
-    ]
-    below = audit.cells(BELOW_BASELINE)
-    if not below.empty:
-        by_method = below["method"].value_counts()
-        parts.append("By method: " + ", ".join(f"{m} {n}" for m, n in by_method.items()) + ".\n\n")
-    failed = marks[marks["kind"].isin((FAILED_ROW, FAILED_COLUMN))]
-    parts += ["### Rows or columns that look like a failed run\n\n", _bullets(failed, [])]
-    unchecked = audit.values[~audit.values["checked"]]
-    if not unchecked.empty:
-        parts.append(f"Not checked against a baseline, none being measured on their data: {len(unchecked)} values.\n\n")
-        for table, group in unchecked.groupby("table", sort=False):
-            parts.append(
-                f"- Table '{table}': "
-                + ", ".join(f"{d} ({n})" for d, n in group.groupby("dataset", sort=False).size().items())
-                + "\n"
-            )
-        parts.append("\n")
-    parts.append(statements_markdown(audit.statements))
-    return "".join(parts)

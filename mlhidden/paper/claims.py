@@ -16,7 +16,7 @@ from mlhidden.claims import Checker, ClaimResult, ClaimSpec, StoredRuns, read_cl
 from mlhidden.paper.calibration import calibration_checker
 from mlhidden.paper.claim_evidence import EXTRACTORS, NOTES
 from mlhidden.paper.parallel_jobs import Job
-from mlhidden.paper.sensitivity_section import folder_runs
+from mlhidden.paper.setting_folders import folder_runs
 from mlhidden.shipped import shipped_folder
 
 CLAIMS_FILE = "claims.yaml"

@@ -16,14 +16,10 @@ import pandas as pd
 
 from mlhidden.claims import TIME_CONVENTION, ClaimResult, StoredRuns
 from mlhidden.io import write_text
-from mlhidden.paper.audit import AUDIT_TITLE, CLEAN, audit_paper, below_frame
-from mlhidden.paper.deviations import (
-    DEVIATIONS_TITLE,
-    cell_values,
-    deviations_tables,
-    setting_agreement,
-    trivial_baselines,
-)
+from mlhidden.paper.audit import CLEAN, audit_paper
+from mlhidden.paper.audit_section import AUDIT_TITLE, below_frame
+from mlhidden.paper.deviations import cell_values, setting_agreement, trivial_baselines
+from mlhidden.paper.deviations_section import DEVIATIONS_TITLE, deviations_tables
 from mlhidden.paper.evidence import gather_evidence
 from mlhidden.paper.parallel_jobs import Job
 from mlhidden.paper.reference import (
@@ -36,7 +32,7 @@ from mlhidden.paper.reference import (
 )
 from mlhidden.paper.report_md import SWEEPS, diagnosed_cells
 from mlhidden.paper.sections import RESULTS_TITLE, Section, html_frame, page_frame, results_section, sweep_means
-from mlhidden.paper.sensitivity_section import finished_settings, folder_runs
+from mlhidden.paper.setting_folders import finished_settings, folder_runs
 from mlhidden.paper.significance_section import SIGNIFICANCE_TITLE, significance_tables
 from mlhidden.paper.synthetic_sections import generated_data_tables
 from mlhidden.paper.text_checks import paper_statements

@@ -15,17 +15,18 @@ import pandas as pd
 from mlhidden.claims import ClaimResult, StoredRuns
 from mlhidden.escaping import markdown_escape
 from mlhidden.io import write_text
-from mlhidden.paper.audit import Audit, audit_column, audit_markdown, audit_paper
+from mlhidden.paper.audit import Audit, audit_column, audit_paper
+from mlhidden.paper.audit_section import audit_markdown
 from mlhidden.paper.crosscheck_table import crosscheck_table, with_gaps
 from mlhidden.paper.deviations import (
     cell_values,
-    deviations_markdown,
     diagnose,
     setting_agreement,
     settings_within_band,
     trivial_baselines,
     version_mismatches,
 )
+from mlhidden.paper.deviations_section import deviations_markdown
 from mlhidden.paper.evidence import Evidence, gather_evidence
 from mlhidden.paper.multiverse_claims import multiverse_section
 from mlhidden.paper.parallel_jobs import Job
@@ -280,7 +281,7 @@ def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None)
     (:class:`~mlhidden.paper.claims.DecidedClaims`), read only in the finish.
 
     StoredRuns that are missing are reported as not run and their claims as not evaluated. The sensitivity
-    study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.sensitivity_section.read_settings`);
+    study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.setting_folders.read_settings`);
     the trivial baselines from the datasets under ``data_dir`` (see :func:`mlhidden.data.resolve_data_dir`).
     """
     out_dir = Path(out_dir)

@@ -47,7 +47,7 @@ from mlhidden.paper.reference import (
 )
 from mlhidden.paper.refits import label_accuracy_job
 from mlhidden.paper.report_md import report_job
-from mlhidden.paper.sensitivity_section import claim_folders
+from mlhidden.paper.setting_folders import claim_folders
 from mlhidden.paper.settings import SENSITIVITY_DIR, Setting, load_sensitivity
 from mlhidden.report import write_reports, write_score_metric_tables
 from mlhidden.runs import load_results, machine, now, package_versions, provenance_lines, read_run_json

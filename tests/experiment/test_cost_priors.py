@@ -64,6 +64,18 @@ def test_a_run_without_its_store_is_priced_by_its_compact_copy_as_with_the_store
     assert without.curves == with_store.curves != GENERIC_PRIORS.curves
 
 
+def test_units_timed_by_several_runs_cost_what_the_quietest_of_them_measured():
+    """Wall seconds only grow when the machine is busy: the same units timed on a busy and a quiet run are priced
+    at the quiet run's mean, not at the mean of both."""
+    def unit(seconds):
+        return {"dataset": "d", "registry_name": "BR", "label": "BR", "params_hash": "h", "status": "ok",
+                "train_seconds": seconds, "test_seconds": 0.5}
+
+    busy, quiet = [unit(4.0), unit(5.0)], [unit(1.0), unit(2.0)]
+    for runs in ([(busy, {}), (quiet, {})], [(quiet, {}), (busy, {})]):
+        assert GENERIC_PRIORS.refitted(runs).timed == {("d", "BR", "h"): 2.0}
+
+
 def test_a_store_that_cannot_be_read_leaves_the_priors_as_they_are(tmp_path):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "store.sqlite").write_bytes(b"not a database")

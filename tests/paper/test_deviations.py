@@ -13,12 +13,12 @@ from mlhidden.paper.deviations import (
     SETTING_DEPENDENT,
     UNEXPLAINED,
     category_counts,
-    deviations_markdown,
     diagnose,
     setting_agreement,
     settings_within_band,
     version_mismatches,
 )
+from mlhidden.paper.deviations_section import deviations_markdown
 
 KEY = ["table", "metric", "dataset", "method"]
 

@@ -25,7 +25,7 @@ from mlhidden.paper.multiverse_runs import (
     plan_pieces,
 )
 from mlhidden.paper.reference import LABEL_ACCURACY_FILE
-from mlhidden.paper.sensitivity_section import folder_runs, setting_runs
+from mlhidden.paper.setting_folders import folder_runs, setting_runs
 from mlhidden.runs.compact_results import UNITS_FILE
 from mlhidden.runs.store import load_results
 

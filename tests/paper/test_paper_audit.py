@@ -22,9 +22,9 @@ from mlhidden.paper.audit import (
     OUTSIDE,
     PRINTED_DIFFERENTLY,
     UNCHECKED,
-    audit_markdown,
     audit_paper,
 )
+from mlhidden.paper.audit_section import audit_markdown
 from mlhidden.paper.deviations import DEFECTIVE, STORED_BASELINES
 from mlhidden.paper.parallel_jobs import run_jobs
 from mlhidden.paper.reference import reference_results

@@ -29,9 +29,9 @@ from mlhidden.paper.sensitivity_section import (
     claims_matrix,
     closing_verdict,
     ranking_significance,
-    read_settings,
     settings_section,
 )
+from mlhidden.paper.setting_folders import read_settings
 from mlhidden.paper.synthetic_variants import synthetic_variants_markdown
 from mlhidden.report.tables import metric_table
 from mlhidden.stats.uncertainty import FAILS, HOLDS, INCONCLUSIVE, NO_DIFFERENCE, NOT_EVALUATED
