@@ -6,7 +6,8 @@ Markdown the reports use is understood: ``#`` headings, paragraphs, ``-`` lists 
 indented lines), pipe tables, images alone on a line, ``code``, ``**bold**``, ``*emphasis*``,
 links, backslash escapes, the entities ``&lt;``, ``&gt;`` and ``&amp;`` (with the escapes, how
 :func:`~mlhidden.escaping.markdown_escape` writes text from files: each is shown as its
-character, escaped for HTML once) and ``<a id>`` anchors. Images are read from the report's folder
+character, escaped for HTML once), ``<a id>`` anchors and folds (a ``<details><summary>...</summary>`` line,
+the blocks it folds, a ``</details>`` line). Images are read from the report's folder
 and put into the page as data URIs, so that the page stays one file that loads nothing.
 """
 
@@ -25,6 +26,8 @@ _CODE = re.compile(r"(`[^`]*`)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _IMAGE = re.compile(r"^!\[([^\]]*)\]\(([^)\s]+)\)$")
 _ANCHOR = re.compile(r'^<a id="([^"]+)"></a>$')
+_FOLD = re.compile(r"^<details><summary>(.*)</summary>$")
+_FOLD_END = "</details>"
 _HEADING = re.compile(r"^(#{1,6}) (.*)$")
 
 
@@ -133,6 +136,12 @@ def markdown_html(text: str, folder: Path, prefix: str = "", top: int = 2, table
         elif image := _IMAGE.match(stripped):
             blocks.append(_image(image.group(1), image.group(2), folder))
             i += 1
+        elif fold := _FOLD.match(stripped):
+            blocks.append(f"<details><summary>{inline(fold.group(1), prefix)}</summary>")
+            i += 1
+        elif stripped == _FOLD_END:
+            blocks.append(_FOLD_END)
+            i += 1
         elif stripped.startswith("|"):
             end = i
             while end < len(lines) and lines[end].strip().startswith("|"):
@@ -161,6 +170,6 @@ def markdown_html(text: str, folder: Path, prefix: str = "", top: int = 2, table
 def _starts_block(line: str) -> bool:
     stripped = line.strip()
     return bool(
-        _HEADING.match(stripped) or _ANCHOR.match(stripped) or _IMAGE.match(stripped)
-        or stripped.startswith("|") or line.startswith("- ")
+        _HEADING.match(stripped) or _ANCHOR.match(stripped) or _IMAGE.match(stripped) or _FOLD.match(stripped)
+        or stripped == _FOLD_END or stripped.startswith("|") or line.startswith("- ")
     )

@@ -149,6 +149,16 @@ def test_escaped_markdown_shows_its_text_once_on_the_page(tmp_path):
     assert "<img" not in page and "&amp;lt;" not in page and "&amp;amp;amp;" not in page
 
 
+def test_a_fold_of_the_report_is_a_fold_on_the_page_and_text_inside_it_stays_escaped(tmp_path):
+    """REPORT.md folds its longest table in ``<details>``; the page folds the same blocks, never shows the tags."""
+    hostile = markdown_escape("<b>cells</b>")
+    report = f"Before.\n<details><summary>Every {hostile}</summary>\n\n| a |\n|:--|\n| 1 |\n\n</details>\nAfter.\n"
+    page = markdown_html(report, tmp_path)
+    start = "<p>Before.</p><details><summary>Every &lt;b&gt;cells&lt;/b&gt;</summary><div class='scroll'>"
+    assert page.startswith(start), page
+    assert page.endswith("</table></div></details><p>After.</p>") and "&lt;details&gt;" not in page, page
+
+
 @pytest.fixture(scope="module")
 def reproduction_dir(run_dir, tmp_path_factory):
     """A reproduction folder: the run as the paper run and as two settings, and a comparison.csv with an audit mark."""
