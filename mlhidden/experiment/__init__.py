@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the names of the table below, for type checkers
     from mlhidden.experiment.config import load_config as load_config
     from mlhidden.experiment.config import parse_config as parse_config
     from mlhidden.experiment.cost_history import history_priors as history_priors
-    from mlhidden.experiment.cost_history import read_store as read_store
+    from mlhidden.experiment.cost_history import read_stored_run as read_stored_run
     from mlhidden.experiment.cost_priors import GENERIC_PRIORS as GENERIC_PRIORS
     from mlhidden.experiment.cost_priors import CostPriors as CostPriors
     from mlhidden.experiment.cost_priors import own_seconds as own_seconds
@@ -54,7 +54,7 @@ __getattr__, __all__ = lazy_names(__name__, {
     "GENERIC_PRIORS": "mlhidden.experiment.cost_priors",
     "own_seconds": "mlhidden.experiment.cost_priors",
     "read_cell_table": "mlhidden.experiment.cost_priors",
-    "read_store": "mlhidden.experiment.cost_history",
+    "read_stored_run": "mlhidden.experiment.cost_history",
     "UNIT_OVERHEAD_SECONDS": "mlhidden.experiment.costs",
     "wall_seconds": "mlhidden.experiment.costs",
     "machine_slowdown": "mlhidden.experiment.eta",

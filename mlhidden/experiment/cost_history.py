@@ -19,7 +19,7 @@ from mlhidden.io import PathLike
 from mlhidden.runs.compact_results import has_compact_copy, read_compact_tables
 
 
-def read_store(run_dir: PathLike) -> tuple[list[dict[str, Any]], dict[str, Shape]]:
+def read_stored_run(run_dir: PathLike) -> tuple[list[dict[str, Any]], dict[str, Shape]]:
     """The successful units of the store in ``run_dir`` and its datasets' shapes, read only; without a store,
     those of its compact copy (:mod:`mlhidden.runs.compact_results`: a clone's committed runs time their units
     too); none where neither is there or can be read (priors are a guess, never a reason to stop)."""
@@ -43,7 +43,7 @@ def read_store(run_dir: PathLike) -> tuple[list[dict[str, Any]], dict[str, Shape
 
 
 def _read_compact_copy(run_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Shape]]:
-    """:func:`read_store`'s units and shapes from the compact copy in ``run_dir``."""
+    """:func:`read_stored_run`'s units and shapes from the compact copy in ``run_dir``."""
     if not has_compact_copy(run_dir):
         return [], {}
     try:
@@ -63,11 +63,11 @@ def _read_compact_copy(run_dir: Path) -> tuple[list[dict[str, Any]], dict[str, S
 
 def history_priors(
     run_dir: PathLike, reuse_from: Iterable[PathLike] = (), base: CostPriors | None = None,
-    read: Callable[[Path], tuple[list[dict[str, Any]], dict[str, Shape]]] = read_store,
+    read: Callable[[Path], tuple[list[dict[str, Any]], dict[str, Shape]]] = read_stored_run,
 ) -> CostPriors:
     """``base`` (default :data:`GENERIC_PRIORS`) refitted on the runs this machine stored in ``run_dir``,
     in the run folders beside it and in ``reuse_from`` (:meth:`CostPriors.refitted`), each read by ``read``
-    (:func:`read_store`; a caller pricing many runs over the same folders passes it cached)."""
+    (:func:`read_stored_run`; a caller pricing many runs over the same folders passes it cached)."""
     run_dir = Path(run_dir)
     folders = [run_dir, *(Path(folder) for folder in reuse_from)]
     if run_dir.parent.is_dir():

@@ -27,7 +27,7 @@ from mlhidden.experiment import (
     history_priors,
     own_seconds,
     plan_run,
-    read_store,
+    read_stored_run,
     reusable_keys,
 )
 from mlhidden.paper.cost_table import paper_cost_priors
@@ -63,7 +63,7 @@ def multiverse_cost(pieces: list, out_dir, settings, reuse_dir=None, everything=
     held: dict[Path, set] = {}
     will_have_run: dict[tuple[str, int], set] = {}
     measured: dict[tuple[str, int], set] = {}
-    read = functools.cache(read_store)
+    read = functools.cache(read_stored_run)
     loaded = LoadedDatasets()
     costs = []
     for piece in pieces:

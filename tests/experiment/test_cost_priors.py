@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mlhidden.cli import cli
-from mlhidden.experiment.cost_history import history_priors, read_store
+from mlhidden.experiment.cost_history import history_priors, read_stored_run
 from mlhidden.experiment.cost_priors import GENERIC_PRIORS, stored_cells
 
 EXPERIMENT = Path(__file__).resolve().parents[2] / "mlhidden" / "experiment"
@@ -37,7 +37,7 @@ def test_priors_refitted_on_a_small_stored_run_predict_its_units_better_than_the
     run = tmp_path / "first"
     args = ["run", "-d", "Music", "-m", "BR", "-m", "CC", "-m", "Majority", "--splits", "2", "-q", "--out", str(run)]
     assert CliRunner().invoke(cli, args).exit_code == 0
-    units, shapes = read_store(run)
+    units, shapes = read_stored_run(run)
     cells = stored_cells(units, shapes)
     refitted = GENERIC_PRIORS.refitted([(units, shapes)])
     assert _median_log_error(refitted, cells) < _median_log_error(GENERIC_PRIORS, cells)
