@@ -7,8 +7,8 @@ import hashlib
 import json
 import math
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -98,10 +98,22 @@ def _check_replaceable(path: PathLike, *, own_run_json: bool = False) -> None:
         )
 
 
-def _temporary_beside(path: Path) -> Path:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    return Path(temporary)
+def _temporary_beside(path: Path, temporaries: list[Path]) -> Path:
+    """A new empty file beside ``path``, named in ``temporaries`` before it exists.
+
+    The caller removes every file ``temporaries`` names, so a signal at any point (even right
+    after the file is made, before this returns) leaves no temporary file behind.
+    """
+    while True:
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        temporaries.append(temporary)
+        try:
+            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            return temporary
+        except OSError as exc:
+            temporaries.pop()  # not made, and on a read-only disk even removing it would fail
+            if not isinstance(exc, FileExistsError):
+                raise
 
 
 def _fill(temporary: Path, write: Callable[[IO[bytes]], T]) -> T:
@@ -130,13 +142,15 @@ def write_atomically(path: PathLike, write: Callable[[IO[bytes]], T], *, own_run
     """
     path = Path(path)
     _check_replaceable(path, own_run_json=own_run_json)
-    temporary = _temporary_beside(path)
+    temporaries: list[Path] = []
     try:
+        temporary = _temporary_beside(path, temporaries)
         result = _fill(temporary, write)
         _put_in_place(temporary, path)
         return result
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)
         raise
 
 
@@ -158,18 +172,18 @@ def write_files(writes: Sequence[tuple[PathLike, Writer]], *, own_run_json: bool
     for path in paths:
         _check_replaceable(path, own_run_json=own_run_json)
     kept = "the file there before is kept" if len(paths) == 1 else "no file was changed"
-    staged: list[tuple[Path, Writer, Path]] = []  # (path, its writer, its temporary file)
+    temporaries: list[Path] = []  # one per path, in order
     placed: list[Path] = []
     failed = paths[0]  # the file the error line names
     try:
-        for path, (_, write) in zip(paths, writes):
+        for path in paths:
             failed = path
             path.parent.mkdir(parents=True, exist_ok=True)
-            staged.append((path, write, _temporary_beside(path)))
-        for path, write, temporary in staged:
+            _temporary_beside(path, temporaries)
+        for path, (_, write), temporary in zip(paths, writes, temporaries):
             failed = path
             _fill(temporary, write)
-        for path, _, temporary in staged:
+        for path, temporary in zip(paths, temporaries):
             failed = path
             _put_in_place(temporary, path)
             placed.append(path)
@@ -178,7 +192,7 @@ def write_files(writes: Sequence[tuple[PathLike, Writer]], *, own_run_json: bool
             kept = f"only {', '.join(map(str, placed))} was written"
         raise storage_error(exc, failed, kept=kept) from None
     finally:
-        for _, _, temporary in staged:
+        for temporary in temporaries:
             temporary.unlink(missing_ok=True)
     return paths
 

@@ -24,6 +24,7 @@ import pytest
 from click.testing import CliRunner
 from stores import leave_hot_journal
 
+from mlhidden import io as mlhidden_io
 from mlhidden.cli import cli
 from mlhidden.io import STORE_COPY
 from mlhidden.runs.store import STORE_FILE
@@ -284,3 +285,27 @@ def test_tables_and_run_json_keep_the_usual_file_permissions(run_copy):
     os.umask(umask)
     for name in ("units.csv", "tables.md", "exact_match.tex", "run.json"):
         assert (run_copy / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+
+@pytest.mark.parametrize("writer", ["write_atomically", "write_files"])
+def test_a_signal_right_after_the_temporary_file_is_made_leaves_none(tmp_path, monkeypatch, writer):
+    """The race CI hit once with ``datasets fetch`` and SIGTERM: the interrupt lands after the temporary
+    file exists on disk but before the writer has its name in hand."""
+    real_open = os.open
+
+    def open_then_interrupt(path, flags, *args, **kwargs):
+        handle = real_open(path, flags, *args, **kwargs)
+        if str(path).endswith(".tmp"):
+            os.close(handle)
+            raise KeyboardInterrupt
+        return handle
+
+    monkeypatch.setattr(os, "open", open_then_interrupt)
+    target = tmp_path / "out" / "table.md"
+    target.parent.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        if writer == "write_atomically":
+            mlhidden_io.write_atomically(target, lambda stream: stream.write(b"x"))
+        else:
+            mlhidden_io.write_files([(target, lambda stream: stream.write(b"x"))])
+    assert list(target.parent.iterdir()) == []
