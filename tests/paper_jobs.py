@@ -23,6 +23,14 @@ def report_jobs(out_dir) -> list[Job]:
 
 
 def page_jobs(out_dir) -> list[Job]:
-    """The claims' job, then index.html's."""
+    """The claims' job, then index.html's (without REPORT.md's findings: its audit and deviations tables
+    are the report's text)."""
     claims = DecidedClaims(claim_folders(out_dir))
     return [claims.job(), index_html_job(out_dir, claims)]
+
+
+def report_and_page_jobs(out_dir) -> list[Job]:
+    """The claims' job, REPORT.md's, then index.html's with the report's findings, as ``write_outputs`` has them."""
+    claims = DecidedClaims(claim_folders(out_dir))
+    findings: list = []
+    return [claims.job(), report_job(out_dir, claims, keep=findings.append), index_html_job(out_dir, claims, findings)]

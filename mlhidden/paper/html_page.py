@@ -9,16 +9,15 @@ the claims, the comparisons, the tables and the plots to that setting at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from mlhidden.claims import TIME_CONVENTION, ClaimResult, StoredRuns
 from mlhidden.io import write_text
-from mlhidden.paper.audit import CLEAN, audit_paper
+from mlhidden.paper.audit import CLEAN
 from mlhidden.paper.audit_section import AUDIT_TITLE, below_frame
-from mlhidden.paper.deviations import cell_values, setting_agreement, trivial_baselines
 from mlhidden.paper.deviations_section import DEVIATIONS_TITLE, deviations_tables
 from mlhidden.paper.evidence import gather_evidence
 from mlhidden.paper.parallel_jobs import Job
@@ -30,12 +29,11 @@ from mlhidden.paper.reference import (
     read_run_log,
     reference_results,
 )
-from mlhidden.paper.report_md import SWEEPS, diagnosed_cells
+from mlhidden.paper.report_md import SWEEPS, Findings
 from mlhidden.paper.sections import RESULTS_TITLE, Section, html_frame, page_frame, results_section, sweep_means
 from mlhidden.paper.setting_folders import finished_settings, folder_runs
 from mlhidden.paper.significance_section import SIGNIFICANCE_TITLE, significance_tables
 from mlhidden.paper.synthetic_sections import generated_data_tables
-from mlhidden.paper.text_checks import paper_statements
 from mlhidden.paper.wording import DEVIATION
 from mlhidden.report import (
     HTML_FILE,
@@ -203,12 +201,13 @@ def _with_audit(comparisons: pd.DataFrame, audited: pd.DataFrame) -> pd.DataFram
     return comparisons.merge(audited[[*KEY, "audit"]].drop_duplicates(KEY), on=KEY, how="left")
 
 
-def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None) -> Job:
+def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]], findings: Sequence[Findings] = ()) -> Job:
     """``out_dir/index.html`` from the runs, ``comparison.csv`` and the sensitivity settings under
     ``out_dir``, as a :class:`~mlhidden.paper.parallel_jobs.Job`: each view's run sections are calls; the
-    finish reads ``comparison.csv`` (which may be written meanwhile, by a job finished before this one)
-    and each view's decided claims (``claims``, by run folder: :class:`~mlhidden.paper.claims.DecidedClaims`),
-    and writes the page. ``data_dir``: as :func:`~mlhidden.paper.report_md.report_job`'s."""
+    finish reads ``comparison.csv`` (which may be written meanwhile, by a job finished before this one),
+    each view's decided claims (``claims``, by run folder: :class:`~mlhidden.paper.claims.DecidedClaims`)
+    and REPORT.md's :class:`~mlhidden.paper.report_md.Findings` (``findings``, filled by the report's finish
+    when it runs before this one; its audit and deviations tables are the page's then), and writes the page."""
     out_dir = Path(out_dir)
     reference, main_runs = reference_results(), StoredRuns.under(out_dir)
     setting = ((read_run_log(out_dir) or {}).get("setting") or {}).get("name")
@@ -231,10 +230,9 @@ def index_html_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=N
             compared = comparisons if key == "main" else _with_audit(_results_comparisons(runs, reference), comparisons)
             report = []
             if key == "main":
-                settings = {n: r for n, r in view_runs.items() if n != main and view_folders[n] in claims}
                 tables = _page_tables(runs, reference)
-                if comparison_path.is_file():  # the report's rows, which its deviations section diagnoses
-                    tables |= _diagnosis_tables(runs, settings, comparisons, reference, data_dir)
+                if findings:
+                    tables |= _diagnosis_tables(findings[-1])
                 report = _report_sections(out_dir, results_section(runs, reference), tables)
             views[name] = [_claims_section(claims[view_folders[name]]), _comparison_section(compared, key),
                            *report, *run_part]
@@ -257,17 +255,11 @@ def _page_tables(runs: StoredRuns, reference: pd.DataFrame) -> dict[str, list[st
     return tables
 
 
-def _diagnosis_tables(runs: StoredRuns, settings: Mapping[str, StoredRuns], comparisons: pd.DataFrame,
-                      reference: pd.DataFrame, data_dir) -> dict[str, list[str]]:
-    """The page's versions of the tables of REPORT.md's audit and deviations sections, computed as the
-    report's are (the finished ``settings``' runs by name, the trivial baselines from the datasets under
-    ``data_dir`` where the paper run lacks them), their gaps and our numbers the decimals selector's."""
-    baselines = trivial_baselines(runs, data_dir=data_dir)
-    audit = audit_paper(reference, baselines, paper_statements())
-    cells = {name: cell_values(setting_runs) for name, setting_runs in settings.items()}
-    diagnoses = diagnosed_cells(runs, cells, comparisons, reference, audit)
-    tables = {DEVIATIONS_TITLE: deviations_tables(diagnoses, baselines, setting_agreement(comparisons, cells))}
-    below = below_frame(audit, lambda gap: number(gap, 3))
+def _diagnosis_tables(findings: Findings) -> dict[str, list[str]]:
+    """The page's versions of the tables of REPORT.md's audit and deviations sections, from the report's
+    ``findings``, their gaps and our numbers the decimals selector's."""
+    tables = {DEVIATIONS_TITLE: deviations_tables(findings.diagnoses, findings.baselines, findings.agreement)}
+    below = below_frame(findings.audit, lambda gap: number(gap, 3))
     if below is not None:
         rows = [(row[0], [*map(esc, row[1:5]), *row[5:]]) for row in below.itertuples(index=False)]
         tables[AUDIT_TITLE] = ["", html_frame(rows, list(below.columns[1:]), "Table", text=range(3))]

@@ -7,7 +7,8 @@ numbers, so every number in REPORT.md is computed and the report can be rebuilt 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -272,7 +273,21 @@ def diagnosed_cells(
     return diagnose(comparisons, settings_cells, audit, mismatches)
 
 
-def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None) -> Job:
+@dataclass(frozen=True)
+class Findings:
+    """What REPORT.md's finish works out beyond its sections: the audit of the paper's numbers, the trivial
+    baselines, each setting's agreement with the paper and the diagnosis of every flagged cell. The page
+    shows the same tables, so the report hands these on (:func:`report_job`'s ``keep``) rather than the
+    page working them out a second time."""
+
+    audit: Audit
+    baselines: pd.DataFrame
+    agreement: pd.DataFrame
+    diagnoses: pd.DataFrame
+
+
+def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None,
+               keep: Callable[[Findings], object] | None = None) -> Job:
     """REPORT.md, ``tables/``, ``figures/`` and ``comparison.csv`` under ``out_dir`` from its runs, as a
     :class:`~mlhidden.paper.parallel_jobs.Job`: each section (with its tables and figures) is a call; the
     finish writes REPORT.md and ``comparison.csv`` and returns the files written.
@@ -283,17 +298,19 @@ def report_job(out_dir, claims: Mapping[Path, list[ClaimResult]], data_dir=None)
     StoredRuns that are missing are reported as not run and their claims as not evaluated. The sensitivity
     study's settings are read from ``out_dir/sensitivity/`` (:func:`~mlhidden.paper.setting_folders.read_settings`);
     the trivial baselines from the datasets under ``data_dir`` (see :func:`mlhidden.data.resolve_data_dir`).
+    The finish gives ``keep`` its :class:`Findings`.
     """
     out_dir = Path(out_dir)
     tables_dir, figures_dir = out_dir / "tables", out_dir / "figures"
     runs, reference = StoredRuns.under(out_dir), reference_results()
     evidence = gather_evidence(runs)
     calls = _section_calls(runs, evidence, reference, tables_dir, figures_dir)
-    return Job(calls, lambda sections: _write_report(out_dir, data_dir, runs, reference, claims, *sections))
+    return Job(calls, lambda sections: _write_report(out_dir, data_dir, runs, reference, claims, keep, *sections))
 
 
 def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataFrame,
-                  decided: Mapping[Path, list[ClaimResult]], *sections: Section) -> list:
+                  decided: Mapping[Path, list[ClaimResult]], keep: Callable[[Findings], object] | None,
+                  *sections: Section) -> list:
     """The report from its claims and sections: comparison.csv, the baselines and settings, REPORT.md."""
     comparisons = pd.DataFrame([row for section in sections for row in section.comparisons], columns=COMPARISON_COLUMNS)
     baselines = trivial_baselines(runs, data_dir=data_dir)
@@ -305,6 +322,12 @@ def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataF
     settings_cells = {name: cell_values(setting_runs) for name, setting_runs in runs_by_setting.items()}
     comparisons = comparisons.join(settings_within_band(comparisons, settings_cells))
     comparison_path = write_frame(out_dir / COMPARISON_FILE, comparisons)
+    findings = Findings(
+        audit, baselines, setting_agreement(comparisons, settings_cells),
+        diagnosed_cells(runs, settings_cells, comparisons, reference, audit),
+    )
+    if keep is not None:
+        keep(findings)
     log = read_run_log(out_dir)
     compared = comparisons["difference"].notna()
     time_table, time_metric = PAPER_TABLES["total_seconds"]
@@ -336,10 +359,7 @@ def _write_report(out_dir: Path, data_dir, runs: StoredRuns, reference: pd.DataF
         sensitivity,
         multiverse,
         audit_markdown(audit),
-        deviations_markdown(
-            diagnosed_cells(runs, settings_cells, comparisons, reference, audit), baselines,
-            setting_agreement(comparisons, settings_cells),
-        ),
+        deviations_markdown(findings.diagnoses, baselines, findings.agreement),
         *(section.markdown for section in sections),
     ]
     text = wrap_prose(

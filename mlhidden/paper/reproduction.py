@@ -46,7 +46,7 @@ from mlhidden.paper.reference import (
     read_run_log,
 )
 from mlhidden.paper.refits import label_accuracy_job
-from mlhidden.paper.report_md import report_job
+from mlhidden.paper.report_md import Findings, report_job
 from mlhidden.paper.setting_folders import claim_folders
 from mlhidden.paper.settings import SENSITIVITY_DIR, Setting, load_sensitivity
 from mlhidden.report import write_reports, write_score_metric_tables
@@ -297,7 +297,8 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     (:func:`~mlhidden.paper.parallel_jobs.run_jobs`): the refits first, since the report reads them;
     then the tables of each run in ``names``, REPORT.md with its tables and figures, and index.html.
     The claims of ``out_dir``'s runs and of each finished setting's are decided once
-    (:class:`~mlhidden.paper.claims.DecidedClaims`), and REPORT.md and the page are handed the same.
+    (:class:`~mlhidden.paper.claims.DecidedClaims`), and REPORT.md and the page are handed the same; the
+    page is handed REPORT.md's audit and diagnoses too (:class:`~mlhidden.paper.report_md.Findings`).
 
     ``on_step(done, total, reached, upto)`` is called as each piece is done: the refits' calls, reading
     the runs for the report, each run folder's claims, the report's sections, the page's views, each
@@ -329,7 +330,9 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     # The claims go first (the report and the page read them in their finishes), then the report's long
     # sections; the run tables fill in after them.
     claims = DecidedClaims(claim_folders(out_dir))
-    jobs = [claims.job(), report_job(out_dir, claims, data_dir), index_html_job(out_dir, claims, data_dir), *tables]
+    findings: list[Findings] = []
+    report, page = report_job(out_dir, claims, data_dir, findings.append), index_html_job(out_dir, claims, findings)
+    jobs = [claims.job(), report, page, *tables]
     built = times[done[0] - 1] if done[0] else 0.0
     times[done[0]:] = [built + FINISH_SECONDS, *step_times(jobs, n_jobs, built + FINISH_SECONDS)]
     step()

@@ -649,28 +649,37 @@ def test_every_claim_is_not_evaluated_without_runs(tmp_path):
 
 def test_write_outputs_decides_each_run_folders_claims_once(tmp_path, monkeypatch):
     """REPORT.md and the page are handed the same claims: the main runs' and each finished setting's,
-    each decided in one call (the page's views and the report's sensitivity matrix included)."""
+    each decided in one call (the page's views and the report's sensitivity matrix included); and the
+    same audit and diagnoses of the paper's numbers, worked out once."""
     import sys
 
+    import mlhidden.paper.audit as audit_module
     import mlhidden.paper.claims as paper_claims_module
+    import mlhidden.paper.deviations as deviations_module
+    import mlhidden.paper.report_md as report_md_module
 
     logical = {"datasets": ["Logical"], "methods": LOGICAL_METHODS, "splits": 2, "shuffle_labels": False}
     folders = [tmp_path, tmp_path / "sensitivity" / "a", tmp_path / "sensitivity" / "b"]
     for folder in folders:
         fake_run(folder, "logical", logical, lambda d, m, s: {"exact_match": 0.5 + 0.1 * s})
     (tmp_path / "sensitivity" / "settings.json").write_text(json.dumps({"a": {"C": 1}, "b": {"C": 100}}))
-    decided: list[Path] = []
-    original = paper_claims_module.decide_claims
+    calls: dict[str, list] = {}
 
-    def counted(out_dir):
-        decided.append(Path(out_dir))
-        return original(out_dir)
+    def counted(name, original):
+        def call(*args, **kwargs):
+            calls.setdefault(name, []).append(args[0])
+            return original(*args, **kwargs)
+        return call
 
-    for module in list(sys.modules.values()):
-        if module.__name__.startswith("mlhidden.paper") and getattr(module, "decide_claims", None) is original:
-            monkeypatch.setattr(module, "decide_claims", counted)
+    for name, home in [("decide_claims", paper_claims_module), ("audit_paper", audit_module),
+                       ("trivial_baselines", deviations_module), ("diagnosed_cells", report_md_module)]:
+        original = getattr(home, name)
+        for module in list(sys.modules.values()):
+            if module.__name__.startswith("mlhidden.paper") and getattr(module, name, None) is original:
+                monkeypatch.setattr(module, name, counted(name, original))
     write_outputs(tmp_path, ["logical"], n_jobs=1)
-    assert sorted(decided) == sorted(folders)
+    assert sorted(map(Path, calls["decide_claims"])) == sorted(folders)
+    assert [len(calls[name]) for name in ("audit_paper", "trivial_baselines", "diagnosed_cells")] == [1, 1, 1]
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "<h2>Claims</h2>" in page and "| a " in (tmp_path / "REPORT.md").read_text(encoding="utf-8")
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from browser import CHROMIUM, Browser
 from click.testing import CliRunner
-from paper_jobs import page_jobs
+from paper_jobs import page_jobs, report_and_page_jobs
 from PIL import Image
 
 from mlhidden.cli import cli
@@ -447,7 +447,7 @@ def committed_reproduction_dir(tmp_path_factory):
     """The committed reproduction (results/: REPORT.md with every run it was made from), its page rebuilt."""
     out_dir = tmp_path_factory.mktemp("committed") / "reproduction"
     shutil.copytree(REPORT_DIR, out_dir)
-    assert run_jobs(page_jobs(out_dir))[1] == out_dir / HTML_FILE
+    assert run_jobs(report_and_page_jobs(out_dir))[2] == out_dir / HTML_FILE
     return out_dir
 
 
