@@ -94,17 +94,20 @@ def test_a_measured_report_phase_is_its_own_wall_time_however_slow_the_units_wer
     assert estimate.remaining(30.0) == pytest.approx(30.0)
 
 
+class ProbeClock:
+    """A wall clock for :func:`machine_slowdown`'s probe that moves one second a reading."""
+
+    wall = 0.0
+
+    def tick(self) -> float:
+        self.wall += 1.0
+        return self.wall
+
+
 def test_the_probe_reads_the_share_of_a_core_it_got_and_counts_the_workers_joining():
     """Wall time that runs twice as fast as the thread's CPU time: half a core, on 2 cores 4 busy threads,
     the probe and 3 others; 2 workers joining the 3 get 2/5 of a core each."""
-    class Probe:
-        wall = 0.0
-
-        def tick(self):
-            self.wall += 1.0
-            return self.wall
-
-    half, idle = Probe(), Probe()
+    half, idle = ProbeClock(), ProbeClock()
     unread = {"load": lambda: 0, "runnable": lambda: None}
     slowdown = machine_slowdown(2, cores=2, seconds=1000, wall=half.tick, cpu=lambda: half.wall / 2, **unread)
     assert slowdown == pytest.approx(2.5, rel=0.01)
@@ -114,14 +117,7 @@ def test_the_probe_reads_the_share_of_a_core_it_got_and_counts_the_workers_joini
 
 def test_the_load_average_counts_the_others_a_probe_given_a_whole_core_missed():
     """A load average of 12 on 2 cores: 12 others, whom 2 workers join, get a seventh of a core each."""
-    class Probe:
-        wall = 0.0
-
-        def tick(self):
-            self.wall += 1.0
-            return self.wall
-
-    idle = Probe()
+    idle = ProbeClock()
     slowdown = machine_slowdown(
         2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 12.0, runnable=lambda: None
     )
@@ -141,14 +137,7 @@ def test_a_share_of_the_cores_goes_by_the_threads_weights_each_taking_at_most_on
 def test_the_first_estimate_counts_the_threads_that_want_a_core_now_and_their_weights():
     """A background job at nice -10 and 4 others: each worker gets a sixth of a core, where the probe, given
     a whole core for its first moments, and a load average of 5 said (5 + 2) / 2 = 3.5."""
-    class Probe:
-        wall = 0.0
-
-        def tick(self):
-            self.wall += 1.0
-            return self.wall
-
-    idle = Probe()
+    idle = ProbeClock()
     others = [NICE_0_WEIGHT * 1.25**10] + [NICE_0_WEIGHT] * 4
     slowdown = machine_slowdown(
         2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, load=lambda: 5.0, runnable=lambda: others
@@ -159,14 +148,7 @@ def test_the_first_estimate_counts_the_threads_that_want_a_core_now_and_their_we
 def test_a_load_average_the_scheduler_does_not_see_now_is_a_load_that_ended_or_one_niced_away():
     """CI's quick reproduction started as ``make smoke`` ended, a load average near 2 on 2 cores, and its first
     ETA was 1.87 times its length: (2 + 2) / 2. Where the scheduler names the runnable threads, they decide."""
-    class Probe:
-        wall = 0.0
-
-        def tick(self):
-            self.wall += 1.0
-            return self.wall
-
-    idle = Probe()
+    idle = ProbeClock()
     probe = {"cores": 2, "seconds": 3, "wall": idle.tick, "cpu": lambda: idle.wall, "load": lambda: 2.0}
     assert machine_slowdown(2, runnable=lambda: [], **probe) == 1.0
     # Two background threads at nice 5 (the load average's 2): each worker at nice 0 gets 3/4 of a core.
