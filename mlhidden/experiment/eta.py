@@ -100,29 +100,30 @@ def machine_slowdown(
     load: Callable[[], float] = load_average, runnable: Callable[[], list[float] | None] = runnable_weights,
 ) -> float:
     """How many times its idle time a unit takes now on one of ``workers`` sharing ``cores`` (default:
-    this machine's) with whatever else runs: the larger of two readings, since each misses a load the
-    other sees.
+    this machine's) with whatever else runs: the largest of three readings, since each misses a load
+    the others see, and the units meet the load of the minutes to come.
 
     - The scheduler's: for ``seconds``, the probe reads which other threads want a core and their weights
       (``runnable``: :func:`runnable_weights`), and each time works out the share of a core each of
       ``workers`` would get among them (:func:`worker_share`). A thread's weight (its nice level) counts,
-      not just its count: a background job at nice -10 takes a whole core of 2, one at nice 5 a third of
-      what a worker at nice 0 gets.
+      not just its count: a background job at nice -10 takes a whole core of 2 whatever the load average
+      says, and the load average, a mean over the last minute, lags a load that has just risen.
     - The probe's own: the share of a core its thread got (CPU time over wall time). A share ``s`` below 1
       says ``cores / s`` equal threads want the cores, the probe one of them; ``workers`` of ours join
       the others, each then getting ``cores / (others + workers)``.
-
-    Only where the system names no runnable threads (not Linux) does the ``load`` average of the last
-    minute stand in for the scheduler's reading, as the others' count joined likewise. Where it does, the
-    load average says less than it seems: it counts a nice 5 thread as a whole competitor, and a load
-    that has just ended for a minute after, so a run started as another ends (CI's quick reproduction,
-    after ``make smoke``) would be priced as if that one went on.
+    - The ``load`` average of the last minute as the others' count, joined likewise: it misses weights and
+      a load that has just risen, but not the others' bursts that a 0.3 s look at the present falls between.
+      Where the scheduler can be read, it counts in proportion to the share of the readings that found
+      another thread wanting a core: the mean keeps a load that has ended for a minute after, so a run
+      started as another ends (CI's quick reproduction, after ``make smoke``) would otherwise be priced as
+      if that one went on, while a load still running (a parallel ``make test``) is found in nearly every
+      reading and counts whole.
 
     An idle machine gives 1 for as many workers as cores.
     """
     cores = max(int(cores or os.cpu_count() or 1), 1)
     workers = max(workers, 1)
-    shares = []
+    shares, busy_readings = [], 0
     began_wall, began_cpu = wall(), cpu()
     while (elapsed := wall() - began_wall) < seconds:
         wanting = runnable()
@@ -130,10 +131,11 @@ def machine_slowdown(
             sum(range(1000))
         else:
             shares.append(worker_share(wanting, workers, cores))
+            busy_readings += bool(wanting)
     probed = (cpu() - began_cpu) / max(elapsed, 1e-9)
     probe_others = cores / min(max(probed, 1e-6), 1.0) - 1 if probed < 1.0 else 0.0
-    others = probe_others if shares else max(probe_others, load())
-    slowdown = (max(others, 0.0) + workers) / cores
+    still_running = busy_readings / len(shares) if shares else 1.0
+    slowdown = (max(probe_others, load() * still_running, 0.0) + workers) / cores
     if shares:
         slowdown = max(slowdown, len(shares) / sum(shares))
     return min(max(slowdown, 1.0), MAX_MACHINE_SLOWDOWN)
