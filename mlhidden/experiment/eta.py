@@ -44,6 +44,12 @@ PROBE_SECONDS = 0.3
 
 MAX_MACHINE_SLOWDOWN = 50.0
 
+WHOLE_CORE = 0.95
+"""A probe share of a core at least this is a whole one: an idle machine's timer and scheduling noise leave
+its thread a hair under 1, which ``cores / share - 1`` would read as ``cores - 1`` others (1.5 on 2 cores
+for 2 workers, with nothing else running); a share under 1 means more threads than cores, and the first
+such, one more thread than cores, gives each ``cores / (cores + 1)``, far below this."""
+
 NICE_0_WEIGHT = 1024.0
 NICE_STEP = 1.25
 """The Linux scheduler's weight of a thread at nice 0, and the ratio between the weights of two nice
@@ -133,7 +139,7 @@ def machine_slowdown(
             shares.append(worker_share(wanting, workers, cores))
             busy_readings += bool(wanting)
     probed = (cpu() - began_cpu) / max(elapsed, 1e-9)
-    probe_others = cores / min(max(probed, 1e-6), 1.0) - 1 if probed < 1.0 else 0.0
+    probe_others = cores / max(probed, 1e-6) - 1 if probed < WHOLE_CORE else 0.0
     still_running = busy_readings / len(shares) if shares else 1.0
     slowdown = (max(probe_others, load() * still_running, 0.0) + workers) / cores
     if shares:

@@ -115,6 +115,14 @@ def test_the_probe_reads_the_share_of_a_core_it_got_and_counts_the_workers_joini
     assert machine_slowdown(4, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall, **unread) == 2.0
 
 
+def test_a_probe_given_a_hair_under_a_whole_core_counts_no_others():
+    """An idle machine leaves the probe's thread 0.9999 of a core, which read as one other thread: 1.5 for 2
+    workers on 2 cores with nothing else running."""
+    idle = ProbeClock()
+    unread = {"load": lambda: 0, "runnable": lambda: None}
+    assert machine_slowdown(2, cores=2, seconds=3, wall=idle.tick, cpu=lambda: idle.wall * 0.9999, **unread) == 1.0
+
+
 def test_the_load_average_counts_the_others_a_probe_given_a_whole_core_missed():
     """A load average of 12 on 2 cores: 12 others, whom 2 workers join, get a seventh of a core each."""
     idle = ProbeClock()
