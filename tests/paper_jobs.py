@@ -1,5 +1,5 @@
-"""REPORT.md's and the page's jobs for the tests, as ``write_outputs`` runs them: after the one
-that decides the claims they read (each run folder's, once)."""
+"""REPORT.md's or the page's jobs alone for the tests, after the one that decides the claims they read
+(each run folder's, once); both together are :func:`~mlhidden.paper.reproduction.report_and_page_jobs`."""
 
 from __future__ import annotations
 
@@ -27,10 +27,3 @@ def page_jobs(out_dir) -> list[Job]:
     are the report's text)."""
     claims = DecidedClaims(claim_folders(out_dir))
     return [claims.job(), index_html_job(out_dir, claims)]
-
-
-def report_and_page_jobs(out_dir) -> list[Job]:
-    """The claims' job, REPORT.md's, then index.html's with the report's findings, as ``write_outputs`` has them."""
-    claims = DecidedClaims(claim_folders(out_dir))
-    findings: list = []
-    return [claims.job(), report_job(out_dir, claims, keep=findings.append), index_html_job(out_dir, claims, findings)]

@@ -329,10 +329,7 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     tables = [_run_tables_job(out_dir / name) for name in names]
     # The claims go first (the report and the page read them in their finishes), then the report's long
     # sections; the run tables fill in after them.
-    claims = DecidedClaims(claim_folders(out_dir))
-    findings: list[Findings] = []
-    report, page = report_job(out_dir, claims, data_dir, findings.append), index_html_job(out_dir, claims, findings)
-    jobs = [claims.job(), report, page, *tables]
+    jobs = [*report_and_page_jobs(out_dir, data_dir), *tables]
     built = times[done[0] - 1] if done[0] else 0.0
     times[done[0]:] = [built + FINISH_SECONDS, *step_times(jobs, n_jobs, built + FINISH_SECONDS)]
     step()
@@ -340,6 +337,16 @@ def write_outputs(out_dir, names, setting_dirs=(), *, data_dir=None, n_jobs=None
     by_run = {name: [path] for name, path in zip(refitted, accuracy_paths)}
     paths = [path for name, run_paths in zip(names, table_paths) for path in [*run_paths, *by_run.get(name, [])]]
     return paths + accuracy_paths[len(refitted):] + report_paths + [html_path]
+
+
+def report_and_page_jobs(out_dir, data_dir=None) -> list[Job]:
+    """The job deciding the claims of ``out_dir``'s runs and of each finished setting's (once), REPORT.md's
+    job and index.html's, in the order they must run: the report and the page read the claims in their
+    finishes, and the page is handed the report's findings (:class:`~mlhidden.paper.report_md.Findings`)."""
+    claims = DecidedClaims(claim_folders(out_dir))
+    findings: list[Findings] = []
+    report = report_job(out_dir, claims, data_dir, findings.append)
+    return [claims.job(), report, index_html_job(out_dir, claims, findings)]
 
 
 def setting_refit_jobs(setting_dirs, data_dir=None) -> list:

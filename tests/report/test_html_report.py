@@ -16,13 +16,14 @@ import pandas as pd
 import pytest
 from browser import CHROMIUM, Browser
 from click.testing import CliRunner
-from paper_jobs import page_jobs, report_and_page_jobs
+from paper_jobs import page_jobs
 from PIL import Image
 
 from mlhidden.cli import cli
 from mlhidden.data import make_logical, write_arff
 from mlhidden.escaping import markdown_escape
 from mlhidden.paper.parallel_jobs import run_jobs
+from mlhidden.paper.reproduction import report_and_page_jobs
 from mlhidden.report.html import HTML_FILE
 from mlhidden.report.markdown_pages import markdown_html
 from mlhidden.report.tables import metric_table
