@@ -108,7 +108,9 @@ def multiverse_section(out_dir: str | Path) -> tuple[str, dict[str, str] | None]
         title,
         f"Each claim decided in each of {worlds} worlds (a distinct base-learner setting at a split seed, "
         f"`{MULTIVERSE_DIR}/<setting>/seed<k>/`), under each reading the claims file declares and with Holm and "
-        "Bonferroni across its core sub-claims; a world without the runs a claim needs does not count. "
+        "Bonferroni across its core sub-claims. A world without the runs a claim needs (a run not asked for at "
+        f"that seed, or one merged into an identical setting's: `{MULTIVERSE_DIR}/multiverse.json`) is 'not "
+        "evaluated' for it, so no computation counts twice. "
         f"Rows: `{MULTIVERSE_DIR}/{CLAIMS_MULTIVERSE_FILE}`; re-derive them with `mlhidden claims claims.yaml "
         "--multiverse` on the worlds. Each curve puts every specification's deciding effect as its distance from "
         "the claimed boundary (above 0: the claimed side), sorted, over the choices it makes.\n\n",
