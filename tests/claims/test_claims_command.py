@@ -13,9 +13,12 @@ from click.testing import CliRunner
 from own_claims import USER_CLAIMS
 from own_data import write_own_arff
 
+from mlhidden.claims.multiverse import MULTIVERSE_FILE
 from mlhidden.claims.result_files import CSV_FILE
 from mlhidden.cli import cli
 from mlhidden.io import STORE_FILE
+from mlhidden.paper.multiverse_claims import CLAIMS_MULTIVERSE_FILE, declared_closest
+from mlhidden.paper.multiverse_runs import MULTIVERSE_DIR
 from mlhidden.stats.uncertainty import VERDICTS
 from mlhidden.yaml_lines import MAX_VALUES
 
@@ -321,3 +324,27 @@ def test_the_paper_claims_are_rechecked_from_a_fresh_clone(tmp_path, monkeypatch
     for row in committed.itertuples():
         line = f"control {row.subclaim}  " if row.role == "control" else f"  {row.subclaim}  {row.role}  "
         assert f"{line}{row.verdict}: " in result.output
+
+
+def test_the_committed_multiverse_verdicts_are_rederived_from_a_fresh_clone(tmp_path, monkeypatch):
+    """The worlds of the primary setting and of the one closest to the paper (every seed of the paper run),
+    copied as a clone has them, give their rows of the committed ``claims_multiverse.csv`` again: the docs'
+    ``mlhidden claims claims.yaml --multiverse PRIMARY WORLDS...``."""
+    root = Path(__file__).resolve().parents[2]
+    committed_dir = root / "results" / MULTIVERSE_DIR
+    settings = ["j_paper_era", declared_closest()]
+    for setting in settings:
+        shutil.copytree(committed_dir / setting, tmp_path / setting,
+                        ignore=shutil.ignore_patterns(f"{STORE_FILE}*", "shared_fits"))
+    assert not list(tmp_path.glob(f"*/*/*/{STORE_FILE}"))
+    monkeypatch.chdir(tmp_path)
+    worlds = sorted(f"{setting}/{seed.name}" for setting in settings for seed in (tmp_path / setting).iterdir())
+    result = CliRunner().invoke(cli, ["claims", str(root / "configs" / "claims.yaml"), "--multiverse",
+                                      "j_paper_era/seed0", *worlds, "--out", "out"])
+    assert result.exit_code == 0, result.output
+    key = ["claim", "world", "reading", "multiplicity"]
+    rederived = pd.read_csv(tmp_path / "out" / MULTIVERSE_FILE).sort_values(key).reset_index(drop=True)
+    committed = pd.read_csv(committed_dir / CLAIMS_MULTIVERSE_FILE)
+    committed = committed[committed["world"].isin(worlds)].sort_values(key).reset_index(drop=True)
+    assert set(rederived["world"]) == set(worlds) and len(worlds) >= 10
+    pd.testing.assert_frame_equal(rederived, committed, check_exact=False, rtol=1e-9)
