@@ -77,12 +77,19 @@ def declaration(text: str) -> str:
     return _KEYWORD_GAP.sub(r"\1 ", text.strip(_WHITESPACE))
 
 
-def scan_layout(lines: Iterable[str]) -> Layout:
-    """Find the declaration lines of the header ``lines`` the way liac-arff reads them (for error lines)."""
+def is_data_line(text: str) -> bool:
+    """Whether ``text`` is the header's ``@data`` line: its :func:`declaration` starts with ``@DATA`` (in any case),
+    told without rewriting every line of a long header."""
+    return text.lstrip(_WHITESPACE)[:5].upper() == "@DATA"
+
+
+def scan_layout(declared: Iterable[str]) -> Layout:
+    """Find the declaration lines of the header, its lines already in their :func:`declaration` form, the way
+    liac-arff reads them (for error lines)."""
     relation_line = None
     attribute_lines = []
-    for number, text in enumerate(lines, start=1):
-        keyword = declaration(text).upper()
+    for number, text in enumerate(declared, start=1):
+        keyword = text.upper()
         if keyword.startswith("@RELATION") and relation_line is None:
             relation_line = number
         elif keyword.startswith("@ATTRIBUTE"):
@@ -98,8 +105,9 @@ def unquoted(text: str) -> str:
     return _QUOTED.sub("''", text) if "'" in text or '"' in text else text
 
 
-def check_structure(path: Path, lines: Sequence[str], layout: Layout) -> tuple[str, ...]:
+def check_structure(path: Path, declared: Sequence[str], layout: Layout) -> tuple[str, ...]:
     """Refuse what liac-arff would misread or report obscurely, at its line; return the attribute names.
+    ``declared`` holds the header's lines in their :func:`declaration` form.
 
     The header: @relation first and once, only known ``@`` keywords, quotes closed, each
     attribute with a name (given once) and a type, nominal values in one ``{...}``. Data rows are
@@ -107,8 +115,7 @@ def check_structure(path: Path, lines: Sequence[str], layout: Layout) -> tuple[s
     """
     relation_line: int | None = None
     first_attribute: dict[str, int] = {}
-    for number, raw in enumerate(lines[: layout.data_line], start=1):
-        text = declaration(raw)
+    for number, text in enumerate(declared[: layout.data_line], start=1):
         keyword = text.split(None, 1)[0].lower() if text.startswith("@") else None
         if keyword is None:
             continue

@@ -32,7 +32,7 @@ from mlhidden.data.arff.encode import (
     encode_dense,
     encoded_names,
 )
-from mlhidden.data.arff.lines import Attribute, Layout, check_structure, declaration, scan_layout
+from mlhidden.data.arff.lines import Attribute, Layout, check_structure, declaration, is_data_line, scan_layout
 from mlhidden.data.arff.meka import label_index as meka_label_index
 from mlhidden.data.arff.meka import meka_labels, relation_count, relation_name
 from mlhidden.data.arff.mulan import label_index_from_xml
@@ -153,8 +153,9 @@ def _encoded(
 def _read_header(path: Path, stream: TextStream) -> tuple[Layout, str, list[Attribute]]:
     """The header's layout, relation and attributes (named as Weka reads them), checked; the stream left at its
     first data line."""
-    header = stream.header(lambda text: declaration(text).upper().startswith("@DATA"))
-    layout = scan_layout(header)
+    header = stream.header(is_data_line)
+    declared = [declaration(line) for line in header]
+    layout = scan_layout(declared)
     if layout.data_line is None:
         if not "".join(header).strip():
             raise UserError("the file is empty", path=path)
@@ -162,15 +163,16 @@ def _read_header(path: Path, stream: TextStream) -> tuple[Layout, str, list[Attr
             "no @data section found; this is not an ARFF file", path=path,
             hint="an ARFF file declares @relation and @attribute lines, then @data and one row per line",
         )
-    names = check_structure(path, header, layout)
-    relation, attributes = _decode_header(path, header, layout)
+    names = check_structure(path, declared, layout)
+    relation, attributes = _decode_header(path, header, declared, layout)
     attributes = [(name, kind) for name, (_, kind) in zip(names, attributes, strict=True)]
     return layout, relation, attributes
 
 
-def _decode_header(path: Path, header: list[str], layout: Layout) -> tuple[str, list[Attribute]]:
-    """Parse the header with liac-arff; return the relation and the attributes (name, type or values)."""
-    counted = _CountingLines(declaration(line) for line in header)
+def _decode_header(path: Path, header: list[str], declared: list[str], layout: Layout) -> tuple[str, list[Attribute]]:
+    """Parse the header (its lines as read, and in their :func:`declaration` form) with liac-arff; return the relation
+    and the attributes (name, type or values)."""
+    counted = _CountingLines(declared)
     try:
         parsed = arff.load(counted, encode_nominal=True)
     except PARSE_ERRORS as error:
