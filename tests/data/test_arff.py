@@ -458,3 +458,65 @@ def test_sparse_labels_are_checked_without_densifying(bad, tmp_path):
         errors.append(str(raised.value))
     assert errors[0] == errors[1] and "label 'l3' has value" in errors[0] and ":8:" in errors[0]
     check_binary(tmp_path / "x.arff", layout, sp.csr_matrix(np.eye(3)), ("l1", "l2", "l3"))
+
+
+PLAIN_HEADER = """\
+@relation 'Header: -C 2'
+@attribute l1 {0,1}
+% a comment among the attributes
+
+@ATTRIBUTE l2 {1,0}
+@attribute x.1 NUMERIC
+@Attribute x-2 real
+@attribute x_3 Integer
+@attribute colour {red,green,blue}
+@data
+0,1,0.5,2,3,red
+"""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        None,  # every attribute plain: read without liac-arff's or Weka's tokenizer
+        ("@attribute x_3 Integer", "@attribute 'x 3' Integer"),  # a quoted name
+        ("@attribute x_3 Integer", "@attribute x_3  Integer"),  # two spaces before the type
+        ("@attribute x_3 Integer", "@attribute x_3 {a, b}"),  # a space among the nominal names
+        ("@attribute x_3 Integer", "@attribute x_3 string"),  # refused, at its line
+        ("@attribute x_3 Integer", "@attribute x_3 {0,0}"),  # a name declared twice
+        ("@attribute x_3 Integer", "@attribute x_3 date"),  # a type liac-arff refuses
+        ("@attribute x_3 Integer", "@attribute x_3 numeric\nnot a declaration"),  # a line liac-arff refuses
+        ("@attribute x_3 Integer", "@attribute x_3 numeric\n@attribute x_3 numeric"),  # a name used twice
+        ("@Attribute x-2 real", "@Attribute x-2 {?,1}"),  # a '?' among the names
+    ],
+)
+def test_plain_attribute_lines_read_as_liac_arff_reads_them(change, tmp_path):
+    """The header's attributes after the first, where each line is plain, are read as liac-arff would read them,
+    and any other header still goes through liac-arff whole: the same dataset or the same one-line error."""
+    import mlhidden.data.arff.read as arff_read
+
+    text = PLAIN_HEADER if change is None else PLAIN_HEADER.replace(*change)
+    if change is not None and change[1].count("\n"):
+        text = text.replace("0,1,0.5,2,3,red", "0,1,0.5,2,3,3,red")
+    path = tmp_path / "header.arff"
+    path.write_text(text)
+    calls = []
+    real_tail = arff_read._plain_tail
+
+    def recorded(*args):
+        calls.append(real_tail(*args))
+        return calls[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arff_read, "_plain_tail", recorded)
+        ours = _outcome(path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arff_read, "_plain_tail", lambda *_: None)
+        whole = _outcome(path)
+    assert any(tail is not None for tail in calls) == (change is None or change[1].endswith("{0,0}"))
+    if isinstance(whole, str):
+        assert ours == whole
+        return
+    assert isinstance(ours, Dataset)
+    assert (ours.feature_names, ours.label_names) == (whole.feature_names, whole.label_names)
+    assert ours.X.tobytes() == whole.X.tobytes() and ours.Y.tobytes() == whole.Y.tobytes()

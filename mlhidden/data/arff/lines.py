@@ -25,6 +25,8 @@ _WHITESPACE = "".join(map(chr, range(0x21)))  # what Weka's tokenizer takes for 
 _KEYWORD_GAP = re.compile(r"^(@[A-Za-z]+)[\x00-\x20]+")
 # An attribute as liac-arff gives it: its name and its type ('NUMERIC', ...) or its nominal values.
 Attribute = tuple[str, str | list[str]]
+_PLAIN = r"[A-Za-z0-9_.\-]+"
+_PLAIN_ATTRIBUTE = re.compile(rf"@attribute ({_PLAIN}) (numeric|real|integer|\{{{_PLAIN}(?:,{_PLAIN})*\}})", re.I)
 _SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
 
 
@@ -75,6 +77,20 @@ def declaration(text: str) -> str:
     header, splits the keyword from the rest at a space only.
     """
     return _KEYWORD_GAP.sub(r"\1 ", text.strip(_WHITESPACE))
+
+
+def plain_attribute(text: str) -> Attribute | None:
+    """The attribute an ``@attribute`` line in :func:`declaration` form declares, where its name and its nominal
+    names are plain (letters, digits, ``_.-``: one word for Weka's tokenizer and for liac-arff alike) and one space
+    parts them from a numeric type or a ``{...}`` with nothing between its names; None for any other line.
+
+    It is what liac-arff gives for such a line (the type in capitals, the names as written), found without
+    either tokenizer: most of a header of many attributes is such lines."""
+    match = _PLAIN_ATTRIBUTE.fullmatch(text)
+    if match is None:
+        return None
+    name, kind = match.groups()
+    return (name, kind[1:-1].split(",")) if kind.startswith("{") else (name, kind.upper())
 
 
 def is_data_line(text: str) -> bool:
@@ -147,7 +163,8 @@ def check_structure(path: Path, declared: Sequence[str], layout: Layout) -> tupl
                     line=number,
                     hint="an ARFF file starts with @relation NAME",
                 )
-            name = _check_attribute(path, number, text)
+            plain = plain_attribute(text)
+            name = plain[0] if plain else _check_attribute(path, number, text)
             if name in first_attribute:
                 raise UserError(
                     f"duplicate attribute name {name} (first declared on line {first_attribute[name]})",

@@ -32,7 +32,15 @@ from mlhidden.data.arff.encode import (
     encode_dense,
     encoded_names,
 )
-from mlhidden.data.arff.lines import Attribute, Layout, check_structure, declaration, is_data_line, scan_layout
+from mlhidden.data.arff.lines import (
+    Attribute,
+    Layout,
+    check_structure,
+    declaration,
+    is_data_line,
+    plain_attribute,
+    scan_layout,
+)
 from mlhidden.data.arff.meka import label_index as meka_label_index
 from mlhidden.data.arff.meka import meka_labels, relation_count, relation_name
 from mlhidden.data.arff.mulan import label_index_from_xml
@@ -169,15 +177,33 @@ def _read_header(path: Path, stream: TextStream) -> tuple[Layout, str, list[Attr
     return layout, relation, attributes
 
 
+def _plain_tail(declared: list[str], layout: Layout) -> tuple[list[str], list[Attribute]] | None:
+    """Where every line between the first attribute's and ``@data`` is blank, a comment or a
+    :func:`~mlhidden.data.arff.lines.plain_attribute`: the lines liac-arff has left to read (those up to the first
+    attribute, each where it was, then ``@data``) and the attributes after the first; None otherwise."""
+    if not layout.attribute_lines or layout.data_line is None:
+        return None
+    first, data = layout.attribute_lines[0], layout.data_line - 1
+    attributes = []
+    for text in declared[first:data]:
+        if text and not text.startswith("%"):
+            attribute = plain_attribute(text)
+            if attribute is None:
+                return None
+            attributes.append(attribute)
+    return [*declared[:first], declared[data]], attributes
+
+
 def _decode_header(path: Path, header: list[str], declared: list[str], layout: Layout) -> tuple[str, list[Attribute]]:
     """Parse the header (its lines as read, and in their :func:`declaration` form) with liac-arff; return the relation
     and the attributes (name, type or values)."""
-    counted = _CountingLines(declared)
+    lines, plain = _plain_tail(declared, layout) or (declared, [])
+    counted = _CountingLines(lines)
     try:
         parsed = arff.load(counted, encode_nominal=True)
     except PARSE_ERRORS as error:
         raise parse_error(path, header, error, counted.line) from None
-    attributes = parsed["attributes"]
+    attributes = parsed["attributes"] + plain
     for i, (name, kind) in enumerate(attributes):
         if kind == "STRING":
             raise UserError(
