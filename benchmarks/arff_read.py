@@ -5,16 +5,18 @@ cache (:mod:`mlhidden.data.cache` wraps it), so every read here parses the file;
 ``load_arff_file`` with an empty ``MLHIDDEN_CACHE``, as a first run does.
 
 - Sparse (the shipped sparse files, and a Delicious-shaped file of 16,105 rows, 500 words and 983 labels written
-  by ``write_arff``): ``read_arff`` with the plain sparse blocks (:func:`mlhidden.data.arff.plain.sparse_values`)
-  against the same reader with them switched off, which is the path every sparse row took before; the whole read
-  and the data section alone (the blocks already decompressed), and the data section's tokens one a line read by
-  ``pandas.read_csv`` as the C parser's peer. CPU seconds, medians of interleaved repetitions in one process.
+  by ``write_arff``, and the same with its values spelled ``1`` as Mulan's files spell them): ``read_arff`` with
+  the plain sparse blocks (:func:`mlhidden.data.arff.plain.sparse_values`) against the same reader with them switched
+  off, which is the path every sparse row took before; the whole read and the data section alone (the blocks already
+  decompressed), and the data section's tokens one a line read by ``pandas.read_csv`` as the C parser's peer. CPU
+  seconds, medians of interleaved repetitions in one process.
 - Dense: the 25 MB file of 6.5 million rows that ``tests/data/test_arff_limits.py`` makes, read into an empty
   cache, against ``pandas.read_csv`` of its data section from the same bz2 file; each in a child process, for
   its CPU seconds (imports excluded) and peak memory (VmHWM, the same imports in both), the two
   alternating.
 - Whole reads against the earlier readers (``--whole`` alone): the row path's reader (main before the plain sparse
-  blocks), main's and this tree's, each read in its own child process, the three in turn for each file.
+  blocks), main's and this tree's, each read in its own child process, the three in turn for each file; Bibtex also
+  decompressed, as a user's own file often comes.
 """
 
 from __future__ import annotations
@@ -198,14 +200,26 @@ def bench_dense(folder: Path, rows: int, repeats: int) -> list[str]:
     ]
 
 
-def delicious_shaped(folder: Path, quick: bool) -> Path:
-    """A file of Delicious' shape (16,105 rows, 500 words, 983 labels) written by ``write_arff``."""
+def delicious_shaped(folder: Path, quick: bool) -> list[Path]:
+    """Files of Delicious' shape (16,105 rows, 500 words, 983 labels): as ``write_arff`` writes it (a word's value
+    ``1.0``), and with every value spelled ``1``, as in the Mulan files shipped (Bibtex, Corel5k, Enron, Medical,
+    OHSUMED: each sparse value is the token ``1``)."""
     path = folder / "Delicious-shaped.arff"
     shaped = make_delicious_like(n_samples=2000 if quick else 16105, n_labels=983)
     names = {"feature_names": tuple(f"word{i}" for i in range(shaped.n_features)),
              "label_names": tuple(f"tag{j}" for j in range(shaped.n_labels))}
     write_arff(dataclasses.replace(shaped, **names), path)
-    return path
+    mulan = folder / "Delicious-shaped-as-Mulan.arff"
+    mulan.write_bytes(path.read_bytes().replace(b" 1.0,", b" 1,").replace(b" 1.0}", b" 1}"))
+    assert b"1.0" not in mulan.read_bytes().split(b"@data")[1]
+    return [path, mulan]
+
+
+def decompressed(path: Path, folder: Path) -> Path:
+    """``path`` (a ``.bz2``) decompressed into ``folder``, as a user's own data often comes."""
+    plain = folder / path.stem
+    plain.write_bytes(bz2.decompress(path.read_bytes()))
+    return plain
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -232,13 +246,14 @@ def main(argv: list[str] | None = None) -> None:
                 "rows / pandas |",
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
             ]
-            for path in [*(data / f"{name}.arff.bz2" for name in (QUICK_SPARSE if args.quick else SPARSE)), delicious]:
+            for path in [*(data / f"{name}.arff.bz2" for name in (QUICK_SPARSE if args.quick else SPARSE)), *delicious]:
                 lines += bench_sparse(path, repeats)
                 print(lines[-1], flush=True)
             lines.append("")
         whole = QUICK_SPARSE if args.quick else WHOLE
-        lines += bench_whole([*(data / f"{name}.arff.bz2" for name in whole), delicious], repeats)
-        print("\n".join(lines[-len(whole) - 1:]), flush=True)
+        files = [*(data / f"{name}.arff.bz2" for name in whole), decompressed(data / f"{whole[0]}.arff.bz2", folder)]
+        lines += bench_whole([*files, *delicious], repeats)
+        print("\n".join(lines[-len(files) - len(delicious):]), flush=True)
         if not args.whole:
             lines += [""] + bench_dense(folder, 650_000 if args.quick else 6_500_000, 1 if args.quick else 3)
             print("\n".join(lines[-7:]))

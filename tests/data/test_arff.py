@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mlhidden.data import Dataset, read_arff, write_arff
+from mlhidden.data.arff import read as arff_read
+from mlhidden.data.arff.stream import TextStream
 from mlhidden.errors import UserError
 from mlhidden.shipped import shipped_folder
 
@@ -406,6 +408,8 @@ PLAIN_SPARSE_ROWS = (
     "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",
     "{0 0.5,,3 1}\n{1,2,2 3}\n",
     "{000000001 1,3 1}\n",
+    "{0 12,3 1,4 0}\n\n{}\n{1 999999999999999,4 1}\r\n",
+    "{0 007,3 1}\n{2 1234567890123456,4 0}\n{1 99999999999999999999999}\n",
 )
 
 
@@ -416,6 +420,9 @@ PLAIN_SPARSE_ROWS = (
         "{0 .5,1 5.,2 +2,3 1}\n{0 1e5,1 1E-5,2 0.1234567890123456789,4 1}\n",  # spellings; a token over 8 bytes
         "{0 0.5,,3 1}\n{1,2,2 3}\n",  # doubled commas, a comma between index and value
         "{000000001 1,3 1}\n",  # an index of 9 digits; a block of one row, all numbers
+        "{0 12,3 1,4 0}\n\n{}\n{1 999999999999999,4 1}\r\n",  # digits only: read as integers; l2 declared {1,0}
+        "{0 007,3 1}\n{2 1234567890123456,4 0}\n{1 99999999999999999999999}\n",  # digits, not integers' texts
+        "{3 01}\n", "{4 10}\n", "{0 1,3 2}\n{0 1,3 65536}\n",  # digits that are no declared name
         "{3 1.0}\n",  # a nominal's name read as a number would be the same: a block of numbers is still text
         "{0 0.5,3 1}\n{0 1,3}\n",  # an index without a value
         "{2 1,1 1}\n",  # indices that decrease
@@ -438,6 +445,25 @@ def test_plain_sparse_blocks_read_as_the_careful_path_does(rows, tmp_path):
     attributes = [(name, "NUMERIC") for name in ("x1", "x2", "x3")] + [("l1", ["0", "1"]), ("l2", ["1", "0"])]
     plain = plain_blocks.sparse_values(rows.encode(), attributes, 0) is not None
     assert plain == (rows in PLAIN_SPARSE_ROWS)
+
+
+@pytest.mark.parametrize("name", ["Bibtex.arff.bz2", "Enron.arff.bz2", "Medical.arff.bz2"])
+def test_blocks_of_digits_read_as_integers_give_what_their_tokens_texts_give(name, monkeypatch):
+    """The real files' blocks are digits alone: read as integers, each entry is what the path that reads each
+    distinct token's text gives, to the bit."""
+    from mlhidden.data.arff import plain as plain_blocks
+
+    path = shipped_folder("datasets") / name
+    with TextStream(path) as stream:
+        _, _, attributes = arff_read._read_header(path, stream)
+        blocks = [block.data for block in stream.blocks() if block.data.strip()]
+    as_integers = [plain_blocks.sparse_values(data, attributes, 0) for data in blocks]
+    assert all(plain_blocks._integers(data, len(data.translate(None, b"{} ,\t\r\n"))) is not None for data in blocks)
+    monkeypatch.setattr(plain_blocks, "_integers", lambda *_: None)
+    as_texts = [plain_blocks.sparse_values(data, attributes, 0) for data in blocks]
+    for integers, texts in zip(as_integers, as_texts, strict=True):
+        assert [part.dtype for part in integers] == [part.dtype for part in texts]
+        assert [part.tobytes() for part in integers] == [part.tobytes() for part in texts]
 
 
 @pytest.mark.parametrize("bad", [2.0, np.nan])
@@ -493,7 +519,6 @@ PLAIN_HEADER = """\
 def test_plain_attribute_lines_read_as_liac_arff_reads_them(change, tmp_path):
     """The header's attributes after the first, where each line is plain, are read as liac-arff would read them,
     and any other header still goes through liac-arff whole: the same dataset or the same one-line error."""
-    import mlhidden.data.arff.read as arff_read
 
     text = PLAIN_HEADER if change is None else PLAIN_HEADER.replace(*change)
     if change is not None and change[1].count("\n"):

@@ -66,12 +66,15 @@ def encode(
     """
     rows, attribute_index, values = triplets
     chosen = [columns[i] for i in selected]
-    widths = np.array([column.width for column in chosen], dtype=np.int64)
-    offsets = np.cumsum(widths) - widths
     slot = np.full(len(columns), -1, dtype=np.int64)
     slot[selected] = np.arange(len(selected))
     keep = slot[attribute_index] >= 0
     rows, slots, values = rows[keep], slot[attribute_index[keep]], values[keep]
+    if all(column.kind == "numeric" or column.values == (0.0, 1.0) for column in chosen):
+        if not np.isnan(values).any():  # each value is its output, in its attribute's column: CSR as it stands
+            return _csr(values, rows, slots, (n_rows, len(chosen)))
+    widths = np.array([column.width for column in chosen], dtype=np.int64)
+    offsets = np.cumsum(widths) - widths
     binary = np.array([column.kind == "binary" for column in chosen])[slots]
     onehot = np.array([column.kind == "onehot" for column in chosen])[slots]
     missing = np.isnan(values)
@@ -106,11 +109,14 @@ def encode(
             out_cols.append(np.full(len(unset), offsets[position]))
             out_values.append(np.full(len(unset), implicit))
 
-    matrix = sp.csr_matrix(
-        (np.concatenate(out_values), (np.concatenate(out_rows), np.concatenate(out_cols))),
-        shape=(n_rows, int(widths.sum())),
-        dtype=np.float64,
+    return _csr(
+        np.concatenate(out_values), np.concatenate(out_rows), np.concatenate(out_cols), (n_rows, int(widths.sum()))
     )
+
+
+def _csr(values: np.ndarray, rows: np.ndarray, columns: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """Distinct (row, column) entries as a float64 CSR matrix, zeros dropped and each row's columns sorted."""
+    matrix = sp.csr_matrix((values, (rows, columns)), shape=shape, dtype=np.float64)
     matrix.eliminate_zeros()
     matrix.sort_indices()
     return matrix
@@ -178,10 +184,10 @@ def check_binary(path: Path, layout: Layout, Y: np.ndarray | sp.csr_matrix, labe
 
 def check_finite(path: Path, layout: Layout, X: np.ndarray | sp.spmatrix, feature_names: Sequence[str]) -> None:
     """Features may be missing (NaN, imputed later) but not infinite, e.g. an overflowing ``1e999``."""
+    if not np.isinf(X.data if sp.issparse(X) else X).any():
+        return
     coordinates = sp.coo_matrix(X) if sp.issparse(X) else None
     infinite = np.isinf(coordinates.data if coordinates is not None else X)
-    if not infinite.any():
-        return
     if coordinates is not None:
         row, column = coordinates.row[infinite][0], coordinates.col[infinite][0]
     else:

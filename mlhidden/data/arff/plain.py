@@ -13,7 +13,10 @@ line blank or one ``{index value, ...}`` row, each index digits only, increasing
 number of attributes, each value a number (for a numeric attribute) or a declared name. pandas reads the tokens
 as text (categories: each distinct token once, with a code for each place it stands), and each distinct token
 is read once, by Python's ``int``, by ``float`` or as its name's index: the careful path's reading, to the bit.
-Most of a sparse section's tokens repeat (the same indices, the same values), so few are read at all.
+Most of a sparse section's tokens repeat (the same indices, the same values), so few are read at all. A block
+of digits alone, as the real files' are, is read faster still, as integers by numpy's C parser: a token without
+a leading zero and of at most 15 digits is the text of its integer, so its value (Python's ``float`` of it, or a
+declared name's index) follows from the integer; the digits counted prove that every token is such a token.
 
 Numbers are read by pandas as Python's ``float`` reads them, to the bit: pandas from 3.1 has one correctly
 rounded converter, and before it ``round_trip`` is the one that is.
@@ -36,6 +39,10 @@ _REFUSED += bytes(range(0x7F, 0x100))
 _BLANK = np.frombuffer(b" \t\r\n", dtype=np.uint8)
 _TO_SPACE = bytes.maketrans(_SEPARATORS, b" " * len(_SEPARATORS))
 _SPARSE_REFUSED = bytes(sorted(set(range(0x100)) - set(b"0123456789.+-eE{} ,\t\r\n")))
+_NOT_DIGITS = b"{} ,\t\r\n"
+_TO_SPACES = bytes.maketrans(b"},\t\r\n", b"     ")
+_POWERS_OF_TEN = 10 ** np.arange(1, 16, dtype=np.int64)
+_LARGEST_NAME = 1 << 16
 _ROW_MARK = ";"
 _TO_TOKEN_LINES = bytes.maketrans(b"{},\t\r \n", b"\n\n\n\n\n\n" + _ROW_MARK.encode())
 _ROUND_TRIP = {} if tuple(map(int, pd.__version__.split(".")[:2])) >= (3, 1) else {"float_precision": "round_trip"}
@@ -93,23 +100,87 @@ def sparse_values(
     rows = _row_lines(data)
     if rows is None or (max_line and len(data) > max_line and _longest_line(data) > max_line):
         return None
+    digits = data.translate(None, _NOT_DIGITS)
+    numbers = _integers(data, len(digits)) if digits.isdigit() else None
+    entries = None if numbers is None else _integer_entries(numbers, rows, attributes)
+    if entries is not None:
+        return entries
     if len(rows) <= data.count(b"\n"):  # blank lines: dropped, so that one mark leads each row
         data = b"\n".join(line for line in data.split(b"\n") if line.strip(b" \t\r"))
     tokens = _tokens(data)
     if tokens is None:
         return None
     codes, texts = tokens
-    marks = np.flatnonzero(codes == texts.index(_ROW_MARK))
-    counts = np.diff(np.append(marks, len(codes))) - 1
-    if len(marks) != len(rows) or (counts % 2).any():
-        return None  # an index without a value: in rows of pairs every index stands at an even place
-    pairs = np.delete(codes, marks)
-    entry_rows = np.repeat(np.arange(len(rows)), counts // 2)
-    indices = _indices(texts, pairs[0::2], entry_rows, len(attributes))
+    paired = _pairs(codes, codes == texts.index(_ROW_MARK), rows)
+    if paired is None:
+        return None
+    entry_rows, index_codes, value_codes = paired
+    table = np.array([int(text) if text.isdigit() and len(text) < 19 else -1 for text in texts] or [-1], dtype=np.int64)
+    indices = _checked_indices(table[index_codes], entry_rows, len(attributes))
     if indices is None:
         return None
-    values = _values(texts, pairs[1::2], indices, attributes)
+    values = _values(texts, value_codes, indices, attributes)
     return None if values is None else (entry_rows, indices, values, rows)
+
+
+def _pairs(
+    tokens: np.ndarray, is_mark: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The tokens (each row's led by a mark) as each entry's row, index token and value token; None where a row
+    has an index without a value (in rows of pairs every index stands at an even place)."""
+    marks = np.flatnonzero(is_mark)
+    counts = np.diff(np.append(marks, len(tokens))) - 1
+    if len(marks) != len(rows) or (counts % 2).any():
+        return None
+    pairs = tokens[~is_mark]
+    return np.repeat(np.arange(len(rows)), counts // 2), pairs[0::2], pairs[1::2]
+
+
+def _integers(data: bytes, digits: int) -> np.ndarray | None:
+    """A block of ``digits`` digits, braces and separators as its tokens' integers, each row's led by -1; None
+    unless every token is the text of its integer (no leading zero, at most 15 digits), which the digits counted
+    prove: a token's digits are at least its integer's, and as many only when it is that text."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            numbers = np.fromstring(data.replace(b"{", b" -1 ").translate(_TO_SPACES), dtype=np.int64, sep=" ")
+        except (ValueError, Warning):
+            return None
+    tokens = numbers[numbers >= 0]
+    largest = int(tokens.max()) if len(tokens) else 0
+    if largest >= _POWERS_OF_TEN[-1]:
+        return None
+    powers = _POWERS_OF_TEN[:len(str(largest)) - 1]
+    canonical = len(tokens) + sum(int(np.count_nonzero(tokens >= power)) for power in powers)
+    return numbers if canonical == digits else None
+
+
+def _integer_entries(
+    numbers: np.ndarray, rows: np.ndarray, attributes: Sequence[Attribute]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`sparse_values` of a block read by :func:`_integers`: each value Python's ``float`` of its text, or
+    the index of the declared name that is its text."""
+    paired = _pairs(numbers, numbers < 0, rows)
+    if paired is None:
+        return None
+    entry_rows, indices, integers = paired
+    if _checked_indices(indices, entry_rows, len(attributes)) is None:
+        return None
+    kinds, kind_of = _kinds(attributes, indices)
+    used = np.flatnonzero(np.bincount(kind_of, minlength=len(kinds))).tolist()
+    values = integers.astype(np.float64)
+    for kind in used:
+        if kinds[kind] is None:
+            continue
+        names = {int(name): i for i, name in enumerate(kinds[kind] or ()) if name.isascii() and name.isdigit()
+                 and str(int(name)) == name}
+        if max(names, default=0) >= _LARGEST_NAME:
+            return None
+        table = np.full(max(names, default=0) + 2, np.nan)  # the last: any integer that names no value
+        table[list(names)] = list(names.values())
+        at = slice(None) if len(used) == 1 else np.flatnonzero(kind_of == kind)
+        values[at] = table[np.minimum(integers[at], len(table) - 1)]
+    return None if np.isnan(values).any() else (entry_rows, indices, values, rows)
 
 
 def _longest_line(data: bytes) -> int:
@@ -147,15 +218,23 @@ def _row_lines(data: bytes) -> np.ndarray | None:
     return rows
 
 
-def _indices(texts: list[str], codes: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray | None:
-    """The index tokens as attribute indices: digits only, below ``width``, increasing within each row."""
-    table = np.array([int(text) if text.isdigit() else -1 for text in texts] or [-1], dtype=np.int64)
-    indices: np.ndarray = table[codes]
-    if not len(indices):
-        return indices
-    if indices.min() < 0 or indices.max() >= width or (np.diff(rows * width + indices) <= 0).any():
+def _checked_indices(indices: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray | None:
+    """The attribute indices if each is digits only (not -1), below ``width`` and increasing within its row."""
+    if len(indices) and (indices.min() < 0 or indices.max() >= width or (np.diff(rows * width + indices) <= 0).any()):
         return None
     return indices
+
+
+def _kinds(
+    attributes: Sequence[Attribute], indices: np.ndarray
+) -> tuple[list[tuple[str, ...] | None], np.ndarray]:
+    """The distinct kinds of attribute (a nominal's declared names, None for numeric) and each entry's kind."""
+    kinds: dict[tuple[str, ...] | None, int] = {}
+    kind_of = np.array(
+        [kinds.setdefault(tuple(kind) if isinstance(kind, list) else None, len(kinds)) for _, kind in attributes],
+        dtype=np.intp,
+    )[indices]
+    return list(kinds), kind_of
 
 
 def _values(
@@ -164,11 +243,7 @@ def _values(
     """The value tokens read as their attribute reads them, a number as Python's float and a nominal as its
     declared name's index, each distinct token converted once for each kind of attribute that reads it. None if
     one is neither."""
-    kinds: dict[tuple[str, ...] | None, int] = {}
-    kind_of = np.array(
-        [kinds.setdefault(tuple(kind) if isinstance(kind, list) else None, len(kinds)) for _, kind in attributes],
-        dtype=np.intp,
-    )[indices]
+    kinds, kind_of = _kinds(attributes, indices)
     used = np.flatnonzero(np.bincount(kind_of, minlength=len(kinds))).tolist()
     if len(used) * len(texts) > 4 * len(codes) + 4096:  # many kinds of nominal: the careful path is no slower
         return None

@@ -11,6 +11,7 @@ Weka refuses are not numbers here either.
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -58,17 +59,28 @@ class _Careful:
     """Rows read one line at a time, as Weka reads them: what :mod:`.plain` leaves."""
 
     def __init__(self, path: Path, attributes: Sequence[Attribute], data_line: int) -> None:
-        self.path, self.data_line = path, data_line
-        self.converters = [_nominal(kind) if isinstance(kind, list) else _number for _, kind in attributes]
-        by_values: dict[tuple[str, ...], Callable[[str], float]] = {}
-        self.fast = [
-            by_values.setdefault(tuple(kind), {value: float(i) for i, value in enumerate(kind)}.__getitem__)
-            if isinstance(kind, list) else float
-            for _, kind in attributes
-        ]
-        self.names = [name for name, _ in attributes]
+        self.path, self.data_line, self.attributes = path, data_line, attributes
         self.first_sparse = 0
         self.first_error: UserError | None = None
+
+    @functools.cached_property
+    def converters(self) -> list[Converter]:
+        """Each attribute's careful parser (made when a block first needs them: a plain file never does)."""
+        return [_nominal(kind) if isinstance(kind, list) else _number for _, kind in self.attributes]
+
+    @functools.cached_property
+    def fast(self) -> list[Callable[[str], float]]:
+        """Each attribute's parser of a plain value (raises for any other)."""
+        by_values: dict[tuple[str, ...], Callable[[str], float]] = {}
+        return [
+            by_values.setdefault(tuple(kind), {value: float(i) for i, value in enumerate(kind)}.__getitem__)
+            if isinstance(kind, list) else float
+            for _, kind in self.attributes
+        ]
+
+    @functools.cached_property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.attributes]
 
     def read(self, block: Block, parsed: Rows) -> None:
         """Parse the rows of ``block`` into ``parsed``; a row's bad value is kept in ``first_error``."""
