@@ -8,8 +8,10 @@ cannot hold them there (it vectorises only an innermost loop, so the row goes ba
 each few nonzeros), which costs most where B has few columns, as in a solver's last iterations.
 
 The IR multiplies and adds in separate instructions without fast-math flags, so LLVM rounds as
-scipy does, never fusing the two into an FMA; a block's last vector is masked to the columns
-that exist. Each nonzero prefetches the row of B that the nonzero ``PREFETCH_AHEAD`` places on
+scipy does, never fusing the two into an FMA. Only the last vector of the columns' last block is
+masked to the columns that exist: the whole blocks load and store plainly, as a masked load or store
+costs several plain ones on a CPU without AVX-512's masks (on an AVX2 EPYC, masking every vector
+made MLP's products 2x to 4x slower than scipy's). Each nonzero prefetches the row of B that the nonzero ``PREFETCH_AHEAD`` places on
 will read (the rows are gathered at random, from L2 or beyond; a prefetch changes no sum): 1.1x to
 1.2x on MLP's products. The ``_onto`` kernels start each row's sums from the output's entries
 instead of zero, so a product can be taken in chunks of B's rows
@@ -117,11 +119,14 @@ done:
 """
 
 
-def kernel_ir(dtype: np.dtype[Any], vectors: int, onto: bool = False) -> str:
+def kernel_ir(dtype: np.dtype[Any], vectors: int, onto: bool = False, masked: bool = True) -> str:
     """The IR of ``rows_times_dense_<type>_<vectors>(n, indptr, indices, data, B, K, k_start, k_stop, out)``:
     columns ``k_start:k_stop`` of ``out = A @ B``, ``vectors`` vector registers of them at a time, for the n rows
     of a CSR A (int32 indices) and a C-ordered B with K columns. ``onto``: ``..._onto``, which computes
-    ``out += A @ B``, each row's sums starting from ``out``'s entries (a sum stored and reloaded keeps its bits)."""
+    ``out += A @ B``, each row's sums starting from ``out``'s entries (a sum stored and reloaded keeps its bits).
+    ``masked``: the last vector's loads and stores masked to the columns below ``k_stop`` (the others are whole:
+    the block ends at ``k_stop``); without, for blocks that are whole. A masked load or store costs much more than
+    a plain one on a CPU without AVX-512's masks."""
     T, W, S = IR_TYPES[dtype]
     parts: dict[str, list[str]] = {
         "prefetches": [],
@@ -132,6 +137,7 @@ def kernel_ir(dtype: np.dtype[Any], vectors: int, onto: bool = False) -> str:
         "stores": [],
     }
     for v in range(vectors):
+        mask = f"%mask{v}" if masked and v == vectors - 1 else None
         lanes = ", ".join(f"i64 {v * W + lane}" for lane in range(W))
         parts["masks"] += [
             f"  %col{v} = add <{W} x i64> %k0.all, <{lanes}>",
@@ -141,20 +147,17 @@ def kernel_ir(dtype: np.dtype[Any], vectors: int, onto: bool = False) -> str:
         start = "zeroinitializer"
         if onto:
             start = f"%start{v}"
-            parts["starts"].append(
-                f"  %start{v} = call <{W} x {T}> @llvm.masked.load.{S}.p0(ptr %at.out{v}, i32 1, <{W} x i1> %mask{v}, "
-                f"<{W} x {T}> zeroinitializer)"
-            )
+            parts["starts"].append(f"  %start{v} = {_load(T, W, S, f'%at.out{v}', mask)}")
         parts["accumulators"].append(f"  %sum{v} = phi <{W} x {T}> [{start}, %row.body], [%sum{v}.next, %nz.body]")
         parts["additions"] += [
             f"  %at.b{v} = getelementptr {T}, ptr %b.row, i64 {v * W}",
-            f"  %b{v} = call <{W} x {T}> @llvm.masked.load.{S}.p0(ptr %at.b{v}, i32 1, <{W} x i1> %mask{v}, "
-            f"<{W} x {T}> zeroinitializer)",
+            f"  %b{v} = {_load(T, W, S, f'%at.b{v}', mask)}",
             f"  %ab{v} = fmul <{W} x {T}> %a.all, %b{v}",
             f"  %sum{v}.next = fadd <{W} x {T}> %sum{v}, %ab{v}",
         ]
         parts["stores"].append(
             f"  call void @llvm.masked.store.{S}.p0(<{W} x {T}> %sum{v}, ptr %at.out{v}, i32 1, <{W} x i1> %mask{v})"
+            if mask else f"  store <{W} x {T}> %sum{v}, ptr %at.out{v}, align 1"
         )
     block_bytes = vectors * W * np.dtype(dtype).itemsize
     for at in [*range(0, block_bytes, CACHE_LINE), block_bytes - 1]:  # every line the block's row may span
@@ -163,9 +166,15 @@ def kernel_ir(dtype: np.dtype[Any], vectors: int, onto: bool = False) -> str:
             f"  call void @llvm.prefetch.p0(ptr %pf.at{at}, i32 0, i32 3, i32 1)",
         ]
     body = {name: "\n".join(lines) for name, lines in parts.items()}
-    return _KERNEL.format(
-        T=T, W=W, S=S, V=vectors, block=W * vectors, suffix="_onto" if onto else "", ahead=PREFETCH_AHEAD, **body
-    )
+    suffix = ("_onto" if onto else "") + ("" if masked else "_whole")
+    return _KERNEL.format(T=T, W=W, S=S, V=vectors, block=W * vectors, suffix=suffix, ahead=PREFETCH_AHEAD, **body)
+
+
+def _load(T: str, W: int, S: str, at: str, mask: str | None) -> str:
+    """A vector load from ``at``: masked to ``mask`` (zeros elsewhere), or plain."""
+    if mask is None:
+        return f"load <{W} x {T}>, ptr {at}, align 1"
+    return f"call <{W} x {T}> @llvm.masked.load.{S}.p0(ptr {at}, i32 1, <{W} x i1> {mask}, <{W} x {T}> zeroinitializer)"
 
 
 def module_ir() -> str:
@@ -176,13 +185,19 @@ def module_ir() -> str:
         f"declare void @llvm.masked.store.{S}.p0(<{W} x {T}>, ptr, i32, <{W} x i1>)"
         for T, W, S in IR_TYPES.values()
     ]
-    kernels = [kernel_ir(dtype, v, onto) for dtype, v, onto in _variants()]
+    kernels = [kernel_ir(dtype, v, onto, masked) for dtype, v, onto, masked in _variants()]
     prefetch = "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)"
     return "\n".join([*declarations, prefetch, *kernels])
 
 
-def _variants() -> list[tuple[np.dtype[Any], int, bool]]:
-    return [(dtype, v, onto) for dtype in IR_TYPES for v in range(1, VECTORS_PER_BLOCK + 1) for onto in (False, True)]
+def _variants() -> list[tuple[np.dtype[Any], int, bool, bool]]:
+    """Each kernel's (dtype, vectors, onto, masked): masked ones of 1 to ``VECTORS_PER_BLOCK`` vectors for the
+    columns after the whole blocks, and the whole blocks' unmasked kernel."""
+    return [
+        (dtype, v, onto, v < VECTORS_PER_BLOCK or masked)
+        for dtype in IR_TYPES for v in range(1, VECTORS_PER_BLOCK + 1) for onto in (False, True)
+        for masked in ((True,) if v < VECTORS_PER_BLOCK else (True, False))
+    ]
 
 
 class _Compiled:
@@ -208,10 +223,10 @@ class _Compiled:
         arguments = (integer, pointer, pointer, pointer, pointer, integer, integer, integer, pointer)
         signature = ctypes.CFUNCTYPE(None, *arguments)
         self.kernels = {
-            (dtype, v, onto): signature(
-                self.engine.get_function_address(f"rows_times_dense_{IR_TYPES[dtype][0]}_{v}{'_onto' if onto else ''}")
-            )
-            for dtype, v, onto in _variants()
+            (dtype, v, onto, masked): signature(self.engine.get_function_address(
+                f"rows_times_dense_{IR_TYPES[dtype][0]}_{v}{'_onto' if onto else ''}{'' if masked else '_whole'}"
+            ))
+            for dtype, v, onto, masked in _variants()
         }
 
     def __call__(self, A: Any, B: np.ndarray, onto: np.ndarray | None = None) -> np.ndarray:
@@ -222,10 +237,10 @@ class _Compiled:
         n_columns, lanes = B.shape[1], IR_TYPES[A.dtype][1]
         out = np.empty((A.shape[0], n_columns), dtype=A.dtype) if onto is None else onto
         whole = n_columns - n_columns % (lanes * VECTORS_PER_BLOCK)
-        spans = [(VECTORS_PER_BLOCK, 0, whole), (-(-(n_columns - whole) // lanes), whole, n_columns)]
-        for vectors, start, stop in spans:
+        spans = [(VECTORS_PER_BLOCK, 0, whole, False), (-(-(n_columns - whole) // lanes), whole, n_columns, True)]
+        for vectors, start, stop, masked in spans:
             if stop > start:
-                self.kernels[A.dtype, vectors, onto is not None](
+                self.kernels[A.dtype, vectors, onto is not None, masked](
                     A.shape[0],
                     A.indptr.ctypes.data,
                     A.indices.ctypes.data,

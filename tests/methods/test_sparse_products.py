@@ -123,3 +123,18 @@ def test_csr_from_dense_gives_scipys_arrays_for_every_label_matrix(name):
             mine, scipys = getattr(ours, field), getattr(theirs, field)
             assert mine.dtype == scipys.dtype
             np.testing.assert_array_equal(mine.view(np.uint8), scipys.view(np.uint8))
+
+
+@pytest.mark.parametrize("onto", [False, True])
+def test_only_the_last_vector_of_the_tail_is_masked(onto):
+    """A masked load or store costs several plain ones on a CPU without AVX-512 (2x the whole MLP on an AVX2
+    EPYC): the whole blocks' kernel has none, a tail's only its last vector's (that vector's start too, onto)."""
+    from mlhidden.methods.row_kernels import VECTORS_PER_BLOCK, kernel_ir
+
+    whole = kernel_ir(np.dtype(np.float32), VECTORS_PER_BLOCK, onto, masked=False)
+    assert "llvm.masked" not in whole
+    for vectors in range(1, VECTORS_PER_BLOCK + 1):
+        tail = kernel_ir(np.dtype(np.float32), vectors, onto)
+        assert tail.count("call <16 x float> @llvm.masked.load") == 1 + onto
+        assert tail.count("call void @llvm.masked.store") == 1
+        assert f"%at.b{vectors - 1}, i32 1, <16 x i1> %mask{vectors - 1}" in tail
