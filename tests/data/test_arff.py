@@ -376,12 +376,33 @@ def test_plain_dense_blocks_read_the_shipped_files_to_the_bit(name, monkeypatch)
         "1,0,0x10,1\n",  # what Java reads and Python does not
         "1,0,1.5f,1\n",
         "1,0,0.1234567890123456789,9007199254740993\n",  # rounded to the bit as Python's float rounds
+        "1,0,5,12\n\n0 1\t999999999999999,0\r\n",  # digits alone: read as integers; b declared {1,0}
+        "1,0,007,1234567890123456\n0,1,99999999999999999999999,1\n",  # digits, not integers' texts
+        "01,0,1,1\n", "1,2,1,1\n", "1,0,1\n0,1,1,1,1\n", "1,0,1,1\n,,,\n",  # names, widths, commas
     ],
 )
 def test_plain_dense_blocks_read_as_the_careful_path_does(rows, tmp_path):
     path = tmp_path / "plain.arff"
     path.write_text(DENSE.split("@data")[0].replace("@attribute b {0,1}", "@attribute b {1,0}") + "@data\n" + rows)
     _assert_same(path)
+
+
+def test_a_dense_block_of_digits_read_as_integers_gives_what_pandas_reads(monkeypatch):
+    from mlhidden.data.arff import plain as plain_blocks
+
+    rng = np.random.RandomState(0)
+    table = np.column_stack([rng.randint(0, 2, (500, 2)), rng.randint(0, 10**6, 500), rng.randint(0, 10, 500)])
+    data = "\n".join(",".join(map(str, row)) for row in table).encode()
+    attributes = [("a", ["0", "1"]), ("b", ["1", "0"]), ("x", "NUMERIC"), ("y", "REAL")]
+    taken = []
+    real_table = plain_blocks._integer_table
+    monkeypatch.setattr(plain_blocks, "_integer_table", lambda *args: taken.append(real_table(*args)) or taken[-1])
+    as_integers = plain_blocks.dense_values(data, attributes, 0)
+    assert taken and taken[0] is not None and as_integers is not None
+    np.testing.assert_array_equal(as_integers[0][:, 1], 1 - table[:, 1])
+    monkeypatch.setattr(plain_blocks, "_integer_table", lambda *_: None)
+    as_pandas = plain_blocks.dense_values(data, attributes, 0)
+    assert [part.tobytes() for part in as_integers] == [part.tobytes() for part in as_pandas]
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,9 @@ is read once, by Python's ``int``, by ``float`` or as its name's index: the care
 Most of a sparse section's tokens repeat (the same indices, the same values), so few are read at all. A block
 of digits alone, as the real files' are, is read faster still, as integers by numpy's C parser: a token without
 a leading zero and of at most 15 digits is the text of its integer, so its value (Python's ``float`` of it, or a
-declared name's index) follows from the integer; the digits counted prove that every token is such a token.
+declared name's index) follows from the integer; the digits counted prove that every token is such a token. A
+dense block of digits alone (counts, 0/1 features) is read the same way, each of its lines counted to hold one token
+for each attribute.
 
 Numbers are read by pandas as Python's ``float`` reads them, to the bit: pandas from 3.1 has one correctly
 rounded converter, and before it ``round_trip`` is the one that is.
@@ -43,6 +45,8 @@ _NOT_DIGITS = b"{} ,\t\r\n"
 _TO_SPACES = bytes.maketrans(b"},\t\r\n", b"     ")
 _POWERS_OF_TEN = 10 ** np.arange(1, 16, dtype=np.int64)
 _LARGEST_NAME = 1 << 16
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[list(b"0123456789")] = True
 _ROW_MARK = ";"
 _TO_TOKEN_LINES = bytes.maketrans(b"{},\t\r \n", b"\n\n\n\n\n\n" + _ROW_MARK.encode())
 _ROUND_TRIP = {} if tuple(map(int, pd.__version__.split(".")[:2])) >= (3, 1) else {"float_precision": "round_trip"}
@@ -62,6 +66,12 @@ def dense_values(data: bytes, attributes: Sequence[Attribute], max_line: int) ->
         return None
     filled = np.concatenate(([0], np.cumsum(np.isin(codes, _BLANK, invert=True))))
     lines = np.flatnonzero(filled[ends] > filled[starts])  # a comma is not blank: a row of commas is refused
+    digits = data.translate(None, _NOT_DIGITS)
+    if digits.isdigit():
+        integers = _integer_table(data, len(digits), codes, starts[lines], ends[lines], len(attributes))
+        if integers is not None:
+            values = _named_columns(integers, attributes)
+            return None if values is None else (values, lines)
     dtypes = {
         column: pd.CategoricalDtype(kind) if isinstance(kind, list) else np.float64
         for column, (_, kind) in enumerate(attributes)
@@ -155,6 +165,48 @@ def _integers(data: bytes, digits: int) -> np.ndarray | None:
     return numbers if canonical == digits else None
 
 
+def _integer_table(
+    data: bytes, digits: int, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, width: int
+) -> np.ndarray | None:
+    """A dense block of ``digits`` digits and separators, its rows the lines from ``starts`` to ``ends``, as a
+    (rows, ``width``) table of its tokens' integers; None unless each row has ``width`` tokens, each the text of
+    its integer (:func:`_integers`)."""
+    is_digit = _DIGIT[codes]
+    first = is_digit.copy()
+    first[1:] &= ~is_digit[:-1]
+    tokens = np.concatenate(([0], np.cumsum(first, dtype=np.int64)))
+    if ((tokens[ends] - tokens[starts]) != width).any():
+        return None
+    numbers = _integers(data, digits)
+    return None if numbers is None else numbers.reshape(len(starts), width)
+
+
+def _named_columns(integers: np.ndarray, attributes: Sequence[Attribute]) -> np.ndarray | None:
+    """A table of integers as :func:`dense_values` gives it: a numeric column's each Python's ``float`` of its text,
+    a nominal's the index of the declared name that is its text; None if one names none."""
+    values = integers.astype(np.float64)
+    for column, (_, kind) in enumerate(attributes):
+        if isinstance(kind, list):
+            named = _named(integers[:, column], kind)
+            if named is None:
+                return None
+            values[:, column] = named
+    return None if np.isnan(values).any() else values
+
+
+def _named(integers: np.ndarray, declared: Sequence[str]) -> np.ndarray | None:
+    """Each integer as the index of the declared name that is its text, NaN where none is; None where a name is an
+    integer too large for a table of them."""
+    names = {int(name): i for i, name in enumerate(declared) if name.isascii() and name.isdigit()
+             and str(int(name)) == name}
+    if max(names, default=0) >= _LARGEST_NAME:
+        return None
+    table = np.full(max(names, default=0) + 2, np.nan)  # the last: any integer that names no value
+    table[list(names)] = list(names.values())
+    named: np.ndarray = table[np.minimum(integers, len(table) - 1)]
+    return named
+
+
 def _integer_entries(
     numbers: np.ndarray, rows: np.ndarray, attributes: Sequence[Attribute]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -170,16 +222,13 @@ def _integer_entries(
     used = np.flatnonzero(np.bincount(kind_of, minlength=len(kinds))).tolist()
     values = integers.astype(np.float64)
     for kind in used:
-        if kinds[kind] is None:
-            continue
-        names = {int(name): i for i, name in enumerate(kinds[kind] or ()) if name.isascii() and name.isdigit()
-                 and str(int(name)) == name}
-        if max(names, default=0) >= _LARGEST_NAME:
-            return None
-        table = np.full(max(names, default=0) + 2, np.nan)  # the last: any integer that names no value
-        table[list(names)] = list(names.values())
-        at = slice(None) if len(used) == 1 else np.flatnonzero(kind_of == kind)
-        values[at] = table[np.minimum(integers[at], len(table) - 1)]
+        declared = kinds[kind]
+        if declared is not None:
+            at = slice(None) if len(used) == 1 else np.flatnonzero(kind_of == kind)
+            named = _named(integers[at], declared)
+            if named is None:
+                return None
+            values[at] = named
     return None if np.isnan(values).any() else (entry_rows, indices, values, rows)
 
 
