@@ -136,10 +136,10 @@ def bench_sparse(path: Path, repeats: int) -> list[str]:
     ]
 
 
-def bench_whole(paths: list[Path], repeats: int) -> list[str]:
-    """Whole reads (``read_arff``, which never consults the parse cache) by the row path's reader, main's and this
-    tree's, each in its own child process (CPU s without the imports), the three in turn for every file."""
-    readers = {"row path": ROW_PATH_REF, "main": merge_base()}
+def bench_whole(paths: list[Path], repeats: int, before: str) -> list[str]:
+    """Whole reads (``read_arff``, which never consults the parse cache) by the row path's reader, ``before``'s (main's)
+    and this tree's, each in its own child process (CPU s without the imports), the three in turn for every file."""
+    readers = {"row path": ROW_PATH_REF, "main": before}
     seconds: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         sources = {"this": ROOT}
@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="a check that it runs: one small file, fewer rows")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--whole", action="store_true", help="only the whole reads against the earlier readers")
+    parser.add_argument("--before", default=None, help="the earlier reader of the whole reads (default: main)")
     args = parser.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 5)
     data = shipped_folder("datasets")
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
             lines.append("")
         whole = QUICK_SPARSE if args.quick else WHOLE
         files = [*(data / f"{name}.arff.bz2" for name in whole), decompressed(data / f"{whole[0]}.arff.bz2", folder)]
-        lines += bench_whole([*files, *delicious], repeats)
+        lines += bench_whole([*files, *delicious], repeats, args.before or merge_base())
         print("\n".join(lines[-len(files) - len(delicious):]), flush=True)
         if not args.whole:
             lines += [""] + bench_dense(folder, 650_000 if args.quick else 6_500_000, 1 if args.quick else 3)
