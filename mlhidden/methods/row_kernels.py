@@ -10,14 +10,13 @@ each few nonzeros), which costs most where B has few columns, as in a solver's l
 The IR multiplies and adds in separate instructions without fast-math flags, so LLVM rounds as scipy does,
 never fusing the two into an FMA. Only the last vector of the columns' last block is masked to the columns
 that exist: the whole blocks load and store plainly, as a masked load or store costs several plain ones on a
-CPU without AVX-512's masks (on an AVX2 EPYC, masking every vector made MLP's products 2x to 4x slower than
-scipy's). Each nonzero prefetches the row of B that the nonzero ``PREFETCH_AHEAD`` places on will read (the
-rows are gathered at random, from L2 or beyond; a prefetch changes no sum): 1.1x to 1.2x on MLP's products.
-The ``_onto`` kernels start each row's sums from the output's entries instead of zero, so a product can be
-taken in chunks of B's rows (:mod:`~mlhidden.methods.sparse_products`) with every sum's terms in the same
-order. llvmlite compiles it for this CPU (its widest vectors) on first use in a process, in about a tenth of a
-second. llvmlite comes with numba (the ``fast`` extra); without it there are no kernels here, and
-:mod:`~mlhidden.methods.sparse_products` leaves the product to scipy.
+CPU without AVX-512's masks (docs/speed.md). Each nonzero prefetches the row of B that the nonzero
+``PREFETCH_AHEAD`` places on will read (the rows are gathered at random, from L2 or beyond; a prefetch changes
+no sum): 1.1x to 1.2x on MLP's products. The ``_onto`` kernels start each row's sums from the output's entries
+instead of zero, so a product can be taken in chunks of B's rows (:mod:`~mlhidden.methods.sparse_products`)
+with every sum's terms in the same order. llvmlite compiles it for this CPU (its widest vectors) on first use
+in a process, in about a tenth of a second. llvmlite comes with numba (the ``fast`` extra); without it there
+are no kernels here, and :mod:`~mlhidden.methods.sparse_products` leaves the product to scipy.
 """
 
 from __future__ import annotations

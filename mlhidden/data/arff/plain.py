@@ -240,7 +240,7 @@ def _longest_line(data: bytes) -> int:
 def _tokens(data: bytes) -> tuple[np.ndarray, list[str]] | None:
     """Every token of ``data`` in order, each row's led by the mark ``;``, read one a line by pandas' C parser as
     text: codes into the distinct tokens' texts (``pandas.factorize``, by hash; pandas' categories sort and infer
-    them, 3x slower where most values differ, as Reuters-K500's)."""
+    them, much slower where most values differ, as Reuters-K500's)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
