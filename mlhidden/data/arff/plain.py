@@ -11,7 +11,7 @@ back, so every refusal comes from the one careful path, worded and placed as bef
 A sparse block is plain when it holds only digits, ``.+-eE``, braces, spaces, tabs, commas and line ends, every
 line blank or one ``{index value, ...}`` row, each index digits only, increasing within its row and below the
 number of attributes, each value a number (for a numeric attribute) or a declared name. pandas reads the tokens
-as text (categories: each distinct token once, with a code for each place it stands), and each distinct token
+as text (factorized: each distinct token once, with a code for each place it stands), and each distinct token
 is read once, by Python's ``int``, by ``float`` or as its name's index: the careful path's reading, to the bit.
 Most of a sparse section's tokens repeat (the same indices, the same values), so few are read at all. A block
 of digits alone, as the real files' are, is read faster still, as integers by numpy's C parser: a token without
