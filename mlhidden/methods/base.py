@@ -16,18 +16,35 @@ from mlhidden.methods.base_learners import check_base_learner
 from mlhidden.methods.sparse_products import csr_from_dense
 
 
+def _thresholded(proba: np.ndarray) -> np.ndarray:
+    return np.asarray(proba >= 0.5).astype(np.int8)
+
+
 class MultiLabelClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Base class: ``fit(X, Y)`` with a binary label matrix, ``predict`` thresholds ``predict_proba``.
 
     ``score`` (from ``ClassifierMixin``) is then exact match, scikit-learn's subset accuracy.
     Subclasses implement ``fit`` and ``predict_proba`` (marginal P(y_j = 1 | x), shape (n, L));
-    methods whose prediction is not a threshold of the marginals (chains) override ``predict``.
+    methods whose prediction is not a threshold of the marginals (chains) override ``predict``, and
+    ``predict_with_proba`` where one pass gives both.
     Methods built from a base learner (an ``estimator`` parameter) say whether they read its
     probabilities in ``_needs_probabilities`` and whether it must be multi-class in ``_needs_multiclass``.
     """
 
     def predict(self, X: Matrix) -> np.ndarray:
-        return np.asarray(self.predict_proba(X) >= 0.5).astype(np.int8)
+        return _thresholded(self.predict_proba(X))
+
+    def predict_with_proba(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
+        """``(predict(X), predict_proba(X))``, bit for bit, from one pass where the method can share it.
+
+        A run wants both for every test row (:func:`~mlhidden.runs.unit_fit.fit_unit`), and a chain's
+        greedy pass, a stack's middle layer, a basis or a network gives them together: called apart,
+        each computes it again. Thresholded marginals come from one ``predict_proba``.
+        """
+        if type(self).predict is MultiLabelClassifier.predict:
+            proba = self.predict_proba(X)
+            return _thresholded(proba), proba
+        return self.predict(X), self.predict_proba(X)
 
     @property
     def classes_(self) -> list[np.ndarray]:
@@ -104,3 +121,14 @@ def hstack_features(X: Matrix, Z: np.ndarray) -> Matrix:
     if sp.issparse(X):
         return sp.hstack([X, csr_from_dense(Z)], format="csr")
     return np.hstack([X, np.asarray(Z, dtype=np.float64)])
+
+
+def shares_one_pass(estimator: Any) -> bool:
+    """Whether ``estimator.predict_with_proba`` computes both from one pass: its class's own, or thresholded
+    marginals; not a ``predict`` then a ``predict_proba``, nor any estimator without the method."""
+    kind = type(estimator)
+    if not isinstance(estimator, MultiLabelClassifier):
+        return False
+    return kind.predict_with_proba is not MultiLabelClassifier.predict_with_proba or (
+        kind.predict is MultiLabelClassifier.predict
+    )

@@ -121,6 +121,9 @@ class CC(MultiLabelClassifier):
     def predict(self, X: Matrix) -> np.ndarray:
         return self._infer(X)[0]
 
+    def predict_with_proba(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
+        return self._infer(X)
+
     def predict_proba(self, X: Matrix) -> np.ndarray:
         """P(y_j = 1 | x, greedy predictions of the labels before j), shape (n, L)."""
         return self._infer(X)[1]

@@ -203,6 +203,11 @@ class CCASL(SyntheticLabelsMixin, MultiLabelClassifier):
         X = self._check_X(X, reset=False)
         return self.chain_.predict_proba(X)[:, self.n_synthetic_ :]
 
+    def predict_with_proba(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
+        X = self._check_X(X, reset=False)
+        predicted, proba = self.chain_.predict_with_proba(X)
+        return predicted[:, self.n_synthetic_ :], proba[:, self.n_synthetic_ :]
+
 
 class CCASLBR(SyntheticLabelsMixin, StackedBR):
     """CCASL as a middle layer under a meta BR with the input as skip connection (CCASL+BR, Section 4.2).

@@ -118,6 +118,10 @@ class BasisBR(MultiLabelClassifier):
         expanded = self._expand(X)
         return self.br_.predict(expanded)
 
+    def predict_with_proba(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
+        expanded = self._expand(X)
+        return self.br_.predict(expanded), self.br_.predict_proba(expanded)
+
 
 class ELM(BasisBR):
     """Extreme learning machine: random threshold hidden units, then BR (logistic) on them.

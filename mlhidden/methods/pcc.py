@@ -133,3 +133,6 @@ class PCC(CC):
     def predict_proba(self, X: Matrix) -> np.ndarray:
         """Marginals p(y_j = 1 | x) under the chain: exact, or the sample frequencies for ``mc``."""
         return self._search(X)[1]
+
+    def predict_with_proba(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
+        return self._search(X)

@@ -98,6 +98,11 @@ class StackedBR(MultiLabelClassifier):
         inputs = self._meta_inputs(X)
         return self.meta_.predict(inputs)
 
+    def predict_with_proba(self, X: Matrix) -> tuple[np.ndarray, np.ndarray]:
+        """Both from one pass of the middle layer (a CCASL chain's greedy pass, for CCASL+BR)."""
+        inputs = self._meta_inputs(X)
+        return self.meta_.predict(inputs), self.meta_.predict_proba(inputs)
+
 
 class MBR(StackedBR):
     """Meta binary relevance (MBR, "stacked BR", "2BR"): BR, then a second BR on [x, BR's outputs].

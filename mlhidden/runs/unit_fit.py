@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from sklearn.impute import SimpleImputer
 
 from mlhidden.data.dataset import Matrix
+from mlhidden.methods.base import shares_one_pass
 from mlhidden.runs.blas_threads import unit_thread_limits
 from mlhidden.runs.splits import Split
 
@@ -80,8 +81,12 @@ def label_scores(estimator: Any, X_test: Matrix, n_labels: int) -> np.ndarray | 
     """The test rows' label probabilities as a float32 (n, L) array, or None if the method has none."""
     if not has_scores(estimator):
         return None
-    scores = np.asarray(estimator.predict_proba(X_test), dtype=np.float32)
-    return scores if scores.shape == (X_test.shape[0], n_labels) else None
+    return _as_scores(estimator.predict_proba(X_test), X_test.shape[0], n_labels)
+
+
+def _as_scores(proba: Any, n_rows: int, n_labels: int) -> np.ndarray | None:
+    scores = np.asarray(proba, dtype=np.float32)
+    return scores if scores.shape == (n_rows, n_labels) else None
 
 
 def fit_unit(
@@ -96,8 +101,9 @@ def fit_unit(
     dataset's order. With ``shared_fits`` (where the run keeps them: a folder, or a dask cluster), fits
     another method of the run already made on the same inputs are reused
     (:mod:`mlhidden.methods.shared_fits`; the one place a unit's shared fits are activated).
-    The label scores are predicted after the timed prediction, so times are those of ``predict`` alone;
-    ``with_scores=False`` skips them
+    The test seconds are those of ``predict`` alone, the label scores predicted after it, except where one
+    pass gives both (:func:`~mlhidden.methods.base.shares_one_pass`: a chain's greedy pass, a stack's
+    middle layer, thresholded marginals), which runs once and is timed whole; ``with_scores=False`` skips them
     (a refit that needs only the predictions). BLAS runs with the fixed thread count
     of every unit (:func:`~mlhidden.runs.blas_threads.unit_thread_limits`), so a refit made by the
     report in the parent process equals the stored unit. Errors propagate.
@@ -112,9 +118,14 @@ def fit_unit(
         train_seconds = time.perf_counter() - start
         reused = shared.reused_seconds if shared else 0.0
         start = time.perf_counter()
-        in_split_order = np.asarray(estimator.predict(X_test))
-        test_seconds = time.perf_counter() - start
-        scores = label_scores(estimator, X_test, len(split.label_order)) if with_scores else None
+        if with_scores and has_scores(estimator) and shares_one_pass(estimator):
+            in_split_order, proba = estimator.predict_with_proba(X_test)
+            test_seconds = time.perf_counter() - start
+            scores = _as_scores(proba, X_test.shape[0], len(split.label_order))
+        else:
+            in_split_order = np.asarray(estimator.predict(X_test))
+            test_seconds = time.perf_counter() - start
+            scores = label_scores(estimator, X_test, len(split.label_order)) if with_scores else None
     predicted = _in_dataset_order(in_split_order, split.label_order)
     scores = None if scores is None else _in_dataset_order(scores, split.label_order)
     return FittedUnit(predicted, train_seconds, test_seconds, reused, scores)

@@ -81,6 +81,10 @@ def test_registry_entry_honours_the_scikit_learn_contract(name, music):
     assert predicted.shape == Y_test.shape and set(np.unique(predicted)) <= {0, 1}
     proba = fitted.predict_proba(X_test)
     assert proba.shape == Y_test.shape and np.all((proba >= 0) & (proba <= 1))
+    together = fitted.predict_with_proba(X_test)
+    for one, apart in zip(together, (predicted, proba)):
+        assert one.dtype == apart.dtype
+        np.testing.assert_array_equal(one, apart)
     baseline = isinstance(method, TRIVIAL_BASELINES)
     assert baseline or accuracy_score(Y_test, predicted) > 0.1, "exact match on Music is above 0.1 for every method"
     np.testing.assert_array_equal(clone(method).fit(X_train, Y_train).predict(X_test), predicted)

@@ -10,6 +10,8 @@ import pytest
 from mlhidden.data import load_dataset
 from mlhidden.experiment.config import parse_config
 from mlhidden.experiment.parallel_units import run_unit
+from mlhidden.methods import cc
+from mlhidden.methods.inference import greedy_search
 from mlhidden.runs.record import RunRecord
 from mlhidden.runs.run_results import split_protocol
 from mlhidden.runs.splits import Split, make_split
@@ -66,6 +68,24 @@ def test_a_unit_fits_with_the_method_seed_its_split_carries(scene):
     assert first is not None and other is not None
     np.testing.assert_array_equal(first, again)
     assert not np.array_equal(first, other)
+
+
+def test_a_chains_unit_makes_its_greedy_pass_once_for_predictions_and_scores(scene, monkeypatch):
+    X, Y = scene
+    split = make_split(len(X), Y.shape[1], seed=2)
+    passes = []
+
+    def counted(models, X_test):
+        passes.append(X_test.shape[0])
+        return greedy_search(models, X_test)
+
+    monkeypatch.setattr(cc, "greedy_search", counted)
+    unit = fit_unit(X, Y, split, method("CC"))
+    assert passes == [len(split.test)]
+    fitted = method("CC").make(random_state=split.method_seed).fit(X[split.train], Y[split.train][:, split.label_order])
+    back = np.argsort(split.label_order)
+    np.testing.assert_array_equal(unit.predicted, fitted.predict(X[split.test])[:, back])
+    np.testing.assert_array_equal(unit.scores, fitted.predict_proba(X[split.test]).astype(np.float32)[:, back])
 
 
 def test_run_unit_scores_what_fit_unit_predicts_and_records_failures(scene):
