@@ -76,7 +76,9 @@ def declaration(text: str) -> str:
     Weka takes a tab (any character up to the space) for whitespace; liac-arff, which parses the
     header, splits the keyword from the rest at a space only.
     """
-    return _KEYWORD_GAP.sub(r"\1 ", text.strip(_WHITESPACE))
+    text = text.strip(_WHITESPACE)
+    gap = _KEYWORD_GAP.match(text)
+    return text if gap is None else f"{gap.group(1)} {text[gap.end():]}"
 
 
 def plain_attribute(text: str) -> Attribute | None:
