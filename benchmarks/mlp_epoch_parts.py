@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks.part_floor import gemm_rates, mlp_floor
+from benchmarks.part_floor import best_seconds, gemm_rates, mlp_floor
 from mlhidden.data import read_arff
 from mlhidden.methods.epoch_passes import output_residual, sigmoid_of_sum
 from mlhidden.methods.hidden_units import apply_scaling, column_scaling
@@ -34,15 +34,6 @@ DATA_DIR = Path(__file__).resolve().parents[1] / "datasets"
 HIDDEN = 100
 EPOCHS = 40
 REPEATS = 15
-
-
-def best_seconds(work, *args) -> float:
-    spent = []
-    for _ in range(REPEATS):
-        start = time.process_time()
-        work(*args)
-        spent.append(time.process_time() - start)
-    return min(spent)
 
 
 def kernel_seconds(X, Y) -> dict[str, float]:
@@ -58,15 +49,16 @@ def kernel_seconds(X, Y) -> dict[str, float]:
     H = sigmoid_of_sum(matmul(X_rows, W1), b1)
     delta, _ = output_residual(H @ W2, b2, share, targets)
     delta_hidden = delta @ W2.T
-    seconds = {
-        "X W1": best_seconds(matmul, X_rows, W1),
-        "Xt d": best_seconds(matmul, X_T, delta_hidden),
-        "H W2": best_seconds(np.matmul, H, W2),
-        "d W2t": best_seconds(np.matmul, delta, W2.T),
-        "Ht d": best_seconds(np.matmul, H.T, delta),
-        "hidden sigmoid": best_seconds(lambda: sigmoid_of_sum(matmul(X_rows, W1), b1)),
-        "output residual": best_seconds(lambda: output_residual(H @ W2, b2, share, targets)),
+    kernels = {
+        "X W1": (matmul, X_rows, W1),
+        "Xt d": (matmul, X_T, delta_hidden),
+        "H W2": (np.matmul, H, W2),
+        "d W2t": (np.matmul, delta, W2.T),
+        "Ht d": (np.matmul, H.T, delta),
+        "hidden sigmoid": (lambda: sigmoid_of_sum(matmul(X_rows, W1), b1),),
+        "output residual": (lambda: output_residual(H @ W2, b2, share, targets),),
     }
+    seconds = {part: best_seconds(*call, repeats=REPEATS) for part, call in kernels.items()}
     seconds["hidden sigmoid"] -= seconds["X W1"]
     seconds["output residual"] -= seconds["H W2"]
     return seconds
