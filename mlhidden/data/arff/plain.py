@@ -49,6 +49,8 @@ _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[list(b"0123456789")] = True
 _ROW_MARK = ";"
 _TO_TOKEN_LINES = bytes.maketrans(b"{},\t\r \n", b"\n\n\n\n\n\n" + _ROW_MARK.encode())
+Kinds = tuple[list[tuple[str, ...] | None], np.ndarray]
+"""The distinct kinds of a file's attributes and each attribute's kind (:func:`attribute_kinds`)."""
 _ROUND_TRIP = {} if tuple(map(int, pd.__version__.split(".")[:2])) >= (3, 1) else {"float_precision": "round_trip"}
 
 
@@ -100,11 +102,12 @@ def dense_values(data: bytes, attributes: Sequence[Attribute], max_line: int) ->
 
 
 def sparse_values(
-    data: bytes, attributes: Sequence[Attribute], max_line: int
+    data: bytes, attributes: Sequence[Attribute], max_line: int, kinds: Kinds | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The sparse rows of ``data`` (whole lines, each blank or a row) as COO triplets (each entry's row within the
     block, attribute index, value: a nominal's the index of its declared name) and each row's line within
-    ``data`` (from 0); None unless every row is plain (see the module's docstring)."""
+    ``data`` (from 0); None unless every row is plain (see the module's docstring). ``kinds`` is
+    :func:`attribute_kinds` of ``attributes``, which a reader of many blocks finds once."""
     if not data or data.translate(None, _SPARSE_REFUSED) != data:
         return None
     rows = _row_lines(data)
@@ -112,7 +115,8 @@ def sparse_values(
         return None
     digits = data.translate(None, _NOT_DIGITS)
     numbers = _integers(data, len(digits)) if digits.isdigit() else None
-    entries = None if numbers is None else _integer_entries(numbers, rows, attributes)
+    kinds = attribute_kinds(attributes) if kinds is None else kinds
+    entries = None if numbers is None else _integer_entries(numbers, rows, len(attributes), kinds)
     if entries is not None:
         return entries
     if len(rows) <= data.count(b"\n"):  # blank lines: dropped, so that one mark leads each row
@@ -129,7 +133,7 @@ def sparse_values(
     indices = _checked_indices(table[index_codes], entry_rows, len(attributes))
     if indices is None:
         return None
-    values = _values(texts, value_codes, indices, attributes)
+    values = _values(texts, value_codes, indices, kinds)
     return None if values is None else (entry_rows, indices, values, rows)
 
 
@@ -208,7 +212,7 @@ def _named(integers: np.ndarray, declared: Sequence[str]) -> np.ndarray | None:
 
 
 def _integer_entries(
-    numbers: np.ndarray, rows: np.ndarray, attributes: Sequence[Attribute]
+    numbers: np.ndarray, rows: np.ndarray, width: int, attribute_kinds: Kinds
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`sparse_values` of a block read by :func:`_integers`: each value Python's ``float`` of its text, or
     the index of the declared name that is its text."""
@@ -216,9 +220,9 @@ def _integer_entries(
     if paired is None:
         return None
     entry_rows, indices, integers = paired
-    if _checked_indices(indices, entry_rows, len(attributes)) is None:
+    if _checked_indices(indices, entry_rows, width) is None:
         return None
-    kinds, kind_of = _kinds(attributes, indices)
+    kinds, kind_of = attribute_kinds[0], attribute_kinds[1][indices]
     used = np.flatnonzero(np.bincount(kind_of, minlength=len(kinds))).tolist()
     values = integers.astype(np.float64)
     for kind in used:
@@ -275,25 +279,21 @@ def _checked_indices(indices: np.ndarray, rows: np.ndarray, width: int) -> np.nd
     return indices
 
 
-def _kinds(
-    attributes: Sequence[Attribute], indices: np.ndarray
-) -> tuple[list[tuple[str, ...] | None], np.ndarray]:
-    """The distinct kinds of attribute (a nominal's declared names, None for numeric) and each entry's kind."""
+def attribute_kinds(attributes: Sequence[Attribute]) -> Kinds:
+    """The distinct kinds of attribute (a nominal's declared names, None for numeric) and each attribute's kind."""
     kinds: dict[tuple[str, ...] | None, int] = {}
     kind_of = np.array(
         [kinds.setdefault(tuple(kind) if isinstance(kind, list) else None, len(kinds)) for _, kind in attributes],
         dtype=np.intp,
-    )[indices]
+    )
     return list(kinds), kind_of
 
 
-def _values(
-    texts: list[str], codes: np.ndarray, indices: np.ndarray, attributes: Sequence[Attribute]
-) -> np.ndarray | None:
+def _values(texts: list[str], codes: np.ndarray, indices: np.ndarray, attribute_kinds: Kinds) -> np.ndarray | None:
     """The value tokens read as their attribute reads them, a number as Python's float and a nominal as its
     declared name's index, each distinct token converted once for each kind of attribute that reads it. None if
     one is neither."""
-    kinds, kind_of = _kinds(attributes, indices)
+    kinds, kind_of = attribute_kinds[0], attribute_kinds[1][indices]
     used = np.flatnonzero(np.bincount(kind_of, minlength=len(kinds))).tolist()
     if len(used) * len(texts) > 4 * len(codes) + 4096:  # many kinds of nominal: the careful path is no slower
         return None

@@ -215,7 +215,9 @@ def _decode_header(path: Path, header: list[str], declared: list[str], layout: L
             raise UserError(
                 f"nominal attribute '{name}' declares an empty or '?' value", path=path, line=layout.attribute_lines[i]
             )
-        repeated = [value for value, count in Counter(kind).items() if count > 1] if isinstance(kind, list) else []
+        repeated = [] if not isinstance(kind, list) or len(set(kind)) == len(kind) else [
+            value for value, count in Counter(kind).items() if count > 1
+        ]
         if repeated:
             raise UserError(
                 f"nominal attribute '{name}' declares the value '{repeated[0]}' twice",

@@ -21,7 +21,7 @@ import numpy as np
 
 from mlhidden.data.arff.diagnosis import sparse_index_problem
 from mlhidden.data.arff.lines import Attribute, RowLines, check_row
-from mlhidden.data.arff.plain import dense_values, sparse_values
+from mlhidden.data.arff.plain import Kinds, attribute_kinds, dense_values, sparse_values
 from mlhidden.data.arff.stream import Block
 from mlhidden.data.arff.tokens import UnterminatedQuote, tokens
 from mlhidden.errors import UserError
@@ -128,9 +128,11 @@ def read_rows(path: Path, blocks: Iterable[Block], attributes: Sequence[Attribut
     """
     careful = _Careful(path, attributes, data_line)
     parsed = Rows()
+    kinds: Kinds | None = None
     for block in blocks:
         if parsed.sparse or (not len(parsed.lines) and block.data.lstrip(b" \t\r\n").startswith(b"{")):
-            entries = sparse_values(block.data, attributes, block.stream.max_line)
+            kinds = attribute_kinds(attributes) if kinds is None else kinds
+            entries = sparse_values(block.data, attributes, block.stream.max_line, kinds)
             if entries is None:
                 careful.read(block, parsed)
                 continue
