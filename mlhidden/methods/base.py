@@ -126,9 +126,9 @@ def hstack_features(X: Matrix, Z: np.ndarray) -> Matrix:
 def shares_one_pass(estimator: Any) -> bool:
     """Whether ``estimator.predict_with_proba`` computes both from one pass: its class's own, or thresholded
     marginals; not a ``predict`` then a ``predict_proba``, nor any estimator without the method."""
-    kind = type(estimator)
     if not isinstance(estimator, MultiLabelClassifier):
         return False
+    kind = type(estimator)
     return kind.predict_with_proba is not MultiLabelClassifier.predict_with_proba or (
         kind.predict is MultiLabelClassifier.predict
     )

@@ -77,14 +77,8 @@ def has_scores(estimator: Any) -> bool:
     return all(hasattr(model, "predict_proba") for model in (estimator, *inner))
 
 
-def label_scores(estimator: Any, X_test: Matrix, n_labels: int) -> np.ndarray | None:
-    """The test rows' label probabilities as a float32 (n, L) array, or None if the method has none."""
-    if not has_scores(estimator):
-        return None
-    return _as_scores(estimator.predict_proba(X_test), X_test.shape[0], n_labels)
-
-
 def _as_scores(proba: Any, n_rows: int, n_labels: int) -> np.ndarray | None:
+    """The test rows' label probabilities as a float32 (n, L) array, or None if they are not of that shape."""
     scores = np.asarray(proba, dtype=np.float32)
     return scores if scores.shape == (n_rows, n_labels) else None
 
@@ -117,15 +111,16 @@ def fit_unit(
             estimator.fit(X_train, Y[split.train][:, split.label_order])
         train_seconds = time.perf_counter() - start
         reused = shared.reused_seconds if shared else 0.0
+        scored = with_scores and has_scores(estimator)
         start = time.perf_counter()
-        if with_scores and has_scores(estimator) and shares_one_pass(estimator):
+        if scored and shares_one_pass(estimator):
             in_split_order, proba = estimator.predict_with_proba(X_test)
             test_seconds = time.perf_counter() - start
-            scores = _as_scores(proba, X_test.shape[0], len(split.label_order))
         else:
             in_split_order = np.asarray(estimator.predict(X_test))
             test_seconds = time.perf_counter() - start
-            scores = label_scores(estimator, X_test, len(split.label_order)) if with_scores else None
+            proba = estimator.predict_proba(X_test) if scored else None
+        scores = None if proba is None else _as_scores(proba, X_test.shape[0], len(split.label_order))
     predicted = _in_dataset_order(in_split_order, split.label_order)
     scores = None if scores is None else _in_dataset_order(scores, split.label_order)
     return FittedUnit(predicted, train_seconds, test_seconds, reused, scores)
