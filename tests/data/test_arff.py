@@ -85,6 +85,29 @@ def test_sparse_labels_last_stays_sparse(tmp_path):
     np.testing.assert_array_equal(data.Y, [[1, 0], [0, 0], [0, 1], [1, 1]])
 
 
+@pytest.mark.parametrize("x2", ["numeric", "{a,b,c}"])
+def test_sparse_labels_between_the_features_are_picked_out_of_every_row(x2, tmp_path):
+    """Labels that a Mulan XML file names between the features are no run of columns: each matrix is picked
+    column by column, sorted within each row, without explicit zeros, whether its values stand as read or are
+    encoded (a one-hot nominal)."""
+    header = (
+        "@relation s\n@attribute x1 numeric\n@attribute l1 {0,1}\n@attribute x2 " + x2 + "\n@attribute l2 {0,1}\n"
+        "@attribute x3 numeric\n@attribute l3 {0,1}\n@data\n"
+    )
+    second = "a" if x2 != "numeric" else "2"
+    path = write(tmp_path, header + f"{{0 0.5,1 1,3 1,5 0}}\n{{}}\n{{2 {second},4 7,5 1}}\n{{0 0,1 1,4 -0,5 1}}\n")
+    xml = tmp_path / "labels.xml"
+    xml.write_text('<labels xmlns="http://mulan.sourceforge.net/labels">'
+                   '<label name="l3"/><label name="l1"/><label name="l2"/></labels>')
+    data = read_arff(path, labels_xml=xml)
+    np.testing.assert_array_equal(data.Y, [[1, 1, 0], [0, 0, 0], [0, 0, 1], [1, 0, 1]])
+    middle = [[0.0], [0.0], [2.0], [0.0]] if x2 == "numeric" else [[1, 0, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0]]
+    np.testing.assert_array_equal(
+        data.X.toarray(), np.hstack([[[0.5], [0], [0], [0]], middle, [[0], [0], [7], [0]]])
+    )
+    assert data.X.has_sorted_indices and np.all(data.X.data != 0)
+
+
 @pytest.mark.parametrize("quote", ["'", '"'])
 def test_relation_quotes_and_extra_options(tmp_path, quote):
     text = DENSE.replace("@relation 'Tiny: -C 2'", f"@relation {quote}My data: -R -C 2 -split-percentage 50{quote}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,22 +29,35 @@ class Column:
     values: tuple[float, ...] | tuple[str, ...] = ()
 
 
+_NUMERIC = Column("numeric", 1)
+
+
 def column_for(path: Path, layout: Layout, index: int, attribute: Attribute, is_label: bool) -> Column:
     """Decide how attribute ``index`` is encoded; labels must be numeric or nominal with names 0/1."""
     name, kind = attribute
     if not isinstance(kind, list):
-        return Column("numeric", 1)
-    binary = set(kind) <= set(_BINARY_NAMES)
-    if is_label and not binary:
+        return _NUMERIC
+    column = _nominal_column(tuple(kind), is_label)
+    if column is None:
         raise UserError(
             f"label attribute '{name}' is nominal {{{','.join(kind)}}}; "
             "labels must be binary: nominal {0,1} or numeric 0/1",
             path=path,
             line=layout.attribute_lines[index],
         )
+    return column
+
+
+@functools.lru_cache(maxsize=256)
+def _nominal_column(kind: tuple[str, ...], is_label: bool) -> Column | None:
+    """How a nominal attribute declaring the names ``kind`` is encoded, None for a label not binary; found once for
+    each distinct declaration (a header of thousands of ``{0,1}`` attributes has one)."""
+    binary = set(kind) <= set(_BINARY_NAMES)
+    if is_label and not binary:
+        return None
     if binary and (is_label or len(kind) == 2):
         return Column("binary", 1, tuple(_BINARY_NAMES[v] for v in kind))
-    return Column("onehot", len(kind), tuple(kind))
+    return Column("onehot", len(kind), kind)
 
 
 def encoded_names(attributes: Sequence[Attribute], columns: Sequence[Column], selected: Iterable[int]) -> Iterator[str]:
@@ -55,24 +69,26 @@ def encoded_names(attributes: Sequence[Attribute], columns: Sequence[Column], se
             yield name
 
 
-def encode(
-    triplets: tuple[np.ndarray, np.ndarray, np.ndarray], columns: Sequence[Column], selected: Sequence[int],
-    n_rows: int,
-) -> sp.csr_matrix:
-    """Encode the attributes ``selected`` (in that order) of sparse data into a float64 CSR matrix.
+def encode(stored: sp.csr_matrix, columns: Sequence[Column], selected: Sequence[int]) -> sp.csr_matrix:
+    """Encode the attributes ``selected`` (in that order) of sparse data, stored as read (every attribute, explicit
+    zeros kept: :meth:`~mlhidden.data.arff.rows.Rows.stored`), into a float64 CSR matrix.
 
     Entries absent from sparse data stand for the declared index 0 (Weka's convention), which for
     a nominal can be a non-zero output, e.g. a binary declared {1,0}; those are filled in.
     """
-    rows, attribute_index, values = triplets
     chosen = [columns[i] for i in selected]
+    if all(column.kind == "numeric" or column.values == (0.0, 1.0) for column in chosen):
+        picked = _picked(stored, selected)
+        if not np.isnan(picked.data).any():  # each value is its output, in its attribute's column
+            picked.eliminate_zeros()
+            return picked
+    n_rows = stored.shape[0]
+    every_row = np.repeat(np.arange(n_rows), np.diff(stored.indptr))
     slot = np.full(len(columns), -1, dtype=np.int64)
     slot[selected] = np.arange(len(selected))
-    keep = slot[attribute_index] >= 0
-    rows, slots, values = rows[keep], slot[attribute_index[keep]], values[keep]
-    if all(column.kind == "numeric" or column.values == (0.0, 1.0) for column in chosen):
-        if not np.isnan(values).any():  # each value is its output, in its attribute's column: CSR as it stands
-            return _csr(values, rows, slots, (n_rows, len(chosen)))
+    slots = slot[stored.indices]
+    keep = slots >= 0
+    rows, slots, values = every_row[keep], slots[keep], stored.data[keep]
     widths = np.array([column.width for column in chosen], dtype=np.int64)
     offsets = np.cumsum(widths) - widths
     binary = np.array([column.kind == "binary" for column in chosen])[slots]
@@ -112,6 +128,17 @@ def encode(
     return _csr(
         np.concatenate(out_values), np.concatenate(out_rows), np.concatenate(out_cols), (n_rows, int(widths.sum()))
     )
+
+
+def _picked(stored: sp.csr_matrix, selected: Sequence[int]) -> sp.csr_matrix:
+    """The columns ``selected`` of ``stored``, a copy, each row's sorted. A run of them (MEKA's labels, first or last,
+    and the features beside them) is a slice, which scipy cuts row by row in C."""
+    first = selected[0] if len(selected) else 0
+    if list(selected) == list(range(first, first + len(selected))):
+        return stored[:, first:first + len(selected)]
+    picked = stored[:, list(selected)]
+    picked.sort_indices()
+    return picked
 
 
 def _csr(values: np.ndarray, rows: np.ndarray, columns: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:

@@ -26,7 +26,8 @@ _KEYWORD_GAP = re.compile(r"^(@[A-Za-z]+)[\x00-\x20]+")
 # An attribute as liac-arff gives it: its name and its type ('NUMERIC', ...) or its nominal values.
 Attribute = tuple[str, str | list[str]]
 _PLAIN = r"[A-Za-z0-9_.\-]+"
-_PLAIN_ATTRIBUTE = re.compile(rf"@attribute ({_PLAIN}) (numeric|real|integer|\{{{_PLAIN}(?:,{_PLAIN})*\}})", re.I)
+# The case is ignored in the keywords alone: a class under re.I folds each character's case, several times slower.
+_PLAIN_ATTRIBUTE = re.compile(rf"@(?i:attribute) ({_PLAIN}) ((?i:numeric|real|integer)|\{{{_PLAIN}(?:,{_PLAIN})*\}})")
 _SPARSE_ROW_HINT = "a sparse row is {index value, index value, ...}; a dense row has no braces"
 
 
@@ -123,8 +124,11 @@ def unquoted(text: str) -> str:
     return _QUOTED.sub("''", text) if "'" in text or '"' in text else text
 
 
-def check_structure(path: Path, declared: Sequence[str], layout: Layout) -> tuple[str, ...]:
-    """Refuse what liac-arff would misread or report obscurely, at its line; return the attribute names.
+def check_structure(
+    path: Path, declared: Sequence[str], layout: Layout
+) -> tuple[tuple[str, ...], list[Attribute | None]]:
+    """Refuse what liac-arff would misread or report obscurely, at its line; return the attribute names, and each
+    attribute line's :func:`plain_attribute` (found here for its name, and kept for the header's parse).
     ``declared`` holds the header's lines in their :func:`declaration` form.
 
     The header: @relation first and once, only known ``@`` keywords, quotes closed, each
@@ -133,6 +137,7 @@ def check_structure(path: Path, declared: Sequence[str], layout: Layout) -> tupl
     """
     relation_line: int | None = None
     first_attribute: dict[str, int] = {}
+    plains: list[Attribute | None] = []
     for number, text in enumerate(declared[: layout.data_line], start=1):
         keyword = text.split(None, 1)[0].lower() if text.startswith("@") else None
         if keyword is None:
@@ -166,6 +171,7 @@ def check_structure(path: Path, declared: Sequence[str], layout: Layout) -> tupl
                     hint="an ARFF file starts with @relation NAME",
                 )
             plain = plain_attribute(text)
+            plains.append(plain)
             name = plain[0] if plain else _check_attribute(path, number, text)
             if name in first_attribute:
                 raise UserError(
@@ -175,7 +181,7 @@ def check_structure(path: Path, declared: Sequence[str], layout: Layout) -> tupl
                     hint="rename one of them",
                 )
             first_attribute[name] = number
-    return tuple(first_attribute)
+    return tuple(first_attribute), plains
 
 
 def _check_attribute(path: Path, number: int, text: str) -> str:

@@ -45,6 +45,7 @@ _NOT_DIGITS = b"{} ,\t\r\n"
 _TO_SPACES = bytes.maketrans(b"},\t\r\n", b"     ")
 _POWERS_OF_TEN = 10 ** np.arange(1, 16, dtype=np.int64)
 _LARGEST_NAME = 1 << 16
+_COUNTING = tuple(map(str, range(16)))
 _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[list(b"0123456789")] = True
 _ROW_MARK = ";"
@@ -104,17 +105,18 @@ def dense_values(data: bytes, attributes: Sequence[Attribute], max_line: int) ->
 def sparse_values(
     data: bytes, attributes: Sequence[Attribute], max_line: int, kinds: Kinds | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """The sparse rows of ``data`` (whole lines, each blank or a row) as COO triplets (each entry's row within the
-    block, attribute index, value: a nominal's the index of its declared name) and each row's line within
-    ``data`` (from 0); None unless every row is plain (see the module's docstring). ``kinds`` is
-    :func:`attribute_kinds` of ``attributes``, which a reader of many blocks finds once."""
-    if not data or data.translate(None, _SPARSE_REFUSED) != data:
+    """The sparse rows of ``data`` (whole lines, each blank or a row) as each row's count of entries, the entries'
+    attribute indices (int32: no header declares 2**31 attributes) and values (a nominal's the index of its declared
+    name), and each row's line within ``data`` (from 0); None unless every row is plain (see the module's docstring).
+    ``kinds`` is :func:`attribute_kinds` of ``attributes``, which a reader of many blocks finds once."""
+    digits = data.translate(None, _NOT_DIGITS)
+    only_digits = digits.isdigit()  # digits alone between the marks: nothing the refused bytes hold
+    if not data or not only_digits and data.translate(None, _SPARSE_REFUSED) != data:
         return None
     rows = _row_lines(data)
     if rows is None or (max_line and len(data) > max_line and _longest_line(data) > max_line):
         return None
-    digits = data.translate(None, _NOT_DIGITS)
-    numbers = _integers(data, len(digits)) if digits.isdigit() else None
+    numbers = _integers(data, len(digits)) if only_digits else None
     kinds = attribute_kinds(attributes) if kinds is None else kinds
     entries = None if numbers is None else _integer_entries(numbers, rows, len(attributes), kinds)
     if entries is not None:
@@ -128,26 +130,26 @@ def sparse_values(
     paired = _pairs(codes, codes == texts.index(_ROW_MARK), rows)
     if paired is None:
         return None
-    entry_rows, index_codes, value_codes = paired
+    counts, index_codes, value_codes = paired
     table = np.array([int(text) if text.isdigit() and len(text) < 19 else -1 for text in texts] or [-1], dtype=np.int64)
-    indices = _checked_indices(table[index_codes], entry_rows, len(attributes))
+    indices = _checked_indices(table[index_codes], counts, len(attributes))
     if indices is None:
         return None
     values = _values(texts, value_codes, indices, kinds)
-    return None if values is None else (entry_rows, indices, values, rows)
+    return None if values is None else (counts, indices.astype(np.int32), values, rows)
 
 
 def _pairs(
     tokens: np.ndarray, is_mark: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The tokens (each row's led by a mark) as each entry's row, index token and value token; None where a row
-    has an index without a value (in rows of pairs every index stands at an even place)."""
+    """The tokens (each row's led by a mark) as each row's count of entries, and each entry's index token and value
+    token; None where a row has an index without a value (in rows of pairs every index stands at an even place)."""
     marks = np.flatnonzero(is_mark)
     counts = np.diff(np.append(marks, len(tokens))) - 1
     if len(marks) != len(rows) or (counts % 2).any():
         return None
     pairs = tokens[~is_mark]
-    return np.repeat(np.arange(len(rows)), counts // 2), pairs[0::2], pairs[1::2]
+    return counts // 2, pairs[0::2], pairs[1::2]
 
 
 def _integers(data: bytes, digits: int) -> np.ndarray | None:
@@ -219,8 +221,8 @@ def _integer_entries(
     paired = _pairs(numbers, numbers < 0, rows)
     if paired is None:
         return None
-    entry_rows, indices, integers = paired
-    if _checked_indices(indices, entry_rows, width) is None:
+    counts, indices, integers = paired
+    if _checked_indices(indices, counts, width) is None:
         return None
     kinds, kind_of = attribute_kinds[0], attribute_kinds[1][indices]
     used = np.flatnonzero(np.bincount(kind_of, minlength=len(kinds))).tolist()
@@ -229,11 +231,15 @@ def _integer_entries(
         declared = kinds[kind]
         if declared is not None:
             at = slice(None) if len(used) == 1 else np.flatnonzero(kind_of == kind)
+            if declared == _COUNTING[:len(declared)]:  # names 0, 1, ...: each integer is its name's index
+                if integers[at].max() >= len(declared):
+                    return None
+                continue
             named = _named(integers[at], declared)
             if named is None:
                 return None
             values[at] = named
-    return None if np.isnan(values).any() else (entry_rows, indices, values, rows)
+    return None if np.isnan(values).any() else (counts, indices.astype(np.int32), values, rows)
 
 
 def _longest_line(data: bytes) -> int:
@@ -272,11 +278,17 @@ def _row_lines(data: bytes) -> np.ndarray | None:
     return rows
 
 
-def _checked_indices(indices: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray | None:
-    """The attribute indices if each is digits only (not -1), below ``width`` and increasing within its row."""
-    if len(indices) and (indices.min() < 0 or indices.max() >= width or (np.diff(rows * width + indices) <= 0).any()):
+def _checked_indices(indices: np.ndarray, counts: np.ndarray, width: int) -> np.ndarray | None:
+    """The attribute indices if each is digits only (not -1), below ``width`` and increasing within its row (``counts``:
+    each row's entries)."""
+    if not len(indices):
+        return indices
+    if indices.min() < 0 or indices.max() >= width:
         return None
-    return indices
+    rising = indices[1:] > indices[:-1]
+    starts = np.cumsum(counts)[:-1]
+    rising[starts[(starts > 0) & (starts < len(indices))] - 1] = True  # a row's first index follows another row's
+    return indices if rising.all() else None
 
 
 def attribute_kinds(attributes: Sequence[Attribute]) -> Kinds:

@@ -17,6 +17,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import cast
 
 import arff
 import numpy as np
@@ -38,7 +39,6 @@ from mlhidden.data.arff.lines import (
     check_structure,
     declaration,
     is_data_line,
-    plain_attribute,
     scan_layout,
 )
 from mlhidden.data.arff.meka import label_index as meka_label_index
@@ -126,13 +126,13 @@ def read_arff(
     columns = [column_for(path, layout, i, attribute, is_label[i]) for i, attribute in enumerate(attributes)]
     feature_index = np.flatnonzero(~is_label).tolist()
 
-    raw = rows.triplets() if rows.sparse else rows.dense
+    raw = rows.stored(len(attributes)) if rows.sparse else rows.dense
     del rows
-    encoded = _encoded(raw, columns, label_index, layout.n_rows)
+    encoded = _encoded(raw, columns, label_index)
     label_names = tuple(attributes[i][0] for i in label_index)
     check_binary(path, layout, encoded, label_names)
     Y = encoded.astype(np.int8) if isinstance(encoded, np.ndarray) else encoded.astype(np.int8).toarray()
-    X = _encoded(raw, columns, feature_index, layout.n_rows)
+    X = _encoded(raw, columns, feature_index)
     del raw
     feature_names = tuple(encoded_names(attributes, columns, feature_index))
     check_finite(path, layout, X, feature_names)
@@ -151,11 +151,11 @@ def read_arff(
 
 
 def _encoded(
-    raw: tuple[np.ndarray, np.ndarray, np.ndarray] | list[np.ndarray], columns: list[Column], selected: list[int],
-    n_rows: int,
+    raw: sp.csr_matrix | list[np.ndarray], columns: list[Column], selected: list[int]
 ) -> np.ndarray | sp.csr_matrix:
-    """The attributes ``selected`` of sparse triplets as a CSR matrix, or of dense blocks as an array."""
-    return encode_dense(raw, columns, selected) if isinstance(raw, list) else encode(raw, columns, selected, n_rows)
+    """The attributes ``selected`` of sparse data (:meth:`~mlhidden.data.arff.rows.Rows.stored`) as a CSR matrix, or
+    of dense blocks as an array."""
+    return encode_dense(raw, columns, selected) if isinstance(raw, list) else encode(raw, columns, selected)
 
 
 def _read_header(path: Path, stream: TextStream) -> tuple[Layout, str, list[Attribute]]:
@@ -171,33 +171,36 @@ def _read_header(path: Path, stream: TextStream) -> tuple[Layout, str, list[Attr
             "no @data section found; this is not an ARFF file", path=path,
             hint="an ARFF file declares @relation and @attribute lines, then @data and one row per line",
         )
-    names = check_structure(path, declared, layout)
-    relation, attributes = _decode_header(path, header, declared, layout)
+    names, plains = check_structure(path, declared, layout)
+    relation, attributes = _decode_header(path, header, declared, layout, plains)
     attributes = [(name, kind) for name, (_, kind) in zip(names, attributes, strict=True)]
     return layout, relation, attributes
 
 
-def _plain_tail(declared: list[str], layout: Layout) -> tuple[list[str], list[Attribute]] | None:
+def _plain_tail(
+    declared: list[str], layout: Layout, plains: list[Attribute | None]
+) -> tuple[list[str], list[Attribute]] | None:
     """Where every line between the first attribute's and ``@data`` is blank, a comment or a
-    :func:`~mlhidden.data.arff.lines.plain_attribute`: the lines liac-arff has left to read (those up to the first
-    attribute, each where it was, then ``@data``) and the attributes after the first; None otherwise."""
+    :func:`~mlhidden.data.arff.lines.plain_attribute` (``plains``: each attribute line's, or None): the lines
+    liac-arff has left to read (those up to the first attribute, each where it was, then ``@data``) and the
+    attributes after the first; None otherwise."""
     if not layout.attribute_lines or layout.data_line is None:
         return None
     first, data = layout.attribute_lines[0], layout.data_line - 1
-    attributes = []
-    for text in declared[first:data]:
-        if text and not text.startswith("%"):
-            attribute = plain_attribute(text)
-            if attribute is None:
-                return None
-            attributes.append(attribute)
-    return [*declared[:first], declared[data]], attributes
+    tail = plains[1:]
+    if any(plain is None for plain in tail):
+        return None
+    if sum(1 for text in declared[first:data] if text and not text.startswith("%")) != len(tail):
+        return None
+    return [*declared[:first], declared[data]], cast(list[Attribute], tail)
 
 
-def _decode_header(path: Path, header: list[str], declared: list[str], layout: Layout) -> tuple[str, list[Attribute]]:
+def _decode_header(
+    path: Path, header: list[str], declared: list[str], layout: Layout, plains: list[Attribute | None]
+) -> tuple[str, list[Attribute]]:
     """Parse the header (its lines as read, and in their :func:`declaration` form) with liac-arff; return the relation
     and the attributes (name, type or values)."""
-    lines, plain = _plain_tail(declared, layout) or (declared, [])
+    lines, plain = _plain_tail(declared, layout, plains) or (declared, [])
     counted = _CountingLines(lines)
     try:
         parsed = arff.load(counted, encode_nominal=True)

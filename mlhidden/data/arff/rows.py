@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from mlhidden.data.arff.diagnosis import sparse_index_problem
 from mlhidden.data.arff.lines import Attribute, RowLines, check_row
@@ -38,8 +39,8 @@ Converter = Callable[[str, str], float]
 
 
 class Rows:
-    """The parsed rows, block by block: dense values (rows × attributes), or for a sparse file COO triplets
-    (rows, attribute indices, values); and each row's line number."""
+    """The parsed rows, block by block: dense values (rows × attributes), or for a sparse file each row's count of
+    entries and the entries' attribute indices and values; and each row's line number."""
 
     def __init__(self) -> None:
         self.dense: list[np.ndarray] = []
@@ -47,12 +48,17 @@ class Rows:
         self.lines = RowLines()
         self.sparse = False
 
-    def triplets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A sparse file's entries, all blocks together."""
-        if not self.entries:
-            return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-        rows, columns, values = zip(*self.entries, strict=True)
-        return (np.concatenate(rows), np.concatenate(columns), np.concatenate(values))
+    def stored(self, n_attributes: int) -> sp.csr_matrix:
+        """A sparse file's entries, all blocks together, as a float64 CSR matrix of every attribute, each value as
+        read: an explicit 0 is kept (a nominal's 0 is its first name, which may encode to 1). Each row's indices
+        increase, as every path has checked (Weka refuses a row whose indices do not)."""
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0))
+        counts, indices, values = (np.concatenate(part) for part in zip(*self.entries, empty, strict=True))
+        index = np.int32 if max(len(self.lines), n_attributes, len(values)) <= np.iinfo(np.int32).max else np.int64
+        pointers = np.zeros(len(self.lines) + 1, dtype=index)
+        np.cumsum(counts, out=pointers[1:])
+        shape = (len(self.lines), n_attributes)
+        return sp.csr_matrix((values, indices.astype(index, copy=False), pointers), shape=shape)
 
 
 class _Careful:
@@ -84,7 +90,7 @@ class _Careful:
 
     def read(self, block: Block, parsed: Rows) -> None:
         """Parse the rows of ``block`` into ``parsed``; a row's bad value is kept in ``first_error``."""
-        rows, columns, values, lines = array("q"), array("q"), array("d"), array("q")
+        counts, columns, values, lines = array("q"), array("q"), array("d"), array("q")
         for number, text in enumerate(block.lines(), start=block.first):
             row = text.strip(" \t\r\n")
             if not row or row.startswith("%"):
@@ -103,7 +109,7 @@ class _Careful:
                     self.first_error = self.first_error or error
                     continue
             if parsed.sparse:
-                rows.extend([len(parsed.lines) + len(lines)] * len(row_values))
+                counts.append(len(row_values))
                 columns.extend(indices or ())
                 values.extend(row_values)
             elif indices is not None:  # a sparse row in a dense file: omitted values are 0 (a nominal's first value)
@@ -115,7 +121,8 @@ class _Careful:
                 values.extend(row_values)
             lines.append(number)
         if parsed.sparse:
-            parsed.entries.append((np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64), np.array(values)))
+            entries = np.array(counts, dtype=np.int64), np.array(columns, dtype=np.int32), np.array(values)
+            parsed.entries.append(entries)
         elif lines:
             parsed.dense.append(np.array(values).reshape(len(lines), len(self.converters)))
         parsed.lines.add(np.array(lines, dtype=np.int64))
@@ -138,7 +145,7 @@ def read_rows(path: Path, blocks: Iterable[Block], attributes: Sequence[Attribut
                 continue
             if not len(parsed.lines):
                 parsed.sparse, careful.first_sparse = True, block.first + int(entries[3][0])
-            parsed.entries.append((len(parsed.lines) + entries[0], entries[1], entries[2]))
+            parsed.entries.append(entries[:3])
             parsed.lines.add(block.first + entries[3])
             continue
         plain = None if parsed.sparse else dense_values(block.data, attributes, block.stream.max_line)
