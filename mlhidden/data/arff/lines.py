@@ -139,10 +139,11 @@ def check_structure(
     first_attribute: dict[str, int] = {}
     plains: list[Attribute | None] = []
     for number, text in enumerate(declared[: layout.data_line], start=1):
-        keyword = text.split(None, 1)[0].lower() if text.startswith("@") else None
-        if keyword is None:
+        if not text.startswith("@"):
             continue
-        if keyword not in _KEYWORDS:
+        plain = plain_attribute(text) if relation_line is not None else None
+        keyword = "@attribute" if plain is not None else text.split(None, 1)[0].lower()
+        if plain is None and keyword not in _KEYWORDS:
             close = difflib.get_close_matches(keyword, _KEYWORDS, n=1)
             guess = f"did you mean {close[0]}? " if close else ""
             raise UserError(
@@ -151,7 +152,7 @@ def check_structure(
                 line=number,
                 hint=f"{guess}an ARFF header has @relation, @attribute and @data",
             )
-        if has_unclosed_quote(text):
+        if plain is None and has_unclosed_quote(text):  # a plain line holds no quote
             raise unterminated_quote(path, number, text)
         if keyword == "@relation":
             if relation_line is not None:
@@ -170,7 +171,6 @@ def check_structure(
                     line=number,
                     hint="an ARFF file starts with @relation NAME",
                 )
-            plain = plain_attribute(text)
             plains.append(plain)
             name = plain[0] if plain else _check_attribute(path, number, text)
             if name in first_attribute:
