@@ -454,6 +454,9 @@ PLAIN_SPARSE_ROWS = (
     "{000000001 1,3 1}\n",
     "{0 12,3 1,4 0}\n\n{}\n{1 999999999999999,4 1}\r\n",
     "{0 007,3 1}\n{2 1234567890123456,4 0}\n{1 99999999999999999999999}\n",
+    "{0 1.0,2 20.0,3 1}\n\n{1 0.0,4 1}\n",
+    "{0 1.0,1 2.5,3 1}\n",
+    "{0 01.0,3 1}\n{2 1.0 ,4 1}\n",
 )
 
 
@@ -468,6 +471,9 @@ PLAIN_SPARSE_ROWS = (
         "{0 007,3 1}\n{2 1234567890123456,4 0}\n{1 99999999999999999999999}\n",  # digits, not integers' texts
         "{3 01}\n", "{4 10}\n", "{0 1,3 2}\n{0 1,3 65536}\n",  # digits that are no declared name
         "{3 1.0}\n",  # a nominal's name read as a number would be the same: a block of numbers is still text
+        "{0 1.0,2 20.0,3 1}\n\n{1 0.0,4 1}\n",  # numbers spelled n.0 (as write_arff spells them): integers too
+        "{0 1.0,1 2.5,3 1}\n", "{0 01.0,3 1}\n{2 1.0 ,4 1}\n",  # any other dot: text
+        "{0.0 1,3 1}\n", "{0 1,3 1.0}\n", "{0 1.0,3 1}\n{1 0.0,4 1.0}\n",  # n.0 as an index, as a nominal's name
         "{0 0.5,3 1}\n{0 1,3}\n",  # an index without a value
         "{2 1,1 1}\n",  # indices that decrease
         "{1 1,1 2}\n",  # a repeated index
@@ -508,6 +514,32 @@ def test_blocks_of_digits_read_as_integers_give_what_their_tokens_texts_give(nam
     for integers, texts in zip(as_integers, as_texts, strict=True):
         assert [part.dtype for part in integers] == [part.dtype for part in texts]
         assert [part.tobytes() for part in integers] == [part.tobytes() for part in texts]
+
+
+@pytest.mark.parametrize(
+    "rows, as_integers",
+    [
+        ("{0 1.0,2 20.0,3 1}\n\n{1 0.0,4 1}\n{}\n", True),  # numeric values spelled n.0, as write_arff spells them
+        ("{0 1.0,1 2.5,3 1}\n", False), ("{2 1.0 ,4 1}\n", False), ("{0 01.0,3 1}\n", False),  # any other dot
+        ("{0.0 1,3 1}\n", False), ("{0 1,3 1.0}\n", False),  # n.0 as an index, as a nominal's name
+    ],
+)
+def test_numbers_spelled_n_point_zero_are_read_as_integers_to_the_bit(rows, as_integers, monkeypatch):
+    """A block whose every dot ends a numeric value in ``.0`` is read as integers, each value what the path that
+    reads each token's text gives; a dot anywhere else leaves the block to that path."""
+    from mlhidden.data.arff import plain as plain_blocks
+
+    attributes = [(name, "NUMERIC") for name in ("x1", "x2", "x3")] + [("l1", ["0", "1"]), ("l2", ["1", "0"])]
+    read, original = [], plain_blocks._whole_decimals
+    monkeypatch.setattr(plain_blocks, "_whole_decimals", lambda *args: read.append(original(*args)) or read[-1])
+    entries = plain_blocks.sparse_values(rows.encode(), attributes, 0)
+    assert (read[0] is not None) == as_integers
+    monkeypatch.setattr(plain_blocks, "_integers", lambda *_: None)
+    texts = plain_blocks.sparse_values(rows.encode(), attributes, 0)
+    assert (entries is None) == (texts is None)
+    if texts is not None:
+        assert [part.dtype for part in entries] == [part.dtype for part in texts]
+        assert [part.tobytes() for part in entries] == [part.tobytes() for part in texts]
 
 
 @pytest.mark.parametrize("bad", [2.0, np.nan])

@@ -16,7 +16,9 @@ is read once, by Python's ``int``, by ``float`` or as its name's index: the care
 Most of a sparse section's tokens repeat (the same indices, the same values), so few are read at all. A block
 of digits alone, as the real files' are, is read faster still, as integers by numpy's C parser: a token without
 a leading zero and of at most 15 digits is the text of its integer, so its value (Python's ``float`` of it, or a
-declared name's index) follows from the integer; the digits counted prove that every token is such a token. A
+declared name's index) follows from the integer; the digits counted prove that every token is such a token. So is
+a block whose every dot ends a numeric value in ``.0`` (``1.0``, as :func:`~mlhidden.data.arff.write.write_arff`
+writes a number), each ``.0`` read as a mark after its value. A
 dense block of digits alone (counts, 0/1 features) is read the same way, each of its lines counted to hold one token
 for each attribute.
 
@@ -118,7 +120,10 @@ def sparse_values(
         return None
     numbers = _integers(data, len(digits)) if only_digits else None
     kinds = attribute_kinds(attributes) if kinds is None else kinds
-    entries = None if numbers is None else _integer_entries(numbers, rows, len(attributes), kinds)
+    if numbers is not None:
+        entries = _integer_entries(numbers, rows, len(attributes), kinds)
+    else:
+        entries = _whole_decimals(data, digits, rows, len(attributes), kinds)
     if entries is not None:
         return entries
     if len(rows) <= data.count(b"\n"):  # blank lines: dropped, so that one mark leads each row
@@ -169,6 +174,41 @@ def _integers(data: bytes, digits: int) -> np.ndarray | None:
     powers = _POWERS_OF_TEN[:len(str(largest)) - 1]
     canonical = len(tokens) + sum(int(np.count_nonzero(tokens >= power)) for power in powers)
     return numbers if canonical == digits else None
+
+
+def _whole_decimals(
+    data: bytes, digits: bytes, rows: np.ndarray, width: int, attribute_kinds: Kinds
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`sparse_values` of a block of digits whose every ``.`` ends a numeric value in ``.0`` (``{3 1.0,17
+    2.0}``, as :func:`~mlhidden.data.arff.write.write_arff` writes one): each ``.0`` becomes a token -2 after its
+    value, the block is read by :func:`_integers` and :func:`_integer_entries`, and each value so marked is Python's
+    ``float`` of its integer, which is that of its text. None where a ``.`` stands anywhere else, or a value so
+    spelled is a nominal's or an index (read as text, they are refused or named as written)."""
+    whole = digits.replace(b".", b"")
+    if not whole.isdigit() or len(whole) == len(digits):
+        return None
+    marked = data.replace(b".0,", b" -2,").replace(b".0}", b" -2}")
+    decimals = len(marked) - len(data)
+    if decimals != len(digits) - len(whole):
+        return None
+    numbers = _integers(marked, len(whole) - decimals)
+    if numbers is None:
+        return None
+    is_decimal = numbers == -2
+    after = np.flatnonzero(is_decimal) - 1
+    if (numbers[after] < 0).any():
+        return None
+    tokens = numbers[~is_decimal]
+    entries = _integer_entries(tokens, rows, width, attribute_kinds)
+    if entries is None:
+        return None
+    decimal = np.zeros(len(tokens), dtype=bool)
+    decimal[after - np.arange(len(after))] = True
+    decimal = decimal[tokens >= 0]
+    kinds, kind_of = attribute_kinds
+    if decimal[0::2].any() or any(kinds[kind] is not None for kind in np.unique(kind_of[entries[1][decimal[1::2]]])):
+        return None
+    return entries
 
 
 def _integer_table(
