@@ -118,10 +118,10 @@ def sparse_values(
     rows = _row_lines(data)
     if rows is None or (max_line and len(data) > max_line and _longest_line(data) > max_line):
         return None
-    numbers = _integers(data, len(digits)) if only_digits else None
     kinds = attribute_kinds(attributes) if kinds is None else kinds
-    if numbers is not None:
-        entries = _integer_entries(numbers, rows, len(attributes), kinds)
+    if only_digits:
+        numbers = _integers(data, len(digits))
+        entries = None if numbers is None else _integer_entries(numbers, rows, len(attributes), kinds)
     else:
         entries = _whole_decimals(data, digits, rows, len(attributes), kinds)
     if entries is not None:
