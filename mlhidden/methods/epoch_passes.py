@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from mlhidden.methods.compiled import compiled_loops
+from mlhidden.methods.sparse_products import rows_contiguous
 
 ONE = np.float32(1.0)
 
@@ -47,13 +48,21 @@ def _scaled_residual(A: Any, scale: Any, T: Any, sums: Any) -> None:
 
 
 def _times_slope(D: Any, H: Any, sums: Any) -> None:
-    """``D = D * ((1 - H) * H)``, and ``sums += D``'s rows, one after another."""
+    """``D = D * ((1 - H) * H)`` on H's columns of D, and ``sums += D``'s rows, one after another."""
     one = np.float32(1.0)
-    for i in range(D.shape[0]):
-        for j in range(D.shape[1]):
+    for i in range(H.shape[0]):
+        for j in range(H.shape[1]):
             h = H[i, j]
             D[i, j] = D[i, j] * ((one - h) * h)
             sums[j] += D[i, j]
+
+
+def _momentum_step(param: Any, step: Any, grad: Any, momentum: Any, rate: Any) -> None:
+    """``step = step * momentum - grad * rate``, then ``param += step``, on grad's columns of param."""
+    for i in range(grad.shape[0]):
+        for j in range(grad.shape[1]):
+            step[i, j] = step[i, j] * momentum - grad[i, j] * rate
+            param[i, j] = param[i, j] + step[i, j]
 
 
 @functools.cache
@@ -64,6 +73,7 @@ def _loops() -> dict[str, Any]:
         reciprocal_of_one_plus=_reciprocal_of_one_plus,
         scaled_residual=_scaled_residual,
         times_slope=_times_slope,
+        momentum_step=_momentum_step,
     )
 
 
@@ -94,10 +104,20 @@ def sigmoid_of_sum(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _summed_in_the_pass(A: np.ndarray) -> bool:
     """Whether ``A.sum(axis=0)`` adds A's rows one after another, as a compiled pass can while it writes them.
 
-    numpy does for a C-ordered A of two or more columns; one column is a contiguous vector, which
+    numpy does for an A of two or more columns whose rows are contiguous (C order, or the padded rows
+    of :func:`~mlhidden.methods.sparse_products.padded_rows`); one column is a contiguous vector, which
     numpy sums pairwise.
     """
-    return A.ndim == 2 and A.shape[1] > 1 and A.flags.c_contiguous
+    return A.ndim == 2 and A.shape[1] > 1 and rows_contiguous(A)
+
+
+def _c_ordered_rows(A: np.ndarray) -> np.ndarray:
+    """A 2-D A whose rows are contiguous and evenly spaced, as a C-ordered array over the same memory, its rows as
+    wide as they are apart: numba vectorises a pass only over C-ordered rows. A pass given it reads and writes
+    only A's own columns (it loops over another operand's)."""
+    if A.flags.c_contiguous:
+        return A
+    return np.lib.stride_tricks.as_strided(A, shape=(A.shape[0], A.strides[0] // A.itemsize), strides=A.strides)
 
 
 def output_residual(A: np.ndarray, b: np.ndarray, scale: np.floating, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,5 +142,21 @@ def times_sigmoid_slope(D: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.nd
         D *= (ONE - H) * H
         return D, D.sum(axis=0)
     sums = np.zeros(D.shape[1], dtype=D.dtype)
-    loops["times_slope"](D, H, sums)
+    loops["times_slope"](_c_ordered_rows(D) if rows_contiguous(D) else D, H, sums)
     return D, sums if _summed_in_the_pass(D) else D.sum(axis=0)
+
+
+def momentum_step(param: np.ndarray, step: np.ndarray, grad: np.ndarray, momentum: Any, rate: Any) -> None:
+    """``step = step * momentum - grad * rate``, then ``param += step``, in place (single precision; ``grad`` may
+    be overwritten): an epoch's update of each weight, in numpy's four passes or one compiled pass with their
+    roundings. ``param`` may have padded rows (W1 as the sparse products gather it); ``step`` and ``grad`` are
+    C-ordered."""
+    loops = _loops()
+    if not loops or not (step.flags.c_contiguous and grad.flags.c_contiguous and rows_contiguous(param)):
+        step *= momentum
+        grad *= rate
+        step -= grad
+        param += step
+        return
+    param, step, grad = (np.atleast_2d(array) for array in (param, step, grad))
+    loops["momentum_step"](_c_ordered_rows(param), step, grad, momentum, rate)

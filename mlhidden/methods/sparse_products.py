@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from mlhidden.data.dataset import Matrix
 from mlhidden.methods.compiled import compiled_loops
-from mlhidden.methods.row_kernels import rows_times_dense
+from mlhidden.methods.row_kernels import CACHE_LINE, rows_times_dense
 
 COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 CHUNK_BYTES = 400_000
@@ -100,9 +100,42 @@ def in_column_chunks(A: Matrix, columns_of_b: int) -> Matrix | ColumnChunks:
     return ColumnChunks(A.shape, starts, parts)
 
 
+def padded_rows(n_rows: int, n_columns: int, dtype: Any) -> np.ndarray:
+    """Zeros of shape ``(n_rows, n_columns)`` whose rows each start on a cache line, where the products are compiled
+    (else a C-ordered array): rows of B that a CSR times B gathers, so that no vector load of a row straddles two
+    lines. Each row is padded to whole lines, and the padding is never read."""
+    if not compiled():
+        return np.zeros((n_rows, n_columns), dtype=dtype)
+    itemsize = np.dtype(dtype).itemsize
+    per_line = CACHE_LINE // itemsize
+    stride = -(-n_columns // per_line) * per_line
+    raw = np.zeros(n_rows * stride + per_line, dtype=dtype)
+    skip = (-raw.ctypes.data % CACHE_LINE) // itemsize
+    return raw[skip : skip + n_rows * stride].reshape(n_rows, stride)[:, :n_columns]
+
+
+def with_padded_rows(B: np.ndarray) -> np.ndarray:
+    """B's entries in :func:`padded_rows`."""
+    padded = padded_rows(B.shape[0], B.shape[1], B.dtype)
+    padded[...] = B
+    return padded
+
+
+def rows_contiguous(A: np.ndarray) -> bool:
+    """Whether A's rows are contiguous and evenly spaced after one another, as C order and :func:`padded_rows` lay
+    them out (the row kernels take any such B)."""
+    if A.ndim != 2 or A.size == 0:
+        return A.flags.c_contiguous
+    return A.strides[1] == A.itemsize and A.strides[0] % A.itemsize == 0 and A.strides[0] >= A.shape[1] * A.itemsize
+
+
+def _with_contiguous_rows(B: np.ndarray) -> np.ndarray:
+    return B if rows_contiguous(B) else np.ascontiguousarray(B)
+
+
 def _chunked_matmul(A: ColumnChunks, B: np.ndarray) -> np.ndarray:
     kernel = _kernels()["csr"]
-    B = np.ascontiguousarray(B)
+    B = _with_contiguous_rows(B)
     out: np.ndarray | None = None
     for start, part in zip(A.starts, A.parts):
         rows = B[start : start + part.shape[1]]
@@ -121,7 +154,7 @@ def matmul(A: Matrix | ColumnChunks, B: np.ndarray) -> np.ndarray:
     sparse: Any = A
     kernels = _kernels()
     if sparse.format == "csr" and "csr" in kernels and sparse.indices.dtype == sparse.indptr.dtype == np.int32:
-        return np.asarray(kernels["csr"](sparse, np.ascontiguousarray(B)))
+        return np.asarray(kernels["csr"](sparse, _with_contiguous_rows(B)))
     if sparse.format != "csc" or "csc" not in kernels:
         return np.asarray(A @ B)
     out = np.zeros((A.shape[0], B.shape[1]), dtype=A.dtype)

@@ -182,6 +182,35 @@ def test_the_compiled_passes_of_an_epoch_train_numpys_network_bit_for_bit(name, 
         np.testing.assert_array_equal(mine.view(np.uint8), numpys.view(np.uint8))
 
 
+def test_the_compiled_update_and_slope_take_padded_rows_with_numpys_bits():
+    """W1 and the hidden residual keep rows padded to cache lines: the one-pass momentum step and the slope pass read
+    and write only their own columns, with numpy's roundings and sums."""
+    from mlhidden.methods.epoch_passes import momentum_step, times_sigmoid_slope
+    from mlhidden.methods.sparse_products import padded_rows, with_padded_rows
+
+    pytest.importorskip("numba", reason="the passes compile with numba (the fast extra)")
+    rng = np.random.RandomState(4)
+    rate, momentum = np.float32(0.1), np.float32(0.9)
+    for shape in ((37, 100), (5, 3), (100,)):
+        param, step, grad = (rng.normal(size=shape).astype(np.float32) for _ in range(3))
+        padded = with_padded_rows(param) if len(shape) == 2 else param.copy()
+        step_ours, grad_ours = step.copy(), grad.copy()
+        momentum_step(padded, step_ours, grad_ours, momentum, rate)
+        step *= momentum
+        grad *= rate
+        step -= grad
+        param += step
+        for ours, numpys in ((padded, param), (step_ours, step)):
+            np.testing.assert_array_equal(np.ascontiguousarray(ours).view(np.uint32), numpys.view(np.uint32))
+    D, H = rng.normal(size=(50, 100)).astype(np.float32), rng.uniform(size=(50, 100)).astype(np.float32)
+    padded = padded_rows(*D.shape, np.float32)
+    padded[...] = D
+    ours, our_sums = times_sigmoid_slope(padded, H)
+    numpys = D * ((np.float32(1) - H) * H)
+    np.testing.assert_array_equal(np.ascontiguousarray(ours).view(np.uint32), numpys.view(np.uint32))
+    np.testing.assert_array_equal(our_sums.view(np.uint32), numpys.sum(axis=0).view(np.uint32))
+
+
 @pytest.mark.parametrize("name", ["Enron", "Medical"])
 def test_the_network_trained_on_its_layout_is_scipys_on_the_csc_view_and_on_a_csr_copy_bit_for_bit(name, monkeypatch):
     """MLP's layout (a CSR copy of the transpose when the products are compiled) trains the network that scipy's

@@ -9,7 +9,15 @@ import scipy.sparse as sp
 from mlhidden.data import load_dataset
 from mlhidden.data.catalog import SHIPPED_DIR
 from mlhidden.methods import sparse_products
-from mlhidden.methods.sparse_products import ColumnChunks, csr_from_dense, in_column_chunks, matmul, transposed
+from mlhidden.methods.sparse_products import (
+    ColumnChunks,
+    csr_from_dense,
+    in_column_chunks,
+    matmul,
+    padded_rows,
+    transposed,
+    with_padded_rows,
+)
 
 pytest.importorskip("numba", reason="the products compile with numba (the fast extra); without it they are scipy's")
 
@@ -58,6 +66,35 @@ def test_the_transpose_in_column_chunks_gives_scipys_product_bit_for_bit(name, m
             np.testing.assert_array_equal(ours.view(np.uint8), theirs.view(np.uint8))
 
 
+@pytest.mark.parametrize("name", ["Enron", "Medical"])
+def test_products_with_rows_padded_to_cache_lines_are_scipys_bit_for_bit(name, monkeypatch):
+    """The kernels read B's rows that far apart, and only B's own columns: the padding, filled with NaN here, is never
+    added in, and each row starts on a cache line."""
+    X = sp.csr_matrix(load_dataset(name).X)
+    rng = np.random.RandomState(2)
+    monkeypatch.setattr(sparse_products, "CHUNK_BYTES", 20000)
+    for dtype in (np.float32, np.float64):
+        A = X.astype(dtype)
+        for width in (1, 37, 100, 129):
+            B, D = (rng.normal(size=(n, width)).astype(dtype) for n in A.shape[::-1])
+            padded_B, padded_D = with_padded_rows(B), with_padded_rows(D)
+            if sparse_products.compiled():
+                assert padded_B.strides[0] % 64 == 0 and padded_B.ctypes.data % 64 == 0
+                for padded in (padded_B, padded_D):
+                    np.lib.stride_tricks.as_strided(
+                        padded, shape=(padded.shape[0], padded.strides[0] // padded.itemsize), strides=padded.strides,
+                    )[:, width:] = np.nan
+            np.testing.assert_array_equal(matmul(A, padded_B).view(np.uint8), (A @ B).view(np.uint8))
+            chunked = in_column_chunks(transposed(A), width)
+            np.testing.assert_array_equal(matmul(chunked, padded_D).view(np.uint8), (A.T @ D).view(np.uint8))
+
+
+def test_padded_rows_are_zeros_of_their_shape():
+    for shape, dtype in (((3, 5), np.float32), ((0, 7), np.float64), ((4, 16), np.float32), ((2, 0), np.float64)):
+        rows = padded_rows(*shape, dtype)
+        assert rows.shape == shape and rows.dtype == dtype and not rows.any()
+
+
 def test_a_product_that_is_not_compiled_is_still_scipys():
     A = sp.random(30, 20, density=0.2, format="coo", random_state=0, dtype=np.float32)
     B = np.random.RandomState(1).normal(size=(20, 3))  # float64 against float32: scipy's upcast
@@ -95,6 +132,14 @@ def test_the_row_kernels_for_a_cpu_without_avx512_are_scipys_bit_for_bit(cpu):
     _scipys_bits_on_random_products(kernels)
 
 
+def test_a_block_takes_eight_accumulators_with_avx512_and_four_without():
+    from mlhidden.methods.row_kernels import blocking_for
+
+    assert blocking_for("+sse2,+avx2,+fma,+avx512f,+avx512bw").vectors == 8
+    assert blocking_for("+sse2,+avx2,+fma,-avx512f,-avx512bw").vectors == 4
+    assert blocking_for("").vectors == 4
+
+
 def test_the_row_kernels_never_fuse_a_multiply_and_an_add():
     from mlhidden.methods.row_kernels import rows_times_dense
 
@@ -129,11 +174,12 @@ def test_csr_from_dense_gives_scipys_arrays_for_every_label_matrix(name):
 def test_only_the_last_vector_of_the_tail_is_masked(onto):
     """A masked load or store costs several plain ones on a CPU without AVX-512 (2x the whole MLP on an AVX2
     EPYC): the whole blocks' kernel has none, a tail's only its last vector's (that vector's start too, onto)."""
-    from mlhidden.methods.row_kernels import VECTORS_PER_BLOCK, kernel_ir
+    from mlhidden.methods.row_kernels import BLOCKING, kernel_ir
 
-    whole = kernel_ir(np.dtype(np.float32), VECTORS_PER_BLOCK, onto, masked=False)
+    most = max(blocking.vectors for blocking in BLOCKING.values())
+    whole = kernel_ir(np.dtype(np.float32), most, onto, masked=False)
     assert "llvm.masked" not in whole
-    for vectors in range(1, VECTORS_PER_BLOCK + 1):
+    for vectors in range(1, most + 1):
         tail = kernel_ir(np.dtype(np.float32), vectors, onto)
         assert tail.count("call <16 x float> @llvm.masked.load") == 1 + onto
         assert tail.count("call void @llvm.masked.store") == 1
