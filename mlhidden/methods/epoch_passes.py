@@ -111,11 +111,12 @@ def _summed_in_the_pass(A: np.ndarray) -> bool:
     return A.ndim == 2 and A.shape[1] > 1 and rows_contiguous(A)
 
 
-def _c_ordered_rows(A: np.ndarray) -> np.ndarray:
-    """A 2-D A whose rows are contiguous and evenly spaced, as a C-ordered array over the same memory, its rows as
-    wide as they are apart: numba vectorises a pass only over C-ordered rows. A pass given it reads and writes
-    only A's own columns (it loops over another operand's)."""
-    if A.flags.c_contiguous:
+def whole_rows(A: np.ndarray) -> np.ndarray:
+    """A 2-D A whose rows are contiguous and evenly spaced (the padded rows of
+    :func:`~mlhidden.methods.sparse_products.padded_rows`) as a C-ordered array over the same memory, its rows as
+    wide as they are apart; anything else as it is. numba vectorises a pass only over C-ordered rows: the passes
+    that take an operand wider than the others read and write only the others' columns of it."""
+    if A.ndim != 2 or A.flags.c_contiguous or not rows_contiguous(A):
         return A
     return np.lib.stride_tricks.as_strided(A, shape=(A.shape[0], A.strides[0] // A.itemsize), strides=A.strides)
 
@@ -136,27 +137,31 @@ def output_residual(A: np.ndarray, b: np.ndarray, scale: np.floating, T: np.ndar
 
 def times_sigmoid_slope(D: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``D * ((1 - H) * H)`` in place: the error through the hidden units' sigmoid H; and its column sums
-    (``D.sum(axis=0)``, bit for bit), the hidden biases' gradient."""
+    (``D.sum(axis=0)``, bit for bit), the hidden biases' gradient. D may be wider than H (:func:`whole_rows` of
+    padded rows): only H's columns of it change, and those are what is returned."""
     loops = _loops()
     if not loops:
+        D = D[:, : H.shape[1]]
         D *= (ONE - H) * H
         return D, D.sum(axis=0)
-    sums = np.zeros(D.shape[1], dtype=D.dtype)
-    loops["times_slope"](_c_ordered_rows(D) if rows_contiguous(D) else D, H, sums)
+    sums = np.zeros(H.shape[1], dtype=D.dtype)
+    loops["times_slope"](D, H, sums)
+    D = D[:, : H.shape[1]]
     return D, sums if _summed_in_the_pass(D) else D.sum(axis=0)
 
 
 def momentum_step(param: np.ndarray, step: np.ndarray, grad: np.ndarray, momentum: Any, rate: Any) -> None:
     """``step = step * momentum - grad * rate``, then ``param += step``, in place (single precision; ``grad`` may
     be overwritten): an epoch's update of each weight, in numpy's four passes or one compiled pass with their
-    roundings. ``param`` may have padded rows (W1 as the sparse products gather it); ``step`` and ``grad`` are
-    C-ordered."""
+    roundings. ``param`` may be wider than ``grad`` (W1's :func:`whole_rows`): only grad's columns of it change."""
     loops = _loops()
-    if not loops or not (step.flags.c_contiguous and grad.flags.c_contiguous and rows_contiguous(param)):
-        step *= momentum
-        grad *= rate
-        step -= grad
-        param += step
+    if loops and param.flags.c_contiguous and step.flags.c_contiguous and grad.flags.c_contiguous:
+        if grad.ndim == 1:
+            param, step, grad = param.reshape(1, -1), step.reshape(1, -1), grad.reshape(1, -1)
+        loops["momentum_step"](param, step, grad, momentum, rate)
         return
-    param, step, grad = (np.atleast_2d(array) for array in (param, step, grad))
-    loops["momentum_step"](_c_ordered_rows(param), step, grad, momentum, rate)
+    param = param[..., : grad.shape[-1]]
+    step *= momentum
+    grad *= rate
+    step -= grad
+    param += step

@@ -15,7 +15,13 @@ from threadpoolctl import threadpool_limits
 
 from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
-from mlhidden.methods.epoch_passes import momentum_step, output_residual, sigmoid_of_sum, times_sigmoid_slope
+from mlhidden.methods.epoch_passes import (
+    momentum_step,
+    output_residual,
+    sigmoid_of_sum,
+    times_sigmoid_slope,
+    whole_rows,
+)
 from mlhidden.methods.hidden_units import SCALING_OPTIONS, apply_scaling, column_scaling
 from mlhidden.methods.sklearn_api import Interval
 from mlhidden.methods.sparse_products import in_column_chunks, matmul, padded_rows, transposed, with_padded_rows
@@ -73,16 +79,17 @@ def train_network(
     bound1 = np.sqrt(2.0 / (n_features + n_hidden))
     bound2 = np.sqrt(2.0 / (n_hidden + n_labels))
     W1 = rng.uniform(-bound1, bound1, (n_features, n_hidden)).astype(np.float32)
+    gathered = sp.issparse(X)
     net = Network(
-        with_padded_rows(W1) if sp.issparse(X) else W1, np.zeros(n_hidden, dtype=np.float32),
+        with_padded_rows(W1) if gathered else W1, np.zeros(n_hidden, dtype=np.float32),
         rng.uniform(-bound2, bound2, (n_hidden, n_labels)).astype(np.float32), np.zeros(n_labels, dtype=np.float32),
     )
     # The sparse products gather rows of W1 and of the hidden residual: rows padded to cache lines load whole.
-    delta_hidden = padded_rows(n_rows, n_hidden, np.float32) if sp.issparse(X) else None
+    delta_hidden = padded_rows(n_rows, n_hidden, np.float32) if gathered else np.empty((n_rows, n_hidden), np.float32)
     X, X_T = product_layout(X)
     X_T = in_column_chunks(X_T, n_hidden)  # its product with the hidden residual, whose rows outgrow L2
-    params = (net.W1, net.b1, net.W2, net.b2)
-    velocity = [np.zeros_like(p) for p in params]
+    velocity = [np.zeros_like(p) for p in (net.W1, net.b1, net.W2, net.b2)]
+    params, delta_rows = (whole_rows(net.W1), net.b1, net.W2, net.b2), whole_rows(delta_hidden)
     targets = Y.astype(np.float32) / np.float32(n_rows)
     rate, momentum, row_share = np.float32(learning_rate), np.float32(momentum), np.float32(1.0 / n_rows)
     # Thousands of small products: BLAS threads cost more than they save (and thrash on a busy machine).
@@ -90,7 +97,8 @@ def train_network(
         for _ in range(n_epochs):
             H = net.hidden(X)
             delta_out, out_sums = output_residual(H @ net.W2, net.b2, row_share, targets)
-            delta_hidden, hidden_sums = times_sigmoid_slope(np.matmul(delta_out, net.W2.T, out=delta_hidden), H)
+            np.matmul(delta_out, net.W2.T, out=delta_hidden)
+            _, hidden_sums = times_sigmoid_slope(delta_rows, H)
             grads = (matmul(X_T, delta_hidden), hidden_sums, H.T @ delta_out, out_sums)
             for param, step, grad in zip(params, velocity, grads):
                 momentum_step(param, step, grad, momentum, rate)

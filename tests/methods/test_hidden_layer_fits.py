@@ -182,33 +182,47 @@ def test_the_compiled_passes_of_an_epoch_train_numpys_network_bit_for_bit(name, 
         np.testing.assert_array_equal(mine.view(np.uint8), numpys.view(np.uint8))
 
 
-def test_the_compiled_update_and_slope_take_padded_rows_with_numpys_bits():
-    """W1 and the hidden residual keep rows padded to cache lines: the one-pass momentum step and the slope pass read
-    and write only their own columns, with numpy's roundings and sums."""
-    from mlhidden.methods.epoch_passes import momentum_step, times_sigmoid_slope
-    from mlhidden.methods.sparse_products import padded_rows, with_padded_rows
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_update_and_slope_take_padded_rows_whole_with_numpys_bits(compiled, monkeypatch):
+    """W1 and the hidden residual keep rows padded to cache lines, which the momentum step and the slope pass take
+    as one C-ordered array: they change only the columns of the operands beside it, with numpy's roundings and sums.
+    The padding, NaN here, stays as it was."""
+    from mlhidden.methods import epoch_passes
+    from mlhidden.methods.epoch_passes import momentum_step, times_sigmoid_slope, whole_rows
+    from mlhidden.methods.sparse_products import with_padded_rows
 
-    pytest.importorskip("numba", reason="the passes compile with numba (the fast extra)")
+    if compiled:
+        pytest.importorskip("numba", reason="the passes compile with numba (the fast extra)")
+    else:
+        monkeypatch.setattr(epoch_passes, "_loops", dict)
+
+    def padded_with_nan(A):
+        rows = whole_rows(with_padded_rows(A))
+        rows[:, A.shape[1]:] = np.nan
+        return rows
+
     rng = np.random.RandomState(4)
     rate, momentum = np.float32(0.1), np.float32(0.9)
     for shape in ((37, 100), (5, 3), (100,)):
         param, step, grad = (rng.normal(size=shape).astype(np.float32) for _ in range(3))
-        padded = with_padded_rows(param) if len(shape) == 2 else param.copy()
-        step_ours, grad_ours = step.copy(), grad.copy()
-        momentum_step(padded, step_ours, grad_ours, momentum, rate)
+        ours = padded_with_nan(param) if len(shape) == 2 else param.copy()
+        step_ours = step.copy()
+        momentum_step(ours, step_ours, grad.copy(), momentum, rate)
         step *= momentum
         grad *= rate
         step -= grad
         param += step
-        for ours, numpys in ((padded, param), (step_ours, step)):
-            np.testing.assert_array_equal(np.ascontiguousarray(ours).view(np.uint32), numpys.view(np.uint32))
+        np.testing.assert_array_equal(ours[..., : shape[-1]].view(np.uint32), param.view(np.uint32))
+        np.testing.assert_array_equal(step_ours.view(np.uint32), step.view(np.uint32))
+        assert np.isnan(ours[..., shape[-1]:]).all()
     D, H = rng.normal(size=(50, 100)).astype(np.float32), rng.uniform(size=(50, 100)).astype(np.float32)
-    padded = padded_rows(*D.shape, np.float32)
-    padded[...] = D
-    ours, our_sums = times_sigmoid_slope(padded, H)
+    rows = padded_with_nan(D)
+    ours, our_sums = times_sigmoid_slope(rows, H)
     numpys = D * ((np.float32(1) - H) * H)
-    np.testing.assert_array_equal(np.ascontiguousarray(ours).view(np.uint32), numpys.view(np.uint32))
+    assert ours.shape == D.shape
+    np.testing.assert_array_equal(ours.view(np.uint32), numpys.view(np.uint32))
     np.testing.assert_array_equal(our_sums.view(np.uint32), numpys.sum(axis=0).view(np.uint32))
+    assert np.isnan(rows[:, D.shape[1]:]).all()
 
 
 @pytest.mark.parametrize("name", ["Enron", "Medical"])
