@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, cast
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from mlhidden.data.dataset import Matrix, RandomStateLike
 from mlhidden.methods.base import MultiLabelClassifier
@@ -60,6 +61,13 @@ def product_layout(X: Matrix) -> tuple[Matrix, Matrix]:
     return X, X.T
 
 
+@functools.cache
+def _thread_pools() -> ThreadpoolController:
+    """The native thread pools loaded, numpy's OpenBLAS (which an epoch's products use) among them, found once: finding
+    them reads the process's memory map, milliseconds a fit where numba and scikit-learn are loaded."""
+    return ThreadpoolController()
+
+
 def train_network(
     X: Matrix, Y: np.ndarray, n_hidden: int, learning_rate: float, n_epochs: int, momentum: float,
     rng: np.random.RandomState,
@@ -93,7 +101,7 @@ def train_network(
     targets = Y.astype(np.float32) / np.float32(n_rows)
     rate, momentum, row_share = np.float32(learning_rate), np.float32(momentum), np.float32(1.0 / n_rows)
     # Thousands of small products: BLAS threads cost more than they save (and thrash on a busy machine).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _thread_pools().limit(limits=1, user_api="blas"):
         for _ in range(n_epochs):
             H = net.hidden(X)
             delta_out, out_sums = output_residual(H @ net.W2, net.b2, row_share, targets)
