@@ -64,7 +64,7 @@ def product_layout(X: Matrix) -> tuple[Matrix, Matrix]:
 @functools.cache
 def _thread_pools() -> ThreadpoolController:
     """The native thread pools loaded, numpy's OpenBLAS (which an epoch's products use) among them, found once: finding
-    them reads the process's memory map, which is long where numba and scikit-learn are loaded."""
+    them reads the process's memory map, which grows long where numba and scikit-learn are loaded."""
     return ThreadpoolController()
 
 
