@@ -82,6 +82,7 @@ bench: venv
 	$(BIN)/python -m benchmarks.arff_read $(BENCH_QUICK)
 	$(BIN)/python -m benchmarks.shared_fits $(BENCH_QUICK)
 	$(BIN)/python -m benchmarks.cost_priors $(BENCH_QUICK)
+	$(BIN)/python -m benchmarks.single_exp $(BENCH_QUICK)
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) .pytest_cache site

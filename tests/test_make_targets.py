@@ -55,7 +55,13 @@ def test_make_reproduce_quick_writes_where_git_ignores_it(ignored):
 
 def test_make_bench_quick_writes_where_git_ignores_it(ignored):
     commands = make_commands("bench", "BENCH_ARGS=--quick")
-    for module in ("benchmarks.run", "benchmarks.dispatch", "benchmarks.shared_fits", "benchmarks.cost_priors"):
+    for module in (
+        "benchmarks.run",
+        "benchmarks.dispatch",
+        "benchmarks.shared_fits",
+        "benchmarks.cost_priors",
+        "benchmarks.single_exp",
+    ):
         assert re.search(rf"-m {re.escape(module)} .*--quick", commands), module
     assert ignored(str(QUICK_RESULTS.relative_to(ROOT)))
     assert not ignored("benchmarks/results.md"), "a full make bench updates the committed figures"

@@ -6,8 +6,8 @@ arrays of rows x units in numpy besides the two ``exp``, each reading and writin
 more that sum the residuals' columns. Compiled (:mod:`~mlhidden.methods.compiled`), the passes between two
 ``exp`` are one loop each, which also sums the columns it writes, doing the same single-precision
 operations in the same order, so the network is the same bit for bit. The
-``exp`` stays numpy's: its vectorised single-precision exp rounds differently from numba's. Without
-numba, numpy makes the same passes as before.
+``exp`` is numpy's own algorithm compiled (:mod:`~mlhidden.methods.single_exp`; numba's ``exp`` rounds
+differently), or numpy's loop where the two differ. Without numba, numpy makes the same passes as before.
 """
 
 from __future__ import annotations
@@ -67,14 +67,20 @@ def _momentum_step(param: Any, step: Any, grad: Any, momentum: Any, rate: Any) -
 
 @functools.cache
 def _loops() -> dict[str, Any]:
-    """The compiled passes by name; none without numba."""
-    return compiled_loops(
+    """The compiled passes by name, ``exp`` among them where it is numpy's bit for bit; none without numba."""
+    loops = compiled_loops(
         negated_sum=_negated_sum,
         reciprocal_of_one_plus=_reciprocal_of_one_plus,
         scaled_residual=_scaled_residual,
         times_slope=_times_slope,
         momentum_step=_momentum_step,
     )
+    if loops:
+        from mlhidden.methods.single_exp import exp_in_place
+
+        exp = exp_in_place()
+        loops.update({} if exp is None else {"exp": exp})
+    return loops
 
 
 def _exp_of_negated_sum(A: np.ndarray, b: np.ndarray, loops: dict[str, Any]) -> np.ndarray:
@@ -84,6 +90,9 @@ def _exp_of_negated_sum(A: np.ndarray, b: np.ndarray, loops: dict[str, Any]) -> 
     else:
         A += b
         np.negative(A, out=A)
+    if "exp" in loops and A.flags.c_contiguous:
+        loops["exp"](A.reshape(-1))
+        return A
     with np.errstate(over="ignore"):
         np.exp(A, out=A)
     return A
