@@ -79,7 +79,8 @@ def _loops() -> dict[str, Any]:
         from mlhidden.methods.single_exp import exp_in_place
 
         exp = exp_in_place()
-        loops.update({} if exp is None else {"exp": exp})
+        if exp is not None:
+            loops["exp"] = exp
     return loops
 
 
