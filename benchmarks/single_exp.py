@@ -16,14 +16,11 @@ import argparse
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks.mlp_epoch_parts import DATA_DIR, HIDDEN
+from benchmarks.mlp_epoch_parts import HIDDEN, scaled_training_rows
 from benchmarks.part_floor import best_seconds
-from mlhidden.data import read_arff
-from mlhidden.methods.hidden_units import apply_scaling, column_scaling
 from mlhidden.methods.mlp import train_network
 from mlhidden.methods.single_exp import exp_in_place
 from mlhidden.methods.sparse_products import matmul
-from mlhidden.runs.splits import SplitRecipe
 
 CHUNK = 1 << 24
 REPEATS = 30
@@ -45,11 +42,8 @@ def differing_floats(loop, stride: int = 1) -> tuple[int, int]:
 
 def sigmoid_arguments(name: str) -> np.ndarray:
     """``-(X W1 + b1)`` and ``-(H W2 + b2)`` of a network 20 epochs into its training, as one flat array."""
-    data = read_arff(DATA_DIR / f"{name}.arff.bz2")
-    split = SplitRecipe(0, 1).splits(data.name, data.Y)[0]
-    X, Y = data.X[split.train], data.Y[:, split.label_order][split.train]
-    offset, scale = column_scaling(X, "auto")
-    X = apply_scaling(X, offset, scale).astype(np.float32)
+    X, Y = scaled_training_rows(name)
+    X = X.astype(np.float32)
     net = train_network(X, Y, HIDDEN, 0.1, 20, 0.9, np.random.RandomState(0))
     hidden_sums = matmul(X, net.W1) + net.b1
     output_sums = net.hidden(X) @ net.W2 + net.b2
